@@ -1,0 +1,14 @@
+// cupar: GPU parallel algorithms on CUB. The host-only umbrella header: compiles with any C++17
+// host compiler (g++, clang) and gives the runtime (errors, streams, memory, buffers), the
+// precompiled radix sorts and histograms, and the algorithms with run-time (JIT) operators.
+// For C++ callables (lambdas, functors) include <cupar/cupar.cuh> from a .cu file instead.
+#pragma once
+
+#include <cupar/buffer.hpp>
+#include <cupar/config.hpp>
+#include <cupar/error.hpp>
+#include <cupar/histogram.hpp>
+#include <cupar/memory.hpp>
+#include <cupar/sort.hpp>
+#include <cupar/stream.hpp>
+#include <cupar/types.hpp>

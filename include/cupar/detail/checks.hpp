@@ -1,0 +1,67 @@
+// cupar internal: argument checks shared by both operator paths. They run before anything is
+// queued on the stream and throw std::invalid_argument whose message names the function and the
+// argument, e.g. "cupar::reduce: d_in is null but n = 5".
+#pragma once
+
+#include <cupar/config.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+namespace cupar::detail {
+
+[[noreturn]] CUPAR_EXPORT void throw_invalid_argument(const char* function,
+                                                      const std::string& message);
+
+/// `ptr` may be null only when `n == 0`.
+inline void require_data(const char* function, const char* name, const void* ptr, std::size_t n) {
+  if (n != 0 && ptr == nullptr) {
+    throw_invalid_argument(function, std::string(name) + " is null but n = " + std::to_string(n));
+  }
+}
+
+/// `ptr` must not be null whatever `n` is (e.g. reduce's output, which receives init for n == 0).
+inline void require_pointer(const char* function, const char* name, const void* ptr) {
+  if (ptr == nullptr) throw_invalid_argument(function, std::string(name) + " is null");
+}
+
+/// n elements of `element_size` bytes must be addressable.
+inline void require_size(const char* function, std::size_t n, std::size_t element_size) {
+  if (element_size != 0 && n > std::numeric_limits<std::size_t>::max() / element_size) {
+    throw_invalid_argument(function, "n = " + std::to_string(n) + " elements overflow size_t");
+  }
+}
+
+inline bool ranges_overlap(const void* a, std::size_t a_bytes, const void* b,
+                           std::size_t b_bytes) noexcept {
+  if (a_bytes == 0 || b_bytes == 0) return false;
+  const auto pa = reinterpret_cast<std::uintptr_t>(a);
+  const auto pb = reinterpret_cast<std::uintptr_t>(b);
+  return pa < pb + b_bytes && pb < pa + a_bytes;
+}
+
+/// The two ranges must be the same range (in place) or not overlap at all.
+inline void require_same_or_disjoint(const char* function, const char* a_name, const void* a,
+                                     std::size_t a_bytes, const char* b_name, const void* b,
+                                     std::size_t b_bytes) {
+  if (a == b && a_bytes == b_bytes) return;
+  if (ranges_overlap(a, a_bytes, b, b_bytes)) {
+    throw_invalid_argument(function, std::string(a_name) + " and " + b_name +
+                                         " partially overlap (they must be the same range or "
+                                         "disjoint)");
+  }
+}
+
+/// The two ranges must not overlap at all.
+inline void require_disjoint(const char* function, const char* a_name, const void* a,
+                             std::size_t a_bytes, const char* b_name, const void* b,
+                             std::size_t b_bytes) {
+  if (ranges_overlap(a, a_bytes, b, b_bytes)) {
+    throw_invalid_argument(function,
+                           std::string(a_name) + " and " + b_name + " overlap (they must not)");
+  }
+}
+
+}  // namespace cupar::detail

@@ -1,0 +1,81 @@
+// cupar: reduce with a C++ operator (compiled by nvcc in the caller's translation unit).
+#pragma once
+
+#include <cupar/detail/checks.hpp>
+#include <cupar/detail/op_wrap.cuh>
+#include <cupar/detail/temp_storage.hpp>
+#include <cupar/memory.hpp>
+#include <cupar/stream.hpp>
+
+#include <cub/device/device_reduce.cuh>
+
+#include <cstddef>
+#include <type_traits>
+
+namespace cupar {
+
+/// Reduces `d_in[0, n)` with `op`, starting from `init`, into `*d_out` (device memory).
+///
+/// The result is init op x0 op x1 ... in CUB's tree order: `op` must be associative (it need not
+/// be commutative: CUB keeps the order of the operands). For floating-point sums the result
+/// differs from a sequential sum by rounding, but is the same from run to run on one GPU.
+///
+/// @param d_in   device input (may be null when n == 0)
+/// @param d_out  device output, one T; receives `init` when n == 0
+/// @param n      number of elements (64-bit)
+/// @param op     binary operator T x T -> T: a functor, a cuda::std function object or an
+///               extended __device__ lambda (a trailing return type is not needed)
+/// @param init   initial value (the identity of `op` for the usual reductions)
+/// @param stream stream the reduction runs on
+/// @param mr     resource for temporary storage
+/// @throws std::invalid_argument if d_in is null with n > 0 or d_out is null
+/// @throws cupar::out_of_memory, cupar::cuda_error
+/// Asynchronous: does not synchronise the stream.
+template <class T, class Op, std::enable_if_t<detail::is_callable_op_v<Op>, int> = 0>
+void reduce(const T* d_in, T* d_out, std::size_t n, Op op, T init, stream_ref stream,
+            memory_resource& mr = default_resource()) {
+  static_assert(std::is_trivially_copyable_v<T>, "cupar::reduce: T must be trivially copyable");
+  constexpr const char* fn = "cupar::reduce";
+  detail::require_size(fn, n, sizeof(T));
+  detail::require_data(fn, "d_in", d_in, n);
+  detail::require_pointer(fn, "d_out", d_out);
+  auto cub_op = detail::with_result_type<T>(op);
+  detail::run_with_temp_storage(
+      "cub::DeviceReduce::Reduce", mr, stream, [&](void* temp, std::size_t& bytes) {
+        return cub::DeviceReduce::Reduce(temp, bytes, d_in, d_out, n, cub_op, init, stream.get());
+      });
+}
+
+/// Reduces like reduce() and returns the result to the host. Synchronises `stream` (only it).
+/// @throws as reduce()
+template <class T, class Op, std::enable_if_t<detail::is_callable_op_v<Op>, int> = 0>
+T reduce_value(const T* d_in, std::size_t n, Op op, T init, stream_ref stream,
+               memory_resource& mr = default_resource()) {
+  static_assert(std::is_trivially_copyable_v<T>,
+                "cupar::reduce_value: T must be trivially copyable");
+  constexpr const char* fn = "cupar::reduce_value";
+  detail::require_size(fn, n, sizeof(T));
+  detail::require_data(fn, "d_in", d_in, n);
+  auto cub_op = detail::with_result_type<T>(op);
+  const char* call = "cub::DeviceReduce::Reduce";
+  // The result slot and CUB's temporary storage share one allocation.
+  std::size_t cub_bytes = 0;
+  detail::check_cuda(cub::DeviceReduce::Reduce(nullptr, cub_bytes, d_in, static_cast<T*>(nullptr),
+                                               n, cub_op, init, stream.get()),
+                     call);
+  const std::size_t slot = detail::align_up(sizeof(T), 256);
+  detail::temp_storage temp(mr, slot + cub_bytes, stream);
+  auto* d_out = static_cast<T*>(temp.get());
+  detail::check_cuda(cub::DeviceReduce::Reduce(static_cast<unsigned char*>(temp.get()) + slot,
+                                               cub_bytes, d_in, d_out, n, cub_op, init,
+                                               stream.get()),
+                     call);
+  T result;
+  detail::check_cuda(
+      cudaMemcpyAsync(&result, d_out, sizeof(T), cudaMemcpyDeviceToHost, stream.get()),
+      "cudaMemcpyAsync");
+  stream.synchronize();
+  return result;
+}
+
+}  // namespace cupar

@@ -1,0 +1,73 @@
+// cupar: inclusive and exclusive scans with a C++ operator (compiled by nvcc).
+#pragma once
+
+#include <cupar/detail/checks.hpp>
+#include <cupar/detail/op_wrap.cuh>
+#include <cupar/detail/temp_storage.hpp>
+#include <cupar/memory.hpp>
+#include <cupar/stream.hpp>
+
+#include <cub/device/device_scan.cuh>
+
+#include <cstddef>
+#include <type_traits>
+
+namespace cupar {
+
+/// d_out[i] = d_in[0] op d_in[1] op ... op d_in[i].
+///
+/// `op` must be associative. Floating-point scans are not guaranteed bit-identical from run to run
+/// (CUB's decoupled look-back may combine partial results in different groupings).
+///
+/// @param d_in   device input (may be null when n == 0)
+/// @param d_out  device output of n elements; may equal d_in (in place), must not otherwise
+///               overlap it
+/// @param n      number of elements (64-bit)
+/// @param op     binary operator T x T -> T (functor, cuda::std function object, device lambda)
+/// @param stream stream the scan runs on
+/// @param mr     resource for temporary storage
+/// @throws std::invalid_argument for null pointers with n > 0 or a partial overlap
+/// @throws cupar::out_of_memory, cupar::cuda_error
+/// Asynchronous: does not synchronise the stream.
+template <class T, class Op, std::enable_if_t<detail::is_callable_op_v<Op>, int> = 0>
+void inclusive_scan(const T* d_in, T* d_out, std::size_t n, Op op, stream_ref stream,
+                    memory_resource& mr = default_resource()) {
+  static_assert(std::is_trivially_copyable_v<T>,
+                "cupar::inclusive_scan: T must be trivially copyable");
+  constexpr const char* fn = "cupar::inclusive_scan";
+  detail::require_size(fn, n, sizeof(T));
+  detail::require_data(fn, "d_in", d_in, n);
+  detail::require_data(fn, "d_out", d_out, n);
+  detail::require_same_or_disjoint(fn, "d_in", d_in, n * sizeof(T), "d_out", d_out,
+                                   n * sizeof(T));
+  if (n == 0) return;
+  auto cub_op = detail::with_result_type<T>(op);
+  detail::run_with_temp_storage(
+      "cub::DeviceScan::InclusiveScan", mr, stream, [&](void* temp, std::size_t& bytes) {
+        return cub::DeviceScan::InclusiveScan(temp, bytes, d_in, d_out, cub_op, n, stream.get());
+      });
+}
+
+/// d_out[0] = init, d_out[i] = init op d_in[0] op ... op d_in[i - 1].
+/// Parameters, exceptions and synchronisation as inclusive_scan; `init` seeds the scan.
+template <class T, class Op, std::enable_if_t<detail::is_callable_op_v<Op>, int> = 0>
+void exclusive_scan(const T* d_in, T* d_out, std::size_t n, Op op, T init, stream_ref stream,
+                    memory_resource& mr = default_resource()) {
+  static_assert(std::is_trivially_copyable_v<T>,
+                "cupar::exclusive_scan: T must be trivially copyable");
+  constexpr const char* fn = "cupar::exclusive_scan";
+  detail::require_size(fn, n, sizeof(T));
+  detail::require_data(fn, "d_in", d_in, n);
+  detail::require_data(fn, "d_out", d_out, n);
+  detail::require_same_or_disjoint(fn, "d_in", d_in, n * sizeof(T), "d_out", d_out,
+                                   n * sizeof(T));
+  if (n == 0) return;
+  auto cub_op = detail::with_result_type<T>(op);
+  detail::run_with_temp_storage(
+      "cub::DeviceScan::ExclusiveScan", mr, stream, [&](void* temp, std::size_t& bytes) {
+        return cub::DeviceScan::ExclusiveScan(temp, bytes, d_in, d_out, cub_op, init, n,
+                                              stream.get());
+      });
+}
+
+}  // namespace cupar

@@ -1,0 +1,220 @@
+// cupar internal: the CUB radix sort behind cupar::sort_keys / cupar::sort_pairs. Included by one
+// translation unit per key type so the instantiations build in parallel.
+#pragma once
+
+#include "radix_sort.hpp"
+
+#include <cupar/detail/temp_storage.hpp>
+
+#include <cub/device/device_radix_sort.cuh>
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+namespace cupar::detail {
+
+// Index-gather helpers for values the sort cannot move itself (radix_sort_gather.cu).
+void radix_iota(void* d_indices, std::size_t index_size, std::size_t n, stream_ref stream);
+void radix_gather(const void* d_src, void* d_dst, const void* d_indices, std::size_t index_size,
+                  std::size_t value_size, std::size_t n, stream_ref stream);
+
+namespace radix {
+
+template <std::size_t Size, std::size_t Align>
+struct alignas(Align) value_storage {
+  unsigned char bytes[Size];
+};
+
+// Offsets for CUB: measured on the H100 (probe/offsets.cu, 2^24..2^28 keys), CUB's tunings make
+// keys-only sorts faster with 64-bit offsets and pair sorts faster with 32-bit ones.
+using offset32 = std::uint32_t;
+using offset64 = unsigned long long;
+
+/// Carves one allocation into consecutive 256-byte aligned parts.
+struct carve {
+  std::size_t total = 0;
+  std::size_t add(std::size_t bytes) {
+    const std::size_t at = total;
+    total = align_up(at + bytes, 256);
+    return at;
+  }
+};
+
+template <class K, class V>
+constexpr bool keys_only = std::is_same_v<V, cub::NullType>;
+
+template <class K, class V, class Offset>
+cudaError_t cub_sort(void* temp, std::size_t& bytes, const K* kin, K* kout, const V* vin, V* vout,
+                     Offset n, bool descending, int begin_bit, int end_bit, cudaStream_t s) {
+  using cub::DeviceRadixSort;
+  if constexpr (keys_only<K, V>) {
+    return descending
+               ? DeviceRadixSort::SortKeysDescending(temp, bytes, kin, kout, n, begin_bit, end_bit, s)
+               : DeviceRadixSort::SortKeys(temp, bytes, kin, kout, n, begin_bit, end_bit, s);
+  } else {
+    return descending ? DeviceRadixSort::SortPairsDescending(temp, bytes, kin, kout, vin, vout, n,
+                                                             begin_bit, end_bit, s)
+                      : DeviceRadixSort::SortPairs(temp, bytes, kin, kout, vin, vout, n, begin_bit,
+                                                   end_bit, s);
+  }
+}
+
+template <class K, class V, class Offset>
+cudaError_t cub_sort_double_buffer(void* temp, std::size_t& bytes, cub::DoubleBuffer<K>& keys,
+                                   cub::DoubleBuffer<V>& values, Offset n, bool descending,
+                                   int begin_bit, int end_bit, cudaStream_t s) {
+  using cub::DeviceRadixSort;
+  if constexpr (keys_only<K, V>) {
+    return descending
+               ? DeviceRadixSort::SortKeysDescending(temp, bytes, keys, n, begin_bit, end_bit, s)
+               : DeviceRadixSort::SortKeys(temp, bytes, keys, n, begin_bit, end_bit, s);
+  } else {
+    return descending ? DeviceRadixSort::SortPairsDescending(temp, bytes, keys, values, n,
+                                                             begin_bit, end_bit, s)
+                      : DeviceRadixSort::SortPairs(temp, bytes, keys, values, n, begin_bit,
+                                                   end_bit, s);
+  }
+}
+
+/// Sorts kin -> kout (and vin -> vout). When the caller sorts in place (kin == kout or
+/// vin == vout), CUB's two-buffer interface is used with an alternate buffer from `mr`, since
+/// CUB's copying interface is wrong for aliased input and output (NVIDIA/cccl#4733).
+template <class K, class V, class Offset>
+void sort(const K* kin, K* kout, const V* vin, V* vout, std::size_t n_total, bool descending,
+          int begin_bit, int end_bit, stream_ref stream, memory_resource& mr) {
+  const char* call = keys_only<K, V> ? "cub::DeviceRadixSort::SortKeys"
+                                     : "cub::DeviceRadixSort::SortPairs";
+  const auto n = static_cast<Offset>(n_total);
+  const bool in_place = kin == kout || (!keys_only<K, V> && vin == vout);
+  if (!in_place) {
+    run_with_temp_storage(call, mr, stream, [&](void* temp, std::size_t& bytes) {
+      return cub_sort(temp, bytes, kin, kout, vin, vout, n, descending, begin_bit, end_bit,
+                      stream.get());
+    });
+    return;
+  }
+  // The current buffers start out holding the input: the outputs, after copying the input there
+  // where it is elsewhere.
+  const std::size_t key_bytes = n_total * sizeof(K);
+  const std::size_t value_bytes = keys_only<K, V> ? 0 : n_total * sizeof(V);
+  if (kin != kout) {
+    check_cuda(cudaMemcpyAsync(kout, kin, key_bytes, cudaMemcpyDeviceToDevice, stream.get()),
+               "cudaMemcpyAsync");
+  }
+  if constexpr (!keys_only<K, V>) {
+    if (vin != vout) {
+      check_cuda(cudaMemcpyAsync(vout, vin, value_bytes, cudaMemcpyDeviceToDevice, stream.get()),
+                 "cudaMemcpyAsync");
+    }
+  }
+  cub::DoubleBuffer<K> keys(kout, nullptr);
+  cub::DoubleBuffer<V> values(vout, nullptr);
+  std::size_t cub_bytes = 0;
+  check_cuda(cub_sort_double_buffer(nullptr, cub_bytes, keys, values, n, descending, begin_bit,
+                                    end_bit, stream.get()),
+             call);
+  carve parts;
+  const std::size_t alt_keys_at = parts.add(key_bytes);
+  const std::size_t alt_values_at = parts.add(value_bytes);
+  const std::size_t cub_at = parts.add(cub_bytes);
+  temp_storage temp(mr, parts.total, stream);
+  auto* base = static_cast<unsigned char*>(temp.get());
+  keys = cub::DoubleBuffer<K>(kout, reinterpret_cast<K*>(base + alt_keys_at));
+  if constexpr (!keys_only<K, V>) {
+    values = cub::DoubleBuffer<V>(vout, reinterpret_cast<V*>(base + alt_values_at));
+  }
+  check_cuda(cub_sort_double_buffer(base + cub_at, cub_bytes, keys, values, n, descending,
+                                    begin_bit, end_bit, stream.get()),
+             call);
+  if (keys.Current() != kout) {
+    check_cuda(cudaMemcpyAsync(kout, keys.Current(), key_bytes, cudaMemcpyDeviceToDevice,
+                               stream.get()),
+               "cudaMemcpyAsync");
+  }
+  if constexpr (!keys_only<K, V>) {
+    if (values.Current() != vout) {
+      check_cuda(cudaMemcpyAsync(vout, values.Current(), value_bytes, cudaMemcpyDeviceToDevice,
+                                 stream.get()),
+                 "cudaMemcpyAsync");
+    }
+  }
+}
+
+/// Values the sort cannot move itself, and every pair sort above 2^32 - 1 elements (so only one
+/// 64-bit-offset pair instantiation per key exists): sort (key, index) pairs, then gather.
+template <class K, class Index>
+void sort_by_index(const radix_sort_args& a, bool descending, int end_bit, stream_ref stream,
+                   memory_resource& mr) {
+  const std::size_t n = a.n;
+  const bool values_in_place = a.values_in == a.values_out;
+  carve parts;
+  const std::size_t idx_in_at = parts.add(n * sizeof(Index));
+  const std::size_t idx_out_at = parts.add(n * sizeof(Index));
+  const std::size_t copy_at = parts.add(values_in_place ? n * a.value_size : 0);
+  temp_storage temp(mr, parts.total, stream);
+  auto* base = static_cast<unsigned char*>(temp.get());
+  auto* idx_in = reinterpret_cast<Index*>(base + idx_in_at);
+  auto* idx_out = reinterpret_cast<Index*>(base + idx_out_at);
+  radix_iota(idx_in, sizeof(Index), n, stream);
+  using Offset = std::conditional_t<sizeof(Index) == 4, offset32, offset64>;
+  sort<K, Index, Offset>(static_cast<const K*>(a.keys_in), static_cast<K*>(a.keys_out),
+                         static_cast<const Index*>(idx_in), idx_out, n, descending,
+                         a.options.begin_bit, end_bit, stream, mr);
+  const void* src = a.values_in;
+  if (values_in_place) {
+    check_cuda(cudaMemcpyAsync(base + copy_at, a.values_in, n * a.value_size,
+                               cudaMemcpyDeviceToDevice, stream.get()),
+               "cudaMemcpyAsync");
+    src = base + copy_at;
+  }
+  radix_gather(src, a.values_out, idx_out, sizeof(Index), a.value_size, n, stream);
+}
+
+inline bool aligned_to(const void* p, std::size_t alignment) {
+  return reinterpret_cast<std::uintptr_t>(p) % alignment == 0;
+}
+
+}  // namespace radix
+
+template <class Key>
+void radix_sort_key(const radix_sort_args& a, int end_bit, stream_ref stream,
+                    memory_resource& mr) {
+  using namespace radix;
+  const bool descending = a.options.order == sort_order::descending;
+  const int begin_bit = a.options.begin_bit;
+  const auto* kin = static_cast<const Key*>(a.keys_in);
+  auto* kout = static_cast<Key*>(a.keys_out);
+  if (a.value_size == 0) {
+    sort<Key, cub::NullType, offset64>(kin, kout, static_cast<const cub::NullType*>(nullptr),
+                                       static_cast<cub::NullType*>(nullptr), a.n, descending,
+                                       begin_bit, end_bit, stream, mr);
+    return;
+  }
+  if (a.n > std::numeric_limits<std::uint32_t>::max()) {
+    sort_by_index<Key, unsigned long long>(a, descending, end_bit, stream, mr);
+    return;
+  }
+  auto moved = [&](auto value_tag) {
+    using V = decltype(value_tag);
+    sort<Key, V, offset32>(kin, kout, static_cast<const V*>(a.values_in),
+                           static_cast<V*>(a.values_out), a.n, descending, begin_bit, end_bit,
+                           stream, mr);
+  };
+  const std::size_t size = a.value_size;
+  const bool natural = (size == 1 || size == 2 || size == 4 || size == 8 || size == 16) &&
+                       aligned_to(a.values_in, size) && aligned_to(a.values_out, size);
+  if (natural) {
+    switch (size) {
+      case 1: return moved(static_cast<unsigned char>(0));
+      case 2: return moved(static_cast<unsigned short>(0));
+      case 4: return moved(0u);
+      case 8: return moved(0ull);
+      default: return moved(value_storage<16, 16>{});
+    }
+  }
+  sort_by_index<Key, std::uint32_t>(a, descending, end_bit, stream, mr);
+}
+
+}  // namespace cupar::detail

@@ -1,0 +1,109 @@
+// cupar tests: seeded data generation, the standard sizes, and tolerances.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace cupar::testing {
+
+/// Sizes every family is checked at: empty, tiny, warp boundaries, common tile boundaries of
+/// CUB's H100 policies (reduce 4096, scan 1920, merge sort 4352, histogram 6144), and seeded
+/// random sizes up to 2^24.
+inline std::vector<std::size_t> standard_sizes(std::uint64_t seed = 20261121) {
+  std::vector<std::size_t> sizes = {0,    1,    2,    31,   32,   33,   1000,  1919,  1920,
+                                    1921, 4095, 4096, 4097, 4351, 4352, 4353,  6143,  6145,
+                                    65537};
+  std::mt19937_64 rng(seed);
+  sizes.push_back(std::uniform_int_distribution<std::size_t>(100000, 1u << 20)(rng));
+  sizes.push_back(std::uniform_int_distribution<std::size_t>((1u << 20) + 1, 1u << 24)(rng));
+  sizes.push_back(std::size_t(1) << 24);
+  return sizes;
+}
+
+/// Smaller set for the slowest CPU references (comparison sorts of every type).
+inline std::vector<std::size_t> quick_sizes(std::uint64_t seed = 20261121) {
+  std::vector<std::size_t> sizes = {0, 1, 2, 31, 33, 1000, 4097, 4353, 65537};
+  std::mt19937_64 rng(seed);
+  sizes.push_back(std::uniform_int_distribution<std::size_t>(100000, 1u << 22)(rng));
+  return sizes;
+}
+
+/// Uniform values: integers over [lo, hi], floating point over [lo, hi).
+template <class T>
+std::vector<T> random_values(std::size_t n, std::uint64_t seed, double lo, double hi) {
+  std::vector<T> v(n);
+  std::mt19937_64 rng(seed);
+  if constexpr (std::is_floating_point_v<T>) {
+    std::uniform_real_distribution<T> d(static_cast<T>(lo), static_cast<T>(hi));
+    for (auto& x : v) x = d(rng);
+  } else if constexpr (std::is_signed_v<T>) {
+    std::uniform_int_distribution<long long> d(static_cast<long long>(lo),
+                                               static_cast<long long>(hi));
+    for (auto& x : v) x = static_cast<T>(d(rng));
+  } else {
+    std::uniform_int_distribution<unsigned long long> d(static_cast<unsigned long long>(lo),
+                                                        static_cast<unsigned long long>(hi));
+    for (auto& x : v) x = static_cast<T>(d(rng));
+  }
+  return v;
+}
+
+/// Values over the type's whole range (every bit pattern for integers; finite values of every
+/// magnitude and both signs for floating point).
+template <class T>
+std::vector<T> full_range_values(std::size_t n, std::uint64_t seed) {
+  std::vector<T> v(n);
+  std::mt19937_64 rng(seed);
+  for (auto& x : v) {
+    if constexpr (std::is_floating_point_v<T>) {
+      do {
+        const std::uint64_t bits = rng();
+        if constexpr (sizeof(T) == 4) {
+          const auto b32 = static_cast<std::uint32_t>(bits);
+          std::memcpy(&x, &b32, 4);
+        } else {
+          std::memcpy(&x, &bits, 8);
+        }
+      } while (!std::isfinite(x));
+    } else {
+      const std::uint64_t bits = rng();
+      std::memcpy(&x, &bits, sizeof(T));
+    }
+  }
+  return v;
+}
+
+/// a + b with wrap-around for integers (the GPU's behaviour, defined for the reference).
+template <class T>
+T wrapping_add(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+  } else {
+    return a + b;
+  }
+}
+
+/// Tolerance of a floating-point sum of terms whose absolute values add up to `abs_sum`:
+/// tree-ordered sums (CUB) err by at most about log2(n) + 1 roundings of the running magnitude.
+template <class T>
+double sum_tolerance(std::size_t n, double abs_sum) {
+  const double eps = std::numeric_limits<T>::epsilon();
+  return (std::log2(static_cast<double>(n) + 1.0) + 2.0) * eps * abs_sum + 1e-30;
+}
+
+template <class T>
+std::string type_label() {
+  if constexpr (std::is_same_v<T, float>) return "f32";
+  else if constexpr (std::is_same_v<T, double>) return "f64";
+  else return (std::is_signed_v<T> ? "i" : "u") + std::to_string(8 * sizeof(T));
+}
+
+}  // namespace cupar::testing

@@ -1,0 +1,143 @@
+// cupar tests: reduce conformance (include after `using Ops = ...;`).
+#pragma once
+
+#include "common.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+namespace cupar::testing {
+
+template <class T>
+class Reduce : public ::testing::Test {};
+TYPED_TEST_SUITE(Reduce, arithmetic_types, type_names);
+
+TYPED_TEST(Reduce, SumMatchesReferenceAtEverySize) {
+  CUPAR_REQUIRE_GPU();
+  using T = TypeParam;
+  owned_stream stream;
+  for (std::size_t n : standard_sizes()) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto h = small_values<T>(n, 100 + n);
+    const T init = static_cast<T>(2);
+    device_buffer<T> in(h, stream), out(1, stream);
+    cupar::reduce(in.data(), out.data(), n, Ops::template plus<T>(), init, stream);
+    const T got = out.to_host()[0];
+    if constexpr (std::is_integral_v<T>) {
+      T ref = init;
+      for (T x : h) ref = wrapping_add(ref, x);
+      EXPECT_EQ(got, ref);
+    } else {
+      long double ref = init, abs_sum = std::fabs(static_cast<long double>(init));
+      for (T x : h) ref += x, abs_sum += std::fabs(static_cast<long double>(x));
+      EXPECT_NEAR(static_cast<double>(got), static_cast<double>(ref),
+                  sum_tolerance<T>(n, static_cast<double>(abs_sum)));
+    }
+  }
+}
+
+TYPED_TEST(Reduce, MaxAndMinOverTheFullRangeAreExact) {
+  CUPAR_REQUIRE_GPU();
+  using T = TypeParam;
+  owned_stream stream;
+  for (std::size_t n : {std::size_t(1), std::size_t(33), std::size_t(4097), std::size_t(1) << 20}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto h = full_range_values<T>(n, 7 + n);
+    device_buffer<T> in(h, stream), out(2, stream);
+    cupar::reduce(in.data(), out.data(), n, Ops::template maximum<T>(),
+                  std::numeric_limits<T>::lowest(), stream);
+    cupar::reduce(in.data(), out.data() + 1, n, Ops::template minimum<T>(),
+                  std::numeric_limits<T>::max(), stream);
+    const auto got = out.to_host();
+    EXPECT_EQ(got[0], *std::max_element(h.begin(), h.end()));
+    EXPECT_EQ(got[1], *std::min_element(h.begin(), h.end()));
+  }
+}
+
+TYPED_TEST(Reduce, ReduceValueReturnsTheSameResultToTheHost) {
+  CUPAR_REQUIRE_GPU();
+  using T = TypeParam;
+  owned_stream stream;
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(1000), std::size_t(1) << 22}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto h = small_values<T>(n, 5 + n);
+    device_buffer<T> in(h, stream), out(1, stream);
+    cupar::reduce(in.data(), out.data(), n, Ops::template plus<T>(), T(1), stream);
+    const T value = cupar::reduce_value(in.data(), n, Ops::template plus<T>(), T(1), stream);
+    const T via_device = out.to_host()[0];
+    EXPECT_EQ(std::memcmp(&value, &via_device, sizeof(T)), 0) << value << " vs " << via_device;
+  }
+}
+
+TYPED_TEST(Reduce, EmptyInputWritesInit) {
+  CUPAR_REQUIRE_GPU();
+  using T = TypeParam;
+  owned_stream stream;
+  device_buffer<T> out(1, stream);
+  out.fill_bytes(0xAB);
+  cupar::reduce(static_cast<const T*>(nullptr), out.data(), 0, Ops::template plus<T>(), T(42),
+                stream);
+  EXPECT_EQ(out.to_host()[0], T(42));
+  EXPECT_EQ(cupar::reduce_value(static_cast<const T*>(nullptr), 0, Ops::template maximum<T>(),
+                                T(7), stream),
+            T(7));
+}
+
+TYPED_TEST(Reduce, IsDeterministicFromRunToRun) {
+  CUPAR_REQUIRE_GPU();
+  using T = TypeParam;
+  owned_stream stream;
+  const std::size_t n = (std::size_t(1) << 22) + 12345;
+  const auto h = random_values<T>(n, 99, 0, 100);
+  device_buffer<T> in(h, stream);
+  const T first = cupar::reduce_value(in.data(), n, Ops::template plus<T>(), T(0), stream);
+  for (int i = 0; i < 5; ++i) {
+    const T again = cupar::reduce_value(in.data(), n, Ops::template plus<T>(), T(0), stream);
+    EXPECT_EQ(std::memcmp(&first, &again, sizeof(T)), 0);
+  }
+}
+
+TYPED_TEST(Reduce, BadArgumentsThrowBeforeAnyWorkAndTheNextCallWorks) {
+  using T = TypeParam;
+  cupar::stream_ref s = cupar::stream_ref::legacy_default();
+  T dummy{};
+  CUPAR_EXPECT_THROW_WITH(
+      cupar::reduce(static_cast<const T*>(nullptr), &dummy, 5, Ops::template plus<T>(), T(0), s),
+      std::invalid_argument, "d_in is null but n = 5");
+  CUPAR_EXPECT_THROW_WITH(
+      cupar::reduce(&dummy, static_cast<T*>(nullptr), 1, Ops::template plus<T>(), T(0), s),
+      std::invalid_argument, "d_out is null");
+  CUPAR_EXPECT_THROW_WITH(
+      (void)cupar::reduce_value(static_cast<const T*>(nullptr), 3, Ops::template plus<T>(), T(0),
+                                s),
+      std::invalid_argument, "cupar::reduce_value: d_in");
+  if (!gpu_available()) return;
+  owned_stream stream;
+  const std::vector<T> h = {T(1), T(2), T(3)};
+  device_buffer<T> in(h, stream);
+  EXPECT_EQ(cupar::reduce_value(in.data(), 3, Ops::template plus<T>(), T(0), stream), T(6));
+}
+
+TEST(ReduceStruct, NonCommutativeProductKeepsOperandOrder) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream stream;
+  for (std::size_t n : standard_sizes()) {
+    if (n > (std::size_t(1) << 22)) continue;
+    SCOPED_TRACE("n = " + std::to_string(n));
+    std::vector<mat2> h(n);
+    const auto r = random_values<std::uint32_t>(4 * n, 3 + n, 0, 0xFFFFFFFFu);
+    for (std::size_t i = 0; i < n; ++i) h[i] = {r[4 * i], r[4 * i + 1], r[4 * i + 2], r[4 * i + 3]};
+    const mat2 init{1, 2, 3, 4};
+    mat2 ref = init;
+    for (const auto& m : h) ref = mat2_mul(ref, m);
+    device_buffer<mat2> in(h, stream), out(1, stream);
+    cupar::reduce(in.data(), out.data(), n, Ops::mat2_mul(), init, stream);
+    EXPECT_EQ(out.to_host()[0], ref);
+    EXPECT_EQ(cupar::reduce_value(in.data(), n, Ops::mat2_mul(), init, stream), ref);
+  }
+}
+
+}  // namespace cupar::testing
