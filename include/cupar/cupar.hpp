@@ -8,7 +8,14 @@
 #include <cupar/config.hpp>
 #include <cupar/error.hpp>
 #include <cupar/histogram.hpp>
+#include <cupar/jit.hpp>
+#include <cupar/jit_compile.hpp>
 #include <cupar/memory.hpp>
+#include <cupar/plan.hpp>
+#include <cupar/reduce.hpp>
+#include <cupar/scan.hpp>
 #include <cupar/sort.hpp>
+#include <cupar/sort_jit.hpp>
 #include <cupar/stream.hpp>
+#include <cupar/transform.hpp>
 #include <cupar/types.hpp>

@@ -16,7 +16,9 @@
 #pragma once
 
 #include <cupar/detail/checks.hpp>
+#include <cupar/detail/jit_entry.hpp>
 #include <cupar/detail/type_id.hpp>
+#include <cupar/jit.hpp>
 #include <cupar/memory.hpp>
 #include <cupar/stream.hpp>
 
@@ -200,6 +202,41 @@ void histogram_range(const Sample* d_samples, Counter* d_histogram, int num_leve
   detail::histogram({fn, detail::scalar_of<Sample>(), d_samples, n, d_histogram, sizeof(Counter),
                      num_levels, nullptr, nullptr, levels.data()},
                     stream, mr);
+}
+
+/// Counts op(d_samples[i]) into num_levels - 1 evenly spaced bins over [lower, upper), with a
+/// run-time sample operator of argument `x` (e.g. "x.price", "log2f(x)"). The operator's result is
+/// converted to `Level` (arithmetic) and binned like samples of type Level. Samples may be a
+/// struct described with CUPAR_JIT_TYPE. Other parameters, exceptions and synchronisation as
+/// histogram_even without an operator; plus cupar::jit_error for an operator that does not build.
+template <class Sample, class Counter, class Level>
+void histogram_even(const Sample* d_samples, Counter* d_histogram, int num_levels, Level lower,
+                    Level upper, std::size_t n, const jit::op& op, stream_ref stream,
+                    memory_resource& mr = default_resource()) {
+  constexpr const char* fn = "cupar::histogram_even";
+  static_assert(detail::is_scalar_v<Level>, "cupar::histogram_even: Level must be arithmetic");
+  detail::check_counter<Counter>();
+  detail::canonical_level_t<Level> lo{}, hi{};
+  detail::prepare_even_levels<Level>(fn, num_levels, lower, upper, lo, hi);
+  detail::jit_histogram({fn, &detail::jit_type_of<Sample>(), detail::scalar_of<Level>(), d_samples,
+                         n, d_histogram, sizeof(Counter), num_levels, &lo, &hi, nullptr, &op},
+                        stream, mr);
+}
+
+/// Counts op(d_samples[i]) into the bins [h_levels[i], h_levels[i + 1]) with a run-time sample
+/// operator. As histogram_range without an operator otherwise.
+template <class Sample, class Counter, class Level>
+void histogram_range(const Sample* d_samples, Counter* d_histogram, int num_levels,
+                     const Level* h_levels, std::size_t n, const jit::op& op, stream_ref stream,
+                     memory_resource& mr = default_resource()) {
+  constexpr const char* fn = "cupar::histogram_range";
+  static_assert(detail::is_scalar_v<Level>, "cupar::histogram_range: Level must be arithmetic");
+  detail::check_counter<Counter>();
+  const auto levels = detail::prepare_range_levels<Level>(fn, h_levels, num_levels);
+  detail::jit_histogram({fn, &detail::jit_type_of<Sample>(), detail::scalar_of<Level>(), d_samples,
+                         n, d_histogram, sizeof(Counter), num_levels, nullptr, nullptr,
+                         levels.data(), &op},
+                        stream, mr);
 }
 
 }  // namespace cupar

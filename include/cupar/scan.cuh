@@ -51,7 +51,7 @@ void inclusive_scan(const T* d_in, T* d_out, std::size_t n, Op op, stream_ref st
 /// d_out[0] = init, d_out[i] = init op d_in[0] op ... op d_in[i - 1].
 /// Parameters, exceptions and synchronisation as inclusive_scan; `init` seeds the scan.
 template <class T, class Op, std::enable_if_t<detail::is_callable_op_v<Op>, int> = 0>
-void exclusive_scan(const T* d_in, T* d_out, std::size_t n, Op op, T init, stream_ref stream,
+void exclusive_scan(const T* d_in, T* d_out, std::size_t n, Op op, detail::type_identity_t<T> init, stream_ref stream,
                     memory_resource& mr = default_resource()) {
   static_assert(std::is_trivially_copyable_v<T>,
                 "cupar::exclusive_scan: T must be trivially copyable");

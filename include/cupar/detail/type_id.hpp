@@ -23,6 +23,14 @@ enum class scalar : std::uint8_t {
 
 inline constexpr int scalar_count = 10;
 
+/// Blocks template argument deduction (init values take the element type of the data).
+template <class T>
+struct type_identity {
+  using type = T;
+};
+template <class T>
+using type_identity_t = typename type_identity<T>::type;
+
 template <class T>
 inline constexpr bool is_scalar_v =
     (std::is_integral_v<T> && !std::is_same_v<T, bool> && sizeof(T) <= 8) ||

@@ -1,0 +1,125 @@
+// cupar internal: what the public JIT overloads hand to the library.
+#pragma once
+
+#include <cupar/config.hpp>
+#include <cupar/detail/type_id.hpp>
+#include <cupar/jit.hpp>
+#include <cupar/memory.hpp>
+#include <cupar/stream.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace cupar::detail {
+
+/// An element type as the JIT sees it. One static instance per C++ type (jit_type_of), so the
+/// library can tell types apart by address on its per-call path.
+struct jit_type {
+  scalar kind;             // an arithmetic type, or 0 for a user type
+  const char* name;        // spelling in device code
+  const char* definition;  // device source of a user type (null for arithmetic types)
+  std::uint32_t size;
+  std::uint32_t align;
+};
+
+template <class T, class = void>
+struct has_type_source : std::false_type {};
+template <class T>
+struct has_type_source<T, std::void_t<decltype(jit::type_source<T>::definition)>>
+    : std::true_type {};
+
+template <class T>
+const jit_type& jit_type_of() {
+  static_assert(std::is_trivially_copyable_v<T>,
+                "cupar::jit: element types must be trivially copyable");
+  if constexpr (is_scalar_v<T>) {
+    static const jit_type t{scalar_of<T>(), scalar_cxx_name(scalar_of<T>()), nullptr,
+                            sizeof(T), alignof(T)};
+    return t;
+  } else {
+    static_assert(has_type_source<T>::value,
+                  "cupar::jit: this element type is not arithmetic and has no device-side "
+                  "definition; describe it with CUPAR_JIT_TYPE(Type, \"name\", \"struct ... {...};\") "
+                  "or define it with CUPAR_JIT_STRUCT");
+    static const jit_type t{static_cast<scalar>(0), jit::type_source<T>::name,
+                            jit::type_source<T>::definition, sizeof(T), alignof(T)};
+    return t;
+  }
+}
+
+/// A plan's build (see plan.hpp), opaque outside the library.
+struct plan_state;
+
+struct jit_reduce_args {
+  const char* function;
+  const jit_type* type;
+  const void* in;
+  void* out;       // device result (null: return to host_out)
+  void* host_out;  // host result for reduce_value
+  std::size_t n;
+  const jit::op* op;
+  const void* init;
+  const plan_state* plan = nullptr;  // set by plan objects: skips the cache lookup
+};
+CUPAR_EXPORT void jit_reduce(const jit_reduce_args& args, stream_ref stream, memory_resource& mr);
+
+struct jit_scan_args {
+  const char* function;
+  const jit_type* type;
+  const void* in;
+  void* out;
+  std::size_t n;
+  const jit::op* op;
+  const void* init;  // exclusive scans; null for inclusive
+  const plan_state* plan = nullptr;  // set by plan objects: skips the cache lookup
+};
+CUPAR_EXPORT void jit_scan(const jit_scan_args& args, stream_ref stream, memory_resource& mr);
+
+struct jit_transform_args {
+  const char* function;
+  int arity;  // 1 or 2
+  const jit_type* in_types[2];
+  const void* in[2];
+  const jit_type* out_type;
+  void* out;
+  std::size_t n;
+  const jit::op* op;
+  const plan_state* plan = nullptr;  // set by plan objects: skips the cache lookup
+};
+CUPAR_EXPORT void jit_transform(const jit_transform_args& args, stream_ref stream);
+
+struct jit_sort_args {
+  const char* function;
+  bool stable;
+  const jit_type* key_type;
+  const jit_type* value_type;  // null: keys only
+  const void* keys_in;
+  void* keys_out;
+  const void* values_in;
+  void* values_out;
+  std::size_t n;
+  const jit::op* op;
+  const plan_state* plan = nullptr;  // set by plan objects: skips the cache lookup
+};
+CUPAR_EXPORT void jit_sort(const jit_sort_args& args, stream_ref stream, memory_resource& mr);
+
+struct jit_histogram_args {
+  const char* function;
+  const jit_type* sample_type;
+  scalar level;  // the operator's result type (arithmetic)
+  const void* samples;
+  std::size_t n;
+  void* histogram;
+  std::size_t counter_size;
+  int num_levels;
+  const void* lower;   // even: canonical level values
+  const void* upper;
+  const void* levels;  // range: host array of canonical levels
+  const jit::op* op;
+  const plan_state* plan = nullptr;  // set by plan objects: skips the cache lookup
+};
+CUPAR_EXPORT void jit_histogram(const jit_histogram_args& args, stream_ref stream,
+                                memory_resource& mr);
+
+}  // namespace cupar::detail

@@ -1,0 +1,236 @@
+// cupar: run-time operators. Source snippets known only at run time (a query engine, a DSL, a
+// config file) are compiled with NVRTC and linked into CUB's kernels, from code built by any host
+// compiler. The algorithm overloads taking a `cupar::jit::op` are declared with each family
+// (reduce.hpp, scan.hpp, transform.hpp, sort.hpp, histogram.hpp) and behave exactly like the ones
+// taking a C++ callable.
+//
+// How a call is served (docs/JIT.md has the measurements behind it):
+// - Named operators (cupar::jit::plus, minimum, ...) on arithmetic types compile nothing: reduce
+//   and scan run CUB instantiations precompiled in the library, less/greater sorts run the
+//   library's radix sort.
+// - Otherwise the kernels of the algorithm for the element types are precompiled in the library
+//   (for the common types) and only the operator is compiled, then linked to them. A new operator
+//   is ready in tens of milliseconds with the operator called out of line ("tier 1"); the fully
+//   inlined, link-time-optimised build ("tier 2", CUB speed) is made on a background thread and
+//   replaces it on a later call. Set CUPAR_JIT_MODE=optimized (or jit::set_mode) to build tier 2
+//   synchronously instead.
+// - Element types without precompiled kernels (user structs, uncommon type combinations, GPUs the
+//   library was not built for) compile the kernels from source once (1-3 s), then hit the caches.
+// - Caches: in process (one build per operator and types, also when many threads ask at once) and
+//   on disk under $CUPAR_CACHE_DIR (default $XDG_CACHE_HOME/cupar or ~/.cache/cupar);
+//   CUPAR_DISABLE_DISK_CACHE=1 turns the disk cache off.
+#pragma once
+
+#include <cupar/config.hpp>
+#include <cupar/detail/type_id.hpp>
+#include <cupar/error.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace cupar::jit {
+
+/// Operators the library knows by name. On arithmetic types, reduce and scan with these run CUB's
+/// own precompiled instantiations (cuda::std::plus etc.) and compile nothing; less and greater
+/// sorts run the radix sort. Elsewhere they stand for the obvious snippet ("a + b", "a < b", ...).
+enum class named_op : std::uint8_t {
+  none,
+  plus,
+  multiplies,
+  minimum,
+  maximum,
+  bit_and,
+  bit_or,
+  bit_xor,
+  less,
+  greater,
+};
+
+/// Largest total size of an operator's run-time parameters, in bytes.
+inline constexpr std::size_t max_param_bytes = 64;
+
+namespace detail {
+struct op_definition;
+struct op_param {
+  std::string name;
+  cupar::detail::scalar type;
+  std::size_t offset;
+};
+CUPAR_EXPORT std::shared_ptr<const op_definition> make_op_definition(std::string source,
+                                                                     named_op named);
+/// A copy of `def` with one more parameter; writes its byte offset to `offset`.
+CUPAR_EXPORT std::shared_ptr<const op_definition> add_op_param(
+    const std::shared_ptr<const op_definition>& def, std::string name, cupar::detail::scalar type,
+    std::size_t& offset);
+CUPAR_EXPORT std::shared_ptr<const op_definition> add_op_preamble(
+    const std::shared_ptr<const op_definition>& def, std::string code);
+/// The parameter called `name`, or null.
+CUPAR_EXPORT const op_param* find_op_param(const op_definition& def, std::string_view name);
+CUPAR_EXPORT const std::string& op_source(const op_definition& def);
+CUPAR_EXPORT const std::string& op_preamble(const op_definition& def);
+CUPAR_EXPORT named_op op_named(const op_definition& def);
+CUPAR_EXPORT const std::vector<op_param>& op_params(const op_definition& def);
+}  // namespace detail
+
+/// A run-time operator: a source snippet (or a named operator) plus the values of its run-time
+/// parameters. Cheap to copy. Changing a parameter's value (set) never recompiles; declaring
+/// parameters or a preamble makes a different operator.
+///
+/// Snippet forms, with the argument names of each role:
+///   binary operator (reduce, scan, binary transform): `a`, `b`  e.g. "a + b", "fmaxf(a, b)"
+///   unary operator (transform, histogram sample op):   `x`       e.g. "x * s + t"
+///   comparator (sorts, true when a goes before b):     `a`, `b`  e.g. "a.key < b.key"
+/// or the text of a C++ lambda taking them, e.g. "[](float a, float b) { return a > b ? a : b; }".
+/// The result is converted to the role's result type (the element type; bool for comparators).
+/// CUDA's math functions (sinf, fmaxf, __popc, ...) need no include; `preamble` adds includes or
+/// helper functions (e.g. "#include <cuda/std/cmath>").
+class op {
+ public:
+  /// An expression or lambda text. Throws nothing: mistakes are reported when the operator is
+  /// first compiled, as cupar::jit_error with the compiler's log and the offending line.
+  explicit op(std::string source)
+      : def_(detail::make_op_definition(std::move(source), named_op::none)) {}
+  /// A named operator.
+  explicit op(named_op named) : def_(detail::make_op_definition(std::string(), named)) {}
+
+  /// Declares a run-time parameter usable by name in the snippet, with its initial value. T is
+  /// an arithmetic type. Throws std::invalid_argument for a bad or duplicate name or when the
+  /// parameters would exceed max_param_bytes.
+  template <class T>
+  op& param(std::string name, T value) {
+    static_assert(cupar::detail::is_scalar_v<T>,
+                  "cupar::jit::op::param: parameters are arithmetic values");
+    std::size_t offset = 0;
+    def_ = detail::add_op_param(def_, std::move(name), cupar::detail::scalar_of<T>(), offset);
+    std::memcpy(state_.data() + offset, &value, sizeof(T));
+    return *this;
+  }
+
+  /// Sets a declared parameter's value (same type as declared). Takes effect at the next call
+  /// using this operator object, without recompiling. Throws std::invalid_argument for an unknown
+  /// name or another type.
+  template <class T>
+  op& set(std::string_view name, T value) {
+    static_assert(cupar::detail::is_scalar_v<T>,
+                  "cupar::jit::op::set: parameters are arithmetic values");
+    const detail::op_param* p = detail::find_op_param(*def_, name);
+    check_set(p, name, cupar::detail::scalar_of<T>());
+    std::memcpy(state_.data() + p->offset, &value, sizeof(T));
+    return *this;
+  }
+
+  /// Adds code placed before the operator: #include lines, helper __device__ functions.
+  op& preamble(std::string code) {
+    def_ = detail::add_op_preamble(def_, std::move(code));
+    return *this;
+  }
+
+  const std::string& source() const noexcept { return detail::op_source(*def_); }
+  named_op named() const noexcept { return detail::op_named(*def_); }
+  bool is_named() const noexcept { return named() != named_op::none; }
+  const std::vector<detail::op_param>& params() const noexcept {
+    return detail::op_params(*def_);
+  }
+
+  /// The parameter bytes as the kernels receive them.
+  const unsigned char* state() const noexcept { return state_.data(); }
+  const std::shared_ptr<const detail::op_definition>& definition() const noexcept { return def_; }
+
+ private:
+  CUPAR_EXPORT static void check_set(const detail::op_param* p, std::string_view name,
+                                     cupar::detail::scalar type);
+
+  std::shared_ptr<const detail::op_definition> def_;
+  alignas(16) std::array<unsigned char, max_param_bytes> state_{};
+};
+
+inline const op plus{named_op::plus};
+inline const op multiplies{named_op::multiplies};
+inline const op minimum{named_op::minimum};
+inline const op maximum{named_op::maximum};
+inline const op bit_and{named_op::bit_and};
+inline const op bit_or{named_op::bit_or};
+inline const op bit_xor{named_op::bit_xor};
+inline const op less{named_op::less};
+inline const op greater{named_op::greater};
+
+/// Device-side description of a user type used as a JIT element type. Specialise it (or use
+/// CUPAR_JIT_TYPE) for each trivially copyable struct passed to an algorithm with a run-time
+/// operator: `name` is the type's name in `definition`, which is C++ source NVRTC compiles. The
+/// library checks at compile time that the device type has the host type's size and alignment.
+template <class T>
+struct type_source;
+
+/// Describes a host type for the JIT, at global namespace scope:
+///   struct point { float x, y; };
+///   CUPAR_JIT_TYPE(point, "point", "struct point { float x, y; };")
+#define CUPAR_JIT_TYPE(Type, DeviceName, Definition)     \
+  namespace cupar::jit {                                 \
+  template <>                                            \
+  struct type_source<Type> {                             \
+    static constexpr const char* name = DeviceName;      \
+    static constexpr const char* definition = Definition; \
+  };                                                     \
+  }
+
+/// Defines a struct for the host and describes the same definition for the JIT, at global scope:
+///   CUPAR_JIT_STRUCT(point, float x; float y;)
+#define CUPAR_JIT_STRUCT(Name, ...)                                                  \
+  struct Name {                                                                      \
+    __VA_ARGS__                                                                      \
+  };                                                                                 \
+  CUPAR_JIT_TYPE(Name, #Name, "struct " #Name " { " #__VA_ARGS__ " };")
+
+/// How operators are built; see the top of this header. The environment variable
+/// CUPAR_JIT_MODE (tiered | optimized | fast) sets the initial mode.
+enum class mode {
+  tiered,     ///< quick out-of-line build first, inlined build in the background (default)
+  optimized,  ///< build the inlined (LTO) version before the first call returns
+  fast,       ///< never make the inlined version (testing, debugging)
+};
+CUPAR_EXPORT void set_mode(mode m) noexcept;
+CUPAR_EXPORT mode get_mode() noexcept;
+
+/// Blocks until every background (tier-2) build queued so far has finished. Calls made after it
+/// returns use the optimised kernels.
+CUPAR_EXPORT void wait_for_background_builds();
+
+/// Counters of the JIT engine since the process started (for tests and diagnostics).
+struct stats {
+  std::uint64_t operator_compiles = 0;  ///< NVRTC compiles of an operator alone
+  std::uint64_t kernel_compiles = 0;    ///< NVRTC compiles of kernel source (no precompiled set)
+  std::uint64_t links = 0;              ///< nvJitLink links
+  std::uint64_t loads = 0;              ///< binaries loaded into the driver
+  std::uint64_t memory_hits = 0;        ///< calls served by the in-process cache
+  std::uint64_t disk_hits = 0;          ///< builds served by the disk cache
+  std::uint64_t disk_writes = 0;        ///< entries written to the disk cache
+  std::uint64_t disk_rejects = 0;       ///< disk entries found corrupt or foreign, rebuilt
+  std::uint64_t background_builds = 0;  ///< tier-2 builds finished in the background
+};
+CUPAR_EXPORT stats get_stats() noexcept;
+
+/// Forgets everything built in this process (loaded binaries stay valid for calls in flight).
+/// The disk cache is kept.
+CUPAR_EXPORT void clear_memory_cache();
+
+/// The disk cache directory in use, or empty when the disk cache is off.
+CUPAR_EXPORT std::string cache_directory();
+
+/// What a compile-only build produced (see compile_*): no GPU is needed to make it.
+struct build_report {
+  int arch = 0;                       ///< e.g. 90
+  bool precompiled_kernels = false;   ///< kernels came precompiled; only the operator compiled
+  std::size_t cubin_bytes = 0;        ///< size of the linked binary
+  std::vector<std::string> kernels;   ///< entry points in it
+  int tier = 0;                       ///< 1: operator called out of line; 2: inlined
+  double compile_ms = 0, link_ms = 0;
+};
+
+}  // namespace cupar::jit

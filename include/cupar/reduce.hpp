@@ -1,0 +1,41 @@
+// cupar: reduce with a run-time operator (any host compiler). The overloads taking C++ callables
+// are in reduce.cuh; both behave the same (see there for the semantics).
+#pragma once
+
+#include <cupar/detail/jit_entry.hpp>
+#include <cupar/jit.hpp>
+#include <cupar/memory.hpp>
+#include <cupar/stream.hpp>
+
+#include <cstddef>
+
+namespace cupar {
+
+/// Reduces `d_in[0, n)` with the run-time operator `op` (arguments `a`, `b`; e.g. "a + b",
+/// cupar::jit::maximum), starting from `init`, into `*d_out` (device memory; receives `init` when
+/// n == 0). `op` must be associative. T: an arithmetic type or a struct described with
+/// CUPAR_JIT_TYPE. Named operators on arithmetic types compile nothing.
+/// @throws std::invalid_argument for null pointers (d_in with n > 0, d_out)
+/// @throws cupar::jit_error when the operator does not compile or link (log and line inside)
+/// @throws cupar::out_of_memory, cupar::cuda_error
+/// Asynchronous. The first call with a new operator compiles it (see jit.hpp).
+template <class T>
+void reduce(const T* d_in, T* d_out, std::size_t n, const jit::op& op, detail::type_identity_t<T> init, stream_ref stream,
+            memory_resource& mr = default_resource()) {
+  detail::jit_reduce(
+      {"cupar::reduce", &detail::jit_type_of<T>(), d_in, d_out, nullptr, n, &op, &init}, stream,
+      mr);
+}
+
+/// Reduces like reduce() and returns the result to the host. Synchronises `stream` (only it).
+template <class T>
+T reduce_value(const T* d_in, std::size_t n, const jit::op& op, detail::type_identity_t<T> init, stream_ref stream,
+               memory_resource& mr = default_resource()) {
+  T result;
+  detail::jit_reduce(
+      {"cupar::reduce_value", &detail::jit_type_of<T>(), d_in, nullptr, &result, n, &op, &init},
+      stream, mr);
+  return result;
+}
+
+}  // namespace cupar

@@ -1,0 +1,64 @@
+// cupar: comparison sorts with a run-time comparator (any host compiler). The overloads taking
+// C++ comparators are in sort.cuh; radix sorts in sort.hpp.
+#pragma once
+
+#include <cupar/detail/jit_entry.hpp>
+#include <cupar/jit.hpp>
+#include <cupar/memory.hpp>
+#include <cupar/stream.hpp>
+
+#include <cstddef>
+
+namespace cupar {
+
+/// Sorts keys with a run-time comparator of arguments `a`, `b`, true when a goes before b (e.g.
+/// "a.key < b.key"). Merge sort of CUB; cupar::jit::less / greater on arithmetic keys run the
+/// (faster, stable) radix sort instead. Keys: arithmetic or a struct described with
+/// CUPAR_JIT_TYPE. d_keys_out may equal d_keys_in.
+/// @throws std::invalid_argument, cupar::jit_error, cupar::out_of_memory, cupar::cuda_error
+/// Asynchronous.
+template <class Key>
+void sort_keys(const Key* d_keys_in, Key* d_keys_out, std::size_t n, const jit::op& comp,
+               stream_ref stream, memory_resource& mr = default_resource()) {
+  detail::jit_sort({"cupar::sort_keys", false, &detail::jit_type_of<Key>(), nullptr, d_keys_in,
+                    d_keys_out, nullptr, nullptr, n, &comp},
+                   stream, mr);
+}
+
+/// As sort_keys with a run-time comparator, and stable (it always is: CUB's merge sort kernels
+/// and the radix sort are stable).
+template <class Key>
+void stable_sort_keys(const Key* d_keys_in, Key* d_keys_out, std::size_t n, const jit::op& comp,
+                      stream_ref stream, memory_resource& mr = default_resource()) {
+  detail::jit_sort({"cupar::stable_sort_keys", true, &detail::jit_type_of<Key>(), nullptr,
+                    d_keys_in, d_keys_out, nullptr, nullptr, n, &comp},
+                   stream, mr);
+}
+
+/// Sorts key-value pairs by key with a run-time comparator. Values: any trivially copyable type.
+template <class Key, class Value>
+void sort_pairs(const Key* d_keys_in, Key* d_keys_out, const Value* d_values_in,
+                Value* d_values_out, std::size_t n, const jit::op& comp, stream_ref stream,
+                memory_resource& mr = default_resource()) {
+  static_assert(std::is_trivially_copyable_v<Value>, "cupar::sort_pairs: Value must be trivially copyable");
+  static const detail::jit_type value{static_cast<detail::scalar>(0), "", nullptr, sizeof(Value),
+                                      alignof(Value)};
+  detail::jit_sort({"cupar::sort_pairs", false, &detail::jit_type_of<Key>(), &value, d_keys_in,
+                    d_keys_out, d_values_in, d_values_out, n, &comp},
+                   stream, mr);
+}
+
+/// As sort_pairs with a run-time comparator, and stable.
+template <class Key, class Value>
+void stable_sort_pairs(const Key* d_keys_in, Key* d_keys_out, const Value* d_values_in,
+                       Value* d_values_out, std::size_t n, const jit::op& comp, stream_ref stream,
+                       memory_resource& mr = default_resource()) {
+  static_assert(std::is_trivially_copyable_v<Value>, "cupar::stable_sort_pairs: Value must be trivially copyable");
+  static const detail::jit_type value{static_cast<detail::scalar>(0), "", nullptr, sizeof(Value),
+                                      alignof(Value)};
+  detail::jit_sort({"cupar::stable_sort_pairs", true, &detail::jit_type_of<Key>(), &value,
+                    d_keys_in, d_keys_out, d_values_in, d_values_out, n, &comp},
+                   stream, mr);
+}
+
+}  // namespace cupar

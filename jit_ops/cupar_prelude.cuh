@@ -1,0 +1,54 @@
+// cupar JIT: prelude of every kernel set compiled with NVRTC (at library build time for the
+// precompiled element types, at run time for the others).
+#pragma once
+
+#if defined(__CUDACC_RTC__) && !defined(CUB_RUNTIME_FUNCTION)
+// CUB's tuning headers mark host-side helpers CUB_RUNTIME_FUNCTION, which is host-only unless
+// relocatable device code is on; NVRTC rejects host-only functions, so make them host-device.
+#define CUB_RUNTIME_FUNCTION __host__ __device__
+#endif
+
+#if defined(__CUDACC_RTC__)
+// Device-runtime intrinsics CUB uses (cudaGridDependencySynchronize for programmatic dependent
+// launch), which NVRTC declares by itself only for relocatable device code.
+#include <cuda_device_runtime_api.h>
+#endif
+
+#include <cub/util_device.cuh>
+
+#if defined(__CUDACC_RTC__)
+// CCCL 3.0.1 defines cub::detail::PolicyWrapper only for host compilers, yet CUB's tuning headers
+// name it in host-side helpers NVRTC still parses; give them the same (never called) wrapper.
+CUB_NAMESPACE_BEGIN
+namespace detail {
+template <typename Policy, typename = void>
+struct PolicyWrapper : Policy {
+  __host__ __device__ PolicyWrapper(Policy base) : Policy(base) {}
+};
+template <typename Policy>
+__host__ __device__ PolicyWrapper<Policy> MakePolicyWrapper(Policy policy) {
+  return PolicyWrapper<Policy>{policy};
+}
+}  // namespace detail
+CUB_NAMESPACE_END
+#endif
+
+#ifndef CUPAR_STATE_BYTES
+#define CUPAR_STATE_BYTES 64
+#endif
+
+/// The operator's run-time parameters, passed by value to every kernel.
+struct alignas(16) cupar_op_state {
+  unsigned char bytes[CUPAR_STATE_BYTES];
+};
+
+/// Opaque storage for values a kernel only moves (sort payloads).
+template <int Size, int Align>
+struct alignas(Align) cupar_storage {
+  unsigned char bytes[Size];
+};
+
+/// Carries compile-time facts about a kernel set to the host: its template arguments appear in
+/// the lowered (mangled) name NVRTC reports for an instantiation of this empty kernel.
+template <long long... Values>
+__global__ void cupar_meta() {}

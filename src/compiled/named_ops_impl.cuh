@@ -1,0 +1,72 @@
+// cupar internal: named-operator reduce and scan, instantiated per element type.
+#pragma once
+
+#include "named_ops.hpp"
+
+#include <cupar/detail/checks.hpp>
+#include <cupar/detail/temp_storage.hpp>
+
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <cuda/functional>
+#include <cuda/std/functional>
+
+#include <type_traits>
+
+namespace cupar::detail {
+
+template <class T, class F>
+void with_named_functor(cupar::jit::named_op named, F&& f) {
+  switch (named) {
+    case cupar::jit::named_op::plus: return f(::cuda::std::plus<T>{});
+    case cupar::jit::named_op::multiplies: return f(::cuda::std::multiplies<T>{});
+    case cupar::jit::named_op::minimum: return f(::cuda::minimum<T>{});
+    case cupar::jit::named_op::maximum: return f(::cuda::maximum<T>{});
+    default: break;
+  }
+  if constexpr (std::is_integral_v<T>) {
+    switch (named) {
+      case cupar::jit::named_op::bit_and: return f(::cuda::std::bit_and<T>{});
+      case cupar::jit::named_op::bit_or: return f(::cuda::std::bit_or<T>{});
+      case cupar::jit::named_op::bit_xor: return f(::cuda::std::bit_xor<T>{});
+      default: break;
+    }
+  }
+  throw_invalid_argument("cupar::jit", "named operator has no precompiled instantiation here");
+}
+
+template <class T>
+void named_reduce(cupar::jit::named_op named, const T* d_in, T* d_out, std::size_t n, T init,
+                  stream_ref stream, memory_resource& mr) {
+  with_named_functor<T>(named, [&](auto op) {
+    run_with_temp_storage("cub::DeviceReduce::Reduce", mr, stream,
+                          [&](void* temp, std::size_t& bytes) {
+                            return cub::DeviceReduce::Reduce(temp, bytes, d_in, d_out, n, op, init,
+                                                             stream.get());
+                          });
+  });
+}
+
+template <class T>
+void named_scan(cupar::jit::named_op named, const T* d_in, T* d_out, std::size_t n, const T* init,
+                stream_ref stream, memory_resource& mr) {
+  with_named_functor<T>(named, [&](auto op) {
+    if (init == nullptr) {
+      run_with_temp_storage("cub::DeviceScan::InclusiveScan", mr, stream,
+                            [&](void* temp, std::size_t& bytes) {
+                              return cub::DeviceScan::InclusiveScan(temp, bytes, d_in, d_out, op,
+                                                                    n, stream.get());
+                            });
+    } else {
+      const T value = *init;
+      run_with_temp_storage("cub::DeviceScan::ExclusiveScan", mr, stream,
+                            [&](void* temp, std::size_t& bytes) {
+                              return cub::DeviceScan::ExclusiveScan(temp, bytes, d_in, d_out, op,
+                                                                    value, n, stream.get());
+                            });
+    }
+  });
+}
+
+}  // namespace cupar::detail

@@ -1,0 +1,391 @@
+// cupar: the library entry points of the algorithms with run-time operators.
+#include "engine.hpp"
+#include "launch.hpp"
+
+#include "compiled/named_ops.hpp"
+
+#include <cupar/detail/checks.hpp>
+#include <cupar/detail/jit_entry.hpp>
+#include <cupar/detail/temp_storage.hpp>
+#include <cupar/histogram.hpp>
+#include <cupar/jit_compile.hpp>
+#include <cupar/sort.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+namespace cupar::detail {
+
+using jit::family;
+using jit::fast_key;
+using jit::set_spec;
+using jit::type_ref;
+
+namespace {
+
+bool is_arithmetic(const jit_type& t) { return static_cast<int>(t.kind) != 0; }
+
+/// A kernel set as the entry points describe it: cheap to key, spelled out only on a miss.
+struct set_request {
+  family fam;
+  const jit_type* t[3] = {nullptr, nullptr, nullptr};
+  scalar level = static_cast<scalar>(0);    // histograms: the operator's result type
+  scalar counter = static_cast<scalar>(0);  // histograms: u32 or u64
+  const jit_type* value = nullptr;          // sort pairs: the payload type
+
+  fast_key key(int arch) const {
+    fast_key k{fam, t[0], t[1], t[2], 0, arch};
+    if (fam == family::histogram_even || fam == family::histogram_range) {
+      k.t1 = jit::scalar_key(level);
+      k.t2 = jit::scalar_key(counter);
+    }
+    if (value != nullptr) k.extra = (value->size << 8) | value->align;
+    return k;
+  }
+  set_spec spec() const {
+    set_spec sp{fam, {}};
+    switch (fam) {
+      case family::histogram_even:
+      case family::histogram_range:
+        sp.types = {type_ref::of(*t[0]), type_ref::of(level), type_ref::of(counter)};
+        break;
+      case family::merge_sort_pairs:
+        sp.types = {type_ref::of(*t[0]), type_ref::storage(value->size, value->align)};
+        break;
+      default:
+        for (const jit_type* x : t) {
+          if (x != nullptr) sp.types.push_back(type_ref::of(*x));
+        }
+    }
+    return sp;
+  }
+};
+
+}  // namespace
+
+/// A plan's build: the cache entry it was made from, for the device it was made on.
+struct plan_state {
+  set_request request;
+  std::shared_ptr<jit::program_entry> entry;  // null: a named operator served by the library
+  const jit::device_info* device = nullptr;
+};
+
+namespace {
+
+struct resolved {
+  const jit::device_info* dev;
+  std::shared_ptr<const jit::loaded_module> module;
+};
+
+/// The module for a request: the plan's, or through the per-operator and process caches.
+resolved resolve(const set_request& r, const cupar::jit::op& op, const plan_state* plan,
+                 const char* fn) {
+  if (plan != nullptr) {
+    int device = 0;
+    check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+    if (device != plan->device->ordinal) {
+      throw_invalid_argument(fn, "the plan was built for device " +
+                                     std::to_string(plan->device->ordinal) +
+                                     " but device " + std::to_string(device) + " is current");
+    }
+    return {plan->device, jit::current_module(plan->entry)};
+  }
+  const jit::device_info& dev = jit::current_device();
+  return {&dev, jit::obtain(r.key(dev.arch), [&] { return r.spec(); }, op, dev)};
+}
+
+/// Reduces into `out`, or into a slot of the temporary allocation copied to `host_out`.
+template <class Run>
+void reduce_with_result(const jit_reduce_args& a, stream_ref s, memory_resource& mr,
+                        std::size_t cub_bytes, Run&& run) {
+  const std::size_t slot = a.out != nullptr ? 0 : align_up(a.type->size, 256);
+  temp_storage temp(mr, slot + cub_bytes, s);
+  auto* base = static_cast<unsigned char*>(temp.get());
+  void* out = a.out != nullptr ? a.out : base;
+  run(slot + cub_bytes == 0 ? nullptr : base + slot, out);
+  if (a.host_out != nullptr) {
+    check_cuda(cudaMemcpyAsync(a.host_out, out, a.type->size, cudaMemcpyDeviceToHost, s.get()),
+               "cudaMemcpyAsync");
+    s.synchronize();
+  }
+}
+
+}  // namespace
+
+void jit_reduce(const jit_reduce_args& a, stream_ref s, memory_resource& mr) {
+  const char* fn = a.function;
+  const jit_type& t = *a.type;
+  require_size(fn, a.n, t.size);
+  require_data(fn, "d_in", a.in, a.n);
+  if (a.out == nullptr && a.host_out == nullptr) throw_invalid_argument(fn, "d_out is null");
+  const cupar::jit::named_op named = a.op->named();
+  if (named != cupar::jit::named_op::none && is_arithmetic(t)) {
+    bool done = false;
+    visit_scalar(t.kind, [&](auto v) {
+      using T = decltype(v);
+      if (!named_op_supported<T>(named)) return;
+      T init;
+      std::memcpy(&init, a.init, sizeof(T));
+      if (a.host_out == nullptr) {
+        named_reduce<T>(named, static_cast<const T*>(a.in), static_cast<T*>(a.out), a.n, init, s,
+                        mr);
+      } else {
+        temp_storage slot(mr, sizeof(T), s);
+        named_reduce<T>(named, static_cast<const T*>(a.in), static_cast<T*>(slot.get()), a.n,
+                        init, s, mr);
+        check_cuda(cudaMemcpyAsync(a.host_out, slot.get(), sizeof(T), cudaMemcpyDeviceToHost,
+                                   s.get()),
+                   "cudaMemcpyAsync");
+        s.synchronize();
+      }
+      done = true;
+    });
+    if (done) return;
+  }
+  set_request req{family::reduce, {&t}};
+  const auto [devp, module] = resolve(req, *a.op, a.plan, fn);
+  const jit::device_info& dev = *devp;
+  jit::launch_status st;
+  std::size_t bytes = 0;
+  jit::check_dispatch(jit::run_reduce(*module, dev, st, nullptr, bytes, a.in, a.out, a.n,
+                                      a.op->state(), a.init, t.size, s.get()),
+                      st, "cupar reduce (run-time operator)");
+  reduce_with_result(a, s, mr, bytes, [&](void* temp, void* out) {
+    std::size_t b = bytes;
+    jit::check_dispatch(jit::run_reduce(*module, dev, st, temp, b, a.in, out, a.n, a.op->state(),
+                                        a.init, t.size, s.get()),
+                        st, "cupar reduce (run-time operator)");
+  });
+}
+
+void jit_scan(const jit_scan_args& a, stream_ref s, memory_resource& mr) {
+  const char* fn = a.function;
+  const jit_type& t = *a.type;
+  require_size(fn, a.n, t.size);
+  require_data(fn, "d_in", a.in, a.n);
+  require_data(fn, "d_out", a.out, a.n);
+  require_same_or_disjoint(fn, "d_in", a.in, a.n * t.size, "d_out", a.out, a.n * t.size);
+  if (a.n == 0) return;
+  const cupar::jit::named_op named = a.op->named();
+  if (named != cupar::jit::named_op::none && is_arithmetic(t)) {
+    bool done = false;
+    visit_scalar(t.kind, [&](auto v) {
+      using T = decltype(v);
+      if (!named_op_supported<T>(named)) return;
+      named_scan<T>(named, static_cast<const T*>(a.in), static_cast<T*>(a.out), a.n,
+                    static_cast<const T*>(a.init), s, mr);
+      done = true;
+    });
+    if (done) return;
+  }
+  const family f = a.init == nullptr ? family::scan_inclusive : family::scan_exclusive;
+  const auto [devp, module] = resolve(set_request{f, {&t}}, *a.op, a.plan, fn);
+  const jit::device_info& dev = *devp;
+  jit::launch_status st;
+  run_with_temp_storage("cupar scan (run-time operator)", mr, s,
+                        [&](void* temp, std::size_t& bytes) {
+                          const cudaError_t e =
+                              jit::run_scan(*module, dev, st, temp, bytes, a.in, a.out, a.n,
+                                            a.op->state(), a.init, s.get());
+                          jit::check_dispatch(e, st, "cupar scan (run-time operator)");
+                          return cudaSuccess;
+                        });
+}
+
+void jit_transform(const jit_transform_args& a, stream_ref s) {
+  const char* fn = a.function;
+  std::size_t widest = a.out_type->size;
+  for (int i = 0; i < a.arity; ++i) widest = std::max<std::size_t>(widest, a.in_types[i]->size);
+  require_size(fn, a.n, widest);
+  static const char* in_names[2][2] = {{"d_in", ""}, {"d_a", "d_b"}};
+  for (int i = 0; i < a.arity; ++i) {
+    const char* name = in_names[a.arity - 1][i];
+    require_data(fn, name, a.in[i], a.n);
+    require_same_or_disjoint(fn, name, a.in[i], a.n * a.in_types[i]->size, "d_out", a.out,
+                             a.n * a.out_type->size);
+  }
+  require_data(fn, "d_out", a.out, a.n);
+  if (a.n == 0) return;
+  const family f = a.arity == 1 ? family::transform_unary : family::transform_binary;
+  const set_request req{f,
+                        {a.in_types[0], a.arity == 2 ? a.in_types[1] : a.out_type,
+                         a.arity == 2 ? a.out_type : nullptr}};
+  const auto [devp, module] = resolve(req, *a.op, a.plan, fn);
+  const jit::device_info& dev = *devp;
+  jit::launch_status st;
+  jit::check_dispatch(
+      jit::run_transform(*module, dev, st, a.arity, a.in, a.out, a.n, a.op->state(), s.get()),
+      st, "cupar transform (run-time operator)");
+}
+
+void jit_sort(const jit_sort_args& a, stream_ref s, memory_resource& mr) {
+  const char* fn = a.function;
+  const jit_type& k = *a.key_type;
+  const bool pairs = a.value_type != nullptr;
+  const std::size_t vsize = pairs ? a.value_type->size : 0;
+  require_size(fn, a.n, std::max<std::size_t>(k.size, vsize));
+  require_data(fn, "d_keys_in", a.keys_in, a.n);
+  require_data(fn, "d_keys_out", a.keys_out, a.n);
+  const std::size_t kb = a.n * k.size, vb = a.n * vsize;
+  require_same_or_disjoint(fn, "d_keys_in", a.keys_in, kb, "d_keys_out", a.keys_out, kb);
+  if (pairs) {
+    require_data(fn, "d_values_in", a.values_in, a.n);
+    require_data(fn, "d_values_out", a.values_out, a.n);
+    require_same_or_disjoint(fn, "d_values_in", a.values_in, vb, "d_values_out", a.values_out,
+                             vb);
+    require_disjoint(fn, "d_keys_out", a.keys_out, kb, "d_values_out", a.values_out, vb);
+    require_disjoint(fn, "d_keys_out", a.keys_out, kb, "d_values_in", a.values_in, vb);
+    require_disjoint(fn, "d_keys_in", a.keys_in, kb, "d_values_out", a.values_out, vb);
+  }
+  if (a.n == 0) return;
+  const cupar::jit::named_op named = a.op->named();
+  if ((named == cupar::jit::named_op::less || named == cupar::jit::named_op::greater) &&
+      is_arithmetic(k)) {
+    // less / greater on arithmetic keys: the library's (stable) radix sort.
+    const radix_options options{
+        named == cupar::jit::named_op::less ? sort_order::ascending : sort_order::descending, 0,
+        -1};
+    radix_sort({fn, k.kind, a.keys_in, a.keys_out, vsize, pairs ? a.value_type->align : 0,
+                a.values_in, a.values_out, a.n, options},
+               s, mr);
+    return;
+  }
+  const family f = pairs ? family::merge_sort_pairs : family::merge_sort_keys;
+  set_request req{f, {&k}};
+  req.value = a.value_type;
+  const auto [devp, module] = resolve(req, *a.op, a.plan, fn);
+  const jit::device_info& dev = *devp;
+  jit::launch_status st;
+  run_with_temp_storage("cupar sort (run-time comparator)", mr, s,
+                        [&](void* temp, std::size_t& bytes) {
+                          const cudaError_t e = jit::run_merge_sort(
+                              *module, dev, st, temp, bytes, a.keys_in, a.keys_out,
+                              pairs ? a.values_in : nullptr, pairs ? a.values_out : nullptr, a.n,
+                              k.size, vsize, a.op->state(), s.get());
+                          jit::check_dispatch(e, st, "cupar sort (run-time comparator)");
+                          return cudaSuccess;
+                        });
+}
+
+void jit_histogram(const jit_histogram_args& a, stream_ref s, memory_resource& mr) {
+  const char* fn = a.function;
+  const jit_type& t = *a.sample_type;
+  require_size(fn, a.n, t.size);
+  require_data(fn, "d_samples", a.samples, a.n);
+  require_pointer(fn, "d_histogram", a.histogram);
+  if (a.n == 0) {
+    check_cuda(cudaMemsetAsync(a.histogram, 0, a.counter_size * std::size_t(a.num_levels - 1),
+                               s.get()),
+               "cudaMemsetAsync");
+    return;
+  }
+  const bool even = a.levels == nullptr;
+  const family f = even ? family::histogram_even : family::histogram_range;
+  set_request req{f, {&t}};
+  req.level = a.level;
+  req.counter = a.counter_size == 4 ? scalar::u32 : scalar::u64;
+  const auto [devp, module] = resolve(req, *a.op, a.plan, fn);
+  const jit::device_info& dev = *devp;
+  const std::size_t level_size = static_cast<std::size_t>(
+      scalar_is_float(a.level) ? scalar_size(a.level) : (scalar_size(a.level) <= 2 ? 4 : 8));
+  jit::histogram_launch h{a.samples, a.n,  a.histogram, a.counter_size, a.num_levels,
+                          even,      a.level, a.lower,  a.upper,        nullptr};
+  jit::launch_status st;
+  std::size_t bytes = 0;
+  jit::check_dispatch(jit::run_histogram(*module, dev, st, nullptr, bytes, h, a.op->state(), s.get()),
+                      st, "cupar histogram (run-time operator)");
+  const std::size_t levels_bytes = even ? 0 : align_up(level_size * std::size_t(a.num_levels), 256);
+  temp_storage temp(mr, levels_bytes + bytes, s);
+  auto* base = static_cast<unsigned char*>(temp.get());
+  if (!even) {
+    check_cuda(cudaMemcpyAsync(base, a.levels, level_size * std::size_t(a.num_levels),
+                               cudaMemcpyHostToDevice, s.get()),
+               "cudaMemcpyAsync");
+    h.d_levels = base;
+  }
+  jit::check_dispatch(jit::run_histogram(*module, dev, st, base + levels_bytes, bytes, h,
+                                         a.op->state(), s.get()),
+                      st, "cupar histogram (run-time operator)");
+}
+
+// --- compile-only builds and plans ------------------------------------------------------------
+
+namespace {
+set_request request_of(const jit_compile_args& c) {
+  switch (c.kind) {
+    case jit_compile_args::reduce: return {family::reduce, {c.types[0]}};
+    case jit_compile_args::scan_inclusive: return {family::scan_inclusive, {c.types[0]}};
+    case jit_compile_args::scan_exclusive: return {family::scan_exclusive, {c.types[0]}};
+    case jit_compile_args::transform_unary:
+      return {family::transform_unary, {c.types[0], c.types[1]}};
+    case jit_compile_args::transform_binary:
+      return {family::transform_binary, {c.types[0], c.types[1], c.types[2]}};
+    case jit_compile_args::sort_keys: return {family::merge_sort_keys, {c.types[0]}};
+    case jit_compile_args::sort_pairs: {
+      set_request r{family::merge_sort_pairs, {c.types[0]}};
+      r.value = c.types[1];
+      return r;
+    }
+    case jit_compile_args::histogram_even:
+    case jit_compile_args::histogram_range: {
+      set_request r{c.kind == jit_compile_args::histogram_even ? family::histogram_even
+                                                               : family::histogram_range,
+                    {c.types[0]}};
+      r.level = c.level;
+      r.counter = c.counter_size == 4 ? scalar::u32 : scalar::u64;
+      return r;
+    }
+  }
+  throw_invalid_argument("cupar::jit", "unknown kernel set");
+}
+
+/// Whether calls with `op` on `r` are served by the library without the JIT.
+bool served_by_library(const set_request& r, const cupar::jit::op& op) {
+  const cupar::jit::named_op named = op.named();
+  if (named == cupar::jit::named_op::none || !is_arithmetic(*r.t[0])) return false;
+  switch (r.fam) {
+    case family::reduce:
+    case family::scan_inclusive:
+    case family::scan_exclusive: {
+      bool ok = false;
+      visit_scalar(r.t[0]->kind, [&](auto v) { ok = named_op_supported<decltype(v)>(named); });
+      return ok;
+    }
+    case family::merge_sort_keys:
+    case family::merge_sort_pairs:
+      return named == cupar::jit::named_op::less || named == cupar::jit::named_op::greater;
+    default: return false;
+  }
+}
+}  // namespace
+
+cupar::jit::build_report jit_compile(const jit_compile_args& c) {
+  const jit::built_binary b =
+      jit::build_only(request_of(c).spec(), *c.op, c.arch, c.optimized ? 2 : 1);
+  cupar::jit::build_report r;
+  r.arch = c.arch;
+  r.precompiled_kernels = b.precompiled;
+  r.cubin_bytes = b.cubin.size();
+  r.kernels = b.kernels;
+  r.compile_ms = b.compile_ms;
+  r.link_ms = b.link_ms;
+  r.tier = b.tier;
+  return r;
+}
+
+std::shared_ptr<plan_state> jit_make_plan(const jit_compile_args& c) {
+  auto plan = std::make_shared<plan_state>();
+  plan->request = request_of(c);
+  const jit::device_info& dev = jit::current_device();
+  plan->device = &dev;
+  if (!served_by_library(plan->request, *c.op)) {
+    plan->entry = jit::obtain_entry(plan->request.key(dev.arch),
+                                    [&] { return plan->request.spec(); }, *c.op, dev);
+  }
+  return plan;
+}
+
+}  // namespace cupar::detail

@@ -1,0 +1,194 @@
+// cupar internal: the on-disk cache of linked binaries.
+#include "disk_cache.hpp"
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <random>
+#include <sstream>
+#include <string>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
+
+namespace cupar::detail::jit {
+namespace {
+
+constexpr char magic[8] = {'C', 'U', 'P', 'A', 'R', 'J', 'C', '1'};
+
+std::uint64_t fnv1a(const char* data, std::size_t size, std::uint64_t h = 1469598103934665603ull) {
+  for (std::size_t i = 0; i < size; ++i) {
+    h ^= static_cast<unsigned char>(data[i]);
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+bool make_dirs(const std::string& path) {
+  std::string partial;
+  std::stringstream in(path);
+  std::string part;
+  if (!path.empty() && path[0] == '/') partial = "/";
+  while (std::getline(in, part, '/')) {
+    if (part.empty()) continue;
+    partial += part + "/";
+    if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) return false;
+  }
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && ::access(path.c_str(), W_OK) == 0;
+}
+
+void put_u32(std::string& out, std::uint32_t v) { out.append(reinterpret_cast<char*>(&v), 4); }
+void put_u64(std::string& out, std::uint64_t v) { out.append(reinterpret_cast<char*>(&v), 8); }
+
+struct reader {
+  const char* p;
+  const char* end;
+  bool ok = true;
+  template <class T>
+  T get() {
+    T v{};
+    if (static_cast<std::size_t>(end - p) < sizeof(T)) {
+      ok = false;
+      return v;
+    }
+    std::memcpy(&v, p, sizeof(T));
+    p += sizeof(T);
+    return v;
+  }
+  std::string bytes(std::uint64_t n) {
+    if (static_cast<std::uint64_t>(end - p) < n) {
+      ok = false;
+      return std::string();
+    }
+    std::string s(p, p + n);
+    p += n;
+    return s;
+  }
+};
+
+std::string serialize(const built_binary& b) {
+  std::string out;
+  put_u32(out, static_cast<std::uint32_t>(b.tier));
+  put_u32(out, b.precompiled ? 1 : 0);
+  put_u32(out, static_cast<std::uint32_t>(b.kernels.size()));
+  for (const auto& k : b.kernels) {
+    put_u32(out, static_cast<std::uint32_t>(k.size()));
+    out += k;
+  }
+  put_u32(out, static_cast<std::uint32_t>(b.meta.size()));
+  for (long long m : b.meta) put_u64(out, static_cast<std::uint64_t>(m));
+  put_u64(out, b.cubin.size());
+  out.append(b.cubin.data(), b.cubin.size());
+  return out;
+}
+
+std::optional<built_binary> deserialize(const std::string& payload) {
+  reader r{payload.data(), payload.data() + payload.size()};
+  built_binary b;
+  b.tier = static_cast<int>(r.get<std::uint32_t>());
+  b.precompiled = r.get<std::uint32_t>() != 0;
+  const auto kernels = r.get<std::uint32_t>();
+  if (!r.ok || kernels > 64) return std::nullopt;
+  for (std::uint32_t i = 0; i < kernels && r.ok; ++i) b.kernels.push_back(r.bytes(r.get<std::uint32_t>()));
+  const auto metas = r.get<std::uint32_t>();
+  if (!r.ok || metas > 64) return std::nullopt;
+  for (std::uint32_t i = 0; i < metas && r.ok; ++i) b.meta.push_back(static_cast<long long>(r.get<std::uint64_t>()));
+  const std::string cubin = r.bytes(r.get<std::uint64_t>());
+  if (!r.ok || r.p != r.end || cubin.empty() || (b.tier != 1 && b.tier != 2)) return std::nullopt;
+  b.cubin.assign(cubin.begin(), cubin.end());
+  return b;
+}
+
+}  // namespace
+
+disk_cache& disk_cache::instance() {
+  static disk_cache* cache = new disk_cache();  // leaked: usable until process exit
+  return *cache;
+}
+
+disk_cache::disk_cache() {
+  const char* off = std::getenv("CUPAR_DISABLE_DISK_CACHE");
+  if (off != nullptr && *off != '\0' && std::string(off) != "0") return;
+  std::string dir;
+  if (const char* d = std::getenv("CUPAR_CACHE_DIR"); d != nullptr && *d != '\0') {
+    dir = d;
+  } else if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x != '\0') {
+    dir = std::string(x) + "/cupar";
+  } else if (const char* h = std::getenv("HOME"); h != nullptr && *h != '\0') {
+    dir = std::string(h) + "/.cache/cupar";
+  }
+  if (!dir.empty() && make_dirs(dir)) dir_ = dir;
+}
+
+std::string disk_cache::path_for(const std::string& key) const {
+  char name[32];
+  std::snprintf(name, sizeof name, "%016llx.cupar",
+                static_cast<unsigned long long>(fnv1a(key.data(), key.size())));
+  return dir_ + "/" + name;
+}
+
+std::optional<built_binary> disk_cache::load(const std::string& key) {
+  if (!enabled()) return std::nullopt;
+  std::ifstream in(path_for(key), std::ios::binary);
+  if (!in) return std::nullopt;
+  const std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto reject = [&]() -> std::optional<built_binary> {
+    engine_counters().disk_rejects++;
+    return std::nullopt;
+  };
+  reader r{file.data(), file.data() + file.size()};
+  const std::string m = r.bytes(sizeof magic);
+  if (!r.ok || std::memcmp(m.data(), magic, sizeof magic) != 0) return reject();
+  const auto key_size = r.get<std::uint64_t>();
+  const auto payload_size = r.get<std::uint64_t>();
+  const auto checksum = r.get<std::uint64_t>();
+  const std::string stored_key = r.bytes(key_size);
+  const std::string payload = r.bytes(payload_size);
+  if (!r.ok || r.p != r.end) return reject();
+  if (fnv1a(payload.data(), payload.size(), fnv1a(stored_key.data(), stored_key.size())) !=
+      checksum) {
+    return reject();
+  }
+  if (stored_key != key) return std::nullopt;  // another entry with the same hash: a plain miss
+  auto binary = deserialize(payload);
+  if (!binary) return reject();
+  return binary;
+}
+
+void disk_cache::store(const std::string& key, const built_binary& binary) {
+  if (!enabled()) return;
+  const std::string payload = serialize(binary);
+  std::string file(magic, sizeof magic);
+  put_u64(file, key.size());
+  put_u64(file, payload.size());
+  put_u64(file, fnv1a(payload.data(), payload.size(), fnv1a(key.data(), key.size())));
+  file += key;
+  file += payload;
+  const std::string path = path_for(key);
+  std::random_device rd;
+  const std::string tmp = path + "." + std::to_string(::getpid()) + "." +
+                          std::to_string(rd()) + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return;
+    out.write(file.data(), static_cast<std::streamsize>(file.size()));
+    if (!out) {
+      out.close();
+      std::remove(tmp.c_str());
+      return;
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return;
+  }
+  engine_counters().disk_writes++;
+}
+
+}  // namespace cupar::detail::jit

@@ -1,0 +1,530 @@
+// cupar internal: the JIT engine.
+#include "engine.hpp"
+
+#include "disk_cache.hpp"
+#include "link.hpp"
+#include "nvrtc.hpp"
+#include "op_definition.hpp"
+#include "precompiled.hpp"
+
+#include <cupar/detail/cuda_check.hpp>
+#include <cupar/error.hpp>
+
+#include <cuda/std/__cccl/version.h>
+#include <cuda_runtime_api.h>
+
+#include <array>
+#include <chrono>
+#include <cstdlib>
+#include <deque>
+#include <exception>
+#include <string>
+#include <thread>
+#include <unordered_map>
+
+namespace cupar::detail::jit {
+
+counters& engine_counters() {
+  static counters* c = new counters();
+  return *c;
+}
+
+// --- devices ----------------------------------------------------------------------------------
+
+namespace {
+constexpr int max_devices = 64;
+std::array<std::atomic<const device_info*>, max_devices> device_infos{};
+std::mutex device_mutex;
+
+device_info query_device(int ordinal) {
+  const auto& d = driver::get();
+  device_info info;
+  info.ordinal = ordinal;
+  driver::check(d.device_get(&info.device, ordinal), "cuDeviceGet");
+  int major = 0, minor = 0;
+  driver::check(d.device_get_attribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                       info.device),
+                "cuDeviceGetAttribute");
+  driver::check(d.device_get_attribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                       info.device),
+                "cuDeviceGetAttribute");
+  info.arch = major * 10 + minor;
+  driver::check(d.device_get_attribute(&info.sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                                       info.device),
+                "cuDeviceGetAttribute");
+  driver::check(d.device_get_attribute(&info.max_grid_dim_x, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X,
+                                       info.device),
+                "cuDeviceGetAttribute");
+  driver::check(d.device_get_attribute(&info.max_smem_per_block,
+                                       CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
+                                       info.device),
+                "cuDeviceGetAttribute");
+  return info;
+}
+}  // namespace
+
+const device_info& current_device() {
+  int ordinal = 0;
+  check_cuda(cudaGetDevice(&ordinal), "cudaGetDevice");
+  if (ordinal < 0 || ordinal >= max_devices) {
+    throw cuda_error(0, "cudaGetDevice", "cupar: device ordinal out of range");
+  }
+  auto& slot = device_infos[static_cast<std::size_t>(ordinal)];
+  if (const device_info* info = slot.load(std::memory_order_acquire)) return *info;
+  std::lock_guard<std::mutex> lock(device_mutex);
+  if (const device_info* info = slot.load(std::memory_order_relaxed)) return *info;
+  // Make the runtime's primary context exist and be current: launches go through the driver.
+  check_cuda(cudaFree(nullptr), "cudaFree(nullptr)");
+  auto* info = new device_info(query_device(ordinal));  // kept for the process's lifetime
+  slot.store(info, std::memory_order_release);
+  return *info;
+}
+
+// --- loaded modules ---------------------------------------------------------------------------
+
+loaded_module::loaded_module(const built_binary& b) : meta_(b.meta), tier_(b.tier) {
+  const auto& d = driver::get();
+  const CUresult r =
+      d.library_load_data(&library_, b.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
+  if (r != CUDA_SUCCESS) {
+    throw jit_error(jit_stage::load,
+                    "cupar: the driver could not load the run-time operator's binary: " +
+                        driver::describe(r),
+                    std::string(), std::string(), {}, 0, std::string());
+  }
+  for (const auto& name : b.kernels) {
+    CUkernel k = nullptr;
+    const CUresult kr = d.library_get_kernel(&k, library_, name.c_str());
+    if (kr != CUDA_SUCCESS) {
+      d.library_unload(library_);
+      throw jit_error(jit_stage::load,
+                      "cupar: kernel " + name + " missing from the loaded binary: " +
+                          driver::describe(kr),
+                      std::string(), std::string(), {}, 0, std::string());
+    }
+    kernels_.push_back(k);
+  }
+  engine_counters().loads++;
+}
+
+CUfunction loaded_module::function(CUkernel kernel) const {
+  CUfunction f = nullptr;
+  driver::check(driver::get().kernel_get_function(&f, kernel), "cuKernelGetFunction");
+  return f;
+}
+
+int loaded_module::occupancy(CUkernel kernel, int block, std::size_t smem) const {
+  int device = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  {
+    std::lock_guard<std::mutex> lock(occ_mutex_);
+    for (const auto& e : occ_) {
+      if (e.kernel == kernel && e.block == block && e.smem == smem && e.ctx_device == device) {
+        return e.blocks;
+      }
+    }
+  }
+  int blocks = 0;
+  driver::check(driver::get().occupancy_max_active_blocks(&blocks, function(kernel), block, smem),
+                "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  std::lock_guard<std::mutex> lock(occ_mutex_);
+  occ_.push_back({kernel, block, smem, device, blocks});
+  return blocks;
+}
+
+// --- mode -------------------------------------------------------------------------------------
+
+namespace {
+cupar::jit::mode initial_mode() {
+  const char* m = std::getenv("CUPAR_JIT_MODE");
+  if (m == nullptr) return cupar::jit::mode::tiered;
+  const std::string s = m;
+  if (s == "optimized") return cupar::jit::mode::optimized;
+  if (s == "fast") return cupar::jit::mode::fast;
+  return cupar::jit::mode::tiered;
+}
+std::atomic<cupar::jit::mode>& mode_flag() {
+  static std::atomic<cupar::jit::mode> m{initial_mode()};
+  return m;
+}
+}  // namespace
+
+// --- builds -----------------------------------------------------------------------------------
+
+namespace {
+
+std::string cache_key(const set_spec& spec, const cupar::jit::op& op, int arch, int tier) {
+  std::string k = "cupar-jit/1 cupar=";
+  k += cupar::version();
+  k += " build=";
+  k += precompiled_build_id;
+  k += " cccl=" + std::to_string(CCCL_VERSION) + " nvrtc=" + nvrtc_version() +
+       " nvjitlink=" + nvjitlink_version() + " arch=" + std::to_string(arch) +
+       " tier=" + std::to_string(tier) + "\nset=" + spec.key() + "\n";
+  k += op.definition()->fingerprint();
+  for (const auto& t : spec.types) {
+    if (!t.definition.empty()) k += "\ntype " + t.name + "=" + t.definition;
+  }
+  return k;
+}
+
+void check_not_empty(const cupar::jit::op& op) {
+  const std::string text = snippet_text(op);
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    throw jit_error(jit_stage::compile,
+                    "cupar: run-time operator failed to compile: its source is empty (give an "
+                    "expression such as \"a + b\", a lambda, or a named operator)",
+                    std::string(), std::string(), {}, 0, std::string());
+  }
+}
+
+built_binary build_from_precompiled(const set_spec& spec, const cupar::jit::op& op, int arch,
+                                    const precompiled_set& pre, int tier) {
+  check_not_empty(op);
+  auto& c = engine_counters();
+  const bool lto = tier == 2;
+  compile_request req;
+  req.source = operator_source(spec, op);
+  req.name = "cupar_operator.cu";
+  req.options = compile_options(arch, lto, true);
+  req.kind = lto ? output::ltoir : output::cubin;
+  req.snippet = snippet_text(op);
+  req.role = role_description(spec);
+  const compile_result op_bin = compile(req);
+  c.operator_compiles++;
+  const link_result linked =
+      link({{pre.fatbin, pre.fatbin_size, NVJITLINK_INPUT_FATBIN, "cupar_kernels"},
+            {op_bin.binary.data(), op_bin.binary.size(),
+             lto ? NVJITLINK_INPUT_LTOIR : NVJITLINK_INPUT_CUBIN, "cupar_operator"}},
+           arch, lto);
+  c.links++;
+  built_binary b;
+  b.cubin = linked.cubin;
+  b.kernels.assign(pre.kernels, pre.kernels + pre.kernel_count);
+  b.meta.assign(pre.meta, pre.meta + pre.meta_count);
+  b.tier = tier;
+  b.precompiled = true;
+  b.compile_ms = op_bin.milliseconds;
+  b.link_ms = linked.milliseconds;
+  return b;
+}
+
+/// Kernels and operator compiled together from source (no precompiled set): the operator is
+/// inlined, so this is a tier-2 build.
+built_binary build_from_source(const set_spec& spec, const cupar::jit::op& op, int arch) {
+  check_not_empty(op);
+  compile_request req;
+  req.source = set_source(spec, &op);
+  req.name = "cupar_kernels.cu";
+  req.options = compile_options(arch, false, false);
+  req.name_expressions = name_expressions(spec.fam);
+  req.kind = output::cubin;
+  req.snippet = snippet_text(op);
+  req.role = role_description(spec);
+  const compile_result r = compile(req);
+  engine_counters().kernel_compiles++;
+  built_binary b;
+  b.cubin = r.binary;
+  const int n = kernel_count(spec.fam);
+  b.kernels.assign(r.lowered_names.begin(), r.lowered_names.begin() + n);
+  b.meta = parse_meta(r.lowered_names.back());
+  b.tier = 2;
+  b.compile_ms = r.milliseconds;
+  return b;
+}
+
+}  // namespace
+
+built_binary build_only(const set_spec& spec, const cupar::jit::op& op, int arch, int tier) {
+  if (const precompiled_set* pre = find_precompiled(spec.key(), arch)) {
+    return build_from_precompiled(spec, op, arch, *pre, tier);
+  }
+  return build_from_source(spec, op, arch);
+}
+
+// --- background (tier-2) builds ---------------------------------------------------------------
+
+namespace {
+
+class worker {
+ public:
+  static worker& instance() {
+    static worker* w = new worker();  // leaked; its thread is stopped at exit
+    return *w;
+  }
+  void submit(std::function<void()> job) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (stopping_) return;
+    if (!thread_.joinable()) {
+      thread_ = std::thread([this] { run(); });
+      std::atexit([] { worker::instance().stop(); });
+    }
+    jobs_.push_back(std::move(job));
+    cv_.notify_all();
+  }
+  void wait_idle() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    idle_cv_.wait(lock, [this] { return jobs_.empty() && !busy_; });
+  }
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+      jobs_.clear();  // queued builds are dropped; the one running finishes
+      cv_.notify_all();
+    }
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  void run() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      cv_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+      if (jobs_.empty()) return;  // stopping
+      auto job = std::move(jobs_.front());
+      jobs_.pop_front();
+      busy_ = true;
+      lock.unlock();
+      job();
+      lock.lock();
+      busy_ = false;
+      if (jobs_.empty()) idle_cv_.notify_all();
+      if (stopping_) return;
+    }
+  }
+  std::mutex mutex_;
+  std::condition_variable cv_, idle_cv_;
+  std::deque<std::function<void()>> jobs_;
+  std::thread thread_;
+  bool busy_ = false;
+  bool stopping_ = false;
+};
+
+}  // namespace
+
+// --- in-process cache -------------------------------------------------------------------------
+
+struct program_entry {
+  enum class state { building, ready, failed };
+  std::mutex mutex;
+  std::condition_variable cv;
+  state st = state::building;
+  std::exception_ptr error;
+  std::vector<std::unique_ptr<loaded_module>> modules;  // every build ever loaded for it
+  std::atomic<const loaded_module*> current{nullptr};
+  std::unique_ptr<built_binary> pending;  // finished tier-2 build not yet loaded
+  std::atomic<bool> pending_ready{false};
+};
+
+namespace {
+
+struct global_cache {
+  std::mutex mutex;
+  std::unordered_map<std::string, std::shared_ptr<program_entry>> entries;
+  std::vector<std::shared_ptr<program_entry>> retired;  // kept alive after clear_memory_cache
+  std::atomic<std::uint64_t> generation{1};
+};
+global_cache& cache() {
+  static global_cache* c = new global_cache();
+  return *c;
+}
+
+void publish(program_entry& e, std::unique_ptr<loaded_module> m) {
+  std::lock_guard<std::mutex> lock(e.mutex);
+  e.current.store(m.get(), std::memory_order_release);
+  e.modules.push_back(std::move(m));
+}
+
+void upgrade_if_ready(program_entry& e) {
+  if (!e.pending_ready.load(std::memory_order_acquire)) return;
+  std::unique_ptr<built_binary> b;
+  {
+    std::lock_guard<std::mutex> lock(e.mutex);
+    b = std::move(e.pending);
+    e.pending_ready.store(false, std::memory_order_relaxed);
+  }
+  if (!b) return;
+  try {
+    publish(e, std::make_unique<loaded_module>(*b));
+  } catch (const std::exception&) {
+    // The out-of-line build keeps serving; a load failure of the optimised build is not the
+    // caller's problem.
+    engine_counters().background_failures++;
+  }
+}
+
+void build_initial(const std::shared_ptr<program_entry>& entry, const set_spec& spec,
+                   const cupar::jit::op& op, const device_info& dev) {
+  auto& c = engine_counters();
+  const int arch = dev.arch;
+  const std::string key2 = cache_key(spec, op, arch, 2);
+  disk_cache& disk = disk_cache::instance();
+  if (auto cached = disk.load(key2)) {
+    c.disk_hits++;
+    publish(*entry, std::make_unique<loaded_module>(*cached));
+    return;
+  }
+  const precompiled_set* pre = find_precompiled(spec.key(), arch);
+  const cupar::jit::mode m = mode_flag().load();
+  if (pre == nullptr || m == cupar::jit::mode::optimized) {
+    built_binary b = pre ? build_from_precompiled(spec, op, arch, *pre, 2)
+                         : build_from_source(spec, op, arch);
+    disk.store(key2, b);
+    publish(*entry, std::make_unique<loaded_module>(b));
+    return;
+  }
+  publish(*entry, std::make_unique<loaded_module>(build_from_precompiled(spec, op, arch, *pre, 1)));
+  if (m != cupar::jit::mode::tiered) return;
+  std::weak_ptr<program_entry> weak = entry;
+  worker::instance().submit([weak, spec, op, arch, pre, key2] {
+    try {
+      built_binary b = build_from_precompiled(spec, op, arch, *pre, 2);
+      disk_cache::instance().store(key2, b);
+      if (auto e = weak.lock()) {
+        std::lock_guard<std::mutex> lock(e->mutex);
+        e->pending = std::make_unique<built_binary>(std::move(b));
+        e->pending_ready.store(true, std::memory_order_release);
+      }
+      engine_counters().background_builds++;
+    } catch (const std::exception&) {
+      engine_counters().background_failures++;
+    }
+  });
+}
+
+}  // namespace
+
+std::shared_ptr<program_entry> obtain_entry(const fast_key& key,
+                                            const std::function<set_spec()>& make_spec,
+                                            const cupar::jit::op& op, const device_info& dev) {
+  const auto& def = *op.definition();
+  auto& g = cache();
+  std::shared_ptr<program_entry> entry;
+  {
+    std::lock_guard<std::mutex> lock(def.cache_mutex);
+    const std::uint64_t gen = g.generation.load(std::memory_order_acquire);
+    if (def.cache_generation != gen) {
+      def.cache.clear();
+      def.cache_generation = gen;
+    }
+    for (const auto& p : def.cache) {
+      if (p.key == key) {
+        entry = p.entry;
+        break;
+      }
+    }
+  }
+  bool creator = false;
+  set_spec spec;
+  if (!entry) {
+    spec = make_spec();
+    const std::string k = cache_key(spec, op, dev.arch, 0);
+    {
+      std::lock_guard<std::mutex> lock(g.mutex);
+      auto& slot = g.entries[k];
+      if (!slot) {
+        slot = std::make_shared<program_entry>();
+        creator = true;
+      }
+      entry = slot;
+    }
+    if (creator) {
+      try {
+        build_initial(entry, spec, op, dev);
+      } catch (...) {
+        {
+          std::lock_guard<std::mutex> lock(g.mutex);
+          auto it = g.entries.find(k);
+          if (it != g.entries.end() && it->second == entry) g.entries.erase(it);
+        }
+        std::lock_guard<std::mutex> lock(entry->mutex);
+        entry->st = program_entry::state::failed;
+        entry->error = std::current_exception();
+        entry->cv.notify_all();
+        throw;
+      }
+      {
+        std::lock_guard<std::mutex> lock(entry->mutex);
+        entry->st = program_entry::state::ready;
+        entry->cv.notify_all();
+      }
+    }
+    {
+      std::lock_guard<std::mutex> lock(def.cache_mutex);
+      def.cache.push_back({key, entry});
+    }
+  }
+  if (!creator) {
+    std::unique_lock<std::mutex> lock(entry->mutex);
+    entry->cv.wait(lock, [&] { return entry->st != program_entry::state::building; });
+    if (entry->st == program_entry::state::failed) {
+      const std::exception_ptr e = entry->error;
+      lock.unlock();
+      {
+        std::lock_guard<std::mutex> l(def.cache_mutex);
+        for (auto it = def.cache.begin(); it != def.cache.end(); ++it) {
+          if (it->entry == entry) {
+            def.cache.erase(it);
+            break;
+          }
+        }
+      }
+      std::rethrow_exception(e);
+    }
+    lock.unlock();
+    engine_counters().memory_hits++;
+  }
+  return entry;
+}
+
+std::shared_ptr<const loaded_module> current_module(const std::shared_ptr<program_entry>& entry) {
+  upgrade_if_ready(*entry);
+  // A module lives as long as its entry: an aliasing shared_ptr owning the entry keeps it valid.
+  return std::shared_ptr<const loaded_module>(entry,
+                                              entry->current.load(std::memory_order_acquire));
+}
+
+std::shared_ptr<const loaded_module> obtain(const fast_key& key,
+                                            const std::function<set_spec()>& make_spec,
+                                            const cupar::jit::op& op, const device_info& dev) {
+  return current_module(obtain_entry(key, make_spec, op, dev));
+}
+
+}  // namespace cupar::detail::jit
+
+// --- public controls --------------------------------------------------------------------------
+
+namespace cupar::jit {
+
+void set_mode(mode m) noexcept { cupar::detail::jit::mode_flag().store(m); }
+mode get_mode() noexcept { return cupar::detail::jit::mode_flag().load(); }
+
+void wait_for_background_builds() { cupar::detail::jit::worker::instance().wait_idle(); }
+
+stats get_stats() noexcept {
+  const auto& c = cupar::detail::jit::engine_counters();
+  stats s;
+  s.operator_compiles = c.operator_compiles;
+  s.kernel_compiles = c.kernel_compiles;
+  s.links = c.links;
+  s.loads = c.loads;
+  s.memory_hits = c.memory_hits;
+  s.disk_hits = c.disk_hits;
+  s.disk_writes = c.disk_writes;
+  s.disk_rejects = c.disk_rejects;
+  s.background_builds = c.background_builds;
+  return s;
+}
+
+void clear_memory_cache() {
+  auto& g = cupar::detail::jit::cache();
+  std::lock_guard<std::mutex> lock(g.mutex);
+  for (auto& [k, e] : g.entries) g.retired.push_back(e);  // modules may still be in use
+  g.entries.clear();
+  g.generation++;
+}
+
+std::string cache_directory() { return cupar::detail::jit::disk_cache::instance().directory(); }
+
+}  // namespace cupar::jit

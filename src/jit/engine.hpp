@@ -1,0 +1,119 @@
+// cupar internal: the JIT engine. Finds or builds the binary serving (kernel set, operator,
+// architecture): per-operator and process-wide caches, the disk cache, precompiled kernel sets,
+// and the tiered build (out-of-line operator first, link-time-optimised build in the background).
+#pragma once
+
+#include "driver.hpp"
+#include "kernel_set.hpp"
+
+#include <cupar/jit.hpp>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace cupar::detail::jit {
+
+/// The current device as the JIT needs it.
+struct device_info {
+  int ordinal = 0;
+  CUdevice device = 0;
+  int arch = 0;  // e.g. 90
+  int sm_count = 0;
+  int max_grid_dim_x = 0;
+  int max_smem_per_block = 0;
+};
+/// Info of the calling thread's current device; makes its primary context current if no context
+/// is. Cached per device.
+const device_info& current_device();
+
+/// What a build produces: a linked cubin, its entry points (role order) and the set's metadata.
+struct built_binary {
+  std::vector<char> cubin;
+  std::vector<std::string> kernels;
+  std::vector<long long> meta;
+  int tier = 0;  // 1: operator called out of line; 2: operator inlined (LTO or whole program)
+  bool precompiled = false;
+  double compile_ms = 0, link_ms = 0;
+};
+
+/// A built binary loaded into the driver. Never unloaded: kernels from it may still be queued
+/// on some stream when a newer build replaces it.
+class loaded_module {
+ public:
+  loaded_module(const built_binary& binary);
+  CUkernel kernel(int role) const { return kernels_[static_cast<std::size_t>(role)]; }
+  long long meta(int i) const { return meta_[static_cast<std::size_t>(i)]; }
+  const std::vector<long long>& meta() const { return meta_; }
+  int tier() const { return tier_; }
+  /// Blocks per multiprocessor for `kernel` at (block, dynamic shared memory), cached.
+  int occupancy(CUkernel kernel, int block, std::size_t smem) const;
+  /// The function of `kernel` in the current context.
+  CUfunction function(CUkernel kernel) const;
+
+ private:
+  CUlibrary library_ = nullptr;
+  std::vector<CUkernel> kernels_;
+  std::vector<long long> meta_;
+  int tier_ = 0;
+  struct occ_entry {
+    CUkernel kernel;
+    int block;
+    std::size_t smem;
+    int ctx_device;
+    int blocks;
+  };
+  mutable std::mutex occ_mutex_;
+  mutable std::vector<occ_entry> occ_;
+};
+
+/// Cheap identity of a kernel set for the per-call lookup (no strings).
+struct fast_key {
+  family fam;
+  const void* t0 = nullptr;
+  const void* t1 = nullptr;
+  const void* t2 = nullptr;
+  std::uint32_t extra = 0;
+  int arch = 0;
+  bool operator==(const fast_key& o) const {
+    return fam == o.fam && t0 == o.t0 && t1 == o.t1 && t2 == o.t2 && extra == o.extra &&
+           arch == o.arch;
+  }
+};
+/// Encodes an arithmetic type that has no jit_type instance (counters, level types) as a key part.
+inline const void* scalar_key(scalar s) {
+  return reinterpret_cast<const void*>(static_cast<std::uintptr_t>(s));
+}
+
+struct program_entry;
+
+/// The cache entry serving `op` on the kernel set `make_spec()` for `device`. Builds on first use
+/// (once, also when several threads ask at once). Throws cupar::jit_error for a malformed
+/// operator, cupar::cuda_error for driver failures.
+std::shared_ptr<program_entry> obtain_entry(const fast_key& key,
+                                            const std::function<set_spec()>& make_spec,
+                                            const cupar::jit::op& op, const device_info& device);
+/// The entry's current module, after picking up a finished background (tier-2) build.
+std::shared_ptr<const loaded_module> current_module(const std::shared_ptr<program_entry>& entry);
+/// obtain_entry, then current_module.
+std::shared_ptr<const loaded_module> obtain(const fast_key& key,
+                                            const std::function<set_spec()>& make_spec,
+                                            const cupar::jit::op& op, const device_info& device);
+
+/// Compile and link without loading (no GPU needed).
+built_binary build_only(const set_spec& spec, const cupar::jit::op& op, int arch, int tier);
+
+/// Engine counters (cupar::jit::get_stats reads them).
+struct counters {
+  std::atomic<std::uint64_t> operator_compiles{0}, kernel_compiles{0}, links{0}, loads{0},
+      memory_hits{0}, disk_hits{0}, disk_writes{0}, disk_rejects{0}, background_builds{0},
+      background_failures{0};
+};
+counters& engine_counters();
+
+}  // namespace cupar::detail::jit

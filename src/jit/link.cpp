@@ -1,0 +1,92 @@
+// cupar internal: nvJitLink.
+#include "link.hpp"
+
+#include <cupar/error.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+
+namespace cupar::detail::jit {
+namespace {
+
+struct handle_deleter {
+  void operator()(nvJitLinkHandle h) const noexcept { nvJitLinkDestroy(&h); }
+};
+using unique_handle = std::unique_ptr<std::remove_pointer_t<nvJitLinkHandle>, handle_deleter>;
+
+std::string error_log(nvJitLinkHandle h) {
+  std::size_t size = 0;
+  if (nvJitLinkGetErrorLogSize(h, &size) != NVJITLINK_SUCCESS || size <= 1) return std::string();
+  std::string log(size, '\0');
+  if (nvJitLinkGetErrorLog(h, log.data()) != NVJITLINK_SUCCESS) return std::string();
+  log.resize(size - 1);
+  return log;
+}
+
+[[noreturn]] void fail(nvJitLinkResult status, const std::string& log,
+                       const std::vector<std::string>& options) {
+  std::istringstream in(log);
+  std::string first;
+  std::getline(in, first);
+  std::ostringstream summary;
+  summary << "cupar: run-time operator failed to link (nvJitLink error " << static_cast<int>(status)
+          << ")";
+  if (!first.empty()) summary << ": " << first;
+  if (log.find("Unresolved extern") != std::string::npos ||
+      log.find("Undefined reference") != std::string::npos) {
+    summary << "\n  the operator uses a function that is declared but defined nowhere";
+  }
+  summary << "\n(the full linker log is in jit_error::log())";
+  throw jit_error(jit_stage::link, summary.str(), log, std::string(), options, 0, std::string());
+}
+
+}  // namespace
+
+std::string nvjitlink_version() {
+  unsigned major = 0, minor = 0;
+  nvJitLinkVersion(&major, &minor);
+  return std::to_string(major) + "." + std::to_string(minor);
+}
+
+link_result link(const std::vector<link_input>& inputs, int arch, bool lto) {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::string> options = {"-arch=sm_" + std::to_string(arch)};
+  if (lto) {
+    options.emplace_back("-lto");
+    // Code generation of the kernels dominates an LTO link; spread it over a few threads.
+    const unsigned threads = std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u);
+    options.push_back("-split-compile=" + std::to_string(threads));
+  }
+  std::vector<const char*> argv;
+  for (const auto& o : options) argv.push_back(o.c_str());
+  nvJitLinkHandle raw = nullptr;
+  nvJitLinkResult status = nvJitLinkCreate(&raw, static_cast<std::uint32_t>(argv.size()),
+                                           argv.data());
+  if (status != NVJITLINK_SUCCESS) fail(status, std::string(), options);
+  unique_handle handle(raw);
+  for (const auto& in : inputs) {
+    status = nvJitLinkAddData(raw, in.type, in.data, in.size, in.name);
+    if (status != NVJITLINK_SUCCESS) fail(status, error_log(raw), options);
+  }
+  status = nvJitLinkComplete(raw);
+  if (status != NVJITLINK_SUCCESS) fail(status, error_log(raw), options);
+  std::size_t size = 0;
+  status = nvJitLinkGetLinkedCubinSize(raw, &size);
+  link_result result;
+  if (status == NVJITLINK_SUCCESS) {
+    result.cubin.resize(size);
+    status = nvJitLinkGetLinkedCubin(raw, result.cubin.data());
+  }
+  if (status != NVJITLINK_SUCCESS || result.cubin.empty()) {
+    fail(status, error_log(raw), options);
+  }
+  result.milliseconds =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace cupar::detail::jit

@@ -1,0 +1,31 @@
+// cupar internal: nvJitLink with RAII and errors that explain.
+#pragma once
+
+#include <nvJitLink.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace cupar::detail::jit {
+
+struct link_input {
+  const void* data;
+  std::size_t size;
+  nvJitLinkInputType type;
+  const char* name;
+};
+
+struct link_result {
+  std::vector<char> cubin;
+  double milliseconds = 0;
+};
+
+/// Links `inputs` into a cubin for sm_<arch>. With `lto`, LTO-IR inputs are optimised together
+/// (the operator is inlined into the kernels); without, relocatable cubins are linked as they are.
+/// Throws cupar::jit_error (stage link) with nvJitLink's full log.
+link_result link(const std::vector<link_input>& inputs, int arch, bool lto);
+
+std::string nvjitlink_version();
+
+}  // namespace cupar::detail::jit

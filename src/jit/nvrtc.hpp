@@ -1,0 +1,43 @@
+// cupar internal: NVRTC compilation with RAII and errors that explain.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace cupar::detail::jit {
+
+enum class output { ltoir, cubin };
+
+struct compile_request {
+  std::string source;
+  std::string name = "cupar_jit.cu";
+  std::vector<std::string> options;
+  std::vector<std::string> name_expressions;
+  output kind = output::cubin;
+  /// The user's snippet, for mapping errors reported in the pseudo-file "cupar_snippet".
+  std::string snippet;
+  /// What the operator must be, for errors in the code around it, e.g.
+  /// "a binary operator (float a, float b) -> float".
+  std::string role;
+};
+
+struct compile_result {
+  std::vector<char> binary;
+  std::vector<std::string> lowered_names;  // one per name expression
+  std::string log;
+  double milliseconds = 0;
+};
+
+/// Compiles with NVRTC. Throws cupar::jit_error (stage compile) carrying the full log, the
+/// generated source, the options and the snippet line the first error points at.
+compile_result compile(const compile_request& request);
+
+/// "major.minor" of the NVRTC library in use.
+std::string nvrtc_version();
+
+/// Pseudo-file names used with #line in generated sources.
+inline constexpr const char* snippet_file = "cupar_snippet";
+inline constexpr const char* preamble_file = "cupar_preamble";
+
+}  // namespace cupar::detail::jit

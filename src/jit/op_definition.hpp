@@ -1,0 +1,37 @@
+// cupar internal: what a jit::op refers to (immutable once built, shared by copies of the op).
+#pragma once
+
+#include "engine.hpp"
+
+#include <cupar/jit.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cupar::jit::detail {
+
+struct op_definition {
+  std::string source;
+  named_op named = named_op::none;
+  std::vector<op_param> params;
+  std::string preamble;
+  std::size_t state_bytes = 0;
+
+  /// Identity of everything that changes the compiled operator (not the parameter values).
+  std::string fingerprint() const;
+
+  /// Programs this operator was built into, for the per-call lookup without hashing.
+  struct cached_program {
+    cupar::detail::jit::fast_key key;
+    std::shared_ptr<cupar::detail::jit::program_entry> entry;
+  };
+  mutable std::mutex cache_mutex;
+  mutable std::vector<cached_program> cache;
+  mutable std::uint64_t cache_generation = 0;
+};
+
+}  // namespace cupar::jit::detail

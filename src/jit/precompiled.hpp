@@ -1,0 +1,29 @@
+// cupar internal: kernel sets compiled when the library was built (tools/cupar_precompile), as
+// compressed fatbins holding both a relocatable cubin (for the quick out-of-line link) and LTO-IR
+// (for the inlined link).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace cupar::detail::jit {
+
+struct precompiled_set {
+  const char* key;  // set_spec::key()
+  int arch;
+  const unsigned char* fatbin;
+  std::size_t fatbin_size;
+  const char* const* kernels;  // lowered names, role order
+  int kernel_count;
+  const long long* meta;
+  int meta_count;
+};
+
+extern const precompiled_set precompiled_sets[];
+extern const int precompiled_set_count;
+/// Identifies the precompiled table (hash of its inputs); part of every disk cache key.
+extern const char* const precompiled_build_id;
+
+const precompiled_set* find_precompiled(const std::string& key, int arch);
+
+}  // namespace cupar::detail::jit

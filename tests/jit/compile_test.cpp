@@ -1,0 +1,260 @@
+// cupar tests: run-time operators, compile only (NVRTC and nvJitLink, no GPU): these run in CI.
+// Malformed operators must give cupar::jit_error with the stage, the compiler's log and the
+// offending line, never crash, and leave the JIT working for the next operator.
+#include <cupar/cupar.hpp>
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+struct point {
+  float x, y;
+};
+CUPAR_JIT_TYPE(point, "point", "struct point { float x, y; };")
+
+CUPAR_JIT_STRUCT(pixel, unsigned char r; unsigned char g; unsigned char b; unsigned char a;)
+
+namespace {
+
+using cupar::jit::op;
+
+enum class role { reduce_f32, reduce_point, sort_point, transform_f32, histogram_f32 };
+
+cupar::jit::build_report build(role r, const op& o) {
+  switch (r) {
+    case role::reduce_f32: return cupar::jit::compile_reduce<float>(o, 90, false);
+    case role::reduce_point: return cupar::jit::compile_reduce<point>(o, 90, true);
+    case role::sort_point: return cupar::jit::compile_sort<point>(o, 90, true);
+    case role::transform_f32: return cupar::jit::compile_transform<float, float>(o, 90, false);
+    case role::histogram_f32:
+      return cupar::jit::compile_histogram<float, float>(o, true, 90, false);
+  }
+  return {};
+}
+
+struct bad_case {
+  const char* what;
+  role r;
+  op o;
+  cupar::jit_stage stage;
+  int line;  // expected snippet line of the first error, 0: not in the snippet
+};
+
+std::vector<bad_case> bad_cases() {
+  using cupar::jit_stage;
+  const auto c = jit_stage::compile;
+  const auto l = jit_stage::link;
+  return {
+      {"empty source", role::reduce_f32, op(""), c, 0},
+      {"only whitespace", role::reduce_f32, op("  \n\t "), c, 0},
+      {"dangling operator", role::reduce_f32, op("a +"), c, 0},
+      {"unbalanced open paren", role::reduce_f32, op("a + (b"), c, 0},
+      {"unbalanced close paren", role::reduce_f32, op("a + b)"), c, 0},
+      {"two operands, no operator", role::reduce_f32, op("a b"), c, 1},
+      {"increment of a value then a name", role::reduce_f32, op("a ++ b"), c, 1},
+      {"undefined name", role::reduce_f32, op("a + c"), c, 1},
+      {"undefined function", role::reduce_f32, op("sqrtt(a) + b"), c, 1},
+      {"member of a float", role::reduce_f32, op("a.x + b"), c, 1},
+      {"a statement instead of an expression", role::reduce_f32, op("return a + b;"), c, 1},
+      {"trailing semicolon", role::reduce_f32, op("a + b;"), c, 1},
+      {"lambda with one argument for a binary role", role::reduce_f32,
+       op("[](float a) { return a; }"), c, 0},
+      {"lambda with three arguments", role::reduce_f32,
+       op("[](float a, float b, float c) { return a; }"), c, 0},
+      {"lambda returning void", role::reduce_f32, op("[](float a, float b) { return; }"), c, 0},
+      {"lambda missing a semicolon", role::reduce_f32,
+       op("[](float a, float b) { return a + b }"), c, 1},
+      {"lambda returning a pointer", role::reduce_f32,
+       op("[](float a, float b) { return &a; }"), c, 0},
+      {"pointer result", role::reduce_f32, op("&a"), c, 0},
+      {"string literal result", role::reduce_f32, op("\"a + b\""), c, 0},
+      {"braced list", role::reduce_f32, op("{a, b}"), c, 1},
+      {"unterminated comment", role::reduce_f32, op("a + b /* never closed"), c, 0},
+      {"stray comment end", role::reduce_f32, op("a + b */"), c, 1},
+      {"missing include in the snippet", role::reduce_f32,
+       op("#include <no/such/header.cuh>\na + b"), c, 1},
+      {"missing include in the preamble", role::reduce_f32,
+       op("a + b").preamble("#include <no/such/header.cuh>"), c, 0},
+      {"syntax error in the preamble", role::reduce_f32,
+       op("f(a) + b").preamble("__device__ float f(float v) { return v +; }"), c, 0},
+      {"undefined extern function", role::reduce_f32,
+       op("foo(a) + b").preamble("extern \"C\" __device__ float foo(float);"), l, 0},
+      {"undefined extern variable", role::reduce_f32,
+       op("a + b + g").preamble("extern __device__ float g;"), l, 0},
+      {"unknown intrinsic", role::reduce_f32, op("__no_such_intrinsic(a) + b"), c, 1},
+      {"bitwise and on floats", role::reduce_f32, op("a & b"), c, 1},
+      {"remainder on floats", role::reduce_f32, op("a % b"), c, 1},
+      {"shift of a float", role::reduce_f32, op("a << 1"), c, 1},
+      {"incomplete conditional", role::reduce_f32, op("a ? b"), c, 0},
+      {"unclosed comma expression", role::reduce_f32, op("(a, b"), c, 0},
+      {"too many closing parens", role::reduce_f32, op("a + b)))"), c, 1},
+      {"template declaration", role::reduce_f32, op("template <class T> T f(); a"), c, 1},
+      {"goto", role::reduce_f32, op("goto end"), c, 1},
+      {"escape from the operator's body", role::reduce_f32, op("a + b\n}\n{"), c, 0},
+      {"invalid hex literal", role::reduce_f32, op("a + 0x"), c, 1},
+      {"invalid float literal", role::reduce_f32, op("a + 1.0.0"), c, 1},
+      {"void subexpression", role::reduce_f32, op("__syncthreads() + a"), c, 1},
+      {"throw in device code", role::reduce_f32, op("a > b ? a : throw 1"), c, 1},
+      {"allocating expression", role::reduce_f32, op("new float(a)"), c, 0},
+      {"pointer cast of a value", role::reduce_f32, op("static_cast<int*>(a)"), c, 1},
+      {"arrow on a value", role::reduce_f32, op("a->x"), c, 1},
+      {"lambda without parameters", role::reduce_f32, op("[] { return 1.0f; }"), c, 0},
+      {"lambda with pointer parameters", role::reduce_f32,
+       op("[](int* a, int* b) { return *a; }"), c, 0},
+      {"lambda returning a struct for a float role", role::reduce_f32,
+       op("[](float a, float b) { struct s { float v; }; return s{a}; }"), c, 0},
+      {"unary role given binary names", role::transform_f32, op("a + b"), c, 1},
+      {"binary role given the unary name", role::reduce_f32, op("x * 2"), c, 1},
+      {"histogram operator without the argument", role::histogram_f32, op("y / 2"), c, 1},
+      {"named bitwise operator on floats", role::reduce_f32, op(cupar::jit::named_op::bit_xor), c, 1},
+      {"struct without the operator", role::reduce_point, op("a + b"), c, 1},
+      {"struct member that does not exist", role::reduce_point, op("point{a.z, b.y}"), c, 1},
+      {"too many initialisers", role::reduce_point, op("point{a.x, b.y, 1.0f}"), c, 1},
+      {"comparator returning a struct", role::sort_point, op("a"), c, 0},
+      {"comparator returning nothing", role::sort_point, op("[](point a, point b) {}"), c, 0},
+      {"comparator on a missing member", role::sort_point, op("a.key < b.key"), c, 1},
+  };
+}
+
+}  // namespace
+
+TEST(JitCompile, MalformedOperatorsGiveJitErrorsThatExplain) {
+  const auto cases = bad_cases();
+  ASSERT_GE(cases.size(), 50u);
+  int index = 0;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::to_string(index++) + ": " + c.what);
+    try {
+      (void)build(c.r, c.o);
+      ADD_FAILURE() << "expected cupar::jit_error";
+    } catch (const cupar::jit_error& e) {
+      const std::string what = e.what();
+      EXPECT_EQ(e.stage(), c.stage) << what;
+      EXPECT_NE(what.find(c.stage == cupar::jit_stage::link ? "failed to link" : "failed to compile"),
+                std::string::npos)
+          << what;
+      if (c.o.source().find_first_not_of(" \n\t") != std::string::npos || c.o.is_named()) {
+        EXPECT_FALSE(e.log().empty()) << "the full compiler log must be kept";
+      }
+      if (c.stage == cupar::jit_stage::compile && !c.o.source().empty() &&
+          c.o.source().find_first_not_of(" \n\t") != std::string::npos) {
+        EXPECT_FALSE(e.source().empty()) << "the generated source must be kept";
+        EXPECT_FALSE(e.options().empty());
+      }
+      if (c.line > 0) {
+        EXPECT_EQ(e.line(), c.line) << what << "\n" << e.log();
+        EXPECT_FALSE(e.line_text().empty());
+        EXPECT_NE(what.find(e.line_text()), std::string::npos) << what;
+      }
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "expected cupar::jit_error, got: " << e.what();
+    }
+    // The next, valid operator still builds.
+    EXPECT_NO_THROW((void)cupar::jit::compile_reduce<float>(op("a + b"), 90, false));
+  }
+}
+
+TEST(JitCompile, ErrorMessageQuotesTheOffendingLineOfAMultiLineOperator) {
+  try {
+    (void)cupar::jit::compile_reduce<float>(
+        op("[](float a, float b) {\n  const float t = a * 2.0f;\n  return t + missing;\n}"), 90,
+        false);
+    FAIL() << "expected cupar::jit_error";
+  } catch (const cupar::jit_error& e) {
+    EXPECT_EQ(e.line(), 3);
+    EXPECT_EQ(e.line_text(), "  return t + missing;");
+    EXPECT_NE(std::string(e.what()).find("identifier \"missing\" is undefined"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(JitCompile, DeviceStructMustMatchTheHostType) {
+  struct wide {
+    double x, y;
+  };
+  // A device definition with another size than the host type is refused at compile time; built
+  // through the compile API with a type description whose definition is smaller than the type.
+  static const cupar::detail::jit_type forged{static_cast<cupar::detail::scalar>(0), "wide",
+                                              "struct wide { float x, y; };", sizeof(wide),
+                                              alignof(wide)};
+  const op o("wide{a.x + b.x, a.y + b.y}");
+  try {
+    (void)cupar::detail::jit_compile({cupar::detail::jit_compile_args::reduce,
+                                      {&forged, nullptr, nullptr},
+                                      cupar::detail::scalar{},
+                                      0,
+                                      &o,
+                                      90,
+                                      true});
+    FAIL() << "expected cupar::jit_error";
+  } catch (const cupar::jit_error& e) {
+    EXPECT_NE(std::string(e.log()).find("must have the host type's size and alignment"),
+              std::string::npos)
+        << e.log();
+  }
+}
+
+TEST(JitCompile, EveryOperatorFormBuilds) {
+  // Expression, lambda, named operator, parameters, preamble.
+  EXPECT_EQ(cupar::jit::compile_reduce<float>(op("a + b"), 90, false).tier, 1);
+  EXPECT_EQ(cupar::jit::compile_reduce<double>(op("[](double a, double b) { return a > b ? a : b; }"),
+                                               90, false)
+                .tier,
+            1);
+  EXPECT_NO_THROW((void)cupar::jit::compile_reduce<int>(cupar::jit::plus, 90, false));
+  using unary = float;
+  auto unary_build = [](const op& o) { return cupar::jit::compile_transform<unary, unary>(o, 90, false); };
+  EXPECT_NO_THROW((void)unary_build(op("x * s + t").param("s", 2.0f).param("t", 1.0f)));
+  EXPECT_NO_THROW(
+      (void)unary_build(op("cube(x)").preamble("__device__ float cube(float v) { return v * v * v; }")));
+  EXPECT_NO_THROW((void)unary_build(
+      op("cuda::std::clamp(x, 0.0f, 1.0f)").preamble("#include <cuda/std/__algorithm/clamp.h>")));
+}
+
+TEST(JitCompile, EveryFamilyBuildsWithPrecompiledKernelsAndFromSource) {
+  // Precompiled kernel sets: only the operator is compiled (tier 1 quick link, tier 2 LTO).
+  const auto r1 = cupar::jit::compile_reduce<float>(op("a * b"), 90, false);
+  EXPECT_TRUE(r1.precompiled_kernels);
+  EXPECT_EQ(r1.kernels.size(), 3u);
+  EXPECT_GT(r1.cubin_bytes, 0u);
+  const auto r2 = cupar::jit::compile_reduce<float>(op("a * b"), 90, true);
+  EXPECT_EQ(r2.tier, 2);
+  EXPECT_TRUE(r2.precompiled_kernels);
+  EXPECT_EQ(cupar::jit::compile_scan<int>(op("a ^ b"), true, 90, false).kernels.size(), 2u);
+  EXPECT_EQ(cupar::jit::compile_scan<unsigned char>(op("a | b"), false, 90, false).kernels.size(),
+            2u);
+  EXPECT_EQ((cupar::jit::compile_transform2<double, double, double>(op("a * b"), 90, false)
+                 .kernels.size()),
+            1u);
+  EXPECT_EQ(cupar::jit::compile_sort<long long>(op("a > b"), 90, false).kernels.size(), 3u);
+  EXPECT_EQ((cupar::jit::compile_sort<float, double>(op("a > b"), 90, false).kernels.size()), 3u);
+  EXPECT_EQ((cupar::jit::compile_histogram<unsigned short, unsigned short, unsigned long long>(
+                 op("x / 2"), false, 90, false)
+                 .kernels.size()),
+            3u);
+  // User types and other combinations compile the kernels from source (tier 2 at once).
+  const auto s = cupar::jit::compile_sort<pixel>(op("a.r < b.r"), 90, false);
+  EXPECT_FALSE(s.precompiled_kernels);
+  EXPECT_EQ(s.tier, 2);
+  EXPECT_FALSE((cupar::jit::compile_transform<int, double>(op("x * 0.5"), 90, false)
+                    .precompiled_kernels));
+  EXPECT_FALSE((cupar::jit::compile_histogram<pixel, float>(op("0.299f * x.r + 0.587f * x.g"),
+                                                            true, 90, false)
+                    .precompiled_kernels));
+}
+
+TEST(JitCompile, ParametersAreCheckedWhenDeclaredAndSet) {
+  EXPECT_THROW(op("a").param("a", 1.0f), std::invalid_argument);      // an argument's name
+  EXPECT_THROW(op("x").param("2x", 1.0f), std::invalid_argument);     // not an identifier
+  EXPECT_THROW(op("x").param("cupar_s", 1.0f), std::invalid_argument);  // reserved prefix
+  EXPECT_THROW(op("x").param("s", 1.0f).param("s", 2.0f), std::invalid_argument);
+  op o("x * s");
+  o.param("s", 2.0f);
+  EXPECT_THROW(o.set("t", 1.0f), std::invalid_argument);      // unknown
+  EXPECT_THROW(o.set("s", 1.0), std::invalid_argument);       // declared float, given double
+  EXPECT_NO_THROW(o.set("s", 3.0f));
+  op big("x");
+  for (int i = 0; i < 8; ++i) big.param("p" + std::to_string(i), 1.0);  // 64 bytes
+  EXPECT_THROW(big.param("one_more", 1.0f), std::invalid_argument);
+}

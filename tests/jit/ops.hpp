@@ -1,0 +1,92 @@
+// cupar tests: the operators of the conformance suites as run-time snippets (the JIT path).
+// Same names and meanings as tests/compiled/ops.cuh, so the suites run unchanged on both paths.
+// Compiled by g++: the run-time operator path needs no nvcc.
+#pragma once
+
+#include "../common/types.hpp"
+
+#include <cupar/cupar.hpp>
+
+#include <string>
+#include <type_traits>
+
+CUPAR_JIT_TYPE(cupar::testing::mat2, "mat2", "struct mat2 { unsigned int a, b, c, d; };")
+CUPAR_JIT_TYPE(cupar::testing::record, "record",
+               "struct record { float key; unsigned int payload; };")
+
+namespace cupar::testing {
+
+template <class T>
+std::string cxx() {
+  if constexpr (cupar::detail::is_scalar_v<T>) {
+    return cupar::detail::scalar_cxx_name(cupar::detail::scalar_of<T>());
+  } else {
+    return cupar::jit::type_source<T>::name;
+  }
+}
+
+/// Every operator as a snippet compiled at run time.
+struct jit_ops {
+  static constexpr const char* name = "jit";
+  template <class T>
+  static cupar::jit::op plus() {
+    if constexpr (std::is_integral_v<T>) {
+      // Wrap-around without signed overflow, like the reference.
+      const std::string u = cxx<std::make_unsigned_t<T>>();
+      return cupar::jit::op("static_cast<" + cxx<T>() + ">(static_cast<" + u + ">(a) + static_cast<" +
+                            u + ">(b))");
+    } else {
+      return cupar::jit::op("a + b");
+    }
+  }
+  template <class T>
+  static cupar::jit::op maximum() { return cupar::jit::op("a < b ? b : a"); }
+  template <class T>
+  static cupar::jit::op minimum() { return cupar::jit::op("b < a ? b : a"); }
+  static cupar::jit::op mat2_mul() {
+    return cupar::jit::op(
+        "mat2{a.a * b.a + a.b * b.c, a.a * b.b + a.b * b.d, a.c * b.a + a.d * b.c, "
+        "a.c * b.b + a.d * b.d}");
+  }
+  template <class In, class Out>
+  static cupar::jit::op affine() {
+    const std::string o = cxx<Out>();
+    return cupar::jit::op("static_cast<" + o + ">(static_cast<" + o + ">(x) * static_cast<" + o +
+                          ">(3) + static_cast<" + o + ">(1))");
+  }
+  template <class A, class B, class Out>
+  static cupar::jit::op sub() {
+    const std::string o = cxx<Out>();
+    return cupar::jit::op("static_cast<" + o + ">(static_cast<" + o + ">(a) - static_cast<" + o +
+                          ">(b))");
+  }
+  template <class T>
+  static cupar::jit::op less() { return cupar::jit::op("a < b"); }
+  template <class T>
+  static cupar::jit::op greater() { return cupar::jit::op("b < a"); }
+  static cupar::jit::op record_less() { return cupar::jit::op("a.key < b.key"); }
+  template <class T, class L>
+  static cupar::jit::op halve() {
+    const std::string l = cxx<L>();
+    return cupar::jit::op("static_cast<" + l + ">(x) / static_cast<" + l + ">(2)");
+  }
+  static cupar::jit::op record_key() { return cupar::jit::op("x.key"); }
+};
+
+/// Named operators where the library has them (reduce and scan compile nothing, less / greater
+/// sorts run the radix sort), snippets elsewhere.
+struct named_ops : jit_ops {
+  static constexpr const char* name = "named";
+  template <class T>
+  static cupar::jit::op plus() { return cupar::jit::plus; }
+  template <class T>
+  static cupar::jit::op maximum() { return cupar::jit::maximum; }
+  template <class T>
+  static cupar::jit::op minimum() { return cupar::jit::minimum; }
+  template <class T>
+  static cupar::jit::op less() { return cupar::jit::less; }
+  template <class T>
+  static cupar::jit::op greater() { return cupar::jit::greater; }
+};
+
+}  // namespace cupar::testing

@@ -1,0 +1,274 @@
+// cupar tests: run-time operators on the GPU, beyond the conformance suites: parameters, caches
+// (in process, many threads, on disk, corrupt entries), tiers, plans, errors. Compiled by g++.
+#include "../common/data.hpp"
+#include "../common/gpu.hpp"
+#include "../common/streams.hpp"
+
+#include <cupar/cupar.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <string>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+namespace fs = std::filesystem;
+using cupar::jit::op;
+using cupar::testing::owned_stream;
+
+namespace {
+
+/// A fresh operator source each call, so caches from earlier tests cannot serve it.
+std::string unique_suffix() {
+  static std::atomic<int> n{0};
+  return " + 0.0f * " + std::to_string(::getpid()) + "." + std::to_string(n++) + "f";
+}
+
+}  // namespace
+
+TEST(JitRuntime, ParametersChangeWithoutRecompiling) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const std::vector<float> h = {1, 2, 3, 4};
+  cupar::device_buffer<float> in(h, s), out(4, s);
+  op o("x * scale + shift" + unique_suffix());
+  o.param("scale", 2.0f).param("shift", 1.0f);
+  cupar::transform(in.data(), out.data(), 4, o, s);
+  EXPECT_EQ(out.to_host(), (std::vector<float>{3, 5, 7, 9}));
+  const auto before = cupar::jit::get_stats();
+  for (float k = 0; k < 5; ++k) {
+    o.set("scale", k).set("shift", -k);
+    cupar::transform(in.data(), out.data(), 4, o, s);
+    const auto got = out.to_host();
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(got[i], h[i] * k - k);
+  }
+  const auto after = cupar::jit::get_stats();
+  EXPECT_EQ(after.operator_compiles, before.operator_compiles);
+  EXPECT_EQ(after.kernel_compiles, before.kernel_compiles);
+  EXPECT_GE(after.memory_hits, before.memory_hits);
+}
+
+TEST(JitRuntime, SixteenThreadsAskingForANewOperatorCompileItOnce) {
+  CUPAR_REQUIRE_GPU();
+  const std::string source = "a * b" + unique_suffix();
+  const auto mode = cupar::jit::get_mode();
+  cupar::jit::set_mode(cupar::jit::mode::optimized);  // one synchronous build, no background one
+  const auto before = cupar::jit::get_stats();
+  std::vector<std::thread> threads;
+  std::atomic<int> correct{0};
+  for (int t = 0; t < 16; ++t) {
+    threads.emplace_back([&, t] {
+      owned_stream s;
+      const std::vector<double> h = {1.0, 2.0, 3.0, double(t)};
+      cupar::device_buffer<double> in(h, s);
+      // Each thread builds its own op object from the same source.
+      const double v = cupar::reduce_value(in.data(), h.size(), op(source), 1.0, s);
+      if (v == 6.0 * t) correct++;
+    });
+  }
+  for (auto& th : threads) th.join();
+  const auto after = cupar::jit::get_stats();
+  cupar::jit::set_mode(mode);
+  EXPECT_EQ(correct.load(), 16);
+  EXPECT_EQ(after.operator_compiles - before.operator_compiles, 1u) << "one build for all threads";
+  EXPECT_EQ(after.links - before.links, 1u);
+  EXPECT_GE(after.memory_hits - before.memory_hits, 15u);
+}
+
+TEST(JitRuntime, TiersGiveBitIdenticalResults) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const std::size_t n = (1u << 20) + 17;
+  const auto h = cupar::testing::random_values<float>(n, 5, -1, 1);
+  cupar::device_buffer<float> in(h, s), scanned(n, s);
+  const std::string source = "a + b * 0.5f" + unique_suffix();
+  const auto mode = cupar::jit::get_mode();
+  cupar::jit::set_mode(cupar::jit::mode::fast);
+  const float quick = cupar::reduce_value(in.data(), n, op(source), 0.0f, s);
+  cupar::jit::clear_memory_cache();
+  cupar::jit::set_mode(cupar::jit::mode::optimized);
+  const float inlined = cupar::reduce_value(in.data(), n, op(source), 0.0f, s);
+  cupar::jit::set_mode(mode);
+  EXPECT_EQ(std::memcmp(&quick, &inlined, sizeof(float)), 0) << quick << " vs " << inlined;
+}
+
+TEST(JitRuntime, TieredBuildUpgradesToTheOptimisedKernels) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const std::vector<int> h(5000, 3);
+  cupar::device_buffer<int> in(h, s);
+  const auto mode = cupar::jit::get_mode();
+  cupar::jit::set_mode(cupar::jit::mode::tiered);
+  const op o("a + b" + std::string(" + 0 * ") + std::to_string(::getpid()));
+  const auto before = cupar::jit::get_stats();
+  EXPECT_EQ(cupar::reduce_value(in.data(), h.size(), o, 0, s), 15000);
+  cupar::jit::wait_for_background_builds();
+  const auto mid = cupar::jit::get_stats();
+  EXPECT_EQ(cupar::reduce_value(in.data(), h.size(), o, 0, s), 15000);
+  const auto after = cupar::jit::get_stats();
+  cupar::jit::set_mode(mode);
+  EXPECT_GE(mid.background_builds, before.background_builds + 1);
+  EXPECT_EQ(after.loads, mid.loads + 1) << "the optimised build is loaded by the next call";
+}
+
+TEST(JitRuntime, DiskCacheServesASecondProcessAndRejectsCorruptEntries) {
+  CUPAR_REQUIRE_GPU();
+  if (const char* child = std::getenv("CUPAR_TEST_CHILD")) {
+    // Child process: build the operator named by the parent, report the counters.
+    owned_stream s;
+    const std::vector<float> h = {1, 2, 3};
+    cupar::device_buffer<float> in(h, s);
+    const float v = cupar::reduce_value(in.data(), 3, op(child), 0.0f, s);
+    const auto st = cupar::jit::get_stats();
+    std::printf("CHILD value=%g disk_hits=%llu compiles=%llu rejects=%llu\n", v,
+                static_cast<unsigned long long>(st.disk_hits),
+                static_cast<unsigned long long>(st.operator_compiles + st.kernel_compiles),
+                static_cast<unsigned long long>(st.disk_rejects));
+    return;
+  }
+  const fs::path dir = fs::temp_directory_path() / ("cupar-cache-test-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string source = "a + b" + unique_suffix();
+  auto run_child = [&](const std::string& label) {
+    const std::string out = (dir / (label + ".out")).string();
+    const std::string cmd = "env -u CUPAR_DISABLE_DISK_CACHE CUPAR_CACHE_DIR='" + dir.string() +
+                            "' CUPAR_JIT_MODE=optimized CUPAR_TEST_CHILD='" + source + "' '" +
+                            fs::read_symlink("/proc/self/exe").string() +
+                            "' --gtest_filter=JitRuntime.DiskCacheServesASecondProcess* > '" +
+                            out + "' 2>&1";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    std::ifstream in(out);
+    std::string line, result;
+    while (std::getline(in, line)) {
+      if (line.rfind("CHILD", 0) == 0) result = line;
+    }
+    return result;
+  };
+  const std::string first = run_child("first");
+  EXPECT_NE(first.find("value=6 disk_hits=0 compiles=1"), std::string::npos) << first;
+  const std::string second = run_child("second");
+  EXPECT_NE(second.find("value=6 disk_hits=1 compiles=0"), std::string::npos) << second;
+  // Truncate every entry: the next process must reject and rebuild, not load it.
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() != ".cupar") continue;
+    fs::resize_file(e.path(), fs::file_size(e.path()) / 2);
+  }
+  const std::string third = run_child("third");
+  EXPECT_NE(third.find("value=6 disk_hits=0 compiles=1 rejects=1"), std::string::npos) << third;
+  // Garbage of the right size is rejected by the checksum.
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() != ".cupar") continue;
+    std::fstream f(e.path(), std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(fs::file_size(e.path()) / 2));
+    const char junk[16] = "not a cubin at!";
+    f.write(junk, sizeof junk);
+  }
+  const std::string fourth = run_child("fourth");
+  EXPECT_NE(fourth.find("value=6 disk_hits=0 compiles=1 rejects=1"), std::string::npos) << fourth;
+  const std::string fifth = run_child("fifth");
+  EXPECT_NE(fifth.find("value=6 disk_hits=1 compiles=0"), std::string::npos) << fifth;
+  fs::remove_all(dir);
+}
+
+TEST(JitRuntime, ABadOperatorLeavesTheLibraryWorking) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const std::vector<int> h = {1, 2, 3};
+  cupar::device_buffer<int> in(h, s), out(3, s);
+  EXPECT_THROW(cupar::reduce(in.data(), out.data(), 3, op("a +* b"), 0, s), cupar::jit_error);
+  EXPECT_THROW(cupar::transform(in.data(), out.data(), 3, op("undefined_thing(x)"), s),
+               cupar::jit_error);
+  // No error is left pending: the next calls (JIT and runtime) work.
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  EXPECT_EQ(cupar::reduce_value(in.data(), 3, op("a + b"), 10, s), 16);
+  cupar::inclusive_scan(in.data(), out.data(), 3, cupar::jit::plus, s);
+  EXPECT_EQ(out.to_host(), (std::vector<int>{1, 3, 6}));
+}
+
+TEST(JitRuntime, PlansRunLikeTheFreeFunctions) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const std::size_t n = 100003;
+  const auto h = cupar::testing::random_values<int>(n, 9, -100, 100);
+  cupar::device_buffer<int> in(h, s), out(n, s), keys(n, s);
+  cupar::jit::reduce_plan<int> sum(op("a + b"));
+  EXPECT_EQ(sum.value(in.data(), n, 5, s), std::accumulate(h.begin(), h.end(), 5));
+  cupar::jit::reduce_plan<int> named(cupar::jit::maximum);
+  EXPECT_EQ(named.value(in.data(), n, INT_MIN, s), *std::max_element(h.begin(), h.end()));
+  cupar::jit::scan_plan<int> scan(op("a + b"), true);
+  scan.inclusive(in.data(), out.data(), n, s);
+  std::vector<int> ref(n);
+  std::inclusive_scan(h.begin(), h.end(), ref.begin());
+  EXPECT_EQ(out.to_host(), ref);
+  EXPECT_THROW(scan.exclusive(in.data(), out.data(), n, 0, s), std::invalid_argument);
+  cupar::jit::transform_plan<int, int> affine(op("x * k").param("k", 3));
+  affine(in.data(), out.data(), n, s);
+  auto got = out.to_host();
+  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], h[i] * 3);
+  affine.set("k", -1);
+  affine(in.data(), out.data(), n, s);
+  got = out.to_host();
+  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], -h[i]);
+  cupar::jit::sort_plan<int> descending(op("a > b"));
+  descending(in.data(), keys.data(), n, s);
+  auto sorted = h;
+  std::sort(sorted.begin(), sorted.end(), std::greater<int>());
+  EXPECT_EQ(keys.to_host(), sorted);
+}
+
+struct trade {
+  float price;
+  int quantity;
+};
+CUPAR_JIT_TYPE(trade, "trade", "struct trade { float price; int quantity; };")
+
+TEST(JitRuntime, UserStructsThroughEveryFamily) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const std::size_t n = 5000;
+  std::vector<trade> h(n);
+  for (std::size_t i = 0; i < n; ++i) h[i] = {static_cast<float>((i * 37) % 101), int(i % 7)};
+  cupar::device_buffer<trade> in(h, s), out(n, s);
+  // reduce: total quantity and the highest price.
+  const trade r = cupar::reduce_value(
+      in.data(), n, op("trade{a.price > b.price ? a.price : b.price, a.quantity + b.quantity}"),
+      trade{0.0f, 0}, s);
+  int qty = 0;
+  float top = 0;
+  for (const auto& t : h) qty += t.quantity, top = std::max(top, t.price);
+  EXPECT_EQ(r.quantity, qty);
+  EXPECT_EQ(r.price, top);
+  // scan, transform to another type, stable sort by price, histogram of prices.
+  cupar::inclusive_scan(in.data(), out.data(), n, op("trade{b.price, a.quantity + b.quantity}"), s);
+  EXPECT_EQ(out.to_host().back().quantity, qty);
+  cupar::device_buffer<double> notional(n, s);
+  cupar::transform(in.data(), notional.data(), n, op("double(x.price) * x.quantity"), s);
+  const auto nh = notional.to_host();
+  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(nh[i], double(h[i].price) * h[i].quantity);
+  cupar::stable_sort_keys(in.data(), out.data(), n, op("a.price < b.price"), s);
+  auto ref = h;
+  std::stable_sort(ref.begin(), ref.end(),
+                   [](const trade& a, const trade& b) { return a.price < b.price; });
+  const auto sorted = out.to_host();
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(sorted[i].price, ref[i].price);
+    ASSERT_EQ(sorted[i].quantity, ref[i].quantity);
+  }
+  cupar::device_buffer<unsigned> bins(10, s);
+  cupar::histogram_even(in.data(), bins.data(), 11, 0.0f, 101.0f, n, op("x.price"), s);
+  std::vector<unsigned> ref_bins(10, 0);
+  for (const auto& t : h) {
+    const int b = static_cast<int>((t.price - 0.0f) * (10.0f / 101.0f));
+    if (b >= 0 && b < 10) ref_bins[b]++;
+  }
+  EXPECT_EQ(bins.to_host(), ref_bins);
+}

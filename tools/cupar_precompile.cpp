@@ -1,0 +1,180 @@
+// cupar_precompile: build-time tool that compiles the JIT's kernel sets for the common element
+// types, so that at run time only the operator is compiled and linked to them.
+//
+//   cupar_precompile compile <set key> <arch> <output prefix>
+//       NVRTC-compiles the set twice (LTO-IR, and a relocatable cubin for the quick link) from the
+//       same generated source the library compiles at run time for other types, and writes
+//       <prefix>.ltoir, <prefix>.cubin and <prefix>.meta (kernel names, then "meta v1 v2 ...").
+//   cupar_precompile table <output.cpp> <entry>...
+//       entry = <set key>|<arch>|<fatbin path>|<meta path>; writes the C++ table embedding every
+//       fatbin (assembler .incbin) with its kernel names and metadata.
+#include "jit/kernel_set.hpp"
+#include "jit/nvrtc.hpp"
+
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace jit = cupar::detail::jit;
+
+namespace {
+
+void write_file(const std::string& path, const std::vector<char>& data) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(data.data(), static_cast<std::streamsize>(data.size()));
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+int compile_set(const std::string& key, int arch, const std::string& prefix) {
+  const jit::set_spec spec = jit::parse_set_key(key);
+  if (spec.key() != key) {
+    throw std::runtime_error("set key " + key + " is not canonical (" + spec.key() + ")");
+  }
+  jit::compile_request req;
+  req.source = jit::set_source(spec, nullptr);
+  req.name = "cupar_kernels.cu";
+  req.name_expressions = jit::name_expressions(spec.fam);
+  req.options = jit::compile_options(arch, true, true);
+  req.kind = jit::output::ltoir;
+  const jit::compile_result ltoir = jit::compile(req);
+  req.options = jit::compile_options(arch, false, true);
+  req.kind = jit::output::cubin;
+  const jit::compile_result cubin = jit::compile(req);
+  const int n = jit::kernel_count(spec.fam);
+  for (int i = 0; i < n; ++i) {
+    if (ltoir.lowered_names[static_cast<std::size_t>(i)] !=
+        cubin.lowered_names[static_cast<std::size_t>(i)]) {
+      throw std::runtime_error("kernel names differ between the LTO-IR and cubin builds");
+    }
+  }
+  const auto meta = jit::parse_meta(ltoir.lowered_names.back());
+  if (meta != jit::parse_meta(cubin.lowered_names.back()) || meta.empty()) {
+    throw std::runtime_error("metadata differs between the builds or is empty");
+  }
+  write_file(prefix + ".ltoir", ltoir.binary);
+  write_file(prefix + ".cubin", cubin.binary);
+  std::ostringstream m;
+  for (int i = 0; i < n; ++i) m << ltoir.lowered_names[static_cast<std::size_t>(i)] << "\n";
+  m << "meta";
+  for (long long v : meta) m << " " << v;
+  m << "\n";
+  const std::string text = m.str();
+  write_file(prefix + ".meta", std::vector<char>(text.begin(), text.end()));
+  std::printf("cupar_precompile: %s sm_%d: %.0f + %.0f ms, LTO-IR %zu bytes, cubin %zu bytes\n",
+              key.c_str(), arch, ltoir.milliseconds, cubin.milliseconds, ltoir.binary.size(),
+              cubin.binary.size());
+  return 0;
+}
+
+std::uint64_t fnv1a(const std::string& s, std::uint64_t h) {
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+int write_table(const std::string& output, const std::vector<std::string>& entries) {
+  std::ostringstream asm_part, cpp_part, table;
+  std::uint64_t build = 1469598103934665603ull;
+  int index = 0;
+  for (const auto& e : entries) {
+    std::vector<std::string> f;
+    std::stringstream in(e);
+    std::string part;
+    while (std::getline(in, part, '|')) f.push_back(part);
+    if (f.size() != 4) throw std::runtime_error("bad table entry " + e);
+    const std::string& key = f[0];
+    const int arch = std::stoi(f[1]);
+    const std::string fatbin = read_file(f[2]);
+    const std::string meta_text = read_file(f[3]);
+    build = fnv1a(key + f[1], fnv1a(meta_text, fnv1a(fatbin, build)));
+    std::vector<std::string> kernels;
+    std::vector<long long> meta;
+    std::stringstream ms(meta_text);
+    std::string line;
+    while (std::getline(ms, line)) {
+      if (line.rfind("meta", 0) == 0) {
+        std::stringstream vs(line.substr(4));
+        long long v;
+        while (vs >> v) meta.push_back(v);
+      } else if (!line.empty()) {
+        kernels.push_back(line);
+      }
+    }
+    const std::string sym = "cupar_precompiled_fatbin_" + std::to_string(index);
+    asm_part << "  \".globl " << sym << "\\n\"\n  \".hidden " << sym << "\\n\"\n  \".balign 16\\n\"\n"
+             << "  \"" << sym << ":\\n\"\n  \".incbin \\\"" << f[2] << "\\\"\\n\"\n";
+    cpp_part << "extern \"C\" const unsigned char " << sym << "[];\n";
+    cpp_part << "const char* const kernels_" << index << "[] = {";
+    for (const auto& k : kernels) cpp_part << "\"" << k << "\", ";
+    cpp_part << "};\nconst long long meta_" << index << "[] = {";
+    for (long long v : meta) cpp_part << v << ", ";
+    cpp_part << "};\n";
+    table << "    {\"" << key << "\", " << arch << ", " << sym << ", " << fatbin.size()
+          << "u, kernels_" << index << ", " << kernels.size() << ", meta_" << index << ", "
+          << meta.size() << "},\n";
+    ++index;
+  }
+  std::ostringstream out;
+  out << "// Generated by tools/cupar_precompile. Do not edit.\n"
+      << "#include \"jit/precompiled.hpp\"\n\n";
+  if (index > 0) {
+    out << "__asm__(\n  \".section .rodata\\n\"\n" << asm_part.str() << "  \".text\\n\");\n\n";
+  }
+  out << "namespace cupar::detail::jit {\nnamespace {\n" << cpp_part.str() << "}  // namespace\n\n";
+  char id[17];
+  std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(build));
+  out << "const char* const precompiled_build_id = \"" << id << "\";\n";
+  if (index > 0) {
+    out << "const precompiled_set precompiled_sets[] = {\n" << table.str() << "};\n";
+  } else {
+    out << "const precompiled_set precompiled_sets[] = {{\"\", 0, nullptr, 0, nullptr, 0, nullptr, "
+           "0}};\n";
+  }
+  out << "const int precompiled_set_count = " << index << ";\n}  // namespace cupar::detail::jit\n";
+  const std::string text = out.str();
+  std::ifstream existing(output, std::ios::binary);
+  if (existing) {
+    const std::string old((std::istreambuf_iterator<char>(existing)),
+                          std::istreambuf_iterator<char>());
+    if (old == text) return 0;  // unchanged: keep the timestamp, avoid a rebuild
+  }
+  write_file(output, std::vector<char>(text.begin(), text.end()));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const std::string mode = argc > 1 ? argv[1] : "";
+    if (mode == "compile" && argc == 5) return compile_set(argv[2], std::stoi(argv[3]), argv[4]);
+    if (mode == "table" && argc >= 3) {
+      return write_table(argv[2], std::vector<std::string>(argv + 3, argv + argc));
+    }
+    std::cerr << "usage: cupar_precompile compile <set key> <arch> <output prefix>\n"
+                 "       cupar_precompile table <output.cpp> <key|arch|fatbin|meta>...\n";
+    return 2;
+  } catch (const cupar::jit_error& e) {
+    std::cerr << "cupar_precompile: " << e.what() << "\n--- log ---\n"
+              << e.log() << "\n--- source ---\n"
+              << e.source() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "cupar_precompile: " << e.what() << "\n";
+    return 1;
+  }
+}
