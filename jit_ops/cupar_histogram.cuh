@@ -38,21 +38,49 @@ struct cupar_canonical_level<L, false> {
 typedef cupar_canonical_level<cupar_L>::type cupar_level;
 typedef long long cupar_offset;
 
-/// The samples as the histogram sees them: the operator applied on load.
+/// The type CUB bins (docs/NOTES.md: CUB 3.0.1 drops negative int8 samples and wraps bin indices
+/// of 16-bit samples with many bins): int8 results are binned as unsigned values x ^ 0x80 (the
+/// host shifts the levels by 128), 16-bit results as int.
+typedef ::cuda::std::conditional_t<
+    ::cuda::std::is_integral<cupar_L>::value && ::cuda::std::is_signed<cupar_L>::value &&
+        sizeof(cupar_L) == 1,
+    unsigned char,
+    ::cuda::std::conditional_t<::cuda::std::is_integral<cupar_L>::value && sizeof(cupar_L) == 2,
+                               int, cupar_L>>
+    cupar_B;
+
+template <class L>  // a template, so that the branches not taken are not compiled
+__device__ __forceinline__ cupar_B cupar_binned(L v, double clamp_max, double upper, int clamp) {
+  if constexpr (::cuda::std::is_same<cupar_B, unsigned char>::value &&
+                !::cuda::std::is_same<L, unsigned char>::value) {
+    return static_cast<unsigned char>(v ^ 0x80);
+  } else if constexpr (::cuda::std::is_floating_point<L>::value) {
+    // Even bins: values that CUB's formula would put one past the last bin go to the last bin.
+    return (clamp && v >= clamp_max && v < upper) ? static_cast<L>(clamp_max) : v;
+  } else {
+    return static_cast<cupar_B>(v);
+  }
+}
+
+/// The samples as the histogram sees them: the operator applied on load, then cupar_binned.
 struct cupar_sample_iterator {
-  typedef cupar_L value_type;
-  typedef cupar_L reference;
-  typedef cupar_L* pointer;
+  typedef cupar_B value_type;
+  typedef cupar_B reference;
+  typedef cupar_B* pointer;
   typedef long long difference_type;
   typedef ::cuda::std::random_access_iterator_tag iterator_category;
 
   const cupar_S* ptr;
   cupar_op_state state;
+  double clamp_max;
+  double upper;
+  int clamp;
 
-  __device__ __forceinline__ cupar_L operator*() const { return cupar_jit_op(state.bytes, *ptr); }
-  __device__ __forceinline__ cupar_L operator[](difference_type i) const {
-    return cupar_jit_op(state.bytes, ptr[i]);
+  __device__ __forceinline__ cupar_B load(const cupar_S& x) const {
+    return cupar_binned<cupar_L>(cupar_jit_op(state.bytes, x), clamp_max, upper, clamp);
   }
+  __device__ __forceinline__ cupar_B operator*() const { return load(*ptr); }
+  __device__ __forceinline__ cupar_B operator[](difference_type i) const { return load(ptr[i]); }
   __host__ __device__ __forceinline__ cupar_sample_iterator operator+(difference_type n) const {
     cupar_sample_iterator r = *this;
     r.ptr += n;
@@ -88,10 +116,10 @@ struct cupar_sample_iterator {
   }
 };
 
-/// CUB's ScaleTransform for samples of type cupar_L and levels of type cupar_level.
+/// CUB's ScaleTransform for samples of type cupar_B and levels of type cupar_level.
 struct cupar_scale_transform {
-  typedef ::cuda::std::common_type_t<cupar_level, cupar_L> CommonT;
-  typedef ::cuda::std::conditional_t<(sizeof(cupar_L) + sizeof(CommonT) <= sizeof(unsigned int)),
+  typedef ::cuda::std::common_type_t<cupar_level, cupar_B> CommonT;
+  typedef ::cuda::std::conditional_t<(sizeof(cupar_B) + sizeof(CommonT) <= sizeof(unsigned int)),
                                      unsigned int, unsigned long long>
       IntArithmeticT;
   union ScaleT {
@@ -160,12 +188,12 @@ typedef cupar_search_transform cupar_binning;
 
 // 8-bit samples are privatized over all 256 values and binned when the histogram is written out;
 // wider samples are binned on load (as CUB's DispatchHistogram chooses).
-typedef ::cuda::std::conditional_t<sizeof(cupar_L) == 1, cupar_pass_thru, cupar_binning>
+typedef ::cuda::std::conditional_t<sizeof(cupar_B) == 1, cupar_pass_thru, cupar_binning>
     cupar_privatized_decode;
-typedef ::cuda::std::conditional_t<sizeof(cupar_L) == 1, cupar_binning, cupar_pass_thru>
+typedef ::cuda::std::conditional_t<sizeof(cupar_B) == 1, cupar_binning, cupar_pass_thru>
     cupar_output_decode;
 
-typedef cub::detail::histogram::policy_hub<cupar_L, cupar_C, 1, 1, CUPAR_HISTOGRAM_IS_EVEN>::
+typedef cub::detail::histogram::policy_hub<cupar_B, cupar_C, 1, 1, CUPAR_HISTOGRAM_IS_EVEN>::
     MaxPolicy::ActivePolicy::AgentHistogramPolicyT cupar_histogram_agent_policy;
 
 template <class Counter>

@@ -18,7 +18,8 @@ namespace cupar {
 /// given back on its stream when destroyed. Move-only. Contents are uninitialised unless built
 /// from host data. Copies to the device are asynchronous on the buffer's stream (host data is
 /// staged by CUDA before the call returns, so the host range may be reused at once); `to_host`
-/// synchronises the buffer's stream.
+/// synchronises the buffer's stream. The memory is given back on that stream when the buffer is
+/// destroyed, so the stream must outlive the buffer (or call set_stream first).
 template <class T>
 class device_buffer {
   static_assert(std::is_trivially_copyable_v<T>,

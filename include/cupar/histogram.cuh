@@ -7,7 +7,6 @@
 #include <cupar/detail/op_wrap.cuh>
 #include <cupar/histogram.hpp>
 
-#include <thrust/iterator/transform_iterator.h>
 
 #include <cstddef>
 #include <type_traits>
@@ -31,8 +30,10 @@ void histogram_even(const Sample* d_samples, Counter* d_histogram, int num_level
   detail::prepare_even_levels<Level>(fn, num_levels, lower, upper, lo, hi);
   detail::require_data(fn, "d_samples", d_samples, n);
   detail::require_pointer(fn, "d_histogram", d_histogram);
-  auto it = thrust::make_transform_iterator(d_samples, detail::always_returning<Level>(op));
-  detail::cub_histogram_even(it, d_histogram, num_levels, lo, hi, n, stream, mr);
+  static_assert(std::is_trivially_copyable_v<SampleOp>,
+                "cupar::histogram_even: the operator must be trivially copyable");
+  detail::cub_histogram_even_op<Level>(fn, d_samples, d_histogram, num_levels, lo, hi, n, op,
+                                       stream, mr);
 }
 
 /// Counts op(d_samples[i]) into the bins [h_levels[i], h_levels[i + 1]). The operator's result is
@@ -47,8 +48,10 @@ void histogram_range(const Sample* d_samples, Counter* d_histogram, int num_leve
   const auto levels = detail::prepare_range_levels<Level>(fn, h_levels, num_levels);
   detail::require_data(fn, "d_samples", d_samples, n);
   detail::require_pointer(fn, "d_histogram", d_histogram);
-  auto it = thrust::make_transform_iterator(d_samples, detail::always_returning<Level>(op));
-  detail::cub_histogram_range(it, d_histogram, num_levels, levels.data(), n, stream, mr);
+  static_assert(std::is_trivially_copyable_v<SampleOp>,
+                "cupar::histogram_range: the operator must be trivially copyable");
+  detail::cub_histogram_range_op<Level>(fn, d_samples, d_histogram, num_levels, levels.data(), n,
+                                        op, stream, mr);
 }
 
 }  // namespace cupar

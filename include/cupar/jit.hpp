@@ -189,7 +189,8 @@ struct type_source;
   CUPAR_JIT_TYPE(Name, #Name, "struct " #Name " { " #__VA_ARGS__ " };")
 
 /// How operators are built; see the top of this header. The environment variable
-/// CUPAR_JIT_MODE (tiered | optimized | fast) sets the initial mode.
+/// CUPAR_JIT_MODE (tiered | optimized (or optimised) | fast) sets the initial mode; any other
+/// value is taken as tiered.
 enum class mode {
   tiered,     ///< quick out-of-line build first, inlined build in the background (default)
   optimized,  ///< build the inlined (LTO) version before the first call returns
@@ -213,6 +214,7 @@ struct stats {
   std::uint64_t disk_writes = 0;        ///< entries written to the disk cache
   std::uint64_t disk_rejects = 0;       ///< disk entries found corrupt or foreign, rebuilt
   std::uint64_t background_builds = 0;  ///< tier-2 builds finished in the background
+  std::uint64_t background_failures = 0;  ///< tier-2 builds that failed (tier 1 keeps serving)
 };
 CUPAR_EXPORT stats get_stats() noexcept;
 

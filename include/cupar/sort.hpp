@@ -7,6 +7,11 @@
 // Ordering of floating-point keys (ascending; descending is the exact reverse):
 //   -NaN (by bit pattern) < -inf < ... < -0.0 == +0.0 < ... < +inf < +NaN (by bit pattern).
 // -0.0 and +0.0 are equal keys: they keep their input order (radix sort is stable).
+// With a partial bit range (radix_options), a floating-point key's digits are those of its
+// order-preserving transform; -0.0 and +0.0 then take the digits of one of the two zeros, which
+// one being CUB's choice (it differs between its single-tile and multi-pass paths and between the
+// two directions, docs/NOTES.md): where zeros go among keys that tie on the other bits of the
+// range is unspecified.
 #pragma once
 
 #include <cupar/detail/type_id.hpp>

@@ -16,11 +16,12 @@ void histogram_sample(const histogram_args& a, stream_ref stream, memory_resourc
     using Counter = decltype(counter);
     auto* hist = static_cast<Counter*>(a.histogram);
     if (a.levels == nullptr) {
-      cub_histogram_even(samples, hist, a.num_levels, *static_cast<const Level*>(a.lower),
-                         *static_cast<const Level*>(a.upper), a.n, stream, mr);
+      cub_histogram_even(a.function, samples, hist, a.num_levels,
+                         *static_cast<const Level*>(a.lower), *static_cast<const Level*>(a.upper),
+                         a.n, stream, mr);
     } else {
-      cub_histogram_range(samples, hist, a.num_levels, static_cast<const Level*>(a.levels), a.n,
-                          stream, mr);
+      cub_histogram_range(a.function, samples, hist, a.num_levels,
+                          static_cast<const Level*>(a.levels), a.n, stream, mr);
     }
   };
   if (a.counter_size == 4) {

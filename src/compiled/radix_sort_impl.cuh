@@ -143,25 +143,49 @@ void sort(const K* kin, K* kout, const V* vin, V* vout, std::size_t n_total, boo
 }
 
 /// Values the sort cannot move itself, and every pair sort above 2^32 - 1 elements (so only one
-/// 64-bit-offset pair instantiation per key exists): sort (key, index) pairs, then gather.
+/// 64-bit-offset pair instantiation per key exists): sort (key, index) pairs, then gather. The two
+/// index arrays are CUB's two value buffers, so the sort needs no third one.
 template <class K, class Index>
 void sort_by_index(const radix_sort_args& a, bool descending, int end_bit, stream_ref stream,
                    memory_resource& mr) {
+  using Offset = std::conditional_t<sizeof(Index) == 4, offset32, offset64>;
+  const char* call = "cub::DeviceRadixSort::SortPairs";
   const std::size_t n = a.n;
+  const auto n_offset = static_cast<Offset>(n);
+  const auto* kin = static_cast<const K*>(a.keys_in);
+  auto* kout = static_cast<K*>(a.keys_out);
   const bool values_in_place = a.values_in == a.values_out;
+  // The keys start out in the output (copied there unless sorted in place).
+  if (kin != kout) {
+    check_cuda(cudaMemcpyAsync(kout, kin, n * sizeof(K), cudaMemcpyDeviceToDevice, stream.get()),
+               "cudaMemcpyAsync");
+  }
+  cub::DoubleBuffer<K> keys(kout, nullptr);
+  cub::DoubleBuffer<Index> indices(nullptr, nullptr);
+  std::size_t cub_bytes = 0;
+  check_cuda(cub_sort_double_buffer(nullptr, cub_bytes, keys, indices, n_offset, descending,
+                                    a.options.begin_bit, end_bit, stream.get()),
+             call);
   carve parts;
-  const std::size_t idx_in_at = parts.add(n * sizeof(Index));
-  const std::size_t idx_out_at = parts.add(n * sizeof(Index));
+  const std::size_t alt_keys_at = parts.add(n * sizeof(K));
+  const std::size_t idx_a_at = parts.add(n * sizeof(Index));
+  const std::size_t idx_b_at = parts.add(n * sizeof(Index));
   const std::size_t copy_at = parts.add(values_in_place ? n * a.value_size : 0);
+  const std::size_t cub_at = parts.add(cub_bytes);
   temp_storage temp(mr, parts.total, stream);
   auto* base = static_cast<unsigned char*>(temp.get());
-  auto* idx_in = reinterpret_cast<Index*>(base + idx_in_at);
-  auto* idx_out = reinterpret_cast<Index*>(base + idx_out_at);
-  radix_iota(idx_in, sizeof(Index), n, stream);
-  using Offset = std::conditional_t<sizeof(Index) == 4, offset32, offset64>;
-  sort<K, Index, Offset>(static_cast<const K*>(a.keys_in), static_cast<K*>(a.keys_out),
-                         static_cast<const Index*>(idx_in), idx_out, n, descending,
-                         a.options.begin_bit, end_bit, stream, mr);
+  keys = cub::DoubleBuffer<K>(kout, reinterpret_cast<K*>(base + alt_keys_at));
+  indices = cub::DoubleBuffer<Index>(reinterpret_cast<Index*>(base + idx_a_at),
+                                     reinterpret_cast<Index*>(base + idx_b_at));
+  radix_iota(indices.Current(), sizeof(Index), n, stream);
+  check_cuda(cub_sort_double_buffer(base + cub_at, cub_bytes, keys, indices, n_offset, descending,
+                                    a.options.begin_bit, end_bit, stream.get()),
+             call);
+  if (keys.Current() != kout) {
+    check_cuda(cudaMemcpyAsync(kout, keys.Current(), n * sizeof(K), cudaMemcpyDeviceToDevice,
+                               stream.get()),
+               "cudaMemcpyAsync");
+  }
   const void* src = a.values_in;
   if (values_in_place) {
     check_cuda(cudaMemcpyAsync(base + copy_at, a.values_in, n * a.value_size,
@@ -169,7 +193,7 @@ void sort_by_index(const radix_sort_args& a, bool descending, int end_bit, strea
                "cudaMemcpyAsync");
     src = base + copy_at;
   }
-  radix_gather(src, a.values_out, idx_out, sizeof(Index), a.value_size, n, stream);
+  radix_gather(src, a.values_out, indices.Current(), sizeof(Index), a.value_size, n, stream);
 }
 
 inline bool aligned_to(const void* p, std::size_t alignment) {

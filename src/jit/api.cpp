@@ -5,6 +5,7 @@
 #include "compiled/named_ops.hpp"
 
 #include <cupar/detail/checks.hpp>
+#include <cupar/detail/histogram_binning.hpp>
 #include <cupar/detail/jit_entry.hpp>
 #include <cupar/detail/temp_storage.hpp>
 #include <cupar/histogram.hpp>
@@ -276,13 +277,48 @@ void jit_histogram(const jit_histogram_args& a, stream_ref s, memory_resource& m
   require_size(fn, a.n, t.size);
   require_data(fn, "d_samples", a.samples, a.n);
   require_pointer(fn, "d_histogram", a.histogram);
+  const bool even = a.levels == nullptr;
+  // The adjustments of histogram_binning (docs/NOTES.md): int8 results are binned as unsigned
+  // with levels shifted by 128; even floating-point bins clamp values just below upper. Planned
+  // before anything is queued (it can reject the arguments).
+  int shifted_lower = 0, shifted_upper = 0;
+  std::vector<int> shifted_levels;
+  const void* lower = a.lower;
+  const void* upper = a.upper;
+  const void* host_levels = a.levels;
+  bool clamp = false;
+  double clamp_max = 0, clamp_upper = 0;
+  visit_scalar(a.level, [&](auto v) {
+    using L = decltype(v);
+    using C = canonical_level_t<L>;
+    const C lo = even ? *static_cast<const C*>(a.lower) : C{};
+    const C hi = even ? *static_cast<const C*>(a.upper) : C{};
+    const auto b = plan_histogram_binning<L>(fn, a.num_levels, even, lo, hi);
+    if constexpr (histogram_binning<L>::xor_sign) {
+      if (even) {
+        shifted_lower = shifted_level<L>(lo);
+        shifted_upper = shifted_level<L>(hi);
+        lower = &shifted_lower;
+        upper = &shifted_upper;
+      } else {
+        const auto* l = static_cast<const C*>(a.levels);
+        shifted_levels.assign(l, l + a.num_levels);
+        for (auto& x : shifted_levels) x = shifted_level<L>(x);
+        host_levels = shifted_levels.data();
+      }
+    }
+    if constexpr (std::is_floating_point_v<L>) {
+      clamp = b.clamp;
+      clamp_max = static_cast<double>(b.clamp_max);
+      clamp_upper = static_cast<double>(b.upper);
+    }
+  });
   if (a.n == 0) {
     check_cuda(cudaMemsetAsync(a.histogram, 0, a.counter_size * std::size_t(a.num_levels - 1),
                                s.get()),
                "cudaMemsetAsync");
     return;
   }
-  const bool even = a.levels == nullptr;
   const family f = even ? family::histogram_even : family::histogram_range;
   set_request req{f, {&t}};
   req.level = a.level;
@@ -291,8 +327,9 @@ void jit_histogram(const jit_histogram_args& a, stream_ref s, memory_resource& m
   const jit::device_info& dev = *devp;
   const std::size_t level_size = static_cast<std::size_t>(
       scalar_is_float(a.level) ? scalar_size(a.level) : (scalar_size(a.level) <= 2 ? 4 : 8));
-  jit::histogram_launch h{a.samples, a.n,  a.histogram, a.counter_size, a.num_levels,
-                          even,      a.level, a.lower,  a.upper,        nullptr};
+  jit::histogram_launch h{a.samples, a.n,     a.histogram, a.counter_size, a.num_levels, even,
+                          a.level,   lower,   upper,       nullptr,        clamp,        clamp_max,
+                          clamp_upper};
   jit::launch_status st;
   std::size_t bytes = 0;
   jit::check_dispatch(jit::run_histogram(*module, dev, st, nullptr, bytes, h, a.op->state(), s.get()),
@@ -301,7 +338,7 @@ void jit_histogram(const jit_histogram_args& a, stream_ref s, memory_resource& m
   temp_storage temp(mr, levels_bytes + bytes, s);
   auto* base = static_cast<unsigned char*>(temp.get());
   if (!even) {
-    check_cuda(cudaMemcpyAsync(base, a.levels, level_size * std::size_t(a.num_levels),
+    check_cuda(cudaMemcpyAsync(base, host_levels, level_size * std::size_t(a.num_levels),
                                cudaMemcpyHostToDevice, s.get()),
                "cudaMemcpyAsync");
     h.d_levels = base;

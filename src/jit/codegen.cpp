@@ -350,7 +350,8 @@ std::vector<std::string> name_expressions(family f) {
               "cupar_meta<(long long)cupar_histogram_agent_policy::BLOCK_THREADS, "
               "(long long)cupar_histogram_agent_policy::PIXELS_PER_THREAD, "
               "(long long)sizeof(cupar_privatized_decode), "
-              "(long long)sizeof(cupar_output_decode)>"};
+              "(long long)sizeof(cupar_output_decode), (long long)sizeof(cupar_B), "
+              "(long long)sizeof(cupar_sample_iterator)>"};
   }
   return {};
 }

@@ -139,7 +139,7 @@ cupar::jit::mode initial_mode() {
   const char* m = std::getenv("CUPAR_JIT_MODE");
   if (m == nullptr) return cupar::jit::mode::tiered;
   const std::string s = m;
-  if (s == "optimized") return cupar::jit::mode::optimized;
+  if (s == "optimized" || s == "optimised") return cupar::jit::mode::optimized;
   if (s == "fast") return cupar::jit::mode::fast;
   return cupar::jit::mode::tiered;
 }
@@ -246,18 +246,27 @@ built_binary build_only(const set_spec& spec, const cupar::jit::op& op, int arch
 
 namespace {
 
+/// Runs LTO links after a JIT algorithm call returned with the quick build.
+///
+/// Exit: the process may end while a build runs. The worker's exit handler drops the queued builds
+/// and waits for the running one, so no thread is inside nvJitLink while its libraries are torn
+/// down. Exit handlers run in reverse order of registration, and nvJitLink creates some of its
+/// statics on its first LTO link (whose destructors are registered then): the worker therefore
+/// makes one tiny LTO link first and registers its handler again after it, so the handler runs
+/// before those statics are destroyed.
 class worker {
  public:
   static worker& instance() {
     static worker* w = new worker();  // leaked; its thread is stopped at exit
     return *w;
   }
-  void submit(std::function<void()> job) {
+  void submit(std::function<void()> job, int arch) {
     std::unique_lock<std::mutex> lock(mutex_);
     if (stopping_) return;
     if (!thread_.joinable()) {
-      thread_ = std::thread([this] { run(); });
-      std::atexit([] { worker::instance().stop(); });
+      busy_ = true;  // warming up
+      thread_ = std::thread([this, arch] { run(arch); });
+      std::atexit(stop_at_exit);
     }
     jobs_.push_back(std::move(job));
     cv_.notify_all();
@@ -269,6 +278,7 @@ class worker {
   void stop() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
+      if (stopping_) return;
       stopping_ = true;
       jobs_.clear();  // queued builds are dropped; the one running finishes
       cv_.notify_all();
@@ -277,8 +287,28 @@ class worker {
   }
 
  private:
-  void run() {
+  static void stop_at_exit() { instance().stop(); }
+
+  static void warm_up_lto(int arch) {
+    try {
+      compile_request req;
+      req.source = "extern \"C\" __global__ void cupar_warm_up(int* p) { *p = 1; }\n";
+      req.name = "cupar_warm_up.cu";
+      req.options = {"-arch=compute_" + std::to_string(arch), "-dlto", "-rdc=true"};
+      req.kind = output::ltoir;
+      const compile_result ir = compile(req);
+      (void)link({{ir.binary.data(), ir.binary.size(), NVJITLINK_INPUT_LTOIR, "warm_up"}}, arch,
+                 true);
+    } catch (const std::exception&) {
+      // Only a warm-up: the real builds report their own errors.
+    }
+  }
+
+  void run(int arch) {
+    warm_up_lto(arch);
+    std::atexit(stop_at_exit);
     std::unique_lock<std::mutex> lock(mutex_);
+    busy_ = false;
     for (;;) {
       cv_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
       if (jobs_.empty()) return;  // stopping
@@ -390,7 +420,7 @@ void build_initial(const std::shared_ptr<program_entry>& entry, const set_spec& 
     } catch (const std::exception&) {
       engine_counters().background_failures++;
     }
-  });
+  }, arch);
 }
 
 }  // namespace
@@ -514,6 +544,7 @@ stats get_stats() noexcept {
   s.disk_writes = c.disk_writes;
   s.disk_rejects = c.disk_rejects;
   s.background_builds = c.background_builds;
+  s.background_failures = c.background_failures;
   return s;
 }
 

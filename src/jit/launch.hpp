@@ -171,9 +171,12 @@ struct histogram_launch {
   int num_levels;
   bool even;
   scalar level;          // the operator's result type
-  const void* lower;     // even: canonical level values
+  const void* lower;     // even: canonical level values (shifted for int8 results)
   const void* upper;
   const void* d_levels;  // range: device array of canonical levels
+  bool clamp;            // even floating-point bins: values in [clamp_max, clamp_upper) are
+  double clamp_max;      //   binned as clamp_max (see histogram_binning)
+  double clamp_upper;
 };
 cudaError_t run_histogram(const loaded_module& m, const device_info& dev, launch_status& st,
                           void* temp, std::size_t& temp_bytes, const histogram_launch& h,

@@ -81,11 +81,14 @@ decode_bytes pass_thru() {
   return d;
 }
 
-/// The device's cupar_sample_iterator: the sample pointer and the operator's state.
+/// The device's cupar_sample_iterator: the sample pointer, the operator's state, the clamp.
 struct alignas(16) sample_iterator_bytes {
   const void* ptr;
   unsigned char pad[8];
   unsigned char state[64];
+  double clamp_max;
+  double upper;
+  int clamp;
 };
 
 }  // namespace
@@ -94,7 +97,10 @@ cudaError_t run_histogram(const loaded_module& m, const device_info& dev, launch
                           void* temp, std::size_t& temp_bytes, const histogram_launch& h,
                           const void* op_state, cudaStream_t stream) {
   using offset_t = long long;
-  const bool byte_samples = scalar_size(h.level) == 1;
+  if (m.meta(5) != static_cast<long long>(sizeof(sample_iterator_bytes))) {
+    return cudaErrorInvalidValue;  // host and device disagree on the iterator layout
+  }
+  const bool byte_samples = m.meta(4) == 1;  // the binned sample type is one byte
   const int num_output_levels = h.num_levels;
   int num_privatized_levels = num_output_levels;
   decode_bytes privatized, output;
@@ -154,6 +160,9 @@ cudaError_t run_histogram(const loaded_module& m, const device_info& dev, launch
   sample_iterator_bytes samples{};
   samples.ptr = h.samples;
   std::memcpy(samples.state, op_state, sizeof samples.state);
+  samples.clamp = h.clamp ? 1 : 0;
+  samples.clamp_max = h.clamp_max;
+  samples.upper = h.clamp_upper;
   const dim3 grid(static_cast<unsigned>(blocks_per_row), static_cast<unsigned>(blocks_per_col), 1);
   launch(grid, block_threads, 0, stream)
       .doit(sweep, samples, output_bins, privatized_bins, d_output, d_privatized,

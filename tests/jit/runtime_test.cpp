@@ -43,6 +43,7 @@ TEST(JitRuntime, ParametersChangeWithoutRecompiling) {
   o.param("scale", 2.0f).param("shift", 1.0f);
   cupar::transform(in.data(), out.data(), 4, o, s);
   EXPECT_EQ(out.to_host(), (std::vector<float>{3, 5, 7, 9}));
+  cupar::jit::wait_for_background_builds();
   const auto before = cupar::jit::get_stats();
   for (float k = 0; k < 5; ++k) {
     o.set("scale", k).set("shift", -k);
@@ -61,6 +62,7 @@ TEST(JitRuntime, SixteenThreadsAskingForANewOperatorCompileItOnce) {
   const std::string source = "a * b" + unique_suffix();
   const auto mode = cupar::jit::get_mode();
   cupar::jit::set_mode(cupar::jit::mode::optimized);  // one synchronous build, no background one
+  cupar::jit::wait_for_background_builds();           // earlier tests' builds are not counted
   const auto before = cupar::jit::get_stats();
   std::vector<std::thread> threads;
   std::atomic<int> correct{0};

@@ -1,0 +1,151 @@
+// cupar benchmarks: kernel time of cupar with run-time (JIT) operators, the cupar_jit rows. Plain
+// C++ compiled by the host compiler (no nvcc, no CUB headers): the operators are source snippets
+// compiled by cupar at run time. Each row uses the same operator as the family's cupar (lambda)
+// row and the same runner, so it is timed exactly like it, after a warm-up that waits for the
+// optimised (inlined, tier-2) build (jit_rows.hpp).
+//
+//   reduce_sum        "a + b"; cupar_jit_named: cupar::jit::plus (a CUB instantiation
+//                     precompiled in the library, nothing compiled at run time)
+//   reduce_max        "a < b ? b : a"
+//   inclusive_scan    "a + b"
+//   transform_unary   "2.0f * x + 1.0f";  transform_binary "a + b"
+//   merge_sort_*      comparator "a < b" (cupar::jit::less would run the radix sort instead)
+//   histogram_even_op sample operator "1.0f - x"
+#include "jit_rows.hpp"
+#include "rows.hpp"
+#include "runners.hpp"
+
+#include <cupar/cupar.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+namespace cupar_bench {
+namespace {
+
+using cupar::jit::op;
+
+template <class T>
+const char* type_name();
+template <>
+const char* type_name<float>() {
+  return "f32";
+}
+template <>
+const char* type_name<std::int32_t>() {
+  return "i32";
+}
+
+std::string label(const char* family, const char* type, const op& o) {
+  return std::string(family) + " " + type + " \"" + (o.is_named() ? "(named)" : o.source()) + "\"";
+}
+
+template <class T>
+void reduce_jit(benchmark::State& state, const char* family, const op& o, T init) {
+  jit_row_guard guard(label(family, type_name<T>(), o));
+  reduce_runner<T>(state,
+                   jit_warmed(guard, [&](const T* in, T* out, std::size_t n, cudaStream_t s) {
+                     cupar::reduce(in, out, n, o, init, s);
+                   }));
+  guard.check(state);
+}
+
+template <class T>
+void inclusive_scan_jit(benchmark::State& state) {
+  const op plus("a + b");
+  jit_row_guard guard(label("inclusive_scan", type_name<T>(), plus));
+  scan_runner<T>(state, jit_warmed(guard, [&](const T* in, T* out, std::size_t n, cudaStream_t s) {
+                   cupar::inclusive_scan(in, out, n, plus, s);
+                 }));
+  guard.check(state);
+}
+
+template <class K>
+void merge_sort_keys_jit(benchmark::State& state) {
+  const op less("a < b");
+  jit_row_guard guard(label("merge_sort_keys", type_name<K>(), less));
+  sort_keys_runner<K>(state,
+                      jit_warmed(guard, [&](const K* in, K* out, std::size_t n, cudaStream_t s) {
+                        cupar::sort_keys(in, out, n, less, s);
+                      }));
+  guard.check(state);
+}
+
+}  // namespace
+
+void reduce_sum_cupar_jit_f32(benchmark::State& state) {
+  reduce_jit<float>(state, "reduce_sum", op("a + b"), 0.0f);
+}
+void reduce_sum_cupar_jit_i32(benchmark::State& state) {
+  reduce_jit<std::int32_t>(state, "reduce_sum", op("a + b"), 0);
+}
+void reduce_sum_cupar_jit_named_f32(benchmark::State& state) {
+  reduce_jit<float>(state, "reduce_sum", cupar::jit::plus, 0.0f);
+}
+void reduce_sum_cupar_jit_named_i32(benchmark::State& state) {
+  reduce_jit<std::int32_t>(state, "reduce_sum", cupar::jit::plus, 0);
+}
+
+void reduce_max_cupar_jit_f32(benchmark::State& state) {
+  reduce_jit<float>(state, "reduce_max", op("a < b ? b : a"), std::numeric_limits<float>::lowest());
+}
+
+void inclusive_scan_cupar_jit_f32(benchmark::State& state) {
+  inclusive_scan_jit<float>(state);
+}
+void inclusive_scan_cupar_jit_i32(benchmark::State& state) {
+  inclusive_scan_jit<std::int32_t>(state);
+}
+
+void transform_unary_cupar_jit_f32(benchmark::State& state) {
+  const op f("2.0f * x + 1.0f");
+  jit_row_guard guard(label("transform_unary", "f32", f));
+  unary_runner<float, float>(
+      state, jit_warmed(guard, [&](const float* in, float* out, std::size_t n, cudaStream_t s) {
+        cupar::transform(in, out, n, f, s);
+      }));
+  guard.check(state);
+}
+
+void transform_binary_cupar_jit_i32(benchmark::State& state) {
+  const op f("a + b");
+  jit_row_guard guard(label("transform_binary", "i32", f));
+  binary_runner<std::int32_t, std::int32_t, std::int32_t>(
+      state, jit_warmed(guard, [&](const std::int32_t* a, const std::int32_t* b, std::int32_t* out,
+                                   std::size_t n,
+                                   cudaStream_t s) { cupar::transform(a, b, out, n, f, s); }));
+  guard.check(state);
+}
+
+void merge_sort_keys_cupar_jit_f32(benchmark::State& state) {
+  merge_sort_keys_jit<float>(state);
+}
+void merge_sort_keys_cupar_jit_i32(benchmark::State& state) {
+  merge_sort_keys_jit<std::int32_t>(state);
+}
+
+void merge_sort_pairs_cupar_jit_f32_u32(benchmark::State& state) {
+  const op less("a < b");
+  jit_row_guard guard(label("merge_sort_pairs", "f32_u32", less));
+  sort_pairs_runner<float, std::uint32_t>(
+      state, jit_warmed(guard, [&](const float* kin, float* kout, const std::uint32_t* vin,
+                                   std::uint32_t* vout, std::size_t n, cudaStream_t s) {
+        cupar::sort_pairs(kin, kout, vin, vout, n, less, s);
+      }));
+  guard.check(state);
+}
+
+void histogram_even_op_cupar_jit_f32(benchmark::State& state) {
+  using setup = histogram_setup<float>;
+  const op f("1.0f - x");
+  jit_row_guard guard(label("histogram_even_op", "f32", f));
+  histogram_runner<float>(state, jit_warmed(guard, [&](const float* samples, unsigned* hist,
+                                                       std::size_t n, cudaStream_t s) {
+                            cupar::histogram_even(samples, hist, setup::num_levels, setup::lower,
+                                                  setup::upper, n, f, s);
+                          }));
+  guard.check(state);
+}
+
+}  // namespace cupar_bench

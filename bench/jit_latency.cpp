@@ -1,0 +1,474 @@
+// cupar_jit_latency: how long a call with a run-time (JIT) operator takes to give its first
+// result. A small executable of its own (host compiler only) so that every measurement can start
+// in a fresh process: cupar_bench's jit_latency rows (jit_latency_rows.cpp) run it with an empty
+// or a filled cache directory and report what it prints. It can be run by hand as well:
+//
+//   cupar_jit_latency --case reduce_f32 --measure first_call,warm,new_operator
+//   CUPAR_JIT_MODE=optimized CUPAR_CACHE_DIR=$(mktemp -d) cupar_jit_latency --case reduce_f32
+//
+// Cases (2^20 elements unless --n says otherwise; data on the device before anything is timed):
+//   reduce_f32           reduce of floats with "a + b" (precompiled kernels, operator compiled)
+//   merge_sort_keys_f32  merge sort of float keys with the comparator "a < b"
+//   reduce_point         reduce of `struct point { float x, y; }` (described with
+//                        CUPAR_JIT_TYPE: no precompiled kernels, compiled from source) with
+//                        "point{a.x + b.x, a.y + b.y}"
+// Measures, run in the order given:
+//   first_call    the first call with the case's operator; then waits for the background
+//                 (optimised) build, so that the cache directory holds it when the process ends
+//   warm          a repeated call once the optimised build serves: median of --calls calls
+//   new_operator  --operators further distinct operators of the same meaning (e.g.
+//                 "a + b + 0.0f * 7"), the first call of each: median and max
+// Each time runs from just before the cupar call to the return of cudaStreamSynchronize on the
+// call's stream, with CUDA initialised, the data on the device and cupar's memory pool grown
+// beforehand: the JIT's work (compile, link, load, cache lookups) and the kernels.
+//
+// Output: one line per measure on stdout,
+//   result case=reduce_f32 measure=first_call mode=tiered seconds=0.0412 ...
+// (key=value fields; `seconds` is the measured value; first_call adds optimized_ready_seconds,
+// the time from the call to the optimised build being ready, and stored, the disk cache entries
+// written by then; new_operator adds max_seconds; the JIT engine's counters over the measured
+// calls follow: operator_compiles, kernel_compiles, links, loads, memory_hits, disk_hits,
+// disk_writes, background_builds). Lines starting with '#' describe the run. Exit status 0 on
+// success, 1 on an error, 2 without a usable GPU, 64 for bad arguments.
+#include "data.hpp"
+
+#include <cupar/cupar.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+struct point {
+  float x, y;
+};
+CUPAR_JIT_TYPE(point, "point", "struct point { float x, y; };")
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+using cupar::jit::op;
+
+constexpr int exit_error = 1;
+constexpr int exit_no_gpu = 2;
+constexpr int exit_usage = 64;
+
+void check_cuda(cudaError_t status, const char* call) {
+  if (status != cudaSuccess) {
+    throw std::runtime_error(std::string(call) + " failed: " + cudaGetErrorName(status) + " (" +
+                             cudaGetErrorString(status) + ")");
+  }
+}
+
+double seconds_since(clock_type::time_point t0) {
+  return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+const char* mode_name(cupar::jit::mode m) {
+  switch (m) {
+    case cupar::jit::mode::tiered:
+      return "tiered";
+    case cupar::jit::mode::optimized:
+      return "optimized";
+    case cupar::jit::mode::fast:
+      return "fast";
+  }
+  return "?";
+}
+
+/// The engine's counters accumulated between two snapshots, as key=value fields.
+std::string stats_fields(const cupar::jit::stats& a, const cupar::jit::stats& b) {
+  auto field = [](const char* name, std::uint64_t before, std::uint64_t after) {
+    return std::string(" ") + name + "=" + std::to_string(after - before);
+  };
+  return field("operator_compiles", a.operator_compiles, b.operator_compiles) +
+         field("kernel_compiles", a.kernel_compiles, b.kernel_compiles) +
+         field("links", a.links, b.links) + field("loads", a.loads, b.loads) +
+         field("memory_hits", a.memory_hits, b.memory_hits) +
+         field("disk_hits", a.disk_hits, b.disk_hits) +
+         field("disk_writes", a.disk_writes, b.disk_writes) +
+         field("background_builds", a.background_builds, b.background_builds);
+}
+
+std::string number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The cases: data on the device, the call with operator i (0: the case's operator; i >= 1: a
+// distinct operator of the same meaning), and a check of the last call's result.
+
+class workload {
+ public:
+  explicit workload(cudaStream_t s) : stream_(s) {}
+  virtual ~workload() = default;
+  virtual op make_op(int i) const = 0;
+  /// Queues the call on the stream (does not synchronise).
+  virtual void call(const op& o) = 0;
+  /// Synchronises and throws unless the last call's result is right.
+  virtual void check() = 0;
+
+ protected:
+  cudaStream_t stream_;
+};
+
+template <class T>
+std::vector<T> host_values(std::size_t n, std::uint64_t seed, cupar_bench::value_range r) {
+  std::vector<T> v(n);
+  const cupar_bench::value_generator<T> gen{seed, r};
+  for (std::size_t i = 0; i < n; ++i)
+    v[i] = gen(i);
+  return v;
+}
+
+class reduce_f32 final : public workload {
+ public:
+  reduce_f32(std::size_t n, cudaStream_t s)
+      : workload(s), host_(host_values<float>(n, 1, {-1.0, 1.0})), in_(host_, s), out_(1, s) {}
+  op make_op(int i) const override {
+    return op(i == 0 ? std::string("a + b") : "a + b + 0.0f * " + std::to_string(i));
+  }
+  void call(const op& o) override {
+    cupar::reduce(in_.data(), out_.data(), in_.size(), o, 0.0f, stream_);
+  }
+  void check() override {
+    const float got = out_.to_host()[0];
+    double ref = 0, mag = 0;
+    for (float x : host_) {
+      ref += x;
+      mag += std::fabs(x);
+    }
+    if (!(std::fabs(got - ref) <= 1e-4 * mag + 1e-3)) {
+      throw std::runtime_error("reduce_f32: wrong sum " + number(got) + " (expected " +
+                               number(ref) + ")");
+    }
+  }
+
+ private:
+  std::vector<float> host_;
+  cupar::device_buffer<float> in_, out_;
+};
+
+class merge_sort_keys_f32 final : public workload {
+ public:
+  merge_sort_keys_f32(std::size_t n, cudaStream_t s)
+      : workload(s), in_(host_values<float>(n, 1, {-1.0e6, 1.0e6}), s), out_(n, s) {}
+  op make_op(int i) const override {
+    return op(i == 0 ? std::string("a < b") : "a < b && " + std::to_string(i) + " > 0");
+  }
+  void call(const op& o) override {
+    cupar::sort_keys(in_.data(), out_.data(), in_.size(), o, stream_);
+  }
+  void check() override {
+    const std::vector<float> got = out_.to_host();
+    if (!std::is_sorted(got.begin(), got.end())) {
+      throw std::runtime_error("merge_sort_keys_f32: the output is not sorted");
+    }
+  }
+
+ private:
+  cupar::device_buffer<float> in_, out_;
+};
+
+class reduce_point final : public workload {
+ public:
+  reduce_point(std::size_t n, cudaStream_t s) : workload(s), host_(n), out_(1, s) {
+    const cupar_bench::value_generator<float> gx{1, {-1.0, 1.0}}, gy{2, {-1.0, 1.0}};
+    for (std::size_t i = 0; i < n; ++i)
+      host_[i] = point{gx(i), gy(i)};
+    in_ = cupar::device_buffer<point>(host_, s);
+  }
+  op make_op(int i) const override {
+    return op(i == 0 ? std::string("point{a.x + b.x, a.y + b.y}")
+                     : "point{a.x + b.x + 0.0f * " + std::to_string(i) + ", a.y + b.y}");
+  }
+  void call(const op& o) override {
+    cupar::reduce(in_.data(), out_.data(), in_.size(), o, point{0.0f, 0.0f}, stream_);
+  }
+  void check() override {
+    const point got = out_.to_host()[0];
+    double rx = 0, ry = 0, mag = 0;
+    for (const point& p : host_) {
+      rx += p.x;
+      ry += p.y;
+      mag += std::fabs(p.x) + std::fabs(p.y);
+    }
+    if (!(std::fabs(got.x - rx) <= 1e-4 * mag + 1e-3 &&
+          std::fabs(got.y - ry) <= 1e-4 * mag + 1e-3)) {
+      throw std::runtime_error("reduce_point: wrong sum (" + number(got.x) + ", " + number(got.y) +
+                               "), expected (" + number(rx) + ", " + number(ry) + ")");
+    }
+  }
+
+ private:
+  std::vector<point> host_;
+  cupar::device_buffer<point> in_, out_;
+};
+
+const char* const case_names[] = {"reduce_f32", "merge_sort_keys_f32", "reduce_point"};
+
+std::unique_ptr<workload> make_workload(const std::string& name, std::size_t n, cudaStream_t s) {
+  if (name == "reduce_f32") return std::make_unique<reduce_f32>(n, s);
+  if (name == "merge_sort_keys_f32") return std::make_unique<merge_sort_keys_f32>(n, s);
+  if (name == "reduce_point") return std::make_unique<reduce_point>(n, s);
+  return nullptr;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The measures.
+
+struct options {
+  std::string case_name;
+  std::vector<std::string> measures;
+  int operators = 20;
+  int calls = 1000;
+  std::size_t n = std::size_t{1} << 20;
+};
+
+class session {
+ public:
+  session(const options& o, workload& w, cudaStream_t s)
+      : opt_(o), w_(w), stream_(s), first_op_(w.make_op(0)) {}
+
+  void run(const std::string& measure) {
+    if (measure == "first_call") {
+      first_call();
+    } else if (measure == "warm") {
+      warm();
+    } else if (measure == "new_operator") {
+      new_operator();
+    }
+  }
+
+ private:
+  /// One call with `o` and the synchronisation of its stream, timed.
+  double timed_call(const op& o) {
+    const auto t0 = clock_type::now();
+    w_.call(o);
+    check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+    return seconds_since(t0);
+  }
+
+  void print(const char* measure, double seconds, const std::string& fields) {
+    std::printf("result case=%s measure=%s mode=%s seconds=%s%s\n", opt_.case_name.c_str(), measure,
+                mode_name(cupar::jit::get_mode()), number(seconds).c_str(), fields.c_str());
+    std::fflush(stdout);
+  }
+
+  /// The case's operator, once: timed when `measured`. Then waits for the optimised build (the
+  /// disk cache holds it when this returns) and calls once more, which picks it up.
+  void ensure_first_operator(bool measured) {
+    if (first_done_) return;
+    const cupar::jit::stats s0 = cupar::jit::get_stats();
+    const auto t0 = clock_type::now();
+    const double seconds = timed_call(first_op_);
+    const cupar::jit::stats s1 = cupar::jit::get_stats();
+    cupar::jit::wait_for_background_builds();
+    const double ready = seconds_since(t0);
+    const cupar::jit::stats s2 = cupar::jit::get_stats();
+    w_.check();
+    first_done_ = true;
+    timed_call(first_op_);
+    if (measured) {
+      print("first_call", seconds,
+            " optimized_ready_seconds=" + number(ready) + " stored=" +
+                std::to_string(s2.disk_writes - s0.disk_writes) + stats_fields(s0, s1));
+    }
+  }
+
+  void first_call() { ensure_first_operator(true); }
+
+  void warm() {
+    ensure_first_operator(false);
+    const cupar::jit::stats s0 = cupar::jit::get_stats();
+    std::vector<double> t;
+    t.reserve(static_cast<std::size_t>(opt_.calls));
+    for (int i = 0; i < opt_.calls; ++i)
+      t.push_back(timed_call(first_op_));
+    const cupar::jit::stats s1 = cupar::jit::get_stats();
+    w_.check();
+    print("warm", median(t),
+          " min_seconds=" + number(*std::min_element(t.begin(), t.end())) +
+              " calls=" + std::to_string(opt_.calls) + stats_fields(s0, s1));
+  }
+
+  void new_operator() {
+    ensure_first_operator(false);
+    const cupar::jit::stats s0 = cupar::jit::get_stats();
+    std::vector<double> t;
+    for (int i = 1; i <= opt_.operators; ++i) {
+      const op o = w_.make_op(next_op_++);
+      t.push_back(timed_call(o));
+    }
+    const cupar::jit::stats s1 = cupar::jit::get_stats();
+    w_.check();
+    // Left to the background thread: the optimised builds of the new operators (not waited for;
+    // the ones still queued are dropped at exit).
+    print("new_operator", median(t),
+          " max_seconds=" + number(*std::max_element(t.begin(), t.end())) +
+              " min_seconds=" + number(*std::min_element(t.begin(), t.end())) +
+              " operators=" + std::to_string(opt_.operators) + stats_fields(s0, s1));
+  }
+
+  const options& opt_;
+  workload& w_;
+  cudaStream_t stream_;
+  op first_op_;
+  bool first_done_ = false;
+  int next_op_ = 1;
+};
+
+void usage(std::FILE* f) {
+  std::fprintf(f,
+               "usage: cupar_jit_latency --case CASE [--measure first_call,warm,new_operator]\n"
+               "                         [--operators N] [--calls N] [--n N]\n"
+               "       cupar_jit_latency --list\n"
+               "CASE: reduce_f32 | merge_sort_keys_f32 | reduce_point. Default measure: "
+               "first_call; --operators 20, --calls 1000, --n 1048576.\n"
+               "Environment: CUPAR_CACHE_DIR, CUPAR_DISABLE_DISK_CACHE, CUPAR_JIT_MODE (as for "
+               "any cupar program), CUDA_CACHE_DISABLE.\n");
+}
+
+bool parse_positive(const char* text, long long& out) {
+  char* end = nullptr;
+  const long long v = std::strtoll(text, &end, 10);
+  if (end == text || *end != '\0' || v <= 0) return false;
+  out = v;
+  return true;
+}
+
+/// Parses the arguments; returns an exit status, or -1 to go on.
+int parse(int argc, char** argv, options& o) {
+  std::string measures = "first_call";
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> const char* {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "cupar_jit_latency: %s needs a value\n", a.c_str());
+        return nullptr;
+      }
+      return argv[++i];
+    };
+    long long v = 0;
+    if (a == "--help" || a == "-h") {
+      usage(stdout);
+      return 0;
+    } else if (a == "--list") {
+      for (const char* c : case_names)
+        std::printf("%s\n", c);
+      return 0;
+    } else if (a == "--case") {
+      const char* c = value();
+      if (c == nullptr) return exit_usage;
+      o.case_name = c;
+    } else if (a == "--measure") {
+      const char* m = value();
+      if (m == nullptr) return exit_usage;
+      measures = m;
+    } else if (a == "--operators" || a == "--calls" || a == "--n") {
+      const char* t = value();
+      if (t == nullptr) return exit_usage;
+      if (!parse_positive(t, v)) {
+        std::fprintf(stderr, "cupar_jit_latency: %s wants a positive integer, not '%s'\n",
+                     a.c_str(), t);
+        return exit_usage;
+      }
+      if (a == "--operators") o.operators = static_cast<int>(std::min(v, 100000LL));
+      if (a == "--calls") o.calls = static_cast<int>(std::min(v, 100000000LL));
+      if (a == "--n") o.n = static_cast<std::size_t>(v);
+    } else {
+      std::fprintf(stderr, "cupar_jit_latency: unknown argument '%s'\n", a.c_str());
+      usage(stderr);
+      return exit_usage;
+    }
+  }
+  bool known_case = false;
+  for (const char* c : case_names)
+    known_case = known_case || o.case_name == c;
+  if (!known_case) {
+    std::fprintf(stderr, "cupar_jit_latency: %s\n",
+                 o.case_name.empty() ? "--case is required"
+                                     : ("unknown case '" + o.case_name + "'").c_str());
+    usage(stderr);
+    return exit_usage;
+  }
+  std::size_t start = 0;
+  while (start <= measures.size()) {
+    const std::size_t comma = std::min(measures.find(',', start), measures.size());
+    const std::string m = measures.substr(start, comma - start);
+    if (m != "first_call" && m != "warm" && m != "new_operator") {
+      std::fprintf(stderr,
+                   "cupar_jit_latency: unknown measure '%s' (first_call, warm, new_operator)\n",
+                   m.c_str());
+      return exit_usage;
+    }
+    o.measures.push_back(m);
+    start = comma + 1;
+  }
+  return -1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  options opt;
+  if (const int status = parse(argc, argv, opt); status >= 0) return status;
+
+  int devices = 0;
+  const cudaError_t e = cudaGetDeviceCount(&devices);
+  if (e != cudaSuccess || devices == 0) {
+    const std::string why = e != cudaSuccess
+                                ? std::string("no usable CUDA device (") + cudaGetErrorName(e) + ")"
+                                : std::string("no CUDA device");
+    std::fprintf(stderr, "cupar_jit_latency: needs a GPU: %s; nothing measured\n", why.c_str());
+    return exit_no_gpu;
+  }
+  try {
+    // CUDA initialised, the stream made, the data on the device and cupar's memory pool grown
+    // before anything is timed.
+    check_cuda(cudaFree(nullptr), "cudaFree");
+    cudaStream_t stream = nullptr;
+    check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking),
+               "cudaStreamCreateWithFlags");
+    {
+      std::unique_ptr<workload> w = make_workload(opt.case_name, opt.n, stream);
+      const std::size_t pool_bytes = std::size_t{256} << 20;
+      void* p = cupar::default_resource().allocate(pool_bytes, stream);
+      cupar::default_resource().deallocate(p, pool_bytes, stream);
+      check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+      std::printf(
+          "# cupar_jit_latency: case %s, n %zu, mode %s, disk cache %s\n", opt.case_name.c_str(),
+          opt.n, mode_name(cupar::jit::get_mode()),
+          cupar::jit::cache_directory().empty() ? "off" : cupar::jit::cache_directory().c_str());
+      std::fflush(stdout);
+      session run(opt, *w, stream);
+      for (const std::string& m : opt.measures)
+        run.run(m);
+    }
+    check_cuda(cudaStreamDestroy(stream), "cudaStreamDestroy");
+  } catch (const std::exception& ex) {
+    std::fprintf(stderr, "cupar_jit_latency: error (case %s): %s\n", opt.case_name.c_str(),
+                 ex.what());
+    return exit_error;
+  }
+  return 0;
+}

@@ -1,0 +1,179 @@
+// cupar benchmarks: every row of the suite. A row is named <family>/<impl>/<type> and runs at the
+// sizes of its size set; Google Benchmark appends /<n> (and /manual_time or /real_time).
+//
+// impl is one of
+//   cupar            cupar's C++-callable path (cupar.cuh, or the library for radix sort and
+//                    histograms without a sample operator)
+//   cupar_jit        cupar with a run-time (JIT) operator: the same operator as the cupar row,
+//                    as a source snippet, from a .cpp compiled by the host compiler
+//                    (jit_kernels.cpp), timed once its optimised build serves (jit_rows.hpp)
+//   cupar_jit_named  cupar with a named run-time operator (cupar::jit::plus): a CUB
+//                    instantiation precompiled in the library, nothing compiled at run time
+//   cupar_jit_plan   host overhead of a JIT plan (reduce_plan, scan_plan, transform_plan)
+//   cub, cub_i64     CUB called directly in the same process on the same data (int num_items;
+//                    cub_i64: int64_t num_items, for radix sort whose tuning depends on it)
+//   cub_malloc_async CUB with cudaMallocAsync/cudaFreeAsync around each call (host overhead)
+//   thrust           Thrust with thrust::cuda::par.on(stream) (allocates its temporary storage
+//                    with cudaMalloc in each call; reduce returns the value to the host)
+//   cpu_seq, cpu_omp the sequential C++ standard library and OpenMP on all cores
+//   cuda_memcpy      cudaMemcpyAsync device to device (the bandwidth bound)
+//
+// To add a row: one X(...) line below and the function family_impl_type(benchmark::State&) in
+// any translation unit (see runners.hpp for the one-function pattern). The report
+// (scripts/bench_report.py) picks rows up by name.
+//
+// The jit_latency family is named jit_latency/<measure>/<case> (impl = the measure, type = the
+// case): fresh processes of cupar_jit_latency run by jit_latency_rows.cpp, one iteration each,
+// reporting seconds.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+// X(family, impl, type, size set); size sets: gpu (2^10..2^28), cpu_seq (2^10..2^26),
+// cpu_omp (2^10..2^28), host_overhead (1,024), once (no size: one iteration, manual time).
+#define CUPAR_BENCH_ROWS(X)                                             \
+  X(copy, cuda_memcpy, u32, gpu)                                        \
+                                                                        \
+  X(reduce_sum, cupar, f32, gpu)                                        \
+  X(reduce_sum, cupar_jit, f32, gpu)                                    \
+  X(reduce_sum, cupar_jit_named, f32, gpu)                              \
+  X(reduce_sum, cub, f32, gpu)                                          \
+  X(reduce_sum, thrust, f32, gpu)                                       \
+  X(reduce_sum, cpu_seq, f32, cpu_seq)                                  \
+  X(reduce_sum, cpu_omp, f32, cpu_omp)                                  \
+  X(reduce_sum, cupar, i32, gpu)                                        \
+  X(reduce_sum, cupar_jit, i32, gpu)                                    \
+  X(reduce_sum, cupar_jit_named, i32, gpu)                              \
+  X(reduce_sum, cub, i32, gpu)                                          \
+  X(reduce_sum, thrust, i32, gpu)                                       \
+  X(reduce_sum, cpu_seq, i32, cpu_seq)                                  \
+  X(reduce_sum, cpu_omp, i32, cpu_omp)                                  \
+  X(reduce_max, cupar, f32, gpu)                                        \
+  X(reduce_max, cupar_jit, f32, gpu)                                    \
+  X(reduce_max, cub, f32, gpu)                                          \
+  X(reduce_max, thrust, f32, gpu)                                       \
+  X(reduce_max, cpu_seq, f32, cpu_seq)                                  \
+  X(reduce_max, cpu_omp, f32, cpu_omp)                                  \
+                                                                        \
+  X(inclusive_scan, cupar, f32, gpu)                                    \
+  X(inclusive_scan, cupar_jit, f32, gpu)                                \
+  X(inclusive_scan, cub, f32, gpu)                                      \
+  X(inclusive_scan, thrust, f32, gpu)                                   \
+  X(inclusive_scan, cpu_seq, f32, cpu_seq)                              \
+  X(inclusive_scan, cpu_omp, f32, cpu_omp)                              \
+  X(inclusive_scan, cupar, i32, gpu)                                    \
+  X(inclusive_scan, cupar_jit, i32, gpu)                                \
+  X(inclusive_scan, cub, i32, gpu)                                      \
+  X(inclusive_scan, thrust, i32, gpu)                                   \
+  X(inclusive_scan, cpu_seq, i32, cpu_seq)                              \
+  X(inclusive_scan, cpu_omp, i32, cpu_omp)                              \
+                                                                        \
+  X(radix_sort_keys, cupar, u32, gpu)                                   \
+  X(radix_sort_keys, cub, u32, gpu)                                     \
+  X(radix_sort_keys, cub_i64, u32, gpu)                                 \
+  X(radix_sort_keys, thrust, u32, gpu)                                  \
+  X(radix_sort_keys, cpu_seq, u32, cpu_seq)                             \
+  X(radix_sort_keys, cpu_omp, u32, cpu_omp)                             \
+  X(radix_sort_keys, cupar, u64, gpu)                                   \
+  X(radix_sort_keys, cub, u64, gpu)                                     \
+  X(radix_sort_keys, cub_i64, u64, gpu)                                 \
+  X(radix_sort_keys, thrust, u64, gpu)                                  \
+  X(radix_sort_keys, cpu_seq, u64, cpu_seq)                             \
+  X(radix_sort_keys, cpu_omp, u64, cpu_omp)                             \
+  X(radix_sort_keys, cupar, f32, gpu)                                   \
+  X(radix_sort_keys, cub, f32, gpu)                                     \
+  X(radix_sort_keys, cub_i64, f32, gpu)                                 \
+  X(radix_sort_keys, thrust, f32, gpu)                                  \
+  X(radix_sort_keys, cpu_seq, f32, cpu_seq)                             \
+  X(radix_sort_keys, cpu_omp, f32, cpu_omp)                             \
+  X(radix_sort_pairs, cupar, u32_u32, gpu)                              \
+  X(radix_sort_pairs, cub, u32_u32, gpu)                                \
+  X(radix_sort_pairs, cub_i64, u32_u32, gpu)                            \
+  X(radix_sort_pairs, thrust, u32_u32, gpu)                             \
+  X(radix_sort_pairs, cpu_seq, u32_u32, cpu_seq)                        \
+  X(radix_sort_pairs, cpu_omp, u32_u32, cpu_omp)                        \
+                                                                        \
+  X(merge_sort_keys, cupar, f32, gpu)                                   \
+  X(merge_sort_keys, cupar_jit, f32, gpu)                               \
+  X(merge_sort_keys, cub, f32, gpu)                                     \
+  X(merge_sort_keys, thrust, f32, gpu)                                  \
+  X(merge_sort_keys, cpu_seq, f32, cpu_seq)                             \
+  X(merge_sort_keys, cpu_omp, f32, cpu_omp)                             \
+  X(merge_sort_keys, cupar, i32, gpu)                                   \
+  X(merge_sort_keys, cupar_jit, i32, gpu)                               \
+  X(merge_sort_keys, cub, i32, gpu)                                     \
+  X(merge_sort_keys, thrust, i32, gpu)                                  \
+  X(merge_sort_keys, cpu_seq, i32, cpu_seq)                             \
+  X(merge_sort_keys, cpu_omp, i32, cpu_omp)                             \
+  X(merge_sort_pairs, cupar, f32_u32, gpu)                              \
+  X(merge_sort_pairs, cupar_jit, f32_u32, gpu)                          \
+  X(merge_sort_pairs, cub, f32_u32, gpu)                                \
+  X(merge_sort_pairs, thrust, f32_u32, gpu)                             \
+  X(merge_sort_pairs, cpu_seq, f32_u32, cpu_seq)                        \
+  X(merge_sort_pairs, cpu_omp, f32_u32, cpu_omp)                        \
+                                                                        \
+  X(transform_unary, cupar, f32, gpu)                                   \
+  X(transform_unary, cupar_jit, f32, gpu)                               \
+  X(transform_unary, cub, f32, gpu)                                     \
+  X(transform_unary, thrust, f32, gpu)                                  \
+  X(transform_unary, cpu_seq, f32, cpu_seq)                             \
+  X(transform_unary, cpu_omp, f32, cpu_omp)                             \
+  X(transform_binary, cupar, i32, gpu)                                  \
+  X(transform_binary, cupar_jit, i32, gpu)                              \
+  X(transform_binary, cub, i32, gpu)                                    \
+  X(transform_binary, thrust, i32, gpu)                                 \
+  X(transform_binary, cpu_seq, i32, cpu_seq)                            \
+  X(transform_binary, cpu_omp, i32, cpu_omp)                            \
+                                                                        \
+  X(histogram_even, cupar, f32, gpu)                                    \
+  X(histogram_even, cub, f32, gpu)                                      \
+  X(histogram_even, cpu_seq, f32, cpu_seq)                              \
+  X(histogram_even, cpu_omp, f32, cpu_omp)                              \
+  X(histogram_even, cupar, u8, gpu)                                     \
+  X(histogram_even, cub, u8, gpu)                                       \
+  X(histogram_even, cpu_seq, u8, cpu_seq)                               \
+  X(histogram_even, cpu_omp, u8, cpu_omp)                               \
+  X(histogram_even_op, cupar, f32, gpu)                                 \
+  X(histogram_even_op, cupar_jit, f32, gpu)                             \
+  X(histogram_even_op, cub, f32, gpu)                                   \
+  X(histogram_even_op, cpu_seq, f32, cpu_seq)                           \
+  X(histogram_even_op, cpu_omp, f32, cpu_omp)                           \
+                                                                        \
+  X(host_overhead, cupar, reduce_f32, host_overhead)                    \
+  X(host_overhead, cupar_jit, reduce_f32, host_overhead)                \
+  X(host_overhead, cupar_jit_plan, reduce_f32, host_overhead)           \
+  X(host_overhead, cub, reduce_f32, host_overhead)                      \
+  X(host_overhead, cub_malloc_async, reduce_f32, host_overhead)         \
+  X(host_overhead, cupar, inclusive_scan_f32, host_overhead)            \
+  X(host_overhead, cupar_jit, inclusive_scan_f32, host_overhead)        \
+  X(host_overhead, cupar_jit_plan, inclusive_scan_f32, host_overhead)   \
+  X(host_overhead, cub, inclusive_scan_f32, host_overhead)              \
+  X(host_overhead, cub_malloc_async, inclusive_scan_f32, host_overhead) \
+  X(host_overhead, cupar, transform_f32, host_overhead)                 \
+  X(host_overhead, cupar_jit, transform_f32, host_overhead)             \
+  X(host_overhead, cupar_jit_plan, transform_f32, host_overhead)        \
+  X(host_overhead, cub, transform_f32, host_overhead)                   \
+                                                                        \
+  X(jit_latency, cold_process, reduce_f32, once)                        \
+  X(jit_latency, disk_cache_process, reduce_f32, once)                  \
+  X(jit_latency, warm_in_process, reduce_f32, once)                     \
+  X(jit_latency, new_operator_in_process, reduce_f32, once)             \
+  X(jit_latency, cold_process, reduce_f32_optimized, once)              \
+  X(jit_latency, cold_process, merge_sort_keys_f32, once)               \
+  X(jit_latency, disk_cache_process, merge_sort_keys_f32, once)         \
+  X(jit_latency, warm_in_process, merge_sort_keys_f32, once)            \
+  X(jit_latency, new_operator_in_process, merge_sort_keys_f32, once)    \
+  X(jit_latency, cold_process, merge_sort_keys_f32_optimized, once)     \
+  X(jit_latency, cold_process, reduce_point, once)                      \
+  X(jit_latency, disk_cache_process, reduce_point, once)                \
+  X(jit_latency, warm_in_process, reduce_point, once)                   \
+  X(jit_latency, new_operator_in_process, reduce_point, once)
+
+namespace cupar_bench {
+
+#define CUPAR_BENCH_DECLARE_ROW(family, impl, type, sizes) \
+  void family##_##impl##_##type(benchmark::State& state);
+CUPAR_BENCH_ROWS(CUPAR_BENCH_DECLARE_ROW)
+#undef CUPAR_BENCH_DECLARE_ROW
+
+}  // namespace cupar_bench

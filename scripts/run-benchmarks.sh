@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# Builds cupar with its benchmarks (Release; Ninja when available), runs the whole benchmark suite
+# on this machine's GPU writing Google Benchmark JSON, and writes the report (RESULTS.md and
+# plots/) with scripts/bench_report.py.
+#
+# Usage: scripts/run-benchmarks.sh [options] [cupar_bench arguments...]
+#   -o, --out DIR        results.json, bench.log, RESULTS.md and plots/ go here (default: bench/)
+#   -B, --build-dir DIR  build directory (default: build-bench)
+#   --no-build           run the existing build
+#   --build-only         build, then stop
+#   --min-time S         --benchmark_min_time per row and size, seconds (default 0.05)
+#   --repetitions N      --benchmark_repetitions (default 1; with N > 1 only the aggregates are
+#                        kept and the report uses the median)
+#   --readme FILE        also refresh the headline block of FILE (between the markers
+#                        <!-- cupar-bench:begin --> and <!-- cupar-bench:end -->)
+#   -h, --help           this text
+# Every other argument goes to cupar_bench, e.g. a filter (keep copy/ in it for the report's
+# "% of copy bandwidth" column):
+#   scripts/run-benchmarks.sh --benchmark_filter='^(copy|reduce_sum|radix_sort_keys)/'
+#
+# Expected duration on the H100 machine (16 cores): the build from scratch about 3-5 minutes
+# (most of it the library's precompiled JIT kernels; the benchmark's own 20 translation units
+# take about 5 CPU-minutes, 2.5 minutes on 2 cores; building cupar_bench also builds
+# cupar_jit_latency, which its jit_latency rows run); the full suite about 6.5 minutes (1,011
+# benchmarks: about 680 GPU ones at roughly 0.3 s each with --min-time 0.05, 146 of them the
+# cupar_jit* rows, whose operators' optimised builds add about 10 s; the 14 jit_latency rows,
+# 8 fresh processes, about 30 s; the CPU baselines about 2 minutes, most of it the sequential
+# sorts of 2^26 keys); the report a few seconds. Where one command may run at most 10 minutes, build
+# and run apart (and, if need be, the suite in two: '-^jit_latency/' then '^jit_latency/' as
+# --benchmark_filter with different -o, then scripts/bench_report.py on both results.json):
+#   scripts/run-benchmarks.sh --build-only && scripts/run-benchmarks.sh --no-build
+#
+# Environment: CMAKE_ARGS (extra CMake arguments), PYTHON (interpreter for the report; default:
+# the first of python3, /usr/bin/python3 that has matplotlib), OMP_NUM_THREADS (threads of the
+# cpu_omp rows; default: all cores).
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="$repo/bench"
+build="$repo/build-bench"
+do_build=1
+do_run=1
+min_time=0.05
+repetitions=1
+readme=""
+passthrough=()
+# The command line as typed, for the report: arguments with shell characters in single quotes.
+quote() {
+  if [[ $1 =~ ^[A-Za-z0-9_./=:,+@%-]+$ ]]; then
+    printf '%s' "$1"
+  else
+    printf "'%s'" "${1//\'/\'\\\'\'}"
+  fi
+}
+invocation="scripts/run-benchmarks.sh"
+for arg in "$@"; do invocation+=" $(quote "$arg")"; done
+
+usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'; }
+
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    -o|--out) out="$2"; shift 2 ;;
+    --out=*) out="${1#*=}"; shift ;;
+    -B|--build-dir) build="$2"; shift 2 ;;
+    --build-dir=*) build="${1#*=}"; shift ;;
+    --no-build) do_build=0; shift ;;
+    --build-only) do_run=0; shift ;;
+    --min-time) min_time="$2"; shift 2 ;;
+    --min-time=*) min_time="${1#*=}"; shift ;;
+    --repetitions) repetitions="$2"; shift 2 ;;
+    --repetitions=*) repetitions="${1#*=}"; shift ;;
+    --readme) readme="$2"; shift 2 ;;
+    --readme=*) readme="${1#*=}"; shift ;;
+    -h|--help) usage; exit 0 ;;
+    --) shift; passthrough+=("$@"); break ;;
+    *) passthrough+=("$1"); shift ;;
+  esac
+done
+
+start=$(date +%s)
+jobs="$(nproc 2>/dev/null || echo 4)"
+
+if [[ $do_build -eq 1 ]]; then
+  generator=()
+  if [[ ! -f "$build/CMakeCache.txt" ]] && command -v ninja >/dev/null 2>&1; then
+    generator=(-G Ninja)
+  fi
+  echo "== configuring $build"
+  # shellcheck disable=SC2086  # CMAKE_ARGS is a list of arguments
+  cmake -S "$repo" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+    -DCUPAR_BUILD_BENCHMARKS=ON -DCUPAR_BUILD_TESTS=OFF -DCUPAR_BUILD_EXAMPLES=OFF \
+    ${CMAKE_ARGS:-}
+  echo "== building cupar_bench ($jobs jobs)"
+  cmake --build "$build" --target cupar_bench -j "$jobs"
+  echo "== built in $(( $(date +%s) - start )) s"
+fi
+[[ $do_run -eq 1 ]] || exit 0
+
+bench="$build/bench/cupar_bench"
+if [[ ! -x "$bench" ]]; then
+  echo "run-benchmarks: $bench not found (build first, without --no-build)" >&2
+  exit 1
+fi
+
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+json="$out/results.json"
+log="$out/bench.log"
+args=(--benchmark_min_time="$min_time" --benchmark_out="$json" --benchmark_out_format=json)
+if [[ "$repetitions" != 1 ]]; then
+  args+=(--benchmark_repetitions="$repetitions" --benchmark_report_aggregates_only=true)
+fi
+
+echo "== running $bench ${args[*]} ${passthrough[*]:-}"
+echo "   console log: $log"
+run_start=$(date +%s)
+rm -f "$json"  # never report a previous run's results
+status=0
+CUPAR_BENCH_INVOCATION="$invocation" "$bench" "${args[@]}" "${passthrough[@]}" 2>&1 \
+  | tee "$log" || status=$?
+echo "== suite ran in $(( $(date +%s) - run_start )) s (exit status $status)"
+if [[ ! -s "$json" ]]; then
+  echo "run-benchmarks: no results were written to $json" >&2
+  exit $(( status == 0 ? 1 : status ))
+fi
+
+python="${PYTHON:-}"
+if [[ -z "$python" ]]; then
+  for candidate in python3 /usr/bin/python3; do
+    if command -v "$candidate" >/dev/null 2>&1 && "$candidate" -c 'import matplotlib' 2>/dev/null
+    then
+      python="$candidate"
+      break
+    fi
+  done
+fi
+if [[ -z "$python" ]]; then
+  echo "run-benchmarks: no Python with matplotlib (apt-get install python3-matplotlib):" \
+       "writing the tables without plots" >&2
+  python=python3
+fi
+report_args=("$json" -o "$out" --command "$invocation")
+[[ -n "$readme" ]] && report_args+=(--readme "$readme")
+"$python" "$repo/scripts/bench_report.py" "${report_args[@]}"
+echo "== done in $(( $(date +%s) - start )) s: $out/RESULTS.md"
+exit "$status"

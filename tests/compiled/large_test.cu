@@ -1,0 +1,479 @@
+// cupar tests: one size above 2^31 (and 2^32) for every family (label `large`, run alone with
+// `ctest -L large`). Counts this large broke CUB, Thrust and others before (int num_items, byte
+// offsets past 4 GiB, 32-bit counters): see PITFALLS.md.
+//
+// Data is generated on the GPU by a hash of the position, so the CPU computes its references from
+// the same hash without copying the inputs back; outputs are checked by small kernels against
+// properties that determine them completely (a sorted array of bytes by the counts of each value,
+// a scan by out[i] = out[i - 1] op in[i]), or on the CPU with std::thread-parallel loops. Each test
+// checks that the GPU has the memory it needs, and skips with the amount when it does not. Memory
+// is given back to the driver between tests.
+#include "../common/gpu.hpp"
+#include "../common/streams.hpp"
+#include "ops.cuh"
+
+#include <cupar/cupar.cuh>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace cupar::testing {
+namespace {
+
+constexpr std::size_t two31 = std::size_t(1) << 31;
+constexpr std::size_t two32 = std::size_t(1) << 32;
+constexpr double gib = 1024.0 * 1024.0 * 1024.0;
+
+__host__ __device__ inline std::uint64_t mix(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+/// Element i of a generated array.
+template <class T>
+struct hashed {
+  std::uint64_t seed;
+  __host__ __device__ T operator()(std::size_t i) const {
+    return static_cast<T>(mix(static_cast<std::uint64_t>(i) * 0x100000001B3ull + seed));
+  }
+};
+
+/// 42 everywhere but at the positions 5 (mod 2^30), which hold 7.
+struct mostly_42 {
+  __host__ __device__ std::uint8_t operator()(std::size_t i) const {
+    return (i & ((std::size_t(1) << 30) - 1)) == 5 ? 7 : 42;
+  }
+};
+
+unsigned grid_size() {
+  int device = 0, sms = 0;
+  (void)cudaGetDevice(&device);
+  (void)cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  return static_cast<unsigned>(std::max(1, sms) * 16);
+}
+
+template <class T, class F>
+__global__ void fill_kernel(T* out, std::size_t n, F f) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    out[i] = f(i);
+  }
+}
+
+template <class T, class F>
+void fill(T* out, std::size_t n, F f, cudaStream_t s) {
+  fill_kernel<<<grid_size(), 256, 0, s>>>(out, n, f);
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+}
+
+/// Counts the i with got[i] != expected(i); records the first.
+template <class T, class F>
+__global__ void mismatch_kernel(const T* got, std::size_t n, F expected,
+                                unsigned long long* report) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    if (got[i] != expected(i)) {
+      atomicAdd(report, 1ull);
+      atomicMin(report + 1, static_cast<unsigned long long>(i));
+    }
+  }
+}
+
+struct mismatches {
+  unsigned long long count, first;
+};
+
+template <class T, class F>
+mismatches count_mismatches(const T* got, std::size_t n, F expected, cupar::stream_ref s) {
+  device_buffer<unsigned long long> report(std::vector<unsigned long long>{0, ULLONG_MAX}, s);
+  mismatch_kernel<<<grid_size(), 256, 0, s.get()>>>(got, n, expected, report.data());
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  const auto r = report.to_host();
+  return {r[0], r[1]};
+}
+
+#define CUPAR_EXPECT_NO_MISMATCH(m) EXPECT_EQ((m).count, 0u) << "first mismatch at " << (m).first
+
+/// Expected value of an inclusive sum scan: in(0), then out[i - 1] + in(i).
+template <class T, class In>
+struct inclusive_scan_expect {
+  const T* out;
+  In in;
+  __device__ T operator()(std::size_t i) const {
+    return i == 0 ? in(0) : static_cast<T>(out[i - 1] + in(i));
+  }
+};
+
+/// Expected value of an exclusive sum scan: init, then out[i - 1] + in(i - 1).
+template <class T, class In>
+struct exclusive_scan_expect {
+  const T* out;
+  In in;
+  T init;
+  __device__ T operator()(std::size_t i) const {
+    return i == 0 ? init : static_cast<T>(out[i - 1] + in(i - 1));
+  }
+};
+
+/// Expected value at position i of a sorted array of 1-byte keys: the key of the group whose
+/// range [offsets[g], offsets[g + 1]) holds i.
+template <class T>
+struct sorted_expect {
+  const unsigned long long* offsets;  // 257
+  const T* group_keys;                // 256
+  __device__ T operator()(std::size_t i) const {
+    int lo = 0, hi = 256;  // find the last g with offsets[g] <= i
+    while (hi - lo > 1) {
+      const int mid = (lo + hi) / 2;
+      if (offsets[mid] <= i) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+    return group_keys[lo];
+  }
+};
+
+template <class T, class In>
+struct affine_expect {
+  In in;
+  __device__ T operator()(std::size_t i) const { return affine_op<T, T>{}(in(i)); }
+};
+
+template <class T, class A, class B>
+struct sub_expect {
+  A a;
+  B b;
+  __device__ T operator()(std::size_t i) const { return sub_op<T, T, T>{}(a(i), b(i)); }
+};
+
+// --- CPU side -------------------------------------------------------------------------------
+
+unsigned cpu_threads() {
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+/// Calls f(begin, end, part) for `parts` consecutive parts of [0, n), in parallel.
+template <class F>
+void parallel_parts(std::size_t n, unsigned parts, F f) {
+  std::vector<std::thread> threads;
+  for (unsigned p = 0; p < parts; ++p) {
+    threads.emplace_back(f, n * p / parts, n * (p + 1) / parts, p);
+  }
+  for (auto& t : threads)
+    t.join();
+}
+
+/// Wrapping sum of gen(i) over [begin, end).
+template <class T, class G>
+T parallel_sum(std::size_t begin, std::size_t end, G gen) {
+  const unsigned parts = cpu_threads();
+  std::vector<T> partial(parts, T(0));
+  parallel_parts(end - begin, parts, [&](std::size_t b, std::size_t e, unsigned p) {
+    T s = 0;
+    for (std::size_t i = begin + b; i < begin + e; ++i)
+      s = static_cast<T>(s + gen(i));
+    partial[p] = s;
+  });
+  T total = 0;
+  for (T s : partial)
+    total = static_cast<T>(total + s);
+  return total;
+}
+
+/// How often each byte value occurs among gen(i), i in [0, n).
+template <class G>
+std::array<std::uint64_t, 256> parallel_byte_counts(std::size_t n, G gen) {
+  const unsigned parts = cpu_threads();
+  std::vector<std::array<std::uint64_t, 256>> partial(parts);
+  parallel_parts(n, parts, [&](std::size_t b, std::size_t e, unsigned p) {
+    std::array<std::uint64_t, 256> c{};
+    for (std::size_t i = b; i < e; ++i)
+      ++c[static_cast<std::uint8_t>(gen(i))];
+    partial[p] = c;
+  });
+  std::array<std::uint64_t, 256> total{};
+  for (const auto& c : partial) {
+    for (int v = 0; v < 256; ++v)
+      total[v] += c[v];
+  }
+  return total;
+}
+
+/// Group keys (in sorted order) and their offsets for 1-byte keys with the given counts (indexed
+/// by the key's byte).
+template <class T>
+void sorted_groups(const std::array<std::uint64_t, 256>& counts, bool descending,
+                   std::vector<T>& keys, std::vector<unsigned long long>& offsets) {
+  keys.clear();
+  for (int v = 0; v < 256; ++v)
+    keys.push_back(static_cast<T>(v));
+  std::sort(keys.begin(), keys.end());
+  if (descending) std::reverse(keys.begin(), keys.end());
+  offsets.assign(257, 0);
+  for (int g = 0; g < 256; ++g) {
+    offsets[g + 1] = offsets[g] + counts[static_cast<std::uint8_t>(keys[g])];
+  }
+}
+
+template <class T>
+mismatches check_sorted_bytes(const T* d_sorted, std::size_t n,
+                              const std::array<std::uint64_t, 256>& counts, bool descending,
+                              cupar::stream_ref s) {
+  std::vector<T> keys;
+  std::vector<unsigned long long> offsets;
+  sorted_groups(counts, descending, keys, offsets);
+  device_buffer<T> d_keys(keys, s);
+  device_buffer<unsigned long long> d_offsets(offsets, s);
+  return count_mismatches(d_sorted, n, sorted_expect<T>{d_offsets.data(), d_keys.data()}, s);
+}
+
+class Large : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    CUPAR_REQUIRE_GPU();
+    release_pool();
+  }
+  void TearDown() override {
+    if (gpu_available()) release_pool();
+  }
+  static void release_pool() {
+    (void)cudaDeviceSynchronize();
+    int device = 0;
+    cudaMemPool_t pool = nullptr;
+    if (cudaGetDevice(&device) == cudaSuccess &&
+        cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess) {
+      (void)cudaMemPoolTrimTo(pool, 0);
+    }
+    (void)cudaGetLastError();
+  }
+  /// Free GPU memory now, in bytes.
+  static std::size_t free_bytes() {
+    std::size_t free = 0, total = 0;
+    (void)cudaMemGetInfo(&free, &total);
+    return free;
+  }
+};
+
+#define CUPAR_REQUIRE_GPU_BYTES(bytes)                                                             \
+  do {                                                                                             \
+    const std::size_t need_ = (bytes);                                                             \
+    if (free_bytes() < need_) {                                                                    \
+      GTEST_SKIP() << "needs " << need_ / gib << " GiB of free GPU memory, " << free_bytes() / gib \
+                   << " GiB free";                                                                 \
+    }                                                                                              \
+  } while (0)
+
+TEST_F(Large, ReduceAroundTwoToThe31And32) {
+  const std::size_t n_max = two32 + 7;
+  CUPAR_REQUIRE_GPU_BYTES(n_max * 4 + (std::size_t(1) << 30));
+  owned_stream stream;
+  const hashed<std::uint32_t> gen{11};
+  device_buffer<std::uint32_t> in(n_max, stream);
+  fill(in.data(), n_max, gen, stream.get());
+  device_buffer<std::uint32_t> out(1, stream);
+  std::uint32_t ref = 0;
+  std::size_t done = 0;
+  for (std::size_t n : {two31 - 1, two31, two31 + 1, two32 + 7}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    ref = static_cast<std::uint32_t>(ref + parallel_sum<std::uint32_t>(done, n, gen));
+    done = n;
+    EXPECT_EQ(cupar::reduce_value(in.data(), n, compiled_ops::plus<std::uint32_t>(), 0u, stream),
+              ref);
+    out.fill_bytes(0xAB);
+    cupar::reduce(in.data(), out.data(), n, compiled_ops::plus<std::uint32_t>(), 0u, stream);
+    EXPECT_EQ(out.to_host()[0], ref);
+  }
+  // An order-independent check of the whole range: the maximum (its position is random).
+  const auto got_max =
+      cupar::reduce_value(in.data(), n_max, compiled_ops::maximum<std::uint32_t>(), 0u, stream);
+  std::vector<std::uint32_t> maxima(cpu_threads(), 0);
+  parallel_parts(n_max, cpu_threads(), [&](std::size_t b, std::size_t e, unsigned p) {
+    std::uint32_t m = 0;
+    for (std::size_t i = b; i < e; ++i)
+      m = std::max(m, gen(i));
+    maxima[p] = m;
+  });
+  EXPECT_EQ(got_max, *std::max_element(maxima.begin(), maxima.end()));
+}
+
+TEST_F(Large, InclusiveAndExclusiveScanAtTwoToThe31PlusOne) {
+  const std::size_t n = two31 + 1;
+  CUPAR_REQUIRE_GPU_BYTES(n * 8 + (std::size_t(1) << 30));
+  owned_stream stream;
+  const hashed<std::uint32_t> gen{22};
+  device_buffer<std::uint32_t> in(n, stream), out(n, stream);
+  fill(in.data(), n, gen, stream.get());
+  cupar::inclusive_scan(in.data(), out.data(), n, compiled_ops::plus<std::uint32_t>(), stream);
+  CUPAR_EXPECT_NO_MISMATCH(count_mismatches(
+      out.data(), n, inclusive_scan_expect<std::uint32_t, hashed<std::uint32_t>>{out.data(), gen},
+      stream));
+  const std::uint32_t total = parallel_sum<std::uint32_t>(0, n, gen);
+  std::uint32_t last = 0;
+  out.copy_to_host(&last, 1, n - 1);
+  EXPECT_EQ(last, total);
+  // Exclusive, in place.
+  const std::uint32_t init = 5;
+  cupar::exclusive_scan(in.data(), in.data(), n, compiled_ops::plus<std::uint32_t>(), init, stream);
+  CUPAR_EXPECT_NO_MISMATCH(count_mismatches(
+      in.data(), n,
+      exclusive_scan_expect<std::uint32_t, hashed<std::uint32_t>>{in.data(), gen, init}, stream));
+  in.copy_to_host(&last, 1, n - 1);
+  EXPECT_EQ(static_cast<std::uint32_t>(last + gen(n - 1)),
+            static_cast<std::uint32_t>(total + init));
+}
+
+TEST_F(Large, RadixSortOfBytesAboveTwoToThe32) {
+  const std::size_t n = two32 + 7;
+  CUPAR_REQUIRE_GPU_BYTES(n * 3 + (std::size_t(2) << 30));
+  owned_stream stream;
+  const hashed<std::uint8_t> gen{33};
+  const auto counts = parallel_byte_counts(n, gen);
+  device_buffer<std::uint8_t> keys(n, stream);
+  fill(keys.data(), n, gen, stream.get());
+  {
+    device_buffer<std::uint8_t> out(n, stream);
+    cupar::sort_keys(keys.data(), out.data(), n, stream);
+    CUPAR_EXPECT_NO_MISMATCH(check_sorted_bytes(out.data(), n, counts, false, stream));
+  }
+  // In place (the library's two-buffer path), descending.
+  cupar::sort_keys(keys.data(), keys.data(), n, cupar::descending, stream);
+  CUPAR_EXPECT_NO_MISMATCH(check_sorted_bytes(keys.data(), n, counts, true, stream));
+}
+
+TEST_F(Large, RadixSortPairsAboveTwoToThe32GoThroughTheIndexPath) {
+  const std::size_t n = two32 + 7;
+  // Pairs above 2^32 - 1 elements are sorted as (key, 8-byte index) pairs and gathered. With keys
+  // and values in place the library holds: keys and values (2n), two index arrays and a copy of
+  // the values (17n), and for the inner in-place sort an alternate key and index buffer (9n).
+  CUPAR_REQUIRE_GPU_BYTES(n * 28 + (std::size_t(2) << 30));
+  owned_stream stream;
+  const hashed<std::uint8_t> key_gen{44}, value_gen{55};
+  const auto counts = parallel_byte_counts(n, key_gen);
+  device_buffer<std::uint8_t> keys(n, stream), values(n, stream);
+  fill(keys.data(), n, key_gen, stream.get());
+  fill(values.data(), n, value_gen, stream.get());
+  cupar::sort_pairs(keys.data(), keys.data(), values.data(), values.data(), n, stream);
+  CUPAR_EXPECT_NO_MISMATCH(check_sorted_bytes(keys.data(), n, counts, false, stream));
+  // Values: a stable sort puts the values of key k, in input order, at k's group.
+  std::vector<std::uint8_t> got(n);
+  values.copy_to_host(got.data(), n);
+  std::array<std::uint64_t, 257> start{};
+  for (int v = 0; v < 256; ++v)
+    start[v + 1] = start[v] + counts[v];
+  const unsigned parts = cpu_threads();
+  std::vector<std::array<std::uint64_t, 256>> part_counts(parts);
+  parallel_parts(n, parts, [&](std::size_t b, std::size_t e, unsigned p) {
+    std::array<std::uint64_t, 256> c{};
+    for (std::size_t i = b; i < e; ++i)
+      ++c[key_gen(i)];
+    part_counts[p] = c;
+  });
+  std::vector<std::uint64_t> bad(parts, 0);
+  parallel_parts(n, parts, [&](std::size_t b, std::size_t e, unsigned p) {
+    std::array<std::uint64_t, 256> at{};
+    for (int v = 0; v < 256; ++v) {
+      at[v] = start[v];
+      for (unsigned q = 0; q < p; ++q)
+        at[v] += part_counts[q][v];
+    }
+    for (std::size_t i = b; i < e; ++i) {
+      if (got[at[key_gen(i)]++] != value_gen(i)) ++bad[p];
+    }
+  });
+  std::uint64_t total_bad = 0;
+  for (auto x : bad)
+    total_bad += x;
+  EXPECT_EQ(total_bad, 0u) << "values not where a stable sort puts them";
+}
+
+TEST_F(Large, MergeSortAtTwoToThe31PlusOne) {
+  const std::size_t n = two31 + 1;
+  CUPAR_REQUIRE_GPU_BYTES(n * 4 + (std::size_t(2) << 30));
+  owned_stream stream;
+  const hashed<std::int8_t> gen{66};
+  const auto counts = parallel_byte_counts(n, gen);
+  device_buffer<std::int8_t> keys(n, stream);
+  fill(keys.data(), n, gen, stream.get());
+  {
+    device_buffer<std::int8_t> out(n, stream);
+    cupar::sort_keys(keys.data(), out.data(), n, compiled_ops::less<std::int8_t>(), stream);
+    CUPAR_EXPECT_NO_MISMATCH(check_sorted_bytes(out.data(), n, counts, false, stream));
+  }
+  cupar::stable_sort_keys(keys.data(), keys.data(), n, compiled_ops::greater<std::int8_t>(),
+                          stream);
+  CUPAR_EXPECT_NO_MISMATCH(check_sorted_bytes(keys.data(), n, counts, true, stream));
+}
+
+TEST_F(Large, TransformAboveTwoToThe32) {
+  const std::size_t n = two32 + 7;
+  CUPAR_REQUIRE_GPU_BYTES(n * 3 + (std::size_t(1) << 30));
+  owned_stream stream;
+  const hashed<std::uint8_t> gen_a{77}, gen_b{88};
+  device_buffer<std::uint8_t> a(n, stream), b(n, stream), out(n, stream);
+  fill(a.data(), n, gen_a, stream.get());
+  fill(b.data(), n, gen_b, stream.get());
+  out.fill_bytes(0xAB);
+  cupar::transform(a.data(), out.data(), n, compiled_ops::affine<std::uint8_t, std::uint8_t>(),
+                   stream);
+  CUPAR_EXPECT_NO_MISMATCH(count_mismatches(
+      out.data(), n, affine_expect<std::uint8_t, hashed<std::uint8_t>>{gen_a}, stream));
+  cupar::transform(a.data(), b.data(), a.data(), n,
+                   compiled_ops::sub<std::uint8_t, std::uint8_t, std::uint8_t>(), stream);
+  CUPAR_EXPECT_NO_MISMATCH(count_mismatches(
+      a.data(), n,
+      sub_expect<std::uint8_t, hashed<std::uint8_t>, hashed<std::uint8_t>>{gen_a, gen_b}, stream));
+}
+
+TEST_F(Large, HistogramOfBytesAboveTwoToThe32) {
+  const std::size_t n = two32 + 7;
+  CUPAR_REQUIRE_GPU_BYTES(n + (std::size_t(1) << 30));
+  owned_stream stream;
+  const hashed<std::uint8_t> gen{99};
+  const auto counts = parallel_byte_counts(n, gen);
+  device_buffer<std::uint8_t> samples(n, stream);
+  fill(samples.data(), n, gen, stream.get());
+  device_buffer<std::uint64_t> hist(256, stream);
+  hist.fill_bytes(0xAB);
+  cupar::histogram_even(samples.data(), hist.data(), 257, 0, 256, n, stream);
+  EXPECT_EQ(hist.to_host(), std::vector<std::uint64_t>(counts.begin(), counts.end()));
+  const int levels[] = {0, 10, 100, 200, 256};
+  hist.fill_bytes(0xAB);
+  cupar::histogram_range(samples.data(), hist.data(), 5, levels, n, stream);
+  const auto got = hist.to_host();
+  for (int b = 0; b < 4; ++b) {
+    std::uint64_t want = 0;
+    for (int v = levels[b]; v < levels[b + 1]; ++v)
+      want += counts[v];
+    EXPECT_EQ(got[b], want) << "bin " << b;
+  }
+  // Through a sample operator: x / 2 in 128 bins of one value each.
+  hist.fill_bytes(0xAB);
+  cupar::histogram_even(samples.data(), hist.data(), 129, 0, 128, n,
+                        compiled_ops::halve<std::uint8_t, int>(), stream);
+  const auto halves = hist.to_host();
+  for (int b = 0; b < 128; ++b) {
+    EXPECT_EQ(halves[b], counts[2 * b] + counts[2 * b + 1]) << "bin " << b;
+  }
+  // One bin receiving more than 2^32 - 1 samples: 64-bit counters hold it.
+  fill(samples.data(), n, mostly_42{}, stream.get());
+  hist.fill_bytes(0xAB);
+  cupar::histogram_even(samples.data(), hist.data(), 257, 0, 256, n, stream);
+  std::vector<std::uint64_t> want(256, 0);
+  want[42] = n - 5;  // positions 5, 2^30 + 5, 2^31 + 5, 3 * 2^30 + 5 and 2^32 + 5 hold 7
+  want[7] = 5;
+  EXPECT_EQ(hist.to_host(), want);
+}
+
+}  // namespace
+}  // namespace cupar::testing
