@@ -310,10 +310,7 @@ TEST(ResourceAdaptor, OutOfMemoryLeaksNothingAndTheNextCallWorks) {
   // index sort; the result slot and temporaries of reduce_value; histogram levels): whichever
   // fails, everything taken before is given back.
   counting_upstream counted;
-  for (std::size_t k = 1; k <= 5; ++k) {
-    SCOPED_TRACE("allocation " + std::to_string(k) + " fails");
-    failing_upstream failing(counted, k);
-    cupar::resource_adaptor mr{failing};
+  auto sequence = [&](cupar::memory_resource& mr) {
     auto attempt = [&](auto&& call) {
       try {
         call();
@@ -333,6 +330,23 @@ TEST(ResourceAdaptor, OutOfMemoryLeaksNothingAndTheNextCallWorks) {
       device_buffer<std::uint32_t> hist(2, stream, mr);
       cupar::histogram_range(keys.data(), hist.data(), 3, levels, n, stream, mr);
     });
+  };
+  // How many allocations the sequence makes when none fails, then fail each in turn.
+  std::size_t total = 0;
+  {
+    failing_upstream never(counted, std::size_t(-1));
+    cupar::resource_adaptor mr{never};
+    sequence(mr);
+    total = never.calls();
+    ASSERT_EQ(cudaStreamSynchronize(stream.get()), cudaSuccess);
+    expect_all_freed_on_their_streams(counted);
+  }
+  ASSERT_GE(total, 3u);
+  for (std::size_t k = 1; k <= total; ++k) {
+    SCOPED_TRACE("allocation " + std::to_string(k) + " of " + std::to_string(total) + " fails");
+    failing_upstream failing(counted, k);
+    cupar::resource_adaptor mr{failing};
+    sequence(mr);
     EXPECT_GE(failing.calls(), k);
     ASSERT_EQ(cudaStreamSynchronize(stream.get()), cudaSuccess);
     expect_all_freed_on_their_streams(counted);
