@@ -41,7 +41,7 @@ void reduce(const T* d_in, T* d_out, std::size_t n, Op op, detail::type_identity
   detail::require_pointer(fn, "d_out", d_out);
   auto cub_op = detail::with_result_type<T>(op);
   detail::run_with_temp_storage(
-      "cub::DeviceReduce::Reduce", mr, stream, [&](void* temp, std::size_t& bytes) {
+      "cub::DeviceReduce::Reduce", mr, stream, {n}, [&](void* temp, std::size_t& bytes) {
         return cub::DeviceReduce::Reduce(temp, bytes, d_in, d_out, n, cub_op, init, stream.get());
       });
 }
@@ -59,17 +59,15 @@ T reduce_value(const T* d_in, std::size_t n, Op op, detail::type_identity_t<T> i
   auto cub_op = detail::with_result_type<T>(op);
   const char* call = "cub::DeviceReduce::Reduce";
   // The result slot and CUB's temporary storage share one allocation.
-  std::size_t cub_bytes = 0;
-  detail::check_cuda(cub::DeviceReduce::Reduce(nullptr, cub_bytes, d_in, static_cast<T*>(nullptr),
-                                               n, cub_op, init, stream.get()),
-                     call);
+  T* d_out = nullptr;
+  auto run = [&](void* temp, std::size_t& bytes) {
+    return cub::DeviceReduce::Reduce(temp, bytes, d_in, d_out, n, cub_op, init, stream.get());
+  };
+  std::size_t cub_bytes = detail::required_temp_bytes(call, {n}, run);
   const std::size_t slot = detail::align_up(sizeof(T), 256);
   detail::temp_storage temp(mr, slot + cub_bytes, stream);
-  auto* d_out = static_cast<T*>(temp.get());
-  detail::check_cuda(cub::DeviceReduce::Reduce(static_cast<unsigned char*>(temp.get()) + slot,
-                                               cub_bytes, d_in, d_out, n, cub_op, init,
-                                               stream.get()),
-                     call);
+  d_out = static_cast<T*>(temp.get());
+  detail::check_cuda(run(static_cast<unsigned char*>(temp.get()) + slot, cub_bytes), call);
   T result;
   detail::check_cuda(
       cudaMemcpyAsync(&result, d_out, sizeof(T), cudaMemcpyDeviceToHost, stream.get()),

@@ -43,7 +43,7 @@ void inclusive_scan(const T* d_in, T* d_out, std::size_t n, Op op, stream_ref st
   if (n == 0) return;
   auto cub_op = detail::with_result_type<T>(op);
   detail::run_with_temp_storage(
-      "cub::DeviceScan::InclusiveScan", mr, stream, [&](void* temp, std::size_t& bytes) {
+      "cub::DeviceScan::InclusiveScan", mr, stream, {n}, [&](void* temp, std::size_t& bytes) {
         return cub::DeviceScan::InclusiveScan(temp, bytes, d_in, d_out, cub_op, n, stream.get());
       });
 }
@@ -64,7 +64,7 @@ void exclusive_scan(const T* d_in, T* d_out, std::size_t n, Op op, detail::type_
   if (n == 0) return;
   auto cub_op = detail::with_result_type<T>(op);
   detail::run_with_temp_storage(
-      "cub::DeviceScan::ExclusiveScan", mr, stream, [&](void* temp, std::size_t& bytes) {
+      "cub::DeviceScan::ExclusiveScan", mr, stream, {n}, [&](void* temp, std::size_t& bytes) {
         return cub::DeviceScan::ExclusiveScan(temp, bytes, d_in, d_out, cub_op, init, n,
                                               stream.get());
       });

@@ -34,7 +34,8 @@ void merge_sort_keys(const char* fn, bool stable, const Key* d_keys_in, Key* d_k
   const bool in_place = d_keys_in == d_keys_out;
   run_with_temp_storage(
       stable ? "cub::DeviceMergeSort::StableSortKeys" : "cub::DeviceMergeSort::SortKeys", mr,
-      stream, [&](void* temp, std::size_t& bytes) {
+      stream, {n, std::uint64_t(stable) * 2 + std::uint64_t(in_place)},
+      [&](void* temp, std::size_t& bytes) {
         using cub::DeviceMergeSort;
         if (in_place) {
           return stable ? DeviceMergeSort::StableSortKeys(temp, bytes, d_keys_out, count, cub_comp,
@@ -86,7 +87,7 @@ void merge_sort_pairs(const char* fn, bool stable, const Key* d_keys_in, Key* d_
     }
     run_with_temp_storage(
         stable ? "cub::DeviceMergeSort::StableSortPairs" : "cub::DeviceMergeSort::SortPairs", mr,
-        stream, [&](void* temp, std::size_t& bytes) {
+        stream, {n, std::uint64_t(stable)}, [&](void* temp, std::size_t& bytes) {
           return stable ? cub::DeviceMergeSort::StableSortPairs(temp, bytes, d_keys_out,
                                                                 d_values_out, count, cub_comp,
                                                                 stream.get())
@@ -95,7 +96,7 @@ void merge_sort_pairs(const char* fn, bool stable, const Key* d_keys_in, Key* d_
         });
     return;
   }
-  run_with_temp_storage("cub::DeviceMergeSort::SortPairsCopy", mr, stream,
+  run_with_temp_storage("cub::DeviceMergeSort::SortPairsCopy", mr, stream, {n},
                         [&](void* temp, std::size_t& bytes) {
                           return cub::DeviceMergeSort::SortPairsCopy(
                               temp, bytes, d_keys_in, d_values_in, d_keys_out, d_values_out,

@@ -40,7 +40,7 @@ template <class T>
 void named_reduce(cupar::jit::named_op named, const T* d_in, T* d_out, std::size_t n, T init,
                   stream_ref stream, memory_resource& mr) {
   with_named_functor<T>(named, [&](auto op) {
-    run_with_temp_storage("cub::DeviceReduce::Reduce", mr, stream,
+    run_with_temp_storage("cub::DeviceReduce::Reduce", mr, stream, {n},
                           [&](void* temp, std::size_t& bytes) {
                             return cub::DeviceReduce::Reduce(temp, bytes, d_in, d_out, n, op, init,
                                                              stream.get());
@@ -53,14 +53,14 @@ void named_scan(cupar::jit::named_op named, const T* d_in, T* d_out, std::size_t
                 stream_ref stream, memory_resource& mr) {
   with_named_functor<T>(named, [&](auto op) {
     if (init == nullptr) {
-      run_with_temp_storage("cub::DeviceScan::InclusiveScan", mr, stream,
+      run_with_temp_storage("cub::DeviceScan::InclusiveScan", mr, stream, {n},
                             [&](void* temp, std::size_t& bytes) {
                               return cub::DeviceScan::InclusiveScan(temp, bytes, d_in, d_out, op,
                                                                     n, stream.get());
                             });
     } else {
       const T value = *init;
-      run_with_temp_storage("cub::DeviceScan::ExclusiveScan", mr, stream,
+      run_with_temp_storage("cub::DeviceScan::ExclusiveScan", mr, stream, {n},
                             [&](void* temp, std::size_t& bytes) {
                               return cub::DeviceScan::ExclusiveScan(temp, bytes, d_in, d_out, op,
                                                                     value, n, stream.get());

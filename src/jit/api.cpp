@@ -150,10 +150,14 @@ void jit_reduce(const jit_reduce_args& a, stream_ref s, memory_resource& mr) {
   const auto [devp, module] = resolve(req, *a.op, a.plan, fn);
   const jit::device_info& dev = *devp;
   jit::launch_status st;
-  std::size_t bytes = 0;
-  jit::check_dispatch(jit::run_reduce(*module, dev, st, nullptr, bytes, a.in, a.out, a.n,
-                                      a.op->state(), a.init, t.size, s.get()),
-                      st, "cupar reduce (run-time operator)");
+  auto sizing = [&](void* temp, std::size_t& b) {
+    jit::check_dispatch(jit::run_reduce(*module, dev, st, temp, b, a.in, a.out, a.n,
+                                        a.op->state(), a.init, t.size, s.get()),
+                        st, "cupar reduce (run-time operator)");
+    return cudaSuccess;
+  };
+  const std::size_t bytes =
+      required_temp_bytes("cupar reduce (run-time operator)", {a.n, module->serial()}, sizing);
   reduce_with_result(a, s, mr, bytes, [&](void* temp, void* out) {
     std::size_t b = bytes;
     jit::check_dispatch(jit::run_reduce(*module, dev, st, temp, b, a.in, out, a.n, a.op->state(),
@@ -186,7 +190,7 @@ void jit_scan(const jit_scan_args& a, stream_ref s, memory_resource& mr) {
   const auto [devp, module] = resolve(set_request{f, {&t}}, *a.op, a.plan, fn);
   const jit::device_info& dev = *devp;
   jit::launch_status st;
-  run_with_temp_storage("cupar scan (run-time operator)", mr, s,
+  run_with_temp_storage("cupar scan (run-time operator)", mr, s, {a.n, module->serial()},
                         [&](void* temp, std::size_t& bytes) {
                           const cudaError_t e =
                               jit::run_scan(*module, dev, st, temp, bytes, a.in, a.out, a.n,
@@ -260,7 +264,7 @@ void jit_sort(const jit_sort_args& a, stream_ref s, memory_resource& mr) {
   const auto [devp, module] = resolve(req, *a.op, a.plan, fn);
   const jit::device_info& dev = *devp;
   jit::launch_status st;
-  run_with_temp_storage("cupar sort (run-time comparator)", mr, s,
+  run_with_temp_storage("cupar sort (run-time comparator)", mr, s, {a.n, module->serial()},
                         [&](void* temp, std::size_t& bytes) {
                           const cudaError_t e = jit::run_merge_sort(
                               *module, dev, st, temp, bytes, a.keys_in, a.keys_out,
@@ -331,9 +335,15 @@ void jit_histogram(const jit_histogram_args& a, stream_ref s, memory_resource& m
                           a.level,   lower,   upper,       nullptr,        clamp,        clamp_max,
                           clamp_upper};
   jit::launch_status st;
-  std::size_t bytes = 0;
-  jit::check_dispatch(jit::run_histogram(*module, dev, st, nullptr, bytes, h, a.op->state(), s.get()),
-                      st, "cupar histogram (run-time operator)");
+  auto sizing = [&](void* temp, std::size_t& b) {
+    jit::check_dispatch(jit::run_histogram(*module, dev, st, temp, b, h, a.op->state(), s.get()),
+                        st, "cupar histogram (run-time operator)");
+    return cudaSuccess;
+  };
+  const std::size_t bytes =
+      required_temp_bytes("cupar histogram (run-time operator)",
+                          {a.n, module->serial(), static_cast<std::uint64_t>(a.num_levels)},
+                          sizing);
   const std::size_t levels_bytes = even ? 0 : align_up(level_size * std::size_t(a.num_levels), 256);
   temp_storage temp(mr, levels_bytes + bytes, s);
   auto* base = static_cast<unsigned char*>(temp.get());
@@ -343,7 +353,8 @@ void jit_histogram(const jit_histogram_args& a, stream_ref s, memory_resource& m
                "cudaMemcpyAsync");
     h.d_levels = base;
   }
-  jit::check_dispatch(jit::run_histogram(*module, dev, st, base + levels_bytes, bytes, h,
+  std::size_t b = bytes;
+  jit::check_dispatch(jit::run_histogram(*module, dev, st, base + levels_bytes, b, h,
                                          a.op->state(), s.get()),
                       st, "cupar histogram (run-time operator)");
 }

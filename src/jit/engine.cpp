@@ -83,6 +83,8 @@ const device_info& current_device() {
 // --- loaded modules ---------------------------------------------------------------------------
 
 loaded_module::loaded_module(const built_binary& b) : meta_(b.meta), tier_(b.tier) {
+  static std::atomic<std::uint64_t> next_serial{1};
+  serial_ = next_serial.fetch_add(1, std::memory_order_relaxed);
   const auto& d = driver::get();
   const CUresult r =
       d.library_load_data(&library_, b.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);

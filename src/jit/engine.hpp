@@ -51,6 +51,9 @@ class loaded_module {
   long long meta(int i) const { return meta_[static_cast<std::size_t>(i)]; }
   const std::vector<long long>& meta() const { return meta_; }
   int tier() const { return tier_; }
+  /// Unique for the life of the process (unlike the object's address): keys the remembered
+  /// temporary-storage sizes of calls with this module.
+  std::uint64_t serial() const { return serial_; }
   /// Blocks per multiprocessor for `kernel` at (block, dynamic shared memory), cached.
   int occupancy(CUkernel kernel, int block, std::size_t smem) const;
   /// The function of `kernel` in the current context.
@@ -61,6 +64,7 @@ class loaded_module {
   std::vector<CUkernel> kernels_;
   std::vector<long long> meta_;
   int tier_ = 0;
+  std::uint64_t serial_ = 0;
   struct occ_entry {
     CUkernel kernel;
     int block;

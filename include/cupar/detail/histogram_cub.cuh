@@ -81,7 +81,7 @@ void raw_histogram_even(SampleIt d_samples, Counter* d_histogram, int num_levels
   if (n == 0) return zero_histogram(d_histogram, num_levels, stream);
   auto* hist = reinterpret_cast<counter_storage_t<Counter>*>(d_histogram);
   run_with_temp_storage("cub::DeviceHistogram::HistogramEven", mr, stream,
-                        [&](void* temp, std::size_t& bytes) {
+                        {n, static_cast<std::uint64_t>(num_levels)}, [&](void* temp, std::size_t& bytes) {
                           return cub::DeviceHistogram::HistogramEven(
                               temp, bytes, d_samples, hist, num_levels, lower, upper,
                               static_cast<long long>(n), stream.get());
@@ -96,22 +96,21 @@ void raw_histogram_range(SampleIt d_samples, Counter* d_histogram, int num_level
   if (n == 0) return zero_histogram(d_histogram, num_levels, stream);
   auto* hist = reinterpret_cast<counter_storage_t<Counter>*>(d_histogram);
   const char* call = "cub::DeviceHistogram::HistogramRange";
-  std::size_t cub_bytes = 0;
-  check_cuda(cub::DeviceHistogram::HistogramRange(nullptr, cub_bytes, d_samples, hist, num_levels,
-                                                  static_cast<const Level*>(nullptr),
-                                                  static_cast<long long>(n), stream.get()),
-             call);
+  const Level* d_levels = nullptr;
+  auto run = [&](void* temp, std::size_t& bytes) {
+    return cub::DeviceHistogram::HistogramRange(temp, bytes, d_samples, hist, num_levels, d_levels,
+                                                static_cast<long long>(n), stream.get());
+  };
+  std::size_t cub_bytes =
+      required_temp_bytes(call, {n, static_cast<std::uint64_t>(num_levels)}, run);
   const std::size_t level_bytes = align_up(sizeof(Level) * std::size_t(num_levels), 256);
   temp_storage temp(mr, level_bytes + cub_bytes, stream);
-  auto* d_levels = static_cast<Level*>(temp.get());
-  check_cuda(cudaMemcpyAsync(d_levels, h_levels, sizeof(Level) * std::size_t(num_levels),
+  auto* levels = static_cast<Level*>(temp.get());
+  check_cuda(cudaMemcpyAsync(levels, h_levels, sizeof(Level) * std::size_t(num_levels),
                              cudaMemcpyHostToDevice, stream.get()),
              "cudaMemcpyAsync");
-  check_cuda(cub::DeviceHistogram::HistogramRange(static_cast<unsigned char*>(temp.get()) +
-                                                      level_bytes,
-                                                  cub_bytes, d_samples, hist, num_levels, d_levels,
-                                                  static_cast<long long>(n), stream.get()),
-             call);
+  d_levels = levels;
+  check_cuda(run(static_cast<unsigned char*>(temp.get()) + level_bytes, cub_bytes), call);
 }
 
 /// Histogram of the samples at `d_samples` (a pointer: the library's plain path) with CUB, with
