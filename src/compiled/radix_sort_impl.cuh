@@ -22,15 +22,21 @@ void radix_gather(const void* d_src, void* d_dst, const void* d_indices, std::si
 
 namespace radix {
 
+/// Words rather than bytes: a struct of bytes is moved byte by byte in places (a merge sort with
+/// a 4-byte struct of bytes as payload measured 1.17-1.29x slower: docs/probes/midsize.cu).
 template <std::size_t Size, std::size_t Align>
 struct alignas(Align) value_storage {
-  unsigned char bytes[Size];
+  static_assert(Size % 8 == 0 && Align >= 8, "used for 16-byte values");
+  unsigned long long words[Size / 8];
 };
 
-// Offsets for CUB: measured on the H100 (probe/offsets.cu, 2^24..2^28 keys), CUB's tunings make
-// keys-only sorts faster with 64-bit offsets and pair sorts faster with 32-bit ones.
+// Offsets for CUB: CUB's tunings make pair sorts faster with 32-bit offsets at every size
+// (probe/offsets.cu, 2^24..2^28), and keys-only sorts faster with 32-bit offsets up to about
+// 2^22 keys but with 64-bit ones from 2^24 (benchmark of 2026-11-21, u32 keys: 13.3 vs 12.8
+// Gkeys/s at 2^20, 25.3 vs 24.4 at 2^22, 36.2 vs 39.8 at 2^24).
 using offset32 = std::uint32_t;
 using offset64 = unsigned long long;
+constexpr std::size_t keys_only_offset64_from = std::size_t(1) << 23;
 
 /// Carves one allocation into consecutive 256-byte aligned parts.
 struct carve {
@@ -89,7 +95,9 @@ void sort(const K* kin, K* kout, const V* vin, V* vout, std::size_t n_total, boo
   const auto n = static_cast<Offset>(n_total);
   const bool in_place = kin == kout || (!keys_only<K, V> && vin == vout);
   if (!in_place) {
-    run_with_temp_storage(call, mr, stream, [&](void* temp, std::size_t& bytes) {
+    const temp_size_key key{n_total, std::uint64_t(begin_bit) << 8 | std::uint64_t(end_bit),
+                            std::uint64_t(descending)};
+    run_with_temp_storage(call, mr, stream, key, [&](void* temp, std::size_t& bytes) {
       return cub_sort(temp, bytes, kin, kout, vin, vout, n, descending, begin_bit, end_bit,
                       stream.get());
     });
@@ -111,10 +119,14 @@ void sort(const K* kin, K* kout, const V* vin, V* vout, std::size_t n_total, boo
   }
   cub::DoubleBuffer<K> keys(kout, nullptr);
   cub::DoubleBuffer<V> values(vout, nullptr);
-  std::size_t cub_bytes = 0;
-  check_cuda(cub_sort_double_buffer(nullptr, cub_bytes, keys, values, n, descending, begin_bit,
-                                    end_bit, stream.get()),
-             call);
+  auto run = [&](void* temp, std::size_t& bytes) {
+    return cub_sort_double_buffer(temp, bytes, keys, values, n, descending, begin_bit, end_bit,
+                                  stream.get());
+  };
+  std::size_t cub_bytes = required_temp_bytes(
+      call,
+      {n_total, std::uint64_t(begin_bit) << 8 | std::uint64_t(end_bit), std::uint64_t(descending)},
+      run);
   carve parts;
   const std::size_t alt_keys_at = parts.add(key_bytes);
   const std::size_t alt_values_at = parts.add(value_bytes);
@@ -125,9 +137,7 @@ void sort(const K* kin, K* kout, const V* vin, V* vout, std::size_t n_total, boo
   if constexpr (!keys_only<K, V>) {
     values = cub::DoubleBuffer<V>(vout, reinterpret_cast<V*>(base + alt_values_at));
   }
-  check_cuda(cub_sort_double_buffer(base + cub_at, cub_bytes, keys, values, n, descending,
-                                    begin_bit, end_bit, stream.get()),
-             call);
+  check_cuda(run(base + cub_at, cub_bytes), call);
   if (keys.Current() != kout) {
     check_cuda(cudaMemcpyAsync(kout, keys.Current(), key_bytes, cudaMemcpyDeviceToDevice,
                                stream.get()),
@@ -162,10 +172,15 @@ void sort_by_index(const radix_sort_args& a, bool descending, int end_bit, strea
   }
   cub::DoubleBuffer<K> keys(kout, nullptr);
   cub::DoubleBuffer<Index> indices(nullptr, nullptr);
-  std::size_t cub_bytes = 0;
-  check_cuda(cub_sort_double_buffer(nullptr, cub_bytes, keys, indices, n_offset, descending,
-                                    a.options.begin_bit, end_bit, stream.get()),
-             call);
+  auto run = [&](void* temp, std::size_t& bytes) {
+    return cub_sort_double_buffer(temp, bytes, keys, indices, n_offset, descending,
+                                  a.options.begin_bit, end_bit, stream.get());
+  };
+  std::size_t cub_bytes = required_temp_bytes(
+      call,
+      {n, std::uint64_t(a.options.begin_bit) << 8 | std::uint64_t(end_bit),
+       std::uint64_t(descending)},
+      run);
   carve parts;
   const std::size_t alt_keys_at = parts.add(n * sizeof(K));
   const std::size_t idx_a_at = parts.add(n * sizeof(Index));
@@ -178,9 +193,7 @@ void sort_by_index(const radix_sort_args& a, bool descending, int end_bit, strea
   indices = cub::DoubleBuffer<Index>(reinterpret_cast<Index*>(base + idx_a_at),
                                      reinterpret_cast<Index*>(base + idx_b_at));
   radix_iota(indices.Current(), sizeof(Index), n, stream);
-  check_cuda(cub_sort_double_buffer(base + cub_at, cub_bytes, keys, indices, n_offset, descending,
-                                    a.options.begin_bit, end_bit, stream.get()),
-             call);
+  check_cuda(run(base + cub_at, cub_bytes), call);
   if (keys.Current() != kout) {
     check_cuda(cudaMemcpyAsync(kout, keys.Current(), n * sizeof(K), cudaMemcpyDeviceToDevice,
                                stream.get()),
@@ -211,9 +224,16 @@ void radix_sort_key(const radix_sort_args& a, int end_bit, stream_ref stream,
   const auto* kin = static_cast<const Key*>(a.keys_in);
   auto* kout = static_cast<Key*>(a.keys_out);
   if (a.value_size == 0) {
-    sort<Key, cub::NullType, offset64>(kin, kout, static_cast<const cub::NullType*>(nullptr),
-                                       static_cast<cub::NullType*>(nullptr), a.n, descending,
-                                       begin_bit, end_bit, stream, mr);
+    auto keys_only = [&](auto offset_tag) {
+      sort<Key, cub::NullType, decltype(offset_tag)>(
+          kin, kout, static_cast<const cub::NullType*>(nullptr),
+          static_cast<cub::NullType*>(nullptr), a.n, descending, begin_bit, end_bit, stream, mr);
+    };
+    if (a.n < keys_only_offset64_from) {
+      keys_only(offset32{});
+    } else {
+      keys_only(offset64{});
+    }
     return;
   }
   if (a.n > std::numeric_limits<std::uint32_t>::max()) {
