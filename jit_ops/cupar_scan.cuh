@@ -22,6 +22,22 @@ struct cupar_scan_init {
 
 typedef unsigned long long cupar_offset;
 typedef cub::ScanTileState<cupar_T> cupar_tile_state;
+/// The operator type CUB's tuning sees (only its policy choice; the kernels run cupar_scan_op).
+/// CUB uses its tuned scan policies (sm_90: 128 threads x 24 items and a tuned look-back delay)
+/// only for operators it knows to be cheap (cuda::std::plus, minimum, maximum, ...); a run-time
+/// operator is unknown to it and got the generic policy, which measured 0.82x of the tuned one
+/// at 2^26..2^28 (bench/RESULTS.md of 2026-11-21). An operator on an arithmetic type is cheap as
+/// a rule, so for those CUB tunes as for plus.
+template <class T, bool Arithmetic = ::cuda::std::is_arithmetic<T>::value>
+struct cupar_scan_tuning_op {
+  typedef cupar_scan_op type;
+};
+template <class T>
+struct cupar_scan_tuning_op<T, true> {
+  typedef ::cuda::std::plus<T> type;
+};
+
 typedef cub::detail::scan::policy_hub<cupar_T, cupar_T, cupar_T, cupar_offset,
-                                      cupar_scan_op>::MaxPolicy cupar_policy;
+                                      cupar_scan_tuning_op<cupar_T>::type>::MaxPolicy
+    cupar_policy;
 typedef cupar_policy::ActivePolicy cupar_active;
