@@ -194,6 +194,116 @@ TEST(DefaultResource, IsOnePoolThatAlignsAndReportsOutOfMemory) {
   EXPECT_EQ(cupar::reduce_value(in.data(), 3, compiled_ops::plus<int>(), 0, stream), 6);
 }
 
+// The default resource keeps blocks given back on a stream for later allocations on that
+// stream only (memory.hpp).
+TEST(DefaultResource, KeepsBlocksForTheirOwnStreamOnly) {
+  CUPAR_REQUIRE_GPU();
+  cupar::release_cached_memory();
+  EXPECT_EQ(cupar::cached_memory_bytes(), 0u);
+  cupar::memory_resource& mr = cupar::default_resource();
+  owned_stream a, b;
+  void* p = mr.allocate(1000, a);
+  mr.deallocate(p, 1000, a);
+  EXPECT_GE(cupar::cached_memory_bytes(), 1000u);
+  void* q = mr.allocate(900, a);  // same size class: the kept block, no CUDA call
+  EXPECT_EQ(q, p);
+  EXPECT_EQ(cupar::cached_memory_bytes(), 0u);
+  mr.deallocate(q, 900, a);
+  void* r = mr.allocate(1000, b);  // another stream never gets a's block
+  EXPECT_NE(r, p);
+  mr.deallocate(r, 1000, b);
+  void* bigger = mr.allocate(5000, a);  // another size class
+  EXPECT_NE(bigger, p);
+  mr.deallocate(bigger, 5000, a);
+
+  // A stream created after another was destroyed (it may get the same handle) does not see the
+  // destroyed one's blocks.
+  void* x = nullptr;
+  cudaStream_t old_handle = nullptr;
+  {
+    owned_stream c;
+    old_handle = c.get();
+    x = mr.allocate(3000, c);
+    ASSERT_EQ(cudaMemsetAsync(x, 1, 3000, c.get()), cudaSuccess);
+    mr.deallocate(x, 3000, c);
+    ASSERT_EQ(cudaStreamSynchronize(c.get()), cudaSuccess);
+  }
+  for (int i = 0; i < 4; ++i) {
+    owned_stream d;
+    void* y = mr.allocate(3000, d);
+    EXPECT_NE(y, x) << "new stream " << (d.get() == old_handle ? "with the old handle" : "");
+    mr.deallocate(y, 3000, d);
+  }
+
+  // Large blocks are not kept.
+  const std::size_t kept = cupar::cached_memory_bytes();
+  void* large = mr.allocate(std::size_t(100) << 20, a);
+  mr.deallocate(large, std::size_t(100) << 20, a);
+  EXPECT_EQ(cupar::cached_memory_bytes(), kept);
+
+  // A stream being captured into a graph gets graph allocations, not kept blocks.
+  ASSERT_EQ(cudaStreamBeginCapture(a.get(), cudaStreamCaptureModeThreadLocal), cudaSuccess);
+  void* g = mr.allocate(1000, a);
+  EXPECT_NE(g, p);
+  mr.deallocate(g, 1000, a);
+  cudaGraph_t graph = nullptr;
+  ASSERT_EQ(cudaStreamEndCapture(a.get(), &graph), cudaSuccess);
+  EXPECT_EQ(cupar::cached_memory_bytes(), kept);
+  ASSERT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  cupar::release_cached_memory();
+  EXPECT_EQ(cupar::cached_memory_bytes(), 0u);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  const std::vector<int> h = {1, 2, 3};
+  device_buffer<int> in(h, a);
+  EXPECT_EQ(cupar::reduce_value(in.data(), 3, compiled_ops::plus<int>(), 0, a), 6);
+}
+
+// Threads on their own streams (more streams than the resource keeps blocks for), each calling
+// algorithms whose temporaries come and go, with sizes that change from call to call: every
+// result matches the CPU, so no block was handed to two streams at once.
+TEST(DefaultResource, ReuseAcrossManyStreamsAndThreadsStaysCorrect) {
+  CUPAR_REQUIRE_GPU();
+  constexpr int threads = 8;
+  constexpr int streams_per_thread = 10;  // 80 streams: more than the 64 the resource tracks
+  std::atomic<int> failures{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([t, &failures] {
+      try {
+        std::vector<std::unique_ptr<owned_stream>> streams;
+        for (int i = 0; i < streams_per_thread; ++i) streams.push_back(std::make_unique<owned_stream>());
+        for (int round = 0; round < 3; ++round) {
+          for (int i = 0; i < streams_per_thread; ++i) {
+            const owned_stream& s = *streams[static_cast<std::size_t>(i)];
+            const std::size_t n = 1000 + std::size_t(7919) * std::size_t(t * 31 + i * 7 + round * 3) % 200000;
+            const auto h = random_values<std::uint32_t>(n, std::uint64_t(t * 1000 + i * 10 + round), 0, 1000);
+            device_buffer<std::uint32_t> in(h, s), out(n, s);
+            const std::uint32_t sum =
+                cupar::reduce_value(in.data(), n, compiled_ops::plus<std::uint32_t>(), 0u, s);
+            cupar::sort_keys(in.data(), out.data(), n, s);
+            cupar::inclusive_scan(in.data(), in.data(), n, compiled_ops::plus<std::uint32_t>(), s);
+            std::vector<std::uint32_t> sorted = h, scanned = h;
+            std::sort(sorted.begin(), sorted.end());
+            std::partial_sum(scanned.begin(), scanned.end(), scanned.begin());
+            if (sum != std::accumulate(h.begin(), h.end(), 0u) || out.to_host() != sorted ||
+                in.to_host() != scanned) {
+              ++failures;
+            }
+          }
+        }
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << e.what();
+        ++failures;
+      }
+    });
+  }
+  for (auto& th : pool) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
+
 void expect_all_freed_on_their_streams(const counting_upstream& up) {
   EXPECT_EQ(up.live_allocations(), 0u);
   EXPECT_EQ(up.live_bytes(), 0u);

@@ -8,6 +8,7 @@
 #include <vector>
 
 int main() {
+  std::setvbuf(stdout, nullptr, _IONBF, 0);
   const auto report = cupar::jit::compile_reduce<float>(cupar::jit::op("a + b"), 90, false);
   std::printf("cupar %s: compiled a run-time operator into %zu bytes\n", cupar::version(),
               report.cubin_bytes);
@@ -18,9 +19,13 @@ int main() {
   }
   cudaStream_t s;
   cudaStreamCreate(&s);
-  const std::vector<float> h = {1, 2, 3, 4};
-  cupar::device_buffer<float> d(h, s);
-  const float sum = cupar::reduce_value(d.data(), h.size(), cupar::jit::op("a + b"), 0.0f, s);
+  float sum = 0;
+  {
+    // The buffer is freed on its stream: it goes before the stream does.
+    const std::vector<float> h = {1, 2, 3, 4};
+    cupar::device_buffer<float> d(h, s);
+    sum = cupar::reduce_value(d.data(), h.size(), cupar::jit::op("a + b"), 0.0f, s);
+  }
   std::printf("sum = %g\n", sum);
   cudaStreamDestroy(s);
   return sum == 10.0f ? 0 : 1;

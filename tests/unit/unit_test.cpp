@@ -4,6 +4,7 @@
 #include "../conformance/common.hpp"
 
 #include <cupar/cupar.hpp>
+#include <cupar/detail/temp_storage.hpp>
 
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -323,6 +324,47 @@ TEST(Version, MatchesTheHeader) {
   EXPECT_EQ(std::string(cupar::version()), expected);
   EXPECT_EQ(CUPAR_VERSION,
             CUPAR_VERSION_MAJOR * 10000 + CUPAR_VERSION_MINOR * 100 + CUPAR_VERSION_PATCH);
+}
+
+// --- remembered temporary-storage sizes -----------------------------------------------------
+
+TEST(TempSizeCache, FindsWhatWasStoredForTheSameDeviceAndKeyOnly) {
+  cupar::detail::temp_size_cache c;
+  std::size_t bytes = 0;
+  EXPECT_FALSE(c.find(0, {100, 0, 0}, bytes));
+  c.store(0, {100, 0, 0}, 4096);
+  ASSERT_TRUE(c.find(0, {100, 0, 0}, bytes));
+  EXPECT_EQ(bytes, 4096u);
+  EXPECT_FALSE(c.find(1, {100, 0, 0}, bytes)) << "another device";
+  EXPECT_FALSE(c.find(0, {101, 0, 0}, bytes)) << "another n";
+  EXPECT_FALSE(c.find(0, {100, 1, 0}, bytes)) << "another first extra value";
+  EXPECT_FALSE(c.find(0, {100, 0, 1}, bytes)) << "another second extra value";
+  // Four entries, the oldest replaced first.
+  for (std::uint64_t n = 1; n <= 4; ++n) c.store(0, {n, 0, 0}, n * 10);
+  EXPECT_FALSE(c.find(0, {100, 0, 0}, bytes));
+  for (std::uint64_t n = 1; n <= 4; ++n) {
+    ASSERT_TRUE(c.find(0, {n, 0, 0}, bytes));
+    EXPECT_EQ(bytes, n * 10);
+  }
+}
+
+TEST(TempSizeCache, AsksTheCallOnceThenRemembers) {
+  CUPAR_REQUIRE_GPU();  // cudaGetDevice
+  int asked = 0;
+  auto call = [&](void* temp, std::size_t& bytes) {
+    if (temp == nullptr) {
+      ++asked;
+      bytes = 777;
+    }
+    return cudaSuccess;
+  };
+  EXPECT_EQ(cupar::detail::required_temp_bytes("test", {5, 0, 0}, call), 777u);
+  EXPECT_EQ(cupar::detail::required_temp_bytes("test", {5, 0, 0}, call), 777u);
+  EXPECT_EQ(asked, 1);
+  EXPECT_EQ(cupar::detail::required_temp_bytes("test", {6, 0, 0}, call), 777u);
+  EXPECT_EQ(asked, 2);
+  auto failing = [](void*, std::size_t&) { return cudaErrorInvalidValue; };
+  EXPECT_THROW(cupar::detail::required_temp_bytes("test", {5, 0, 0}, failing), cupar::cuda_error);
 }
 
 }  // namespace
