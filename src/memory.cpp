@@ -85,26 +85,49 @@ block_cache& cache() {
   return c;
 }
 
-/// The stream's process-unique id when blocks may be cached for it (not while it is being
-/// captured into a graph, where allocations must be graph allocations).
-bool cacheable_stream(cudaStream_t s, unsigned long long& id) {
+/// What the cache needs to know about a stream: whether it is being captured into a graph
+/// (then no block is kept or handed out, and no call capture forbids, such as
+/// cudaStreamGetDevice, is made) and otherwise its process-unique id.
+struct stream_facts {
+  bool capturing = false;
+  bool known = false;  // `id` is valid
+  unsigned long long id = 0;
+};
+
+stream_facts facts_of(cudaStream_t s) {
+  stream_facts f;
 #if CUDART_VERSION >= 12000
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   if (cudaStreamIsCapturing(s, &capture) != cudaSuccess) {
+    // E.g. the legacy stream while another stream is captured globally: make no more calls.
     (void)cudaGetLastError();
-    return false;
+    f.capturing = true;
+    return f;
   }
-  if (capture != cudaStreamCaptureStatusNone) return false;
-  if (cudaStreamGetId(s, &id) != cudaSuccess) {
+  if (capture != cudaStreamCaptureStatusNone) {
+    f.capturing = true;
+    return f;
+  }
+  if (cudaStreamGetId(s, &f.id) != cudaSuccess) {
     (void)cudaGetLastError();
-    return false;
+    return f;
   }
-  return true;
+  f.known = true;
 #else
   (void)s;
-  (void)id;
-  return false;
 #endif
+  return f;
+}
+
+/// The device of `s` (not queried on a capturing stream, where it is the current device).
+cudaError_t device_of(cudaStream_t s, const stream_facts& f, int& device) {
+#if CUDART_VERSION >= 12080
+  if (!f.capturing) return cudaStreamGetDevice(s, &device);
+#else
+  (void)s;
+#endif
+  (void)f;
+  return cudaGetDevice(&device);
 }
 
 stream_slot* find_slot(block_cache& c, unsigned long long id) {
@@ -188,18 +211,15 @@ void* async_pool_resource::do_allocate(std::size_t bytes, stream_ref stream) {
   if (bytes == 0) return nullptr;
   const bool small = bytes <= cache_block_limit;
   const std::size_t size = small ? size_class(bytes) : bytes;
-  unsigned long long id = 0;
-  const bool cacheable = small && cacheable_stream(stream.get(), id);
+  const stream_facts facts = facts_of(stream.get());
+  const bool cacheable = small && facts.known;
+  const unsigned long long id = facts.id;
   if (cacheable) {
     if (void* ptr = take_cached(id, size)) return ptr;
   }
-  int device = 0;
   // The allocation comes from the pool of the stream's device.
-#if CUDART_VERSION >= 12080
-  detail::check_cuda(cudaStreamGetDevice(stream.get(), &device), "cudaStreamGetDevice");
-#else
-  detail::check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-#endif
+  int device = 0;
+  detail::check_cuda(device_of(stream.get(), facts, device), "cudaStreamGetDevice");
   configure_pool(device);
   void* ptr = nullptr;
   cudaError_t status = cudaMallocAsync(&ptr, size, stream.get());
@@ -219,18 +239,14 @@ void* async_pool_resource::do_allocate(std::size_t bytes, stream_ref stream) {
 void async_pool_resource::do_deallocate(void* ptr, std::size_t bytes, stream_ref stream) noexcept {
   if (ptr == nullptr) return;
   if (bytes <= cache_block_limit) {
-    unsigned long long id = 0;
+    const stream_facts facts = facts_of(stream.get());
     int device = 0;
-    bool known_device = true;
-#if CUDART_VERSION >= 12080
-    known_device = cudaStreamGetDevice(stream.get(), &device) == cudaSuccess;
-#else
-    known_device = cudaGetDevice(&device) == cudaSuccess;
-#endif
-    if (!known_device) (void)cudaGetLastError();
-    if (known_device && cacheable_stream(stream.get(), id) &&
-        keep_cached(id, device, ptr, size_class(bytes), stream.get())) {
-      return;
+    if (facts.known) {
+      if (device_of(stream.get(), facts, device) != cudaSuccess) {
+        (void)cudaGetLastError();
+      } else if (keep_cached(facts.id, device, ptr, size_class(bytes), stream.get())) {
+        return;
+      }
     }
   }
   // A failure here (e.g. a context already destroyed at exit) cannot be reported from a

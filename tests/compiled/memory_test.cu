@@ -260,6 +260,44 @@ TEST(DefaultResource, KeepsBlocksForTheirOwnStreamOnly) {
   EXPECT_EQ(cupar::reduce_value(in.data(), 3, compiled_ops::plus<int>(), 0, a), 6);
 }
 
+// Calls captured into a CUDA graph take graph allocations for their temporaries (never kept
+// blocks), so the graph can be launched again and again.
+TEST(DefaultResource, CallsCanBeCapturedIntoAGraph) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const std::size_t n = 100003;
+  const auto h = random_values<std::uint32_t>(n, 11, 0, 1u << 20);
+  std::vector<std::uint32_t> sorted = h;
+  std::sort(sorted.begin(), sorted.end());
+  const std::uint32_t expected_sum = std::accumulate(h.begin(), h.end(), 0u);
+  device_buffer<std::uint32_t> in(h, s), out(n, s), sum(1, s);
+  const auto plus = compiled_ops::plus<std::uint32_t>();
+  cupar::reduce(in.data(), sum.data(), n, plus, 0u, s);  // leaves kept blocks for the stream
+  ASSERT_EQ(cudaStreamSynchronize(s.get()), cudaSuccess);
+  ASSERT_EQ(cudaStreamBeginCapture(s.get(), cudaStreamCaptureModeThreadLocal), cudaSuccess);
+  cupar::reduce(in.data(), sum.data(), n, plus, 0u, s);
+  cupar::sort_keys(in.data(), out.data(), n, s);
+  cupar::inclusive_scan(out.data(), out.data(), n, plus, s);
+  cudaGraph_t graph = nullptr;
+  ASSERT_EQ(cudaStreamEndCapture(s.get(), &graph), cudaSuccess);
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  std::vector<std::uint32_t> scanned = sorted;
+  std::partial_sum(scanned.begin(), scanned.end(), scanned.begin());
+  for (int launch = 0; launch < 3; ++launch) {
+    ASSERT_EQ(cudaMemsetAsync(out.data(), 0, n * sizeof(std::uint32_t), s.get()), cudaSuccess);
+    ASSERT_EQ(cudaMemsetAsync(sum.data(), 0, sizeof(std::uint32_t), s.get()), cudaSuccess);
+    ASSERT_EQ(cudaGraphLaunch(exec, s.get()), cudaSuccess);
+    EXPECT_EQ(sum.to_host()[0], expected_sum) << "launch " << launch;
+    EXPECT_EQ(out.to_host(), scanned) << "launch " << launch;
+  }
+  EXPECT_EQ(cudaGraphExecDestroy(exec), cudaSuccess);
+  EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  // And the stream works normally afterwards.
+  EXPECT_EQ(cupar::reduce_value(in.data(), n, plus, 0u, s), expected_sum);
+}
+
 // Threads on their own streams (more streams than the resource keeps blocks for), each calling
 // algorithms whose temporaries come and go, with sizes that change from call to call: every
 // result matches the CPU, so no block was handed to two streams at once.
