@@ -205,6 +205,15 @@ void release_stream_blocks(unsigned long long id, cudaStream_t stream) {
   slot->count = 0;
 }
 
+/// Gives the unused memory of the device's default pool back to the driver.
+void trim_pool(int device) {
+  cudaMemPool_t pool = nullptr;
+  if (cudaDeviceGetDefaultMemPool(&pool, device) != cudaSuccess ||
+      cudaMemPoolTrimTo(pool, 0) != cudaSuccess) {
+    (void)cudaGetLastError();
+  }
+}
+
 }  // namespace
 
 void* async_pool_resource::do_allocate(std::size_t bytes, stream_ref stream) {
@@ -223,11 +232,20 @@ void* async_pool_resource::do_allocate(std::size_t bytes, stream_ref stream) {
   configure_pool(device);
   void* ptr = nullptr;
   cudaError_t status = cudaMallocAsync(&ptr, size, stream.get());
-  if (status == cudaErrorMemoryAllocation && cacheable) {
-    // Give this stream's kept blocks back to the pool and try once more.
+  if (status == cudaErrorMemoryAllocation) {
+    // A failed cudaMallocAsync leaves the pool holding the physical memory it mapped while
+    // trying, and with the release threshold raised it keeps it: measured on the H200, a failed
+    // request for twice the device's memory left 0 of 150 GB free for anything else (even CUDA
+    // graphs' allocations failed after it). So trim the pool, give back this stream's kept
+    // blocks, and try once more; trim again if that fails too.
     (void)cudaGetLastError();
-    release_stream_blocks(id, stream.get());
+    if (cacheable) release_stream_blocks(id, stream.get());
+    trim_pool(device);
     status = cudaMallocAsync(&ptr, size, stream.get());
+    if (status == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError();
+      trim_pool(device);
+    }
   }
   if (status == cudaErrorMemoryAllocation) {
     detail::throw_out_of_memory(bytes, "cudaMallocAsync");

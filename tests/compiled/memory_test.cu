@@ -189,6 +189,13 @@ TEST(DefaultResource, IsOnePoolThatAlignsAndReportsOutOfMemory) {
     EXPECT_EQ(e.bytes(), huge);
   }
   EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "no error left pending";
+  // The failed attempt did not leave the pool holding the device's memory.
+  std::size_t free_after = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free_after, &total_bytes), cudaSuccess);
+  EXPECT_GE(free_after, free_bytes / 2) << "free before " << free_bytes << ", after " << free_after;
+  void* plain = nullptr;
+  ASSERT_EQ(cudaMalloc(&plain, free_bytes / 4), cudaSuccess) << "memory for others after the OOM";
+  ASSERT_EQ(cudaFree(plain), cudaSuccess);
   const std::vector<int> h = {1, 2, 3};
   device_buffer<int> in(h, stream);
   EXPECT_EQ(cupar::reduce_value(in.data(), 3, compiled_ops::plus<int>(), 0, stream), 6);
