@@ -17,13 +17,13 @@
 #include <cstdlib>
 #include <vector>
 
-#define CK(x)                                                                              \
-  do {                                                                                     \
-    cudaError_t e = (x);                                                                   \
-    if (e != cudaSuccess) {                                                                \
-      std::printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e));       \
-      std::exit(1);                                                                        \
-    }                                                                                      \
+#define CK(x)                                                                       \
+  do {                                                                              \
+    cudaError_t e = (x);                                                            \
+    if (e != cudaSuccess) {                                                         \
+      std::printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e)); \
+      std::exit(1);                                                                 \
+    }                                                                               \
   } while (0)
 
 static cudaStream_t st;
@@ -42,7 +42,8 @@ double time_it(F f, bool held, int reps = 25) {
   cudaEvent_t a, b;
   CK(cudaEventCreate(&a));
   CK(cudaEventCreate(&b));
-  for (int i = 0; i < 3; ++i) f();
+  for (int i = 0; i < 3; ++i)
+    f();
   CK(cudaStreamSynchronize(st));
   std::vector<float> ts;
   for (int i = 0; i < reps; ++i) {
@@ -81,9 +82,11 @@ void row(const char* what, int lg, Call call, void* pre) {
     CK(call(p, b));
     CK(cudaFreeAsync(p, st));
   };
-  std::printf("%-22s 2^%d  event: prealloc %7.2f cupar-like %7.2f | held: prealloc %7.2f cupar-like %7.2f us\n",
-              what, lg, time_it(prealloc, false), time_it(cupar_like, false), time_it(prealloc, true),
-              time_it(cupar_like, true));
+  std::printf(
+      "%-22s 2^%d  event: prealloc %7.2f cupar-like %7.2f | held: prealloc %7.2f cupar-like %7.2f "
+      "us\n",
+      what, lg, time_it(prealloc, false), time_it(cupar_like, false), time_it(prealloc, true),
+      time_it(cupar_like, true));
 }
 
 struct alignas(4) opaque4 {
@@ -132,40 +135,70 @@ int main() {
   CK(cudaStreamSynchronize(st));
   for (int lg : {20, 22, 24, 26}) {
     const std::size_t n = std::size_t(1) << lg;
-    row("reduce f32 int", lg, [&](void* t, std::size_t& b) {
-      return cub::DeviceReduce::Sum(t, b, fin, fout, int(n), st);
-    }, pre);
-    row("reduce f32 size_t", lg, [&](void* t, std::size_t& b) {
-      return cub::DeviceReduce::Sum(t, b, fin, fout, n, st);
-    }, pre);
-    row("scan f32 int", lg, [&](void* t, std::size_t& b) {
-      return cub::DeviceScan::InclusiveSum(t, b, fin, fout, int(n), st);
-    }, pre);
-    row("scan f32 size_t", lg, [&](void* t, std::size_t& b) {
-      return cub::DeviceScan::InclusiveSum(t, b, fin, fout, n, st);
-    }, pre);
-    row("hist u8 int", lg, [&](void* t, std::size_t& b) {
-      return cub::DeviceHistogram::HistogramEven(t, b, cin, hist, 257, 0, 256, int(n), st);
-    }, pre);
-    row("hist u8 long long", lg, [&](void* t, std::size_t& b) {
-      return cub::DeviceHistogram::HistogramEven(t, b, cin, hist, 257, 0, 256, (long long)n, st);
-    }, pre);
-    row("hist f32 int", lg, [&](void* t, std::size_t& b) {
-      return cub::DeviceHistogram::HistogramEven(t, b, fin, hist, 257, 0.0f, 1.0f, int(n), st);
-    }, pre);
-    row("hist f32 long long", lg, [&](void* t, std::size_t& b) {
-      return cub::DeviceHistogram::HistogramEven(t, b, fin, hist, 257, 0.0f, 1.0f, (long long)n,
-                                                 st);
-    }, pre);
+    row(
+        "reduce f32 int", lg,
+        [&](void* t, std::size_t& b) {
+          return cub::DeviceReduce::Sum(t, b, fin, fout, int(n), st);
+        },
+        pre);
+    row(
+        "reduce f32 size_t", lg,
+        [&](void* t, std::size_t& b) { return cub::DeviceReduce::Sum(t, b, fin, fout, n, st); },
+        pre);
+    row(
+        "scan f32 int", lg,
+        [&](void* t, std::size_t& b) {
+          return cub::DeviceScan::InclusiveSum(t, b, fin, fout, int(n), st);
+        },
+        pre);
+    row(
+        "scan f32 size_t", lg,
+        [&](void* t, std::size_t& b) {
+          return cub::DeviceScan::InclusiveSum(t, b, fin, fout, n, st);
+        },
+        pre);
+    row(
+        "hist u8 int", lg,
+        [&](void* t, std::size_t& b) {
+          return cub::DeviceHistogram::HistogramEven(t, b, cin, hist, 257, 0, 256, int(n), st);
+        },
+        pre);
+    row(
+        "hist u8 long long", lg,
+        [&](void* t, std::size_t& b) {
+          return cub::DeviceHistogram::HistogramEven(t, b, cin, hist, 257, 0, 256, (long long)n,
+                                                     st);
+        },
+        pre);
+    row(
+        "hist f32 int", lg,
+        [&](void* t, std::size_t& b) {
+          return cub::DeviceHistogram::HistogramEven(t, b, fin, hist, 257, 0.0f, 1.0f, int(n), st);
+        },
+        pre);
+    row(
+        "hist f32 long long", lg,
+        [&](void* t, std::size_t& b) {
+          return cub::DeviceHistogram::HistogramEven(t, b, fin, hist, 257, 0.0f, 1.0f, (long long)n,
+                                                     st);
+        },
+        pre);
     auto less = [] __device__(float x, float y) { return x < y; };
-    row("msort pairs u32 val", lg, [&](void* t, std::size_t& b) {
-      return cub::DeviceMergeSort::SortPairsCopy(t, b, fin, v1, fout, v2, (long long)n, less, st);
-    }, pre);
-    row("msort pairs opaque4", lg, [&](void* t, std::size_t& b) {
-      return cub::DeviceMergeSort::SortPairsCopy(t, b, fin, reinterpret_cast<const opaque4*>(v1),
-                                                 fout, reinterpret_cast<opaque4*>(v2),
-                                                 (long long)n, less, st);
-    }, pre);
+    row(
+        "msort pairs u32 val", lg,
+        [&](void* t, std::size_t& b) {
+          return cub::DeviceMergeSort::SortPairsCopy(t, b, fin, v1, fout, v2, (long long)n, less,
+                                                     st);
+        },
+        pre);
+    row(
+        "msort pairs opaque4", lg,
+        [&](void* t, std::size_t& b) {
+          return cub::DeviceMergeSort::SortPairsCopy(
+              t, b, fin, reinterpret_cast<const opaque4*>(v1), fout, reinterpret_cast<opaque4*>(v2),
+              (long long)n, less, st);
+        },
+        pre);
   }
   return 0;
 }
