@@ -42,7 +42,7 @@ typedef long long cupar_offset;
 /// of 16-bit samples with many bins): int8 results are binned as unsigned values x ^ 0x80 (the
 /// host shifts the levels by 128), 16-bit results as int.
 typedef ::cuda::std::conditional_t<
-    ::cuda::std::is_integral<cupar_L>::value && ::cuda::std::is_signed<cupar_L>::value &&
+    ::cuda::std::is_integral<cupar_L>::value&& ::cuda::std::is_signed<cupar_L>::value &&
         sizeof(cupar_L) == 1,
     unsigned char,
     ::cuda::std::conditional_t<::cuda::std::is_integral<cupar_L>::value && sizeof(cupar_L) == 2,
@@ -135,10 +135,9 @@ struct cupar_scale_transform {
 
   template <class T>
   __device__ __forceinline__ int ComputeBin(T sample, ::cuda::std::true_type /* integral */) const {
-    return static_cast<int>(
-        (static_cast<IntArithmeticT>(sample - m_min) *
-         static_cast<IntArithmeticT>(m_scale.fraction.bins)) /
-        static_cast<IntArithmeticT>(m_scale.fraction.range));
+    return static_cast<int>((static_cast<IntArithmeticT>(sample - m_min) *
+                             static_cast<IntArithmeticT>(m_scale.fraction.bins)) /
+                            static_cast<IntArithmeticT>(m_scale.fraction.range));
   }
   template <class T>
   __device__ __forceinline__ int ComputeBin(T sample, ::cuda::std::false_type /* fp */) const {
@@ -223,8 +222,8 @@ __global__ void __launch_bounds__(cupar_histogram_agent_policy::BLOCK_THREADS)
       agent_t;
   __shared__ typename agent_t::TempStorage temp_storage;
   agent_t agent(temp_storage, d_samples, num_output_bins.data(), num_privatized_bins.data(),
-                d_output_histograms.data(), d_privatized_histograms.data(),
-                output_decode_op.data(), privatized_decode_op.data());
+                d_output_histograms.data(), d_privatized_histograms.data(), output_decode_op.data(),
+                privatized_decode_op.data());
   agent.InitBinCounters();
   agent.ConsumeTiles(num_row_pixels, num_rows, row_stride_samples, tiles_per_row, tile_queue);
   agent.StoreOutput();

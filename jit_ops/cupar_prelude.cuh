@@ -43,11 +43,24 @@ struct alignas(16) cupar_op_state {
 };
 
 /// The unsigned word type of a size.
-template <int Bytes> struct cupar_word;
-template <> struct cupar_word<1> { typedef unsigned char type; };
-template <> struct cupar_word<2> { typedef unsigned short type; };
-template <> struct cupar_word<4> { typedef unsigned int type; };
-template <> struct cupar_word<8> { typedef unsigned long long type; };
+template <int Bytes>
+struct cupar_word;
+template <>
+struct cupar_word<1> {
+  typedef unsigned char type;
+};
+template <>
+struct cupar_word<2> {
+  typedef unsigned short type;
+};
+template <>
+struct cupar_word<4> {
+  typedef unsigned int type;
+};
+template <>
+struct cupar_word<8> {
+  typedef unsigned long long type;
+};
 
 /// Opaque storage for values a kernel only moves (sort payloads), as words of its alignment (up to
 /// 8 bytes): a struct of bytes is moved byte by byte in places, which made a merge sort with

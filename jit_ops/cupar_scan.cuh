@@ -38,6 +38,5 @@ struct cupar_scan_tuning_op<T, true> {
 };
 
 typedef cub::detail::scan::policy_hub<cupar_T, cupar_T, cupar_T, cupar_offset,
-                                      cupar_scan_tuning_op<cupar_T>::type>::MaxPolicy
-    cupar_policy;
+                                      cupar_scan_tuning_op<cupar_T>::type>::MaxPolicy cupar_policy;
 typedef cupar_policy::ActivePolicy cupar_active;

@@ -15,7 +15,8 @@ struct cupar_transform_op {
     return cupar_jit_op(state.bytes, a, b);
   }
 };
-typedef cub::detail::transform::policy_hub<false, ::cuda::std::tuple<const cupar_A*, const cupar_B*>>
+typedef cub::detail::transform::policy_hub<false,
+                                           ::cuda::std::tuple<const cupar_A*, const cupar_B*>>
     cupar_hub;
 #define CUPAR_TRANSFORM_INPUTS const cupar_A*, const cupar_B*
 #else

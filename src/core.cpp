@@ -12,13 +12,18 @@
 
 namespace cupar {
 
-const char* version() noexcept { return "0.1.0"; }
+const char* version() noexcept {
+  return "0.1.0";
+}
 
 const char* to_string(jit_stage stage) noexcept {
   switch (stage) {
-    case jit_stage::compile: return "compile";
-    case jit_stage::link: return "link";
-    case jit_stage::load: return "load";
+    case jit_stage::compile:
+      return "compile";
+    case jit_stage::link:
+      return "link";
+    case jit_stage::load:
+      return "load";
   }
   return "?";
 }
@@ -52,8 +57,10 @@ bool is_sticky(cudaError_t e) {
     case cudaErrorMisalignedAddress:
     case cudaErrorInvalidAddressSpace:
     case cudaErrorInvalidPc:
-    case cudaErrorLaunchTimeout: return true;
-    default: return false;
+    case cudaErrorLaunchTimeout:
+      return true;
+    default:
+      return false;
   }
 }
 }  // namespace
@@ -61,8 +68,8 @@ bool is_sticky(cudaError_t e) {
 void throw_cuda_error(cudaError_t status, const char* call) {
   // Reset the thread's last-error slot so a later, unrelated call does not report this failure.
   (void)cudaGetLastError();
-  std::string what = std::string("cupar: ") + call + " failed: " + cudaGetErrorName(status) +
-                     " (" + cudaGetErrorString(status) + ")";
+  std::string what = std::string("cupar: ") + call + " failed: " + cudaGetErrorName(status) + " (" +
+                     cudaGetErrorString(status) + ")";
   if (is_sticky(status)) what += "; the CUDA context is unusable after this error";
   if (status == cudaErrorMemoryAllocation) {
     throw out_of_memory(0, what);

@@ -57,7 +57,8 @@ constexpr int cached_streams = 64;
 /// The size actually allocated for `bytes` when the block may be cached: at most 25% more.
 std::size_t size_class(std::size_t bytes) {
   std::size_t floor2 = 1;
-  while (floor2 <= bytes / 2) floor2 *= 2;
+  while (floor2 <= bytes / 2)
+    floor2 *= 2;
   const std::size_t step = std::max<std::size_t>(1024, floor2 / 4);
   return (bytes + step - 1) / step * step;
 }
@@ -70,7 +71,7 @@ struct cached_block {
 struct stream_slot {
   unsigned long long id = 0;
   int device = 0;
-  int count = 0;  // 0: the slot is free
+  int count = 0;                           // 0: the slot is free
   cached_block blocks[blocks_per_stream];  // oldest first
 };
 
@@ -146,7 +147,8 @@ void* take_cached(unsigned long long id, std::size_t bytes) {
   for (int i = slot->count - 1; i >= 0; --i) {
     if (slot->blocks[i].bytes != bytes) continue;
     void* ptr = slot->blocks[i].ptr;
-    for (int j = i; j + 1 < slot->count; ++j) slot->blocks[j] = slot->blocks[j + 1];
+    for (int j = i; j + 1 < slot->count; ++j)
+      slot->blocks[j] = slot->blocks[j + 1];
     --slot->count;
     c.bytes -= bytes;
     return ptr;
@@ -179,7 +181,8 @@ bool keep_cached(unsigned long long id, int device, void* ptr, std::size_t bytes
     if (slot->count == blocks_per_stream) {
       evicted = slot->blocks[0].ptr;
       c.bytes -= pushed_out;
-      for (int j = 0; j + 1 < slot->count; ++j) slot->blocks[j] = slot->blocks[j + 1];
+      for (int j = 0; j + 1 < slot->count; ++j)
+        slot->blocks[j] = slot->blocks[j + 1];
       --slot->count;
     }
     slot->blocks[slot->count++] = {ptr, bytes};

@@ -66,9 +66,11 @@ int compile_set(const std::string& key, int arch, const std::string& prefix) {
   write_file(prefix + ".ltoir", ltoir.binary);
   write_file(prefix + ".cubin", cubin.binary);
   std::ostringstream m;
-  for (int i = 0; i < n; ++i) m << ltoir.lowered_names[static_cast<std::size_t>(i)] << "\n";
+  for (int i = 0; i < n; ++i)
+    m << ltoir.lowered_names[static_cast<std::size_t>(i)] << "\n";
   m << "meta";
-  for (long long v : meta) m << " " << v;
+  for (long long v : meta)
+    m << " " << v;
   m << "\n";
   const std::string text = m.str();
   write_file(prefix + ".meta", std::vector<char>(text.begin(), text.end()));
@@ -94,7 +96,8 @@ int write_table(const std::string& output, const std::vector<std::string>& entri
     std::vector<std::string> f;
     std::stringstream in(e);
     std::string part;
-    while (std::getline(in, part, '|')) f.push_back(part);
+    while (std::getline(in, part, '|'))
+      f.push_back(part);
     if (f.size() != 4) throw std::runtime_error("bad table entry " + e);
     const std::string& key = f[0];
     const int arch = std::stoi(f[1]);
@@ -109,19 +112,23 @@ int write_table(const std::string& output, const std::vector<std::string>& entri
       if (line.rfind("meta", 0) == 0) {
         std::stringstream vs(line.substr(4));
         long long v;
-        while (vs >> v) meta.push_back(v);
+        while (vs >> v)
+          meta.push_back(v);
       } else if (!line.empty()) {
         kernels.push_back(line);
       }
     }
     const std::string sym = "cupar_precompiled_fatbin_" + std::to_string(index);
-    asm_part << "  \".globl " << sym << "\\n\"\n  \".hidden " << sym << "\\n\"\n  \".balign 16\\n\"\n"
+    asm_part << "  \".globl " << sym << "\\n\"\n  \".hidden " << sym
+             << "\\n\"\n  \".balign 16\\n\"\n"
              << "  \"" << sym << ":\\n\"\n  \".incbin \\\"" << f[2] << "\\\"\\n\"\n";
     cpp_part << "extern \"C\" const unsigned char " << sym << "[];\n";
     cpp_part << "const char* const kernels_" << index << "[] = {";
-    for (const auto& k : kernels) cpp_part << "\"" << k << "\", ";
+    for (const auto& k : kernels)
+      cpp_part << "\"" << k << "\", ";
     cpp_part << "};\nconst long long meta_" << index << "[] = {";
-    for (long long v : meta) cpp_part << v << ", ";
+    for (long long v : meta)
+      cpp_part << v << ", ";
     cpp_part << "};\n";
     table << "    {\"" << key << "\", " << arch << ", " << sym << ", " << fatbin.size()
           << "u, kernels_" << index << ", " << kernels.size() << ", meta_" << index << ", "

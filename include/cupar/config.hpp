@@ -5,7 +5,8 @@
 #define CUPAR_VERSION_MINOR 1
 #define CUPAR_VERSION_PATCH 0
 /// Monotonic version number: major * 10000 + minor * 100 + patch.
-#define CUPAR_VERSION (CUPAR_VERSION_MAJOR * 10000 + CUPAR_VERSION_MINOR * 100 + CUPAR_VERSION_PATCH)
+#define CUPAR_VERSION \
+  (CUPAR_VERSION_MAJOR * 10000 + CUPAR_VERSION_MINOR * 100 + CUPAR_VERSION_PATCH)
 
 #if defined(_WIN32)
 #define CUPAR_EXPORT __declspec(dllexport)

@@ -7,7 +7,6 @@
 #include <cupar/detail/op_wrap.cuh>
 #include <cupar/histogram.hpp>
 
-
 #include <cstddef>
 #include <type_traits>
 

@@ -42,8 +42,8 @@ struct canonical_level {
       std::is_floating_point_v<Sample>, Sample,
       std::conditional_t<(sizeof(Sample) <= 2), int,
                          std::conditional_t<(sizeof(Sample) == 4), long long,
-                                            std::conditional_t<std::is_signed_v<Sample>,
-                                                               long long, unsigned long long>>>>;
+                                            std::conditional_t<std::is_signed_v<Sample>, long long,
+                                                               unsigned long long>>>>;
 };
 template <class Sample>
 using canonical_level_t = typename canonical_level<Sample>::type;
@@ -69,9 +69,9 @@ To convert_level(const char* function, const char* name, From value) {
   } else {
     const bool fits =
         std::is_signed_v<From>
-            ? (value < 0 ? (std::is_signed_v<To> && static_cast<long long>(value) >=
-                                                       static_cast<long long>(
-                                                           std::numeric_limits<To>::min()))
+            ? (value < 0 ? (std::is_signed_v<To> &&
+                            static_cast<long long>(value) >=
+                                static_cast<long long>(std::numeric_limits<To>::min()))
                          : static_cast<unsigned long long>(value) <=
                                static_cast<unsigned long long>(std::numeric_limits<To>::max()))
             : static_cast<unsigned long long>(value) <=
@@ -103,9 +103,10 @@ void prepare_even_levels(const char* function, int num_levels, Level lower, Leve
                                          ? std::numeric_limits<std::uint32_t>::max()
                                          : std::numeric_limits<std::uint64_t>::max();
     if (range > limit / bins) {
-      throw_invalid_argument(function, "(upper - lower) * (num_levels - 1) overflows the integer "
-                                       "arithmetic even bins are computed in; use fewer bins or "
-                                       "a narrower range");
+      throw_invalid_argument(function,
+                             "(upper - lower) * (num_levels - 1) overflows the integer "
+                             "arithmetic even bins are computed in; use fewer bins or "
+                             "a narrower range");
     }
   }
 }
@@ -113,8 +114,7 @@ void prepare_even_levels(const char* function, int num_levels, Level lower, Leve
 /// Checks and converts custom boundaries: at least 2, strictly increasing, no NaN.
 template <class Sample, class Level>
 std::vector<canonical_level_t<Sample>> prepare_range_levels(const char* function,
-                                                            const Level* h_levels,
-                                                            int num_levels) {
+                                                            const Level* h_levels, int num_levels) {
   if (num_levels < 2) {
     throw_invalid_argument(function, "num_levels = " + std::to_string(num_levels) +
                                          " (at least 2 levels, i.e. one bin, are needed)");
@@ -148,7 +148,7 @@ struct histogram_args {
   void* histogram;
   std::size_t counter_size;  // 4 or 8
   int num_levels;
-  const void* lower;   // even: canonical level values
+  const void* lower;  // even: canonical level values
   const void* upper;
   const void* levels;  // range: host array of canonical levels (else null)
 };
@@ -233,10 +233,10 @@ void histogram_range(const Sample* d_samples, Counter* d_histogram, int num_leve
   static_assert(detail::is_scalar_v<Level>, "cupar::histogram_range: Level must be arithmetic");
   detail::check_counter<Counter>();
   const auto levels = detail::prepare_range_levels<Level>(fn, h_levels, num_levels);
-  detail::jit_histogram({fn, &detail::jit_type_of<Sample>(), detail::scalar_of<Level>(), d_samples,
-                         n, d_histogram, sizeof(Counter), num_levels, nullptr, nullptr,
-                         levels.data(), &op},
-                        stream, mr);
+  detail::jit_histogram(
+      {fn, &detail::jit_type_of<Sample>(), detail::scalar_of<Level>(), d_samples, n, d_histogram,
+       sizeof(Counter), num_levels, nullptr, nullptr, levels.data(), &op},
+      stream, mr);
 }
 
 }  // namespace cupar

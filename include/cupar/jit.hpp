@@ -135,9 +135,7 @@ class op {
   const std::string& source() const noexcept { return detail::op_source(*def_); }
   named_op named() const noexcept { return detail::op_named(*def_); }
   bool is_named() const noexcept { return named() != named_op::none; }
-  const std::vector<detail::op_param>& params() const noexcept {
-    return detail::op_params(*def_);
-  }
+  const std::vector<detail::op_param>& params() const noexcept { return detail::op_params(*def_); }
 
   /// The parameter bytes as the kernels receive them.
   const unsigned char* state() const noexcept { return state_.data(); }
@@ -171,21 +169,21 @@ struct type_source;
 /// Describes a host type for the JIT, at global namespace scope:
 ///   struct point { float x, y; };
 ///   CUPAR_JIT_TYPE(point, "point", "struct point { float x, y; };")
-#define CUPAR_JIT_TYPE(Type, DeviceName, Definition)     \
-  namespace cupar::jit {                                 \
-  template <>                                            \
-  struct type_source<Type> {                             \
-    static constexpr const char* name = DeviceName;      \
+#define CUPAR_JIT_TYPE(Type, DeviceName, Definition)      \
+  namespace cupar::jit {                                  \
+  template <>                                             \
+  struct type_source<Type> {                              \
+    static constexpr const char* name = DeviceName;       \
     static constexpr const char* definition = Definition; \
-  };                                                     \
+  };                                                      \
   }
 
 /// Defines a struct for the host and describes the same definition for the JIT, at global scope:
 ///   CUPAR_JIT_STRUCT(point, float x; float y;)
-#define CUPAR_JIT_STRUCT(Name, ...)                                                  \
-  struct Name {                                                                      \
-    __VA_ARGS__                                                                      \
-  };                                                                                 \
+#define CUPAR_JIT_STRUCT(Name, ...) \
+  struct Name {                     \
+    __VA_ARGS__                     \
+  };                                \
   CUPAR_JIT_TYPE(Name, #Name, "struct " #Name " { " #__VA_ARGS__ " };")
 
 /// How operators are built; see the top of this header. The environment variable
@@ -205,15 +203,15 @@ CUPAR_EXPORT void wait_for_background_builds();
 
 /// Counters of the JIT engine since the process started (for tests and diagnostics).
 struct stats {
-  std::uint64_t operator_compiles = 0;  ///< NVRTC compiles of an operator alone
-  std::uint64_t kernel_compiles = 0;    ///< NVRTC compiles of kernel source (no precompiled set)
-  std::uint64_t links = 0;              ///< nvJitLink links
-  std::uint64_t loads = 0;              ///< binaries loaded into the driver
-  std::uint64_t memory_hits = 0;        ///< calls served by the in-process cache
-  std::uint64_t disk_hits = 0;          ///< builds served by the disk cache
-  std::uint64_t disk_writes = 0;        ///< entries written to the disk cache
-  std::uint64_t disk_rejects = 0;       ///< disk entries found corrupt or foreign, rebuilt
-  std::uint64_t background_builds = 0;  ///< tier-2 builds finished in the background
+  std::uint64_t operator_compiles = 0;    ///< NVRTC compiles of an operator alone
+  std::uint64_t kernel_compiles = 0;      ///< NVRTC compiles of kernel source (no precompiled set)
+  std::uint64_t links = 0;                ///< nvJitLink links
+  std::uint64_t loads = 0;                ///< binaries loaded into the driver
+  std::uint64_t memory_hits = 0;          ///< calls served by the in-process cache
+  std::uint64_t disk_hits = 0;            ///< builds served by the disk cache
+  std::uint64_t disk_writes = 0;          ///< entries written to the disk cache
+  std::uint64_t disk_rejects = 0;         ///< disk entries found corrupt or foreign, rebuilt
+  std::uint64_t background_builds = 0;    ///< tier-2 builds finished in the background
   std::uint64_t background_failures = 0;  ///< tier-2 builds that failed (tier 1 keeps serving)
 };
 CUPAR_EXPORT stats get_stats() noexcept;
@@ -227,11 +225,11 @@ CUPAR_EXPORT std::string cache_directory();
 
 /// What a compile-only build produced (see compile_*): no GPU is needed to make it.
 struct build_report {
-  int arch = 0;                       ///< e.g. 90
-  bool precompiled_kernels = false;   ///< kernels came precompiled; only the operator compiled
-  std::size_t cubin_bytes = 0;        ///< size of the linked binary
-  std::vector<std::string> kernels;   ///< entry points in it
-  int tier = 0;                       ///< 1: operator called out of line; 2: inlined
+  int arch = 0;                      ///< e.g. 90
+  bool precompiled_kernels = false;  ///< kernels came precompiled; only the operator compiled
+  std::size_t cubin_bytes = 0;       ///< size of the linked binary
+  std::vector<std::string> kernels;  ///< entry points in it
+  int tier = 0;                      ///< 1: operator called out of line; 2: inlined
   double compile_ms = 0, link_ms = 0;
 };
 

@@ -42,20 +42,34 @@ namespace jit {
 template <class T>
 build_report compile_reduce(const op& o, int arch = 90, bool optimized = true) {
   return ::cupar::detail::jit_compile({::cupar::detail::jit_compile_args::reduce,
-                              {&::cupar::detail::jit_type_of<T>(), nullptr, nullptr},
-                              ::cupar::detail::scalar{},
-                              0,
-                              &o,
-                              arch,
-                              optimized});
+                                       {&::cupar::detail::jit_type_of<T>(), nullptr, nullptr},
+                                       ::cupar::detail::scalar{},
+                                       0,
+                                       &o,
+                                       arch,
+                                       optimized});
 }
 
 /// As compile_reduce, for an inclusive or exclusive scan's operator.
 template <class T>
 build_report compile_scan(const op& o, bool inclusive, int arch = 90, bool optimized = true) {
+  return ::cupar::detail::jit_compile({inclusive
+                                           ? ::cupar::detail::jit_compile_args::scan_inclusive
+                                           : ::cupar::detail::jit_compile_args::scan_exclusive,
+                                       {&::cupar::detail::jit_type_of<T>(), nullptr, nullptr},
+                                       ::cupar::detail::scalar{},
+                                       0,
+                                       &o,
+                                       arch,
+                                       optimized});
+}
+
+/// As compile_reduce, for a unary transform In -> Out.
+template <class In, class Out>
+build_report compile_transform(const op& o, int arch = 90, bool optimized = true) {
   return ::cupar::detail::jit_compile(
-      {inclusive ? ::cupar::detail::jit_compile_args::scan_inclusive : ::cupar::detail::jit_compile_args::scan_exclusive,
-       {&::cupar::detail::jit_type_of<T>(), nullptr, nullptr},
+      {::cupar::detail::jit_compile_args::transform_unary,
+       {&::cupar::detail::jit_type_of<In>(), &::cupar::detail::jit_type_of<Out>(), nullptr},
        ::cupar::detail::scalar{},
        0,
        &o,
@@ -63,24 +77,13 @@ build_report compile_scan(const op& o, bool inclusive, int arch = 90, bool optim
        optimized});
 }
 
-/// As compile_reduce, for a unary transform In -> Out.
-template <class In, class Out>
-build_report compile_transform(const op& o, int arch = 90, bool optimized = true) {
-  return ::cupar::detail::jit_compile({::cupar::detail::jit_compile_args::transform_unary,
-                              {&::cupar::detail::jit_type_of<In>(), &::cupar::detail::jit_type_of<Out>(), nullptr},
-                              ::cupar::detail::scalar{},
-                              0,
-                              &o,
-                              arch,
-                              optimized});
-}
-
 /// As compile_reduce, for a binary transform (A, B) -> Out.
 template <class A, class B, class Out>
 build_report compile_transform2(const op& o, int arch = 90, bool optimized = true) {
   return ::cupar::detail::jit_compile(
       {::cupar::detail::jit_compile_args::transform_binary,
-       {&::cupar::detail::jit_type_of<A>(), &::cupar::detail::jit_type_of<B>(), &::cupar::detail::jit_type_of<Out>()},
+       {&::cupar::detail::jit_type_of<A>(), &::cupar::detail::jit_type_of<B>(),
+        &::cupar::detail::jit_type_of<Out>()},
        ::cupar::detail::scalar{},
        0,
        &o,
@@ -93,20 +96,21 @@ template <class K, class V = void>
 build_report compile_sort(const op& o, int arch = 90, bool optimized = true) {
   if constexpr (std::is_void_v<V>) {
     return ::cupar::detail::jit_compile({::cupar::detail::jit_compile_args::sort_keys,
-                                {&::cupar::detail::jit_type_of<K>(), nullptr, nullptr},
-                                ::cupar::detail::scalar{},
-                                0,
-                                &o,
-                                arch,
-                                optimized});
+                                         {&::cupar::detail::jit_type_of<K>(), nullptr, nullptr},
+                                         ::cupar::detail::scalar{},
+                                         0,
+                                         &o,
+                                         arch,
+                                         optimized});
   } else {
-    return ::cupar::detail::jit_compile({::cupar::detail::jit_compile_args::sort_pairs,
-                                {&::cupar::detail::jit_type_of<K>(), &::cupar::detail::jit_type_of<V>(), nullptr},
-                                ::cupar::detail::scalar{},
-                                0,
-                                &o,
-                                arch,
-                                optimized});
+    return ::cupar::detail::jit_compile(
+        {::cupar::detail::jit_compile_args::sort_pairs,
+         {&::cupar::detail::jit_type_of<K>(), &::cupar::detail::jit_type_of<V>(), nullptr},
+         ::cupar::detail::scalar{},
+         0,
+         &o,
+         arch,
+         optimized});
   }
 }
 
@@ -115,13 +119,13 @@ template <class Sample, class Level, class Counter = unsigned int>
 build_report compile_histogram(const op& o, bool even, int arch = 90, bool optimized = true) {
   static_assert(::cupar::detail::is_scalar_v<Level>, "histogram levels are arithmetic");
   return ::cupar::detail::jit_compile({even ? ::cupar::detail::jit_compile_args::histogram_even
-                                   : ::cupar::detail::jit_compile_args::histogram_range,
-                              {&::cupar::detail::jit_type_of<Sample>(), nullptr, nullptr},
-                              ::cupar::detail::scalar_of<Level>(),
-                              sizeof(Counter),
-                              &o,
-                              arch,
-                              optimized});
+                                            : ::cupar::detail::jit_compile_args::histogram_range,
+                                       {&::cupar::detail::jit_type_of<Sample>(), nullptr, nullptr},
+                                       ::cupar::detail::scalar_of<Level>(),
+                                       sizeof(Counter),
+                                       &o,
+                                       arch,
+                                       optimized});
 }
 
 }  // namespace jit

@@ -50,21 +50,25 @@ class reduce_plan : public detail::plan_base {
   explicit reduce_plan(op o)
       : plan_base(std::move(o), {::cupar::detail::jit_compile_args::reduce,
                                  {&::cupar::detail::jit_type_of<T>(), nullptr, nullptr},
-                                 ::cupar::detail::scalar{}, 0, nullptr, 0, true}) {}
+                                 ::cupar::detail::scalar{},
+                                 0,
+                                 nullptr,
+                                 0,
+                                 true}) {}
   /// As cupar::reduce.
   void operator()(const T* d_in, T* d_out, std::size_t n, T init, stream_ref stream,
                   memory_resource& mr = default_resource()) const {
-    ::cupar::detail::jit_reduce({"cupar::jit::reduce_plan", &::cupar::detail::jit_type_of<T>(), d_in,
-                               d_out, nullptr, n, &op_, &init, state_.get()},
-                              stream, mr);
+    ::cupar::detail::jit_reduce({"cupar::jit::reduce_plan", &::cupar::detail::jit_type_of<T>(),
+                                 d_in, d_out, nullptr, n, &op_, &init, state_.get()},
+                                stream, mr);
   }
   /// As cupar::reduce_value (synchronises the stream).
   T value(const T* d_in, std::size_t n, T init, stream_ref stream,
           memory_resource& mr = default_resource()) const {
     T result;
-    ::cupar::detail::jit_reduce({"cupar::jit::reduce_plan", &::cupar::detail::jit_type_of<T>(), d_in,
-                               nullptr, &result, n, &op_, &init, state_.get()},
-                              stream, mr);
+    ::cupar::detail::jit_reduce({"cupar::jit::reduce_plan", &::cupar::detail::jit_type_of<T>(),
+                                 d_in, nullptr, &result, n, &op_, &init, state_.get()},
+                                stream, mr);
     return result;
   }
 };
@@ -74,35 +78,38 @@ template <class T>
 class scan_plan : public detail::plan_base {
  public:
   scan_plan(op o, bool inclusive)
-      : plan_base(std::move(o),
-                  {inclusive ? ::cupar::detail::jit_compile_args::scan_inclusive
-                             : ::cupar::detail::jit_compile_args::scan_exclusive,
-                   {&::cupar::detail::jit_type_of<T>(), nullptr, nullptr},
-                   ::cupar::detail::scalar{}, 0, nullptr, 0, true}),
+      : plan_base(std::move(o), {inclusive ? ::cupar::detail::jit_compile_args::scan_inclusive
+                                           : ::cupar::detail::jit_compile_args::scan_exclusive,
+                                 {&::cupar::detail::jit_type_of<T>(), nullptr, nullptr},
+                                 ::cupar::detail::scalar{},
+                                 0,
+                                 nullptr,
+                                 0,
+                                 true}),
         inclusive_(inclusive) {}
   /// As cupar::inclusive_scan (the plan must have been made with inclusive = true).
   void inclusive(const T* d_in, T* d_out, std::size_t n, stream_ref stream,
                  memory_resource& mr = default_resource()) const {
     check(true);
     ::cupar::detail::jit_scan({"cupar::jit::scan_plan", &::cupar::detail::jit_type_of<T>(), d_in,
-                             d_out, n, &op_, nullptr, state_.get()},
-                            stream, mr);
+                               d_out, n, &op_, nullptr, state_.get()},
+                              stream, mr);
   }
   /// As cupar::exclusive_scan (the plan must have been made with inclusive = false).
   void exclusive(const T* d_in, T* d_out, std::size_t n, T init, stream_ref stream,
                  memory_resource& mr = default_resource()) const {
     check(false);
     ::cupar::detail::jit_scan({"cupar::jit::scan_plan", &::cupar::detail::jit_type_of<T>(), d_in,
-                             d_out, n, &op_, &init, state_.get()},
-                            stream, mr);
+                               d_out, n, &op_, &init, state_.get()},
+                              stream, mr);
   }
 
  private:
   void check(bool inclusive) const {
     if (inclusive != inclusive_) {
       ::cupar::detail::throw_invalid_argument(
-          "cupar::jit::scan_plan", inclusive_ ? "the plan is for inclusive scans"
-                                              : "the plan is for exclusive scans");
+          "cupar::jit::scan_plan",
+          inclusive_ ? "the plan is for inclusive scans" : "the plan is for exclusive scans");
     }
   }
   bool inclusive_;
@@ -113,22 +120,26 @@ template <class In, class Out>
 class transform_plan : public detail::plan_base {
  public:
   explicit transform_plan(op o)
-      : plan_base(std::move(o),
-                  {::cupar::detail::jit_compile_args::transform_unary,
-                   {&::cupar::detail::jit_type_of<In>(), &::cupar::detail::jit_type_of<Out>(), nullptr},
-                   ::cupar::detail::scalar{}, 0, nullptr, 0, true}) {}
+      : plan_base(std::move(o), {::cupar::detail::jit_compile_args::transform_unary,
+                                 {&::cupar::detail::jit_type_of<In>(),
+                                  &::cupar::detail::jit_type_of<Out>(), nullptr},
+                                 ::cupar::detail::scalar{},
+                                 0,
+                                 nullptr,
+                                 0,
+                                 true}) {}
   /// As cupar::transform.
   void operator()(const In* d_in, Out* d_out, std::size_t n, stream_ref stream) const {
     ::cupar::detail::jit_transform({"cupar::jit::transform_plan",
-                                  1,
-                                  {&::cupar::detail::jit_type_of<In>(), nullptr},
-                                  {d_in, nullptr},
-                                  &::cupar::detail::jit_type_of<Out>(),
-                                  d_out,
-                                  n,
-                                  &op_,
-                                  state_.get()},
-                                 stream);
+                                    1,
+                                    {&::cupar::detail::jit_type_of<In>(), nullptr},
+                                    {d_in, nullptr},
+                                    &::cupar::detail::jit_type_of<Out>(),
+                                    d_out,
+                                    n,
+                                    &op_,
+                                    state_.get()},
+                                   stream);
   }
 };
 
@@ -141,25 +152,29 @@ class sort_plan : public detail::plan_base {
                   {std::is_void_v<Value> ? ::cupar::detail::jit_compile_args::sort_keys
                                          : ::cupar::detail::jit_compile_args::sort_pairs,
                    {&::cupar::detail::jit_type_of<Key>(), value_type(), nullptr},
-                   ::cupar::detail::scalar{}, 0, nullptr, 0, true}) {}
+                   ::cupar::detail::scalar{},
+                   0,
+                   nullptr,
+                   0,
+                   true}) {}
   /// As cupar::stable_sort_keys (the sort is stable).
   template <class V = Value, std::enable_if_t<std::is_void_v<V>, int> = 0>
   void operator()(const Key* d_keys_in, Key* d_keys_out, std::size_t n, stream_ref stream,
                   memory_resource& mr = default_resource()) const {
-    ::cupar::detail::jit_sort({"cupar::jit::sort_plan", true, &::cupar::detail::jit_type_of<Key>(),
-                             nullptr, d_keys_in, d_keys_out, nullptr, nullptr, n, &op_,
-                             state_.get()},
-                            stream, mr);
+    ::cupar::detail::jit_sort(
+        {"cupar::jit::sort_plan", true, &::cupar::detail::jit_type_of<Key>(), nullptr, d_keys_in,
+         d_keys_out, nullptr, nullptr, n, &op_, state_.get()},
+        stream, mr);
   }
   /// As cupar::stable_sort_pairs.
   template <class V = Value, std::enable_if_t<!std::is_void_v<V>, int> = 0>
   void operator()(const Key* d_keys_in, Key* d_keys_out, const V* d_values_in, V* d_values_out,
                   std::size_t n, stream_ref stream,
                   memory_resource& mr = default_resource()) const {
-    ::cupar::detail::jit_sort({"cupar::jit::sort_plan", true, &::cupar::detail::jit_type_of<Key>(),
-                             value_type(), d_keys_in, d_keys_out, d_values_in, d_values_out, n,
-                             &op_, state_.get()},
-                            stream, mr);
+    ::cupar::detail::jit_sort(
+        {"cupar::jit::sort_plan", true, &::cupar::detail::jit_type_of<Key>(), value_type(),
+         d_keys_in, d_keys_out, d_values_in, d_values_out, n, &op_, state_.get()},
+        stream, mr);
   }
 
  private:
@@ -168,7 +183,7 @@ class sort_plan : public detail::plan_base {
       return nullptr;
     } else {
       static const ::cupar::detail::jit_type t{static_cast<::cupar::detail::scalar>(0), "", nullptr,
-                                             sizeof(Value), alignof(Value)};
+                                               sizeof(Value), alignof(Value)};
       return &t;
     }
   }

@@ -32,8 +32,8 @@ namespace cupar {
 /// @throws cupar::out_of_memory, cupar::cuda_error
 /// Asynchronous: does not synchronise the stream.
 template <class T, class Op, std::enable_if_t<detail::is_callable_op_v<Op>, int> = 0>
-void reduce(const T* d_in, T* d_out, std::size_t n, Op op, detail::type_identity_t<T> init, stream_ref stream,
-            memory_resource& mr = default_resource()) {
+void reduce(const T* d_in, T* d_out, std::size_t n, Op op, detail::type_identity_t<T> init,
+            stream_ref stream, memory_resource& mr = default_resource()) {
   static_assert(std::is_trivially_copyable_v<T>, "cupar::reduce: T must be trivially copyable");
   constexpr const char* fn = "cupar::reduce";
   detail::require_size(fn, n, sizeof(T));
@@ -49,8 +49,8 @@ void reduce(const T* d_in, T* d_out, std::size_t n, Op op, detail::type_identity
 /// Reduces like reduce() and returns the result to the host. Synchronises `stream` (only it).
 /// @throws as reduce()
 template <class T, class Op, std::enable_if_t<detail::is_callable_op_v<Op>, int> = 0>
-T reduce_value(const T* d_in, std::size_t n, Op op, detail::type_identity_t<T> init, stream_ref stream,
-               memory_resource& mr = default_resource()) {
+T reduce_value(const T* d_in, std::size_t n, Op op, detail::type_identity_t<T> init,
+               stream_ref stream, memory_resource& mr = default_resource()) {
   static_assert(std::is_trivially_copyable_v<T>,
                 "cupar::reduce_value: T must be trivially copyable");
   constexpr const char* fn = "cupar::reduce_value";

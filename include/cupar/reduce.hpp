@@ -20,7 +20,8 @@ namespace cupar {
 /// @throws cupar::out_of_memory, cupar::cuda_error
 /// Asynchronous. The first call with a new operator compiles it (see jit.hpp).
 template <class T>
-void reduce(const T* d_in, T* d_out, std::size_t n, const jit::op& op, detail::type_identity_t<T> init, stream_ref stream,
+void reduce(const T* d_in, T* d_out, std::size_t n, const jit::op& op,
+            detail::type_identity_t<T> init, stream_ref stream,
             memory_resource& mr = default_resource()) {
   detail::jit_reduce(
       {"cupar::reduce", &detail::jit_type_of<T>(), d_in, d_out, nullptr, n, &op, &init}, stream,
@@ -29,8 +30,8 @@ void reduce(const T* d_in, T* d_out, std::size_t n, const jit::op& op, detail::t
 
 /// Reduces like reduce() and returns the result to the host. Synchronises `stream` (only it).
 template <class T>
-T reduce_value(const T* d_in, std::size_t n, const jit::op& op, detail::type_identity_t<T> init, stream_ref stream,
-               memory_resource& mr = default_resource()) {
+T reduce_value(const T* d_in, std::size_t n, const jit::op& op, detail::type_identity_t<T> init,
+               stream_ref stream, memory_resource& mr = default_resource()) {
   T result;
   detail::jit_reduce(
       {"cupar::reduce_value", &detail::jit_type_of<T>(), d_in, nullptr, &result, n, &op, &init},

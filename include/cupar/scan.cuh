@@ -38,8 +38,7 @@ void inclusive_scan(const T* d_in, T* d_out, std::size_t n, Op op, stream_ref st
   detail::require_size(fn, n, sizeof(T));
   detail::require_data(fn, "d_in", d_in, n);
   detail::require_data(fn, "d_out", d_out, n);
-  detail::require_same_or_disjoint(fn, "d_in", d_in, n * sizeof(T), "d_out", d_out,
-                                   n * sizeof(T));
+  detail::require_same_or_disjoint(fn, "d_in", d_in, n * sizeof(T), "d_out", d_out, n * sizeof(T));
   if (n == 0) return;
   auto cub_op = detail::with_result_type<T>(op);
   detail::run_with_temp_storage(
@@ -51,23 +50,22 @@ void inclusive_scan(const T* d_in, T* d_out, std::size_t n, Op op, stream_ref st
 /// d_out[0] = init, d_out[i] = init op d_in[0] op ... op d_in[i - 1].
 /// Parameters, exceptions and synchronisation as inclusive_scan; `init` seeds the scan.
 template <class T, class Op, std::enable_if_t<detail::is_callable_op_v<Op>, int> = 0>
-void exclusive_scan(const T* d_in, T* d_out, std::size_t n, Op op, detail::type_identity_t<T> init, stream_ref stream,
-                    memory_resource& mr = default_resource()) {
+void exclusive_scan(const T* d_in, T* d_out, std::size_t n, Op op, detail::type_identity_t<T> init,
+                    stream_ref stream, memory_resource& mr = default_resource()) {
   static_assert(std::is_trivially_copyable_v<T>,
                 "cupar::exclusive_scan: T must be trivially copyable");
   constexpr const char* fn = "cupar::exclusive_scan";
   detail::require_size(fn, n, sizeof(T));
   detail::require_data(fn, "d_in", d_in, n);
   detail::require_data(fn, "d_out", d_out, n);
-  detail::require_same_or_disjoint(fn, "d_in", d_in, n * sizeof(T), "d_out", d_out,
-                                   n * sizeof(T));
+  detail::require_same_or_disjoint(fn, "d_in", d_in, n * sizeof(T), "d_out", d_out, n * sizeof(T));
   if (n == 0) return;
   auto cub_op = detail::with_result_type<T>(op);
-  detail::run_with_temp_storage(
-      "cub::DeviceScan::ExclusiveScan", mr, stream, {n}, [&](void* temp, std::size_t& bytes) {
-        return cub::DeviceScan::ExclusiveScan(temp, bytes, d_in, d_out, cub_op, init, n,
-                                              stream.get());
-      });
+  detail::run_with_temp_storage("cub::DeviceScan::ExclusiveScan", mr, stream, {n},
+                                [&](void* temp, std::size_t& bytes) {
+                                  return cub::DeviceScan::ExclusiveScan(
+                                      temp, bytes, d_in, d_out, cub_op, init, n, stream.get());
+                                });
 }
 
 }  // namespace cupar

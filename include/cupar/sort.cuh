@@ -26,8 +26,8 @@ void merge_sort_keys(const char* fn, bool stable, const Key* d_keys_in, Key* d_k
   require_size(fn, n, sizeof(Key));
   require_data(fn, "d_keys_in", d_keys_in, n);
   require_data(fn, "d_keys_out", d_keys_out, n);
-  require_same_or_disjoint(fn, "d_keys_in", d_keys_in, n * sizeof(Key), "d_keys_out",
-                           d_keys_out, n * sizeof(Key));
+  require_same_or_disjoint(fn, "d_keys_in", d_keys_in, n * sizeof(Key), "d_keys_out", d_keys_out,
+                           n * sizeof(Key));
   if (n == 0) return;
   auto cub_comp = with_result_type<bool>(comp);
   const auto count = static_cast<std::int64_t>(n);
@@ -76,32 +76,29 @@ void merge_sort_pairs(const char* fn, bool stable, const Key* d_keys_in, Key* d_
     // CUB's stability guarantee is given for its in-place interface: bring the input to the
     // output first where it is elsewhere.
     if (d_keys_in != d_keys_out) {
-      check_cuda(cudaMemcpyAsync(d_keys_out, d_keys_in, kb, cudaMemcpyDeviceToDevice,
-                                 stream.get()),
+      check_cuda(cudaMemcpyAsync(d_keys_out, d_keys_in, kb, cudaMemcpyDeviceToDevice, stream.get()),
                  "cudaMemcpyAsync");
     }
     if (d_values_in != d_values_out) {
-      check_cuda(cudaMemcpyAsync(d_values_out, d_values_in, vb, cudaMemcpyDeviceToDevice,
-                                 stream.get()),
-                 "cudaMemcpyAsync");
+      check_cuda(
+          cudaMemcpyAsync(d_values_out, d_values_in, vb, cudaMemcpyDeviceToDevice, stream.get()),
+          "cudaMemcpyAsync");
     }
     run_with_temp_storage(
         stable ? "cub::DeviceMergeSort::StableSortPairs" : "cub::DeviceMergeSort::SortPairs", mr,
         stream, {n, std::uint64_t(stable)}, [&](void* temp, std::size_t& bytes) {
-          return stable ? cub::DeviceMergeSort::StableSortPairs(temp, bytes, d_keys_out,
-                                                                d_values_out, count, cub_comp,
-                                                                stream.get())
+          return stable ? cub::DeviceMergeSort::StableSortPairs(
+                              temp, bytes, d_keys_out, d_values_out, count, cub_comp, stream.get())
                         : cub::DeviceMergeSort::SortPairs(temp, bytes, d_keys_out, d_values_out,
                                                           count, cub_comp, stream.get());
         });
     return;
   }
-  run_with_temp_storage("cub::DeviceMergeSort::SortPairsCopy", mr, stream, {n},
-                        [&](void* temp, std::size_t& bytes) {
-                          return cub::DeviceMergeSort::SortPairsCopy(
-                              temp, bytes, d_keys_in, d_values_in, d_keys_out, d_values_out,
-                              count, cub_comp, stream.get());
-                        });
+  run_with_temp_storage(
+      "cub::DeviceMergeSort::SortPairsCopy", mr, stream, {n}, [&](void* temp, std::size_t& bytes) {
+        return cub::DeviceMergeSort::SortPairsCopy(temp, bytes, d_keys_in, d_values_in, d_keys_out,
+                                                   d_values_out, count, cub_comp, stream.get());
+      });
 }
 
 }  // namespace detail

@@ -40,7 +40,8 @@ template <class Key, class Value>
 void sort_pairs(const Key* d_keys_in, Key* d_keys_out, const Value* d_values_in,
                 Value* d_values_out, std::size_t n, const jit::op& comp, stream_ref stream,
                 memory_resource& mr = default_resource()) {
-  static_assert(std::is_trivially_copyable_v<Value>, "cupar::sort_pairs: Value must be trivially copyable");
+  static_assert(std::is_trivially_copyable_v<Value>,
+                "cupar::sort_pairs: Value must be trivially copyable");
   static const detail::jit_type value{static_cast<detail::scalar>(0), "", nullptr, sizeof(Value),
                                       alignof(Value)};
   detail::jit_sort({"cupar::sort_pairs", false, &detail::jit_type_of<Key>(), &value, d_keys_in,
@@ -53,7 +54,8 @@ template <class Key, class Value>
 void stable_sort_pairs(const Key* d_keys_in, Key* d_keys_out, const Value* d_values_in,
                        Value* d_values_out, std::size_t n, const jit::op& comp, stream_ref stream,
                        memory_resource& mr = default_resource()) {
-  static_assert(std::is_trivially_copyable_v<Value>, "cupar::stable_sort_pairs: Value must be trivially copyable");
+  static_assert(std::is_trivially_copyable_v<Value>,
+                "cupar::stable_sort_pairs: Value must be trivially copyable");
   static const detail::jit_type value{static_cast<detail::scalar>(0), "", nullptr, sizeof(Value),
                                       alignof(Value)};
   detail::jit_sort({"cupar::stable_sort_pairs", true, &detail::jit_type_of<Key>(), &value,

@@ -37,10 +37,10 @@ void transform(const In* d_in, Out* d_out, std::size_t n, Op op, stream_ref stre
   detail::require_same_or_disjoint(fn, "d_in", d_in, n * sizeof(In), "d_out", d_out,
                                    n * sizeof(Out));
   if (n == 0) return;
-  detail::check_cuda(cub::DeviceTransform::Transform(d_in, d_out, static_cast<std::int64_t>(n),
-                                                     detail::with_result_type<Out>(op),
-                                                     stream.get()),
-                     "cub::DeviceTransform::Transform");
+  detail::check_cuda(
+      cub::DeviceTransform::Transform(d_in, d_out, static_cast<std::int64_t>(n),
+                                      detail::with_result_type<Out>(op), stream.get()),
+      "cub::DeviceTransform::Transform");
 }
 
 /// d_out[i] = op(d_a[i], d_b[i]) for i in [0, n). Parameters as the unary transform; the output
@@ -49,20 +49,19 @@ template <class A, class B, class Out, class Op,
           std::enable_if_t<detail::is_callable_op_v<Op>, int> = 0>
 void transform(const A* d_a, const B* d_b, Out* d_out, std::size_t n, Op op, stream_ref stream) {
   constexpr const char* fn = "cupar::transform";
-  detail::require_size(fn, n, sizeof(A) > sizeof(B) ? (sizeof(A) > sizeof(Out) ? sizeof(A) : sizeof(Out)) : (sizeof(B) > sizeof(Out) ? sizeof(B) : sizeof(Out)));
+  detail::require_size(fn, n,
+                       sizeof(A) > sizeof(B) ? (sizeof(A) > sizeof(Out) ? sizeof(A) : sizeof(Out))
+                                             : (sizeof(B) > sizeof(Out) ? sizeof(B) : sizeof(Out)));
   detail::require_data(fn, "d_a", d_a, n);
   detail::require_data(fn, "d_b", d_b, n);
   detail::require_data(fn, "d_out", d_out, n);
-  detail::require_same_or_disjoint(fn, "d_a", d_a, n * sizeof(A), "d_out", d_out,
-                                   n * sizeof(Out));
-  detail::require_same_or_disjoint(fn, "d_b", d_b, n * sizeof(B), "d_out", d_out,
-                                   n * sizeof(Out));
+  detail::require_same_or_disjoint(fn, "d_a", d_a, n * sizeof(A), "d_out", d_out, n * sizeof(Out));
+  detail::require_same_or_disjoint(fn, "d_b", d_b, n * sizeof(B), "d_out", d_out, n * sizeof(Out));
   if (n == 0) return;
-  detail::check_cuda(
-      cub::DeviceTransform::Transform(::cuda::std::make_tuple(d_a, d_b), d_out,
-                                      static_cast<std::int64_t>(n),
-                                      detail::with_result_type<Out>(op), stream.get()),
-      "cub::DeviceTransform::Transform");
+  detail::check_cuda(cub::DeviceTransform::Transform(
+                         ::cuda::std::make_tuple(d_a, d_b), d_out, static_cast<std::int64_t>(n),
+                         detail::with_result_type<Out>(op), stream.get()),
+                     "cub::DeviceTransform::Transform");
 }
 
 }  // namespace cupar

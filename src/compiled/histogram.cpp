@@ -7,9 +7,7 @@ void histogram(const histogram_args& a, stream_ref stream, memory_resource& mr) 
   if (a.counter_size != 4 && a.counter_size != 8) {
     throw_invalid_argument(a.function, "counters must be 4 or 8 bytes");
   }
-  visit_scalar(a.sample, [&](auto sample) {
-    histogram_sample<decltype(sample)>(a, stream, mr);
-  });
+  visit_scalar(a.sample, [&](auto sample) { histogram_sample<decltype(sample)>(a, stream, mr); });
 }
 
 }  // namespace cupar::detail

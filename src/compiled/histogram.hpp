@@ -6,23 +6,22 @@
 namespace cupar::detail {
 
 #define CUPAR_FOR_EACH_HISTOGRAM_SAMPLE(X) \
-  X(signed char)                         \
-  X(short)                               \
-  X(int)                                 \
-  X(long long)                           \
-  X(unsigned char)                       \
-  X(unsigned short)                      \
-  X(unsigned int)                        \
-  X(unsigned long long)                  \
-  X(float)                               \
+  X(signed char)                           \
+  X(short)                                 \
+  X(int)                                   \
+  X(long long)                             \
+  X(unsigned char)                         \
+  X(unsigned short)                        \
+  X(unsigned int)                          \
+  X(unsigned long long)                    \
+  X(float)                                 \
   X(double)
 
 template <class Sample>
 void histogram_sample(const histogram_args& args, stream_ref stream, memory_resource& mr);
 
-#define CUPAR_DECLARE_HISTOGRAM_SAMPLE(S)                                              \
-  extern template void histogram_sample<S>(const histogram_args&, stream_ref, \
-                                           memory_resource&);
+#define CUPAR_DECLARE_HISTOGRAM_SAMPLE(S) \
+  extern template void histogram_sample<S>(const histogram_args&, stream_ref, memory_resource&);
 CUPAR_FOR_EACH_HISTOGRAM_SAMPLE(CUPAR_DECLARE_HISTOGRAM_SAMPLE)
 #undef CUPAR_DECLARE_HISTOGRAM_SAMPLE
 

@@ -18,11 +18,14 @@ constexpr bool named_op_supported(cupar::jit::named_op named) {
     case cupar::jit::named_op::plus:
     case cupar::jit::named_op::multiplies:
     case cupar::jit::named_op::minimum:
-    case cupar::jit::named_op::maximum: return true;
+    case cupar::jit::named_op::maximum:
+      return true;
     case cupar::jit::named_op::bit_and:
     case cupar::jit::named_op::bit_or:
-    case cupar::jit::named_op::bit_xor: return std::is_integral_v<T>;
-    default: return false;
+    case cupar::jit::named_op::bit_xor:
+      return std::is_integral_v<T>;
+    default:
+      return false;
   }
 }
 
@@ -35,10 +38,10 @@ template <class T>
 void named_scan(cupar::jit::named_op named, const T* d_in, T* d_out, std::size_t n, const T* init,
                 stream_ref stream, memory_resource& mr);
 
-#define CUPAR_DECLARE_NAMED(T)                                                                \
-  extern template void named_reduce<T>(cupar::jit::named_op, const T*, T*, std::size_t, T,         \
-                                       stream_ref, memory_resource&);                      \
-  extern template void named_scan<T>(cupar::jit::named_op, const T*, T*, std::size_t, const T*,    \
+#define CUPAR_DECLARE_NAMED(T)                                                                  \
+  extern template void named_reduce<T>(cupar::jit::named_op, const T*, T*, std::size_t, T,      \
+                                       stream_ref, memory_resource&);                           \
+  extern template void named_scan<T>(cupar::jit::named_op, const T*, T*, std::size_t, const T*, \
                                      stream_ref, memory_resource&);
 CUPAR_DECLARE_NAMED(signed char)
 CUPAR_DECLARE_NAMED(short)

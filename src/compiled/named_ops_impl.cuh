@@ -19,18 +19,27 @@ namespace cupar::detail {
 template <class T, class F>
 void with_named_functor(cupar::jit::named_op named, F&& f) {
   switch (named) {
-    case cupar::jit::named_op::plus: return f(::cuda::std::plus<T>{});
-    case cupar::jit::named_op::multiplies: return f(::cuda::std::multiplies<T>{});
-    case cupar::jit::named_op::minimum: return f(::cuda::minimum<T>{});
-    case cupar::jit::named_op::maximum: return f(::cuda::maximum<T>{});
-    default: break;
+    case cupar::jit::named_op::plus:
+      return f(::cuda::std::plus<T>{});
+    case cupar::jit::named_op::multiplies:
+      return f(::cuda::std::multiplies<T>{});
+    case cupar::jit::named_op::minimum:
+      return f(::cuda::minimum<T>{});
+    case cupar::jit::named_op::maximum:
+      return f(::cuda::maximum<T>{});
+    default:
+      break;
   }
   if constexpr (std::is_integral_v<T>) {
     switch (named) {
-      case cupar::jit::named_op::bit_and: return f(::cuda::std::bit_and<T>{});
-      case cupar::jit::named_op::bit_or: return f(::cuda::std::bit_or<T>{});
-      case cupar::jit::named_op::bit_xor: return f(::cuda::std::bit_xor<T>{});
-      default: break;
+      case cupar::jit::named_op::bit_and:
+        return f(::cuda::std::bit_and<T>{});
+      case cupar::jit::named_op::bit_or:
+        return f(::cuda::std::bit_or<T>{});
+      case cupar::jit::named_op::bit_xor:
+        return f(::cuda::std::bit_xor<T>{});
+      default:
+        break;
     }
   }
   throw_invalid_argument("cupar::jit", "named operator has no precompiled instantiation here");
@@ -40,11 +49,10 @@ template <class T>
 void named_reduce(cupar::jit::named_op named, const T* d_in, T* d_out, std::size_t n, T init,
                   stream_ref stream, memory_resource& mr) {
   with_named_functor<T>(named, [&](auto op) {
-    run_with_temp_storage("cub::DeviceReduce::Reduce", mr, stream, {n},
-                          [&](void* temp, std::size_t& bytes) {
-                            return cub::DeviceReduce::Reduce(temp, bytes, d_in, d_out, n, op, init,
-                                                             stream.get());
-                          });
+    run_with_temp_storage(
+        "cub::DeviceReduce::Reduce", mr, stream, {n}, [&](void* temp, std::size_t& bytes) {
+          return cub::DeviceReduce::Reduce(temp, bytes, d_in, d_out, n, op, init, stream.get());
+        });
   });
 }
 
@@ -53,11 +61,10 @@ void named_scan(cupar::jit::named_op named, const T* d_in, T* d_out, std::size_t
                 stream_ref stream, memory_resource& mr) {
   with_named_functor<T>(named, [&](auto op) {
     if (init == nullptr) {
-      run_with_temp_storage("cub::DeviceScan::InclusiveScan", mr, stream, {n},
-                            [&](void* temp, std::size_t& bytes) {
-                              return cub::DeviceScan::InclusiveScan(temp, bytes, d_in, d_out, op,
-                                                                    n, stream.get());
-                            });
+      run_with_temp_storage(
+          "cub::DeviceScan::InclusiveScan", mr, stream, {n}, [&](void* temp, std::size_t& bytes) {
+            return cub::DeviceScan::InclusiveScan(temp, bytes, d_in, d_out, op, n, stream.get());
+          });
     } else {
       const T value = *init;
       run_with_temp_storage("cub::DeviceScan::ExclusiveScan", mr, stream, {n},

@@ -15,9 +15,10 @@ void radix_sort(const radix_sort_args& a, stream_ref stream, memory_resource& mr
   if (begin_bit < 0 || end_bit > key_bits || begin_bit >= end_bit) {
     throw_invalid_argument(fn, "invalid bit range [begin_bit, end_bit) = [" +
                                    std::to_string(a.options.begin_bit) + ", " +
-                                   std::to_string(a.options.end_bit) + "): need 0 <= begin_bit "
-                                   "< end_bit <= " + std::to_string(key_bits) +
-                                   " (or end_bit = -1 for all bits)");
+                                   std::to_string(a.options.end_bit) +
+                                   "): need 0 <= begin_bit "
+                                   "< end_bit <= " +
+                                   std::to_string(key_bits) + " (or end_bit = -1 for all bits)");
   }
   if (a.options.order != sort_order::ascending && a.options.order != sort_order::descending) {
     throw_invalid_argument(fn, "options.order is neither ascending nor descending");
@@ -44,9 +45,7 @@ void radix_sort(const radix_sort_args& a, stream_ref stream, memory_resource& mr
                      value_bytes);
   }
   if (a.n == 0) return;
-  visit_scalar(a.key, [&](auto key) {
-    radix_sort_key<decltype(key)>(a, end_bit, stream, mr);
-  });
+  visit_scalar(a.key, [&](auto key) { radix_sort_key<decltype(key)>(a, end_bit, stream, mr); });
 }
 
 }  // namespace cupar::detail

@@ -22,9 +22,8 @@ void radix_sort_key(const radix_sort_args& args, int end_bit, stream_ref stream,
   X(float)                          \
   X(double)
 
-#define CUPAR_DECLARE_RADIX_KEY(K)                                                      \
-  extern template void radix_sort_key<K>(const radix_sort_args&, int, stream_ref, \
-                                         memory_resource&);
+#define CUPAR_DECLARE_RADIX_KEY(K) \
+  extern template void radix_sort_key<K>(const radix_sort_args&, int, stream_ref, memory_resource&);
 CUPAR_FOR_EACH_RADIX_KEY(CUPAR_DECLARE_RADIX_KEY)
 #undef CUPAR_DECLARE_RADIX_KEY
 

@@ -26,7 +26,8 @@ __global__ void gather_kernel(const Chunk* src, Chunk* dst, const Index* indices
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     const Chunk* from = src + static_cast<std::size_t>(indices[i]) * words;
     Chunk* to = dst + i * words;
-    for (std::size_t w = 0; w < words; ++w) to[w] = from[w];
+    for (std::size_t w = 0; w < words; ++w)
+      to[w] = from[w];
   }
 }
 
@@ -41,21 +42,20 @@ void gather_typed(const void* src, void* dst, const void* indices, std::size_t v
                  static_cast<std::uintptr_t>(value_size);
   const auto* idx = static_cast<const Index*>(indices);
   if (a % 8 == 0) {
-    gather_kernel<Index><<<grid_for(n), 256, 0, s>>>(
-        static_cast<const std::uint64_t*>(src), static_cast<std::uint64_t*>(dst), idx, n,
-        value_size / 8);
+    gather_kernel<Index><<<grid_for(n), 256, 0, s>>>(static_cast<const std::uint64_t*>(src),
+                                                     static_cast<std::uint64_t*>(dst), idx, n,
+                                                     value_size / 8);
   } else if (a % 4 == 0) {
-    gather_kernel<Index><<<grid_for(n), 256, 0, s>>>(
-        static_cast<const std::uint32_t*>(src), static_cast<std::uint32_t*>(dst), idx, n,
-        value_size / 4);
+    gather_kernel<Index><<<grid_for(n), 256, 0, s>>>(static_cast<const std::uint32_t*>(src),
+                                                     static_cast<std::uint32_t*>(dst), idx, n,
+                                                     value_size / 4);
   } else if (a % 2 == 0) {
-    gather_kernel<Index><<<grid_for(n), 256, 0, s>>>(
-        static_cast<const std::uint16_t*>(src), static_cast<std::uint16_t*>(dst), idx, n,
-        value_size / 2);
+    gather_kernel<Index><<<grid_for(n), 256, 0, s>>>(static_cast<const std::uint16_t*>(src),
+                                                     static_cast<std::uint16_t*>(dst), idx, n,
+                                                     value_size / 2);
   } else {
-    gather_kernel<Index><<<grid_for(n), 256, 0, s>>>(static_cast<const std::uint8_t*>(src),
-                                                      static_cast<std::uint8_t*>(dst), idx, n,
-                                                      value_size);
+    gather_kernel<Index><<<grid_for(n), 256, 0, s>>>(
+        static_cast<const std::uint8_t*>(src), static_cast<std::uint8_t*>(dst), idx, n, value_size);
   }
 }
 
@@ -65,8 +65,8 @@ void radix_iota(void* d_indices, std::size_t index_size, std::size_t n, stream_r
   if (index_size == 4) {
     iota_kernel<<<grid_for(n), 256, 0, stream.get()>>>(static_cast<std::uint32_t*>(d_indices), n);
   } else {
-    iota_kernel<<<grid_for(n), 256, 0, stream.get()>>>(
-        static_cast<unsigned long long*>(d_indices), n);
+    iota_kernel<<<grid_for(n), 256, 0, stream.get()>>>(static_cast<unsigned long long*>(d_indices),
+                                                       n);
   }
   check_cuda(cudaGetLastError(), "cupar radix iota kernel launch");
 }

@@ -56,9 +56,9 @@ cudaError_t cub_sort(void* temp, std::size_t& bytes, const K* kin, K* kout, cons
                      Offset n, bool descending, int begin_bit, int end_bit, cudaStream_t s) {
   using cub::DeviceRadixSort;
   if constexpr (keys_only<K, V>) {
-    return descending
-               ? DeviceRadixSort::SortKeysDescending(temp, bytes, kin, kout, n, begin_bit, end_bit, s)
-               : DeviceRadixSort::SortKeys(temp, bytes, kin, kout, n, begin_bit, end_bit, s);
+    return descending ? DeviceRadixSort::SortKeysDescending(temp, bytes, kin, kout, n, begin_bit,
+                                                            end_bit, s)
+                      : DeviceRadixSort::SortKeys(temp, bytes, kin, kout, n, begin_bit, end_bit, s);
   } else {
     return descending ? DeviceRadixSort::SortPairsDescending(temp, bytes, kin, kout, vin, vout, n,
                                                              begin_bit, end_bit, s)
@@ -77,10 +77,10 @@ cudaError_t cub_sort_double_buffer(void* temp, std::size_t& bytes, cub::DoubleBu
                ? DeviceRadixSort::SortKeysDescending(temp, bytes, keys, n, begin_bit, end_bit, s)
                : DeviceRadixSort::SortKeys(temp, bytes, keys, n, begin_bit, end_bit, s);
   } else {
-    return descending ? DeviceRadixSort::SortPairsDescending(temp, bytes, keys, values, n,
-                                                             begin_bit, end_bit, s)
-                      : DeviceRadixSort::SortPairs(temp, bytes, keys, values, n, begin_bit,
-                                                   end_bit, s);
+    return descending
+               ? DeviceRadixSort::SortPairsDescending(temp, bytes, keys, values, n, begin_bit,
+                                                      end_bit, s)
+               : DeviceRadixSort::SortPairs(temp, bytes, keys, values, n, begin_bit, end_bit, s);
   }
 }
 
@@ -90,8 +90,8 @@ cudaError_t cub_sort_double_buffer(void* temp, std::size_t& bytes, cub::DoubleBu
 template <class K, class V, class Offset>
 void sort(const K* kin, K* kout, const V* vin, V* vout, std::size_t n_total, bool descending,
           int begin_bit, int end_bit, stream_ref stream, memory_resource& mr) {
-  const char* call = keys_only<K, V> ? "cub::DeviceRadixSort::SortKeys"
-                                     : "cub::DeviceRadixSort::SortPairs";
+  const char* call =
+      keys_only<K, V> ? "cub::DeviceRadixSort::SortKeys" : "cub::DeviceRadixSort::SortPairs";
   const auto n = static_cast<Offset>(n_total);
   const bool in_place = kin == kout || (!keys_only<K, V> && vin == vout);
   if (!in_place) {
@@ -139,9 +139,9 @@ void sort(const K* kin, K* kout, const V* vin, V* vout, std::size_t n_total, boo
   }
   check_cuda(run(base + cub_at, cub_bytes), call);
   if (keys.Current() != kout) {
-    check_cuda(cudaMemcpyAsync(kout, keys.Current(), key_bytes, cudaMemcpyDeviceToDevice,
-                               stream.get()),
-               "cudaMemcpyAsync");
+    check_cuda(
+        cudaMemcpyAsync(kout, keys.Current(), key_bytes, cudaMemcpyDeviceToDevice, stream.get()),
+        "cudaMemcpyAsync");
   }
   if constexpr (!keys_only<K, V>) {
     if (values.Current() != vout) {
@@ -176,11 +176,11 @@ void sort_by_index(const radix_sort_args& a, bool descending, int end_bit, strea
     return cub_sort_double_buffer(temp, bytes, keys, indices, n_offset, descending,
                                   a.options.begin_bit, end_bit, stream.get());
   };
-  std::size_t cub_bytes = required_temp_bytes(
-      call,
-      {n, std::uint64_t(a.options.begin_bit) << 8 | std::uint64_t(end_bit),
-       std::uint64_t(descending)},
-      run);
+  std::size_t cub_bytes =
+      required_temp_bytes(call,
+                          {n, std::uint64_t(a.options.begin_bit) << 8 | std::uint64_t(end_bit),
+                           std::uint64_t(descending)},
+                          run);
   carve parts;
   const std::size_t alt_keys_at = parts.add(n * sizeof(K));
   const std::size_t idx_a_at = parts.add(n * sizeof(Index));
@@ -216,8 +216,7 @@ inline bool aligned_to(const void* p, std::size_t alignment) {
 }  // namespace radix
 
 template <class Key>
-void radix_sort_key(const radix_sort_args& a, int end_bit, stream_ref stream,
-                    memory_resource& mr) {
+void radix_sort_key(const radix_sort_args& a, int end_bit, stream_ref stream, memory_resource& mr) {
   using namespace radix;
   const bool descending = a.options.order == sort_order::descending;
   const int begin_bit = a.options.begin_bit;
@@ -251,11 +250,16 @@ void radix_sort_key(const radix_sort_args& a, int end_bit, stream_ref stream,
                        aligned_to(a.values_in, size) && aligned_to(a.values_out, size);
   if (natural) {
     switch (size) {
-      case 1: return moved(static_cast<unsigned char>(0));
-      case 2: return moved(static_cast<unsigned short>(0));
-      case 4: return moved(0u);
-      case 8: return moved(0ull);
-      default: return moved(value_storage<16, 16>{});
+      case 1:
+        return moved(static_cast<unsigned char>(0));
+      case 2:
+        return moved(static_cast<unsigned short>(0));
+      case 4:
+        return moved(0u);
+      case 8:
+        return moved(0ull);
+      default:
+        return moved(value_storage<16, 16>{});
     }
   }
   sort_by_index<Key, std::uint32_t>(a, descending, end_bit, stream, mr);

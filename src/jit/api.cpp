@@ -27,7 +27,9 @@ using jit::type_ref;
 
 namespace {
 
-bool is_arithmetic(const jit_type& t) { return static_cast<int>(t.kind) != 0; }
+bool is_arithmetic(const jit_type& t) {
+  return static_cast<int>(t.kind) != 0;
+}
 
 /// A kernel set as the entry points describe it: cheap to key, spelled out only on a miss.
 struct set_request {
@@ -89,13 +91,14 @@ resolved resolve(const set_request& r, const cupar::jit::op& op, const plan_stat
     check_cuda(cudaGetDevice(&device), "cudaGetDevice");
     if (device != plan->device->ordinal) {
       throw_invalid_argument(fn, "the plan was built for device " +
-                                     std::to_string(plan->device->ordinal) +
-                                     " but device " + std::to_string(device) + " is current");
+                                     std::to_string(plan->device->ordinal) + " but device " +
+                                     std::to_string(device) + " is current");
     }
     return {plan->device, jit::current_module(plan->entry)};
   }
   const jit::device_info& dev = jit::current_device();
-  return {&dev, jit::obtain(r.key(dev.arch), [&] { return r.spec(); }, op, dev)};
+  return {&dev, jit::obtain(
+                    r.key(dev.arch), [&] { return r.spec(); }, op, dev)};
 }
 
 /// Reduces into `out`, or into a slot of the temporary allocation copied to `host_out`.
@@ -135,11 +138,11 @@ void jit_reduce(const jit_reduce_args& a, stream_ref s, memory_resource& mr) {
                         mr);
       } else {
         temp_storage slot(mr, sizeof(T), s);
-        named_reduce<T>(named, static_cast<const T*>(a.in), static_cast<T*>(slot.get()), a.n,
-                        init, s, mr);
-        check_cuda(cudaMemcpyAsync(a.host_out, slot.get(), sizeof(T), cudaMemcpyDeviceToHost,
-                                   s.get()),
-                   "cudaMemcpyAsync");
+        named_reduce<T>(named, static_cast<const T*>(a.in), static_cast<T*>(slot.get()), a.n, init,
+                        s, mr);
+        check_cuda(
+            cudaMemcpyAsync(a.host_out, slot.get(), sizeof(T), cudaMemcpyDeviceToHost, s.get()),
+            "cudaMemcpyAsync");
         s.synchronize();
       }
       done = true;
@@ -151,8 +154,8 @@ void jit_reduce(const jit_reduce_args& a, stream_ref s, memory_resource& mr) {
   const jit::device_info& dev = *devp;
   jit::launch_status st;
   auto sizing = [&](void* temp, std::size_t& b) {
-    jit::check_dispatch(jit::run_reduce(*module, dev, st, temp, b, a.in, a.out, a.n,
-                                        a.op->state(), a.init, t.size, s.get()),
+    jit::check_dispatch(jit::run_reduce(*module, dev, st, temp, b, a.in, a.out, a.n, a.op->state(),
+                                        a.init, t.size, s.get()),
                         st, "cupar reduce (run-time operator)");
     return cudaSuccess;
   };
@@ -203,7 +206,8 @@ void jit_scan(const jit_scan_args& a, stream_ref s, memory_resource& mr) {
 void jit_transform(const jit_transform_args& a, stream_ref s) {
   const char* fn = a.function;
   std::size_t widest = a.out_type->size;
-  for (int i = 0; i < a.arity; ++i) widest = std::max<std::size_t>(widest, a.in_types[i]->size);
+  for (int i = 0; i < a.arity; ++i)
+    widest = std::max<std::size_t>(widest, a.in_types[i]->size);
   require_size(fn, a.n, widest);
   static const char* in_names[2][2] = {{"d_in", ""}, {"d_a", "d_b"}};
   for (int i = 0; i < a.arity; ++i) {
@@ -222,8 +226,8 @@ void jit_transform(const jit_transform_args& a, stream_ref s) {
   const jit::device_info& dev = *devp;
   jit::launch_status st;
   jit::check_dispatch(
-      jit::run_transform(*module, dev, st, a.arity, a.in, a.out, a.n, a.op->state(), s.get()),
-      st, "cupar transform (run-time operator)");
+      jit::run_transform(*module, dev, st, a.arity, a.in, a.out, a.n, a.op->state(), s.get()), st,
+      "cupar transform (run-time operator)");
 }
 
 void jit_sort(const jit_sort_args& a, stream_ref s, memory_resource& mr) {
@@ -239,8 +243,7 @@ void jit_sort(const jit_sort_args& a, stream_ref s, memory_resource& mr) {
   if (pairs) {
     require_data(fn, "d_values_in", a.values_in, a.n);
     require_data(fn, "d_values_out", a.values_out, a.n);
-    require_same_or_disjoint(fn, "d_values_in", a.values_in, vb, "d_values_out", a.values_out,
-                             vb);
+    require_same_or_disjoint(fn, "d_values_in", a.values_in, vb, "d_values_out", a.values_out, vb);
     require_disjoint(fn, "d_keys_out", a.keys_out, kb, "d_values_out", a.values_out, vb);
     require_disjoint(fn, "d_keys_out", a.keys_out, kb, "d_values_in", a.values_in, vb);
     require_disjoint(fn, "d_keys_in", a.keys_in, kb, "d_values_out", a.values_out, vb);
@@ -307,7 +310,8 @@ void jit_histogram(const jit_histogram_args& a, stream_ref s, memory_resource& m
       } else {
         const auto* l = static_cast<const C*>(a.levels);
         shifted_levels.assign(l, l + a.num_levels);
-        for (auto& x : shifted_levels) x = shifted_level<L>(x);
+        for (auto& x : shifted_levels)
+          x = shifted_level<L>(x);
         host_levels = shifted_levels.data();
       }
     }
@@ -318,9 +322,9 @@ void jit_histogram(const jit_histogram_args& a, stream_ref s, memory_resource& m
     }
   });
   if (a.n == 0) {
-    check_cuda(cudaMemsetAsync(a.histogram, 0, a.counter_size * std::size_t(a.num_levels - 1),
-                               s.get()),
-               "cudaMemsetAsync");
+    check_cuda(
+        cudaMemsetAsync(a.histogram, 0, a.counter_size * std::size_t(a.num_levels - 1), s.get()),
+        "cudaMemsetAsync");
     return;
   }
   const family f = even ? family::histogram_even : family::histogram_range;
@@ -331,19 +335,18 @@ void jit_histogram(const jit_histogram_args& a, stream_ref s, memory_resource& m
   const jit::device_info& dev = *devp;
   const std::size_t level_size = static_cast<std::size_t>(
       scalar_is_float(a.level) ? scalar_size(a.level) : (scalar_size(a.level) <= 2 ? 4 : 8));
-  jit::histogram_launch h{a.samples, a.n,     a.histogram, a.counter_size, a.num_levels, even,
-                          a.level,   lower,   upper,       nullptr,        clamp,        clamp_max,
-                          clamp_upper};
+  jit::histogram_launch h{a.samples, a.n,       a.histogram, a.counter_size, a.num_levels,
+                          even,      a.level,   lower,       upper,          nullptr,
+                          clamp,     clamp_max, clamp_upper};
   jit::launch_status st;
   auto sizing = [&](void* temp, std::size_t& b) {
     jit::check_dispatch(jit::run_histogram(*module, dev, st, temp, b, h, a.op->state(), s.get()),
                         st, "cupar histogram (run-time operator)");
     return cudaSuccess;
   };
-  const std::size_t bytes =
-      required_temp_bytes("cupar histogram (run-time operator)",
-                          {a.n, module->serial(), static_cast<std::uint64_t>(a.num_levels)},
-                          sizing);
+  const std::size_t bytes = required_temp_bytes(
+      "cupar histogram (run-time operator)",
+      {a.n, module->serial(), static_cast<std::uint64_t>(a.num_levels)}, sizing);
   const std::size_t levels_bytes = even ? 0 : align_up(level_size * std::size_t(a.num_levels), 256);
   temp_storage temp(mr, levels_bytes + bytes, s);
   auto* base = static_cast<unsigned char*>(temp.get());
@@ -354,9 +357,9 @@ void jit_histogram(const jit_histogram_args& a, stream_ref s, memory_resource& m
     h.d_levels = base;
   }
   std::size_t b = bytes;
-  jit::check_dispatch(jit::run_histogram(*module, dev, st, base + levels_bytes, b, h,
-                                         a.op->state(), s.get()),
-                      st, "cupar histogram (run-time operator)");
+  jit::check_dispatch(
+      jit::run_histogram(*module, dev, st, base + levels_bytes, b, h, a.op->state(), s.get()), st,
+      "cupar histogram (run-time operator)");
 }
 
 // --- compile-only builds and plans ------------------------------------------------------------
@@ -364,14 +367,18 @@ void jit_histogram(const jit_histogram_args& a, stream_ref s, memory_resource& m
 namespace {
 set_request request_of(const jit_compile_args& c) {
   switch (c.kind) {
-    case jit_compile_args::reduce: return {family::reduce, {c.types[0]}};
-    case jit_compile_args::scan_inclusive: return {family::scan_inclusive, {c.types[0]}};
-    case jit_compile_args::scan_exclusive: return {family::scan_exclusive, {c.types[0]}};
+    case jit_compile_args::reduce:
+      return {family::reduce, {c.types[0]}};
+    case jit_compile_args::scan_inclusive:
+      return {family::scan_inclusive, {c.types[0]}};
+    case jit_compile_args::scan_exclusive:
+      return {family::scan_exclusive, {c.types[0]}};
     case jit_compile_args::transform_unary:
       return {family::transform_unary, {c.types[0], c.types[1]}};
     case jit_compile_args::transform_binary:
       return {family::transform_binary, {c.types[0], c.types[1], c.types[2]}};
-    case jit_compile_args::sort_keys: return {family::merge_sort_keys, {c.types[0]}};
+    case jit_compile_args::sort_keys:
+      return {family::merge_sort_keys, {c.types[0]}};
     case jit_compile_args::sort_pairs: {
       set_request r{family::merge_sort_pairs, {c.types[0]}};
       r.value = c.types[1];
@@ -405,7 +412,8 @@ bool served_by_library(const set_request& r, const cupar::jit::op& op) {
     case family::merge_sort_keys:
     case family::merge_sort_pairs:
       return named == cupar::jit::named_op::less || named == cupar::jit::named_op::greater;
-    default: return false;
+    default:
+      return false;
   }
 }
 }  // namespace
@@ -430,8 +438,8 @@ std::shared_ptr<plan_state> jit_make_plan(const jit_compile_args& c) {
   const jit::device_info& dev = jit::current_device();
   plan->device = &dev;
   if (!served_by_library(plan->request, *c.op)) {
-    plan->entry = jit::obtain_entry(plan->request.key(dev.arch),
-                                    [&] { return plan->request.spec(); }, *c.op, dev);
+    plan->entry = jit::obtain_entry(
+        plan->request.key(dev.arch), [&] { return plan->request.spec(); }, *c.op, dev);
   }
   return plan;
 }

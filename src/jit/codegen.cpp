@@ -6,6 +6,7 @@
 #include <cupar/detail/checks.hpp>
 #include <cupar/error.hpp>
 
+#include <sys/stat.h>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -13,7 +14,6 @@
 #include <set>
 #include <sstream>
 #include <string>
-#include <sys/stat.h>
 
 #ifndef CUPAR_BUILD_CCCL_INCLUDE_DIR
 #define CUPAR_BUILD_CCCL_INCLUDE_DIR ""
@@ -42,15 +42,24 @@ std::string hex64(std::uint64_t v) {
 
 const char* family_name(family f) {
   switch (f) {
-    case family::reduce: return "reduce";
-    case family::scan_inclusive: return "scan_inclusive";
-    case family::scan_exclusive: return "scan_exclusive";
-    case family::transform_unary: return "transform_unary";
-    case family::transform_binary: return "transform_binary";
-    case family::merge_sort_keys: return "merge_sort_keys";
-    case family::merge_sort_pairs: return "merge_sort_pairs";
-    case family::histogram_even: return "histogram_even";
-    case family::histogram_range: return "histogram_range";
+    case family::reduce:
+      return "reduce";
+    case family::scan_inclusive:
+      return "scan_inclusive";
+    case family::scan_exclusive:
+      return "scan_exclusive";
+    case family::transform_unary:
+      return "transform_unary";
+    case family::transform_binary:
+      return "transform_binary";
+    case family::merge_sort_keys:
+      return "merge_sort_keys";
+    case family::merge_sort_pairs:
+      return "merge_sort_pairs";
+    case family::histogram_even:
+      return "histogram_even";
+    case family::histogram_range:
+      return "histogram_range";
   }
   return "?";
 }
@@ -66,13 +75,18 @@ role role_of(const set_spec& s) {
   switch (s.fam) {
     case family::reduce:
     case family::scan_inclusive:
-    case family::scan_exclusive: return {t[0].name, {{t[0].name, "a"}, {t[0].name, "b"}}};
-    case family::transform_unary: return {t[1].name, {{t[0].name, "x"}}};
-    case family::transform_binary: return {t[2].name, {{t[0].name, "a"}, {t[1].name, "b"}}};
+    case family::scan_exclusive:
+      return {t[0].name, {{t[0].name, "a"}, {t[0].name, "b"}}};
+    case family::transform_unary:
+      return {t[1].name, {{t[0].name, "x"}}};
+    case family::transform_binary:
+      return {t[2].name, {{t[0].name, "a"}, {t[1].name, "b"}}};
     case family::merge_sort_keys:
-    case family::merge_sort_pairs: return {"bool", {{t[0].name, "a"}, {t[0].name, "b"}}};
+    case family::merge_sort_pairs:
+      return {"bool", {{t[0].name, "a"}, {t[0].name, "b"}}};
     case family::histogram_even:
-    case family::histogram_range: return {t[1].name, {{t[0].name, "x"}}};
+    case family::histogram_range:
+      return {t[1].name, {{t[0].name, "x"}}};
   }
   return {};
 }
@@ -100,7 +114,9 @@ std::string typedefs_block(const set_spec& s) {
   switch (s.fam) {
     case family::reduce:
     case family::scan_inclusive:
-    case family::scan_exclusive: out << "typedef " << t[0].name << " cupar_T;\n"; break;
+    case family::scan_exclusive:
+      out << "typedef " << t[0].name << " cupar_T;\n";
+      break;
     case family::transform_unary:
       out << "typedef " << t[0].name << " cupar_In;\ntypedef " << t[1].name << " cupar_Out;\n";
       break;
@@ -108,7 +124,9 @@ std::string typedefs_block(const set_spec& s) {
       out << "#define CUPAR_TRANSFORM_BINARY 1\ntypedef " << t[0].name << " cupar_A;\ntypedef "
           << t[1].name << " cupar_B;\ntypedef " << t[2].name << " cupar_Out;\n";
       break;
-    case family::merge_sort_keys: out << "typedef " << t[0].name << " cupar_K;\n"; break;
+    case family::merge_sort_keys:
+      out << "typedef " << t[0].name << " cupar_K;\n";
+      break;
     case family::merge_sort_pairs:
       out << "#define CUPAR_SORT_PAIRS 1\ntypedef " << t[0].name << " cupar_K;\ntypedef "
           << t[1].name << " cupar_V;\n";
@@ -116,8 +134,8 @@ std::string typedefs_block(const set_spec& s) {
     case family::histogram_even:
     case family::histogram_range:
       out << (s.fam == family::histogram_even ? "#define CUPAR_HISTOGRAM_EVEN 1\n" : "")
-          << "typedef " << t[0].name << " cupar_S;\ntypedef " << t[1].name
-          << " cupar_L;\ntypedef " << t[2].name << " cupar_C;\n";
+          << "typedef " << t[0].name << " cupar_S;\ntypedef " << t[1].name << " cupar_L;\ntypedef "
+          << t[2].name << " cupar_C;\n";
       break;
   }
   return out.str();
@@ -125,15 +143,20 @@ std::string typedefs_block(const set_spec& s) {
 
 const char* family_header(family f) {
   switch (f) {
-    case family::reduce: return "cupar_reduce.cuh";
+    case family::reduce:
+      return "cupar_reduce.cuh";
     case family::scan_inclusive:
-    case family::scan_exclusive: return "cupar_scan.cuh";
+    case family::scan_exclusive:
+      return "cupar_scan.cuh";
     case family::transform_unary:
-    case family::transform_binary: return "cupar_transform.cuh";
+    case family::transform_binary:
+      return "cupar_transform.cuh";
     case family::merge_sort_keys:
-    case family::merge_sort_pairs: return "cupar_merge_sort.cuh";
+    case family::merge_sort_pairs:
+      return "cupar_merge_sort.cuh";
     case family::histogram_even:
-    case family::histogram_range: return "cupar_histogram.cuh";
+    case family::histogram_range:
+      return "cupar_histogram.cuh";
   }
   return "";
 }
@@ -141,9 +164,9 @@ const char* family_header(family f) {
 std::string signature(const set_spec& s) {
   const role r = role_of(s);
   std::ostringstream out;
-  out << "extern \"C\" __device__ " << r.result
-      << " cupar_jit_op(const unsigned char* cupar_state";
-  for (const auto& [type, name] : r.args) out << ", " << type << " " << name;
+  out << "extern \"C\" __device__ " << r.result << " cupar_jit_op(const unsigned char* cupar_state";
+  for (const auto& [type, name] : r.args)
+    out << ", " << type << " " << name;
   out << ")";
   return out.str();
 }
@@ -167,7 +190,8 @@ std::string operator_function(const set_spec& s, const cupar::jit::op& op) {
     out << "  auto cupar_fn =\n#line 1 \"" << snippet_file << "\"\n"
         << text << "\n#line 1 \"cupar_generated\"\n  ;\n";
     out << "  " << r.result << " cupar_result = cupar_fn(";
-    for (std::size_t i = 0; i < r.args.size(); ++i) out << (i ? ", " : "") << r.args[i].second;
+    for (std::size_t i = 0; i < r.args.size(); ++i)
+      out << (i ? ", " : "") << r.args[i].second;
     out << ");\n";
   } else {
     out << "  " << r.result << " cupar_result = (\n#line 1 \"" << snippet_file << "\"\n"
@@ -271,15 +295,20 @@ set_spec parse_set_key(const std::string& key) {
 
 int kernel_count(family f) {
   switch (f) {
-    case family::reduce: return 3;
+    case family::reduce:
+      return 3;
     case family::scan_inclusive:
-    case family::scan_exclusive: return 2;
+    case family::scan_exclusive:
+      return 2;
     case family::transform_unary:
-    case family::transform_binary: return 1;
+    case family::transform_binary:
+      return 1;
     case family::merge_sort_keys:
-    case family::merge_sort_pairs: return 3;
+    case family::merge_sort_pairs:
+      return 3;
     case family::histogram_even:
-    case family::histogram_range: return 3;
+    case family::histogram_range:
+      return 3;
   }
   return 0;
 }
@@ -300,8 +329,7 @@ std::vector<std::string> name_expressions(family f) {
           "(long long)cupar_active::SingleTilePolicy::ITEMS_PER_THREAD>"};
     case family::scan_inclusive:
     case family::scan_exclusive: {
-      const std::string init =
-          f == family::scan_inclusive ? "cub::NullType" : "cupar_scan_init";
+      const std::string init = f == family::scan_inclusive ? "cub::NullType" : "cupar_scan_init";
       return {"cub::detail::scan::DeviceScanInitKernel<cupar_tile_state>",
               "cub::detail::scan::DeviceScanKernel<cupar_policy, const cupar_T*, cupar_T*, "
               "cupar_tile_state, cupar_scan_op, " +
@@ -314,35 +342,37 @@ std::vector<std::string> name_expressions(family f) {
     }
     case family::transform_unary:
     case family::transform_binary: {
-      const std::string ins = f == family::transform_unary ? "const cupar_In*"
-                                                           : "const cupar_A*, const cupar_B*";
-      return {"cub::detail::transform::transform_kernel<cupar_policy, cupar_offset, "
-              "cupar_transform_op, cupar_Out*, " +
-                  ins + ">",
-              "cupar_meta<(long long)cupar_active::algorithm, "
-              "(long long)cupar_active::algo_policy::block_threads, "
-              "(long long)cupar_active::algo_policy::min_items_per_thread, "
-              "(long long)cupar_active::algo_policy::max_items_per_thread, "
-              "(long long)cupar_active::min_bif, "
-              "(long long)cub::detail::transform::loaded_bytes_per_iteration<" +
-                  ins + ">()>"};
+      const std::string ins =
+          f == family::transform_unary ? "const cupar_In*" : "const cupar_A*, const cupar_B*";
+      return {
+          "cub::detail::transform::transform_kernel<cupar_policy, cupar_offset, "
+          "cupar_transform_op, cupar_Out*, " +
+              ins + ">",
+          "cupar_meta<(long long)cupar_active::algorithm, "
+          "(long long)cupar_active::algo_policy::block_threads, "
+          "(long long)cupar_active::algo_policy::min_items_per_thread, "
+          "(long long)cupar_active::algo_policy::max_items_per_thread, "
+          "(long long)cupar_active::min_bif, "
+          "(long long)cub::detail::transform::loaded_bytes_per_iteration<" +
+              ins + ">()>"};
     }
     case family::merge_sort_keys:
     case family::merge_sort_pairs:
-      return {"cub::detail::merge_sort::DeviceMergeSortBlockSortKernel<cupar_policy, "
-              "const cupar_K*, cupar_value_in, cupar_K*, cupar_value_out, cupar_offset, "
-              "cupar_sort_compare, cupar_K, cupar_value>",
-              "cub::detail::merge_sort::DeviceMergeSortPartitionKernel<cupar_K*, cupar_offset, "
-              "cupar_sort_compare, cupar_K>",
-              "cub::detail::merge_sort::DeviceMergeSortMergeKernel<cupar_policy, "
-              "const cupar_K*, cupar_value_in, cupar_K*, cupar_value_out, cupar_offset, "
-              "cupar_sort_compare, cupar_K, cupar_value>",
-              "cupar_meta<(long long)cupar_vsmem_helper::policy_t::BLOCK_THREADS, "
-              "(long long)cupar_vsmem_helper::policy_t::ITEMS_PER_TILE, "
-              "(long long)cub::detail::vsmem_helper_impl<"
-              "cupar_vsmem_helper::block_sort_agent_t>::vsmem_per_block, "
-              "(long long)cub::detail::vsmem_helper_impl<"
-              "cupar_vsmem_helper::merge_agent_t>::vsmem_per_block>"};
+      return {
+          "cub::detail::merge_sort::DeviceMergeSortBlockSortKernel<cupar_policy, "
+          "const cupar_K*, cupar_value_in, cupar_K*, cupar_value_out, cupar_offset, "
+          "cupar_sort_compare, cupar_K, cupar_value>",
+          "cub::detail::merge_sort::DeviceMergeSortPartitionKernel<cupar_K*, cupar_offset, "
+          "cupar_sort_compare, cupar_K>",
+          "cub::detail::merge_sort::DeviceMergeSortMergeKernel<cupar_policy, "
+          "const cupar_K*, cupar_value_in, cupar_K*, cupar_value_out, cupar_offset, "
+          "cupar_sort_compare, cupar_K, cupar_value>",
+          "cupar_meta<(long long)cupar_vsmem_helper::policy_t::BLOCK_THREADS, "
+          "(long long)cupar_vsmem_helper::policy_t::ITEMS_PER_TILE, "
+          "(long long)cub::detail::vsmem_helper_impl<"
+          "cupar_vsmem_helper::block_sort_agent_t>::vsmem_per_block, "
+          "(long long)cub::detail::vsmem_helper_impl<"
+          "cupar_vsmem_helper::merge_agent_t>::vsmem_per_block>"};
     case family::histogram_even:
     case family::histogram_range:
       return {"cupar_histogram_init<cupar_C>", "cupar_histogram_sweep<256>",
@@ -384,16 +414,26 @@ std::string role_description(const set_spec& spec) {
 std::string snippet_text(const cupar::jit::op& op) {
   using cupar::jit::named_op;
   switch (op.named()) {
-    case named_op::none: return op.source();
-    case named_op::plus: return "a + b";
-    case named_op::multiplies: return "a * b";
-    case named_op::minimum: return "b < a ? b : a";
-    case named_op::maximum: return "a < b ? b : a";
-    case named_op::bit_and: return "a & b";
-    case named_op::bit_or: return "a | b";
-    case named_op::bit_xor: return "a ^ b";
-    case named_op::less: return "a < b";
-    case named_op::greater: return "b < a";
+    case named_op::none:
+      return op.source();
+    case named_op::plus:
+      return "a + b";
+    case named_op::multiplies:
+      return "a * b";
+    case named_op::minimum:
+      return "b < a ? b : a";
+    case named_op::maximum:
+      return "a < b ? b : a";
+    case named_op::bit_and:
+      return "a & b";
+    case named_op::bit_or:
+      return "a | b";
+    case named_op::bit_xor:
+      return "a ^ b";
+    case named_op::less:
+      return "a < b";
+    case named_op::greater:
+      return "b < a";
   }
   return op.source();
 }
@@ -455,7 +495,8 @@ const std::string& cccl_include_dir() {
   if (try_dir(CUPAR_BUILD_CCCL_INCLUDE_DIR)) return found;
   if (try_dir("/usr/local/cuda/include/cccl")) return found;
   std::string list;
-  for (const auto& t : tried) list += "\n  " + t;
+  for (const auto& t : tried)
+    list += "\n  " + t;
   throw jit_error(jit_stage::compile,
                   "cupar: CCCL headers (cub/, cuda/std/) not found for run-time compilation; set "
                   "CUPAR_CCCL_INCLUDE_DIR or CUDA_PATH. Tried:" +

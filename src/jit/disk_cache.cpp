@@ -1,6 +1,8 @@
 // cupar internal: the on-disk cache of linked binaries.
 #include "disk_cache.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -12,9 +14,7 @@
 #include <random>
 #include <sstream>
 #include <string>
-#include <sys/stat.h>
 #include <thread>
-#include <unistd.h>
 
 namespace cupar::detail::jit {
 namespace {
@@ -43,8 +43,12 @@ bool make_dirs(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && ::access(path.c_str(), W_OK) == 0;
 }
 
-void put_u32(std::string& out, std::uint32_t v) { out.append(reinterpret_cast<char*>(&v), 4); }
-void put_u64(std::string& out, std::uint64_t v) { out.append(reinterpret_cast<char*>(&v), 8); }
+void put_u32(std::string& out, std::uint32_t v) {
+  out.append(reinterpret_cast<char*>(&v), 4);
+}
+void put_u64(std::string& out, std::uint64_t v) {
+  out.append(reinterpret_cast<char*>(&v), 8);
+}
 
 struct reader {
   const char* p;
@@ -82,7 +86,8 @@ std::string serialize(const built_binary& b) {
     out += k;
   }
   put_u32(out, static_cast<std::uint32_t>(b.meta.size()));
-  for (long long m : b.meta) put_u64(out, static_cast<std::uint64_t>(m));
+  for (long long m : b.meta)
+    put_u64(out, static_cast<std::uint64_t>(m));
   put_u64(out, b.cubin.size());
   out.append(b.cubin.data(), b.cubin.size());
   return out;
@@ -95,10 +100,12 @@ std::optional<built_binary> deserialize(const std::string& payload) {
   b.precompiled = r.get<std::uint32_t>() != 0;
   const auto kernels = r.get<std::uint32_t>();
   if (!r.ok || kernels > 64) return std::nullopt;
-  for (std::uint32_t i = 0; i < kernels && r.ok; ++i) b.kernels.push_back(r.bytes(r.get<std::uint32_t>()));
+  for (std::uint32_t i = 0; i < kernels && r.ok; ++i)
+    b.kernels.push_back(r.bytes(r.get<std::uint32_t>()));
   const auto metas = r.get<std::uint32_t>();
   if (!r.ok || metas > 64) return std::nullopt;
-  for (std::uint32_t i = 0; i < metas && r.ok; ++i) b.meta.push_back(static_cast<long long>(r.get<std::uint64_t>()));
+  for (std::uint32_t i = 0; i < metas && r.ok; ++i)
+    b.meta.push_back(static_cast<long long>(r.get<std::uint64_t>()));
   const std::string cubin = r.bytes(r.get<std::uint64_t>());
   if (!r.ok || r.p != r.end || cubin.empty() || (b.tier != 1 && b.tier != 2)) return std::nullopt;
   b.cubin.assign(cubin.begin(), cubin.end());
@@ -172,8 +179,8 @@ void disk_cache::store(const std::string& key, const built_binary& binary) {
   file += payload;
   const std::string path = path_for(key);
   std::random_device rd;
-  const std::string tmp = path + "." + std::to_string(::getpid()) + "." +
-                          std::to_string(rd()) + ".tmp";
+  const std::string tmp =
+      path + "." + std::to_string(::getpid()) + "." + std::to_string(rd()) + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) return;

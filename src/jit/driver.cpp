@@ -17,8 +17,8 @@ template <class Fn>
 void resolve(Fn& fn, const char* symbol) {
   void* p = nullptr;
   cudaDriverEntryPointQueryResult status = cudaDriverEntryPointSymbolNotFound;
-  const cudaError_t e = cudaGetDriverEntryPointByVersion(symbol, &p, 12040, cudaEnableDefault,
-                                                         &status);
+  const cudaError_t e =
+      cudaGetDriverEntryPointByVersion(symbol, &p, 12040, cudaEnableDefault, &status);
   if (e != cudaSuccess || status != cudaDriverEntryPointSuccess || p == nullptr) {
     (void)cudaGetLastError();
     throw cuda_error(static_cast<int>(e), "cudaGetDriverEntryPointByVersion",

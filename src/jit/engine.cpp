@@ -42,23 +42,23 @@ device_info query_device(int ordinal) {
   info.ordinal = ordinal;
   driver::check(d.device_get(&info.device, ordinal), "cuDeviceGet");
   int major = 0, minor = 0;
-  driver::check(d.device_get_attribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-                                       info.device),
-                "cuDeviceGetAttribute");
-  driver::check(d.device_get_attribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-                                       info.device),
-                "cuDeviceGetAttribute");
+  driver::check(
+      d.device_get_attribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, info.device),
+      "cuDeviceGetAttribute");
+  driver::check(
+      d.device_get_attribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, info.device),
+      "cuDeviceGetAttribute");
   info.arch = major * 10 + minor;
-  driver::check(d.device_get_attribute(&info.sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
-                                       info.device),
-                "cuDeviceGetAttribute");
-  driver::check(d.device_get_attribute(&info.max_grid_dim_x, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X,
-                                       info.device),
-                "cuDeviceGetAttribute");
-  driver::check(d.device_get_attribute(&info.max_smem_per_block,
-                                       CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
-                                       info.device),
-                "cuDeviceGetAttribute");
+  driver::check(
+      d.device_get_attribute(&info.sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, info.device),
+      "cuDeviceGetAttribute");
+  driver::check(
+      d.device_get_attribute(&info.max_grid_dim_x, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, info.device),
+      "cuDeviceGetAttribute");
+  driver::check(
+      d.device_get_attribute(&info.max_smem_per_block,
+                             CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, info.device),
+      "cuDeviceGetAttribute");
   return info;
 }
 }  // namespace
@@ -89,20 +89,20 @@ loaded_module::loaded_module(const built_binary& b) : meta_(b.meta), tier_(b.tie
   const CUresult r =
       d.library_load_data(&library_, b.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
   if (r != CUDA_SUCCESS) {
-    throw jit_error(jit_stage::load,
-                    "cupar: the driver could not load the run-time operator's binary: " +
-                        driver::describe(r),
-                    std::string(), std::string(), {}, 0, std::string());
+    throw jit_error(
+        jit_stage::load,
+        "cupar: the driver could not load the run-time operator's binary: " + driver::describe(r),
+        std::string(), std::string(), {}, 0, std::string());
   }
   for (const auto& name : b.kernels) {
     CUkernel k = nullptr;
     const CUresult kr = d.library_get_kernel(&k, library_, name.c_str());
     if (kr != CUDA_SUCCESS) {
       d.library_unload(library_);
-      throw jit_error(jit_stage::load,
-                      "cupar: kernel " + name + " missing from the loaded binary: " +
-                          driver::describe(kr),
-                      std::string(), std::string(), {}, 0, std::string());
+      throw jit_error(
+          jit_stage::load,
+          "cupar: kernel " + name + " missing from the loaded binary: " + driver::describe(kr),
+          std::string(), std::string(), {}, 0, std::string());
     }
     kernels_.push_back(k);
   }
@@ -400,8 +400,8 @@ void build_initial(const std::shared_ptr<program_entry>& entry, const set_spec& 
   const precompiled_set* pre = find_precompiled(spec.key(), arch);
   const cupar::jit::mode m = mode_flag().load();
   if (pre == nullptr || m == cupar::jit::mode::optimized) {
-    built_binary b = pre ? build_from_precompiled(spec, op, arch, *pre, 2)
-                         : build_from_source(spec, op, arch);
+    built_binary b =
+        pre ? build_from_precompiled(spec, op, arch, *pre, 2) : build_from_source(spec, op, arch);
     disk.store(key2, b);
     publish(*entry, std::make_unique<loaded_module>(b));
     return;
@@ -409,20 +409,22 @@ void build_initial(const std::shared_ptr<program_entry>& entry, const set_spec& 
   publish(*entry, std::make_unique<loaded_module>(build_from_precompiled(spec, op, arch, *pre, 1)));
   if (m != cupar::jit::mode::tiered) return;
   std::weak_ptr<program_entry> weak = entry;
-  worker::instance().submit([weak, spec, op, arch, pre, key2] {
-    try {
-      built_binary b = build_from_precompiled(spec, op, arch, *pre, 2);
-      disk_cache::instance().store(key2, b);
-      if (auto e = weak.lock()) {
-        std::lock_guard<std::mutex> lock(e->mutex);
-        e->pending = std::make_unique<built_binary>(std::move(b));
-        e->pending_ready.store(true, std::memory_order_release);
-      }
-      engine_counters().background_builds++;
-    } catch (const std::exception&) {
-      engine_counters().background_failures++;
-    }
-  }, arch);
+  worker::instance().submit(
+      [weak, spec, op, arch, pre, key2] {
+        try {
+          built_binary b = build_from_precompiled(spec, op, arch, *pre, 2);
+          disk_cache::instance().store(key2, b);
+          if (auto e = weak.lock()) {
+            std::lock_guard<std::mutex> lock(e->mutex);
+            e->pending = std::make_unique<built_binary>(std::move(b));
+            e->pending_ready.store(true, std::memory_order_release);
+          }
+          engine_counters().background_builds++;
+        } catch (const std::exception&) {
+          engine_counters().background_failures++;
+        }
+      },
+      arch);
 }
 
 }  // namespace
@@ -529,10 +531,16 @@ std::shared_ptr<const loaded_module> obtain(const fast_key& key,
 
 namespace cupar::jit {
 
-void set_mode(mode m) noexcept { cupar::detail::jit::mode_flag().store(m); }
-mode get_mode() noexcept { return cupar::detail::jit::mode_flag().load(); }
+void set_mode(mode m) noexcept {
+  cupar::detail::jit::mode_flag().store(m);
+}
+mode get_mode() noexcept {
+  return cupar::detail::jit::mode_flag().load();
+}
 
-void wait_for_background_builds() { cupar::detail::jit::worker::instance().wait_idle(); }
+void wait_for_background_builds() {
+  cupar::detail::jit::worker::instance().wait_idle();
+}
 
 stats get_stats() noexcept {
   const auto& c = cupar::detail::jit::engine_counters();
@@ -553,11 +561,14 @@ stats get_stats() noexcept {
 void clear_memory_cache() {
   auto& g = cupar::detail::jit::cache();
   std::lock_guard<std::mutex> lock(g.mutex);
-  for (auto& [k, e] : g.entries) g.retired.push_back(e);  // modules may still be in use
+  for (auto& [k, e] : g.entries)
+    g.retired.push_back(e);  // modules may still be in use
   g.entries.clear();
   g.generation++;
 }
 
-std::string cache_directory() { return cupar::detail::jit::disk_cache::instance().directory(); }
+std::string cache_directory() {
+  return cupar::detail::jit::disk_cache::instance().directory();
+}
 
 }  // namespace cupar::jit

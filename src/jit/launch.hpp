@@ -25,7 +25,9 @@ template <class T>
 void* arg_address(const T& a) {
   return const_cast<void*>(static_cast<const void*>(std::addressof(a)));
 }
-inline void* arg_address(const erased_arg& a) { return const_cast<void*>(a.ptr); }
+inline void* arg_address(const erased_arg& a) {
+  return const_cast<void*>(a.ptr);
+}
 
 /// First launch failure of a dispatch. CUB's host dispatch checks cudaPeekAtLastError after each
 /// launch, which says nothing about driver launches; failures are collected here instead and
@@ -136,8 +138,8 @@ cudaError_t run_reduce(const loaded_module& m, const device_info& dev, launch_st
                        void* temp, std::size_t& temp_bytes, const void* in, void* out,
                        std::size_t n, const void* op_state, const void* init,
                        std::size_t value_size, cudaStream_t stream);
-cudaError_t run_scan(const loaded_module& m, const device_info& dev, launch_status& st,
-                     void* temp, std::size_t& temp_bytes, const void* in, void* out, std::size_t n,
+cudaError_t run_scan(const loaded_module& m, const device_info& dev, launch_status& st, void* temp,
+                     std::size_t& temp_bytes, const void* in, void* out, std::size_t n,
                      const void* op_state, const void* init /* null: inclusive */,
                      cudaStream_t stream);
 
@@ -149,10 +151,10 @@ namespace cupar::detail::jit {
 /// memory per block). Mirrors CUB's DispatchMergeSort::Invoke, whose 3.0.1 form sizes its buffers
 /// with sizeof(KeyT) and so cannot serve a key type known only at run time.
 cudaError_t run_merge_sort(const loaded_module& m, const device_info& dev, launch_status& st,
-                           void* temp, std::size_t& temp_bytes, const void* keys_in,
-                           void* keys_out, const void* values_in, void* values_out,
-                           std::size_t n, std::size_t key_size, std::size_t value_size,
-                           const void* op_state, cudaStream_t stream);
+                           void* temp, std::size_t& temp_bytes, const void* keys_in, void* keys_out,
+                           const void* values_in, void* values_out, std::size_t n,
+                           std::size_t key_size, std::size_t value_size, const void* op_state,
+                           cudaStream_t stream);
 
 /// Transform (module meta: algorithm, block threads, min / max items per thread, minimum bytes in
 /// flight, bytes loaded per item). Mirrors CUB's detail::transform::dispatch_t, whose bulk-copy
@@ -170,8 +172,8 @@ struct histogram_launch {
   std::size_t counter_size;
   int num_levels;
   bool even;
-  scalar level;          // the operator's result type
-  const void* lower;     // even: canonical level values (shifted for int8 results)
+  scalar level;       // the operator's result type
+  const void* lower;  // even: canonical level values (shifted for int8 results)
   const void* upper;
   const void* d_levels;  // range: device array of canonical levels
   bool clamp;            // even floating-point bins: values in [clamp_max, clamp_upper) are

@@ -62,10 +62,11 @@ link_result link(const std::vector<link_input>& inputs, int arch, bool lto) {
     options.push_back("-split-compile=" + std::to_string(threads));
   }
   std::vector<const char*> argv;
-  for (const auto& o : options) argv.push_back(o.c_str());
+  for (const auto& o : options)
+    argv.push_back(o.c_str());
   nvJitLinkHandle raw = nullptr;
-  nvJitLinkResult status = nvJitLinkCreate(&raw, static_cast<std::uint32_t>(argv.size()),
-                                           argv.data());
+  nvJitLinkResult status =
+      nvJitLinkCreate(&raw, static_cast<std::uint32_t>(argv.size()), argv.data());
   if (status != NVJITLINK_SUCCESS) fail(status, std::string(), options);
   unique_handle handle(raw);
   for (const auto& in : inputs) {

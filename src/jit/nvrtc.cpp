@@ -102,10 +102,9 @@ compile_result compile(const compile_request& r) {
     header_texts.push_back(embedded_sources[i].text);
   }
   nvrtcProgram raw = nullptr;
-  nvrtcResult status =
-      nvrtcCreateProgram(&raw, r.source.c_str(), r.name.c_str(),
-                         static_cast<int>(header_texts.size()), header_texts.data(),
-                         header_names.data());
+  nvrtcResult status = nvrtcCreateProgram(&raw, r.source.c_str(), r.name.c_str(),
+                                          static_cast<int>(header_texts.size()),
+                                          header_texts.data(), header_names.data());
   if (status != NVRTC_SUCCESS) fail(r, std::string(), nvrtcGetErrorString(status));
   unique_program program(raw);
   for (const auto& e : r.name_expressions) {
@@ -113,7 +112,8 @@ compile_result compile(const compile_request& r) {
     if (status != NVRTC_SUCCESS) fail(r, std::string(), nvrtcGetErrorString(status));
   }
   std::vector<const char*> options;
-  for (const auto& o : r.options) options.push_back(o.c_str());
+  for (const auto& o : r.options)
+    options.push_back(o.c_str());
   status = nvrtcCompileProgram(raw, static_cast<int>(options.size()), options.data());
   compile_result result;
   result.log = program_log(raw);

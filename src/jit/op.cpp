@@ -51,8 +51,9 @@ std::shared_ptr<const op_definition> add_op_param(const std::shared_ptr<const op
   }
   if (name == "a" || name == "b" || name == "x" || name.rfind("cupar_", 0) == 0) {
     cupar::detail::throw_invalid_argument(
-        fn, "\"" + name + "\" is reserved (a, b and x are the operator's arguments; cupar_* is "
-                          "the library's)");
+        fn, "\"" + name +
+                "\" is reserved (a, b and x are the operator's arguments; cupar_* is "
+                "the library's)");
   }
   if (find_op_param(*def, name) != nullptr) {
     cupar::detail::throw_invalid_argument(fn, "parameter \"" + name + "\" is already declared");
@@ -85,17 +86,24 @@ const op_param* find_op_param(const op_definition& def, std::string_view name) {
   return nullptr;
 }
 
-const std::string& op_source(const op_definition& def) { return def.source; }
-const std::string& op_preamble(const op_definition& def) { return def.preamble; }
-named_op op_named(const op_definition& def) { return def.named; }
-const std::vector<op_param>& op_params(const op_definition& def) { return def.params; }
+const std::string& op_source(const op_definition& def) {
+  return def.source;
+}
+const std::string& op_preamble(const op_definition& def) {
+  return def.preamble;
+}
+named_op op_named(const op_definition& def) {
+  return def.named;
+}
+const std::vector<op_param>& op_params(const op_definition& def) {
+  return def.params;
+}
 
 }  // namespace cupar::jit::detail
 
 namespace cupar::jit {
 
-void op::check_set(const detail::op_param* p, std::string_view name,
-                   cupar::detail::scalar type) {
+void op::check_set(const detail::op_param* p, std::string_view name, cupar::detail::scalar type) {
   if (p == nullptr) {
     cupar::detail::throw_invalid_argument("cupar::jit::op::set",
                                           "no parameter \"" + std::string(name) + "\" declared");

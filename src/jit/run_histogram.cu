@@ -15,7 +15,9 @@
 namespace cupar::detail::jit {
 namespace {
 
-long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
+long long ceil_div(long long a, long long b) {
+  return (a + b - 1) / b;
+}
 
 /// Bytes of a bin-selection operator, laid out as the device struct.
 struct alignas(16) decode_bytes {
@@ -38,7 +40,8 @@ decode_bytes scale_transform(int num_levels, const void* lower, const void* uppe
   std::memcpy(&s.min, lower, sizeof(C));
   std::memcpy(&s.max, upper, sizeof(C));
   if constexpr (std::is_floating_point_v<C>) {
-    s.scale.reciprocal = static_cast<C>(static_cast<C>(num_levels - 1) / static_cast<C>(s.max - s.min));
+    s.scale.reciprocal =
+        static_cast<C>(static_cast<C>(num_levels - 1) / static_cast<C>(s.max - s.min));
   } else {
     s.scale.fraction.bins = static_cast<C>(num_levels - 1);
     s.scale.fraction.range = static_cast<C>(s.max - s.min);
@@ -53,14 +56,19 @@ decode_bytes scale_transform(int num_levels, const void* lower, const void* uppe
 decode_bytes scale_transform_for(scalar level, int num_levels, const void* lower,
                                  const void* upper) {
   switch (level) {
-    case scalar::f32: return scale_transform<float>(num_levels, lower, upper);
-    case scalar::f64: return scale_transform<double>(num_levels, lower, upper);
+    case scalar::f32:
+      return scale_transform<float>(num_levels, lower, upper);
+    case scalar::f64:
+      return scale_transform<double>(num_levels, lower, upper);
     case scalar::i8:
     case scalar::u8:
     case scalar::i16:
-    case scalar::u16: return scale_transform<int>(num_levels, lower, upper);
-    case scalar::u64: return scale_transform<unsigned long long>(num_levels, lower, upper);
-    default: return scale_transform<long long>(num_levels, lower, upper);
+    case scalar::u16:
+      return scale_transform<int>(num_levels, lower, upper);
+    case scalar::u64:
+      return scale_transform<unsigned long long>(num_levels, lower, upper);
+    default:
+      return scale_transform<long long>(num_levels, lower, upper);
   }
 }
 
@@ -133,8 +141,9 @@ cudaError_t run_histogram(const loaded_module& m, const device_info& dev, launch
   const int tiles_per_row = static_cast<int>(ceil_div(num_row_pixels, pixels_per_tile));
   const int blocks_per_row = std::min(occupancy, tiles_per_row);
   const int blocks_per_col =
-      blocks_per_row > 0 ? static_cast<int>(std::min<offset_t>(occupancy / blocks_per_row, num_rows))
-                         : 0;
+      blocks_per_row > 0
+          ? static_cast<int>(std::min<offset_t>(occupancy / blocks_per_row, num_rows))
+          : 0;
   const int num_thread_blocks = blocks_per_row * blocks_per_col;
 
   std::size_t sizes[2] = {static_cast<std::size_t>(num_thread_blocks) *

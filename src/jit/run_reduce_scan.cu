@@ -33,10 +33,9 @@ struct reduce_kernels {
   CUkernel SingleTileSecondKernel() const { return m->kernel(2); }
   std::size_t AccumSize() const { return accum_size; }
 };
-using reduce_dispatch =
-    cub::DispatchReduce<const void*, void*, unsigned long long, erased_arg, erased_arg,
-                        erased_accum, ::cuda::std::__identity, reduce_hub, reduce_kernels,
-                        jit_launcher_factory>;
+using reduce_dispatch = cub::DispatchReduce<const void*, void*, unsigned long long, erased_arg,
+                                            erased_arg, erased_accum, ::cuda::std::__identity,
+                                            reduce_hub, reduce_kernels, jit_launcher_factory>;
 
 // ---- scan: module meta = {threads, items, tile description bytes, payload bytes, tile state
 // object size} ----
@@ -111,8 +110,8 @@ cudaError_t run_reduce(const loaded_module& m, const device_info& dev, launch_st
                                    jit_launcher_factory{&dev, &m, &st}, policy);
 }
 
-cudaError_t run_scan(const loaded_module& m, const device_info& dev, launch_status& st,
-                     void* temp, std::size_t& temp_bytes, const void* in, void* out, std::size_t n,
+cudaError_t run_scan(const loaded_module& m, const device_info& dev, launch_status& st, void* temp,
+                     std::size_t& temp_bytes, const void* in, void* out, std::size_t n,
                      const void* op_state, const void* init, cudaStream_t stream) {
   const scan_policy policy{{static_cast<int>(m.meta(0)), static_cast<int>(m.meta(1))}};
   const auto count = static_cast<unsigned long long>(n);

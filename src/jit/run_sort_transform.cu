@@ -11,11 +11,14 @@
 namespace cupar::detail::jit {
 namespace {
 
-long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
+long long ceil_div(long long a, long long b) {
+  return (a + b - 1) / b;
+}
 
 int log2_round_up(long long x) {
   int r = 0;
-  while ((1ll << r) < x) ++r;
+  while ((1ll << r) < x)
+    ++r;
   return r;
 }
 
@@ -30,10 +33,10 @@ struct alignas(8) transform_kernel_arg {
 }  // namespace
 
 cudaError_t run_merge_sort(const loaded_module& m, const device_info& dev, launch_status& st,
-                           void* temp, std::size_t& temp_bytes, const void* keys_in,
-                           void* keys_out, const void* values_in, void* values_out,
-                           std::size_t n_total, std::size_t key_size, std::size_t value_size,
-                           const void* op_state, cudaStream_t stream) {
+                           void* temp, std::size_t& temp_bytes, const void* keys_in, void* keys_out,
+                           const void* values_in, void* values_out, std::size_t n_total,
+                           std::size_t key_size, std::size_t value_size, const void* op_state,
+                           cudaStream_t stream) {
   using offset_t = long long;
   const auto n = static_cast<offset_t>(n_total);
   if (n == 0) {
@@ -43,8 +46,7 @@ cudaError_t run_merge_sort(const loaded_module& m, const device_info& dev, launc
   const int block_threads = static_cast<int>(m.meta(0));
   const offset_t tile_size = m.meta(1);
   const offset_t num_tiles = ceil_div(n, tile_size);
-  const std::size_t vsmem_per_block =
-      static_cast<std::size_t>(std::max(m.meta(2), m.meta(3)));
+  const std::size_t vsmem_per_block = static_cast<std::size_t>(std::max(m.meta(2), m.meta(3)));
   std::size_t sizes[4] = {static_cast<std::size_t>(1 + num_tiles) * sizeof(offset_t),
                           n_total * key_size, n_total * value_size,
                           static_cast<std::size_t>(num_tiles) * vsmem_per_block};
@@ -132,7 +134,8 @@ cudaError_t run_transform(const loaded_module& m, const device_info& dev, launch
     }
     const auto grid = static_cast<unsigned>(ceil_div(n, tile));
     if (arity == 1) {
-      launch(grid, block, static_cast<std::size_t>(smem), stream).doit(kernel, n, elem, op, out, args[0]);
+      launch(grid, block, static_cast<std::size_t>(smem), stream)
+          .doit(kernel, n, elem, op, out, args[0]);
     } else {
       launch(grid, block, static_cast<std::size_t>(smem), stream)
           .doit(kernel, n, elem, op, out, args[0], args[1]);
@@ -140,13 +143,14 @@ cudaError_t run_transform(const loaded_module& m, const device_info& dev, launch
   } else {
     // CUB's invoke_prefetch_algorithm.
     const int occupancy = m.occupancy(kernel, block, 0);
-    const int items_per_thread =
-        static_cast<int>(ceil_div(min_bif, static_cast<long long>(occupancy) * block * loaded_bytes));
+    const int items_per_thread = static_cast<int>(
+        ceil_div(min_bif, static_cast<long long>(occupancy) * block * loaded_bytes));
     const int evenly_spread = static_cast<int>(std::min<offset_t>(
         items_per_thread, n / (static_cast<offset_t>(dev.sm_count) * block * occupancy)));
     const int items = std::clamp(evenly_spread, min_items, max_items);
     const int tile = block * items;
-    for (int i = 0; i < arity; ++i) args[i].ptr = static_cast<const char*>(inputs[i]);
+    for (int i = 0; i < arity; ++i)
+      args[i].ptr = static_cast<const char*>(inputs[i]);
     const auto grid = static_cast<unsigned>(ceil_div(n, tile));
     if (arity == 1) {
       launch(grid, block, 0, stream).doit(kernel, n, items, op, out, args[0]);

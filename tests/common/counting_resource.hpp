@@ -61,16 +61,40 @@ class counting_upstream {
     (void)cudaFreeAsync(p, stream.value());
   }
 
-  std::size_t live_bytes() const { std::lock_guard<std::mutex> l(mutex_); return live_bytes_; }
-  std::size_t live_allocations() const { std::lock_guard<std::mutex> l(mutex_); return live_.size(); }
-  std::size_t total_bytes() const { std::lock_guard<std::mutex> l(mutex_); return total_bytes_; }
-  std::size_t allocations() const { std::lock_guard<std::mutex> l(mutex_); return allocations_; }
-  std::size_t deallocations() const { std::lock_guard<std::mutex> l(mutex_); return deallocations_; }
+  std::size_t live_bytes() const {
+    std::lock_guard<std::mutex> l(mutex_);
+    return live_bytes_;
+  }
+  std::size_t live_allocations() const {
+    std::lock_guard<std::mutex> l(mutex_);
+    return live_.size();
+  }
+  std::size_t total_bytes() const {
+    std::lock_guard<std::mutex> l(mutex_);
+    return total_bytes_;
+  }
+  std::size_t allocations() const {
+    std::lock_guard<std::mutex> l(mutex_);
+    return allocations_;
+  }
+  std::size_t deallocations() const {
+    std::lock_guard<std::mutex> l(mutex_);
+    return deallocations_;
+  }
   /// Frees whose pointer or size did not match an allocation.
-  std::size_t mismatched() const { std::lock_guard<std::mutex> l(mutex_); return mismatched_; }
+  std::size_t mismatched() const {
+    std::lock_guard<std::mutex> l(mutex_);
+    return mismatched_;
+  }
   /// Frees on another stream than the allocation's.
-  std::size_t other_stream_frees() const { std::lock_guard<std::mutex> l(mutex_); return other_stream_frees_; }
-  std::set<cudaStream_t> streams() const { std::lock_guard<std::mutex> l(mutex_); return streams_; }
+  std::size_t other_stream_frees() const {
+    std::lock_guard<std::mutex> l(mutex_);
+    return other_stream_frees_;
+  }
+  std::set<cudaStream_t> streams() const {
+    std::lock_guard<std::mutex> l(mutex_);
+    return streams_;
+  }
 
  private:
   struct entry {

@@ -17,9 +17,8 @@ namespace cupar::testing {
 /// CUB's H100 policies (reduce 4096, scan 1920, merge sort 4352, histogram 6144), and seeded
 /// random sizes up to 2^24.
 inline std::vector<std::size_t> standard_sizes(std::uint64_t seed = 20261121) {
-  std::vector<std::size_t> sizes = {0,    1,    2,    31,   32,   33,   1000,  1919,  1920,
-                                    1921, 4095, 4096, 4097, 4351, 4352, 4353,  6143,  6145,
-                                    65537};
+  std::vector<std::size_t> sizes = {0,    1,    2,    31,   32,   33,   1000, 1919, 1920, 1921,
+                                    4095, 4096, 4097, 4351, 4352, 4353, 6143, 6145, 65537};
   std::mt19937_64 rng(seed);
   sizes.push_back(std::uniform_int_distribution<std::size_t>(100000, 1u << 20)(rng));
   sizes.push_back(std::uniform_int_distribution<std::size_t>((1u << 20) + 1, 1u << 24)(rng));
@@ -42,15 +41,18 @@ std::vector<T> random_values(std::size_t n, std::uint64_t seed, double lo, doubl
   std::mt19937_64 rng(seed);
   if constexpr (std::is_floating_point_v<T>) {
     std::uniform_real_distribution<T> d(static_cast<T>(lo), static_cast<T>(hi));
-    for (auto& x : v) x = d(rng);
+    for (auto& x : v)
+      x = d(rng);
   } else if constexpr (std::is_signed_v<T>) {
     std::uniform_int_distribution<long long> d(static_cast<long long>(lo),
                                                static_cast<long long>(hi));
-    for (auto& x : v) x = static_cast<T>(d(rng));
+    for (auto& x : v)
+      x = static_cast<T>(d(rng));
   } else {
     std::uniform_int_distribution<unsigned long long> d(static_cast<unsigned long long>(lo),
                                                         static_cast<unsigned long long>(hi));
-    for (auto& x : v) x = static_cast<T>(d(rng));
+    for (auto& x : v)
+      x = static_cast<T>(d(rng));
   }
   return v;
 }
@@ -101,9 +103,12 @@ double sum_tolerance(std::size_t n, double abs_sum) {
 
 template <class T>
 std::string type_label() {
-  if constexpr (std::is_same_v<T, float>) return "f32";
-  else if constexpr (std::is_same_v<T, double>) return "f64";
-  else return (std::is_signed_v<T> ? "i" : "u") + std::to_string(8 * sizeof(T));
+  if constexpr (std::is_same_v<T, float>)
+    return "f32";
+  else if constexpr (std::is_same_v<T, double>)
+    return "f64";
+  else
+    return (std::is_signed_v<T> ? "i" : "u") + std::to_string(8 * sizeof(T));
 }
 
 }  // namespace cupar::testing

@@ -25,13 +25,15 @@ inline const std::string& gpu_unavailable_reason() {
   return reason;
 }
 
-inline bool gpu_available() { return gpu_unavailable_reason().empty(); }
+inline bool gpu_available() {
+  return gpu_unavailable_reason().empty();
+}
 
 }  // namespace cupar::testing
 
-#define CUPAR_REQUIRE_GPU()                                                     \
-  do {                                                                          \
-    if (!::cupar::testing::gpu_available()) {                                   \
+#define CUPAR_REQUIRE_GPU()                                                          \
+  do {                                                                               \
+    if (!::cupar::testing::gpu_available()) {                                        \
       GTEST_SKIP() << "needs a GPU: " << ::cupar::testing::gpu_unavailable_reason(); \
-    }                                                                           \
+    }                                                                                \
   } while (0)

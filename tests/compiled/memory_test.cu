@@ -318,12 +318,15 @@ TEST(DefaultResource, ReuseAcrossManyStreamsAndThreadsStaysCorrect) {
     pool.emplace_back([t, &failures] {
       try {
         std::vector<std::unique_ptr<owned_stream>> streams;
-        for (int i = 0; i < streams_per_thread; ++i) streams.push_back(std::make_unique<owned_stream>());
+        for (int i = 0; i < streams_per_thread; ++i)
+          streams.push_back(std::make_unique<owned_stream>());
         for (int round = 0; round < 3; ++round) {
           for (int i = 0; i < streams_per_thread; ++i) {
             const owned_stream& s = *streams[static_cast<std::size_t>(i)];
-            const std::size_t n = 1000 + std::size_t(7919) * std::size_t(t * 31 + i * 7 + round * 3) % 200000;
-            const auto h = random_values<std::uint32_t>(n, std::uint64_t(t * 1000 + i * 10 + round), 0, 1000);
+            const std::size_t n =
+                1000 + std::size_t(7919) * std::size_t(t * 31 + i * 7 + round * 3) % 200000;
+            const auto h =
+                random_values<std::uint32_t>(n, std::uint64_t(t * 1000 + i * 10 + round), 0, 1000);
             device_buffer<std::uint32_t> in(h, s), out(n, s);
             const std::uint32_t sum =
                 cupar::reduce_value(in.data(), n, compiled_ops::plus<std::uint32_t>(), 0u, s);
@@ -344,7 +347,8 @@ TEST(DefaultResource, ReuseAcrossManyStreamsAndThreadsStaysCorrect) {
       }
     });
   }
-  for (auto& th : pool) th.join();
+  for (auto& th : pool)
+    th.join();
   EXPECT_EQ(failures.load(), 0);
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
 }

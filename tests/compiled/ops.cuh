@@ -41,7 +41,9 @@ struct affine_op {  // x * 3 + 1 computed in Out
 };
 template <class A, class B, class Out>
 struct sub_op {
-  __device__ Out operator()(A a, B b) const { return static_cast<Out>(static_cast<Out>(a) - static_cast<Out>(b)); }
+  __device__ Out operator()(A a, B b) const {
+    return static_cast<Out>(static_cast<Out>(a) - static_cast<Out>(b));
+  }
 };
 template <class T>
 struct less_op {
@@ -64,16 +66,40 @@ struct record_key_op {
 
 struct compiled_ops {
   static constexpr const char* name = "compiled";
-  template <class T> static plus_op<T> plus() { return {}; }
-  template <class T> static max_op<T> maximum() { return {}; }
-  template <class T> static min_op<T> minimum() { return {}; }
+  template <class T>
+  static plus_op<T> plus() {
+    return {};
+  }
+  template <class T>
+  static max_op<T> maximum() {
+    return {};
+  }
+  template <class T>
+  static min_op<T> minimum() {
+    return {};
+  }
   static mat2_mul_op mat2_mul() { return {}; }
-  template <class In, class Out> static affine_op<In, Out> affine() { return {}; }
-  template <class A, class B, class Out> static sub_op<A, B, Out> sub() { return {}; }
-  template <class T> static less_op<T> less() { return {}; }
-  template <class T> static greater_op<T> greater() { return {}; }
+  template <class In, class Out>
+  static affine_op<In, Out> affine() {
+    return {};
+  }
+  template <class A, class B, class Out>
+  static sub_op<A, B, Out> sub() {
+    return {};
+  }
+  template <class T>
+  static less_op<T> less() {
+    return {};
+  }
+  template <class T>
+  static greater_op<T> greater() {
+    return {};
+  }
   static record_less_op record_less() { return {}; }
-  template <class T, class L> static halve_op<T, L> halve() { return {}; }
+  template <class T, class L>
+  static halve_op<T, L> halve() {
+    return {};
+  }
   static record_key_op record_key() { return {}; }
 };
 

@@ -15,7 +15,8 @@ namespace {
 // static_assert because it asks the result type in host code; cupar supplies it.
 template <class T>
 T sum_with_plain_lambda(const T* d_in, std::size_t n, cudaStream_t s) {
-  return cupar::reduce_value(d_in, n, [] __device__(T a, T b) { return a + b; }, T(0), s);
+  return cupar::reduce_value(
+      d_in, n, [] __device__(T a, T b) { return a + b; }, T(0), s);
 }
 
 template <class T>
@@ -32,7 +33,8 @@ TEST(ReduceCompiled, LambdaWithoutTrailingReturnType) {
   const auto h = random_values<float>(n, 1, -1, 1);
   device_buffer<float> in(h, stream), out(1, stream);
   long double ref = 0;
-  for (float x : h) ref += x;
+  for (float x : h)
+    ref += x;
   EXPECT_NEAR(sum_with_plain_lambda(in.data(), n, stream.get()), static_cast<double>(ref), 1e-3);
   max_with_plain_lambda(in.data(), out.data(), n, stream.get());
   EXPECT_EQ(out.to_host()[0], *std::max_element(h.begin(), h.end()));

@@ -23,9 +23,9 @@
 
 namespace cupar::testing {
 
-using arithmetic_types = ::testing::Types<std::int8_t, std::int16_t, std::int32_t, std::int64_t,
-                                          std::uint8_t, std::uint16_t, std::uint32_t,
-                                          std::uint64_t, float, double>;
+using arithmetic_types =
+    ::testing::Types<std::int8_t, std::int16_t, std::int32_t, std::int64_t, std::uint8_t,
+                     std::uint16_t, std::uint32_t, std::uint64_t, float, double>;
 
 /// Type groups for splitting a heavy typed suite over several translation units: a test TU
 /// defines CUPAR_SUITE_TYPES (one of these, or any ::testing::Types) before including a suite,
@@ -46,9 +46,12 @@ struct type_names {
 /// Small values, so that integer sums stay meaningful and float sums well conditioned.
 template <class T>
 std::vector<T> small_values(std::size_t n, std::uint64_t seed) {
-  if constexpr (std::is_floating_point_v<T>) return random_values<T>(n, seed, 0.0, 1.0);
-  else if constexpr (std::is_signed_v<T>) return random_values<T>(n, seed, -3, 3);
-  else return random_values<T>(n, seed, 0, 5);
+  if constexpr (std::is_floating_point_v<T>)
+    return random_values<T>(n, seed, 0.0, 1.0);
+  else if constexpr (std::is_signed_v<T>)
+    return random_values<T>(n, seed, -3, 3);
+  else
+    return random_values<T>(n, seed, 0, 5);
 }
 
 /// Bitwise equality (tells -0.0 from +0.0 and compares NaNs by payload).
@@ -108,15 +111,15 @@ template <class T>
 }
 
 /// Expects `what()` of the exception thrown by `stmt` to contain `needle`.
-#define CUPAR_EXPECT_THROW_WITH(stmt, exception, needle)                               \
-  do {                                                                                 \
-    try {                                                                              \
-      stmt;                                                                            \
-      ADD_FAILURE() << "expected " #exception " from: " #stmt;                         \
-    } catch (const exception& e) {                                                     \
-      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos)                 \
-          << "message: " << e.what() << "\nexpected to contain: " << (needle);        \
-    }                                                                                  \
+#define CUPAR_EXPECT_THROW_WITH(stmt, exception, needle)                       \
+  do {                                                                         \
+    try {                                                                      \
+      stmt;                                                                    \
+      ADD_FAILURE() << "expected " #exception " from: " #stmt;                 \
+    } catch (const exception& e) {                                             \
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos)         \
+          << "message: " << e.what() << "\nexpected to contain: " << (needle); \
+    }                                                                          \
   } while (0)
 
 }  // namespace cupar::testing

@@ -28,11 +28,13 @@ TYPED_TEST(Reduce, SumMatchesReferenceAtEverySize) {
     const T got = out.to_host()[0];
     if constexpr (std::is_integral_v<T>) {
       T ref = init;
-      for (T x : h) ref = wrapping_add(ref, x);
+      for (T x : h)
+        ref = wrapping_add(ref, x);
       EXPECT_EQ(got, ref);
     } else {
       long double ref = init, abs_sum = std::fabs(static_cast<long double>(init));
-      for (T x : h) ref += x, abs_sum += std::fabs(static_cast<long double>(x));
+      for (T x : h)
+        ref += x, abs_sum += std::fabs(static_cast<long double>(x));
       EXPECT_NEAR(static_cast<double>(got), static_cast<double>(ref),
                   sum_tolerance<T>(n, static_cast<double>(abs_sum)));
     }
@@ -81,8 +83,8 @@ TYPED_TEST(Reduce, EmptyInputWritesInit) {
   cupar::reduce(static_cast<const T*>(nullptr), out.data(), 0, Ops::template plus<T>(), T(42),
                 stream);
   EXPECT_EQ(out.to_host()[0], T(42));
-  EXPECT_EQ(cupar::reduce_value(static_cast<const T*>(nullptr), 0, Ops::template maximum<T>(),
-                                T(7), stream),
+  EXPECT_EQ(cupar::reduce_value(static_cast<const T*>(nullptr), 0, Ops::template maximum<T>(), T(7),
+                                stream),
             T(7));
 }
 
@@ -110,10 +112,9 @@ TYPED_TEST(Reduce, BadArgumentsThrowBeforeAnyWorkAndTheNextCallWorks) {
   CUPAR_EXPECT_THROW_WITH(
       cupar::reduce(&dummy, static_cast<T*>(nullptr), 1, Ops::template plus<T>(), T(0), s),
       std::invalid_argument, "d_out is null");
-  CUPAR_EXPECT_THROW_WITH(
-      (void)cupar::reduce_value(static_cast<const T*>(nullptr), 3, Ops::template plus<T>(), T(0),
-                                s),
-      std::invalid_argument, "cupar::reduce_value: d_in");
+  CUPAR_EXPECT_THROW_WITH((void)cupar::reduce_value(static_cast<const T*>(nullptr), 3,
+                                                    Ops::template plus<T>(), T(0), s),
+                          std::invalid_argument, "cupar::reduce_value: d_in");
   if (!gpu_available()) return;
   owned_stream stream;
   const std::vector<T> h = {T(1), T(2), T(3)};
@@ -129,10 +130,12 @@ TEST(ReduceStruct, NonCommutativeProductKeepsOperandOrder) {
     SCOPED_TRACE("n = " + std::to_string(n));
     std::vector<mat2> h(n);
     const auto r = random_values<std::uint32_t>(4 * n, 3 + n, 0, 0xFFFFFFFFu);
-    for (std::size_t i = 0; i < n; ++i) h[i] = {r[4 * i], r[4 * i + 1], r[4 * i + 2], r[4 * i + 3]};
+    for (std::size_t i = 0; i < n; ++i)
+      h[i] = {r[4 * i], r[4 * i + 1], r[4 * i + 2], r[4 * i + 3]};
     const mat2 init{1, 2, 3, 4};
     mat2 ref = init;
-    for (const auto& m : h) ref = mat2_mul(ref, m);
+    for (const auto& m : h)
+      ref = mat2_mul(ref, m);
     device_buffer<mat2> in(h, stream), out(1, stream);
     cupar::reduce(in.data(), out.data(), n, Ops::mat2_mul(), init, stream);
     EXPECT_EQ(out.to_host()[0], ref);

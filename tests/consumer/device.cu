@@ -18,8 +18,8 @@ int main() {
     // The buffer is freed on its stream: it goes before the stream does.
     const std::vector<int> h = {3, 1, 2};
     cupar::device_buffer<int> d(h, s);
-    m = cupar::reduce_value(d.data(), h.size(),
-                            [] __device__(int a, int b) { return a > b ? a : b; }, 0, s);
+    m = cupar::reduce_value(
+        d.data(), h.size(), [] __device__(int a, int b) { return a > b ? a : b; }, 0, s);
   }
   std::printf("max = %d\n", m);
   cudaStreamDestroy(s);

@@ -23,10 +23,14 @@ enum class role { reduce_f32, reduce_point, sort_point, transform_f32, histogram
 
 cupar::jit::build_report build(role r, const op& o) {
   switch (r) {
-    case role::reduce_f32: return cupar::jit::compile_reduce<float>(o, 90, false);
-    case role::reduce_point: return cupar::jit::compile_reduce<point>(o, 90, true);
-    case role::sort_point: return cupar::jit::compile_sort<point>(o, 90, true);
-    case role::transform_f32: return cupar::jit::compile_transform<float, float>(o, 90, false);
+    case role::reduce_f32:
+      return cupar::jit::compile_reduce<float>(o, 90, false);
+    case role::reduce_point:
+      return cupar::jit::compile_reduce<point>(o, 90, true);
+    case role::sort_point:
+      return cupar::jit::compile_sort<point>(o, 90, true);
+    case role::transform_f32:
+      return cupar::jit::compile_transform<float, float>(o, 90, false);
     case role::histogram_f32:
       return cupar::jit::compile_histogram<float, float>(o, true, 90, false);
   }
@@ -63,10 +67,10 @@ std::vector<bad_case> bad_cases() {
       {"lambda with three arguments", role::reduce_f32,
        op("[](float a, float b, float c) { return a; }"), c, 0},
       {"lambda returning void", role::reduce_f32, op("[](float a, float b) { return; }"), c, 0},
-      {"lambda missing a semicolon", role::reduce_f32,
-       op("[](float a, float b) { return a + b }"), c, 1},
-      {"lambda returning a pointer", role::reduce_f32,
-       op("[](float a, float b) { return &a; }"), c, 0},
+      {"lambda missing a semicolon", role::reduce_f32, op("[](float a, float b) { return a + b }"),
+       c, 1},
+      {"lambda returning a pointer", role::reduce_f32, op("[](float a, float b) { return &a; }"), c,
+       0},
       {"pointer result", role::reduce_f32, op("&a"), c, 0},
       {"string literal result", role::reduce_f32, op("\"a + b\""), c, 0},
       {"braced list", role::reduce_f32, op("{a, b}"), c, 1},
@@ -100,14 +104,15 @@ std::vector<bad_case> bad_cases() {
       {"pointer cast of a value", role::reduce_f32, op("static_cast<int*>(a)"), c, 1},
       {"arrow on a value", role::reduce_f32, op("a->x"), c, 1},
       {"lambda without parameters", role::reduce_f32, op("[] { return 1.0f; }"), c, 0},
-      {"lambda with pointer parameters", role::reduce_f32,
-       op("[](int* a, int* b) { return *a; }"), c, 0},
+      {"lambda with pointer parameters", role::reduce_f32, op("[](int* a, int* b) { return *a; }"),
+       c, 0},
       {"lambda returning a struct for a float role", role::reduce_f32,
        op("[](float a, float b) { struct s { float v; }; return s{a}; }"), c, 0},
       {"unary role given binary names", role::transform_f32, op("a + b"), c, 1},
       {"binary role given the unary name", role::reduce_f32, op("x * 2"), c, 1},
       {"histogram operator without the argument", role::histogram_f32, op("y / 2"), c, 1},
-      {"named bitwise operator on floats", role::reduce_f32, op(cupar::jit::named_op::bit_xor), c, 1},
+      {"named bitwise operator on floats", role::reduce_f32, op(cupar::jit::named_op::bit_xor), c,
+       1},
       {"struct without the operator", role::reduce_point, op("a + b"), c, 1},
       {"struct member that does not exist", role::reduce_point, op("point{a.z, b.y}"), c, 1},
       {"too many initialisers", role::reduce_point, op("point{a.x, b.y, 1.0f}"), c, 1},
@@ -131,8 +136,9 @@ TEST(JitCompile, MalformedOperatorsGiveJitErrorsThatExplain) {
     } catch (const cupar::jit_error& e) {
       const std::string what = e.what();
       EXPECT_EQ(e.stage(), c.stage) << what;
-      EXPECT_NE(what.find(c.stage == cupar::jit_stage::link ? "failed to link" : "failed to compile"),
-                std::string::npos)
+      EXPECT_NE(
+          what.find(c.stage == cupar::jit_stage::link ? "failed to link" : "failed to compile"),
+          std::string::npos)
           << what;
       if (c.o.source().find_first_not_of(" \n\t") != std::string::npos || c.o.is_named()) {
         EXPECT_FALSE(e.log().empty()) << "the full compiler log must be kept";
@@ -198,16 +204,18 @@ TEST(JitCompile, DeviceStructMustMatchTheHostType) {
 TEST(JitCompile, EveryOperatorFormBuilds) {
   // Expression, lambda, named operator, parameters, preamble.
   EXPECT_EQ(cupar::jit::compile_reduce<float>(op("a + b"), 90, false).tier, 1);
-  EXPECT_EQ(cupar::jit::compile_reduce<double>(op("[](double a, double b) { return a > b ? a : b; }"),
-                                               90, false)
+  EXPECT_EQ(cupar::jit::compile_reduce<double>(
+                op("[](double a, double b) { return a > b ? a : b; }"), 90, false)
                 .tier,
             1);
   EXPECT_NO_THROW((void)cupar::jit::compile_reduce<int>(cupar::jit::plus, 90, false));
   using unary = float;
-  auto unary_build = [](const op& o) { return cupar::jit::compile_transform<unary, unary>(o, 90, false); };
+  auto unary_build = [](const op& o) {
+    return cupar::jit::compile_transform<unary, unary>(o, 90, false);
+  };
   EXPECT_NO_THROW((void)unary_build(op("x * s + t").param("s", 2.0f).param("t", 1.0f)));
-  EXPECT_NO_THROW(
-      (void)unary_build(op("cube(x)").preamble("__device__ float cube(float v) { return v * v * v; }")));
+  EXPECT_NO_THROW((void)unary_build(
+      op("cube(x)").preamble("__device__ float cube(float v) { return v * v * v; }")));
   EXPECT_NO_THROW((void)unary_build(
       op("cuda::std::clamp(x, 0.0f, 1.0f)").preamble("#include <cuda/std/__algorithm/clamp.h>")));
 }
@@ -237,24 +245,25 @@ TEST(JitCompile, EveryFamilyBuildsWithPrecompiledKernelsAndFromSource) {
   const auto s = cupar::jit::compile_sort<pixel>(op("a.r < b.r"), 90, false);
   EXPECT_FALSE(s.precompiled_kernels);
   EXPECT_EQ(s.tier, 2);
-  EXPECT_FALSE((cupar::jit::compile_transform<int, double>(op("x * 0.5"), 90, false)
-                    .precompiled_kernels));
-  EXPECT_FALSE((cupar::jit::compile_histogram<pixel, float>(op("0.299f * x.r + 0.587f * x.g"),
-                                                            true, 90, false)
+  EXPECT_FALSE(
+      (cupar::jit::compile_transform<int, double>(op("x * 0.5"), 90, false).precompiled_kernels));
+  EXPECT_FALSE((cupar::jit::compile_histogram<pixel, float>(op("0.299f * x.r + 0.587f * x.g"), true,
+                                                            90, false)
                     .precompiled_kernels));
 }
 
 TEST(JitCompile, ParametersAreCheckedWhenDeclaredAndSet) {
-  EXPECT_THROW(op("a").param("a", 1.0f), std::invalid_argument);      // an argument's name
-  EXPECT_THROW(op("x").param("2x", 1.0f), std::invalid_argument);     // not an identifier
+  EXPECT_THROW(op("a").param("a", 1.0f), std::invalid_argument);        // an argument's name
+  EXPECT_THROW(op("x").param("2x", 1.0f), std::invalid_argument);       // not an identifier
   EXPECT_THROW(op("x").param("cupar_s", 1.0f), std::invalid_argument);  // reserved prefix
   EXPECT_THROW(op("x").param("s", 1.0f).param("s", 2.0f), std::invalid_argument);
   op o("x * s");
   o.param("s", 2.0f);
-  EXPECT_THROW(o.set("t", 1.0f), std::invalid_argument);      // unknown
-  EXPECT_THROW(o.set("s", 1.0), std::invalid_argument);       // declared float, given double
+  EXPECT_THROW(o.set("t", 1.0f), std::invalid_argument);  // unknown
+  EXPECT_THROW(o.set("s", 1.0), std::invalid_argument);   // declared float, given double
   EXPECT_NO_THROW(o.set("s", 3.0f));
   op big("x");
-  for (int i = 0; i < 8; ++i) big.param("p" + std::to_string(i), 1.0);  // 64 bytes
+  for (int i = 0; i < 8; ++i)
+    big.param("p" + std::to_string(i), 1.0);  // 64 bytes
   EXPECT_THROW(big.param("one_more", 1.0f), std::invalid_argument);
 }

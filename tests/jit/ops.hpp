@@ -33,16 +33,20 @@ struct jit_ops {
     if constexpr (std::is_integral_v<T>) {
       // Wrap-around without signed overflow, like the reference.
       const std::string u = cxx<std::make_unsigned_t<T>>();
-      return cupar::jit::op("static_cast<" + cxx<T>() + ">(static_cast<" + u + ">(a) + static_cast<" +
-                            u + ">(b))");
+      return cupar::jit::op("static_cast<" + cxx<T>() + ">(static_cast<" + u +
+                            ">(a) + static_cast<" + u + ">(b))");
     } else {
       return cupar::jit::op("a + b");
     }
   }
   template <class T>
-  static cupar::jit::op maximum() { return cupar::jit::op("a < b ? b : a"); }
+  static cupar::jit::op maximum() {
+    return cupar::jit::op("a < b ? b : a");
+  }
   template <class T>
-  static cupar::jit::op minimum() { return cupar::jit::op("b < a ? b : a"); }
+  static cupar::jit::op minimum() {
+    return cupar::jit::op("b < a ? b : a");
+  }
   static cupar::jit::op mat2_mul() {
     return cupar::jit::op(
         "mat2{a.a * b.a + a.b * b.c, a.a * b.b + a.b * b.d, a.c * b.a + a.d * b.c, "
@@ -61,9 +65,13 @@ struct jit_ops {
                           ">(b))");
   }
   template <class T>
-  static cupar::jit::op less() { return cupar::jit::op("a < b"); }
+  static cupar::jit::op less() {
+    return cupar::jit::op("a < b");
+  }
   template <class T>
-  static cupar::jit::op greater() { return cupar::jit::op("b < a"); }
+  static cupar::jit::op greater() {
+    return cupar::jit::op("b < a");
+  }
   static cupar::jit::op record_less() { return cupar::jit::op("a.key < b.key"); }
   template <class T, class L>
   static cupar::jit::op halve() {
@@ -78,15 +86,25 @@ struct jit_ops {
 struct named_ops : jit_ops {
   static constexpr const char* name = "named";
   template <class T>
-  static cupar::jit::op plus() { return cupar::jit::plus; }
+  static cupar::jit::op plus() {
+    return cupar::jit::plus;
+  }
   template <class T>
-  static cupar::jit::op maximum() { return cupar::jit::maximum; }
+  static cupar::jit::op maximum() {
+    return cupar::jit::maximum;
+  }
   template <class T>
-  static cupar::jit::op minimum() { return cupar::jit::minimum; }
+  static cupar::jit::op minimum() {
+    return cupar::jit::minimum;
+  }
   template <class T>
-  static cupar::jit::op less() { return cupar::jit::less; }
+  static cupar::jit::op less() {
+    return cupar::jit::less;
+  }
   template <class T>
-  static cupar::jit::op greater() { return cupar::jit::greater; }
+  static cupar::jit::op greater() {
+    return cupar::jit::greater;
+  }
 };
 
 }  // namespace cupar::testing

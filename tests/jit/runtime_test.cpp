@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -17,7 +18,6 @@
 #include <numeric>
 #include <string>
 #include <thread>
-#include <unistd.h>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -49,7 +49,8 @@ TEST(JitRuntime, ParametersChangeWithoutRecompiling) {
     o.set("scale", k).set("shift", -k);
     cupar::transform(in.data(), out.data(), 4, o, s);
     const auto got = out.to_host();
-    for (int i = 0; i < 4; ++i) EXPECT_EQ(got[i], h[i] * k - k);
+    for (int i = 0; i < 4; ++i)
+      EXPECT_EQ(got[i], h[i] * k - k);
   }
   const auto after = cupar::jit::get_stats();
   EXPECT_EQ(after.operator_compiles, before.operator_compiles);
@@ -76,7 +77,8 @@ TEST(JitRuntime, SixteenThreadsAskingForANewOperatorCompileItOnce) {
       if (v == 6.0 * t) correct++;
     });
   }
-  for (auto& th : threads) th.join();
+  for (auto& th : threads)
+    th.join();
   const auto after = cupar::jit::get_stats();
   cupar::jit::set_mode(mode);
   EXPECT_EQ(correct.load(), 16);
@@ -136,7 +138,8 @@ TEST(JitRuntime, DiskCacheServesASecondProcessAndRejectsCorruptEntries) {
                 static_cast<unsigned long long>(st.disk_rejects));
     return;
   }
-  const fs::path dir = fs::temp_directory_path() / ("cupar-cache-test-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("cupar-cache-test-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   const std::string source = "a + b" + unique_suffix();
@@ -145,8 +148,8 @@ TEST(JitRuntime, DiskCacheServesASecondProcessAndRejectsCorruptEntries) {
     const std::string cmd = "env -u CUPAR_DISABLE_DISK_CACHE CUPAR_CACHE_DIR='" + dir.string() +
                             "' CUPAR_JIT_MODE=optimized CUPAR_TEST_CHILD='" + source + "' '" +
                             fs::read_symlink("/proc/self/exe").string() +
-                            "' --gtest_filter=JitRuntime.DiskCacheServesASecondProcess* > '" +
-                            out + "' 2>&1";
+                            "' --gtest_filter=JitRuntime.DiskCacheServesASecondProcess* > '" + out +
+                            "' 2>&1";
     EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
     std::ifstream in(out);
     std::string line, result;
@@ -215,11 +218,13 @@ TEST(JitRuntime, PlansRunLikeTheFreeFunctions) {
   cupar::jit::transform_plan<int, int> affine(op("x * k").param("k", 3));
   affine(in.data(), out.data(), n, s);
   auto got = out.to_host();
-  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], h[i] * 3);
+  for (std::size_t i = 0; i < n; ++i)
+    ASSERT_EQ(got[i], h[i] * 3);
   affine.set("k", -1);
   affine(in.data(), out.data(), n, s);
   got = out.to_host();
-  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], -h[i]);
+  for (std::size_t i = 0; i < n; ++i)
+    ASSERT_EQ(got[i], -h[i]);
   cupar::jit::sort_plan<int> descending(op("a > b"));
   descending(in.data(), keys.data(), n, s);
   auto sorted = h;
@@ -238,7 +243,8 @@ TEST(JitRuntime, UserStructsThroughEveryFamily) {
   owned_stream s;
   const std::size_t n = 5000;
   std::vector<trade> h(n);
-  for (std::size_t i = 0; i < n; ++i) h[i] = {static_cast<float>((i * 37) % 101), int(i % 7)};
+  for (std::size_t i = 0; i < n; ++i)
+    h[i] = {static_cast<float>((i * 37) % 101), int(i % 7)};
   cupar::device_buffer<trade> in(h, s), out(n, s);
   // reduce: total quantity and the highest price.
   const trade r = cupar::reduce_value(
@@ -246,7 +252,8 @@ TEST(JitRuntime, UserStructsThroughEveryFamily) {
       trade{0.0f, 0}, s);
   int qty = 0;
   float top = 0;
-  for (const auto& t : h) qty += t.quantity, top = std::max(top, t.price);
+  for (const auto& t : h)
+    qty += t.quantity, top = std::max(top, t.price);
   EXPECT_EQ(r.quantity, qty);
   EXPECT_EQ(r.price, top);
   // scan, transform to another type, stable sort by price, histogram of prices.
@@ -255,7 +262,8 @@ TEST(JitRuntime, UserStructsThroughEveryFamily) {
   cupar::device_buffer<double> notional(n, s);
   cupar::transform(in.data(), notional.data(), n, op("double(x.price) * x.quantity"), s);
   const auto nh = notional.to_host();
-  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(nh[i], double(h[i].price) * h[i].quantity);
+  for (std::size_t i = 0; i < n; ++i)
+    ASSERT_EQ(nh[i], double(h[i].price) * h[i].quantity);
   cupar::stable_sort_keys(in.data(), out.data(), n, op("a.price < b.price"), s);
   auto ref = h;
   std::stable_sort(ref.begin(), ref.end(),

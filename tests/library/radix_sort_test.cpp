@@ -68,8 +68,7 @@ std::vector<std::uint32_t> radix_order(const std::vector<K>& keys, radix_options
   using U = radix_bits_t<K>;
   std::vector<std::pair<U, std::uint32_t>> v(keys.size());
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    v[i] = {digit(keys[i], o.begin_bit, end_bit, zeros_as_negative),
-            static_cast<std::uint32_t>(i)};
+    v[i] = {digit(keys[i], o.begin_bit, end_bit, zeros_as_negative), static_cast<std::uint32_t>(i)};
   }
   if (o.order == sort_order::ascending) {
     std::sort(v.begin(), v.end());
@@ -529,8 +528,8 @@ void check_zeros_under_bit_range(std::size_t n, radix_options o) {
   const auto got = values_out.to_host();
   EXPECT_TRUE(got == as_positive || got == as_negative)
       << "not a stable radix order with the zeros taken as either +0.0 or -0.0";
-  EXPECT_TRUE(bitwise_equal(keys_out.to_host(), gather(h, got == as_negative ? as_negative
-                                                                               : as_positive)));
+  EXPECT_TRUE(
+      bitwise_equal(keys_out.to_host(), gather(h, got == as_negative ? as_negative : as_positive)));
 }
 
 TEST(LibraryRadixSortFloat, SignedZerosUnderAPartialBitRange) {

@@ -340,7 +340,8 @@ TEST(TempSizeCache, FindsWhatWasStoredForTheSameDeviceAndKeyOnly) {
   EXPECT_FALSE(c.find(0, {100, 1, 0}, bytes)) << "another first extra value";
   EXPECT_FALSE(c.find(0, {100, 0, 1}, bytes)) << "another second extra value";
   // Four entries, the oldest replaced first.
-  for (std::uint64_t n = 1; n <= 4; ++n) c.store(0, {n, 0, 0}, n * 10);
+  for (std::uint64_t n = 1; n <= 4; ++n)
+    c.store(0, {n, 0, 0}, n * 10);
   EXPECT_FALSE(c.find(0, {100, 0, 0}, bytes));
   for (std::uint64_t n = 1; n <= 4; ++n) {
     ASSERT_TRUE(c.find(0, {n, 0, 0}, bytes));

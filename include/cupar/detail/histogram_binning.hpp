@@ -37,9 +37,10 @@ template <class S>
 void check_bins_for_samples(const char* function, int num_levels) {
   if constexpr (std::is_same_v<S, float>) {
     if (num_levels - 1 > (1 << 24)) {
-      throw_invalid_argument(function, "more than 2^24 bins for float samples cannot be counted "
-                                       "exactly (CUB passes bin indices as float); use double "
-                                       "samples or fewer bins");
+      throw_invalid_argument(function,
+                             "more than 2^24 bins for float samples cannot be counted "
+                             "exactly (CUB passes bin indices as float); use double "
+                             "samples or fewer bins");
     }
   }
 }

@@ -70,9 +70,9 @@ struct binned_sample_op {
 
 template <class Counter>
 void zero_histogram(Counter* d_histogram, int num_levels, stream_ref stream) {
-  check_cuda(cudaMemsetAsync(d_histogram, 0, sizeof(Counter) * std::size_t(num_levels - 1),
-                             stream.get()),
-             "cudaMemsetAsync");
+  check_cuda(
+      cudaMemsetAsync(d_histogram, 0, sizeof(Counter) * std::size_t(num_levels - 1), stream.get()),
+      "cudaMemsetAsync");
 }
 
 template <class SampleIt, class Counter, class Level>
@@ -80,12 +80,12 @@ void raw_histogram_even(SampleIt d_samples, Counter* d_histogram, int num_levels
                         Level upper, std::size_t n, stream_ref stream, memory_resource& mr) {
   if (n == 0) return zero_histogram(d_histogram, num_levels, stream);
   auto* hist = reinterpret_cast<counter_storage_t<Counter>*>(d_histogram);
-  run_with_temp_storage("cub::DeviceHistogram::HistogramEven", mr, stream,
-                        {n, static_cast<std::uint64_t>(num_levels)}, [&](void* temp, std::size_t& bytes) {
-                          return cub::DeviceHistogram::HistogramEven(
-                              temp, bytes, d_samples, hist, num_levels, lower, upper,
-                              static_cast<long long>(n), stream.get());
-                        });
+  run_with_temp_storage(
+      "cub::DeviceHistogram::HistogramEven", mr, stream,
+      {n, static_cast<std::uint64_t>(num_levels)}, [&](void* temp, std::size_t& bytes) {
+        return cub::DeviceHistogram::HistogramEven(temp, bytes, d_samples, hist, num_levels, lower,
+                                                   upper, static_cast<long long>(n), stream.get());
+      });
 }
 
 /// `h_levels` is a host array; it is copied into the temporary allocation in stream order.
@@ -117,17 +117,16 @@ void raw_histogram_range(SampleIt d_samples, Counter* d_histogram, int num_level
 /// the adjustments of histogram_binning applied where the sample type and bins need them.
 template <class S, class Counter, class Level>
 void cub_histogram_even(const char* function, const S* d_samples, Counter* d_histogram,
-                        int num_levels, Level lower, Level upper, std::size_t n,
-                        stream_ref stream, memory_resource& mr) {
+                        int num_levels, Level lower, Level upper, std::size_t n, stream_ref stream,
+                        memory_resource& mr) {
   const auto b = plan_histogram_binning<S>(function, num_levels, true, lower, upper);
   if constexpr (histogram_binning<S>::xor_sign) {
     raw_histogram_even(thrust::make_transform_iterator(d_samples, flip_sign_byte{}), d_histogram,
-                       num_levels, shifted_level<S>(lower), shifted_level<S>(upper), n, stream,
-                       mr);
+                       num_levels, shifted_level<S>(lower), shifted_level<S>(upper), n, stream, mr);
   } else if constexpr (std::is_integral_v<S> && sizeof(S) == 2) {
     if (b.widen) {
-      raw_histogram_even(thrust::make_transform_iterator(d_samples, widen_to_int<S>{}),
-                         d_histogram, num_levels, lower, upper, n, stream, mr);
+      raw_histogram_even(thrust::make_transform_iterator(d_samples, widen_to_int<S>{}), d_histogram,
+                         num_levels, lower, upper, n, stream, mr);
     } else {
       raw_histogram_even(d_samples, d_histogram, num_levels, lower, upper, n, stream, mr);
     }
@@ -146,12 +145,13 @@ void cub_histogram_even(const char* function, const S* d_samples, Counter* d_his
 
 template <class S, class Counter, class Level>
 void cub_histogram_range(const char* function, const S* d_samples, Counter* d_histogram,
-                         int num_levels, const Level* h_levels, std::size_t n,
-                         stream_ref stream, memory_resource& mr) {
+                         int num_levels, const Level* h_levels, std::size_t n, stream_ref stream,
+                         memory_resource& mr) {
   const auto b = plan_histogram_binning<S>(function, num_levels, false, Level{}, Level{});
   if constexpr (histogram_binning<S>::xor_sign) {
     std::vector<Level> shifted(h_levels, h_levels + num_levels);
-    for (auto& l : shifted) l = shifted_level<S>(l);
+    for (auto& l : shifted)
+      l = shifted_level<S>(l);
     raw_histogram_range(thrust::make_transform_iterator(d_samples, flip_sign_byte{}), d_histogram,
                         num_levels, shifted.data(), n, stream, mr);
   } else if constexpr (std::is_integral_v<S> && sizeof(S) == 2) {
@@ -181,11 +181,12 @@ void cub_histogram_even_op(const char* function, const S* d_samples, Counter* d_
 
 template <class Level, class S, class Counter, class Op>
 void cub_histogram_range_op(const char* function, const S* d_samples, Counter* d_histogram,
-                            int num_levels, const canonical_level_t<Level>* h_levels,
-                            std::size_t n, const Op& op, stream_ref stream, memory_resource& mr) {
+                            int num_levels, const canonical_level_t<Level>* h_levels, std::size_t n,
+                            const Op& op, stream_ref stream, memory_resource& mr) {
   (void)plan_histogram_binning<Level>(function, num_levels, false, Level{}, Level{});
   std::vector<canonical_level_t<Level>> shifted(h_levels, h_levels + num_levels);
-  for (auto& l : shifted) l = shifted_level<Level>(l);
+  for (auto& l : shifted)
+    l = shifted_level<Level>(l);
   const binned_sample_op<Level, Op> f{op, Level{}, Level{}, false};
   raw_histogram_range(thrust::make_transform_iterator(d_samples, f), d_histogram, num_levels,
                       shifted.data(), n, stream, mr);

@@ -26,22 +26,23 @@ struct jit_type {
 template <class T, class = void>
 struct has_type_source : std::false_type {};
 template <class T>
-struct has_type_source<T, std::void_t<decltype(jit::type_source<T>::definition)>>
-    : std::true_type {};
+struct has_type_source<T, std::void_t<decltype(jit::type_source<T>::definition)>> : std::true_type {
+};
 
 template <class T>
 const jit_type& jit_type_of() {
   static_assert(std::is_trivially_copyable_v<T>,
                 "cupar::jit: element types must be trivially copyable");
   if constexpr (is_scalar_v<T>) {
-    static const jit_type t{scalar_of<T>(), scalar_cxx_name(scalar_of<T>()), nullptr,
-                            sizeof(T), alignof(T)};
+    static const jit_type t{scalar_of<T>(), scalar_cxx_name(scalar_of<T>()), nullptr, sizeof(T),
+                            alignof(T)};
     return t;
   } else {
-    static_assert(has_type_source<T>::value,
-                  "cupar::jit: this element type is not arithmetic and has no device-side "
-                  "definition; describe it with CUPAR_JIT_TYPE(Type, \"name\", \"struct ... {...};\") "
-                  "or define it with CUPAR_JIT_STRUCT");
+    static_assert(
+        has_type_source<T>::value,
+        "cupar::jit: this element type is not arithmetic and has no device-side "
+        "definition; describe it with CUPAR_JIT_TYPE(Type, \"name\", \"struct ... {...};\") "
+        "or define it with CUPAR_JIT_STRUCT");
     static const jit_type t{static_cast<scalar>(0), jit::type_source<T>::name,
                             jit::type_source<T>::definition, sizeof(T), alignof(T)};
     return t;
@@ -71,7 +72,7 @@ struct jit_scan_args {
   void* out;
   std::size_t n;
   const jit::op* op;
-  const void* init;  // exclusive scans; null for inclusive
+  const void* init;                  // exclusive scans; null for inclusive
   const plan_state* plan = nullptr;  // set by plan objects: skips the cache lookup
 };
 CUPAR_EXPORT void jit_scan(const jit_scan_args& args, stream_ref stream, memory_resource& mr);
@@ -113,7 +114,7 @@ struct jit_histogram_args {
   void* histogram;
   std::size_t counter_size;
   int num_levels;
-  const void* lower;   // even: canonical level values
+  const void* lower;  // even: canonical level values
   const void* upper;
   const void* levels;  // range: host array of canonical levels
   const jit::op* op;
