@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cupar/detail/checks.hpp>
+#include <cupar/detail/count_width.hpp>
 #include <cupar/detail/op_wrap.cuh>
 #include <cupar/detail/temp_storage.hpp>
 #include <cupar/memory.hpp>
@@ -42,7 +43,10 @@ void reduce(const T* d_in, T* d_out, std::size_t n, Op op, detail::type_identity
   auto cub_op = detail::with_result_type<T>(op);
   detail::run_with_temp_storage(
       "cub::DeviceReduce::Reduce", mr, stream, {n}, [&](void* temp, std::size_t& bytes) {
-        return cub::DeviceReduce::Reduce(temp, bytes, d_in, d_out, n, cub_op, init, stream.get());
+        return detail::with_count_width(n, [&](auto count) {
+          return cub::DeviceReduce::Reduce(temp, bytes, d_in, d_out, count, cub_op, init,
+                                           stream.get());
+        });
       });
 }
 
@@ -61,7 +65,9 @@ T reduce_value(const T* d_in, std::size_t n, Op op, detail::type_identity_t<T> i
   // The result slot and CUB's temporary storage share one allocation.
   T* d_out = nullptr;
   auto run = [&](void* temp, std::size_t& bytes) {
-    return cub::DeviceReduce::Reduce(temp, bytes, d_in, d_out, n, cub_op, init, stream.get());
+    return detail::with_count_width(n, [&](auto count) {
+      return cub::DeviceReduce::Reduce(temp, bytes, d_in, d_out, count, cub_op, init, stream.get());
+    });
   };
   std::size_t cub_bytes = detail::required_temp_bytes(call, {n}, run);
   const std::size_t slot = detail::align_up(sizeof(T), 256);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cupar/detail/checks.hpp>
+#include <cupar/detail/count_width.hpp>
 #include <cupar/detail/cuda_check.hpp>
 #include <cupar/detail/op_wrap.cuh>
 #include <cupar/detail/temp_storage.hpp>
@@ -30,23 +31,24 @@ void merge_sort_keys(const char* fn, bool stable, const Key* d_keys_in, Key* d_k
                            n * sizeof(Key));
   if (n == 0) return;
   auto cub_comp = with_result_type<bool>(comp);
-  const auto count = static_cast<std::int64_t>(n);
   const bool in_place = d_keys_in == d_keys_out;
   run_with_temp_storage(
       stable ? "cub::DeviceMergeSort::StableSortKeys" : "cub::DeviceMergeSort::SortKeys", mr,
       stream, {n, std::uint64_t(stable) * 2 + std::uint64_t(in_place)},
       [&](void* temp, std::size_t& bytes) {
-        using cub::DeviceMergeSort;
-        if (in_place) {
-          return stable ? DeviceMergeSort::StableSortKeys(temp, bytes, d_keys_out, count, cub_comp,
-                                                          stream.get())
-                        : DeviceMergeSort::SortKeys(temp, bytes, d_keys_out, count, cub_comp,
-                                                    stream.get());
-        }
-        return stable ? DeviceMergeSort::StableSortKeysCopy(temp, bytes, d_keys_in, d_keys_out,
-                                                            count, cub_comp, stream.get())
-                      : DeviceMergeSort::SortKeysCopy(temp, bytes, d_keys_in, d_keys_out, count,
-                                                      cub_comp, stream.get());
+        return with_count_width(n, [&](auto count) {
+          using cub::DeviceMergeSort;
+          if (in_place) {
+            return stable ? DeviceMergeSort::StableSortKeys(temp, bytes, d_keys_out, count,
+                                                            cub_comp, stream.get())
+                          : DeviceMergeSort::SortKeys(temp, bytes, d_keys_out, count, cub_comp,
+                                                      stream.get());
+          }
+          return stable ? DeviceMergeSort::StableSortKeysCopy(temp, bytes, d_keys_in, d_keys_out,
+                                                              count, cub_comp, stream.get())
+                        : DeviceMergeSort::SortKeysCopy(temp, bytes, d_keys_in, d_keys_out, count,
+                                                        cub_comp, stream.get());
+        });
       });
 }
 
@@ -70,7 +72,6 @@ void merge_sort_pairs(const char* fn, bool stable, const Key* d_keys_in, Key* d_
   require_disjoint(fn, "d_keys_in", d_keys_in, kb, "d_values_out", d_values_out, vb);
   if (n == 0) return;
   auto cub_comp = with_result_type<bool>(comp);
-  const auto count = static_cast<std::int64_t>(n);
   const bool in_place = d_keys_in == d_keys_out && d_values_in == d_values_out;
   if (stable || in_place) {
     // CUB's stability guarantee is given for its in-place interface: bring the input to the
@@ -87,17 +88,23 @@ void merge_sort_pairs(const char* fn, bool stable, const Key* d_keys_in, Key* d_
     run_with_temp_storage(
         stable ? "cub::DeviceMergeSort::StableSortPairs" : "cub::DeviceMergeSort::SortPairs", mr,
         stream, {n, std::uint64_t(stable)}, [&](void* temp, std::size_t& bytes) {
-          return stable ? cub::DeviceMergeSort::StableSortPairs(
-                              temp, bytes, d_keys_out, d_values_out, count, cub_comp, stream.get())
-                        : cub::DeviceMergeSort::SortPairs(temp, bytes, d_keys_out, d_values_out,
-                                                          count, cub_comp, stream.get());
+          return with_count_width(n, [&](auto count) {
+            return stable
+                       ? cub::DeviceMergeSort::StableSortPairs(
+                             temp, bytes, d_keys_out, d_values_out, count, cub_comp, stream.get())
+                       : cub::DeviceMergeSort::SortPairs(temp, bytes, d_keys_out, d_values_out,
+                                                         count, cub_comp, stream.get());
+          });
         });
     return;
   }
   run_with_temp_storage(
       "cub::DeviceMergeSort::SortPairsCopy", mr, stream, {n}, [&](void* temp, std::size_t& bytes) {
-        return cub::DeviceMergeSort::SortPairsCopy(temp, bytes, d_keys_in, d_values_in, d_keys_out,
-                                                   d_values_out, count, cub_comp, stream.get());
+        return with_count_width(n, [&](auto count) {
+          return cub::DeviceMergeSort::SortPairsCopy(temp, bytes, d_keys_in, d_values_in,
+                                                     d_keys_out, d_values_out, count, cub_comp,
+                                                     stream.get());
+        });
       });
 }
 

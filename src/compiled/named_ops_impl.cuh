@@ -4,6 +4,7 @@
 #include "named_ops.hpp"
 
 #include <cupar/detail/checks.hpp>
+#include <cupar/detail/count_width.hpp>
 #include <cupar/detail/temp_storage.hpp>
 
 #include <cub/device/device_reduce.cuh>
@@ -49,10 +50,13 @@ template <class T>
 void named_reduce(cupar::jit::named_op named, const T* d_in, T* d_out, std::size_t n, T init,
                   stream_ref stream, memory_resource& mr) {
   with_named_functor<T>(named, [&](auto op) {
-    run_with_temp_storage(
-        "cub::DeviceReduce::Reduce", mr, stream, {n}, [&](void* temp, std::size_t& bytes) {
-          return cub::DeviceReduce::Reduce(temp, bytes, d_in, d_out, n, op, init, stream.get());
-        });
+    run_with_temp_storage("cub::DeviceReduce::Reduce", mr, stream, {n},
+                          [&](void* temp, std::size_t& bytes) {
+                            return with_count_width(n, [&](auto count) {
+                              return cub::DeviceReduce::Reduce(temp, bytes, d_in, d_out, count, op,
+                                                               init, stream.get());
+                            });
+                          });
   });
 }
 

@@ -397,19 +397,24 @@ TEST_F(Large, RadixSortPairsAboveTwoToThe32GoThroughTheIndexPath) {
   EXPECT_EQ(total_bad, 0u) << "values not where a stable sort puts them";
 }
 
-TEST_F(Large, MergeSortAtTwoToThe31PlusOne) {
+// 2^31 - 1 keys are the most CUB is given as a 32-bit count; 2^31 + 1 go through 64-bit counts.
+TEST_F(Large, MergeSortAtTwoToThe31MinusAndPlusOne) {
   const std::size_t n = two31 + 1;
   CUPAR_REQUIRE_GPU_BYTES(n * 4 + (std::size_t(2) << 30));
   owned_stream stream;
   const hashed<std::int8_t> gen{66};
-  const auto counts = parallel_byte_counts(n, gen);
   device_buffer<std::int8_t> keys(n, stream);
   fill(keys.data(), n, gen, stream.get());
   {
     device_buffer<std::int8_t> out(n, stream);
-    cupar::sort_keys(keys.data(), out.data(), n, compiled_ops::less<std::int8_t>(), stream);
-    CUPAR_EXPECT_NO_MISMATCH(check_sorted_bytes(out.data(), n, counts, false, stream));
+    for (std::size_t m : {two31 - 1, two31 + 1}) {
+      SCOPED_TRACE("n = " + std::to_string(m));
+      const auto prefix_counts = parallel_byte_counts(m, gen);
+      cupar::sort_keys(keys.data(), out.data(), m, compiled_ops::less<std::int8_t>(), stream);
+      CUPAR_EXPECT_NO_MISMATCH(check_sorted_bytes(out.data(), m, prefix_counts, false, stream));
+    }
   }
+  const auto counts = parallel_byte_counts(n, gen);
   cupar::stable_sort_keys(keys.data(), keys.data(), n, compiled_ops::greater<std::int8_t>(),
                           stream);
   CUPAR_EXPECT_NO_MISMATCH(check_sorted_bytes(keys.data(), n, counts, true, stream));
