@@ -429,6 +429,7 @@ cupar::jit::build_report jit_compile(const jit_compile_args& c) {
   r.compile_ms = b.compile_ms;
   r.link_ms = b.link_ms;
   r.tier = b.tier;
+  r.register_capped = b.register_capped;
   return r;
 }
 

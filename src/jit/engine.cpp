@@ -156,7 +156,8 @@ std::atomic<cupar::jit::mode>& mode_flag() {
 namespace {
 
 std::string cache_key(const set_spec& spec, const cupar::jit::op& op, int arch, int tier) {
-  std::string k = "cupar-jit/1 cupar=";
+  // cupar-jit/2: scans linked with an occupancy target (entries of /1 had 72-register scans).
+  std::string k = "cupar-jit/2 cupar=";
   k += cupar::version();
   k += " build=";
   k += precompiled_build_id;
@@ -180,6 +181,23 @@ void check_not_empty(const cupar::jit::op& op) {
   }
 }
 
+/// Scans only: the blocks per SM that fit when each thread has 64 registers, or 0.
+///
+/// nvcc gives CUB's sm_90 scan kernel (128 threads) 64 registers for cuda::std::plus, so 8 blocks
+/// fit on an SM; the same kernel with the operator inlined by nvJitLink's LTO got 72 (7 blocks)
+/// and ran 8-9% slower at 2^26..2^28 on the H100 (benchmark of 2026-11-21). ptxas picks 64 or
+/// 72 on small differences of the code: calling even a force-inlined function instead of writing
+/// `a + b` makes nvcc choose 72 as well (docs/JIT.md). Scans are therefore linked first with this
+/// occupancy target (ptxas --minnctapersm), kept when ptxas reports no spills, and linked again
+/// without it otherwise (operators that need more registers than that).
+int scan_blocks_per_sm_target(const set_spec& spec, const precompiled_set& pre) {
+  if (spec.fam != family::scan_inclusive && spec.fam != family::scan_exclusive) return 0;
+  if (pre.meta_count < 1) return 0;
+  const long long threads = pre.meta[0];  // scan meta: {threads, items, ...}
+  if (threads <= 0 || threads > 1024) return 0;
+  return static_cast<int>(65536 / (threads * 64));
+}
+
 built_binary build_from_precompiled(const set_spec& spec, const cupar::jit::op& op, int arch,
                                     const precompiled_set& pre, int tier) {
   check_not_empty(op);
@@ -194,20 +212,34 @@ built_binary build_from_precompiled(const set_spec& spec, const cupar::jit::op& 
   req.role = role_description(spec);
   const compile_result op_bin = compile(req);
   c.operator_compiles++;
-  const link_result linked =
-      link({{pre.fatbin, pre.fatbin_size, NVJITLINK_INPUT_FATBIN, "cupar_kernels"},
-            {op_bin.binary.data(), op_bin.binary.size(),
-             lto ? NVJITLINK_INPUT_LTOIR : NVJITLINK_INPUT_CUBIN, "cupar_operator"}},
-           arch, lto);
-  c.links++;
+  const std::vector<link_input> inputs = {
+      {pre.fatbin, pre.fatbin_size, NVJITLINK_INPUT_FATBIN, "cupar_kernels"},
+      {op_bin.binary.data(), op_bin.binary.size(),
+       lto ? NVJITLINK_INPUT_LTOIR : NVJITLINK_INPUT_CUBIN, "cupar_operator"}};
+  link_result linked;
+  double link_ms = 0;
+  bool capped = false;
+  if (const int ctas = lto ? scan_blocks_per_sm_target(spec, pre) : 0; ctas > 0) {
+    linked =
+        link(inputs, arch, true, {"-Xptxas=--minnctapersm=" + std::to_string(ctas), "-Xptxas=-v"});
+    c.links++;
+    link_ms += linked.milliseconds;
+    capped = !reports_spills(linked.info_log);
+  }
+  if (!capped) {
+    linked = link(inputs, arch, lto);
+    c.links++;
+    link_ms += linked.milliseconds;
+  }
   built_binary b;
   b.cubin = linked.cubin;
   b.kernels.assign(pre.kernels, pre.kernels + pre.kernel_count);
   b.meta.assign(pre.meta, pre.meta + pre.meta_count);
   b.tier = tier;
   b.precompiled = true;
+  b.register_capped = capped;
   b.compile_ms = op_bin.milliseconds;
-  b.link_ms = linked.milliseconds;
+  b.link_ms = link_ms;
   return b;
 }
 

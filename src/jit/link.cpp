@@ -52,7 +52,8 @@ std::string nvjitlink_version() {
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
-link_result link(const std::vector<link_input>& inputs, int arch, bool lto) {
+link_result link(const std::vector<link_input>& inputs, int arch, bool lto,
+                 const std::vector<std::string>& extra_options) {
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::string> options = {"-arch=sm_" + std::to_string(arch)};
   if (lto) {
@@ -61,6 +62,7 @@ link_result link(const std::vector<link_input>& inputs, int arch, bool lto) {
     const unsigned threads = std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u);
     options.push_back("-split-compile=" + std::to_string(threads));
   }
+  options.insert(options.end(), extra_options.begin(), extra_options.end());
   std::vector<const char*> argv;
   for (const auto& o : options)
     argv.push_back(o.c_str());
@@ -85,9 +87,33 @@ link_result link(const std::vector<link_input>& inputs, int arch, bool lto) {
   if (status != NVJITLINK_SUCCESS || result.cubin.empty()) {
     fail(status, error_log(raw), options);
   }
+  std::size_t info_size = 0;
+  if (nvJitLinkGetInfoLogSize(raw, &info_size) == NVJITLINK_SUCCESS && info_size > 1) {
+    result.info_log.resize(info_size);
+    if (nvJitLinkGetInfoLog(raw, result.info_log.data()) == NVJITLINK_SUCCESS) {
+      result.info_log.resize(info_size - 1);
+    } else {
+      result.info_log.clear();
+    }
+  }
   result.milliseconds =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return result;
+}
+
+bool reports_spills(const std::string& info_log) {
+  static const std::string marker = " bytes spill stores";
+  for (std::size_t at = info_log.find(marker); at != std::string::npos;
+       at = info_log.find(marker, at + 1)) {
+    std::size_t digits = at;
+    while (digits > 0 && info_log[digits - 1] >= '0' && info_log[digits - 1] <= '9')
+      --digits;
+    if (digits == at) continue;  // no number before the marker
+    for (std::size_t i = digits; i < at; ++i) {
+      if (info_log[i] != '0') return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace cupar::detail::jit

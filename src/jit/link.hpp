@@ -18,13 +18,20 @@ struct link_input {
 
 struct link_result {
   std::vector<char> cubin;
+  std::string info_log;  // nvJitLink's information log (ptxas statistics with -Xptxas=-v)
   double milliseconds = 0;
 };
 
 /// Links `inputs` into a cubin for sm_<arch>. With `lto`, LTO-IR inputs are optimised together
 /// (the operator is inlined into the kernels); without, relocatable cubins are linked as they are.
+/// `extra_options` go to nvJitLink after cupar's own.
 /// Throws cupar::jit_error (stage link) with nvJitLink's full log.
-link_result link(const std::vector<link_input>& inputs, int arch, bool lto);
+link_result link(const std::vector<link_input>& inputs, int arch, bool lto,
+                 const std::vector<std::string>& extra_options = {});
+
+/// Whether ptxas reported register spills in the information log of a link made with
+/// -Xptxas=-v ("... N bytes spill stores ..." with N > 0 for some function).
+bool reports_spills(const std::string& info_log);
 
 std::string nvjitlink_version();
 

@@ -220,6 +220,29 @@ TEST(JitCompile, EveryOperatorFormBuilds) {
       op("cuda::std::clamp(x, 0.0f, 1.0f)").preamble("#include <cuda/std/__algorithm/clamp.h>")));
 }
 
+// Optimised scans are linked for 64 registers a thread (8 blocks of 128 threads per SM on sm_90,
+// as the compiled path gets) unless ptxas then spills; other families and quick builds never are.
+TEST(JitCompile, OptimisedScansAreLinkedForTheCompiledPathsOccupancy) {
+  for (bool inclusive : {true, false}) {
+    SCOPED_TRACE(inclusive ? "inclusive" : "exclusive");
+    const auto f = cupar::jit::compile_scan<float>(op("a + b"), inclusive, 90, true);
+    EXPECT_EQ(f.tier, 2);
+    EXPECT_TRUE(f.register_capped);
+    EXPECT_FALSE(
+        cupar::jit::compile_scan<float>(op("a + b"), inclusive, 90, false).register_capped);
+  }
+  EXPECT_TRUE(cupar::jit::compile_scan<int>(op("a + b"), true, 90, true).register_capped);
+  // (The exclusive i32 scan spills 4 bytes under the target with CUDA 13.0's ptxas; without it,
+  // it gets 64 registers anyway.)
+  EXPECT_EQ(cupar::jit::compile_scan<int>(op("a + b"), false, 90, true).tier, 2);
+  // An operator that needs many registers spills under the target: linked without it.
+  const auto heavy = cupar::jit::compile_scan<double>(
+      op("fmax(a, b) + 0.0 * exp(sin(a) * cos(b) + pow(a, b))"), true, 90, true);
+  EXPECT_EQ(heavy.tier, 2);
+  EXPECT_FALSE(heavy.register_capped);
+  EXPECT_FALSE(cupar::jit::compile_reduce<float>(op("a + b"), 90, true).register_capped);
+}
+
 TEST(JitCompile, EveryFamilyBuildsWithPrecompiledKernelsAndFromSource) {
   // Precompiled kernel sets: only the operator is compiled (tier 1 quick link, tier 2 LTO).
   const auto r1 = cupar::jit::compile_reduce<float>(op("a * b"), 90, false);
