@@ -3,6 +3,7 @@
 
 #include <cub/version.cuh>
 
+#include <atomic>
 #include <cstdio>
 #include <mutex>
 #include <stdexcept>
@@ -64,6 +65,71 @@ void flush_l2(cudaStream_t stream) {
   if (scratch.get() == nullptr) scratch = device_array<unsigned char>(2 * l2_cache_bytes());
   ++value;  // a different value each time: the writes cannot be elided
   CUPAR_BENCH_CUDA(cudaMemsetAsync(scratch.get(), value, scratch.size(), stream));
+}
+
+// ---- stream_hold ------------------------------------------------------------------------------
+
+namespace {
+
+__global__ void hold_kernel(const volatile int* release, volatile int* timed_out,
+                            unsigned long long timeout_ns) {
+  unsigned long long start = 0, now = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  while (release[0] == 0) {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    if (now - start > timeout_ns) {
+      timed_out[0] = 1;
+      return;
+    }
+    __nanosleep(500);
+  }
+}
+
+std::atomic<bool> hold_flag{true};
+
+}  // namespace
+
+stream_hold::stream_hold() {
+  void* host = nullptr;
+  CUPAR_BENCH_CUDA(cudaHostAlloc(&host, 2 * sizeof(int), cudaHostAllocMapped));
+  host_ = static_cast<volatile int*>(host);
+  host_[0] = 1;
+  host_[1] = 0;
+  void* device = nullptr;
+  CUPAR_BENCH_CUDA(cudaHostGetDevicePointer(&device, host, 0));
+  device_ = static_cast<int*>(device);
+}
+
+stream_hold::~stream_hold() {
+  if (host_ != nullptr) (void)cudaFreeHost(const_cast<int*>(host_));
+}
+
+void stream_hold::begin(cudaStream_t stream, double timeout_ms) {
+  host_[0] = 0;
+  host_[1] = 0;
+  hold_kernel<<<1, 1, 0, stream>>>(device_, device_ + 1,
+                                   static_cast<unsigned long long>(timeout_ms * 1e6));
+  CUPAR_BENCH_CUDA(cudaGetLastError());
+}
+
+void stream_hold::release() {
+  host_[0] = 1;
+}
+
+bool stream_hold::timed_out() const {
+  return host_[1] != 0;
+}
+
+stream_hold& thread_stream_hold() {
+  static thread_local stream_hold hold;
+  return hold;
+}
+
+void set_hold_stream(bool hold) {
+  hold_flag.store(hold);
+}
+bool hold_stream() {
+  return hold_flag.load();
 }
 
 std::string cccl_version() {

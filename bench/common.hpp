@@ -24,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -62,6 +63,35 @@ std::size_t l2_cache_bytes();
 /// Overwrites a scratch buffer of twice the L2 size on `stream`, evicting whatever the L2 holds.
 /// Used after restoring the input of an in-place sort, outside the timed region.
 void flush_l2(cudaStream_t stream);
+
+/// Holds a stream with a spinning kernel while a timed call is enqueued, so the events around the
+/// call measure GPU time only, not the host's launch latency or the library's host work between
+/// launches (the method of NVIDIA's nvbench, "blocking kernel"). begin() queues the kernel;
+/// release() lets it finish; the kernel gives up by itself after `timeout_ms` (a call that
+/// synchronises its stream inside would otherwise wait for ever), and timed_out() then says the
+/// measurement is void. One per thread of the benchmark process.
+class stream_hold {
+ public:
+  stream_hold();
+  ~stream_hold();
+  stream_hold(const stream_hold&) = delete;
+  stream_hold& operator=(const stream_hold&) = delete;
+  void begin(cudaStream_t stream, double timeout_ms = 200.0);
+  void release();
+  bool timed_out() const;
+
+ private:
+  volatile int* host_ = nullptr;  // [0]: release, [1]: timed out (mapped pinned memory)
+  int* device_ = nullptr;
+};
+
+/// Whether GPU rows are timed with the stream held (default) or between events on an idle stream
+/// (launch latency included). The driver sets it per row: Thrust rows synchronise inside some
+/// calls (a reduce returns its value to the host) and are timed on an idle stream.
+void set_hold_stream(bool hold);
+bool hold_stream();
+/// The calling thread's stream_hold.
+stream_hold& thread_stream_hold();
 
 /// `count_unsorted(d, n)`: number of i with d[i + 1] < d[i]. Synchronises the stream.
 /// Instantiated in common.cu for float and std::int32_t, uint32_t, uint64_t, uint8_t.
@@ -230,6 +260,14 @@ class event_timer {
     (void)cudaEventDestroy(stop_);
   }
   void start(cudaStream_t s) { CUPAR_BENCH_CUDA(cudaEventRecord(start_, s)); }
+  void record_stop(cudaStream_t s) { CUPAR_BENCH_CUDA(cudaEventRecord(stop_, s)); }
+  /// Seconds between start() and the stop event recorded before (waits for it).
+  double elapsed() {
+    CUPAR_BENCH_CUDA(cudaEventSynchronize(stop_));
+    float ms = 0;
+    CUPAR_BENCH_CUDA(cudaEventElapsedTime(&ms, start_, stop_));
+    return static_cast<double>(ms) * 1e-3;
+  }
   /// Seconds between start() and now on the stream.
   double stop(cudaStream_t s) {
     CUPAR_BENCH_CUDA(cudaEventRecord(stop_, s));
@@ -310,7 +348,9 @@ inline constexpr std::size_t warmup_runs = 3;
 /// Times `run(set)` on the benchmark stream with CUDA events: warmup_runs untimed runs, then one
 /// timed run per benchmark iteration, using the rotated sets in turn. `prepare(set)` runs before
 /// each run, outside the timed region (it is queued before the start event): restoring the
-/// input of an in-place sort, for example.
+/// input of an in-place sort, for example. Unless the row opted out (set_hold_stream), the stream
+/// is held by a stream_hold while the start event, the call and the stop event are enqueued, so
+/// the time is the GPU's alone; the host's share is what the host_overhead rows measure.
 template <class Run, class Prepare = no_prepare>
 void time_gpu(benchmark::State& state, const work& w, std::size_t sets, Run&& run,
               Prepare&& prepare = Prepare{}) {
@@ -323,12 +363,22 @@ void time_gpu(benchmark::State& state, const work& w, std::size_t sets, Run&& ru
   CUPAR_BENCH_CUDA(cudaGetLastError());
   event_timer timer;
   run_times times;
+  const bool held = hold_stream();
+  stream_hold& hold = thread_stream_hold();
   std::size_t set = warmup_runs % sets;
   for (auto _ : state) {
     prepare(set);
+    if (held) hold.begin(s);
     timer.start(s);
     run(set);
-    const double seconds = timer.stop(s);
+    timer.record_stop(s);
+    if (held) hold.release();
+    const double seconds = timer.elapsed();
+    if (held && hold.timed_out()) {
+      throw std::runtime_error(
+          "the call waited for its own stream while it was held (time void); time this row on "
+          "an idle stream (set_hold_stream(false))");
+    }
     state.SetIterationTime(seconds);
     times.add(seconds);
     set = set + 1 == sets ? 0 : set + 1;

@@ -619,7 +619,11 @@ def write_results(report, out_dir, plots, json_paths):
     md.append(f"- Data: {', '.join('`' + os.path.basename(p) + '`' for p in json_paths)}")
     md.append("")
     md.append("Method: GPU time from CUDA events on the benchmark's own stream, median of the "
-              "timed runs after warm-up runs; inputs under 2x the L2 size rotated over several "
+              "timed runs after warm-up runs; the stream is held by a spinning kernel while the "
+              "start event, the call and the stop event are enqueued (nvbench's method), so launch "
+              "latency and host work are not in it: the host-overhead rows measure those; Thrust "
+              "rows, which synchronise inside some calls, are timed on an idle stream (launch "
+              "latency included); inputs under 2x the L2 size rotated over several "
               "buffers; random data. Throughput counts each input read once and each output "
               "written once (GB/s), or keys per second for sorts (Gkeys/s). `% copy` is the "
               "row's GB/s over `cudaMemcpyAsync` device-to-device at the same n. Ratios "
