@@ -40,7 +40,7 @@ void reduce(const T* d_in, T* d_out, std::size_t n, Op op, detail::type_identity
   detail::require_size(fn, n, sizeof(T));
   detail::require_data(fn, "d_in", d_in, n);
   detail::require_pointer(fn, "d_out", d_out);
-  auto cub_op = detail::with_result_type<T>(op);
+  auto cub_op = detail::with_result_type<T>(detail::transparent_op<T>(op));
   detail::run_with_temp_storage(
       "cub::DeviceReduce::Reduce", mr, stream, {n}, [&](void* temp, std::size_t& bytes) {
         return detail::with_count_width(n, [&](auto count) {
@@ -60,7 +60,7 @@ T reduce_value(const T* d_in, std::size_t n, Op op, detail::type_identity_t<T> i
   constexpr const char* fn = "cupar::reduce_value";
   detail::require_size(fn, n, sizeof(T));
   detail::require_data(fn, "d_in", d_in, n);
-  auto cub_op = detail::with_result_type<T>(op);
+  auto cub_op = detail::with_result_type<T>(detail::transparent_op<T>(op));
   const char* call = "cub::DeviceReduce::Reduce";
   // The result slot and CUB's temporary storage share one allocation.
   T* d_out = nullptr;

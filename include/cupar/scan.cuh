@@ -40,7 +40,7 @@ void inclusive_scan(const T* d_in, T* d_out, std::size_t n, Op op, stream_ref st
   detail::require_data(fn, "d_out", d_out, n);
   detail::require_same_or_disjoint(fn, "d_in", d_in, n * sizeof(T), "d_out", d_out, n * sizeof(T));
   if (n == 0) return;
-  auto cub_op = detail::with_result_type<T>(op);
+  auto cub_op = detail::with_result_type<T>(detail::transparent_op<T>(op));
   detail::run_with_temp_storage(
       "cub::DeviceScan::InclusiveScan", mr, stream, {n}, [&](void* temp, std::size_t& bytes) {
         return cub::DeviceScan::InclusiveScan(temp, bytes, d_in, d_out, cub_op, n, stream.get());
@@ -60,7 +60,7 @@ void exclusive_scan(const T* d_in, T* d_out, std::size_t n, Op op, detail::type_
   detail::require_data(fn, "d_out", d_out, n);
   detail::require_same_or_disjoint(fn, "d_in", d_in, n * sizeof(T), "d_out", d_out, n * sizeof(T));
   if (n == 0) return;
-  auto cub_op = detail::with_result_type<T>(op);
+  auto cub_op = detail::with_result_type<T>(detail::transparent_op<T>(op));
   detail::run_with_temp_storage("cub::DeviceScan::ExclusiveScan", mr, stream, {n},
                                 [&](void* temp, std::size_t& bytes) {
                                   return cub::DeviceScan::ExclusiveScan(

@@ -5,6 +5,7 @@
 
 #include <cupar/detail/checks.hpp>
 #include <cupar/detail/count_width.hpp>
+#include <cupar/detail/op_wrap.cuh>
 #include <cupar/detail/temp_storage.hpp>
 
 #include <cub/device/device_reduce.cuh>
@@ -49,7 +50,8 @@ void with_named_functor(cupar::jit::named_op named, F&& f) {
 template <class T>
 void named_reduce(cupar::jit::named_op named, const T* d_in, T* d_out, std::size_t n, T init,
                   stream_ref stream, memory_resource& mr) {
-  with_named_functor<T>(named, [&](auto op) {
+  with_named_functor<T>(named, [&](auto functor) {
+    const auto op = transparent_op<T>(functor);
     run_with_temp_storage("cub::DeviceReduce::Reduce", mr, stream, {n},
                           [&](void* temp, std::size_t& bytes) {
                             return with_count_width(n, [&](auto count) {
@@ -63,7 +65,8 @@ void named_reduce(cupar::jit::named_op named, const T* d_in, T* d_out, std::size
 template <class T>
 void named_scan(cupar::jit::named_op named, const T* d_in, T* d_out, std::size_t n, const T* init,
                 stream_ref stream, memory_resource& mr) {
-  with_named_functor<T>(named, [&](auto op) {
+  with_named_functor<T>(named, [&](auto functor) {
+    const auto op = transparent_op<T>(functor);
     if (init == nullptr) {
       run_with_temp_storage(
           "cub::DeviceScan::InclusiveScan", mr, stream, {n}, [&](void* temp, std::size_t& bytes) {

@@ -3,6 +3,8 @@
 
 #include <cupar/cupar.cuh>
 
+#include <climits>
+
 namespace cupar::testing {
 using Ops = compiled_ops;
 }
@@ -85,6 +87,29 @@ TEST(ScanCompiled, CudaStdFunctionObjects) {
                         std::uint64_t(9), stream);
   EXPECT_TRUE(bitwise_equal(
       uout.to_host(), scan_ref::exclusive(u, &wrapping_add<std::uint64_t>, std::uint64_t(9))));
+}
+
+// cuda::std::plus<T> / cuda::maximum<T> reach CUB's scan as plus<> / maximum<> where T does not
+// promote (detail::transparent_op): results exact for integers, and for floats the same as with
+// the C++-callable path's own plus (checked by the conformance suite's tolerance).
+TEST(ScanCompiled, CudaStdPlusAndMaximumOnIntAndUnsigned) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream stream;
+  for (std::size_t n : {std::size_t(1), std::size_t(33), std::size_t(4097), std::size_t(1) << 20,
+                        (std::size_t(1) << 22) + 5}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto h = full_range_values<int>(n, 21);
+    device_buffer<int> in(h, stream), out(n, stream);
+    cupar::inclusive_scan(in.data(), out.data(), n, ::cuda::std::plus<int>{}, stream);
+    EXPECT_TRUE(bitwise_equal(out.to_host(), scan_ref::inclusive(h, &wrapping_add<int>)));
+    cupar::exclusive_scan(in.data(), in.data(), n, ::cuda::maximum<int>{}, INT_MIN, stream);
+    EXPECT_TRUE(
+        bitwise_equal(in.to_host(), scan_ref::exclusive(h, &scan_ref::max_of<int>, INT_MIN)));
+    const auto u = full_range_values<unsigned>(n, 22);
+    device_buffer<unsigned> uin(u, stream), uout(n, stream);
+    cupar::exclusive_scan(uin.data(), uout.data(), n, ::cuda::std::plus<unsigned>{}, 7u, stream);
+    EXPECT_TRUE(bitwise_equal(uout.to_host(), scan_ref::exclusive(u, &wrapping_add<unsigned>, 7u)));
+  }
 }
 
 }  // namespace
