@@ -24,31 +24,7 @@ namespace {
 
 // --- stream_ref -----------------------------------------------------------------------------
 
-template <class S, class = void>
-struct from_literal_zero : std::false_type {};
-template <class S>
-struct from_literal_zero<S, std::void_t<decltype(S(0))>> : std::true_type {};
-template <class S, class = void>
-struct from_null_macro : std::false_type {};
-template <class S>
-struct from_null_macro<S, std::void_t<decltype(S(NULL))>> : std::true_type {};
-template <class S, class = void>
-struct from_nullptr : std::false_type {};
-template <class S>
-struct from_nullptr<S, std::void_t<decltype(S(nullptr))>> : std::true_type {};
-
-static_assert(std::is_constructible_v<cupar::stream_ref, cudaStream_t>);
-static_assert(std::is_convertible_v<cudaStream_t, cupar::stream_ref>);
-static_assert(!from_literal_zero<cupar::stream_ref>::value, "stream_ref from a literal 0");
-static_assert(!from_null_macro<cupar::stream_ref>::value, "stream_ref from NULL");
-static_assert(!from_nullptr<cupar::stream_ref>::value, "stream_ref from nullptr");
-static_assert(!std::is_constructible_v<cupar::stream_ref, std::nullptr_t>);
-static_assert(!std::is_constructible_v<cupar::stream_ref, decltype(NULL)>);
-static_assert(!std::is_constructible_v<cupar::stream_ref, int>);
-static_assert(!std::is_constructible_v<cupar::stream_ref, long>);
-static_assert(!std::is_constructible_v<cupar::stream_ref, unsigned long long>);
-static_assert(!std::is_convertible_v<int, cupar::stream_ref>);
-static_assert(std::is_trivially_copyable_v<cupar::stream_ref>);
+// (stream_ref's compile-time construction rules are checked in tests/unit/unit_test.cpp.)
 
 TEST(StreamRef, NamedDefaultStreams) {
   EXPECT_EQ(cupar::stream_ref::legacy_default().get(), cudaStreamLegacy);

@@ -146,6 +146,10 @@ struct from_null_macro : std::false_type {};
 template <class S>
 struct from_null_macro<S, std::void_t<decltype(S(NULL))>> : std::true_type {};
 template <class S, class = void>
+struct from_nullptr : std::false_type {};
+template <class S>
+struct from_nullptr<S, std::void_t<decltype(S(nullptr))>> : std::true_type {};
+template <class S, class = void>
 struct from_stream : std::false_type {};
 template <class S>
 struct from_stream<S, std::void_t<decltype(S(cudaStream_t{}))>> : std::true_type {};
@@ -157,6 +161,13 @@ static_assert(!std::is_constructible_v<cupar::stream_ref, std::nullptr_t>);
 static_assert(!std::is_constructible_v<cupar::stream_ref, int>);
 static_assert(!std::is_constructible_v<cupar::stream_ref, bool>);
 static_assert(!std::is_convertible_v<std::nullptr_t, cupar::stream_ref>);
+static_assert(std::is_convertible_v<cudaStream_t, cupar::stream_ref>);
+static_assert(!from_nullptr<cupar::stream_ref>::value, "stream_ref from nullptr");
+static_assert(!std::is_constructible_v<cupar::stream_ref, decltype(NULL)>);
+static_assert(!std::is_constructible_v<cupar::stream_ref, long>);
+static_assert(!std::is_constructible_v<cupar::stream_ref, unsigned long long>);
+static_assert(!std::is_convertible_v<int, cupar::stream_ref>);
+static_assert(std::is_trivially_copyable_v<cupar::stream_ref>);
 
 TEST(StreamRef, ComparesAndNamesTheDefaultStreams) {
   const auto legacy = cupar::stream_ref::legacy_default();
