@@ -156,8 +156,8 @@ std::atomic<cupar::jit::mode>& mode_flag() {
 namespace {
 
 std::string cache_key(const set_spec& spec, const cupar::jit::op& op, int arch, int tier) {
-  // cupar-jit/2: scans linked with an occupancy target (entries of /1 had 72-register scans).
-  std::string k = "cupar-jit/2 cupar=";
+  // cupar-jit/3: reduce linked with an occupancy target as well (/2: scans only; /1: neither).
+  std::string k = "cupar-jit/3 cupar=";
   k += cupar::version();
   k += " build=";
   k += precompiled_build_id;
@@ -181,21 +181,35 @@ void check_not_empty(const cupar::jit::op& op) {
   }
 }
 
-/// Scans only: the blocks per SM that fit when each thread has 64 registers, or 0.
+/// Scans and reduce: the blocks per SM that the compiled path gets, or 0 (no target).
 ///
-/// nvcc gives CUB's sm_90 scan kernel (128 threads) 64 registers for cuda::std::plus, so 8 blocks
-/// fit on an SM; the same kernel with the operator inlined by nvJitLink's LTO got 72 (7 blocks)
-/// and ran 8-9% slower at 2^26..2^28 on the H100 (benchmark of 2026-11-21). ptxas picks 64 or
-/// 72 on small differences of the code: calling even a force-inlined function instead of writing
-/// `a + b` makes nvcc choose 72 as well (docs/JIT.md). Scans are therefore linked first with this
-/// occupancy target (ptxas --minnctapersm), kept when ptxas reports no spills, and linked again
-/// without it otherwise (operators that need more registers than that).
-int scan_blocks_per_sm_target(const set_spec& spec, const precompiled_set& pre) {
-  if (spec.fam != family::scan_inclusive && spec.fam != family::scan_exclusive) return 0;
+/// Scans: nvcc gives CUB's sm_90 scan kernel (128 threads) 64 registers for cuda::std::plus, so
+/// 8 blocks fit on an SM; the same kernel with the operator inlined by nvJitLink's LTO got 72 (7
+/// blocks) and ran 8-9% slower at 2^26..2^28 on the H100 (benchmark of 2026-11-21). ptxas picks
+/// 64 or 72 on small differences of the code: calling even a force-inlined function instead of
+/// writing `a + b` makes nvcc choose 72 as well (docs/JIT.md).
+///
+/// Reduce: the JIT kernels count with 64-bit offsets (one set for every n); ptxas gives CUB's i32
+/// reduce kernel (256 threads) 40 registers with them (6 blocks per SM) and 32 with the 32-bit
+/// offsets the compiled path uses below 2^31 (8 blocks); the JIT i32 reduce ran at 0.96 of the
+/// compiled one at 2^24. f32, f64 and i64 get 32 either way.
+///
+/// These builds are therefore linked first with this occupancy target (ptxas --minnctapersm),
+/// kept when ptxas reports no spills, and linked again without it otherwise (operators that need
+/// more registers; int8 and int16 reduce, which spill under 32).
+int blocks_per_sm_target(const set_spec& spec, const precompiled_set& pre) {
+  int registers = 0;
+  if (spec.fam == family::scan_inclusive || spec.fam == family::scan_exclusive) {
+    registers = 64;  // scan meta: {threads, items, ...}
+  } else if (spec.fam == family::reduce) {
+    registers = 32;  // reduce meta: {reduce threads, items, single-tile threads, items}
+  } else {
+    return 0;
+  }
   if (pre.meta_count < 1) return 0;
-  const long long threads = pre.meta[0];  // scan meta: {threads, items, ...}
+  const long long threads = pre.meta[0];
   if (threads <= 0 || threads > 1024) return 0;
-  return static_cast<int>(65536 / (threads * 64));
+  return static_cast<int>(65536 / (threads * registers));
 }
 
 built_binary build_from_precompiled(const set_spec& spec, const cupar::jit::op& op, int arch,
@@ -219,7 +233,7 @@ built_binary build_from_precompiled(const set_spec& spec, const cupar::jit::op& 
   link_result linked;
   double link_ms = 0;
   bool capped = false;
-  if (const int ctas = lto ? scan_blocks_per_sm_target(spec, pre) : 0; ctas > 0) {
+  if (const int ctas = lto ? blocks_per_sm_target(spec, pre) : 0; ctas > 0) {
     linked =
         link(inputs, arch, true, {"-Xptxas=--minnctapersm=" + std::to_string(ctas), "-Xptxas=-v"});
     c.links++;
