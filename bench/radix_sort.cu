@@ -28,6 +28,12 @@ void radix_sort_keys_cupar_u64(benchmark::State& state) {
 void radix_sort_keys_cupar_f32(benchmark::State& state) {
   radix_sort_keys_cupar<float>(state);
 }
+void radix_sort_keys_cupar_i32(benchmark::State& state) {
+  radix_sort_keys_cupar<std::int32_t>(state);
+}
+void radix_sort_keys_cupar_u8(benchmark::State& state) {
+  radix_sort_keys_cupar<std::uint8_t>(state);
+}
 
 void radix_sort_pairs_cupar_u32_u32(benchmark::State& state) {
   sort_pairs_runner<std::uint32_t, std::uint32_t>(

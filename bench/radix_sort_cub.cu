@@ -1,6 +1,6 @@
 // cupar benchmarks: CUB's radix sort called directly, with int num_items (`cub`, what most callers
 // write) and with int64_t num_items (`cub_i64`): CUB's tuning differs by offset width, and cupar
-// uses 64-bit offsets for keys and 32-bit offsets for pairs (src/compiled/radix_sort_impl.cuh).
+// picks the width per key type and size (src/compiled/radix_sort_impl.cuh).
 // Out of place (CUB's copying interface leaves the input as it is): no restoring between runs.
 #include "rows.hpp"
 #include "runners.hpp"
@@ -45,6 +45,12 @@ void radix_sort_keys_cub_u64(benchmark::State& state) {
 }
 void radix_sort_keys_cub_f32(benchmark::State& state) {
   radix_sort_keys_cub<float, int>(state);
+}
+void radix_sort_keys_cub_i32(benchmark::State& state) {
+  radix_sort_keys_cub<std::int32_t, int>(state);
+}
+void radix_sort_keys_cub_u8(benchmark::State& state) {
+  radix_sort_keys_cub<std::uint8_t, int>(state);
 }
 void radix_sort_pairs_cub_u32_u32(benchmark::State& state) {
   radix_sort_pairs_cub<std::uint32_t, std::uint32_t, int>(state);

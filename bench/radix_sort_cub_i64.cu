@@ -32,6 +32,12 @@ void radix_sort_keys_cub_i64_u64(benchmark::State& state) {
 void radix_sort_keys_cub_i64_f32(benchmark::State& state) {
   radix_sort_keys_cub_i64<float>(state);
 }
+void radix_sort_keys_cub_i64_i32(benchmark::State& state) {
+  radix_sort_keys_cub_i64<std::int32_t>(state);
+}
+void radix_sort_keys_cub_i64_u8(benchmark::State& state) {
+  radix_sort_keys_cub_i64<std::uint8_t>(state);
+}
 
 void radix_sort_pairs_cub_i64_u32_u32(benchmark::State& state) {
   cub_temp temp;

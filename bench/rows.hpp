@@ -86,6 +86,12 @@
   X(radix_sort_keys, thrust, f32, gpu)                                  \
   X(radix_sort_keys, cpu_seq, f32, cpu_seq)                             \
   X(radix_sort_keys, cpu_omp, f32, cpu_omp)                             \
+  X(radix_sort_keys, cupar, i32, gpu)                                   \
+  X(radix_sort_keys, cub, i32, gpu)                                     \
+  X(radix_sort_keys, cub_i64, i32, gpu)                                 \
+  X(radix_sort_keys, cupar, u8, gpu)                                    \
+  X(radix_sort_keys, cub, u8, gpu)                                      \
+  X(radix_sort_keys, cub_i64, u8, gpu)                                  \
   X(radix_sort_pairs, cupar, u32_u32, gpu)                              \
   X(radix_sort_pairs, cub, u32_u32, gpu)                                \
   X(radix_sort_pairs, cub_i64, u32_u32, gpu)                            \

@@ -30,13 +30,34 @@ struct alignas(Align) value_storage {
   unsigned long long words[Size / 8];
 };
 
-// Offsets for CUB: CUB's tunings make pair sorts faster with 32-bit offsets at every size
-// (probe/offsets.cu, 2^24..2^28), and keys-only sorts faster with 32-bit offsets up to about
-// 2^22 keys but with 64-bit ones from 2^24 (benchmark of 2026-11-21, u32 keys: 13.3 vs 12.8
-// Gkeys/s at 2^20, 25.3 vs 24.4 at 2^22, 36.2 vs 39.8 at 2^24).
+// Offsets for CUB. CUB's sm_90 onesweep tuning depends only on the sizes of key, value and
+// offset, but ptxas does not: with 32-bit offsets the keys-only onesweep kernel gets 74 registers
+// for u32 keys (56 for i32 and f32 keys), so 2 instead of 3 blocks of 384 threads fit on an SM;
+// with 64-bit offsets, u8 keys get 76 registers (64 with 32-bit), 1 block of 512 instead of 2.
+// Measured (docs/probes/radixwidth.cu, GPU time, keys-only, time with 64-bit / time with 32-bit
+// offsets): u32 0.96 at 2^23 falling to 0.86 at 2^28, 1.01-1.03 below 2^23; u8 1.09-1.39 from
+// 2^21; i32, f32, i16, u16, i8 and f64 1.00-1.04 from 2^20; i64 and u64 0.99-1.00 from 2^23.
+// Pairs (u32 values): 1.06-1.19 from 2^20 for every key up to 4 bytes, 1.00-1.01 for 8-byte keys.
+// So 64-bit offsets where they win (u32 keys and 8-byte integer keys, keys only, from 2^23) or
+// where n needs them (above 2^32 - 1); 32-bit everywhere else.
 using offset32 = std::uint32_t;
 using offset64 = unsigned long long;
-constexpr std::size_t keys_only_offset64_from = std::size_t(1) << 23;
+
+/// Whether a keys-only sort of n keys of type K runs with 64-bit offsets (see above).
+template <class K>
+constexpr bool keys_only_offset64(std::size_t n) {
+  if (n > std::numeric_limits<offset32>::max()) return true;
+  constexpr bool faster_wide =
+      std::is_integral_v<K> && ((sizeof(K) == 4 && std::is_unsigned_v<K>) || sizeof(K) == 8);
+  return faster_wide && n >= (std::size_t(1) << 23);
+}
+static_assert(!keys_only_offset64<std::uint32_t>((std::size_t(1) << 23) - 1) &&
+              keys_only_offset64<std::uint32_t>(std::size_t(1) << 23) &&
+              keys_only_offset64<long long>(std::size_t(1) << 23) &&
+              !keys_only_offset64<int>(std::size_t(1) << 28) &&
+              !keys_only_offset64<float>(std::size_t(1) << 28) &&
+              !keys_only_offset64<unsigned char>(std::size_t(1) << 28) &&
+              keys_only_offset64<unsigned char>(std::size_t(1) << 32));
 
 /// Carves one allocation into consecutive 256-byte aligned parts.
 struct carve {
@@ -228,10 +249,10 @@ void radix_sort_key(const radix_sort_args& a, int end_bit, stream_ref stream, me
           kin, kout, static_cast<const cub::NullType*>(nullptr),
           static_cast<cub::NullType*>(nullptr), a.n, descending, begin_bit, end_bit, stream, mr);
     };
-    if (a.n < keys_only_offset64_from) {
-      keys_only(offset32{});
-    } else {
+    if (keys_only_offset64<Key>(a.n)) {
       keys_only(offset64{});
+    } else {
+      keys_only(offset32{});
     }
     return;
   }
