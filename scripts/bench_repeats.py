@@ -104,6 +104,16 @@ def markdown(paths, command):
             "the subject is faster); for host overhead, the subject's extra us per call. "
             "`per process` is the lowest and highest of the same ratio computed from one "
             "process's repetitions only.", "",
+            "Lowest ratio per subject and peer (GPU rows):", ""]
+    lowest = {}
+    for family, typ, n, impl, peer, sub, ref, ratio, spread, count in lines:
+        if family == "host_overhead":
+            continue
+        if (impl, peer) not in lowest or float(ratio) < float(lowest[(impl, peer)][0]):
+            lowest[(impl, peer)] = (ratio, f"{family} {typ} at {n}")
+    for (impl, peer), (ratio, where) in sorted(lowest.items()):
+        out.append(f"- {impl} / {peer}: {ratio} ({where})")
+    out += ["",
             "| family | type | n | subject | peer | subject us | peer us | ratio | per process "
             "| runs |",
             "|---|---|---|---|---|---|---|---|---|---|"]
