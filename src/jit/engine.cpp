@@ -196,12 +196,14 @@ void check_not_empty(const cupar::jit::op& op) {
 ///
 /// These builds are therefore linked first with this occupancy target (ptxas --minnctapersm),
 /// kept when ptxas reports no spills, and linked again without it otherwise (operators that need
-/// more registers; int8 and int16 reduce, which spill under 32).
+/// more registers). Reduces of 1- and 2-byte elements, which spill under 32, are not tried.
 int blocks_per_sm_target(const set_spec& spec, const precompiled_set& pre) {
   int registers = 0;
   if (spec.fam == family::scan_inclusive || spec.fam == family::scan_exclusive) {
     registers = 64;  // scan meta: {threads, items, ...}
   } else if (spec.fam == family::reduce) {
+    // int8 and int16 need 48 registers with 64-bit offsets and spill under 32: not tried.
+    if (spec.types.empty() || spec.types[0].size < 4) return 0;
     registers = 32;  // reduce meta: {reduce threads, items, single-tile threads, items}
   } else {
     return 0;

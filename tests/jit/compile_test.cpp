@@ -245,7 +245,7 @@ TEST(JitCompile, OptimisedScansAreLinkedForTheCompiledPathsOccupancy) {
 
 // Optimised reduces are linked for 32 registers a thread (8 blocks of 256 threads per SM, what the
 // compiled path's i32 reduce gets with 32-bit offsets; the JIT kernels count with 64-bit ones and
-// got 40) unless ptxas then spills: int8 and int16 do, and keep their uncapped build.
+// got 40) unless ptxas then spills; 1- and 2-byte elements (which spill under 32) are not capped.
 TEST(JitCompile, OptimisedReducesAreLinkedForTheCompiledPathsOccupancy) {
   const auto i = cupar::jit::compile_reduce<int>(op("a + b"), 90, true);
   EXPECT_EQ(i.tier, 2);
