@@ -85,7 +85,8 @@ void probe(const char* key_name) {
     CK(cudaMalloc(&out, n * sizeof(K)));
     fill<<<1024, 256, 0, st>>>(static_cast<std::uint32_t*>(in), n * sizeof(K) / 4);
     std::vector<void*> pre(vs.size());
-    for (std::size_t v = 0; v < vs.size(); ++v) CK(cudaMalloc(&pre[v], vs[v].bytes(n)));
+    for (std::size_t v = 0; v < vs.size(); ++v)
+      CK(cudaMalloc(&pre[v], vs[v].bytes(n)));
     std::vector<std::vector<float>> t(vs.size());
     cudaEvent_t a, b;
     CK(cudaEventCreate(&a));
@@ -93,7 +94,8 @@ void probe(const char* key_name) {
     for (int r = 0; r < rounds + 1; ++r) {
       for (std::size_t v = 0; v < vs.size(); ++v) {
         CK(cudaEventRecord(a, st));
-        for (int i = 0; i < per; ++i) vs[v].run(in, out, n, pre[v]);
+        for (int i = 0; i < per; ++i)
+          vs[v].run(in, out, n, pre[v]);
         CK(cudaEventRecord(b, st));
         CK(cudaEventSynchronize(b));
         float ms = 0;
@@ -106,7 +108,8 @@ void probe(const char* key_name) {
       printf("%s 2^%d %-18s median %8.2f us  min %8.2f  max %8.2f\n", key_name, lg, vs[v].name,
              t[v][t[v].size() / 2], t[v].front(), t[v].back());
     }
-    for (void* p : pre) CK(cudaFree(p));
+    for (void* p : pre)
+      CK(cudaFree(p));
     CK(cudaFree(in));
     CK(cudaFree(out));
   }

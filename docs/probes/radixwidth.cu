@@ -114,7 +114,8 @@ void measure(const char* data, double lo, double hi) {
     CK(cudaGetLastError());
     const bufs x{kin, kout, vin, vout, n};
     std::vector<void*> temp(4);
-    for (int v = 0; v < 4; ++v) CK(cudaMalloc(&temp[v], vs[v].bytes(n)));
+    for (int v = 0; v < 4; ++v)
+      CK(cudaMalloc(&temp[v], vs[v].bytes(n)));
     const int per = static_cast<int>(std::clamp<std::size_t>((std::size_t(1) << 25) / n, 3, 40));
     constexpr int rounds = 7;
     std::vector<float> t[4];
@@ -124,7 +125,8 @@ void measure(const char* data, double lo, double hi) {
     for (int r = 0; r <= rounds; ++r) {
       for (int v = 0; v < 4; ++v) {
         CK(cudaEventRecord(a, st));
-        for (int i = 0; i < per; ++i) vs[v].run(x, temp[v]);
+        for (int i = 0; i < per; ++i)
+          vs[v].run(x, temp[v]);
         CK(cudaEventRecord(b, st));
         CK(cudaEventSynchronize(b));
         float ms = 0;
@@ -139,7 +141,8 @@ void measure(const char* data, double lo, double hi) {
     }
     printf("%-8s %-9s 2^%-3d %10.2f %10.2f %7.3f %10.2f %10.2f %7.3f\n", STR(PROBE_KEY), data, lg,
            med[0], med[1], med[1] / med[0], med[2], med[3], med[3] / med[2]);
-    for (void* p : temp) CK(cudaFree(p));
+    for (void* p : temp)
+      CK(cudaFree(p));
     CK(cudaFree(kin));
     CK(cudaFree(kout));
     CK(cudaFree(vin));

@@ -240,7 +240,8 @@ TEST(JitCompile, OptimisedScansAreLinkedForTheCompiledPathsOccupancy) {
       op("fmax(a, b) + 0.0 * exp(sin(a) * cos(b) + pow(a, b))"), true, 90, true);
   EXPECT_EQ(heavy.tier, 2);
   EXPECT_FALSE(heavy.register_capped);
-  EXPECT_FALSE((cupar::jit::compile_transform<float, float>(op("x + 1"), 90, true).register_capped));
+  EXPECT_FALSE(
+      (cupar::jit::compile_transform<float, float>(op("x + 1"), 90, true).register_capped));
 }
 
 // Optimised reduces are linked for 32 registers a thread (8 blocks of 256 threads per SM, what the
