@@ -246,7 +246,7 @@ class cub_temp {
 // ---------------------------------------------------------------------------------------------
 // Timing and counters.
 
-/// CUDA events on one stream. stop() waits for the end event.
+/// CUDA events on one stream: start(), record_stop(), then elapsed() waits for the stop event.
 class event_timer {
  public:
   event_timer() {
@@ -263,14 +263,6 @@ class event_timer {
   void record_stop(cudaStream_t s) { CUPAR_BENCH_CUDA(cudaEventRecord(stop_, s)); }
   /// Seconds between start() and the stop event recorded before (waits for it).
   double elapsed() {
-    CUPAR_BENCH_CUDA(cudaEventSynchronize(stop_));
-    float ms = 0;
-    CUPAR_BENCH_CUDA(cudaEventElapsedTime(&ms, start_, stop_));
-    return static_cast<double>(ms) * 1e-3;
-  }
-  /// Seconds between start() and now on the stream.
-  double stop(cudaStream_t s) {
-    CUPAR_BENCH_CUDA(cudaEventRecord(stop_, s));
     CUPAR_BENCH_CUDA(cudaEventSynchronize(stop_));
     float ms = 0;
     CUPAR_BENCH_CUDA(cudaEventElapsedTime(&ms, start_, stop_));

@@ -39,7 +39,7 @@ struct built_binary {
   std::vector<long long> meta;
   int tier = 0;  // 1: operator called out of line; 2: operator inlined (LTO or whole program)
   bool precompiled = false;
-  bool register_capped = false;  // linked with an occupancy target (scans, see engine.cpp)
+  bool register_capped = false;  // linked with an occupancy target (scans, reduce: engine.cpp)
   double compile_ms = 0, link_ms = 0;
 };
 

@@ -88,19 +88,7 @@ void check_cuda_std_reductions(std::size_t n, std::uint64_t seed, cupar::stream_
   EXPECT_EQ(cupar::reduce_value(in.data(), n, ::cuda::minimum<T>{}, highest, s), mn);
   cupar::reduce(in.data(), out.data(), n, ::cuda::maximum<T>{}, lowest, s);
   EXPECT_EQ(out.to_host()[0], mx);
-  const T sum = cupar::reduce_value(in.data(), n, ::cuda::std::plus<T>{}, T(1), s);
-  if constexpr (std::is_integral_v<T>) {
-    T ref = T(1);
-    for (T x : h)
-      ref = wrapping_add<T>(ref, x);
-    EXPECT_EQ(sum, ref);
-  } else {
-    long double ref = 1, abs_sum = 1;
-    for (T x : h)
-      ref += x, abs_sum += std::fabs(static_cast<long double>(x));
-    EXPECT_NEAR(static_cast<double>(sum), static_cast<double>(ref),
-                sum_tolerance<T>(n, static_cast<double>(abs_sum)));
-  }
+  expect_sum(cupar::reduce_value(in.data(), n, ::cuda::std::plus<T>{}, T(1), s), h, T(1));
 }
 
 TEST(ReduceCompiled, CudaStdPlusMinMaxOnEveryWidth) {

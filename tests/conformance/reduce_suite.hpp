@@ -11,6 +11,24 @@
 
 namespace cupar::testing {
 
+/// Checks `got` against init + h[0] + ... computed on the CPU: exactly (wrapping) for integers,
+/// within sum_tolerance for floating point.
+template <class T>
+void expect_sum(T got, const std::vector<T>& h, T init) {
+  if constexpr (std::is_integral_v<T>) {
+    T ref = init;
+    for (T x : h)
+      ref = wrapping_add(ref, x);
+    EXPECT_EQ(got, ref);
+  } else {
+    long double ref = init, abs_sum = std::fabs(static_cast<long double>(init));
+    for (T x : h)
+      ref += x, abs_sum += std::fabs(static_cast<long double>(x));
+    EXPECT_NEAR(static_cast<double>(got), static_cast<double>(ref),
+                sum_tolerance<T>(h.size(), static_cast<double>(abs_sum)));
+  }
+}
+
 template <class T>
 class Reduce : public ::testing::Test {};
 TYPED_TEST_SUITE(Reduce, arithmetic_types, type_names);
@@ -25,19 +43,7 @@ TYPED_TEST(Reduce, SumMatchesReferenceAtEverySize) {
     const T init = static_cast<T>(2);
     device_buffer<T> in(h, stream), out(1, stream);
     cupar::reduce(in.data(), out.data(), n, Ops::template plus<T>(), init, stream);
-    const T got = out.to_host()[0];
-    if constexpr (std::is_integral_v<T>) {
-      T ref = init;
-      for (T x : h)
-        ref = wrapping_add(ref, x);
-      EXPECT_EQ(got, ref);
-    } else {
-      long double ref = init, abs_sum = std::fabs(static_cast<long double>(init));
-      for (T x : h)
-        ref += x, abs_sum += std::fabs(static_cast<long double>(x));
-      EXPECT_NEAR(static_cast<double>(got), static_cast<double>(ref),
-                  sum_tolerance<T>(n, static_cast<double>(abs_sum)));
-    }
+    expect_sum(out.to_host()[0], h, init);
   }
 }
 
