@@ -5,9 +5,14 @@
 //       NVRTC-compiles the set twice (LTO-IR, and a relocatable cubin for the quick link) from the
 //       same generated source the library compiles at run time for other types, and writes
 //       <prefix>.ltoir, <prefix>.cubin and <prefix>.meta (kernel names, then "meta v1 v2 ...").
+//   cupar_precompile named <arch> <output dir>
+//       compiles every named-operator object of the data-processing families (kernel_set.hpp,
+//       named_object_specs) to LTO-IR and a relocatable cubin, and writes <dir>/named.list (one
+//       line per object: key|ltoir path|cubin path).
 //   cupar_precompile table <output.cpp> <entry>...
-//       entry = <set key>|<arch>|<fatbin path>|<meta path>; writes the C++ table embedding every
-//       fatbin (assembler .incbin) with its kernel names and metadata.
+//       entry = <set key>|<arch>|<fatbin path>|<meta path>, or named|<arch>|<named.list path>;
+//       writes the C++ table embedding every file (assembler .incbin) with the sets' kernel names
+//       and metadata.
 #include "jit/kernel_set.hpp"
 #include "jit/nvrtc.hpp"
 
@@ -80,6 +85,32 @@ int compile_set(const std::string& key, int arch, const std::string& prefix) {
   return 0;
 }
 
+int compile_named(int arch, const std::string& dir) {
+  std::ostringstream list;
+  int index = 0;
+  double ms = 0;
+  for (const auto& o : jit::named_object_specs()) {
+    jit::compile_request req;
+    req.source = jit::slot_operator_source(o.slot, o.binding, 0);
+    req.name = "cupar_named_operator.cu";
+    req.options = jit::compile_options(arch, true, true);
+    req.kind = jit::output::ltoir;
+    const jit::compile_result ltoir = jit::compile(req);
+    req.options = jit::compile_options(arch, false, true);
+    req.kind = jit::output::cubin;
+    const jit::compile_result cubin = jit::compile(req);
+    const std::string prefix = dir + "/named_" + std::to_string(index++);
+    write_file(prefix + ".ltoir", ltoir.binary);
+    write_file(prefix + ".cubin", cubin.binary);
+    list << o.key << "|" << prefix << ".ltoir|" << prefix << ".cubin\n";
+    ms += ltoir.milliseconds + cubin.milliseconds;
+  }
+  const std::string text = list.str();
+  write_file(dir + "/named.list", std::vector<char>(text.begin(), text.end()));
+  std::printf("cupar_precompile: %d named operators for sm_%d: %.0f ms\n", index, arch, ms);
+  return 0;
+}
+
 std::uint64_t fnv1a(const std::string& s, std::uint64_t h) {
   for (unsigned char c : s) {
     h ^= c;
@@ -89,21 +120,49 @@ std::uint64_t fnv1a(const std::string& s, std::uint64_t h) {
 }
 
 int write_table(const std::string& output, const std::vector<std::string>& entries) {
-  std::ostringstream asm_part, cpp_part, table;
+  std::ostringstream asm_part, cpp_part, table, named_table;
   std::uint64_t build = 1469598103934665603ull;
-  int index = 0;
+  int index = 0, named_index = 0, blob = 0;
+  auto embed = [&](const std::string& path, const std::string& data) {
+    const std::string sym = "cupar_precompiled_blob_" + std::to_string(blob++);
+    asm_part << "  \".globl " << sym << "\\n\"\n  \".hidden " << sym
+             << "\\n\"\n  \".balign 16\\n\"\n"
+             << "  \"" << sym << ":\\n\"\n  \".incbin \\\"" << path << "\\\"\\n\"\n";
+    cpp_part << "extern \"C\" const unsigned char " << sym << "[];\n";
+    build = fnv1a(data, build);
+    return sym;
+  };
   for (const auto& e : entries) {
     std::vector<std::string> f;
     std::stringstream in(e);
     std::string part;
     while (std::getline(in, part, '|'))
       f.push_back(part);
+    if (f.size() == 3 && f[0] == "named") {
+      const std::string arch = f[1];
+      std::stringstream list(read_file(f[2]));
+      std::string line;
+      while (std::getline(list, line)) {
+        std::vector<std::string> g;
+        std::stringstream ls(line);
+        while (std::getline(ls, part, '|'))
+          g.push_back(part);
+        if (g.size() != 3) continue;
+        const std::string ltoir = read_file(g[1]), cubin = read_file(g[2]);
+        const std::string lsym = embed(g[1], ltoir), csym = embed(g[2], cubin);
+        build = fnv1a(g[0] + arch, build);
+        named_table << "    {\"" << g[0] << "\", " << arch << ", " << lsym << ", " << ltoir.size()
+                    << "u, " << csym << ", " << cubin.size() << "u},\n";
+        ++named_index;
+      }
+      continue;
+    }
     if (f.size() != 4) throw std::runtime_error("bad table entry " + e);
     const std::string& key = f[0];
     const int arch = std::stoi(f[1]);
     const std::string fatbin = read_file(f[2]);
     const std::string meta_text = read_file(f[3]);
-    build = fnv1a(key + f[1], fnv1a(meta_text, fnv1a(fatbin, build)));
+    build = fnv1a(key + f[1], fnv1a(meta_text, build));
     std::vector<std::string> kernels;
     std::vector<long long> meta;
     std::stringstream ms(meta_text);
@@ -118,11 +177,7 @@ int write_table(const std::string& output, const std::vector<std::string>& entri
         kernels.push_back(line);
       }
     }
-    const std::string sym = "cupar_precompiled_fatbin_" + std::to_string(index);
-    asm_part << "  \".globl " << sym << "\\n\"\n  \".hidden " << sym
-             << "\\n\"\n  \".balign 16\\n\"\n"
-             << "  \"" << sym << ":\\n\"\n  \".incbin \\\"" << f[2] << "\\\"\\n\"\n";
-    cpp_part << "extern \"C\" const unsigned char " << sym << "[];\n";
+    const std::string sym = embed(f[2], fatbin);
     cpp_part << "const char* const kernels_" << index << "[] = {";
     for (const auto& k : kernels)
       cpp_part << "\"" << k << "\", ";
@@ -138,7 +193,7 @@ int write_table(const std::string& output, const std::vector<std::string>& entri
   std::ostringstream out;
   out << "// Generated by tools/cupar_precompile. Do not edit.\n"
       << "#include \"jit/precompiled.hpp\"\n\n";
-  if (index > 0) {
+  if (blob > 0) {
     out << "__asm__(\n  \".section .rodata\\n\"\n" << asm_part.str() << "  \".text\\n\");\n\n";
   }
   out << "namespace cupar::detail::jit {\nnamespace {\n" << cpp_part.str() << "}  // namespace\n\n";
@@ -151,7 +206,16 @@ int write_table(const std::string& output, const std::vector<std::string>& entri
     out << "const precompiled_set precompiled_sets[] = {{\"\", 0, nullptr, 0, nullptr, 0, nullptr, "
            "0}};\n";
   }
-  out << "const int precompiled_set_count = " << index << ";\n}  // namespace cupar::detail::jit\n";
+  out << "const int precompiled_set_count = " << index << ";\n";
+  if (named_index > 0) {
+    out << "const precompiled_named precompiled_named_objects[] = {\n"
+        << named_table.str() << "};\n";
+  } else {
+    out << "const precompiled_named precompiled_named_objects[] = {{\"\", 0, nullptr, 0, nullptr, "
+           "0}};\n";
+  }
+  out << "const int precompiled_named_count = " << named_index
+      << ";\n}  // namespace cupar::detail::jit\n";
   const std::string text = out.str();
   std::ifstream existing(output, std::ios::binary);
   if (existing) {
@@ -169,10 +233,12 @@ int main(int argc, char** argv) {
   try {
     const std::string mode = argc > 1 ? argv[1] : "";
     if (mode == "compile" && argc == 5) return compile_set(argv[2], std::stoi(argv[3]), argv[4]);
+    if (mode == "named" && argc == 4) return compile_named(std::stoi(argv[2]), argv[3]);
     if (mode == "table" && argc >= 3) {
       return write_table(argv[2], std::vector<std::string>(argv + 3, argv + argc));
     }
     std::cerr << "usage: cupar_precompile compile <set key> <arch> <output prefix>\n"
+                 "       cupar_precompile named <arch> <output dir>\n"
                  "       cupar_precompile table <output.cpp> <key|arch|fatbin|meta>...\n";
     return 2;
   } catch (const cupar::jit_error& e) {

@@ -7,9 +7,14 @@
 #error "<cupar/cupar.cuh> needs nvcc; from a host compiler include <cupar/cupar.hpp>"
 #endif
 
+#include <cupar/by_key.cuh>
 #include <cupar/cupar.hpp>
 #include <cupar/histogram.cuh>
 #include <cupar/reduce.cuh>
 #include <cupar/scan.cuh>
+#include <cupar/search.cuh>
+#include <cupar/segmented.cuh>
+#include <cupar/select.cuh>
 #include <cupar/sort.cuh>
 #include <cupar/transform.cuh>
+#include <cupar/unique.cuh>

@@ -1,10 +1,12 @@
 // cupar: GPU parallel algorithms on CUB. The host-only umbrella header: compiles with any C++17
 // host compiler (g++, clang) and gives the runtime (errors, streams, memory, buffers), the
-// precompiled radix sorts and histograms, and the algorithms with run-time (JIT) operators.
+// precompiled radix sorts, segmented sorts and histograms, and the algorithms with run-time (JIT)
+// operators.
 // For C++ callables (lambdas, functors) include <cupar/cupar.cuh> from a .cu file instead.
 #pragma once
 
 #include <cupar/buffer.hpp>
+#include <cupar/by_key.hpp>
 #include <cupar/config.hpp>
 #include <cupar/error.hpp>
 #include <cupar/histogram.hpp>
@@ -14,8 +16,12 @@
 #include <cupar/plan.hpp>
 #include <cupar/reduce.hpp>
 #include <cupar/scan.hpp>
+#include <cupar/search.hpp>
+#include <cupar/segmented.hpp>
+#include <cupar/select.hpp>
 #include <cupar/sort.hpp>
 #include <cupar/sort_jit.hpp>
 #include <cupar/stream.hpp>
 #include <cupar/transform.hpp>
 #include <cupar/types.hpp>
+#include <cupar/unique.hpp>

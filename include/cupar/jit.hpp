@@ -37,9 +37,11 @@
 
 namespace cupar::jit {
 
-/// Operators the library knows by name. On arithmetic types, reduce and scan with these run CUB's
-/// own precompiled instantiations (cuda::std::plus etc.) and compile nothing; less and greater
-/// sorts run the radix sort. Elsewhere they stand for the obvious snippet ("a + b", "a < b", ...).
+/// Operators the library knows by name. On arithmetic types they compile nothing: reduce and scan
+/// with these run CUB's own precompiled instantiations (cuda::std::plus etc.), less and greater
+/// sorts run the radix sort, and in the data-processing families (by-key, segmented, unique,
+/// binary search) they are operators precompiled with the library and linked to the kernels.
+/// Elsewhere (user structs) they stand for the obvious snippet ("a + b", "a < b", "a == b", ...).
 enum class named_op : std::uint8_t {
   none,
   plus,
@@ -51,6 +53,7 @@ enum class named_op : std::uint8_t {
   bit_xor,
   less,
   greater,
+  equal_to,
 };
 
 /// Largest total size of an operator's run-time parameters, in bytes.
@@ -158,6 +161,7 @@ inline const op bit_or{named_op::bit_or};
 inline const op bit_xor{named_op::bit_xor};
 inline const op less{named_op::less};
 inline const op greater{named_op::greater};
+inline const op equal_to{named_op::equal_to};
 
 /// Device-side description of a user type used as a JIT element type. Specialise it (or use
 /// CUPAR_JIT_TYPE) for each trivially copyable struct passed to an algorithm with a run-time

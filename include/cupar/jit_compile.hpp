@@ -22,6 +22,7 @@ struct jit_compile_args {
     sort_pairs,
     histogram_even,
     histogram_range,
+    data_processing,  // `what` says which
   } kind;
   const jit_type* types[3];
   scalar level;
@@ -29,6 +30,8 @@ struct jit_compile_args {
   const ::cupar::jit::op* op;
   int arch;
   bool optimized;
+  dp_op what = dp_op::select_if;
+  const ::cupar::jit::op* op2 = nullptr;  // data_processing: the second slot's operator
 };
 CUPAR_EXPORT ::cupar::jit::build_report jit_compile(const jit_compile_args& args);
 /// Builds (or finds) what a plan runs, for the current device (see plan.hpp).
@@ -126,6 +129,102 @@ build_report compile_histogram(const op& o, bool even, int arch = 90, bool optim
                                        &o,
                                        arch,
                                        optimized});
+}
+
+namespace detail {
+template <class T, class U = void>
+build_report compile_dp(::cupar::detail::dp_op what, const op* first, const op* second, int arch,
+                        bool optimized) {
+  const ::cupar::detail::jit_type* u = nullptr;
+  if constexpr (!std::is_void_v<U>) u = &::cupar::detail::jit_type_of<U>();
+  ::cupar::detail::jit_compile_args a{::cupar::detail::jit_compile_args::data_processing,
+                                      {&::cupar::detail::jit_type_of<T>(), u, nullptr},
+                                      ::cupar::detail::scalar{},
+                                      0,
+                                      first,
+                                      arch,
+                                      optimized};
+  a.what = what;
+  a.op2 = second;
+  return ::cupar::detail::jit_compile(a);
+}
+}  // namespace detail
+
+// Compile-only builds of the data-processing families' operators (see compile_reduce). A null
+// equality or comparator stands for the default (==, <), whose precompiled object is linked.
+
+/// select_if's predicate on T.
+template <class T>
+build_report compile_select_if(const op& pred, int arch = 90, bool optimized = true) {
+  return detail::compile_dp<T>(::cupar::detail::dp_op::select_if, &pred, nullptr, arch, optimized);
+}
+/// partition's predicate on T.
+template <class T>
+build_report compile_partition(const op& pred, int arch = 90, bool optimized = true) {
+  return detail::compile_dp<T>(::cupar::detail::dp_op::partition, &pred, nullptr, arch, optimized);
+}
+/// three_way_partition's two predicates on T.
+template <class T>
+build_report compile_three_way_partition(const op& first, const op& second, int arch = 90,
+                                         bool optimized = true) {
+  return detail::compile_dp<T>(::cupar::detail::dp_op::three_way_partition, &first, &second, arch,
+                               optimized);
+}
+/// unique's equality on T.
+template <class T>
+build_report compile_unique(const op* eq, int arch = 90, bool optimized = true) {
+  return detail::compile_dp<T>(::cupar::detail::dp_op::unique, eq, nullptr, arch, optimized);
+}
+/// unique_by_key's equality on keys K with values V.
+template <class K, class V>
+build_report compile_unique_by_key(const op* eq, int arch = 90, bool optimized = true) {
+  return detail::compile_dp<K, V>(::cupar::detail::dp_op::unique_by_key, eq, nullptr, arch,
+                                  optimized);
+}
+/// run_length_encode on keys K with Count counts (a 4- or 8-byte integer): no operator of the
+/// caller's; the precompiled equal_to of K is linked (structs compile their operator== from
+/// source).
+template <class K, class Count>
+build_report compile_run_length_encode(int arch = 90, bool optimized = true) {
+  static_assert(std::is_integral_v<Count> && (sizeof(Count) == 4 || sizeof(Count) == 8),
+                "run_length_encode counts are 4- or 8-byte integers");
+  return detail::compile_dp<K, Count>(::cupar::detail::dp_op::run_length_encode, nullptr, nullptr,
+                                      arch, optimized);
+}
+/// reduce_by_key's operator on values V and equality on keys K.
+template <class K, class V>
+build_report compile_reduce_by_key(const op& reduction, const op* eq, int arch = 90,
+                                   bool optimized = true) {
+  return detail::compile_dp<K, V>(::cupar::detail::dp_op::reduce_by_key, &reduction, eq, arch,
+                                  optimized);
+}
+/// An inclusive or exclusive scan-by-key's operator on values V and equality on keys K.
+template <class K, class V>
+build_report compile_scan_by_key(const op& scan, const op* eq, bool inclusive, int arch = 90,
+                                 bool optimized = true) {
+  return detail::compile_dp<K, V>(inclusive ? ::cupar::detail::dp_op::inclusive_scan_by_key
+                                            : ::cupar::detail::dp_op::exclusive_scan_by_key,
+                                  &scan, eq, arch, optimized);
+}
+/// segmented_reduce's operator on T.
+template <class T>
+build_report compile_segmented_reduce(const op& reduction, int arch = 90, bool optimized = true) {
+  return detail::compile_dp<T>(::cupar::detail::dp_op::segmented_reduce, &reduction, nullptr, arch,
+                               optimized);
+}
+/// A segmented inclusive or exclusive scan's operator on T.
+template <class T>
+build_report compile_segmented_scan(const op& scan, bool inclusive, int arch = 90,
+                                    bool optimized = true) {
+  return detail::compile_dp<T>(inclusive ? ::cupar::detail::dp_op::segmented_inclusive_scan
+                                         : ::cupar::detail::dp_op::segmented_exclusive_scan,
+                               &scan, nullptr, arch, optimized);
+}
+/// lower_bound / upper_bound's comparator on T, writing Index positions.
+template <class T, class Index>
+build_report compile_binary_search(const op* comp, int arch = 90, bool optimized = true) {
+  return detail::compile_dp<T, Index>(::cupar::detail::dp_op::lower_bound, comp, nullptr, arch,
+                                      optimized);
 }
 
 }  // namespace jit

@@ -1,6 +1,8 @@
 // cupar: the library entry points of the algorithms with run-time operators.
+#include "dp_calls.hpp"
 #include "engine.hpp"
 #include "launch.hpp"
+#include "request.hpp"
 
 #include "compiled/named_ops.hpp"
 
@@ -21,9 +23,6 @@
 namespace cupar::detail {
 
 using jit::family;
-using jit::fast_key;
-using jit::set_spec;
-using jit::type_ref;
 
 namespace {
 
@@ -31,75 +30,8 @@ bool is_arithmetic(const jit_type& t) {
   return static_cast<int>(t.kind) != 0;
 }
 
-/// A kernel set as the entry points describe it: cheap to key, spelled out only on a miss.
-struct set_request {
-  family fam;
-  const jit_type* t[3] = {nullptr, nullptr, nullptr};
-  scalar level = static_cast<scalar>(0);    // histograms: the operator's result type
-  scalar counter = static_cast<scalar>(0);  // histograms: u32 or u64
-  const jit_type* value = nullptr;          // sort pairs: the payload type
-
-  fast_key key(int arch) const {
-    fast_key k{fam, t[0], t[1], t[2], 0, arch};
-    if (fam == family::histogram_even || fam == family::histogram_range) {
-      k.t1 = jit::scalar_key(level);
-      k.t2 = jit::scalar_key(counter);
-    }
-    if (value != nullptr) k.extra = (value->size << 8) | value->align;
-    return k;
-  }
-  set_spec spec() const {
-    set_spec sp{fam, {}};
-    switch (fam) {
-      case family::histogram_even:
-      case family::histogram_range:
-        sp.types = {type_ref::of(*t[0]), type_ref::of(level), type_ref::of(counter)};
-        break;
-      case family::merge_sort_pairs:
-        sp.types = {type_ref::of(*t[0]), type_ref::storage(value->size, value->align)};
-        break;
-      default:
-        for (const jit_type* x : t) {
-          if (x != nullptr) sp.types.push_back(type_ref::of(*x));
-        }
-    }
-    return sp;
-  }
-};
-
-}  // namespace
-
-/// A plan's build: the cache entry it was made from, for the device it was made on.
-struct plan_state {
-  set_request request;
-  std::shared_ptr<jit::program_entry> entry;  // null: a named operator served by the library
-  const jit::device_info* device = nullptr;
-};
-
-namespace {
-
-struct resolved {
-  const jit::device_info* dev;
-  std::shared_ptr<const jit::loaded_module> module;
-};
-
-/// The module for a request: the plan's, or through the per-operator and process caches.
-resolved resolve(const set_request& r, const cupar::jit::op& op, const plan_state* plan,
-                 const char* fn) {
-  if (plan != nullptr) {
-    int device = 0;
-    check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-    if (device != plan->device->ordinal) {
-      throw_invalid_argument(fn, "the plan was built for device " +
-                                     std::to_string(plan->device->ordinal) + " but device " +
-                                     std::to_string(device) + " is current");
-    }
-    return {plan->device, jit::current_module(plan->entry)};
-  }
-  const jit::device_info& dev = jit::current_device();
-  return {&dev, jit::obtain(
-                    r.key(dev.arch), [&] { return r.spec(); }, op, dev)};
-}
+using jit::resolve;
+using jit::set_request;
 
 /// Reduces into `out`, or into a slot of the temporary allocation copied to `host_out`.
 template <class Run>
@@ -150,7 +82,8 @@ void jit_reduce(const jit_reduce_args& a, stream_ref s, memory_resource& mr) {
     if (done) return;
   }
   set_request req{family::reduce, {&t}};
-  const auto [devp, module] = resolve(req, *a.op, a.plan, fn);
+  req.ops[0] = a.op;
+  const auto [devp, module] = resolve(req, a.plan, fn);
   const jit::device_info& dev = *devp;
   jit::launch_status st;
   auto sizing = [&](void* temp, std::size_t& b) {
@@ -190,7 +123,9 @@ void jit_scan(const jit_scan_args& a, stream_ref s, memory_resource& mr) {
     if (done) return;
   }
   const family f = a.init == nullptr ? family::scan_inclusive : family::scan_exclusive;
-  const auto [devp, module] = resolve(set_request{f, {&t}}, *a.op, a.plan, fn);
+  set_request req{f, {&t}};
+  req.ops[0] = a.op;
+  const auto [devp, module] = resolve(req, a.plan, fn);
   const jit::device_info& dev = *devp;
   jit::launch_status st;
   run_with_temp_storage("cupar scan (run-time operator)", mr, s, {a.n, module->serial()},
@@ -219,10 +154,11 @@ void jit_transform(const jit_transform_args& a, stream_ref s) {
   require_data(fn, "d_out", a.out, a.n);
   if (a.n == 0) return;
   const family f = a.arity == 1 ? family::transform_unary : family::transform_binary;
-  const set_request req{f,
-                        {a.in_types[0], a.arity == 2 ? a.in_types[1] : a.out_type,
-                         a.arity == 2 ? a.out_type : nullptr}};
-  const auto [devp, module] = resolve(req, *a.op, a.plan, fn);
+  set_request req{f,
+                  {a.in_types[0], a.arity == 2 ? a.in_types[1] : a.out_type,
+                   a.arity == 2 ? a.out_type : nullptr}};
+  req.ops[0] = a.op;
+  const auto [devp, module] = resolve(req, a.plan, fn);
   const jit::device_info& dev = *devp;
   jit::launch_status st;
   jit::check_dispatch(
@@ -264,7 +200,8 @@ void jit_sort(const jit_sort_args& a, stream_ref s, memory_resource& mr) {
   const family f = pairs ? family::merge_sort_pairs : family::merge_sort_keys;
   set_request req{f, {&k}};
   req.value = a.value_type;
-  const auto [devp, module] = resolve(req, *a.op, a.plan, fn);
+  req.ops[0] = a.op;
+  const auto [devp, module] = resolve(req, a.plan, fn);
   const jit::device_info& dev = *devp;
   jit::launch_status st;
   run_with_temp_storage("cupar sort (run-time comparator)", mr, s, {a.n, module->serial()},
@@ -331,7 +268,8 @@ void jit_histogram(const jit_histogram_args& a, stream_ref s, memory_resource& m
   set_request req{f, {&t}};
   req.level = a.level;
   req.counter = a.counter_size == 4 ? scalar::u32 : scalar::u64;
-  const auto [devp, module] = resolve(req, *a.op, a.plan, fn);
+  req.ops[0] = a.op;
+  const auto [devp, module] = resolve(req, a.plan, fn);
   const jit::device_info& dev = *devp;
   const std::size_t level_size = static_cast<std::size_t>(
       scalar_is_float(a.level) ? scalar_size(a.level) : (scalar_size(a.level) <= 2 ? 4 : 8));
@@ -365,24 +303,32 @@ void jit_histogram(const jit_histogram_args& a, stream_ref s, memory_resource& m
 // --- compile-only builds and plans ------------------------------------------------------------
 
 namespace {
+set_request with_op(set_request r, const cupar::jit::op* op) {
+  r.ops[0] = op;
+  return r;
+}
+
 set_request request_of(const jit_compile_args& c) {
+  if (c.kind != jit_compile_args::data_processing && c.op == nullptr) {
+    throw_invalid_argument("cupar::jit", "no operator");
+  }
   switch (c.kind) {
     case jit_compile_args::reduce:
-      return {family::reduce, {c.types[0]}};
+      return with_op({family::reduce, {c.types[0]}}, c.op);
     case jit_compile_args::scan_inclusive:
-      return {family::scan_inclusive, {c.types[0]}};
+      return with_op({family::scan_inclusive, {c.types[0]}}, c.op);
     case jit_compile_args::scan_exclusive:
-      return {family::scan_exclusive, {c.types[0]}};
+      return with_op({family::scan_exclusive, {c.types[0]}}, c.op);
     case jit_compile_args::transform_unary:
-      return {family::transform_unary, {c.types[0], c.types[1]}};
+      return with_op({family::transform_unary, {c.types[0], c.types[1]}}, c.op);
     case jit_compile_args::transform_binary:
-      return {family::transform_binary, {c.types[0], c.types[1], c.types[2]}};
+      return with_op({family::transform_binary, {c.types[0], c.types[1], c.types[2]}}, c.op);
     case jit_compile_args::sort_keys:
-      return {family::merge_sort_keys, {c.types[0]}};
+      return with_op({family::merge_sort_keys, {c.types[0]}}, c.op);
     case jit_compile_args::sort_pairs: {
       set_request r{family::merge_sort_pairs, {c.types[0]}};
       r.value = c.types[1];
-      return r;
+      return with_op(r, c.op);
     }
     case jit_compile_args::histogram_even:
     case jit_compile_args::histogram_range: {
@@ -391,7 +337,11 @@ set_request request_of(const jit_compile_args& c) {
                     {c.types[0]}};
       r.level = c.level;
       r.counter = c.counter_size == 4 ? scalar::u32 : scalar::u64;
-      return r;
+      return with_op(r, c.op);
+    }
+    case jit_compile_args::data_processing: {
+      const cupar::jit::op* ops[2] = {c.op, c.op2};
+      return dp_request(c.what, c.types, ops, false);
     }
   }
   throw_invalid_argument("cupar::jit", "unknown kernel set");
@@ -419,8 +369,7 @@ bool served_by_library(const set_request& r, const cupar::jit::op& op) {
 }  // namespace
 
 cupar::jit::build_report jit_compile(const jit_compile_args& c) {
-  const jit::built_binary b =
-      jit::build_only(request_of(c).spec(), *c.op, c.arch, c.optimized ? 2 : 1);
+  const jit::built_binary b = jit::build_only(request_of(c).spec(), c.arch, c.optimized ? 2 : 1);
   cupar::jit::build_report r;
   r.arch = c.arch;
   r.precompiled_kernels = b.precompiled;
@@ -440,8 +389,11 @@ std::shared_ptr<plan_state> jit_make_plan(const jit_compile_args& c) {
   plan->device = &dev;
   if (!served_by_library(plan->request, *c.op)) {
     plan->entry = jit::obtain_entry(
-        plan->request.key(dev.arch), [&] { return plan->request.spec(); }, *c.op, dev);
+        plan->request.key(dev.arch), [&] { return plan->request.spec(); }, plan->request.anchor(),
+        dev);
   }
+  // The plan's calls pass their operator; the request's pointers are not kept past its making.
+  plan->request.ops[0] = plan->request.ops[1] = nullptr;
   return plan;
 }
 

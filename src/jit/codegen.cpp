@@ -40,70 +40,71 @@ std::string hex64(std::uint64_t v) {
   return buf;
 }
 
-const char* family_name(family f) {
-  switch (f) {
-    case family::reduce:
-      return "reduce";
-    case family::scan_inclusive:
-      return "scan_inclusive";
-    case family::scan_exclusive:
-      return "scan_exclusive";
-    case family::transform_unary:
-      return "transform_unary";
-    case family::transform_binary:
-      return "transform_binary";
-    case family::merge_sort_keys:
-      return "merge_sort_keys";
-    case family::merge_sort_pairs:
-      return "merge_sort_pairs";
-    case family::histogram_even:
-      return "histogram_even";
-    case family::histogram_range:
-      return "histogram_range";
-  }
-  return "?";
-}
-
-/// Result type and argument (type, name) pairs of the operator for a set.
-struct role {
-  std::string result;
-  std::vector<std::pair<std::string, std::string>> args;
+/// Name (in set keys) and device header of each family.
+struct family_info {
+  const char* name;
+  const char* header;
 };
 
-role role_of(const set_spec& s) {
-  const auto& t = s.types;
-  switch (s.fam) {
-    case family::reduce:
-    case family::scan_inclusive:
-    case family::scan_exclusive:
-      return {t[0].name, {{t[0].name, "a"}, {t[0].name, "b"}}};
-    case family::transform_unary:
-      return {t[1].name, {{t[0].name, "x"}}};
-    case family::transform_binary:
-      return {t[2].name, {{t[0].name, "a"}, {t[1].name, "b"}}};
-    case family::merge_sort_keys:
-    case family::merge_sort_pairs:
-      return {"bool", {{t[0].name, "a"}, {t[0].name, "b"}}};
-    case family::histogram_even:
-    case family::histogram_range:
-      return {t[1].name, {{t[0].name, "x"}}};
-  }
-  return {};
+const family_info& info(family f) {
+  static const family_info table[family_count] = {
+      {"reduce", "cupar_reduce.cuh"},
+      {"scan_inclusive", "cupar_scan.cuh"},
+      {"scan_exclusive", "cupar_scan.cuh"},
+      {"transform_unary", "cupar_transform.cuh"},
+      {"transform_binary", "cupar_transform.cuh"},
+      {"merge_sort_keys", "cupar_merge_sort.cuh"},
+      {"merge_sort_pairs", "cupar_merge_sort.cuh"},
+      {"histogram_even", "cupar_histogram.cuh"},
+      {"histogram_range", "cupar_histogram.cuh"},
+      {"select_if", "cupar_select.cuh"},
+      {"select_flagged", "cupar_select.cuh"},
+      {"partition_if", "cupar_select.cuh"},
+      {"unique", "cupar_select.cuh"},
+      {"unique_by_key", "cupar_unique_by_key.cuh"},
+      {"run_length_encode", "cupar_reduce_by_key.cuh"},
+      {"reduce_by_key", "cupar_reduce_by_key.cuh"},
+      {"scan_by_key_inclusive", "cupar_scan_by_key.cuh"},
+      {"scan_by_key_exclusive", "cupar_scan_by_key.cuh"},
+      {"three_way_partition", "cupar_three_way_partition.cuh"},
+      {"segmented_reduce", "cupar_segmented_reduce.cuh"},
+      {"segmented_scan_inclusive", "cupar_segmented_scan.cuh"},
+      {"segmented_scan_exclusive", "cupar_segmented_scan.cuh"},
+      {"binary_search", "cupar_binary_search.cuh"},
+  };
+  return table[static_cast<int>(f)];
 }
 
-/// Definitions of the user types a set uses, each once, with a check that the device type has
+/// Definitions of the user types a build uses, each once, with a check that the device type has
 /// the size and alignment of the host type.
-std::string types_block(const set_spec& s) {
+void add_type_definitions(std::ostringstream& out, std::set<std::string>& done, const type_ref& t) {
+  if (t.definition.empty() || !done.insert(t.name).second) return;
+  out << "#line 1 \"cupar_type_" << t.name << "\"\n" << t.definition << "\n";
+  out << "#line 1 \"cupar_generated\"\n";
+  out << "static_assert(sizeof(" << t.name << ") == " << t.size << " && alignof(" << t.name
+      << ") == " << t.align << ", \"cupar: the device definition of " << t.name
+      << " must have the host type's size and alignment (" << t.size << " bytes, aligned to "
+      << t.align << ")\");\n";
+}
+
+std::string types_block(const set_spec& set, const build_spec* spec,
+                        const std::vector<int>* which) {
   std::ostringstream out;
   std::set<std::string> done;
-  for (const auto& t : s.types) {
-    if (t.definition.empty() || !done.insert(t.name).second) continue;
-    out << "#line 1 \"cupar_type_" << t.name << "\"\n" << t.definition << "\n";
-    out << "#line 1 \"cupar_generated\"\n";
-    out << "static_assert(sizeof(" << t.name << ") == " << t.size << " && alignof(" << t.name
-        << ") == " << t.align << ", \"cupar: the device definition of " << t.name
-        << " must have the host type's size and alignment (" << t.size << " bytes, aligned to "
-        << t.align << ")\");\n";
+  for (const auto& t : set.types)
+    add_type_definitions(out, done, t);
+  if (spec != nullptr) {
+    for (std::size_t i = 0; i < spec->slots.size(); ++i) {
+      if (which != nullptr) {
+        bool wanted = false;
+        for (int w : *which)
+          wanted = wanted || w == static_cast<int>(i);
+        if (!wanted) continue;
+      }
+      for (const auto& t : spec->slots[i].args)
+        add_type_definitions(out, done, t);
+      add_type_definitions(out, done, spec->slots[i].result);
+    }
   }
   return out.str();
 }
@@ -137,73 +138,141 @@ std::string typedefs_block(const set_spec& s) {
           << "typedef " << t[0].name << " cupar_S;\ntypedef " << t[1].name << " cupar_L;\ntypedef "
           << t[2].name << " cupar_C;\n";
       break;
+    case family::select_if:
+    case family::select_flagged:
+    case family::partition_if:
+    case family::unique: {
+      const int mode = s.fam == family::select_if        ? 0
+                       : s.fam == family::select_flagged ? 1
+                       : s.fam == family::unique         ? 2
+                                                         : 3;
+      out << "#define CUPAR_SELECT_MODE " << mode << "\n";
+      if (s.variant == "inplace") out << "#define CUPAR_SELECT_IN_PLACE 1\n";
+      out << "typedef " << t[0].name << " cupar_T;\n";
+      if (s.fam == family::select_flagged) out << "typedef " << t[1].name << " cupar_F;\n";
+      break;
+    }
+    case family::unique_by_key:
+    case family::reduce_by_key:
+    case family::scan_by_key_inclusive:
+    case family::scan_by_key_exclusive:
+    case family::run_length_encode:
+      if (s.fam == family::scan_by_key_exclusive) out << "#define CUPAR_SCAN_BY_KEY_EXCLUSIVE 1\n";
+      if (s.fam == family::run_length_encode) out << "#define CUPAR_RUN_LENGTH_ENCODE 1\n";
+      if (s.variant == "wide") out << "#define CUPAR_BY_KEY_WIDE 1\n";  // 64-bit offsets
+      out << "typedef " << t[0].name << " cupar_K;\ntypedef " << t[1].name << " cupar_V;\n";
+      break;
+    case family::three_way_partition:
+    case family::segmented_reduce:
+      out << "typedef " << t[0].name << " cupar_T;\n";
+      break;
+    case family::segmented_scan_inclusive:
+    case family::segmented_scan_exclusive:
+      if (s.fam == family::segmented_scan_exclusive) {
+        out << "#define CUPAR_SEGMENTED_SCAN_EXCLUSIVE 1\n";
+      }
+      out << "typedef " << t[0].name << " cupar_T;\n";
+      break;
+    case family::binary_search:
+      out << "typedef " << t[0].name << " cupar_T;\ntypedef " << t[1].name << " cupar_I;\n";
+      break;
   }
   return out.str();
 }
 
-const char* family_header(family f) {
-  switch (f) {
-    case family::reduce:
-      return "cupar_reduce.cuh";
-    case family::scan_inclusive:
-    case family::scan_exclusive:
-      return "cupar_scan.cuh";
-    case family::transform_unary:
-    case family::transform_binary:
-      return "cupar_transform.cuh";
-    case family::merge_sort_keys:
-    case family::merge_sort_pairs:
-      return "cupar_merge_sort.cuh";
-    case family::histogram_even:
-    case family::histogram_range:
-      return "cupar_histogram.cuh";
-  }
-  return "";
+bool same_type(const type_ref& a, const type_ref& b) {
+  return a.name == b.name;
 }
 
-std::string signature(const set_spec& s) {
-  const role r = role_of(s);
+/// The bits of a size-class value as the user's type and back (operators of the data-processing
+/// families receive the kernels' size classes).
+constexpr const char* bit_cast_definition =
+    "#ifndef CUPAR_BIT_CAST_DEFINED\n#define CUPAR_BIT_CAST_DEFINED\n"
+    "template <class To, class From>\n"
+    "__device__ __forceinline__ To cupar_bit_cast(const From& from) {\n"
+    "  static_assert(sizeof(To) == sizeof(From), \"cupar: size class mismatch\");\n"
+    "  To to;\n  memcpy(&to, &from, sizeof(To));\n  return to;\n}\n#endif\n";
+
+bool needs_bit_cast(const slot_spec& slot, const slot_binding& b) {
+  for (std::size_t i = 0; i < slot.args.size(); ++i) {
+    if (!same_type(slot.args[i], b.args[i])) return true;
+  }
+  return !same_type(slot.result, b.result);
+}
+
+std::string signature(const slot_spec& slot, bool renamed) {
   std::ostringstream out;
-  out << "extern \"C\" __device__ " << r.result << " cupar_jit_op(const unsigned char* cupar_state";
-  for (const auto& [type, name] : r.args)
-    out << ", " << type << " " << name;
+  out << "extern \"C\" __device__ " << slot.result.name << " " << slot.symbol
+      << "(const unsigned char* cupar_state";
+  for (std::size_t i = 0; i < slot.args.size(); ++i) {
+    out << ", " << slot.args[i].name << " ";
+    if (renamed) {
+      out << "cupar_arg" << i;
+    } else {
+      out << slot.arg_names[i];
+    }
+  }
   out << ")";
   return out.str();
 }
 
-/// The operator function: parameters unpacked from the state bytes, then the snippet (an
-/// expression, or a lambda called with the arguments), its result converted to the role's type.
-std::string operator_function(const set_spec& s, const cupar::jit::op& op) {
-  const role r = role_of(s);
+/// The operator function of a slot: parameters unpacked from the state bytes, the arguments as
+/// the user's types, then the snippet (an expression, or a lambda called with the arguments), its
+/// result converted to the user's result type and handed back as the slot's type.
+std::string operator_function(const slot_spec& slot, const slot_binding& b, int index) {
+  const bool cast = needs_bit_cast(slot, b);
+  const std::string generated = generated_file_of(index);
   std::ostringstream out;
-  out << signature(s) << " {\n";
-  for (const auto& p : op.params()) {
+  if (index != 0) out << "#line 1 \"" << generated << "\"\n";
+  out << signature(slot, cast) << " {\n";
+  if (cast) {
+    for (std::size_t i = 0; i < slot.args.size(); ++i) {
+      if (same_type(slot.args[i], b.args[i])) {
+        out << "  " << b.args[i].name << " " << slot.arg_names[i] << " = cupar_arg" << i << ";\n";
+      } else {
+        out << "  " << b.args[i].name << " " << slot.arg_names[i] << " = cupar_bit_cast<"
+            << b.args[i].name << ">(cupar_arg" << i << ");\n";
+      }
+    }
+  }
+  for (const auto& p : b.op.params()) {
     const char* type = scalar_cxx_name(p.type);
     out << "  const " << type << " " << p.name << " = *reinterpret_cast<const " << type
         << "*>(cupar_state + " << p.offset << ");\n";
   }
   out << "  (void)cupar_state;\n";
-  const std::string text = snippet_text(op);
+  const std::string text = snippet_text(b.op);
+  const std::string file = snippet_file_of(index);
   std::size_t first = text.find_first_not_of(" \t\r\n");
   const bool lambda = first != std::string::npos && text[first] == '[';
   if (lambda) {
-    out << "  auto cupar_fn =\n#line 1 \"" << snippet_file << "\"\n"
-        << text << "\n#line 1 \"cupar_generated\"\n  ;\n";
-    out << "  " << r.result << " cupar_result = cupar_fn(";
-    for (std::size_t i = 0; i < r.args.size(); ++i)
-      out << (i ? ", " : "") << r.args[i].second;
+    out << "  auto cupar_fn =\n#line 1 \"" << file << "\"\n"
+        << text << "\n#line 1 \"" << generated << "\"\n  ;\n";
+    out << "  " << b.result.name << " cupar_result = cupar_fn(";
+    for (std::size_t i = 0; i < slot.arg_names.size(); ++i)
+      out << (i ? ", " : "") << slot.arg_names[i];
     out << ");\n";
   } else {
-    out << "  " << r.result << " cupar_result = (\n#line 1 \"" << snippet_file << "\"\n"
-        << text << "\n#line 1 \"cupar_generated\"\n  );\n";
+    out << "  " << b.result.name << " cupar_result = (\n#line 1 \"" << file << "\"\n"
+        << text << "\n#line 1 \"" << generated << "\"\n  );\n";
   }
-  out << "  return cupar_result;\n}\n";
+  if (same_type(slot.result, b.result)) {
+    out << "  return cupar_result;\n}\n";
+  } else {
+    out << "  return cupar_bit_cast<" << slot.result.name << ">(cupar_result);\n}\n";
+  }
+  if (index != 0) out << "#line 1 \"cupar_generated\"\n";
   return out.str();
 }
 
 bool readable_file(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0;
+}
+
+slot_spec old_style_slot(std::vector<type_ref> args, type_ref result,
+                         std::vector<const char*> names, const char* what) {
+  return {"cupar_jit_op", what, std::move(args), std::move(result), std::move(names)};
 }
 
 }  // namespace
@@ -236,39 +305,65 @@ type_ref type_ref::storage(std::uint32_t size, std::uint32_t align) {
   return r;
 }
 
+type_ref type_ref::size_class(const jit_type& t) {
+  if (static_cast<int>(t.kind) != 0) {
+    switch (t.size) {
+      case 1:
+        return of(scalar::u8);
+      case 2:
+        return of(scalar::u16);
+      case 4:
+        return of(scalar::u32);
+      default:
+        return of(scalar::u64);
+    }
+  }
+  return storage(t.size, t.align);
+}
+
+type_ref type_ref::boolean() {
+  type_ref r;
+  r.name = "bool";
+  r.size = r.align = 1;
+  return r;
+}
+
 std::string type_ref::key() const {
   if (static_cast<int>(kind) != 0) return scalar_name(kind);
+  if (is_boolean()) return "bool";
   if (definition.empty()) return "s" + std::to_string(size) + "a" + std::to_string(align);
   return name + "/" + std::to_string(size) + "/" + std::to_string(align) + "/" +
          hex64(fnv1a(definition));
 }
 
 std::string set_spec::key() const {
-  std::string k = family_name(fam);
+  std::string k = info(fam).name;
   k += '<';
   for (std::size_t i = 0; i < types.size(); ++i) {
     if (i) k += ',';
     k += types[i].key();
   }
   k += '>';
+  if (!variant.empty()) k += "+" + variant;
   return k;
 }
 
 set_spec parse_set_key(const std::string& key) {
-  static const std::regex form(R"(([a-z_]+)<([a-z0-9,]+)>)");
+  static const std::regex form(R"(([a-z_]+)<([a-z0-9,]+)>(?:\+([a-z]+))?)");
   std::smatch m;
   if (!std::regex_match(key, m, form)) {
     throw_invalid_argument("cupar::jit", "malformed kernel set key " + key);
   }
   set_spec spec;
   bool found = false;
-  for (int f = 0; f <= static_cast<int>(family::histogram_range); ++f) {
-    if (m[1] == family_name(static_cast<family>(f))) {
+  for (int f = 0; f < family_count; ++f) {
+    if (m[1] == info(static_cast<family>(f)).name) {
       spec.fam = static_cast<family>(f);
       found = true;
     }
   }
   if (!found) throw_invalid_argument("cupar::jit", "unknown kernel set family in " + key);
+  spec.variant = m[3];
   std::stringstream types(m[2]);
   std::string t;
   static const std::regex storage(R"(s([0-9]+)a([0-9]+))");
@@ -291,6 +386,77 @@ set_spec parse_set_key(const std::string& key) {
   return spec;
 }
 
+// --- slots ------------------------------------------------------------------------------------
+
+slot_spec binary_op_slot(const type_ref& c) {
+  return {"cupar_jit_op", "operator", {c, c}, c, {"a", "b"}};
+}
+slot_spec equality_slot(const type_ref& c) {
+  return {"cupar_jit_eq", "equality", {c, c}, type_ref::boolean(), {"a", "b"}};
+}
+slot_spec predicate_slot(const type_ref& c, int which) {
+  return {which == 1 ? "cupar_jit_pred" : "cupar_jit_pred2",
+          which == 1 ? "predicate" : "second predicate",
+          {c},
+          type_ref::boolean(),
+          {"x"}};
+}
+slot_spec comparator_slot(const type_ref& c) {
+  return {"cupar_jit_comp", "comparator", {c, c}, type_ref::boolean(), {"a", "b"}};
+}
+
+std::vector<slot_spec> slots_of(const set_spec& s) {
+  const auto& t = s.types;
+  switch (s.fam) {
+    case family::reduce:
+    case family::scan_inclusive:
+    case family::scan_exclusive:
+      return {old_style_slot({t[0], t[0]}, t[0], {"a", "b"}, "operator")};
+    case family::transform_unary:
+      return {old_style_slot({t[0]}, t[1], {"x"}, "operator")};
+    case family::transform_binary:
+      return {old_style_slot({t[0], t[1]}, t[2], {"a", "b"}, "operator")};
+    case family::merge_sort_keys:
+    case family::merge_sort_pairs:
+      return {old_style_slot({t[0], t[0]}, type_ref::boolean(), {"a", "b"}, "comparator")};
+    case family::histogram_even:
+    case family::histogram_range:
+      return {old_style_slot({t[0]}, t[1], {"x"}, "sample operator")};
+    case family::select_if:
+    case family::partition_if:
+      return {predicate_slot(t[0], 1)};
+    case family::select_flagged:
+      return {};
+    case family::unique:
+    case family::unique_by_key:
+    case family::run_length_encode:
+      return {equality_slot(t[0])};
+    case family::reduce_by_key:
+    case family::scan_by_key_inclusive:
+    case family::scan_by_key_exclusive:
+      return {binary_op_slot(t[1]), equality_slot(t[0])};
+    case family::three_way_partition:
+      return {predicate_slot(t[0], 1), predicate_slot(t[0], 2)};
+    case family::segmented_reduce:
+    case family::segmented_scan_inclusive:
+    case family::segmented_scan_exclusive:
+      return {binary_op_slot(t[0])};
+    case family::binary_search:
+      return {comparator_slot(t[0])};
+  }
+  return {};
+}
+
+std::string snippet_file_of(int index) {
+  return index == 0 ? std::string(snippet_file)
+                    : std::string(snippet_file) + "_" + std::to_string(index + 1);
+}
+
+std::string generated_file_of(int index) {
+  return index == 0 ? std::string(generated_file)
+                    : std::string(generated_file) + "_" + std::to_string(index + 1);
+}
+
 // --- kernels and metadata ---------------------------------------------------------------------
 
 int kernel_count(family f) {
@@ -309,9 +475,24 @@ int kernel_count(family f) {
     case family::histogram_even:
     case family::histogram_range:
       return 3;
+    case family::segmented_reduce:
+    case family::binary_search:
+      return 1;
+    default:
+      return 2;  // the data-processing families: an initialisation kernel and the sweep
   }
-  return 0;
 }
+
+namespace {
+/// The metadata carrier of the data-processing families: their headers define the values as
+/// cupar_m0, cupar_m1, ... (constants of type long long).
+std::string meta_expression(int count) {
+  std::string e = "cupar_meta<";
+  for (int i = 0; i < count; ++i)
+    e += (i ? ", " : "") + std::string("cupar_m") + std::to_string(i);
+  return e + ">";
+}
+}  // namespace
 
 std::vector<std::string> name_expressions(family f) {
   switch (f) {
@@ -382,6 +563,48 @@ std::vector<std::string> name_expressions(family f) {
               "(long long)sizeof(cupar_privatized_decode), "
               "(long long)sizeof(cupar_output_decode), (long long)sizeof(cupar_B), "
               "(long long)sizeof(cupar_sample_iterator)>"};
+    case family::select_if:
+    case family::select_flagged:
+    case family::partition_if:
+    case family::unique:
+      return {"cupar_select_init", "cupar_select_sweep", meta_expression(3)};
+    case family::unique_by_key:  // CUB's own kernels (NVRTC-safe headers in 3.0.1)
+      return {
+          "cub::detail::scan::DeviceCompactInitKernel<cupar_tile_state, "
+          "cupar_num_selected_out>",
+          "cub::detail::unique_by_key::DeviceUniqueByKeySweepKernel<cupar_policy, "
+          "const cupar_K*, const cupar_V*, cupar_K*, cupar_V*, cupar_num_selected_out, "
+          "cupar_tile_state, cupar_unique_by_key_eq, cupar_offset>",
+          meta_expression(4)};
+    case family::run_length_encode:
+    case family::reduce_by_key:
+      return {"cupar_reduce_by_key_init", "cupar_reduce_by_key_sweep", meta_expression(6)};
+    case family::scan_by_key_inclusive:
+    case family::scan_by_key_exclusive:
+      return {"cupar_scan_by_key_init", "cupar_scan_by_key_sweep", meta_expression(5)};
+    case family::three_way_partition:
+      return {"cupar_three_way_partition_init", "cupar_three_way_partition_sweep",
+              meta_expression(4)};
+    case family::segmented_reduce:
+      // CUB's own kernel, as cub::DeviceSegmentedReduce::Reduce instantiates it.
+      return {
+          "cub::detail::reduce::DeviceSegmentedReduceKernel<cupar_policy, const cupar_T*, "
+          "cupar_T*, const cupar_offset*, const cupar_offset*, cupar_offset, "
+          "cupar_segmented_reduce_op, cupar_T, cupar_T>",
+          meta_expression(2)};
+    case family::segmented_scan_inclusive:
+    case family::segmented_scan_exclusive:
+      // cupar's kernels (include/cupar/detail/device/segmented_scan.cuh).
+      return {"cupar::detail::segscan::init_kernel<cupar_tile_state>",
+              "cupar::detail::segscan::sweep_kernel<cupar_policy, cupar_T, "
+              "cupar_segmented_scan_op, cupar_segmented_scan_init>",
+              meta_expression(5)};
+    case family::binary_search:
+      // cupar's kernel (include/cupar/detail/device/binary_search.cuh).
+      return {
+          "cupar::detail::bsearch::kernel<cub::NullType, cupar_T, cupar_I, "
+          "cupar_binary_search_comp>",
+          meta_expression(1)};
   }
   return {};
 }
@@ -399,16 +622,21 @@ std::vector<long long> parse_meta(const std::string& lowered) {
 
 // --- sources ----------------------------------------------------------------------------------
 
-std::string role_description(const set_spec& spec) {
-  const role r = role_of(spec);
-  std::string d = r.args.size() == 1 ? "a unary operator (" : "a binary operator (";
-  if (spec.fam == family::merge_sort_keys || spec.fam == family::merge_sort_pairs) {
+std::string role_description(const slot_spec& slot, const slot_binding& b) {
+  std::string d;
+  if (std::string(slot.what) == "comparator") {
     d = "a comparator (";
+  } else if (std::string(slot.what) == "equality") {
+    d = "an equality (";
+  } else if (slot.result.is_boolean() && slot.args.size() == 1) {
+    d = "a predicate (";
+  } else {
+    d = slot.args.size() == 1 ? "a unary operator (" : "a binary operator (";
   }
-  for (std::size_t i = 0; i < r.args.size(); ++i) {
-    d += (i ? ", " : "") + r.args[i].first + " " + r.args[i].second;
+  for (std::size_t i = 0; i < slot.args.size(); ++i) {
+    d += (i ? ", " : "") + b.args[i].name + " " + slot.arg_names[i];
   }
-  return d + ") -> " + r.result;
+  return d + ") -> " + b.result.name;
 }
 
 std::string snippet_text(const cupar::jit::op& op) {
@@ -434,6 +662,8 @@ std::string snippet_text(const cupar::jit::op& op) {
       return "a < b";
     case named_op::greater:
       return "b < a";
+    case named_op::equal_to:
+      return "a == b";
   }
   return op.source();
 }
@@ -445,28 +675,118 @@ std::string preamble_block(const cupar::jit::op& op) {
   return std::string("#line 1 \"") + preamble_file + "\"\n" + pre +
          "\n#line 1 \"cupar_generated\"\n";
 }
+
+/// Preambles of the given slots, each distinct one once (two slots often share one operator
+/// object's preamble, or have none).
+std::string preambles(const build_spec& spec, const std::vector<int>& which) {
+  std::string out;
+  std::set<std::string> done;
+  for (int i : which) {
+    const cupar::jit::op& op = spec.slots[static_cast<std::size_t>(i)].op;
+    const std::string& pre = cupar::jit::detail::op_preamble(*op.definition());
+    if (pre.empty() || !done.insert(pre).second) continue;
+    out += preamble_block(op);
+  }
+  return out;
+}
+
+std::string slot_functions(const build_spec& spec, const std::vector<int>& which) {
+  const std::vector<slot_spec> slots = slots_of(spec.set);
+  std::string out;
+  bool cast = false;
+  for (int i : which) {
+    cast = cast || needs_bit_cast(slots[static_cast<std::size_t>(i)],
+                                  spec.slots[static_cast<std::size_t>(i)]);
+  }
+  if (cast) out += bit_cast_definition;
+  for (int i : which) {
+    out += operator_function(slots[static_cast<std::size_t>(i)],
+                             spec.slots[static_cast<std::size_t>(i)], i);
+  }
+  return out;
+}
 }  // namespace
 
-std::string operator_source(const set_spec& spec, const cupar::jit::op& op) {
+std::string slot_operator_source(const slot_spec& slot, const slot_binding& b, int index) {
   std::ostringstream out;
-  out << "// cupar: operator for " << spec.key() << "\n";
-  out << types_block(spec) << preamble_block(op) << operator_function(spec, op);
+  std::set<std::string> done;
+  out << "// cupar: " << slot.what << " " << slot.symbol << "\n";
+  for (const auto& t : b.args)
+    add_type_definitions(out, done, t);
+  add_type_definitions(out, done, b.result);
+  out << preamble_block(b.op);
+  if (needs_bit_cast(slot, b)) out << bit_cast_definition;
+  out << operator_function(slot, b, index);
   return out.str();
 }
 
-std::string set_source(const set_spec& spec, const cupar::jit::op* op) {
+std::string operator_source(const build_spec& spec, const std::vector<int>& which) {
   std::ostringstream out;
-  out << "// cupar: kernel set " << spec.key() << "\n";
+  out << "// cupar: operators for " << spec.set.key() << "\n";
+  out << types_block(spec.set, &spec, &which) << preambles(spec, which)
+      << slot_functions(spec, which);
+  return out.str();
+}
+
+std::string set_source(const set_spec& set, const build_spec* spec) {
+  std::ostringstream out;
+  out << "// cupar: kernel set " << set.key() << "\n";
   out << "#define CUPAR_STATE_BYTES " << cupar::jit::max_param_bytes << "\n";
   out << "#include \"cupar_prelude.cuh\"\n";
-  out << types_block(spec) << typedefs_block(spec);
-  if (op != nullptr) {
-    out << preamble_block(*op) << operator_function(spec, *op);
+  out << types_block(set, spec, nullptr) << typedefs_block(set);
+  const std::vector<slot_spec> slots = slots_of(set);
+  if (spec != nullptr) {
+    std::vector<int> all;
+    for (std::size_t i = 0; i < slots.size(); ++i)
+      all.push_back(static_cast<int>(i));
+    out << preambles(*spec, all) << slot_functions(*spec, all);
   } else {
-    out << signature(spec) << ";\n";
+    for (const auto& slot : slots)
+      out << signature(slot, false) << ";\n";
   }
-  out << "#include \"" << family_header(spec.fam) << "\"\n";
+  out << "#include \"" << info(set.fam).header << "\"\n";
   return out.str();
+}
+
+// --- named-operator objects -------------------------------------------------------------------
+
+std::string named_object_key(const char* symbol, scalar user_type, cupar::jit::named_op named) {
+  return std::string(symbol) + ":" + scalar_name(user_type) + ":" +
+         std::to_string(static_cast<int>(named));
+}
+
+std::vector<named_object_spec> named_object_specs() {
+  using cupar::jit::named_op;
+  std::vector<named_object_spec> out;
+  for (int s = 1; s <= scalar_count; ++s) {
+    const auto user = static_cast<scalar>(s);
+    const type_ref u = type_ref::of(user);
+    jit_type jt{user, scalar_cxx_name(user), nullptr, static_cast<std::uint32_t>(scalar_size(user)),
+                static_cast<std::uint32_t>(scalar_size(user))};
+    const type_ref c = type_ref::size_class(jt);
+    std::vector<named_op> ops = {named_op::plus, named_op::multiplies, named_op::minimum,
+                                 named_op::maximum};
+    if (!scalar_is_float(user)) {
+      ops.insert(ops.end(), {named_op::bit_and, named_op::bit_or, named_op::bit_xor});
+    }
+    for (named_op n : ops) {
+      const slot_spec slot = binary_op_slot(c);
+      out.push_back({named_object_key(slot.symbol, user, n), slot,
+                     slot_binding{cupar::jit::op(n), {u, u}, u}});
+    }
+    {
+      const slot_spec slot = equality_slot(c);
+      out.push_back(
+          {named_object_key(slot.symbol, user, named_op::equal_to), slot,
+           slot_binding{cupar::jit::op(named_op::equal_to), {u, u}, type_ref::boolean()}});
+    }
+    for (named_op n : {named_op::less, named_op::greater}) {
+      const slot_spec slot = comparator_slot(c);
+      out.push_back({named_object_key(slot.symbol, user, n), slot,
+                     slot_binding{cupar::jit::op(n), {u, u}, type_ref::boolean()}});
+    }
+  }
+  return out;
 }
 
 // --- options ----------------------------------------------------------------------------------

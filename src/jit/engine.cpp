@@ -155,30 +155,61 @@ std::atomic<cupar::jit::mode>& mode_flag() {
 
 namespace {
 
-std::string cache_key(const set_spec& spec, const cupar::jit::op& op, int arch, int tier) {
-  // cupar-jit/3: reduce linked with an occupancy target as well (/2: scans only; /1: neither).
-  std::string k = "cupar-jit/3 cupar=";
+std::string cache_key(const build_spec& spec, int arch, int tier) {
+  // cupar-jit/4: operator slots (several operators per build, size classes); /3: reduce linked
+  // with an occupancy target as well; /2: scans only; /1: neither.
+  std::string k = "cupar-jit/4 cupar=";
   k += cupar::version();
   k += " build=";
   k += precompiled_build_id;
   k += " cccl=" + std::to_string(CCCL_VERSION) + " nvrtc=" + nvrtc_version() +
        " nvjitlink=" + nvjitlink_version() + " arch=" + std::to_string(arch) +
-       " tier=" + std::to_string(tier) + "\nset=" + spec.key() + "\n";
-  k += op.definition()->fingerprint();
-  for (const auto& t : spec.types) {
-    if (!t.definition.empty()) k += "\ntype " + t.name + "=" + t.definition;
+       " tier=" + std::to_string(tier) + "\nset=" + spec.set.key() + "\n";
+  for (const auto& t : spec.set.types) {
+    if (!t.definition.empty()) k += "type " + t.name + "=" + t.definition + "\n";
+  }
+  for (const auto& b : spec.slots) {
+    k += "slot(";
+    for (const auto& t : b.args)
+      k += t.key() + ",";
+    k += ")->" + b.result.key() + "\n" + b.op.definition()->fingerprint() + "\n";
+    for (const auto& t : b.args) {
+      if (!t.definition.empty()) k += "type " + t.name + "=" + t.definition + "\n";
+    }
   }
   return k;
 }
 
-void check_not_empty(const cupar::jit::op& op) {
+void check_not_empty(const cupar::jit::op& op, const slot_spec& slot, bool several) {
   const std::string text = snippet_text(op);
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
     throw jit_error(jit_stage::compile,
-                    "cupar: run-time operator failed to compile: its source is empty (give an "
-                    "expression such as \"a + b\", a lambda, or a named operator)",
+                    std::string("cupar: run-time operator failed to compile: ") +
+                        (several ? std::string("the ") + slot.what + "'s" : std::string("its")) +
+                        " source is empty (give an expression such as \"a + b\", a lambda, or "
+                        "a named operator)",
                     std::string(), std::string(), {}, 0, std::string());
   }
+}
+
+bool is_data_processing(family f) {
+  return static_cast<int>(f) >= static_cast<int>(family::select_if);
+}
+
+/// The precompiled object serving slot `i` of a data-processing build (a named operator on an
+/// arithmetic type), or null.
+const precompiled_named* named_object_for(const build_spec& spec, const slot_spec& slot,
+                                          std::size_t i, int arch) {
+  const slot_binding& b = spec.slots[i];
+  if (!is_data_processing(spec.set.fam) || !b.op.is_named() || b.args.empty()) return nullptr;
+  const scalar user = b.args[0].kind;
+  if (static_cast<int>(user) == 0) return nullptr;
+  return find_named_object(named_object_key(slot.symbol, user, b.op.named()), arch);
+}
+
+compile_request::snippet_ref snippet_of(const slot_spec& slot, const slot_binding& b, int index) {
+  return {snippet_file_of(index), generated_file_of(index), snippet_text(b.op), slot.what,
+          role_description(slot, b)};
 }
 
 /// Scans and reduce: the blocks per SM that the compiled path gets, or 0 (no target).
@@ -214,28 +245,42 @@ int blocks_per_sm_target(const set_spec& spec, const precompiled_set& pre) {
   return static_cast<int>(65536 / (threads * registers));
 }
 
-built_binary build_from_precompiled(const set_spec& spec, const cupar::jit::op& op, int arch,
-                                    const precompiled_set& pre, int tier) {
-  check_not_empty(op);
+built_binary build_from_precompiled(const build_spec& spec, int arch, const precompiled_set& pre,
+                                    int tier) {
   auto& c = engine_counters();
   const bool lto = tier == 2;
+  const std::vector<slot_spec> slots = slots_of(spec.set);
+  std::vector<link_input> inputs = {
+      {pre.fatbin, pre.fatbin_size, NVJITLINK_INPUT_FATBIN, "cupar_kernels"}};
+  // Named operators on arithmetic types come precompiled; the others are compiled together.
+  std::vector<int> compiled;
   compile_request req;
-  req.source = operator_source(spec, op);
-  req.name = "cupar_operator.cu";
-  req.options = compile_options(arch, lto, true);
-  req.kind = lto ? output::ltoir : output::cubin;
-  req.snippet = snippet_text(op);
-  req.role = role_description(spec);
-  const compile_result op_bin = compile(req);
-  c.operator_compiles++;
-  const std::vector<link_input> inputs = {
-      {pre.fatbin, pre.fatbin_size, NVJITLINK_INPUT_FATBIN, "cupar_kernels"},
-      {op_bin.binary.data(), op_bin.binary.size(),
-       lto ? NVJITLINK_INPUT_LTOIR : NVJITLINK_INPUT_CUBIN, "cupar_operator"}};
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    if (const precompiled_named* named = named_object_for(spec, slots[i], i, arch)) {
+      inputs.push_back({lto ? named->ltoir : named->cubin,
+                        lto ? named->ltoir_size : named->cubin_size,
+                        lto ? NVJITLINK_INPUT_LTOIR : NVJITLINK_INPUT_CUBIN, named->key});
+      continue;
+    }
+    check_not_empty(spec.slots[i].op, slots[i], slots.size() > 1);
+    compiled.push_back(static_cast<int>(i));
+    req.snippets.push_back(snippet_of(slots[i], spec.slots[i], static_cast<int>(i)));
+  }
+  compile_result op_bin;
+  if (!compiled.empty()) {
+    req.source = operator_source(spec, compiled);
+    req.name = "cupar_operator.cu";
+    req.options = compile_options(arch, lto, true);
+    req.kind = lto ? output::ltoir : output::cubin;
+    op_bin = compile(req);
+    c.operator_compiles++;
+    inputs.push_back({op_bin.binary.data(), op_bin.binary.size(),
+                      lto ? NVJITLINK_INPUT_LTOIR : NVJITLINK_INPUT_CUBIN, "cupar_operator"});
+  }
   link_result linked;
   double link_ms = 0;
   bool capped = false;
-  if (const int ctas = lto ? blocks_per_sm_target(spec, pre) : 0; ctas > 0) {
+  if (const int ctas = lto ? blocks_per_sm_target(spec.set, pre) : 0; ctas > 0) {
     linked =
         link(inputs, arch, true, {"-Xptxas=--minnctapersm=" + std::to_string(ctas), "-Xptxas=-v"});
     c.links++;
@@ -259,23 +304,25 @@ built_binary build_from_precompiled(const set_spec& spec, const cupar::jit::op& 
   return b;
 }
 
-/// Kernels and operator compiled together from source (no precompiled set): the operator is
+/// Kernels and operators compiled together from source (no precompiled set): the operators are
 /// inlined, so this is a tier-2 build.
-built_binary build_from_source(const set_spec& spec, const cupar::jit::op& op, int arch) {
-  check_not_empty(op);
+built_binary build_from_source(const build_spec& spec, int arch) {
+  const std::vector<slot_spec> slots = slots_of(spec.set);
   compile_request req;
-  req.source = set_source(spec, &op);
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    check_not_empty(spec.slots[i].op, slots[i], slots.size() > 1);
+    req.snippets.push_back(snippet_of(slots[i], spec.slots[i], static_cast<int>(i)));
+  }
+  req.source = set_source(spec.set, &spec);
   req.name = "cupar_kernels.cu";
   req.options = compile_options(arch, false, false);
-  req.name_expressions = name_expressions(spec.fam);
+  req.name_expressions = name_expressions(spec.set.fam);
   req.kind = output::cubin;
-  req.snippet = snippet_text(op);
-  req.role = role_description(spec);
   const compile_result r = compile(req);
   engine_counters().kernel_compiles++;
   built_binary b;
   b.cubin = r.binary;
-  const int n = kernel_count(spec.fam);
+  const int n = kernel_count(spec.set.fam);
   b.kernels.assign(r.lowered_names.begin(), r.lowered_names.begin() + n);
   b.meta = parse_meta(r.lowered_names.back());
   b.tier = 2;
@@ -285,11 +332,11 @@ built_binary build_from_source(const set_spec& spec, const cupar::jit::op& op, i
 
 }  // namespace
 
-built_binary build_only(const set_spec& spec, const cupar::jit::op& op, int arch, int tier) {
-  if (const precompiled_set* pre = find_precompiled(spec.key(), arch)) {
-    return build_from_precompiled(spec, op, arch, *pre, tier);
+built_binary build_only(const build_spec& spec, int arch, int tier) {
+  if (const precompiled_set* pre = find_precompiled(spec.set.key(), arch)) {
+    return build_from_precompiled(spec, arch, *pre, tier);
   }
-  return build_from_source(spec, op, arch);
+  return build_from_source(spec, arch);
 }
 
 // --- background (tier-2) builds ---------------------------------------------------------------
@@ -434,33 +481,33 @@ void upgrade_if_ready(program_entry& e) {
   }
 }
 
-void build_initial(const std::shared_ptr<program_entry>& entry, const set_spec& spec,
-                   const cupar::jit::op& op, const device_info& dev) {
+void build_initial(const std::shared_ptr<program_entry>& entry, const build_spec& spec,
+                   const device_info& dev) {
   auto& c = engine_counters();
   const int arch = dev.arch;
-  const std::string key2 = cache_key(spec, op, arch, 2);
+  const std::string key2 = cache_key(spec, arch, 2);
   disk_cache& disk = disk_cache::instance();
   if (auto cached = disk.load(key2)) {
     c.disk_hits++;
     publish(*entry, std::make_unique<loaded_module>(*cached));
     return;
   }
-  const precompiled_set* pre = find_precompiled(spec.key(), arch);
+  const precompiled_set* pre = find_precompiled(spec.set.key(), arch);
   const cupar::jit::mode m = mode_flag().load();
   if (pre == nullptr || m == cupar::jit::mode::optimized) {
     built_binary b =
-        pre ? build_from_precompiled(spec, op, arch, *pre, 2) : build_from_source(spec, op, arch);
+        pre ? build_from_precompiled(spec, arch, *pre, 2) : build_from_source(spec, arch);
     disk.store(key2, b);
     publish(*entry, std::make_unique<loaded_module>(b));
     return;
   }
-  publish(*entry, std::make_unique<loaded_module>(build_from_precompiled(spec, op, arch, *pre, 1)));
+  publish(*entry, std::make_unique<loaded_module>(build_from_precompiled(spec, arch, *pre, 1)));
   if (m != cupar::jit::mode::tiered) return;
   std::weak_ptr<program_entry> weak = entry;
   worker::instance().submit(
-      [weak, spec, op, arch, pre, key2] {
+      [weak, spec, arch, pre, key2] {
         try {
-          built_binary b = build_from_precompiled(spec, op, arch, *pre, 2);
+          built_binary b = build_from_precompiled(spec, arch, *pre, 2);
           disk_cache::instance().store(key2, b);
           if (auto e = weak.lock()) {
             std::lock_guard<std::mutex> lock(e->mutex);
@@ -478,7 +525,7 @@ void build_initial(const std::shared_ptr<program_entry>& entry, const set_spec& 
 }  // namespace
 
 std::shared_ptr<program_entry> obtain_entry(const fast_key& key,
-                                            const std::function<set_spec()>& make_spec,
+                                            const std::function<build_spec()>& make_spec,
                                             const cupar::jit::op& op, const device_info& dev) {
   const auto& def = *op.definition();
   auto& g = cache();
@@ -498,10 +545,10 @@ std::shared_ptr<program_entry> obtain_entry(const fast_key& key,
     }
   }
   bool creator = false;
-  set_spec spec;
+  build_spec spec;
   if (!entry) {
     spec = make_spec();
-    const std::string k = cache_key(spec, op, dev.arch, 0);
+    const std::string k = cache_key(spec, dev.arch, 0);
     {
       std::lock_guard<std::mutex> lock(g.mutex);
       auto& slot = g.entries[k];
@@ -513,7 +560,7 @@ std::shared_ptr<program_entry> obtain_entry(const fast_key& key,
     }
     if (creator) {
       try {
-        build_initial(entry, spec, op, dev);
+        build_initial(entry, spec, dev);
       } catch (...) {
         {
           std::lock_guard<std::mutex> lock(g.mutex);
@@ -533,8 +580,13 @@ std::shared_ptr<program_entry> obtain_entry(const fast_key& key,
       }
     }
     {
+      std::vector<std::shared_ptr<const cupar::jit::detail::op_definition>> others;
+      for (const auto& b : spec.slots) {
+        // Never the anchor's own definition: that would be a cycle, and it is alive anyway.
+        if (b.op.definition().get() != &def) others.push_back(b.op.definition());
+      }
       std::lock_guard<std::mutex> lock(def.cache_mutex);
-      def.cache.push_back({key, entry});
+      def.cache.push_back({key, entry, std::move(others)});
     }
   }
   if (!creator) {
@@ -568,7 +620,7 @@ std::shared_ptr<const loaded_module> current_module(const std::shared_ptr<progra
 }
 
 std::shared_ptr<const loaded_module> obtain(const fast_key& key,
-                                            const std::function<set_spec()>& make_spec,
+                                            const std::function<build_spec()>& make_spec,
                                             const cupar::jit::op& op, const device_info& dev) {
   return current_module(obtain_entry(key, make_spec, op, dev));
 }

@@ -77,7 +77,9 @@ class loaded_module {
   mutable std::vector<occ_entry> occ_;
 };
 
-/// Cheap identity of a kernel set for the per-call lookup (no strings).
+/// Cheap identity of a build for the per-call lookup (no strings): the kernel set, the user's
+/// types, and the definitions of the operators in the slots after the first (the first slot's
+/// operator holds the lookup table this key is searched in).
 struct fast_key {
   family fam;
   const void* t0 = nullptr;
@@ -85,9 +87,11 @@ struct fast_key {
   const void* t2 = nullptr;
   std::uint32_t extra = 0;
   int arch = 0;
+  const void* d1 = nullptr;
+  const void* d2 = nullptr;
   bool operator==(const fast_key& o) const {
     return fam == o.fam && t0 == o.t0 && t1 == o.t1 && t2 == o.t2 && extra == o.extra &&
-           arch == o.arch;
+           arch == o.arch && d1 == o.d1 && d2 == o.d2;
   }
 };
 /// Encodes an arithmetic type that has no jit_type instance (counters, level types) as a key part.
@@ -97,21 +101,24 @@ inline const void* scalar_key(scalar s) {
 
 struct program_entry;
 
-/// The cache entry serving `op` on the kernel set `make_spec()` for `device`. Builds on first use
-/// (once, also when several threads ask at once). Throws cupar::jit_error for a malformed
-/// operator, cupar::cuda_error for driver failures.
+/// The cache entry serving the build `make_spec()` for `device`. `anchor` is the operator whose
+/// own small cache the entry is remembered in (the first slot's, or a per-family constant for
+/// sets without operators); `key` must identify the build within it. Builds on first use (once,
+/// also when several threads ask at once). Throws cupar::jit_error for a malformed operator,
+/// cupar::cuda_error for driver failures.
 std::shared_ptr<program_entry> obtain_entry(const fast_key& key,
-                                            const std::function<set_spec()>& make_spec,
-                                            const cupar::jit::op& op, const device_info& device);
+                                            const std::function<build_spec()>& make_spec,
+                                            const cupar::jit::op& anchor,
+                                            const device_info& device);
 /// The entry's current module, after picking up a finished background (tier-2) build.
 std::shared_ptr<const loaded_module> current_module(const std::shared_ptr<program_entry>& entry);
 /// obtain_entry, then current_module.
 std::shared_ptr<const loaded_module> obtain(const fast_key& key,
-                                            const std::function<set_spec()>& make_spec,
+                                            const std::function<build_spec()>& make_spec,
                                             const cupar::jit::op& op, const device_info& device);
 
 /// Compile and link without loading (no GPU needed).
-built_binary build_only(const set_spec& spec, const cupar::jit::op& op, int arch, int tier);
+built_binary build_only(const build_spec& spec, int arch, int tier);
 
 /// Engine counters (cupar::jit::get_stats reads them).
 struct counters {

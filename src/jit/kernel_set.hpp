@@ -1,5 +1,5 @@
-// cupar internal: kernel sets (the CUB kernels of one algorithm for some element types) and the
-// device source generated for them and for operators.
+// cupar internal: kernel sets (the CUB kernels of one algorithm for some element types), the
+// operator slots they call, and the device source generated for them and for operators.
 #pragma once
 
 #include <cupar/detail/jit_entry.hpp>
@@ -21,7 +21,25 @@ enum class family : std::uint8_t {
   merge_sort_pairs,
   histogram_even,
   histogram_range,
+  // The data-processing families. Their kernels are compiled for size classes (u8, u16, u32, u64
+  // for arithmetic types, opaque storage for structs): the kernels only move elements and hand
+  // them to the operators, whose generated wrappers reinterpret the bits as the user's types.
+  select_if,                 // {T}: predicate
+  select_flagged,            // {T, Flag}: no operator
+  partition_if,              // {T}: predicate
+  unique,                    // {K}: equality
+  unique_by_key,             // {K, V}: equality
+  run_length_encode,         // {K, Count}: equality
+  reduce_by_key,             // {K, V}: equality, operator
+  scan_by_key_inclusive,     // {K, V}: equality, operator
+  scan_by_key_exclusive,     // {K, V}: equality, operator
+  three_way_partition,       // {T}: two predicates
+  segmented_reduce,          // {T}: operator
+  segmented_scan_inclusive,  // {T}: operator
+  segmented_scan_exclusive,  // {T}: operator
+  binary_search,             // {T, Index}: comparator
 };
+inline constexpr int family_count = static_cast<int>(family::binary_search) + 1;
 
 /// An element type spelled for device code.
 struct type_ref {
@@ -34,6 +52,12 @@ struct type_ref {
   static type_ref of(scalar s);
   /// Opaque storage of a value only moved by the kernels (sort payloads).
   static type_ref storage(std::uint32_t size, std::uint32_t align);
+  /// The size class a data-processing kernel set is compiled for: the unsigned integer of the
+  /// same size for an arithmetic type, opaque storage of the same size and alignment otherwise.
+  static type_ref size_class(const jit_type& t);
+  /// `bool`, the result of predicates, equalities and comparators.
+  static type_ref boolean();
+  bool is_boolean() const { return kind == static_cast<scalar>(0) && name == "bool"; }
   /// Stable identity for keys and file names, e.g. "f32", "s8a4",
   /// "point/8/4/1a2b3c4d5e6f7a8b" (user types carry a hash of their definition).
   std::string key() const;
@@ -42,11 +66,40 @@ struct type_ref {
 /// Kernel sets. Types per family:
 ///   reduce, scan_*: {T}; transform_unary: {In, Out}; transform_binary: {A, B, Out};
 ///   merge_sort_keys: {K}; merge_sort_pairs: {K, V (storage)};
-///   histogram_*: {Sample, Level, Counter (u32 or u64)}.
+///   histogram_*: {Sample, Level, Counter (u32 or u64)};
+///   the data-processing families: see the enum (size classes).
 struct set_spec {
   family fam;
   std::vector<type_ref> types;
-  std::string key() const;  // e.g. "reduce<f32>", "histogram_even<u8,u8,u32>"
+  std::string variant;      // "" or "inplace" (select_if, select_flagged: output may be the input)
+  std::string key() const;  // e.g. "reduce<f32>", "histogram_even<u8,u8,u32>", "select_if<u32>"
+};
+
+/// One operator a kernel set calls: an external function the kernels were compiled against
+/// (precompiled sets) or compiled with them (sets built from source).
+struct slot_spec {
+  const char* symbol;          // e.g. "cupar_jit_op"
+  const char* what;            // for messages: "operator", "equality", "predicate", ...
+  std::vector<type_ref> args;  // as the kernels pass them (the set's types)
+  type_ref result;
+  std::vector<const char*> arg_names;  // as the snippet names them: {"a", "b"} or {"x"}
+};
+/// The slots of a set, in the order callers bind operators to them.
+std::vector<slot_spec> slots_of(const set_spec& spec);
+
+/// An operator bound to a slot, with the types the user's snippet sees (for the existing
+/// families the set's own types; for the data-processing families the user's types, whose bits
+/// the slot's arguments carry).
+struct slot_binding {
+  cupar::jit::op op;
+  std::vector<type_ref> args;
+  type_ref result;
+};
+
+/// Everything a build depends on besides the architecture and tier.
+struct build_spec {
+  set_spec set;
+  std::vector<slot_binding> slots;  // one per slot_of(set), in order
 };
 
 /// Parses a key of a set of arithmetic and storage types (the precompiled ones), e.g.
@@ -60,15 +113,42 @@ std::vector<std::string> name_expressions(family f);
 /// Metadata values from the carrier's lowered name ("_Z10cupar_metaIJLx256E...EEvv").
 std::vector<long long> parse_meta(const std::string& lowered_name);
 
-/// Source of a kernel set. With `op` the operator is defined in it (compiled with the kernels);
-/// without it only declared (precompiled sets, linked with an operator later).
-std::string set_source(const set_spec& spec, const cupar::jit::op* op);
-/// Source of an operator alone, to be linked with a precompiled kernel set.
-std::string operator_source(const set_spec& spec, const cupar::jit::op& op);
-/// What the operator of a set must be, e.g. "a binary operator (float a, float b) -> float".
-std::string role_description(const set_spec& spec);
+/// Source of a kernel set. With `spec` the slots' operators are defined in it (compiled with the
+/// kernels); without it they are only declared (precompiled sets, linked with operators later).
+std::string set_source(const set_spec& set, const build_spec* spec);
+/// Source of the operators of the slots `which` (indices into spec.slots), to be linked with a
+/// precompiled kernel set.
+std::string operator_source(const build_spec& spec, const std::vector<int>& which);
+/// What the operator of a slot must be, e.g. "a binary operator (float a, float b) -> float".
+std::string role_description(const slot_spec& slot, const slot_binding& binding);
 /// The snippet text compiled for `op` (a named operator's expression).
 std::string snippet_text(const cupar::jit::op& op);
+/// The pseudo-file slot `index`'s snippet is compiled as ("cupar_snippet" for the first), so that
+/// compile errors are mapped back to the snippet they are in.
+std::string snippet_file_of(int index);
+/// The pseudo-file of the generated code around slot `index`'s snippet ("cupar_generated"...).
+std::string generated_file_of(int index);
+
+/// The slot kinds of the data-processing families, on a size class `c` (their symbols are the
+/// same in every family, so one precompiled named-operator object serves them all).
+slot_spec binary_op_slot(const type_ref& c);             // cupar_jit_op(a, b) -> c
+slot_spec equality_slot(const type_ref& c);              // cupar_jit_eq(a, b) -> bool
+slot_spec predicate_slot(const type_ref& c, int which);  // cupar_jit_pred / _pred2(x) -> bool
+slot_spec comparator_slot(const type_ref& c);            // cupar_jit_comp(a, b) -> bool
+
+/// Named operators on arithmetic types filling a slot of a data-processing family are
+/// precompiled when the library is built, so such calls compile nothing (they are linked).
+/// The key of such an object, e.g. "cupar_jit_op:f32:plus".
+std::string named_object_key(const char* symbol, scalar user_type, cupar::jit::named_op named);
+struct named_object_spec {
+  std::string key;
+  slot_spec slot;
+  slot_binding binding;
+};
+/// Every named-operator object the library precompiles.
+std::vector<named_object_spec> named_object_specs();
+/// Source of one slot's operator alone (what operator_source writes for each slot it is given).
+std::string slot_operator_source(const slot_spec& slot, const slot_binding& binding, int index);
 
 /// NVRTC options for device code (sets and operators).
 std::vector<std::string> compile_options(int arch, bool ltoir, bool relocatable);

@@ -185,3 +185,134 @@ cudaError_t run_histogram(const loaded_module& m, const device_info& dev, launch
                           const void* op_state, cudaStream_t stream);
 
 }  // namespace cupar::detail::jit
+
+namespace cupar::detail::jit {
+
+/// Stream compaction (module meta: block threads, items per thread, virtual shared memory per
+/// block). Mirrors CUB's DispatchSelectIf::Invoke, partitions of at most INT_MAX items included.
+struct select_launch {
+  const void* in;
+  const void* flags;  // select_flagged, else null
+  void* out;
+  void* d_count;  // device count of selected items (64-bit)
+  std::size_t n;
+  const void* pred_state;  // predicate's state (select_if, partition), else null
+  const void* eq_state;    // equality's state (unique), else null
+};
+cudaError_t run_select(const loaded_module& m, const device_info& dev, launch_status& st,
+                       void* temp, std::size_t& temp_bytes, const select_launch& s,
+                       cudaStream_t stream);
+
+}  // namespace cupar::detail::jit
+
+namespace cupar::detail::jit {
+
+/// Three-way partition (module meta: block threads, items per thread, size of the accumulator
+/// pack). Mirrors CUB's DispatchThreeWayPartitionIf::Invoke.
+struct three_way_launch {
+  const void* in;
+  void* out[3];    // first part, second part, unselected
+  void* d_counts;  // two 64-bit counts
+  std::size_t n;
+  const void* first_state;
+  const void* second_state;
+};
+cudaError_t run_three_way(const loaded_module& m, const device_info& dev, launch_status& st,
+                          void* temp, std::size_t& temp_bytes, const three_way_launch& t,
+                          cudaStream_t stream);
+
+}  // namespace cupar::detail::jit
+
+namespace cupar::detail::jit {
+
+/// Unique by key (module meta: block threads, items per thread, virtual shared memory per block,
+/// offset bytes): CUB's own DispatchUniqueByKey through its KernelSource seam (run_by_key.cu).
+struct unique_by_key_launch {
+  const void* keys_in;
+  const void* values_in;
+  void* keys_out;
+  void* values_out;
+  void* d_count;  // device count of selected items (64-bit)
+  std::size_t n;
+  const void* eq_state;
+};
+cudaError_t run_unique_by_key(const loaded_module& m, const device_info& dev, launch_status& st,
+                              void* temp, std::size_t& temp_bytes, const unique_by_key_launch& u,
+                              cudaStream_t stream);
+
+/// Reduce by key and run-length encoding (module meta: block threads, items per thread, tile
+/// state object size, tile descriptor bytes, tile payload bytes, offset bytes). Mirrors CUB's
+/// DispatchReduceByKey::Invoke, which has no kernel-source seam in 3.0.1.
+struct reduce_by_key_launch {
+  const void* keys_in;
+  void* unique_out;
+  const void* values_in;  // null: run-length encoding (the kernels count ones)
+  void* aggregates_out;   // aggregates, or the run lengths
+  void* d_count;          // device count of runs (64-bit)
+  std::size_t n;
+  const void* op_state;  // null: run-length encoding (cuda::std::plus<>)
+  const void* eq_state;
+};
+cudaError_t run_reduce_by_key(const loaded_module& m, const device_info& dev, launch_status& st,
+                              void* temp, std::size_t& temp_bytes, const reduce_by_key_launch& r,
+                              cudaStream_t stream);
+
+/// Inclusive and exclusive scans by key (module meta as reduce by key, less the offset bytes: the
+/// scans by key always count with 64-bit offsets). Mirrors CUB's DispatchScanByKey::Invoke, which
+/// has no kernel-source seam in 3.0.1.
+struct scan_by_key_launch {
+  const void* keys_in;
+  const void* values_in;
+  void* values_out;
+  std::size_t n;
+  std::size_t key_size;  // CUB keeps each tile's predecessor key in temporary storage
+  const void* op_state;
+  const void* eq_state;
+  const void* init;  // exclusive: the initial value's bytes; null: inclusive
+};
+cudaError_t run_scan_by_key(const loaded_module& m, const device_info& dev, launch_status& st,
+                            void* temp, std::size_t& temp_bytes, const scan_by_key_launch& s,
+                            cudaStream_t stream);
+
+}  // namespace cupar::detail::jit
+
+namespace cupar::detail::jit {
+
+/// Segmented reduce and segmented scans: the values, the segments, the operator.
+struct segmented_launch {
+  const void* in;
+  void* out;
+  std::size_t value_size;
+  std::size_t n;
+  std::size_t num_segments;
+  const std::int64_t* begin_offsets;
+  const std::int64_t* end_offsets;
+  const void* op_state;
+  const void* init;  // reduce, exclusive scan: the initial value's bytes; null: inclusive scan
+};
+/// Segmented reduce (module meta: block threads, items per thread of CUB's segmented reduce
+/// policy): CUB's DispatchSegmentedReduce with the module's kernel (its kernel-source seam).
+cudaError_t run_segmented_reduce(const loaded_module& m, const device_info& dev, launch_status& st,
+                                 void* temp, std::size_t& temp_bytes, const segmented_launch& s,
+                                 cudaStream_t stream);
+/// Segmented scans (module meta: block threads, items per thread, tile state single word, its
+/// word or description bytes, payload bytes): the dispatch the compiled path runs
+/// (detail/dp_dispatch.cuh) with the module's kernels.
+cudaError_t run_segmented_scan(const loaded_module& m, const device_info& dev, launch_status& st,
+                               void* temp, std::size_t& temp_bytes, const segmented_launch& s,
+                               cudaStream_t stream);
+
+/// lower_bound / upper_bound (module meta: block threads). No temporary storage.
+struct search_launch {
+  const void* sorted;
+  std::size_t n;
+  const void* needles;
+  std::size_t m;
+  void* out;
+  const void* comp_state;
+  bool upper;
+};
+cudaError_t run_binary_search(const loaded_module& m, const device_info& dev, launch_status& st,
+                              const search_launch& s, cudaStream_t stream);
+
+}  // namespace cupar::detail::jit

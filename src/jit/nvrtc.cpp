@@ -52,16 +52,27 @@ std::string line_of(const std::string& text, int line) {
   summary << "cupar: run-time operator failed to compile: ";
   if (!first_message.empty()) {
     summary << first_message;
-    if (first_file == snippet_file) {
+    const compile_request::snippet_ref* in_snippet = nullptr;
+    const compile_request::snippet_ref* around_snippet = nullptr;
+    for (const auto& sn : r.snippets) {
+      if (first_file == sn.file) in_snippet = &sn;
+      if (first_file == sn.generated) around_snippet = &sn;
+    }
+    // Errors are reported against the one snippet they concern; with several operators in one
+    // build (an equality and an operator), the message names which.
+    const bool several = r.snippets.size() > 1;
+    if (in_snippet != nullptr) {
       snippet_line = first_line;
-      snippet_text = line_of(r.snippet, first_line);
-      summary << "\n  at line " << snippet_line << " of the operator: " << snippet_text;
+      snippet_text = line_of(in_snippet->text, first_line);
+      summary << "\n  at line " << snippet_line << " of the "
+              << (several ? in_snippet->what : std::string("operator")) << ": " << snippet_text;
     } else if (first_file == preamble_file) {
       summary << "\n  at line " << first_line << " of the operator's preamble";
-    } else if (first_file == "cupar_generated" && !r.role.empty()) {
-      summary << "\n  where the operator's value is used: it must be " << r.role
+    } else if (around_snippet != nullptr && !around_snippet->role.empty()) {
+      summary << "\n  where the " << (several ? around_snippet->what : std::string("operator"))
+              << "'s value is used: it must be " << around_snippet->role
               << " (wrong result type, or wrong number of arguments?)";
-      snippet_text = line_of(r.snippet, 1);
+      snippet_text = line_of(around_snippet->text, 1);
     } else if (first_file.rfind("cupar_type_", 0) == 0) {
       summary << "\n  at line " << first_line << " of the device definition of type "
               << first_file.substr(11);

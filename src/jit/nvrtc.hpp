@@ -15,11 +15,17 @@ struct compile_request {
   std::vector<std::string> options;
   std::vector<std::string> name_expressions;
   output kind = output::cubin;
-  /// The user's snippet, for mapping errors reported in the pseudo-file "cupar_snippet".
-  std::string snippet;
-  /// What the operator must be, for errors in the code around it, e.g.
-  /// "a binary operator (float a, float b) -> float".
-  std::string role;
+  /// The user's snippets in the source, for mapping errors back to them.
+  struct snippet_ref {
+    std::string file;       // pseudo-file the snippet is compiled as (#line), "cupar_snippet"...
+    std::string generated;  // pseudo-file of the code around it, "cupar_generated"...
+    std::string text;
+    std::string what;  // "operator", "equality", "predicate", ...
+    /// What the operator must be, for errors in the code around it, e.g.
+    /// "a binary operator (float a, float b) -> float".
+    std::string role;
+  };
+  std::vector<snippet_ref> snippets;
 };
 
 struct compile_result {
@@ -38,6 +44,7 @@ std::string nvrtc_version();
 
 /// Pseudo-file names used with #line in generated sources.
 inline constexpr const char* snippet_file = "cupar_snippet";
+inline constexpr const char* generated_file = "cupar_generated";
 inline constexpr const char* preamble_file = "cupar_preamble";
 
 }  // namespace cupar::detail::jit

@@ -28,6 +28,9 @@ struct op_definition {
   struct cached_program {
     cupar::detail::jit::fast_key key;
     std::shared_ptr<cupar::detail::jit::program_entry> entry;
+    /// The other slots' operator definitions the key names by address, kept alive so that the
+    /// address cannot be reused by another definition while the key is remembered.
+    std::vector<std::shared_ptr<const op_definition>> others;
   };
   mutable std::mutex cache_mutex;
   mutable std::vector<cached_program> cache;

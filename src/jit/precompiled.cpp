@@ -13,4 +13,12 @@ const precompiled_set* find_precompiled(const std::string& key, int arch) {
   return nullptr;
 }
 
+const precompiled_named* find_named_object(const std::string& key, int arch) {
+  for (int i = 0; i < precompiled_named_count; ++i) {
+    const precompiled_named& o = precompiled_named_objects[i];
+    if (o.arch == arch && key == o.key) return &o;
+  }
+  return nullptr;
+}
+
 }  // namespace cupar::detail::jit

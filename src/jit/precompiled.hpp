@@ -19,11 +19,25 @@ struct precompiled_set {
   int meta_count;
 };
 
+/// A named operator precompiled for a slot of the data-processing families (kernel_set.hpp,
+/// named_object_specs): LTO-IR for the inlined link and a relocatable cubin for the quick one.
+struct precompiled_named {
+  const char* key;  // named_object_key()
+  int arch;
+  const unsigned char* ltoir;
+  std::size_t ltoir_size;
+  const unsigned char* cubin;
+  std::size_t cubin_size;
+};
+
 extern const precompiled_set precompiled_sets[];
 extern const int precompiled_set_count;
+extern const precompiled_named precompiled_named_objects[];
+extern const int precompiled_named_count;
 /// Identifies the precompiled table (hash of its inputs); part of every disk cache key.
 extern const char* const precompiled_build_id;
 
 const precompiled_set* find_precompiled(const std::string& key, int arch);
+const precompiled_named* find_named_object(const std::string& key, int arch);
 
 }  // namespace cupar::detail::jit

@@ -19,3 +19,49 @@ foreach(_t IN LISTS _types)
        "histogram_range<${_t},${_t},u32>"
        "histogram_range<${_t},${_t},u64>")
 endforeach()
+
+# The data-processing families: kernels compiled for size classes (the unsigned integer of each
+# size), so one set serves every arithmetic type of that size; the operators' generated wrappers
+# reinterpret the bits as the caller's types.
+set(_classes u8 u16 u32 u64)
+foreach(_c IN LISTS _classes)
+  list(APPEND CUPAR_PRECOMPILED_SETS
+       "select_if<${_c}>"
+       "select_if<${_c}>+inplace"
+       "partition_if<${_c}>"
+       "three_way_partition<${_c}>"
+       "unique<${_c}>")
+  foreach(_f IN ITEMS u8 u32)
+    list(APPEND CUPAR_PRECOMPILED_SETS "select_flagged<${_c},${_f}>" "select_flagged<${_c},${_f}>+inplace")
+  endforeach()
+endforeach()
+
+# Segmented reduce and scans (values of each size class) and the binary searches (values of each
+# size class, 4- and 8-byte positions): 20 sets. The searches' default comparator `<` needs the
+# user's type: it is the precompiled named `less` of that type, linked to the class's kernels.
+foreach(_c IN LISTS _classes)
+  list(APPEND CUPAR_PRECOMPILED_SETS
+       "segmented_reduce<${_c}>"
+       "segmented_scan_inclusive<${_c}>"
+       "segmented_scan_exclusive<${_c}>"
+       "binary_search<${_c},u32>"
+       "binary_search<${_c},u64>")
+endforeach()
+
+# The by-key families: keys and values of every pair of size classes (16 sets per family), and
+# run-length encoding of every key class with 4- and 8-byte counts: 72 sets (about 4-5 min of CI
+# build at 3-4 s a set). The default equality is the precompiled named equal_to of the key type,
+# linked to the class's kernels, so calls with no operator, or named ones, compile nothing.
+# unique_by_key, reduce_by_key and run_length_encode count with 32-bit offsets below 2^31 items
+# (64-bit ones ran 1.2-1.8x slower, H100); their 64-bit "+wide" variants for larger inputs are
+# compiled from source at run time (to precompile them too: "<family><${_k},${_v}>+wide", 40 sets).
+foreach(_k IN LISTS _classes)
+  foreach(_v IN LISTS _classes)
+    list(APPEND CUPAR_PRECOMPILED_SETS
+         "unique_by_key<${_k},${_v}>"
+         "reduce_by_key<${_k},${_v}>"
+         "scan_by_key_inclusive<${_k},${_v}>"
+         "scan_by_key_exclusive<${_k},${_v}>")
+  endforeach()
+  list(APPEND CUPAR_PRECOMPILED_SETS "run_length_encode<${_k},u32>" "run_length_encode<${_k},u64>")
+endforeach()

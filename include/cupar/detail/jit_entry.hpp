@@ -123,4 +123,44 @@ struct jit_histogram_args {
 CUPAR_EXPORT void jit_histogram(const jit_histogram_args& args, stream_ref stream,
                                 memory_resource& mr);
 
+/// The data-processing operations with run-time operators (select.hpp, unique.hpp, by_key.hpp,
+/// segmented.hpp, search.hpp), served by one library entry point.
+enum class dp_op : std::uint8_t {
+  select_if,
+  select_flagged,
+  partition,
+  three_way_partition,
+  unique,
+  unique_by_key,
+  run_length_encode,
+  reduce_by_key,
+  inclusive_scan_by_key,
+  exclusive_scan_by_key,
+  segmented_reduce,
+  segmented_inclusive_scan,
+  segmented_exclusive_scan,
+  lower_bound,
+  upper_bound,
+};
+
+/// Arguments of a data-processing call. Which fields a call uses depends on `what` (see each
+/// public function); the others stay null / zero.
+struct jit_dp_args {
+  const char* function;
+  dp_op what;
+  const jit_type* types[2] = {nullptr, nullptr};  // T or K; then V, Flag, Count or Index
+  const void* in[2] = {nullptr, nullptr};         // items or keys; values, flags or needles
+  void* out[3] = {nullptr, nullptr, nullptr};
+  std::size_t* d_count = nullptr;     // device count(s) the call writes
+  std::size_t* host_count = nullptr;  // the *_count forms: count(s) returned to the host
+  std::size_t n = 0;
+  std::size_t m = 0;  // needles (binary search) or segments
+  const std::int64_t* begin_offsets = nullptr;
+  const std::int64_t* end_offsets = nullptr;
+  const jit::op* ops[2] = {nullptr, nullptr};  // null: the default (equality, less)
+  const void* init = nullptr;
+};
+CUPAR_EXPORT void jit_data_processing(const jit_dp_args& args, stream_ref stream,
+                                      memory_resource& mr);
+
 }  // namespace cupar::detail

@@ -1,0 +1,198 @@
+// cupar: reductions and scans by key with run-time operators (any host compiler): reduce_by_key,
+// inclusive_scan_by_key, exclusive_scan_by_key. The overloads taking C++ callables are in
+// by_key.cuh; both behave the same. unique_by_key and run_length_encode are in unique.hpp.
+//
+// Runs (segments): a run is a maximal group of consecutive keys in which the equality holds
+// between each key and the one before it (it is applied to adjacent keys only, as CUB and Thrust
+// do; it should be an equivalence relation). Keys need not be sorted: equal keys that are not
+// adjacent start new runs. The default equality is `a == b` on the key type, so for floating-point
+// keys NaN != NaN (each NaN is its own run) and -0.0 == +0.0 (one run). A null or absent equality
+// is that default (precompiled in the library for every arithmetic key type).
+//
+// The key reduce_by_key writes for a run is the run's LAST key (CUB writes each run's key when it
+// finds the head of the next one; Thrust's reduce_by_key writes the first). With `==` all keys of
+// a run are equal except that a run may mix -0.0 and +0.0; with a user equality that groups
+// different keys, take the first key from unique_by_key if it matters.
+//
+// Operators: `op` combines two values (arguments `a`, `b`) into a value of the same type and must
+// be associative; it need not be commutative (operands keep their order). Floating-point
+// reductions and scans combine in CUB's tree order, so they may differ from a sequential loop by
+// rounding (and scans from run to run). Named operators (cupar::jit::plus, minimum, maximum, ...)
+// on arithmetic values compile nothing; snippets compile once (see jit.hpp). User structs as keys
+// or values (described with CUPAR_JIT_TYPE) are compiled once at run time.
+//
+// Counts are written to device memory as std::size_t; the `_count` forms return them to the host
+// instead, synchronising the stream (only it). All sizes are 64-bit. With run-time operators,
+// reduce_by_key's kernels for 2^31 items and more (64-bit offsets; 32-bit ones below, as CUB uses
+// for an int count) are not precompiled: they are compiled once from source at the first such
+// call (a few seconds, then cached on disk; CCCL's headers are needed, see README.md).
+#pragma once
+
+#include <cupar/detail/jit_entry.hpp>
+#include <cupar/detail/type_id.hpp>
+#include <cupar/jit.hpp>
+#include <cupar/memory.hpp>
+#include <cupar/select.hpp>
+#include <cupar/stream.hpp>
+
+#include <cstddef>
+
+namespace cupar {
+
+namespace detail {
+template <class K, class V>
+jit_dp_args by_key_args(const char* fn, dp_op what, std::size_t n, const void* keys,
+                        const void* values) {
+  jit_dp_args a = dp_args<K>(fn, what, n);
+  a.types[1] = &jit_type_of<V>();
+  a.in[0] = keys;
+  a.in[1] = values;
+  return a;
+}
+}  // namespace detail
+
+/// Reduces each run of equal consecutive keys of d_keys_in[0, n): writes the run's last key to
+/// d_keys_out[r] and v_first op ... op v_last of its values to d_aggregates_out[r], runs in input
+/// order, and the number of runs to *d_num_runs. n == 0 writes 0 and nothing else.
+///
+/// @param d_keys_in, d_values_in       device inputs of n keys and n values (may be null when
+///                                     n == 0)
+/// @param d_keys_out, d_aggregates_out device outputs with room for one item per run (n at most);
+///                                     no output may overlap an input or the other output
+/// @param d_num_runs                   device count (one std::size_t)
+/// @param op                           binary operator V x V -> V on the values (associative)
+/// @param eq                           equality K x K -> bool on the keys (default: ==)
+/// @throws std::invalid_argument for null pointers with n > 0, a null d_num_runs or
+///         overlapping ranges
+/// @throws cupar::jit_error when an operator does not compile (the message says which:
+///         "operator" or "equality", with the log and the offending line)
+/// @throws cupar::out_of_memory, cupar::cuda_error
+/// Asynchronous. CUB's DeviceReduce::ReduceByKey with 64-bit counts.
+template <class K, class V>
+void reduce_by_key(const K* d_keys_in, const V* d_values_in, K* d_keys_out, V* d_aggregates_out,
+                   std::size_t* d_num_runs, std::size_t n, const jit::op& op, const jit::op& eq,
+                   stream_ref stream, memory_resource& mr = default_resource()) {
+  auto a = detail::by_key_args<K, V>("cupar::reduce_by_key", detail::dp_op::reduce_by_key, n,
+                                     d_keys_in, d_values_in);
+  a.out[0] = d_keys_out;
+  a.out[1] = d_aggregates_out;
+  a.d_count = d_num_runs;
+  a.ops[0] = &op;
+  a.ops[1] = &eq;
+  detail::jit_data_processing(a, stream, mr);
+}
+
+/// reduce_by_key with `==` on the keys.
+template <class K, class V>
+void reduce_by_key(const K* d_keys_in, const V* d_values_in, K* d_keys_out, V* d_aggregates_out,
+                   std::size_t* d_num_runs, std::size_t n, const jit::op& op, stream_ref stream,
+                   memory_resource& mr = default_resource()) {
+  auto a = detail::by_key_args<K, V>("cupar::reduce_by_key", detail::dp_op::reduce_by_key, n,
+                                     d_keys_in, d_values_in);
+  a.out[0] = d_keys_out;
+  a.out[1] = d_aggregates_out;
+  a.d_count = d_num_runs;
+  a.ops[0] = &op;
+  detail::jit_data_processing(a, stream, mr);
+}
+
+/// As reduce_by_key, and returns the number of runs. Synchronises `stream` (only it).
+template <class K, class V>
+std::size_t reduce_by_key_count(const K* d_keys_in, const V* d_values_in, K* d_keys_out,
+                                V* d_aggregates_out, std::size_t n, const jit::op& op,
+                                const jit::op& eq, stream_ref stream,
+                                memory_resource& mr = default_resource()) {
+  std::size_t count = 0;
+  auto a = detail::by_key_args<K, V>("cupar::reduce_by_key_count", detail::dp_op::reduce_by_key, n,
+                                     d_keys_in, d_values_in);
+  a.out[0] = d_keys_out;
+  a.out[1] = d_aggregates_out;
+  a.host_count = &count;
+  a.ops[0] = &op;
+  a.ops[1] = &eq;
+  detail::jit_data_processing(a, stream, mr);
+  return count;
+}
+
+/// reduce_by_key_count with `==` on the keys.
+template <class K, class V>
+std::size_t reduce_by_key_count(const K* d_keys_in, const V* d_values_in, K* d_keys_out,
+                                V* d_aggregates_out, std::size_t n, const jit::op& op,
+                                stream_ref stream, memory_resource& mr = default_resource()) {
+  std::size_t count = 0;
+  auto a = detail::by_key_args<K, V>("cupar::reduce_by_key_count", detail::dp_op::reduce_by_key, n,
+                                     d_keys_in, d_values_in);
+  a.out[0] = d_keys_out;
+  a.out[1] = d_aggregates_out;
+  a.host_count = &count;
+  a.ops[0] = &op;
+  detail::jit_data_processing(a, stream, mr);
+  return count;
+}
+
+/// Inclusive scan of each run of equal consecutive keys: d_out[i] = v[h] op v[h + 1] op ... op
+/// v[i], h the first position of i's run. n == 0 writes nothing.
+///
+/// @param d_keys, d_values  device inputs of n keys and n values (may be null when n == 0)
+/// @param d_out             device output of n values; may be d_values (in place) or d_keys (when
+///                          keys and values have the same size: the keys are overwritten), must
+///                          not otherwise overlap either (CUB's rule)
+/// @param op                binary operator V x V -> V on the values (associative)
+/// @param eq                equality K x K -> bool on the keys (default: ==)
+/// @throws std::invalid_argument for null pointers with n > 0 or partial overlaps
+/// @throws cupar::jit_error ("operator" or "equality"), cupar::out_of_memory, cupar::cuda_error
+/// Asynchronous. CUB's DeviceScan::InclusiveScanByKey with 64-bit counts.
+template <class K, class V>
+void inclusive_scan_by_key(const K* d_keys, const V* d_values, V* d_out, std::size_t n,
+                           const jit::op& op, const jit::op& eq, stream_ref stream,
+                           memory_resource& mr = default_resource()) {
+  auto a = detail::by_key_args<K, V>("cupar::inclusive_scan_by_key",
+                                     detail::dp_op::inclusive_scan_by_key, n, d_keys, d_values);
+  a.out[0] = d_out;
+  a.ops[0] = &op;
+  a.ops[1] = &eq;
+  detail::jit_data_processing(a, stream, mr);
+}
+
+/// inclusive_scan_by_key with `==` on the keys.
+template <class K, class V>
+void inclusive_scan_by_key(const K* d_keys, const V* d_values, V* d_out, std::size_t n,
+                           const jit::op& op, stream_ref stream,
+                           memory_resource& mr = default_resource()) {
+  auto a = detail::by_key_args<K, V>("cupar::inclusive_scan_by_key",
+                                     detail::dp_op::inclusive_scan_by_key, n, d_keys, d_values);
+  a.out[0] = d_out;
+  a.ops[0] = &op;
+  detail::jit_data_processing(a, stream, mr);
+}
+
+/// Exclusive scan of each run of equal consecutive keys, seeded with `init` in every run:
+/// d_out[h] = init at the first position h of each run, d_out[i] = init op (v[h] op ... op
+/// v[i - 1]) after it. Parameters, exceptions and synchronisation as inclusive_scan_by_key.
+template <class K, class V>
+void exclusive_scan_by_key(const K* d_keys, const V* d_values, V* d_out, std::size_t n,
+                           const jit::op& op, detail::type_identity_t<V> init, const jit::op& eq,
+                           stream_ref stream, memory_resource& mr = default_resource()) {
+  auto a = detail::by_key_args<K, V>("cupar::exclusive_scan_by_key",
+                                     detail::dp_op::exclusive_scan_by_key, n, d_keys, d_values);
+  a.out[0] = d_out;
+  a.ops[0] = &op;
+  a.ops[1] = &eq;
+  a.init = &init;
+  detail::jit_data_processing(a, stream, mr);
+}
+
+/// exclusive_scan_by_key with `==` on the keys.
+template <class K, class V>
+void exclusive_scan_by_key(const K* d_keys, const V* d_values, V* d_out, std::size_t n,
+                           const jit::op& op, detail::type_identity_t<V> init, stream_ref stream,
+                           memory_resource& mr = default_resource()) {
+  auto a = detail::by_key_args<K, V>("cupar::exclusive_scan_by_key",
+                                     detail::dp_op::exclusive_scan_by_key, n, d_keys, d_values);
+  a.out[0] = d_out;
+  a.ops[0] = &op;
+  a.init = &init;
+  detail::jit_data_processing(a, stream, mr);
+}
+
+}  // namespace cupar

@@ -1,0 +1,81 @@
+// cupar: vectorised binary search with C++ comparators (compiled by nvcc in the caller's
+// translation unit). The meaning, the NaN rules and the forms with the default `<` are in
+// search.hpp (served by the library for every caller).
+#pragma once
+
+#include <cupar/detail/cuda_check.hpp>
+#include <cupar/detail/device/binary_search.cuh>
+#include <cupar/detail/dp_checks.hpp>
+#include <cupar/detail/dp_dispatch.cuh>
+#include <cupar/detail/op_traits.hpp>
+#include <cupar/search.hpp>
+#include <cupar/stream.hpp>
+
+#include <cub/detail/launcher/cuda_runtime.cuh>
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+namespace cupar {
+namespace detail {
+
+template <class T, class Index, class Comp>
+void search_impl(const char* fn, const T* d_sorted, std::size_t n, const T* d_needles,
+                 std::size_t m, Index* d_out, Comp comp, bool upper, stream_ref stream) {
+  static_assert(std::is_trivially_copyable_v<T>, "cupar: T must be trivially copyable");
+  static_assert(is_search_index_v<Index>,
+                "cupar::lower_bound / upper_bound: positions are 4- or 8-byte integers");
+  static_assert(std::is_trivially_copyable_v<Comp>,
+                "cupar: the comparator must be trivially copyable (it is passed to the GPU by "
+                "value); capture by value, not by reference to host objects");
+  check_binary_search(fn, d_sorted, n, d_needles, m, d_out, sizeof(T), sizeof(Index),
+                      static_cast<std::uint64_t>(std::numeric_limits<Index>::max()));
+  if (m == 0) return;
+  int device = 0, max_grid = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  check_cuda(cudaDeviceGetAttribute(&max_grid, cudaDevAttrMaxGridDimX, device),
+             "cudaDeviceGetAttribute");
+  check_cuda(
+      bsearch::dispatch(&bsearch::kernel<cub::NullType, T, Index, Comp>,
+                        cub::detail::TripleChevronFactory{}, bsearch::block_threads, max_grid,
+                        d_sorted, n, d_needles, m, d_out, comp, upper, stream.get()),
+      "cupar binary search kernel launch");
+}
+
+}  // namespace detail
+
+/// For each of the m needles, the position of the first element of d_sorted[0, n) that is not
+/// less than it under `comp` (comp(a, b): a comes before b), or n (see search.hpp).
+///
+/// @param d_sorted   device range sorted by comp (may be null when n == 0)
+/// @param n          number of elements of the range (64-bit)
+/// @param d_needles  device needles (may be null when m == 0)
+/// @param m          number of needles (64-bit)
+/// @param d_out      device positions (a 4- or 8-byte integer type holding n), m of them; must not
+///                   overlap d_sorted or d_needles
+/// @param comp       strict weak ordering T x T -> bool: a functor or an extended __device__
+///                   lambda
+/// @param stream     stream the search runs on
+/// @throws std::invalid_argument for null pointers with non-zero counts, overlapping outputs, or
+///         n larger than Index holds
+/// @throws cupar::cuda_error
+/// Asynchronous: does not synchronise the stream; needs no temporary storage.
+template <class T, class Index, class Comp,
+          std::enable_if_t<detail::is_callable_op_v<Comp>, int> = 0>
+void lower_bound(const T* d_sorted, std::size_t n, const T* d_needles, std::size_t m, Index* d_out,
+                 Comp comp, stream_ref stream) {
+  detail::search_impl("cupar::lower_bound", d_sorted, n, d_needles, m, d_out, comp, false, stream);
+}
+
+/// For each of the m needles, the position of the first element of d_sorted[0, n) that the needle
+/// is less than under `comp`, or n. Parameters, exceptions and synchronisation as lower_bound.
+template <class T, class Index, class Comp,
+          std::enable_if_t<detail::is_callable_op_v<Comp>, int> = 0>
+void upper_bound(const T* d_sorted, std::size_t n, const T* d_needles, std::size_t m, Index* d_out,
+                 Comp comp, stream_ref stream) {
+  detail::search_impl("cupar::upper_bound", d_sorted, n, d_needles, m, d_out, comp, true, stream);
+}
+
+}  // namespace cupar

@@ -1,0 +1,110 @@
+// cupar: vectorised binary search (any host compiler): lower_bound and upper_bound of many needles
+// in one sorted range, with a run-time comparator or the default `<`. The overloads taking C++
+// comparators are in search.cuh; both behave the same.
+//
+// Meaning (Thrust's vectorised lower_bound / upper_bound, std::lower_bound per needle): for each
+// needle j, d_out[j] is the first position p in [0, n] such that
+//   lower_bound: !comp(d_sorted[p], needle)   (the first element not before the needle)
+//   upper_bound:  comp(needle, d_sorted[p])   (the first element after the needle)
+// or n when no element qualifies. d_sorted must be sorted by `comp`, a strict weak ordering
+// (default: a < b). With duplicates, lower_bound gives the first of the equal elements and
+// upper_bound one past the last.
+//
+// Floating point with the default `<`: -0.0 and +0.0 are equivalent. NaN is not ordered by `<`
+// (every comparison with it is false): a NaN needle gets position 0 from lower_bound and n from
+// upper_bound, and a range holding NaNs is not sorted by `<` (results unspecified). To search a
+// range with NaNs at its end (as cupar::sort_keys puts +NaN, after +inf), pass a comparator that
+// orders them there, such as cupar::jit::op("a < b || (a == a && b != b)").
+//
+// Positions are written as Index, an integer type of 4 or 8 bytes that holds n (kernels are
+// precompiled in the library for every arithmetic T with 4- and 8-byte positions).
+#pragma once
+
+#include <cupar/detail/jit_entry.hpp>
+#include <cupar/jit.hpp>
+#include <cupar/memory.hpp>
+#include <cupar/stream.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace cupar {
+namespace detail {
+
+template <class Index>
+inline constexpr bool is_search_index_v =
+    std::is_integral_v<Index> && !std::is_same_v<Index, bool> &&
+    (sizeof(Index) == 4 || sizeof(Index) == 8);
+
+template <class T, class Index>
+void jit_search(const char* fn, dp_op what, const T* d_sorted, std::size_t n, const T* d_needles,
+                std::size_t m, Index* d_out, const jit::op* comp, stream_ref stream) {
+  static_assert(is_search_index_v<Index>,
+                "cupar::lower_bound / upper_bound: positions are 4- or 8-byte integers");
+  jit_dp_args a{fn, what};
+  a.types[0] = &jit_type_of<T>();
+  a.types[1] = &jit_type_of<Index>();
+  a.in[0] = d_sorted;
+  a.in[1] = d_needles;
+  a.out[0] = d_out;
+  a.n = n;
+  a.m = m;
+  a.ops[0] = comp;
+  jit_data_processing(a, stream, default_resource());
+}
+
+}  // namespace detail
+
+/// For each of the m needles, the position of the first element of d_sorted[0, n) that is not
+/// less than it under the run-time comparator `comp` (arguments `a`, `b`: "a < b" means a comes
+/// before b), or n (see the top of this file).
+///
+/// @param d_sorted   device range sorted by comp (may be null when n == 0)
+/// @param n          number of elements of the range (64-bit)
+/// @param d_needles  device needles (may be null when m == 0)
+/// @param m          number of needles (64-bit)
+/// @param d_out      device positions, m of them; must not overlap d_sorted or d_needles
+/// @param comp       strict weak ordering T x T -> bool; cupar::jit::less / greater compile
+///                   nothing
+/// @param stream     stream the search runs on
+/// @throws std::invalid_argument for null pointers with non-zero counts, overlapping outputs, or
+///         n larger than Index holds
+/// @throws cupar::jit_error when the comparator does not compile (log and line inside)
+/// @throws cupar::out_of_memory, cupar::cuda_error
+/// Asynchronous: does not synchronise the stream; needs no temporary storage.
+template <class T, class Index>
+void lower_bound(const T* d_sorted, std::size_t n, const T* d_needles, std::size_t m, Index* d_out,
+                 const jit::op& comp, stream_ref stream) {
+  detail::jit_search("cupar::lower_bound", detail::dp_op::lower_bound, d_sorted, n, d_needles, m,
+                     d_out, &comp, stream);
+}
+
+/// lower_bound with the default comparator `<` on T (served by the library: kernels and the
+/// comparator precompiled for arithmetic T; a struct needs a device-side operator< in its
+/// CUPAR_JIT_TYPE definition).
+template <class T, class Index>
+void lower_bound(const T* d_sorted, std::size_t n, const T* d_needles, std::size_t m, Index* d_out,
+                 stream_ref stream) {
+  detail::jit_search("cupar::lower_bound", detail::dp_op::lower_bound, d_sorted, n, d_needles, m,
+                     d_out, static_cast<const jit::op*>(nullptr), stream);
+}
+
+/// For each of the m needles, the position of the first element of d_sorted[0, n) that the needle
+/// is less than under `comp`, or n. Parameters, exceptions and synchronisation as lower_bound.
+template <class T, class Index>
+void upper_bound(const T* d_sorted, std::size_t n, const T* d_needles, std::size_t m, Index* d_out,
+                 const jit::op& comp, stream_ref stream) {
+  detail::jit_search("cupar::upper_bound", detail::dp_op::upper_bound, d_sorted, n, d_needles, m,
+                     d_out, &comp, stream);
+}
+
+/// upper_bound with the default comparator `<` on T (see lower_bound).
+template <class T, class Index>
+void upper_bound(const T* d_sorted, std::size_t n, const T* d_needles, std::size_t m, Index* d_out,
+                 stream_ref stream) {
+  detail::jit_search("cupar::upper_bound", detail::dp_op::upper_bound, d_sorted, n, d_needles, m,
+                     d_out, static_cast<const jit::op*>(nullptr), stream);
+}
+
+}  // namespace cupar

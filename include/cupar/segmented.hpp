@@ -1,0 +1,278 @@
+// cupar: segmented algorithms (any host compiler): segmented_reduce, segmented_inclusive_scan and
+// segmented_exclusive_scan with run-time operators; segmented_sort_keys / segmented_sort_pairs
+// (radix, no operator) and check_segments, served by the library for every caller. The overloads
+// taking C++ callables are in segmented.cuh; both behave the same.
+//
+// Segments. A call works on data of n items and num_segments segments given by two device arrays
+// of 64-bit offsets, as CUB takes them: segment s is [d_begin_offsets[s], d_end_offsets[s]). For
+// offsets in one array, pass d_begin_offsets = offsets and d_end_offsets = offsets + 1. The rules:
+//   - every segment:   0 <= d_begin_offsets[s] <= d_end_offsets[s] <= n. Empty segments
+//                      (begin == end) are allowed anywhere;
+//   - segmented_reduce: nothing more; segments may overlap and come in any order;
+//   - segmented scans:  the segments are in increasing order and disjoint:
+//                      d_end_offsets[s] <= d_begin_offsets[s + 1] (empty segments included);
+//   - segmented sorts:  the segments are disjoint (any order).
+// Items outside every segment (gaps, before the first, after the last) are read by the scans
+// (they load whole tiles of d_in[0, n)) but never written by any call: the outputs keep what they
+// held there (in-place calls therefore keep the input there).
+//
+// The offsets live in device memory, so the calls do not check them (that would cost a pass over
+// them and a synchronisation per call): offsets that break the rules give undefined results, and
+// for segmented_reduce and the sorts possibly reads and writes outside the arrays. Validate
+// untrusted offsets once with cupar::check_segments. What is checked on the host, before anything
+// is queued, throws std::invalid_argument: null pointers with a non-zero count, overlapping
+// inputs and outputs, counts that do not fit 64 bits. num_segments > 0 with n == 0 is valid (all
+// segments are then empty); num_segments == 0 and n == 0 write nothing.
+#pragma once
+
+#include <cupar/detail/jit_entry.hpp>
+#include <cupar/detail/type_id.hpp>
+#include <cupar/jit.hpp>
+#include <cupar/memory.hpp>
+#include <cupar/stream.hpp>
+#include <cupar/types.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace cupar {
+
+/// What cupar::check_segments checks besides 0 <= begin <= end <= n for every segment.
+enum class segment_rules {
+  bounds,   ///< nothing more (segmented_reduce's rule)
+  ordered,  ///< d_end_offsets[s] <= d_begin_offsets[s + 1]: in order and disjoint (the scans')
+};
+
+namespace detail {
+
+struct segment_check_args {
+  const char* function;
+  const std::int64_t* begin_offsets;
+  const std::int64_t* end_offsets;
+  std::size_t num_segments;
+  std::size_t n;
+  segment_rules rules;
+};
+CUPAR_EXPORT void check_segments(const segment_check_args& args, stream_ref stream,
+                                 memory_resource& mr);
+
+struct segmented_sort_args {
+  const char* function;  // public name for messages
+  scalar key;
+  const void* keys_in;
+  void* keys_out;
+  std::size_t value_size;  // 0: keys only
+  std::size_t value_align;
+  const void* values_in;
+  void* values_out;
+  std::size_t n;
+  std::size_t num_segments;
+  const std::int64_t* begin_offsets;
+  const std::int64_t* end_offsets;
+  radix_options options;
+};
+CUPAR_EXPORT void segmented_sort(const segmented_sort_args& args, stream_ref stream,
+                                 memory_resource& mr);
+
+template <class T>
+jit_dp_args segmented_args(const char* fn, dp_op what, const T* d_in, T* d_out, std::size_t n,
+                           std::size_t num_segments, const std::int64_t* d_begin,
+                           const std::int64_t* d_end, const jit::op& op) {
+  jit_dp_args a{fn, what};
+  a.types[0] = &jit_type_of<T>();
+  a.in[0] = d_in;
+  a.out[0] = d_out;
+  a.n = n;
+  a.m = num_segments;
+  a.begin_offsets = d_begin;
+  a.end_offsets = d_end;
+  a.ops[0] = &op;
+  return a;
+}
+
+}  // namespace detail
+
+/// Checks segment offsets against the rules above and throws std::invalid_argument naming the
+/// first segment that breaks them, with its offsets ("cupar::check_segments: segment 7 = [12, 9)
+/// has begin > end"). A small kernel finds it; the call synchronises `stream` (only it).
+///
+/// @param d_begin_offsets, d_end_offsets  device arrays of num_segments offsets
+/// @param num_segments  number of segments
+/// @param n             number of items of the data the segments index
+/// @param rules         segment_rules::ordered (default: what the scans need, and enough for the
+///                      sorts) or segment_rules::bounds (segmented_reduce). Disjoint segments in
+///                      another order (which the sorts accept) are not checked as such.
+/// @throws std::invalid_argument for a segment breaking the rules, or null offsets with
+///         num_segments > 0
+/// @throws cupar::out_of_memory, cupar::cuda_error
+inline void check_segments(const std::int64_t* d_begin_offsets, const std::int64_t* d_end_offsets,
+                           std::size_t num_segments, std::size_t n, stream_ref stream,
+                           segment_rules rules = segment_rules::ordered,
+                           memory_resource& mr = default_resource()) {
+  detail::check_segments(
+      {"cupar::check_segments", d_begin_offsets, d_end_offsets, num_segments, n, rules}, stream,
+      mr);
+}
+
+/// Reduces each segment s of d_in with the run-time operator `op` (arguments `a`, `b`), starting
+/// from `init`, into d_out[s]: init op x_begin op ... op x_end-1 in CUB's order (op must be
+/// associative; its operands keep their order). An empty segment gets init.
+///
+/// @param d_in          device values (may be null when n == 0)
+/// @param d_out         device results, one per segment; must not overlap d_in or the offsets
+/// @param n             number of values d_in holds (the segments index [0, n))
+/// @param num_segments  number of segments (may exceed 2^31)
+/// @param d_begin_offsets, d_end_offsets  the segments (see the rules at the top of this file:
+///                      any order, overlaps allowed)
+/// @param op            binary operator T x T -> T, e.g. cupar::jit::op("a + b") or
+///                      cupar::jit::plus (named operators compile nothing)
+/// @param init          initial value of every segment
+/// @param stream        stream the reduction runs on
+/// @param mr            resource for temporary storage
+/// @throws std::invalid_argument for null pointers with non-zero counts or overlapping arrays
+/// @throws cupar::jit_error when the operator does not compile (log and line inside)
+/// @throws cupar::out_of_memory, cupar::cuda_error
+/// Asynchronous. The first call with a new operator compiles it (see jit.hpp).
+template <class T>
+void segmented_reduce(const T* d_in, T* d_out, std::size_t n, std::size_t num_segments,
+                      const std::int64_t* d_begin_offsets, const std::int64_t* d_end_offsets,
+                      const jit::op& op, detail::type_identity_t<T> init, stream_ref stream,
+                      memory_resource& mr = default_resource()) {
+  auto a =
+      detail::segmented_args<T>("cupar::segmented_reduce", detail::dp_op::segmented_reduce, d_in,
+                                d_out, n, num_segments, d_begin_offsets, d_end_offsets, op);
+  a.init = &init;
+  detail::jit_data_processing(a, stream, mr);
+}
+
+/// Inclusive scan of each segment with the run-time operator `op` (arguments `a`, `b`): for an
+/// item i of segment s, d_out[i] = d_in[begin_s] op ... op d_in[i]; each segment starts afresh.
+/// Items outside every segment are not written.
+///
+/// @param d_in          device values (may be null when n == 0)
+/// @param d_out         device output of n items; may equal d_in (in place), must not otherwise
+///                      overlap it, nor overlap the offsets
+/// @param n             number of items (64-bit)
+/// @param num_segments  number of segments
+/// @param d_begin_offsets, d_end_offsets  the segments: in increasing order and disjoint
+///                      (d_end_offsets[s] <= d_begin_offsets[s + 1])
+/// @param op            associative binary operator T x T -> T
+/// Exceptions and synchronisation as segmented_reduce. Floating-point results may differ from a
+/// sequential scan by rounding (the scan runs in parallel), and between runs.
+template <class T>
+void segmented_inclusive_scan(const T* d_in, T* d_out, std::size_t n, std::size_t num_segments,
+                              const std::int64_t* d_begin_offsets,
+                              const std::int64_t* d_end_offsets, const jit::op& op,
+                              stream_ref stream, memory_resource& mr = default_resource()) {
+  auto a = detail::segmented_args<T>("cupar::segmented_inclusive_scan",
+                                     detail::dp_op::segmented_inclusive_scan, d_in, d_out, n,
+                                     num_segments, d_begin_offsets, d_end_offsets, op);
+  detail::jit_data_processing(a, stream, mr);
+}
+
+/// Exclusive scan of each segment with the run-time operator `op`, each segment starting from
+/// `init`: d_out[begin_s] = init, and for a later item i of segment s
+/// d_out[i] = init op d_in[begin_s] op ... op d_in[i - 1]. Items outside every segment are not
+/// written. Parameters, exceptions and synchronisation as segmented_inclusive_scan.
+template <class T>
+void segmented_exclusive_scan(const T* d_in, T* d_out, std::size_t n, std::size_t num_segments,
+                              const std::int64_t* d_begin_offsets,
+                              const std::int64_t* d_end_offsets, const jit::op& op,
+                              detail::type_identity_t<T> init, stream_ref stream,
+                              memory_resource& mr = default_resource()) {
+  auto a = detail::segmented_args<T>("cupar::segmented_exclusive_scan",
+                                     detail::dp_op::segmented_exclusive_scan, d_in, d_out, n,
+                                     num_segments, d_begin_offsets, d_end_offsets, op);
+  a.init = &init;
+  detail::jit_data_processing(a, stream, mr);
+}
+
+/// Sorts the keys of each segment, ascending or descending (arithmetic keys; precompiled in the
+/// library for every key type; no operator). Items outside every segment are not written.
+///
+/// Stable: keys that compare equal keep their input order, in both directions (CUB's
+/// DeviceSegmentedSort::StableSortKeys[Descending]: radix sorts for large segments, merge sorts
+/// for small ones after partitioning the segments by size, so many small segments sort quickly).
+/// Floating point: -0.0 and +0.0 are equal keys. NaN is not ordered: CUB sorts small segments by
+/// comparing keys with < (>), under which NaN compares false with everything, so a segment
+/// holding NaN keeps its keys but in an unspecified order (its other keys need not come out
+/// sorted either); large segments, radix-sorted, would put NaN by bit pattern as sort.hpp does,
+/// but which segments count as large is CUB's choice. Sort NaN-free keys, or map NaN to an
+/// infinity first. Comparator-based segmented sorts are not offered: CUB 3.0.1 has no segmented
+/// sort taking a comparator (its merge sorts here are internal), so one would mean writing it.
+///
+/// @param d_keys_in     device input keys (may be null when n == 0)
+/// @param d_keys_out    device output keys; may equal d_keys_in (sorted in place, through a copy
+///                      of the input in temporary storage), must not otherwise overlap it
+/// @param n             number of keys the arrays hold (64-bit)
+/// @param num_segments  number of segments
+/// @param d_begin_offsets, d_end_offsets  the segments: disjoint, any order; many small segments
+///                      are sorted efficiently (one warp or block per segment)
+/// @param options       cupar::ascending (default) or cupar::descending; the whole key is sorted
+///                      on (a partial bit range is refused: CUB's segmented sort has none)
+/// @param stream        stream the sort runs on
+/// @param mr            resource for temporary storage (about n keys, more when in place)
+/// @throws std::invalid_argument for null pointers with non-zero counts, partial overlaps, the
+///         outputs overlapping the offsets, or a partial bit range
+/// @throws cupar::out_of_memory, cupar::cuda_error
+/// Asynchronous: does not synchronise the stream.
+template <class Key>
+void segmented_sort_keys(const Key* d_keys_in, Key* d_keys_out, std::size_t n,
+                         std::size_t num_segments, const std::int64_t* d_begin_offsets,
+                         const std::int64_t* d_end_offsets, radix_options options,
+                         stream_ref stream, memory_resource& mr = default_resource()) {
+  static_assert(detail::is_scalar_v<Key>,
+                "cupar::segmented_sort_keys: the radix sort needs an arithmetic key type "
+                "(integers of 1-8 bytes, float, double)");
+  detail::segmented_sort(
+      {"cupar::segmented_sort_keys", detail::scalar_of<Key>(), d_keys_in, d_keys_out, 0, 0, nullptr,
+       nullptr, n, num_segments, d_begin_offsets, d_end_offsets, options},
+      stream, mr);
+}
+
+/// segmented_sort_keys, ascending.
+template <class Key>
+void segmented_sort_keys(const Key* d_keys_in, Key* d_keys_out, std::size_t n,
+                         std::size_t num_segments, const std::int64_t* d_begin_offsets,
+                         const std::int64_t* d_end_offsets, stream_ref stream,
+                         memory_resource& mr = default_resource()) {
+  segmented_sort_keys(d_keys_in, d_keys_out, n, num_segments, d_begin_offsets, d_end_offsets,
+                      ascending, stream, mr);
+}
+
+/// Sorts key-value pairs by key within each segment (stable, as segmented_sort_keys). Values may
+/// be any trivially copyable type: 4- and 8-byte values (aligned) are moved by the sort itself;
+/// others are moved by a gather after sorting (key, index) pairs.
+///
+/// @param d_values_in, d_values_out  device values; like the keys they may be sorted in place
+///                   (out == in) but must not otherwise overlap, nor overlap the keys
+/// Other parameters, exceptions and synchronisation as segmented_sort_keys.
+template <class Key, class Value>
+void segmented_sort_pairs(const Key* d_keys_in, Key* d_keys_out, const Value* d_values_in,
+                          Value* d_values_out, std::size_t n, std::size_t num_segments,
+                          const std::int64_t* d_begin_offsets, const std::int64_t* d_end_offsets,
+                          radix_options options, stream_ref stream,
+                          memory_resource& mr = default_resource()) {
+  static_assert(detail::is_scalar_v<Key>,
+                "cupar::segmented_sort_pairs: the radix sort needs an arithmetic key type "
+                "(integers of 1-8 bytes, float, double)");
+  static_assert(std::is_trivially_copyable_v<Value>,
+                "cupar::segmented_sort_pairs: Value must be trivially copyable");
+  detail::segmented_sort({"cupar::segmented_sort_pairs", detail::scalar_of<Key>(), d_keys_in,
+                          d_keys_out, sizeof(Value), alignof(Value), d_values_in, d_values_out, n,
+                          num_segments, d_begin_offsets, d_end_offsets, options},
+                         stream, mr);
+}
+
+/// segmented_sort_pairs, ascending.
+template <class Key, class Value>
+void segmented_sort_pairs(const Key* d_keys_in, Key* d_keys_out, const Value* d_values_in,
+                          Value* d_values_out, std::size_t n, std::size_t num_segments,
+                          const std::int64_t* d_begin_offsets, const std::int64_t* d_end_offsets,
+                          stream_ref stream, memory_resource& mr = default_resource()) {
+  segmented_sort_pairs(d_keys_in, d_keys_out, d_values_in, d_values_out, n, num_segments,
+                       d_begin_offsets, d_end_offsets, ascending, stream, mr);
+}
+
+}  // namespace cupar

@@ -1,0 +1,237 @@
+// cupar: removing consecutive duplicates with run-time operators (any host compiler): unique,
+// unique_by_key, run_length_encode. The overloads taking C++ callables are in unique.cuh; the
+// forms without an equality use ==, served by the library for both kinds of caller
+// (run_length_encode has only that form).
+//
+// Runs: a run is a maximal group of consecutive items (keys) in which the equality holds between
+// each item and the one before it (CUB applies it to adjacent items only; it should be an
+// equivalence relation). Equality: by default `a == b` on the element type, so for floating
+// point NaN != NaN (each NaN is its own run) and -0.0 == +0.0 (one run, represented by its first
+// item, whose bits are kept; run_length_encode keeps its last). Counts are written to device
+// memory as std::size_t; the `_count` forms return them to the host instead, synchronising the
+// stream (only it).
+//
+// unique_by_key and run_length_encode with run-time operators or none: their kernels for 2^31
+// items and more (64-bit offsets; 32-bit ones below, as CUB uses for an int count) are not
+// precompiled: they are compiled once from source at the first such call (a few seconds, then
+// cached on disk; CCCL's headers are needed, see README.md).
+#pragma once
+
+#include <cupar/detail/jit_entry.hpp>
+#include <cupar/jit.hpp>
+#include <cupar/memory.hpp>
+#include <cupar/select.hpp>
+#include <cupar/stream.hpp>
+
+#include <cstddef>
+#include <type_traits>
+
+namespace cupar {
+
+/// Copies the first item of each run of consecutive items that the run-time equality `eq`
+/// (arguments `a`, `b`; e.g. "a.id == b.id") finds equal from d_in[0, n) to d_out, in input
+/// order, and writes their number to *d_num_selected.
+///
+/// @param d_in           device input (may be null when n == 0)
+/// @param d_out          device output with room for n items; must not overlap d_in
+/// @param d_num_selected device count (one std::size_t)
+/// @param eq             equality T x T -> bool; an equivalence relation
+/// @throws std::invalid_argument for null pointers with n > 0, a null d_num_selected or
+///         overlapping ranges
+/// @throws cupar::jit_error when the equality does not compile (log and line inside)
+/// @throws cupar::out_of_memory, cupar::cuda_error
+/// Asynchronous.
+template <class T>
+void unique(const T* d_in, T* d_out, std::size_t* d_num_selected, std::size_t n, const jit::op& eq,
+            stream_ref stream, memory_resource& mr = default_resource()) {
+  auto a = detail::dp_args<T>("cupar::unique", detail::dp_op::unique, n);
+  a.in[0] = d_in;
+  a.out[0] = d_out;
+  a.d_count = d_num_selected;
+  a.ops[0] = &eq;
+  detail::jit_data_processing(a, stream, mr);
+}
+
+/// unique with `==` as the equality. T: an arithmetic type (kernels precompiled in the library)
+/// or a struct described with CUPAR_JIT_TYPE that has an operator== in its device definition.
+template <class T>
+void unique(const T* d_in, T* d_out, std::size_t* d_num_selected, std::size_t n, stream_ref stream,
+            memory_resource& mr = default_resource()) {
+  auto a = detail::dp_args<T>("cupar::unique", detail::dp_op::unique, n);
+  a.in[0] = d_in;
+  a.out[0] = d_out;
+  a.d_count = d_num_selected;
+  detail::jit_data_processing(a, stream, mr);
+}
+
+/// As unique, and returns the number of items kept. Synchronises `stream` (only it).
+template <class T>
+std::size_t unique_count(const T* d_in, T* d_out, std::size_t n, const jit::op& eq,
+                         stream_ref stream, memory_resource& mr = default_resource()) {
+  std::size_t count = 0;
+  auto a = detail::dp_args<T>("cupar::unique_count", detail::dp_op::unique, n);
+  a.in[0] = d_in;
+  a.out[0] = d_out;
+  a.host_count = &count;
+  a.ops[0] = &eq;
+  detail::jit_data_processing(a, stream, mr);
+  return count;
+}
+
+/// unique_count with `==` as the equality.
+template <class T>
+std::size_t unique_count(const T* d_in, T* d_out, std::size_t n, stream_ref stream,
+                         memory_resource& mr = default_resource()) {
+  std::size_t count = 0;
+  auto a = detail::dp_args<T>("cupar::unique_count", detail::dp_op::unique, n);
+  a.in[0] = d_in;
+  a.out[0] = d_out;
+  a.host_count = &count;
+  detail::jit_data_processing(a, stream, mr);
+  return count;
+}
+
+/// Copies the first key of each run of equal consecutive keys of d_keys_in[0, n) (equality `eq`,
+/// arguments `a`, `b`, e.g. "a.id == b.id") to d_keys_out and the value at the same position of
+/// d_values_in to d_values_out, in input order, and writes the number of runs to
+/// *d_num_selected. n == 0 writes 0 and nothing else.
+///
+/// @param d_keys_in, d_values_in    device inputs of n keys and n values (may be null when
+///                                  n == 0)
+/// @param d_keys_out, d_values_out  device outputs with room for one item per run (n at most);
+///                                  no output may overlap an input or the other output (CUB
+///                                  does not compact in place)
+/// @param d_num_selected            device count (one std::size_t)
+/// @param eq                        equality K x K -> bool
+/// @throws std::invalid_argument for null pointers with n > 0, a null d_num_selected or
+///         overlapping ranges
+/// @throws cupar::jit_error when the equality does not compile (log and line inside)
+/// @throws cupar::out_of_memory, cupar::cuda_error
+/// Asynchronous.
+template <class K, class V>
+void unique_by_key(const K* d_keys_in, const V* d_values_in, K* d_keys_out, V* d_values_out,
+                   std::size_t* d_num_selected, std::size_t n, const jit::op& eq, stream_ref stream,
+                   memory_resource& mr = default_resource()) {
+  auto a = detail::dp_args<K>("cupar::unique_by_key", detail::dp_op::unique_by_key, n);
+  a.types[1] = &detail::jit_type_of<V>();
+  a.in[0] = d_keys_in;
+  a.in[1] = d_values_in;
+  a.out[0] = d_keys_out;
+  a.out[1] = d_values_out;
+  a.d_count = d_num_selected;
+  a.ops[0] = &eq;
+  detail::jit_data_processing(a, stream, mr);
+}
+
+/// unique_by_key with `==` on the keys. K: an arithmetic type (kernels precompiled in the
+/// library for every arithmetic K and V) or a struct described with CUPAR_JIT_TYPE that has an
+/// operator== in its device definition; V: any type.
+template <class K, class V>
+void unique_by_key(const K* d_keys_in, const V* d_values_in, K* d_keys_out, V* d_values_out,
+                   std::size_t* d_num_selected, std::size_t n, stream_ref stream,
+                   memory_resource& mr = default_resource()) {
+  auto a = detail::dp_args<K>("cupar::unique_by_key", detail::dp_op::unique_by_key, n);
+  a.types[1] = &detail::jit_type_of<V>();
+  a.in[0] = d_keys_in;
+  a.in[1] = d_values_in;
+  a.out[0] = d_keys_out;
+  a.out[1] = d_values_out;
+  a.d_count = d_num_selected;
+  detail::jit_data_processing(a, stream, mr);
+}
+
+/// As unique_by_key, and returns the number of runs. Synchronises `stream` (only it).
+template <class K, class V>
+std::size_t unique_by_key_count(const K* d_keys_in, const V* d_values_in, K* d_keys_out,
+                                V* d_values_out, std::size_t n, const jit::op& eq,
+                                stream_ref stream, memory_resource& mr = default_resource()) {
+  std::size_t count = 0;
+  auto a = detail::dp_args<K>("cupar::unique_by_key_count", detail::dp_op::unique_by_key, n);
+  a.types[1] = &detail::jit_type_of<V>();
+  a.in[0] = d_keys_in;
+  a.in[1] = d_values_in;
+  a.out[0] = d_keys_out;
+  a.out[1] = d_values_out;
+  a.host_count = &count;
+  a.ops[0] = &eq;
+  detail::jit_data_processing(a, stream, mr);
+  return count;
+}
+
+/// unique_by_key_count with `==` on the keys.
+template <class K, class V>
+std::size_t unique_by_key_count(const K* d_keys_in, const V* d_values_in, K* d_keys_out,
+                                V* d_values_out, std::size_t n, stream_ref stream,
+                                memory_resource& mr = default_resource()) {
+  std::size_t count = 0;
+  auto a = detail::dp_args<K>("cupar::unique_by_key_count", detail::dp_op::unique_by_key, n);
+  a.types[1] = &detail::jit_type_of<V>();
+  a.in[0] = d_keys_in;
+  a.in[1] = d_values_in;
+  a.out[0] = d_keys_out;
+  a.out[1] = d_values_out;
+  a.host_count = &count;
+  detail::jit_data_processing(a, stream, mr);
+  return count;
+}
+
+namespace detail {
+template <class Count>
+inline constexpr bool is_run_length_count_v =
+    std::is_integral_v<Count> && !std::is_same_v<Count, bool> &&
+    (sizeof(Count) == 4 || sizeof(Count) == 8);
+}  // namespace detail
+
+/// Run-length encoding: for each run of equal consecutive items of d_in[0, n) (`==`), writes one
+/// of its items to d_unique_out (its last, as CUB's reduce-by-key does: they are all equal, but a
+/// run may mix -0.0 and +0.0) and its length to d_counts_out, in input order, and the number of
+/// runs to *d_num_runs. n == 0 writes 0 and nothing else. No operator: served by kernels
+/// precompiled in the library for every arithmetic K with 4- and 8-byte counts (structs with an
+/// operator== in their CUPAR_JIT_TYPE definition are compiled once at run time).
+///
+/// @param d_in          device input (may be null when n == 0)
+/// @param d_unique_out  device output with room for one item per run (n at most)
+/// @param d_counts_out  device output with room for one count per run. Count: a 4- or 8-byte
+///                      integer type; a run longer than it holds wraps around (only possible for
+///                      4-byte counts and n > 2^31 (signed) or 2^32 (unsigned)). No output may
+///                      overlap d_in or the other output.
+/// @param d_num_runs    device count (one std::size_t)
+/// @throws std::invalid_argument for null pointers with n > 0, a null d_num_runs or overlapping
+///         ranges
+/// @throws cupar::jit_error (a struct K whose operator== does not compile),
+///         cupar::out_of_memory, cupar::cuda_error
+/// Asynchronous. CUB's DeviceRunLengthEncode::Encode, with 64-bit item counts.
+template <class K, class Count>
+void run_length_encode(const K* d_in, K* d_unique_out, Count* d_counts_out, std::size_t* d_num_runs,
+                       std::size_t n, stream_ref stream, memory_resource& mr = default_resource()) {
+  static_assert(detail::is_run_length_count_v<Count>,
+                "cupar::run_length_encode: counts are 4- or 8-byte integers");
+  auto a = detail::dp_args<K>("cupar::run_length_encode", detail::dp_op::run_length_encode, n);
+  a.types[1] = &detail::jit_type_of<Count>();
+  a.in[0] = d_in;
+  a.out[0] = d_unique_out;
+  a.out[1] = d_counts_out;
+  a.d_count = d_num_runs;
+  detail::jit_data_processing(a, stream, mr);
+}
+
+/// As run_length_encode, and returns the number of runs. Synchronises `stream` (only it).
+template <class K, class Count>
+std::size_t run_length_encode_count(const K* d_in, K* d_unique_out, Count* d_counts_out,
+                                    std::size_t n, stream_ref stream,
+                                    memory_resource& mr = default_resource()) {
+  static_assert(detail::is_run_length_count_v<Count>,
+                "cupar::run_length_encode_count: counts are 4- or 8-byte integers");
+  std::size_t count = 0;
+  auto a =
+      detail::dp_args<K>("cupar::run_length_encode_count", detail::dp_op::run_length_encode, n);
+  a.types[1] = &detail::jit_type_of<Count>();
+  a.in[0] = d_in;
+  a.out[0] = d_unique_out;
+  a.out[1] = d_counts_out;
+  a.host_count = &count;
+  detail::jit_data_processing(a, stream, mr);
+  return count;
+}
+
+}  // namespace cupar

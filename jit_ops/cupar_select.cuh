@@ -1,0 +1,137 @@
+// cupar JIT: CUB's stream compaction kernels (DeviceSelect::If / Flagged / Unique,
+// DevicePartition::If) with run-time operators. Expects CUPAR_SELECT_MODE (0: predicate,
+// 1: flags, 2: unique, 3: partition by predicate), optionally CUPAR_SELECT_IN_PLACE, the size
+// class cupar_T (and cupar_F, the flags' class, for mode 1), and the slot functions:
+//   mode 0, 3: cupar_jit_pred(const unsigned char* state, cupar_T x) -> bool
+//   mode 2:    cupar_jit_eq(const unsigned char* state, cupar_T a, cupar_T b) -> bool
+//
+// CUB 3.0.1 defines the sweep kernel and the streaming context in its host dispatch header
+// (dispatch_select_if.cuh), which NVRTC cannot compile; both are mirrored here, line for line,
+// around CUB's own agent. The host side is src/jit/run_select.cu.
+#pragma once
+
+#include <cub/agent/agent_select_if.cuh>
+#include <cub/device/dispatch/kernels/scan.cuh>
+#include <cub/device/dispatch/tuning/tuning_select_if.cuh>
+#include <cub/util_vsmem.cuh>
+
+/// CUB's detail::select::streaming_context_t<long long, true>: DeviceSelect counts with 64-bit
+/// totals and runs its kernels over partitions of at most INT_MAX items with 32-bit offsets. The
+/// host fills it (cupar_select_streaming in run_select.cu has the same layout).
+struct cupar_select_streaming {
+  typedef long long total_num_items_t;
+  bool first_partition;
+  bool last_partition;
+  long long total_num_items;
+  long long total_previous_num_items;
+  long long* d_num_selected_in;
+  long long* d_num_selected_out;
+
+  __device__ __forceinline__ long long input_offset() const {
+    return first_partition ? 0ll : total_previous_num_items;
+  }
+  __device__ __forceinline__ long long is_first_partition() const { return first_partition; }
+  __device__ __forceinline__ long long num_previously_selected() const {
+    return first_partition ? 0ll : *d_num_selected_in;
+  }
+  __device__ __forceinline__ long long num_previously_rejected() const {
+    return first_partition ? 0ll : (total_previous_num_items - num_previously_selected());
+  }
+  template <typename OffsetT>
+  __device__ __forceinline__ long long num_total_items(OffsetT) const {
+    return total_num_items;
+  }
+  template <typename NumSelectedIteratorT, typename OffsetT>
+  __device__ __forceinline__ void update_num_selected(NumSelectedIteratorT user_out,
+                                                      OffsetT num_selections) const {
+    if (last_partition) {
+      *user_out = num_previously_selected() + static_cast<long long>(num_selections);
+    } else {
+      *d_num_selected_out = num_previously_selected() + static_cast<long long>(num_selections);
+    }
+  }
+};
+
+#if CUPAR_SELECT_MODE == 0 || CUPAR_SELECT_MODE == 3
+struct cupar_select_op {
+  cupar_op_state state;
+  __device__ __forceinline__ bool operator()(const cupar_T& x) const {
+    return cupar_jit_pred(state.bytes, x);
+  }
+};
+typedef cub::NullType cupar_equality_op;
+typedef cub::NullType* cupar_flags_in;
+#elif CUPAR_SELECT_MODE == 1
+typedef cub::NullType cupar_select_op;
+typedef cub::NullType cupar_equality_op;
+typedef const cupar_F* cupar_flags_in;
+#else
+typedef cub::NullType cupar_select_op;
+struct cupar_equality_op {
+  cupar_op_state state;
+  __device__ __forceinline__ bool operator()(const cupar_T& a, const cupar_T& b) const {
+    return cupar_jit_eq(state.bytes, a, b);
+  }
+};
+typedef cub::NullType* cupar_flags_in;
+#endif
+
+#if CUPAR_SELECT_MODE == 3
+#define CUPAR_SELECT_IMPL cub::SelectImpl::Partition
+#elif defined(CUPAR_SELECT_IN_PLACE)
+#define CUPAR_SELECT_IMPL cub::SelectImpl::SelectPotentiallyInPlace
+#else
+#define CUPAR_SELECT_IMPL cub::SelectImpl::Select
+#endif
+
+typedef int cupar_partition_offset;  // CUB's per_partition_offset_t
+typedef cub::ScanTileState<cupar_partition_offset> cupar_tile_state;
+typedef unsigned long long* cupar_num_selected_out;
+typedef cub::detail::it_value_t<cupar_flags_in> cupar_flag_value;
+// DeviceSelect tunes with the per-partition offset; DevicePartition::If with the count's own
+// type, which for CUB's int-count entry points is int as well.
+typedef cub::detail::select::policy_hub<cupar_T, cupar_flag_value, cupar_partition_offset, false,
+                                        CUPAR_SELECT_IMPL>::MaxPolicy cupar_policy;
+
+template <cub::SelectImpl Impl>
+struct cupar_select_agent {
+  template <typename Policy, typename In, typename Flags, typename Out, typename Select,
+            typename Equality, typename Offset, typename Streaming>
+  struct agent_t : cub::detail::select::AgentSelectIf<Policy, In, Flags, Out, Select, Equality,
+                                                      Offset, Streaming, Impl> {
+    using cub::detail::select::AgentSelectIf<Policy, In, Flags, Out, Select, Equality, Offset,
+                                             Streaming, Impl>::AgentSelectIf;
+  };
+};
+
+typedef cub::detail::vsmem_helper_default_fallback_policy_t<
+    cupar_policy::ActivePolicy::SelectIfPolicyT,
+    cupar_select_agent<CUPAR_SELECT_IMPL>::template agent_t, const cupar_T*, cupar_flags_in,
+    cupar_T*, cupar_select_op, cupar_equality_op, cupar_partition_offset, cupar_select_streaming>
+    cupar_select_vsmem;
+
+__global__ void cupar_select_init(cupar_tile_state tile_state, int num_tiles,
+                                  cupar_num_selected_out d_num_selected_out) {
+  tile_state.InitializeStatus(num_tiles);
+  if (blockIdx.x == 0 && threadIdx.x == 0) *d_num_selected_out = 0;
+}
+
+__launch_bounds__(int(cupar_select_vsmem::agent_policy_t::BLOCK_THREADS)) __global__
+    void cupar_select_sweep(const cupar_T* d_in, cupar_flags_in d_flags, cupar_T* d_selected_out,
+                            cupar_num_selected_out d_num_selected_out, cupar_tile_state tile_status,
+                            cupar_select_op select_op, cupar_equality_op equality_op,
+                            cupar_partition_offset num_items, int num_tiles,
+                            const __grid_constant__ cupar_select_streaming streaming,
+                            cub::detail::vsmem_t vsmem) {
+  typedef cupar_select_vsmem::agent_t agent_t;
+  __shared__ typename cupar_select_vsmem::static_temp_storage_t static_temp_storage;
+  typename agent_t::TempStorage& temp_storage =
+      cupar_select_vsmem::get_temp_storage(static_temp_storage, vsmem);
+  agent_t(temp_storage, d_in, d_flags, d_selected_out, select_op, equality_op, num_items, streaming)
+      .ConsumeRange(num_tiles, tile_status, d_num_selected_out);
+  cupar_select_vsmem::discard_temp_storage(temp_storage);
+}
+
+static constexpr long long cupar_m0 = cupar_select_vsmem::agent_policy_t::BLOCK_THREADS;
+static constexpr long long cupar_m1 = cupar_select_vsmem::agent_policy_t::ITEMS_PER_THREAD;
+static constexpr long long cupar_m2 = cupar_select_vsmem::vsmem_per_block;

@@ -1,0 +1,43 @@
+// cupar: select_if, select_flagged, partition and unique with run-time operators (one kernel set
+// family of CUB's stream compaction, jit_ops/cupar_select.cuh).
+#include "dp_calls.hpp"
+#include "launch.hpp"
+
+#include <cupar/detail/counted.hpp>
+#include <cupar/detail/dp_checks.hpp>
+
+namespace cupar::detail {
+
+void call_select(const jit_dp_args& a, stream_ref s, memory_resource& mr) {
+  const char* fn = a.function;
+  const jit_type& t = *a.types[0];
+  const bool to_host = a.host_count != nullptr;
+  const bool flagged = a.what == dp_op::select_flagged;
+  // CUB compacts in place for select_if and select_flagged only.
+  const bool may_alias = a.what == dp_op::select_if || flagged;
+  check_select(fn, a.in[0], a.out[0], a.d_count, to_host, a.n, t.size, may_alias);
+  if (flagged) check_flags(fn, a.in[1], a.n, a.types[1]->size, a.out[0], t.size);
+  const bool in_place = may_alias && a.n != 0 && a.in[0] == a.out[0];
+  const jit::set_request req = dp_request(a.what, a.types, a.ops, in_place);
+  const auto [devp, module] = jit::resolve(req, nullptr, fn);
+  const jit::device_info& dev = *devp;
+  const cupar::jit::op* op = a.ops[0] != nullptr ? a.ops[0] : &cupar::jit::equal_to;
+  jit::select_launch launch{a.in[0], flagged ? a.in[1] : nullptr, a.out[0], nullptr, a.n, nullptr,
+                            nullptr};
+  if (a.what == dp_op::unique) {
+    launch.eq_state = op->state();
+  } else if (!flagged) {
+    launch.pred_state = op->state();
+  }
+  jit::launch_status st;
+  const char* call = "cupar stream compaction (run-time operator)";
+  run_counted(call, mr, s, {a.n, module->serial()}, a.d_count, a.host_count, 1,
+              [&](void* temp, std::size_t& bytes, std::size_t* counts) {
+                launch.d_count = counts;
+                jit::check_dispatch(jit::run_select(*module, dev, st, temp, bytes, launch, s.get()),
+                                    st, call);
+                return cudaSuccess;
+              });
+}
+
+}  // namespace cupar::detail

@@ -1,0 +1,117 @@
+// cupar internal: turning a library call's types and operators into a JIT build request.
+#include "request.hpp"
+
+#include "op_definition.hpp"
+
+#include <cupar/detail/checks.hpp>
+#include <cupar/detail/cuda_check.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <string>
+
+namespace cupar::detail::jit {
+namespace {
+
+/// The default operator of a slot left empty by the caller.
+const cupar::jit::op& default_op(const slot_spec& slot) {
+  return std::string(slot.symbol) == "cupar_jit_comp" ? cupar::jit::less : cupar::jit::equal_to;
+}
+
+/// For each slot of a data-processing family, the index (into the request's types) of the type
+/// its arguments carry.
+int slot_type_index(family f, std::size_t slot) {
+  switch (f) {
+    case family::reduce_by_key:
+    case family::scan_by_key_inclusive:
+    case family::scan_by_key_exclusive:
+      return slot == 0 ? 1 : 0;  // the operator works on values, the equality on keys
+    default:
+      return 0;
+  }
+}
+
+}  // namespace
+
+fast_key set_request::key(int arch) const {
+  fast_key k{fam, t[0], t[1], t[2], 0, arch};
+  if (fam == family::histogram_even || fam == family::histogram_range) {
+    k.t1 = scalar_key(level);
+    k.t2 = scalar_key(counter);
+  }
+  if (value != nullptr) k.extra = (value->size << 8) | value->align;
+  if (in_place) k.extra |= 1u << 31;
+  if (wide) k.extra |= 1u << 30;
+  // The first slot's operator holds the cache this key is looked up in; the others are named.
+  if (ops[1] != nullptr) k.d1 = ops[1]->definition().get();
+  return k;
+}
+
+build_spec set_request::spec() const {
+  build_spec sp;
+  sp.set.fam = fam;
+  switch (fam) {
+    case family::histogram_even:
+    case family::histogram_range:
+      sp.set.types = {type_ref::of(*t[0]), type_ref::of(level), type_ref::of(counter)};
+      break;
+    case family::merge_sort_pairs:
+      sp.set.types = {type_ref::of(*t[0]), type_ref::storage(value->size, value->align)};
+      break;
+    default:
+      for (const jit_type* x : t) {
+        if (x == nullptr) continue;
+        sp.set.types.push_back(is_data_processing(fam) ? type_ref::size_class(*x)
+                                                       : type_ref::of(*x));
+      }
+  }
+  if (in_place) sp.set.variant = "inplace";
+  if (wide) sp.set.variant = "wide";
+  const std::vector<slot_spec> slots = slots_of(sp.set);
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    const cupar::jit::op& op = ops[i] != nullptr ? *ops[i] : default_op(slots[i]);
+    if (!is_data_processing(fam)) {
+      sp.slots.push_back({op, slots[i].args, slots[i].result});
+      continue;
+    }
+    const type_ref user = type_ref::of(*t[slot_type_index(fam, i)]);
+    slot_binding b{op, std::vector<type_ref>(slots[i].args.size(), user),
+                   slots[i].result.is_boolean() ? type_ref::boolean() : user};
+    sp.slots.push_back(std::move(b));
+  }
+  return sp;
+}
+
+const cupar::jit::op& set_request::anchor() const {
+  if (ops[0] != nullptr) return *ops[0];
+  // Sets without a caller's operator in their first slot: one constant anchor per family (its
+  // cache holds builds for every type of the family; keys tell them apart).
+  static const cupar::jit::op anchors[family_count] = {
+#define CUPAR_ANCHOR cupar::jit::op(std::string("/* cupar anchor */"))
+      CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR,
+      CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR,
+      CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR,
+      CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR,
+#undef CUPAR_ANCHOR
+  };
+  static_assert(sizeof(anchors) / sizeof(anchors[0]) == family_count, "one anchor per family");
+  return anchors[static_cast<int>(fam)];
+}
+
+resolved resolve(const set_request& r, const plan_state* plan, const char* fn) {
+  if (plan != nullptr) {
+    int device = 0;
+    check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+    if (device != plan->device->ordinal) {
+      throw_invalid_argument(fn, "the plan was built for device " +
+                                     std::to_string(plan->device->ordinal) + " but device " +
+                                     std::to_string(device) + " is current");
+    }
+    return {plan->device, current_module(plan->entry)};
+  }
+  const device_info& dev = current_device();
+  return {&dev, obtain(
+                    r.key(dev.arch), [&] { return r.spec(); }, r.anchor(), dev)};
+}
+
+}  // namespace cupar::detail::jit

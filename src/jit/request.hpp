@@ -1,0 +1,61 @@
+// cupar internal: what a library entry point asks the JIT engine for: a kernel set for the
+// caller's types, with operators in its slots; cheap to key on the per-call path, spelled out as
+// a build_spec only on a miss.
+#pragma once
+
+#include "engine.hpp"
+#include "kernel_set.hpp"
+
+#include <cupar/detail/jit_entry.hpp>
+
+#include <memory>
+
+namespace cupar::detail {
+
+struct plan_state;
+
+namespace jit {
+
+struct set_request {
+  family fam;
+  const jit_type* t[3] = {nullptr, nullptr, nullptr};  // the caller's types
+  scalar level = static_cast<scalar>(0);               // histograms: the operator's result type
+  scalar counter = static_cast<scalar>(0);             // histograms: u32 or u64
+  const jit_type* value = nullptr;                     // merge sort pairs: the payload type
+  bool in_place = false;  // select_if, select_flagged: output is the input
+  /// unique_by_key, reduce_by_key, run_length_encode: kernels with 64-bit offsets (n >= 2^31).
+  bool wide = false;
+  /// The slots' operators (slot order of slots_of); the first one anchors the per-operator
+  /// cache. Null: the slot's default, the named equal_to or less.
+  const cupar::jit::op* ops[2] = {nullptr, nullptr};
+
+  fast_key key(int arch) const;
+  build_spec spec() const;
+  /// The operator whose own cache remembers this request's builds.
+  const cupar::jit::op& anchor() const;
+};
+
+struct resolved {
+  const device_info* dev;
+  std::shared_ptr<const loaded_module> module;
+};
+
+/// The module serving `r` on the current device: the plan's, or through the per-operator and
+/// process caches (building it on a miss).
+resolved resolve(const set_request& r, const plan_state* plan, const char* fn);
+
+/// The module's kernel set was compiled for size classes whose bits are the caller's types.
+inline bool is_data_processing(family f) {
+  return static_cast<int>(f) >= static_cast<int>(family::select_if);
+}
+
+}  // namespace jit
+
+/// A plan's build: the cache entry it was made from, for the device it was made on.
+struct plan_state {
+  jit::set_request request;
+  std::shared_ptr<jit::program_entry> entry;  // null: a named operator served by the library
+  const jit::device_info* device = nullptr;
+};
+
+}  // namespace cupar::detail
