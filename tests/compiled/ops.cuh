@@ -3,6 +3,7 @@
 // against either.
 #pragma once
 
+#include "../common/group_stats.hpp"
 #include "../common/types.hpp"
 
 #include <cuda/std/functional>
@@ -64,6 +65,40 @@ struct record_key_op {
   __device__ float operator()(const record& r) const { return r.key; }
 };
 
+template <class T>
+struct less_than_op {  // predicate x < t
+  T t;
+  __device__ bool operator()(T x) const { return x < t; }
+};
+template <class T>
+struct equal_op {
+  __device__ bool operator()(T a, T b) const { return a == b; }
+};
+struct record_key_below_op {
+  float t;
+  __device__ bool operator()(const record& r) const { return r.key < t; }
+};
+struct record_same_key_op {
+  __device__ bool operator()(const record& a, const record& b) const { return a.key == b.key; }
+};
+
+template <class T>
+struct same_div4_op {  // keys equal when their integer parts agree after division by 4
+  __device__ bool operator()(T a, T b) const {
+    return static_cast<long long>(a) / 4 == static_cast<long long>(b) / 4;
+  }
+};
+struct merge_stats_op {
+  __device__ group_stats operator()(const group_stats& a, const group_stats& b) const {
+    return group_stats_merge(a, b);
+  }
+};
+
+template <class T>
+struct nan_last_less_op {  // a strict weak ordering with NaN after every number (search tests)
+  __device__ bool operator()(T a, T b) const { return a < b || (a == a && b != b); }
+};
+
 struct compiled_ops {
   static constexpr const char* name = "compiled";
   template <class T>
@@ -101,6 +136,25 @@ struct compiled_ops {
     return {};
   }
   static record_key_op record_key() { return {}; }
+  template <class T>
+  static less_than_op<T> less_than(T t) {
+    return {t};
+  }
+  template <class T>
+  static equal_op<T> equal_to() {
+    return {};
+  }
+  static record_key_below_op record_key_below(float t) { return {t}; }
+  static record_same_key_op record_same_key() { return {}; }
+  template <class T>
+  static same_div4_op<T> same_div4() {
+    return {};
+  }
+  static merge_stats_op merge_stats() { return {}; }
+  template <class T>
+  static nan_last_less_op<T> nan_last_less() {
+    return {};
+  }
 };
 
 }  // namespace cupar::testing

@@ -3,6 +3,7 @@
 // Compiled by g++: the run-time operator path needs no nvcc.
 #pragma once
 
+#include "../common/group_stats.hpp"
 #include "../common/types.hpp"
 
 #include <cupar/cupar.hpp>
@@ -13,6 +14,8 @@
 CUPAR_JIT_TYPE(cupar::testing::mat2, "mat2", "struct mat2 { unsigned int a, b, c, d; };")
 CUPAR_JIT_TYPE(cupar::testing::record, "record",
                "struct record { float key; unsigned int payload; };")
+CUPAR_JIT_TYPE(cupar::testing::group_stats, "group_stats",
+               "struct group_stats { unsigned int count; float sum, min, max; };")
 
 namespace cupar::testing {
 
@@ -79,6 +82,31 @@ struct jit_ops {
     return cupar::jit::op("static_cast<" + l + ">(x) / static_cast<" + l + ">(2)");
   }
   static cupar::jit::op record_key() { return cupar::jit::op("x.key"); }
+  template <class T>
+  static cupar::jit::op less_than(T t) {
+    return cupar::jit::op("x < t").param("t", t);
+  }
+  template <class T>
+  static cupar::jit::op equal_to() {
+    return cupar::jit::op("a == b");
+  }
+  static cupar::jit::op record_key_below(float t) {
+    return cupar::jit::op("x.key < t").param("t", t);
+  }
+  static cupar::jit::op record_same_key() { return cupar::jit::op("a.key == b.key"); }
+  template <class T>
+  static cupar::jit::op same_div4() {
+    return cupar::jit::op("static_cast<long long>(a) / 4 == static_cast<long long>(b) / 4");
+  }
+  static cupar::jit::op merge_stats() {
+    return cupar::jit::op(
+        "group_stats{a.count + b.count, a.sum + b.sum, b.min < a.min ? b.min : a.min, "
+        "a.max < b.max ? b.max : a.max}");
+  }
+  template <class T>
+  static cupar::jit::op nan_last_less() {
+    return cupar::jit::op("a < b || (a == a && b != b)");
+  }
 };
 
 /// Named operators where the library has them (reduce and scan compile nothing, less / greater
@@ -104,6 +132,10 @@ struct named_ops : jit_ops {
   template <class T>
   static cupar::jit::op greater() {
     return cupar::jit::greater;
+  }
+  template <class T>
+  static cupar::jit::op equal_to() {
+    return cupar::jit::equal_to;
   }
 };
 

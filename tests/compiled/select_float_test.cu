@@ -1,0 +1,12 @@
+// cupar tests: the stream compaction conformance suite with C++ callables for the floating-point
+// types (split from select_test.cu to keep each translation unit's build short).
+#include "ops.cuh"
+
+#include <cupar/cupar.cuh>
+
+namespace cupar::testing {
+using Ops = compiled_ops;
+}
+#define CUPAR_SUITE_TYPES floating_types
+#define CUPAR_SUITE_UNTYPED 0
+#include "../conformance/select_suite.hpp"

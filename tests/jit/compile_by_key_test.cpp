@@ -1,0 +1,200 @@
+// cupar tests: compile-only builds of the by-key families' operators (reduce_by_key, the scans by
+// key, unique_by_key, run_length_encode): no GPU needed, these run in CI. They check that the
+// kernels come precompiled for every arithmetic key and value type (only the operator is
+// compiled), that named and default operators compile nothing, that user structs build from
+// source, and that a malformed operator gives a jit_error naming the one that failed (the
+// operator or the equality).
+#include <cupar/cupar.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <typeinfo>
+
+namespace {
+
+using cupar::jit::op;
+
+struct tagged_key {
+  float key;
+  std::uint32_t tag;
+};
+struct agg4 {  // a group-by accumulator: count, sum, min, max
+  std::uint32_t count;
+  float sum, min, max;
+};
+
+}  // namespace
+
+CUPAR_JIT_TYPE(tagged_key, "tagged_key", "struct tagged_key { float key; unsigned int tag; };")
+CUPAR_JIT_TYPE(agg4, "agg4", "struct agg4 { unsigned int count; float sum, min, max; };")
+
+namespace {
+
+void expect_precompiled(const cupar::jit::build_report& r, bool optimized) {
+  EXPECT_TRUE(r.precompiled_kernels);
+  EXPECT_EQ(r.tier, optimized ? 2 : 1);
+  EXPECT_EQ(r.kernels.size(), 2u);
+  EXPECT_GT(r.cubin_bytes, 0u);
+}
+
+/// Every family on keys K and values V, with snippet operators (the equality given or not).
+template <class K, class V>
+void expect_precompiled_by_key(bool optimized) {
+  SCOPED_TRACE(std::string(typeid(K).name()) + " keys, " + typeid(V).name() + " values" +
+               (optimized ? ", optimized" : ", quick"));
+  const op sum("a + b");
+  const op same("a == b");
+  expect_precompiled(cupar::jit::compile_reduce_by_key<K, V>(sum, nullptr, 90, optimized),
+                     optimized);
+  expect_precompiled(cupar::jit::compile_reduce_by_key<K, V>(sum, &same, 90, optimized), optimized);
+  expect_precompiled(cupar::jit::compile_scan_by_key<K, V>(sum, nullptr, true, 90, optimized),
+                     optimized);
+  expect_precompiled(cupar::jit::compile_scan_by_key<K, V>(sum, &same, false, 90, optimized),
+                     optimized);
+  expect_precompiled(cupar::jit::compile_unique_by_key<K, V>(&same, 90, optimized), optimized);
+}
+
+template <class K>
+void expect_precompiled_run_length(bool optimized) {
+  SCOPED_TRACE(typeid(K).name());
+  expect_precompiled(cupar::jit::compile_run_length_encode<K, std::uint32_t>(90, optimized),
+                     optimized);
+  expect_precompiled(cupar::jit::compile_run_length_encode<K, std::int64_t>(90, optimized),
+                     optimized);
+}
+
+TEST(JitCompileByKey, EveryArithmeticTypeHasPrecompiledKernels) {
+  // Keys and values of one type, every arithmetic type (quick builds).
+  expect_precompiled_by_key<std::int8_t, std::int8_t>(false);
+  expect_precompiled_by_key<std::int16_t, std::int16_t>(false);
+  expect_precompiled_by_key<std::int32_t, std::int32_t>(false);
+  expect_precompiled_by_key<std::int64_t, std::int64_t>(false);
+  expect_precompiled_by_key<std::uint8_t, std::uint8_t>(false);
+  expect_precompiled_by_key<std::uint16_t, std::uint16_t>(false);
+  expect_precompiled_by_key<std::uint32_t, std::uint32_t>(false);
+  expect_precompiled_by_key<std::uint64_t, std::uint64_t>(false);
+  expect_precompiled_by_key<float, float>(false);
+  expect_precompiled_by_key<double, double>(false);
+  // Every pair of size classes of key and value.
+  expect_precompiled_by_key<std::uint8_t, std::int16_t>(false);
+  expect_precompiled_by_key<std::uint8_t, float>(false);
+  expect_precompiled_by_key<std::uint8_t, std::int64_t>(false);
+  expect_precompiled_by_key<std::int16_t, std::uint8_t>(false);
+  expect_precompiled_by_key<std::int16_t, std::uint32_t>(false);
+  expect_precompiled_by_key<std::int16_t, double>(false);
+  expect_precompiled_by_key<float, std::int8_t>(false);
+  expect_precompiled_by_key<float, std::uint16_t>(false);
+  expect_precompiled_by_key<std::int32_t, double>(false);
+  expect_precompiled_by_key<double, std::uint8_t>(false);
+  expect_precompiled_by_key<std::int64_t, std::int16_t>(false);
+  expect_precompiled_by_key<std::uint64_t, float>(false);
+  // The inlined (LTO) builds of the benchmarked shape.
+  expect_precompiled_by_key<std::uint32_t, float>(true);
+  // run_length_encode: every key type with 4- and 8-byte counts.
+  expect_precompiled_run_length<std::int8_t>(false);
+  expect_precompiled_run_length<std::int16_t>(false);
+  expect_precompiled_run_length<std::int32_t>(false);
+  expect_precompiled_run_length<std::int64_t>(false);
+  expect_precompiled_run_length<std::uint8_t>(false);
+  expect_precompiled_run_length<std::uint16_t>(false);
+  expect_precompiled_run_length<std::uint32_t>(false);
+  expect_precompiled_run_length<std::uint64_t>(false);
+  expect_precompiled_run_length<float>(false);
+  expect_precompiled_run_length<double>(true);
+}
+
+TEST(JitCompileByKey, NamedAndDefaultOperatorsCompileNothing) {
+  const auto before = cupar::jit::get_stats();
+  const cupar::jit::build_report r[] = {
+      cupar::jit::compile_reduce_by_key<float, float>(cupar::jit::plus, nullptr, 90, false),
+      cupar::jit::compile_reduce_by_key<std::int64_t, std::uint8_t>(
+          cupar::jit::maximum, &cupar::jit::equal_to, 90, true),
+      cupar::jit::compile_scan_by_key<std::int32_t, double>(cupar::jit::plus, nullptr, true, 90,
+                                                            false),
+      cupar::jit::compile_scan_by_key<std::uint16_t, std::int32_t>(
+          cupar::jit::minimum, &cupar::jit::equal_to, false, 90, true),
+      cupar::jit::compile_unique_by_key<double, std::int16_t>(nullptr, 90, false),
+      cupar::jit::compile_unique_by_key<std::int8_t, float>(&cupar::jit::equal_to, 90, true),
+      cupar::jit::compile_run_length_encode<float, std::uint64_t>(90, false),
+      cupar::jit::compile_run_length_encode<std::uint16_t, std::int32_t>(90, true),
+  };
+  const auto after = cupar::jit::get_stats();
+  EXPECT_EQ(after.operator_compiles, before.operator_compiles);
+  EXPECT_EQ(after.kernel_compiles, before.kernel_compiles);
+  EXPECT_EQ(after.links, before.links + 8);
+  for (const auto& b : r) {
+    EXPECT_TRUE(b.precompiled_kernels);
+    EXPECT_EQ(b.compile_ms, 0.0);
+  }
+}
+
+TEST(JitCompileByKey, UserStructsAreCompiledFromSource) {
+  // A group-by accumulator (count, sum, min, max) as the value of a reduce by key.
+  const op merge(
+      "agg4{a.count + b.count, a.sum + b.sum, fminf(a.min, b.min), fmaxf(a.max, b.max)}");
+  const auto r = cupar::jit::compile_reduce_by_key<std::int32_t, agg4>(merge, nullptr, 90, false);
+  EXPECT_FALSE(r.precompiled_kernels);
+  EXPECT_EQ(r.kernels.size(), 2u);
+  // Struct keys with an equality on a member.
+  const op same_tag("a.tag == b.tag");
+  const auto u = cupar::jit::compile_unique_by_key<tagged_key, std::uint32_t>(&same_tag, 90, false);
+  EXPECT_FALSE(u.precompiled_kernels);
+  EXPECT_EQ(u.kernels.size(), 2u);
+  const auto s =
+      cupar::jit::compile_scan_by_key<tagged_key, agg4>(merge, &same_tag, false, 90, false);
+  EXPECT_FALSE(s.precompiled_kernels);
+  EXPECT_EQ(s.kernels.size(), 2u);
+}
+
+TEST(JitCompileByKey, ErrorsNameTheOperatorThatFailed) {
+  // Both slots hold snippets: the message says which one failed.
+  const op good_eq("a == b");
+  try {
+    cupar::jit::compile_reduce_by_key<float, float>(op("a + nope"), &good_eq, 90, false);
+    ADD_FAILURE() << "expected jit_error";
+  } catch (const cupar::jit_error& e) {
+    EXPECT_EQ(e.stage(), cupar::jit_stage::compile);
+    EXPECT_EQ(e.line(), 1);
+    EXPECT_EQ(e.line_text(), "a + nope");
+    EXPECT_NE(std::string(e.what()).find("of the operator: a + nope"), std::string::npos)
+        << e.what();
+  }
+  const op bad_eq("a == nope");
+  try {
+    cupar::jit::compile_scan_by_key<std::int32_t, double>(op("a * b"), &bad_eq, true, 90, false);
+    ADD_FAILURE() << "expected jit_error";
+  } catch (const cupar::jit_error& e) {
+    EXPECT_EQ(e.line(), 1);
+    EXPECT_EQ(e.line_text(), "a == nope");
+    EXPECT_NE(std::string(e.what()).find("of the equality: a == nope"), std::string::npos)
+        << e.what();
+  }
+  // An equality whose result does not convert to bool.
+  const op not_a_bool("a");
+  try {
+    cupar::jit::compile_unique_by_key<tagged_key, float>(&not_a_bool, 90, true);
+    ADD_FAILURE() << "expected jit_error";
+  } catch (const cupar::jit_error& e) {
+    EXPECT_NE(std::string(e.what()).find("an equality (tagged_key a, tagged_key b) -> bool"),
+              std::string::npos)
+        << e.what();
+  }
+  // An operator whose result is not the value type.
+  try {
+    cupar::jit::compile_reduce_by_key<std::uint32_t, agg4>(op("a.count + b.count"), nullptr, 90,
+                                                           false);
+    ADD_FAILURE() << "expected jit_error";
+  } catch (const cupar::jit_error& e) {
+    EXPECT_NE(std::string(e.what()).find("a binary operator (agg4 a, agg4 b) -> agg4"),
+              std::string::npos)
+        << e.what();
+  }
+  // The JIT keeps working.
+  const auto after_errors =
+      cupar::jit::compile_reduce_by_key<float, float>(op("a + b"), nullptr, 90, false);
+  EXPECT_TRUE(after_errors.precompiled_kernels);
+}
+
+}  // namespace

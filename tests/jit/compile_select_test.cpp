@@ -1,0 +1,108 @@
+// cupar tests: compile-only builds of the stream compaction families' operators (select_if,
+// partition, three_way_partition, unique): no GPU needed, these run in CI. They check that the
+// kernels come precompiled for every arithmetic type (only the operator is compiled), that named
+// and default operators compile nothing, that user structs build from source, and that malformed
+// operators give jit_error naming the right operator.
+#include <cupar/cupar.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+
+namespace {
+
+using cupar::jit::op;
+
+struct tagged {
+  float key;
+  std::uint32_t tag;
+};
+
+}  // namespace
+
+CUPAR_JIT_TYPE(tagged, "tagged", "struct tagged { float key; unsigned int tag; };")
+
+namespace {
+
+template <class T>
+void expect_precompiled_predicate_build() {
+  SCOPED_TRACE(typeid(T).name());
+  for (bool optimized : {false, true}) {
+    const auto r = cupar::jit::compile_select_if<T>(op("x > t").param("t", T(1)), 90, optimized);
+    EXPECT_TRUE(r.precompiled_kernels);
+    EXPECT_EQ(r.tier, optimized ? 2 : 1);
+    EXPECT_EQ(r.kernels.size(), 2u);
+    EXPECT_GT(r.cubin_bytes, 0u);
+    EXPECT_TRUE(cupar::jit::compile_partition<T>(op("x != t").param("t", T(1)), 90, optimized)
+                    .precompiled_kernels);
+    EXPECT_TRUE(cupar::jit::compile_unique<T>(nullptr, 90, optimized).precompiled_kernels);
+    EXPECT_TRUE(cupar::jit::compile_three_way_partition<T>(
+                    op("x < t").param("t", T(1)), op("x < u").param("u", T(2)), 90, optimized)
+                    .precompiled_kernels);
+  }
+}
+
+TEST(JitCompileSelect, EveryArithmeticTypeHasPrecompiledKernels) {
+  expect_precompiled_predicate_build<std::int8_t>();
+  expect_precompiled_predicate_build<std::int16_t>();
+  expect_precompiled_predicate_build<std::int32_t>();
+  expect_precompiled_predicate_build<std::int64_t>();
+  expect_precompiled_predicate_build<std::uint8_t>();
+  expect_precompiled_predicate_build<std::uint16_t>();
+  expect_precompiled_predicate_build<std::uint32_t>();
+  expect_precompiled_predicate_build<std::uint64_t>();
+  expect_precompiled_predicate_build<float>();
+  expect_precompiled_predicate_build<double>();
+}
+
+TEST(JitCompileSelect, DefaultAndNamedEqualitiesCompileNothing) {
+  const auto before = cupar::jit::get_stats();
+  const auto a = cupar::jit::compile_unique<float>(nullptr, 90, false);
+  const auto b = cupar::jit::compile_unique<std::int64_t>(&cupar::jit::equal_to, 90, true);
+  const auto after = cupar::jit::get_stats();
+  EXPECT_EQ(after.operator_compiles, before.operator_compiles);
+  EXPECT_EQ(after.kernel_compiles, before.kernel_compiles);
+  EXPECT_EQ(after.links, before.links + 2);
+  EXPECT_EQ(a.compile_ms, 0.0);
+  EXPECT_EQ(b.compile_ms, 0.0);
+}
+
+TEST(JitCompileSelect, UserStructsAreCompiledFromSource) {
+  const auto r = cupar::jit::compile_select_if<tagged>(op("x.key < t").param("t", 2.0f));
+  EXPECT_FALSE(r.precompiled_kernels);
+  EXPECT_EQ(r.kernels.size(), 2u);
+  const op same_tag("a.tag == b.tag");
+  const auto u = cupar::jit::compile_unique<tagged>(&same_tag);
+  EXPECT_FALSE(u.precompiled_kernels);
+}
+
+TEST(JitCompileSelect, ErrorsNameTheOperatorThatFailed) {
+  try {
+    cupar::jit::compile_three_way_partition<float>(op("x < 1"), op("x < nope"), 90, false);
+    ADD_FAILURE() << "expected jit_error";
+  } catch (const cupar::jit_error& e) {
+    EXPECT_EQ(e.stage(), cupar::jit_stage::compile);
+    EXPECT_EQ(e.line(), 1);
+    EXPECT_EQ(e.line_text(), "x < nope");
+    EXPECT_NE(std::string(e.what()).find("second predicate"), std::string::npos) << e.what();
+  }
+  try {
+    cupar::jit::compile_select_if<int>(op("x.y > 0"), 90, false);
+    ADD_FAILURE() << "expected jit_error";
+  } catch (const cupar::jit_error& e) {
+    EXPECT_EQ(e.line(), 1);
+  }
+  // A predicate whose result does not convert to bool.
+  try {
+    cupar::jit::compile_select_if<tagged>(op("x"), 90, true);
+    ADD_FAILURE() << "expected jit_error";
+  } catch (const cupar::jit_error& e) {
+    EXPECT_NE(std::string(e.what()).find("a predicate (tagged x) -> bool"), std::string::npos)
+        << e.what();
+  }
+  // The JIT keeps working.
+  EXPECT_TRUE(cupar::jit::compile_select_if<float>(op("x > 0"), 90, false).precompiled_kernels);
+}
+
+}  // namespace
