@@ -67,11 +67,12 @@ class jit_row_guard {
     call();
     cupar::jit::wait_for_background_builds();
     const jit_build_counts after = jit_build_counts::now();
-    // In tiered mode a precompiled-kernel build compiles the operator out of line first and
-    // queues the inlined build; that one must have finished. (A disk cache hit, a from-source
-    // build and the optimized mode give the inlined build at once; a named operator and an
-    // in-process cache hit compile nothing.)
-    if (mode == cupar::jit::mode::tiered && after.operator_compiles > before.operator_compiles &&
+    // In tiered mode a precompiled-kernel build links the operator out of line first (compiled
+    // now, or a named operator's precompiled object) and queues the inlined build; that one must
+    // have finished. (A disk cache hit, a from-source build and the optimized mode give the
+    // inlined build at once; a CUB instantiation of the library and an in-process cache hit link
+    // nothing.)
+    if (mode == cupar::jit::mode::tiered && after.links > before.links &&
         after.background_builds == before.background_builds) {
       mark_failed(label_);
       throw std::runtime_error("the optimised (tier-2) build of " + label_ +

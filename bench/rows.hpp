@@ -12,6 +12,8 @@
 //   cupar_jit_plan   host overhead of a JIT plan (reduce_plan, scan_plan, transform_plan)
 //   cub, cub_i64     CUB called directly in the same process on the same data (int num_items;
 //                    cub_i64: int64_t num_items, for radix sort whose tuning depends on it)
+//   cub_scan_by_key  a segmented scan as CUB's scan-by-key on segment ids materialised before
+//                    timing (segmented_runners.hpp); cub_radix: CUB's segmented radix sort
 //   cub_malloc_async CUB with cudaMallocAsync/cudaFreeAsync around each call (host overhead)
 //   thrust           Thrust with thrust::cuda::par.on(stream) (allocates its temporary storage
 //                    with cudaMalloc in each call; reduce returns the value to the host)
@@ -173,7 +175,75 @@
   X(jit_latency, cold_process, reduce_point, once)                      \
   X(jit_latency, disk_cache_process, reduce_point, once)                \
   X(jit_latency, warm_in_process, reduce_point, once)                   \
-  X(jit_latency, new_operator_in_process, reduce_point, once)
+  X(jit_latency, new_operator_in_process, reduce_point, once)           \
+                                                                        \
+  X(select_if, cupar, u32, gpu)                                         \
+  X(select_if, cupar_jit, u32, gpu)                                     \
+  X(select_if, cub, u32, gpu)                                           \
+  X(select_if, thrust, u32, gpu)                                        \
+  X(select_if, cpu_seq, u32, cpu_seq)                                   \
+  X(select_flagged, cupar, u32, gpu)                                    \
+  X(select_flagged, cub, u32, gpu)                                      \
+  X(select_flagged, thrust, u32, gpu)                                   \
+  X(select_flagged, cpu_seq, u32, cpu_seq)                              \
+  X(partition, cupar, u32, gpu)                                         \
+  X(partition, cupar_jit, u32, gpu)                                     \
+  X(partition, cub, u32, gpu)                                           \
+  X(partition, thrust, u32, gpu)                                        \
+  X(partition, cpu_seq, u32, cpu_seq)                                   \
+  X(partition_in_order, cupar, u32, gpu)                                \
+  X(three_way_partition, cupar, u32, gpu)                               \
+  X(three_way_partition, cupar_jit, u32, gpu)                           \
+  X(three_way_partition, cub, u32, gpu)                                 \
+  X(unique, cupar, u32, gpu)                                            \
+  X(unique, cupar_jit, u32, gpu)                                        \
+  X(unique, cupar_jit_named, u32, gpu)                                  \
+  X(unique, cub, u32, gpu)                                              \
+  X(unique, thrust, u32, gpu)                                           \
+  X(unique, cpu_seq, u32, cpu_seq)                                      \
+                                                                        \
+  X(reduce_by_key, cupar, u32_f32, gpu)                                 \
+  X(reduce_by_key, cupar_jit, u32_f32, gpu)                             \
+  X(reduce_by_key, cupar_jit_named, u32_f32, gpu)                       \
+  X(reduce_by_key, cub, u32_f32, gpu)                                   \
+  X(reduce_by_key, thrust, u32_f32, gpu)                                \
+  X(reduce_by_key, cpu_seq, u32_f32, cpu_seq)                           \
+  X(inclusive_scan_by_key, cupar, u32_f32, gpu)                         \
+  X(inclusive_scan_by_key, cupar_jit, u32_f32, gpu)                     \
+  X(inclusive_scan_by_key, cupar_jit_named, u32_f32, gpu)               \
+  X(inclusive_scan_by_key, cub, u32_f32, gpu)                           \
+  X(inclusive_scan_by_key, thrust, u32_f32, gpu)                        \
+  X(inclusive_scan_by_key, cpu_seq, u32_f32, cpu_seq)                   \
+  X(unique_by_key, cupar, u32_f32, gpu)                                 \
+  X(unique_by_key, cupar_jit, u32_f32, gpu)                             \
+  X(unique_by_key, cupar_jit_named, u32_f32, gpu)                       \
+  X(unique_by_key, cub, u32_f32, gpu)                                   \
+  X(unique_by_key, thrust, u32_f32, gpu)                                \
+  X(unique_by_key, cpu_seq, u32_f32, cpu_seq)                           \
+  X(run_length_encode, cupar, u32, gpu)                                 \
+  X(run_length_encode, cub, u32, gpu)                                   \
+  X(run_length_encode, thrust, u32, gpu)                                \
+  X(run_length_encode, cpu_seq, u32, cpu_seq)                           \
+                                                                        \
+  X(segmented_reduce, cupar, f32, gpu)                                  \
+  X(segmented_reduce, cupar_jit, f32, gpu)                              \
+  X(segmented_reduce, cupar_jit_named, f32, gpu)                        \
+  X(segmented_reduce, cub, f32, gpu)                                    \
+  X(segmented_reduce, cpu_seq, f32, cpu_seq)                            \
+                                                                        \
+  X(segmented_inclusive_scan, cupar, f32, gpu)                          \
+  X(segmented_inclusive_scan, cupar_jit, f32, gpu)                      \
+  X(segmented_inclusive_scan, cub_scan_by_key, f32, gpu)                \
+                                                                        \
+  X(segmented_sort_keys, cupar, u32, gpu)                               \
+  X(segmented_sort_keys, cub, u32, gpu)                                 \
+  X(segmented_sort_keys, cub_radix, u32, gpu)                           \
+                                                                        \
+  X(lower_bound, cupar, u32, gpu)                                       \
+  X(lower_bound, cupar_jit, u32, gpu)                                   \
+  X(lower_bound, cupar_jit_named, u32, gpu)                             \
+  X(lower_bound, thrust, u32, gpu)                                      \
+  X(lower_bound, cpu_seq, u32, cpu_seq)
 
 namespace cupar_bench {
 

@@ -1,0 +1,77 @@
+// cupar benchmarks: the stream compaction families with run-time operators (cupar_jit rows, plain
+// C++): the same operators as the cupar rows of bench/select.cu, as snippets, timed once their
+// optimised build serves (jit_rows.hpp).
+//
+//   select_if, partition  "x < t" with the parameter t = 2^31
+//   three_way_partition   "x < t" with t = 2^30, then "x < t" with t = 2^31
+//   unique                "a == b"; cupar_jit_named: no equality given (the precompiled ==)
+#include "jit_rows.hpp"
+#include "rows.hpp"
+#include "select_runners.hpp"
+
+#include <cupar/cupar.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace cupar_bench {
+namespace {
+
+using cupar::jit::op;
+using u32 = std::uint32_t;
+
+op below(u32 t) {
+  return op("x < t").param("t", t);
+}
+
+}  // namespace
+
+void select_if_cupar_jit_u32(benchmark::State& state) {
+  const op pred = below(select_threshold);
+  jit_row_guard guard("select_if u32 \"x < t\"");
+  select_runner<u32>(state, jit_warmed(guard, [&](const u32* in, u32* out, std::size_t* count,
+                                                  std::size_t n, cudaStream_t s) {
+                       cupar::select_if(in, out, count, n, pred, s);
+                     }));
+  guard.check(state);
+}
+
+void partition_cupar_jit_u32(benchmark::State& state) {
+  const op pred = below(select_threshold);
+  jit_row_guard guard("partition u32 \"x < t\"");
+  select_runner<u32>(state, jit_warmed(guard, [&](const u32* in, u32* out, std::size_t* count,
+                                                  std::size_t n, cudaStream_t s) {
+                       cupar::partition(in, out, count, n, pred, s);
+                     }));
+  guard.check(state);
+}
+
+void three_way_partition_cupar_jit_u32(benchmark::State& state) {
+  const op first = below(select_first_threshold), second = below(select_threshold);
+  jit_row_guard guard("three_way_partition u32 \"x < t\", \"x < t\"");
+  three_way_runner<u32>(
+      state, jit_warmed(guard, [&](const u32* in, u32* f, u32* sc, u32* r, std::size_t* counts,
+                                   std::size_t n, cudaStream_t s) {
+        cupar::three_way_partition(in, f, sc, r, counts, n, first, second, s);
+      }));
+  guard.check(state);
+}
+
+void unique_cupar_jit_u32(benchmark::State& state) {
+  const op eq("a == b");
+  jit_row_guard guard("unique u32 \"a == b\"");
+  unique_runner<u32>(
+      state, jit_warmed(guard, [&](const u32* in, u32* out, std::size_t* count, std::size_t n,
+                                   cudaStream_t s) { cupar::unique(in, out, count, n, eq, s); }));
+  guard.check(state);
+}
+
+void unique_cupar_jit_named_u32(benchmark::State& state) {
+  jit_row_guard guard("unique u32 (default ==)");
+  unique_runner<u32>(
+      state, jit_warmed(guard, [&](const u32* in, u32* out, std::size_t* count, std::size_t n,
+                                   cudaStream_t s) { cupar::unique(in, out, count, n, s); }));
+  guard.check(state);
+}
+
+}  // namespace cupar_bench
