@@ -234,9 +234,10 @@ struct build_report {
   std::size_t cubin_bytes = 0;       ///< size of the linked binary
   std::vector<std::string> kernels;  ///< entry points in it
   int tier = 0;                      ///< 1: operator called out of line; 2: inlined
-  /// Scans and reduces of 4- and 8-byte elements: linked for the compiled path's occupancy (64
-  /// registers a thread for scans, 32 for reduce); false when the operator needs more (the
-  /// kernels were then linked without that target) and for every other build.
+  /// Linked for the compiled path's occupancy (scans and reduces of 4- and 8-byte elements: 64
+  /// registers a thread for scans, 32 for reduce; partitions and three-way partitions of 4-byte
+  /// items on sm_90: 48 and 64); false when the operator needs more (the kernels were then linked
+  /// without that target) and for every other build.
   bool register_capped = false;
   double compile_ms = 0, link_ms = 0;
 };

@@ -216,7 +216,9 @@ void segmented_exclusive_scan(const T* d_in, T* d_out, std::size_t n, std::size_
 /// @throws std::invalid_argument for null pointers with non-zero counts, partial overlaps, the
 ///         outputs overlapping the offsets, or a partial bit range
 /// @throws cupar::out_of_memory, cupar::cuda_error
-/// Asynchronous: does not synchronise the stream.
+/// Synchronises `stream`: CUB 3.0.1's DeviceSegmentedSort splits the segments by size on the
+/// device and reads the sizes of the groups back to the host (a cudaMemcpyAsync and a stream
+/// synchronisation inside every call), so the call cannot be captured into a CUDA graph either.
 template <class Key>
 void segmented_sort_keys(const Key* d_keys_in, Key* d_keys_out, std::size_t n,
                          std::size_t num_segments, const std::int64_t* d_begin_offsets,

@@ -711,6 +711,7 @@ std::string slot_operator_source(const slot_spec& slot, const slot_binding& b, i
   std::ostringstream out;
   std::set<std::string> done;
   out << "// cupar: " << slot.what << " " << slot.symbol << "\n";
+  out << "#line 1 \"" << generated_file << "\"\n";
   for (const auto& t : b.args)
     add_type_definitions(out, done, t);
   add_type_definitions(out, done, b.result);
@@ -723,6 +724,9 @@ std::string slot_operator_source(const slot_spec& slot, const slot_binding& b, i
 std::string operator_source(const build_spec& spec, const std::vector<int>& which) {
   std::ostringstream out;
   out << "// cupar: operators for " << spec.set.key() << "\n";
+  // Errors in the code cupar writes around the snippets (their types' conversions included) are
+  // reported against the first operator's role, not a line of this file.
+  out << "#line 1 \"" << generated_file << "\"\n";
   out << types_block(spec.set, &spec, &which) << preambles(spec, which)
       << slot_functions(spec, which);
   return out.str();

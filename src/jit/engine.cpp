@@ -212,7 +212,7 @@ compile_request::snippet_ref snippet_of(const slot_spec& slot, const slot_bindin
           role_description(slot, b)};
 }
 
-/// Scans and reduce: the blocks per SM that the compiled path gets, or 0 (no target).
+/// Link options giving a set's kernels the occupancy the compiled path gets, or none.
 ///
 /// Scans: nvcc gives CUB's sm_90 scan kernel (128 threads) 64 registers for cuda::std::plus, so
 /// 8 blocks fit on an SM; the same kernel with the operator inlined by nvJitLink's LTO got 72 (7
@@ -225,24 +225,43 @@ compile_request::snippet_ref snippet_of(const slot_spec& slot, const slot_bindin
 /// offsets the compiled path uses below 2^31 (8 blocks); the JIT i32 reduce ran at 0.96 of the
 /// compiled one at 2^24. f32, f64 and i64 get 32 either way.
 ///
-/// These builds are therefore linked first with this occupancy target (ptxas --minnctapersm),
-/// kept when ptxas reports no spills, and linked again without it otherwise (operators that need
-/// more registers). Reduces of 1- and 2-byte elements, which spill under 32, are not tried.
-int blocks_per_sm_target(const set_spec& spec, const precompiled_set& pre) {
-  int registers = 0;
-  if (spec.fam == family::scan_inclusive || spec.fam == family::scan_exclusive) {
-    registers = 64;  // scan meta: {threads, items, ...}
-  } else if (spec.fam == family::reduce) {
-    // int8 and int16 need 48 registers with 64-bit offsets and spill under 32: not tried.
-    if (spec.types.empty() || spec.types[0].size < 4) return 0;
-    registers = 32;  // reduce meta: {reduce threads, items, single-tile threads, items}
-  } else {
-    return 0;
-  }
-  if (pre.meta_count < 1) return 0;
+/// Partition and three-way partition of 4-byte items (sm_90, measured with ptxas -v, compile
+/// only): the compiled path's sweep kernels get 48 and 64 registers (5 and 4 blocks of 256
+/// threads per SM), the LTO builds 64 and 76 (4 and 3 blocks); they ran at 0.94-0.95 and 0.97 of
+/// CUB at 2^24..2^28 on the H100 (2026-11-23). --minnctapersm reaches 48 registers for the
+/// partition without spills; for the three-way partition it spills, and nvJitLink's own
+/// -maxrregcount=64 gives 64 without. The other size classes get the compiled path's registers
+/// already.
+///
+/// These builds are therefore linked first with these options, kept when ptxas reports no
+/// spills, and linked again without them otherwise (operators that need more registers).
+/// Reduces of 1- and 2-byte elements, which spill under 32, are not tried.
+std::vector<std::string> occupancy_options(const set_spec& spec, const precompiled_set& pre,
+                                           int arch) {
+  if (pre.meta_count < 1) return {};
   const long long threads = pre.meta[0];
-  if (threads <= 0 || threads > 1024) return 0;
-  return static_cast<int>(65536 / (threads * registers));
+  if (threads <= 0 || threads > 1024) return {};
+  auto blocks = [&](int registers) {
+    return "-Xptxas=--minnctapersm=" + std::to_string(65536 / (threads * registers));
+  };
+  const std::uint32_t size = spec.types.empty() ? 0 : spec.types[0].size;
+  switch (spec.fam) {
+    case family::scan_inclusive:
+    case family::scan_exclusive:
+      return {blocks(64)};  // scan meta: {threads, items, ...}
+    case family::reduce:
+      // int8 and int16 need 48 registers with 64-bit offsets and spill under 32: not tried.
+      if (size < 4) return {};
+      return {blocks(32)};  // reduce meta: {reduce threads, items, single-tile threads, items}
+    case family::partition_if:
+      if (arch != 90 || size != 4) return {};
+      return {blocks(48)};  // select meta: {threads, items, vsmem}
+    case family::three_way_partition:
+      if (arch != 90 || size != 4) return {};
+      return {"-maxrregcount=64"};
+    default:
+      return {};
+  }
 }
 
 built_binary build_from_precompiled(const build_spec& spec, int arch, const precompiled_set& pre,
@@ -280,9 +299,11 @@ built_binary build_from_precompiled(const build_spec& spec, int arch, const prec
   link_result linked;
   double link_ms = 0;
   bool capped = false;
-  if (const int ctas = lto ? blocks_per_sm_target(spec.set, pre) : 0; ctas > 0) {
-    linked =
-        link(inputs, arch, true, {"-Xptxas=--minnctapersm=" + std::to_string(ctas), "-Xptxas=-v"});
+  if (std::vector<std::string> options =
+          lto ? occupancy_options(spec.set, pre, arch) : std::vector<std::string>{};
+      !options.empty()) {
+    options.emplace_back("-Xptxas=-v");
+    linked = link(inputs, arch, true, options);
     c.links++;
     link_ms += linked.milliseconds;
     capped = !reports_spills(linked.info_log);

@@ -68,6 +68,21 @@ TEST(JitCompileSelect, DefaultAndNamedEqualitiesCompileNothing) {
   EXPECT_EQ(b.compile_ms, 0.0);
 }
 
+// The partitions of 4-byte items are linked for the compiled path's occupancy (engine.cpp,
+// occupancy_options): ptxas gave their LTO builds more registers than nvcc gives CUB's kernels.
+TEST(JitCompileSelect, FourBytePartitionsAreLinkedForTheCompiledPathsOccupancy) {
+  const op pred = op("x < t").param("t", 1.0f);
+  EXPECT_TRUE(cupar::jit::compile_partition<float>(pred, 90, true).register_capped);
+  EXPECT_TRUE(cupar::jit::compile_partition<std::int32_t>(op("x < 1"), 90, true).register_capped);
+  EXPECT_TRUE(
+      cupar::jit::compile_three_way_partition<std::uint32_t>(op("x < 1"), op("x < 2"), 90, true)
+          .register_capped);
+  // Other sizes, quick builds and select_if keep ptxas's choice (the compiled path's already).
+  EXPECT_FALSE(cupar::jit::compile_partition<double>(op("x < 1"), 90, true).register_capped);
+  EXPECT_FALSE(cupar::jit::compile_partition<float>(pred, 90, false).register_capped);
+  EXPECT_FALSE(cupar::jit::compile_select_if<float>(pred, 90, true).register_capped);
+}
+
 TEST(JitCompileSelect, UserStructsAreCompiledFromSource) {
   const auto r = cupar::jit::compile_select_if<tagged>(op("x.key < t").param("t", 2.0f));
   EXPECT_FALSE(r.precompiled_kernels);
