@@ -2,6 +2,7 @@
 #include <cupar/config.hpp>
 #include <cupar/detail/checks.hpp>
 #include <cupar/detail/cuda_check.hpp>
+#include <cupar/detail/device_guard.hpp>
 #include <cupar/error.hpp>
 #include <cupar/stream.hpp>
 
@@ -85,6 +86,46 @@ void throw_out_of_memory(std::size_t bytes, const char* what) {
 
 void throw_invalid_argument(const char* function, const std::string& message) {
   throw std::invalid_argument(std::string(function) + ": " + message);
+}
+
+int enter_stream_device(cudaStream_t stream) noexcept {
+  // With one device every stream is on it: nothing to ask (the common case costs no CUDA call).
+  static const int devices = [] {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+      (void)cudaGetLastError();
+      count = 0;
+    }
+    return count;
+  }();
+  if (devices <= 1 || stream == nullptr || stream == cudaStreamLegacy ||
+      stream == cudaStreamPerThread) {
+    return -1;
+  }
+#if CUDART_VERSION >= 12080
+  // cudaStreamGetDevice is not allowed on a stream being captured: ask that first.
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  int device = 0, current = 0;
+  if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess ||
+      capture != cudaStreamCaptureStatusNone ||
+      cudaStreamGetDevice(stream, &device) != cudaSuccess ||
+      cudaGetDevice(&current) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return -1;
+  }
+  if (device == current) return -1;
+  if (cudaSetDevice(device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return -1;
+  }
+  return current;
+#else
+  return -1;
+#endif
+}
+
+void leave_stream_device(int previous) noexcept {
+  if (previous >= 0 && cudaSetDevice(previous) != cudaSuccess) (void)cudaGetLastError();
 }
 
 }  // namespace detail

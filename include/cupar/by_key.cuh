@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cupar/by_key.hpp>
+#include <cupar/detail/device_guard.hpp>
 #include <cupar/detail/count_width.hpp>
 #include <cupar/detail/counted.hpp>
 #include <cupar/detail/dp_checks.hpp>
@@ -37,6 +38,7 @@ template <class K, class V, class Op, class Eq>
 void reduce_by_key_impl(const char* fn, const K* d_keys_in, const V* d_values_in, K* d_keys_out,
                         V* d_aggregates_out, std::size_t* d_count, std::size_t* host_count,
                         std::size_t n, Op op, Eq eq, stream_ref stream, memory_resource& mr) {
+  const device_guard on_device(stream);  // run on the stream's device
   static_assert(std::is_trivially_copyable_v<K> && std::is_trivially_copyable_v<V>,
                 "cupar::reduce_by_key: keys and values must be trivially copyable");
   const dp_range in[2] = {{"d_keys_in", d_keys_in, sizeof(K)},
@@ -68,6 +70,7 @@ void reduce_by_key_impl(const char* fn, const K* d_keys_in, const V* d_values_in
 template <class K, class V, class Op, class Eq, class Init>
 void scan_by_key_impl(const char* fn, const K* d_keys, const V* d_values, V* d_out, std::size_t n,
                       Op op, Init init, Eq eq, stream_ref stream, memory_resource& mr) {
+  const device_guard on_device(stream);  // run on the stream's device
   static_assert(std::is_trivially_copyable_v<K> && std::is_trivially_copyable_v<V>,
                 "cupar: keys and values of a scan by key must be trivially copyable");
   check_scan_by_key(fn, d_keys, sizeof(K), d_values, d_out, sizeof(V), n);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cupar/detail/checks.hpp>
+#include <cupar/detail/device_guard.hpp>
 #include <cupar/detail/histogram_cub.cuh>
 #include <cupar/detail/op_wrap.cuh>
 #include <cupar/histogram.hpp>
@@ -24,6 +25,7 @@ void histogram_even(const Sample* d_samples, Counter* d_histogram, int num_level
                     Level upper, std::size_t n, SampleOp op, stream_ref stream,
                     memory_resource& mr = default_resource()) {
   constexpr const char* fn = "cupar::histogram_even";
+  const detail::device_guard device(stream);
   detail::check_counter<Counter>();
   detail::canonical_level_t<Level> lo{}, hi{};
   detail::prepare_even_levels<Level>(fn, num_levels, lower, upper, lo, hi);
@@ -43,6 +45,7 @@ void histogram_range(const Sample* d_samples, Counter* d_histogram, int num_leve
                      const Level* h_levels, std::size_t n, SampleOp op, stream_ref stream,
                      memory_resource& mr = default_resource()) {
   constexpr const char* fn = "cupar::histogram_range";
+  const detail::device_guard device(stream);
   detail::check_counter<Counter>();
   const auto levels = detail::prepare_range_levels<Level>(fn, h_levels, num_levels);
   detail::require_data(fn, "d_samples", d_samples, n);

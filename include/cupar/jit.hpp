@@ -59,6 +59,33 @@ enum class named_op : std::uint8_t {
 /// Largest total size of an operator's run-time parameters, in bytes.
 inline constexpr std::size_t max_param_bytes = 64;
 
+/// How far an operator's text is trusted. A snippet is code: it runs on the GPU with the data it
+/// is given and can reach any device memory of the process through a forged pointer, spin
+/// forever, or fault the CUDA context (docs/RELIABILITY.md, "Trust"). What the trust level
+/// changes is what the text can do on the host while it is compiled, and what errors show.
+enum class trust : std::uint8_t {
+  /// Text written by the application or its developers (the default). The preamble may include
+  /// any header; the snippet itself may use the preprocessor but not include files.
+  trusted,
+  /// Text from users of the application (a query, a formula typed in a form). Checked before
+  /// NVRTC runs, snippet and preamble alike: no preprocessor lines (nor `%:`, line
+  /// continuations, trigraphs or universal character names that could spell one), no
+  /// `_Pragma`, `asm`, raw string literals, device `printf`, `malloc`/`free`/`new`/`delete`, no
+  /// non-ASCII characters outside literals and comments, balanced brackets, within the size and
+  /// complexity limits. NVRTC runs with `--no-source-include`, so nothing but cupar's own
+  /// sources and CUDA's headers can be read. A jit_error then quotes nothing but the snippet:
+  /// log() keeps only diagnostics located in the snippet, source() is the snippet and options()
+  /// is empty.
+  untrusted,
+};
+
+/// The trust level of operators made from text without naming one (initially trusted, or
+/// untrusted when the environment variable CUPAR_JIT_TRUST is "untrusted" at the first use).
+/// Thread-safe; affects operators made afterwards. A server taking operators from its users can
+/// set it once at start-up so that no operator is trusted by mistake.
+CUPAR_EXPORT void set_default_trust(trust level) noexcept;
+CUPAR_EXPORT trust default_trust() noexcept;
+
 namespace detail {
 struct op_definition;
 struct op_param {
@@ -68,6 +95,9 @@ struct op_param {
 };
 CUPAR_EXPORT std::shared_ptr<const op_definition> make_op_definition(std::string source,
                                                                      named_op named);
+CUPAR_EXPORT std::shared_ptr<const op_definition> make_op_definition(std::string source,
+                                                                     named_op named, trust level);
+CUPAR_EXPORT trust op_trust(const op_definition& def);
 /// A copy of `def` with one more parameter; writes its byte offset to `offset`.
 CUPAR_EXPORT std::shared_ptr<const op_definition> add_op_param(
     const std::shared_ptr<const op_definition>& def, std::string name, cupar::detail::scalar type,
@@ -96,10 +126,18 @@ CUPAR_EXPORT const std::vector<op_param>& op_params(const op_definition& def);
 /// helper functions (e.g. "#include <cuda/std/cmath>").
 class op {
  public:
-  /// An expression or lambda text. Throws nothing: mistakes are reported when the operator is
-  /// first compiled, as cupar::jit_error with the compiler's log and the offending line.
+  /// An expression or lambda text, trusted as default_trust() says (trusted unless changed).
+  /// Throws nothing: mistakes are reported when the operator is first compiled, as
+  /// cupar::jit_error with the compiler's log and the offending line.
   explicit op(std::string source)
       : def_(detail::make_op_definition(std::move(source), named_op::none)) {}
+  /// An expression or lambda text with the given trust level (see cupar::jit::trust).
+  op(std::string source, trust level)
+      : def_(detail::make_op_definition(std::move(source), named_op::none, level)) {}
+  /// An operator from text the application does not control: op(source, trust::untrusted).
+  /// Its text, and any preamble added to it, is checked before compiling (cupar::jit::trust);
+  /// text that breaks the rules gives cupar::jit_error (stage compile) when first built.
+  static op untrusted(std::string source) { return op(std::move(source), trust::untrusted); }
   /// A named operator.
   explicit op(named_op named) : def_(detail::make_op_definition(std::string(), named)) {}
 
@@ -129,13 +167,15 @@ class op {
     return *this;
   }
 
-  /// Adds code placed before the operator: #include lines, helper __device__ functions.
+  /// Adds code placed before the operator: #include lines, helper __device__ functions. The
+  /// preamble of an untrusted operator is held to the same rules as its snippet (no includes).
   op& preamble(std::string code) {
     def_ = detail::add_op_preamble(def_, std::move(code));
     return *this;
   }
 
   const std::string& source() const noexcept { return detail::op_source(*def_); }
+  trust trust_level() const noexcept { return detail::op_trust(*def_); }
   named_op named() const noexcept { return detail::op_named(*def_); }
   bool is_named() const noexcept { return named() != named_op::none; }
   const std::vector<detail::op_param>& params() const noexcept { return detail::op_params(*def_); }

@@ -3,6 +3,7 @@
 
 #include <cupar/detail/checks.hpp>
 #include <cupar/detail/count_width.hpp>
+#include <cupar/detail/device_guard.hpp>
 #include <cupar/detail/op_wrap.cuh>
 #include <cupar/detail/temp_storage.hpp>
 #include <cupar/memory.hpp>
@@ -37,6 +38,7 @@ void reduce(const T* d_in, T* d_out, std::size_t n, Op op, detail::type_identity
             stream_ref stream, memory_resource& mr = default_resource()) {
   static_assert(std::is_trivially_copyable_v<T>, "cupar::reduce: T must be trivially copyable");
   constexpr const char* fn = "cupar::reduce";
+  const detail::device_guard device(stream);
   detail::require_size(fn, n, sizeof(T));
   detail::require_data(fn, "d_in", d_in, n);
   detail::require_pointer(fn, "d_out", d_out);
@@ -58,6 +60,7 @@ T reduce_value(const T* d_in, std::size_t n, Op op, detail::type_identity_t<T> i
   static_assert(std::is_trivially_copyable_v<T>,
                 "cupar::reduce_value: T must be trivially copyable");
   constexpr const char* fn = "cupar::reduce_value";
+  const detail::device_guard device(stream);
   detail::require_size(fn, n, sizeof(T));
   detail::require_data(fn, "d_in", d_in, n);
   auto cub_op = detail::with_result_type<T>(detail::transparent_op<T>(op));
@@ -78,7 +81,8 @@ T reduce_value(const T* d_in, std::size_t n, Op op, detail::type_identity_t<T> i
   detail::check_cuda(
       cudaMemcpyAsync(&result, d_out, sizeof(T), cudaMemcpyDeviceToHost, stream.get()),
       "cudaMemcpyAsync");
-  stream.synchronize();
+  // Named after the call: a fault of the operator is reported here.
+  detail::check_cuda(cudaStreamSynchronize(stream.get()), fn);
   return result;
 }
 

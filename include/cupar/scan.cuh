@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cupar/detail/checks.hpp>
+#include <cupar/detail/device_guard.hpp>
 #include <cupar/detail/op_wrap.cuh>
 #include <cupar/detail/temp_storage.hpp>
 #include <cupar/memory.hpp>
@@ -35,6 +36,7 @@ void inclusive_scan(const T* d_in, T* d_out, std::size_t n, Op op, stream_ref st
   static_assert(std::is_trivially_copyable_v<T>,
                 "cupar::inclusive_scan: T must be trivially copyable");
   constexpr const char* fn = "cupar::inclusive_scan";
+  const detail::device_guard device(stream);
   detail::require_size(fn, n, sizeof(T));
   detail::require_data(fn, "d_in", d_in, n);
   detail::require_data(fn, "d_out", d_out, n);
@@ -55,6 +57,7 @@ void exclusive_scan(const T* d_in, T* d_out, std::size_t n, Op op, detail::type_
   static_assert(std::is_trivially_copyable_v<T>,
                 "cupar::exclusive_scan: T must be trivially copyable");
   constexpr const char* fn = "cupar::exclusive_scan";
+  const detail::device_guard device(stream);
   detail::require_size(fn, n, sizeof(T));
   detail::require_data(fn, "d_in", d_in, n);
   detail::require_data(fn, "d_out", d_out, n);

@@ -3,6 +3,7 @@
 // search.hpp (served by the library for every caller).
 #pragma once
 
+#include <cupar/detail/device_guard.hpp>
 #include <cupar/detail/cuda_check.hpp>
 #include <cupar/detail/device/binary_search.cuh>
 #include <cupar/detail/dp_checks.hpp>
@@ -24,6 +25,7 @@ namespace detail {
 template <class T, class Index, class Comp>
 void search_impl(const char* fn, const T* d_sorted, std::size_t n, const T* d_needles,
                  std::size_t m, Index* d_out, Comp comp, bool upper, stream_ref stream) {
+  const device_guard on_device(stream);  // run on the stream's device
   static_assert(std::is_trivially_copyable_v<T>, "cupar: T must be trivially copyable");
   static_assert(is_search_index_v<Index>,
                 "cupar::lower_bound / upper_bound: positions are 4- or 8-byte integers");

@@ -3,6 +3,7 @@
 // segmented.hpp; both operator kinds behave the same.
 #pragma once
 
+#include <cupar/detail/device_guard.hpp>
 #include <cupar/detail/device/segmented_scan.cuh>
 #include <cupar/detail/dp_checks.hpp>
 #include <cupar/detail/dp_dispatch.cuh>
@@ -59,6 +60,7 @@ void segmented_scan_impl(const char* fn, const T* d_in, T* d_out, std::size_t n,
                          std::size_t num_segments, const std::int64_t* d_begin,
                          const std::int64_t* d_end, Op op, InitT init, stream_ref stream,
                          memory_resource& mr) {
+  const device_guard on_device(stream);  // run on the stream's device
   static_assert(std::is_trivially_copyable_v<T>, "cupar: T must be trivially copyable");
   static_assert(std::is_trivially_copyable_v<Op>,
                 "cupar: the operator must be trivially copyable (it is passed to the GPU by "
@@ -99,6 +101,7 @@ void segmented_reduce(const T* d_in, T* d_out, std::size_t n, std::size_t num_se
                       const std::int64_t* d_begin_offsets, const std::int64_t* d_end_offsets, Op op,
                       detail::type_identity_t<T> init, stream_ref stream,
                       memory_resource& mr = default_resource()) {
+  const detail::device_guard on_device(stream);  // run on the stream's device
   static_assert(std::is_trivially_copyable_v<T>,
                 "cupar::segmented_reduce: T must be trivially copyable");
   constexpr const char* fn = "cupar::segmented_reduce";

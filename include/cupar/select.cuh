@@ -3,6 +3,7 @@
 // and is in select.hpp (served by the library for both kinds of caller).
 #pragma once
 
+#include <cupar/detail/device_guard.hpp>
 #include <cupar/detail/counted.hpp>
 #include <cupar/detail/dp_checks.hpp>
 #include <cupar/detail/op_traits.hpp>
@@ -24,6 +25,7 @@ template <class T, class Pred>
 void select_if_impl(const char* fn, const T* d_in, T* d_out, std::size_t* d_count,
                     std::size_t* host_count, std::size_t n, Pred pred, stream_ref stream,
                     memory_resource& mr) {
+  const device_guard on_device(stream);  // run on the stream's device
   static_assert(std::is_trivially_copyable_v<T>, "cupar::select_if: T must be trivially copyable");
   check_select(fn, d_in, d_out, d_count, host_count != nullptr, n, sizeof(T), true);
   const bool in_place = d_in == d_out;
@@ -42,6 +44,7 @@ template <class T, class Pred>
 void partition_impl(const char* fn, const T* d_in, T* d_out, std::size_t* d_count,
                     std::size_t* host_count, std::size_t n, Pred pred, stream_ref stream,
                     memory_resource& mr) {
+  const device_guard on_device(stream);  // run on the stream's device
   static_assert(std::is_trivially_copyable_v<T>, "cupar::partition: T must be trivially copyable");
   check_select(fn, d_in, d_out, d_count, host_count != nullptr, n, sizeof(T), false);
   run_counted("cub::DevicePartition::If", mr, stream, {n}, d_count, host_count, 1,
@@ -55,6 +58,7 @@ template <class T, class First, class Second>
 void three_way_impl(const char* fn, const T* d_in, T* d_first, T* d_second, T* d_unselected,
                     std::size_t* d_counts, std::size_t* host_counts, std::size_t n, First first,
                     Second second, stream_ref stream, memory_resource& mr) {
+  const device_guard on_device(stream);  // run on the stream's device
   static_assert(std::is_trivially_copyable_v<T>,
                 "cupar::three_way_partition: T must be trivially copyable");
   const void* outs[3] = {d_first, d_second, d_unselected};

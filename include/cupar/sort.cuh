@@ -5,6 +5,7 @@
 #include <cupar/detail/checks.hpp>
 #include <cupar/detail/count_width.hpp>
 #include <cupar/detail/cuda_check.hpp>
+#include <cupar/detail/device_guard.hpp>
 #include <cupar/detail/op_wrap.cuh>
 #include <cupar/detail/temp_storage.hpp>
 #include <cupar/memory.hpp>
@@ -24,6 +25,7 @@ template <class Key, class Compare>
 void merge_sort_keys(const char* fn, bool stable, const Key* d_keys_in, Key* d_keys_out,
                      std::size_t n, Compare comp, stream_ref stream, memory_resource& mr) {
   static_assert(std::is_trivially_copyable_v<Key>, "cupar: sort keys must be trivially copyable");
+  const device_guard device(stream);
   require_size(fn, n, sizeof(Key));
   require_data(fn, "d_keys_in", d_keys_in, n);
   require_data(fn, "d_keys_out", d_keys_out, n);
@@ -59,6 +61,7 @@ void merge_sort_pairs(const char* fn, bool stable, const Key* d_keys_in, Key* d_
   static_assert(std::is_trivially_copyable_v<Key>, "cupar: sort keys must be trivially copyable");
   static_assert(std::is_trivially_copyable_v<Value>,
                 "cupar: sort values must be trivially copyable");
+  const device_guard device(stream);
   require_size(fn, n, sizeof(Key) > sizeof(Value) ? sizeof(Key) : sizeof(Value));
   require_data(fn, "d_keys_in", d_keys_in, n);
   require_data(fn, "d_keys_out", d_keys_out, n);

@@ -3,6 +3,7 @@
 
 #include <cupar/detail/checks.hpp>
 #include <cupar/detail/cuda_check.hpp>
+#include <cupar/detail/device_guard.hpp>
 #include <cupar/detail/op_wrap.cuh>
 #include <cupar/stream.hpp>
 
@@ -31,6 +32,7 @@ namespace cupar {
 template <class In, class Out, class Op, std::enable_if_t<detail::is_callable_op_v<Op>, int> = 0>
 void transform(const In* d_in, Out* d_out, std::size_t n, Op op, stream_ref stream) {
   constexpr const char* fn = "cupar::transform";
+  const detail::device_guard device(stream);
   detail::require_size(fn, n, sizeof(In) > sizeof(Out) ? sizeof(In) : sizeof(Out));
   detail::require_data(fn, "d_in", d_in, n);
   detail::require_data(fn, "d_out", d_out, n);
@@ -49,6 +51,7 @@ template <class A, class B, class Out, class Op,
           std::enable_if_t<detail::is_callable_op_v<Op>, int> = 0>
 void transform(const A* d_a, const B* d_b, Out* d_out, std::size_t n, Op op, stream_ref stream) {
   constexpr const char* fn = "cupar::transform";
+  const detail::device_guard device(stream);
   detail::require_size(fn, n,
                        sizeof(A) > sizeof(B) ? (sizeof(A) > sizeof(Out) ? sizeof(A) : sizeof(Out))
                                              : (sizeof(B) > sizeof(Out) ? sizeof(B) : sizeof(Out)));

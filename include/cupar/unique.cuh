@@ -3,6 +3,7 @@
 // are in unique.hpp (see there for what a run is).
 #pragma once
 
+#include <cupar/detail/device_guard.hpp>
 #include <cupar/detail/count_width.hpp>
 #include <cupar/detail/counted.hpp>
 #include <cupar/detail/dp_checks.hpp>
@@ -25,6 +26,7 @@ template <class T, class Eq>
 void unique_impl(const char* fn, const T* d_in, T* d_out, std::size_t* d_count,
                  std::size_t* host_count, std::size_t n, Eq eq, stream_ref stream,
                  memory_resource& mr) {
+  const device_guard on_device(stream);  // run on the stream's device
   static_assert(std::is_trivially_copyable_v<T>, "cupar::unique: T must be trivially copyable");
   check_select(fn, d_in, d_out, d_count, host_count != nullptr, n, sizeof(T), false);
   // DeviceSelect::Unique with the caller's equality (CUB's entry point takes only ==).
@@ -42,6 +44,7 @@ template <class K, class V, class Eq>
 void unique_by_key_impl(const char* fn, const K* d_keys_in, const V* d_values_in, K* d_keys_out,
                         V* d_values_out, std::size_t* d_count, std::size_t* host_count,
                         std::size_t n, Eq eq, stream_ref stream, memory_resource& mr) {
+  const device_guard on_device(stream);  // run on the stream's device
   static_assert(std::is_trivially_copyable_v<K> && std::is_trivially_copyable_v<V>,
                 "cupar::unique_by_key: keys and values must be trivially copyable");
   const dp_range in[2] = {{"d_keys_in", d_keys_in, sizeof(K)},

@@ -2,6 +2,7 @@
 #include "radix_sort.hpp"
 
 #include <cupar/detail/checks.hpp>
+#include <cupar/detail/device_guard.hpp>
 
 #include <string>
 
@@ -9,6 +10,7 @@ namespace cupar::detail {
 
 void radix_sort(const radix_sort_args& a, stream_ref stream, memory_resource& mr) {
   const char* fn = a.function;
+  const device_guard device(stream);
   const int key_bits = 8 * scalar_size(a.key);
   const int begin_bit = a.options.begin_bit;
   const int end_bit = a.options.end_bit == -1 ? key_bits : a.options.end_bit;

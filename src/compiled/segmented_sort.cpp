@@ -2,6 +2,7 @@
 #include "segmented_sort.hpp"
 
 #include <cupar/detail/checks.hpp>
+#include <cupar/detail/device_guard.hpp>
 #include <cupar/detail/dp_checks.hpp>
 
 #include <string>
@@ -10,6 +11,7 @@ namespace cupar::detail {
 
 void segmented_sort(const segmented_sort_args& a, stream_ref stream, memory_resource& mr) {
   const char* fn = a.function;
+  const device_guard on_device(stream);  // run on the stream's device
   const int key_bits = 8 * scalar_size(a.key);
   if (a.options.order != sort_order::ascending && a.options.order != sort_order::descending) {
     throw_invalid_argument(fn, "options.order is neither ascending nor descending");

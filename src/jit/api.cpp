@@ -7,6 +7,7 @@
 #include "compiled/named_ops.hpp"
 
 #include <cupar/detail/checks.hpp>
+#include <cupar/detail/device_guard.hpp>
 #include <cupar/detail/histogram_binning.hpp>
 #include <cupar/detail/jit_entry.hpp>
 #include <cupar/detail/temp_storage.hpp>
@@ -45,7 +46,8 @@ void reduce_with_result(const jit_reduce_args& a, stream_ref s, memory_resource&
   if (a.host_out != nullptr) {
     check_cuda(cudaMemcpyAsync(a.host_out, out, a.type->size, cudaMemcpyDeviceToHost, s.get()),
                "cudaMemcpyAsync");
-    s.synchronize();
+    // Named after the call: a fault of the operator (docs/RELIABILITY.md) is reported here.
+    check_cuda(cudaStreamSynchronize(s.get()), a.function);
   }
 }
 
@@ -53,6 +55,7 @@ void reduce_with_result(const jit_reduce_args& a, stream_ref s, memory_resource&
 
 void jit_reduce(const jit_reduce_args& a, stream_ref s, memory_resource& mr) {
   const char* fn = a.function;
+  const device_guard device(s);  // before resolve(): the JIT builds for the current device
   const jit_type& t = *a.type;
   require_size(fn, a.n, t.size);
   require_data(fn, "d_in", a.in, a.n);
@@ -75,7 +78,7 @@ void jit_reduce(const jit_reduce_args& a, stream_ref s, memory_resource& mr) {
         check_cuda(
             cudaMemcpyAsync(a.host_out, slot.get(), sizeof(T), cudaMemcpyDeviceToHost, s.get()),
             "cudaMemcpyAsync");
-        s.synchronize();
+        check_cuda(cudaStreamSynchronize(s.get()), fn);
       }
       done = true;
     });
@@ -104,6 +107,7 @@ void jit_reduce(const jit_reduce_args& a, stream_ref s, memory_resource& mr) {
 
 void jit_scan(const jit_scan_args& a, stream_ref s, memory_resource& mr) {
   const char* fn = a.function;
+  const device_guard device(s);
   const jit_type& t = *a.type;
   require_size(fn, a.n, t.size);
   require_data(fn, "d_in", a.in, a.n);
@@ -140,6 +144,7 @@ void jit_scan(const jit_scan_args& a, stream_ref s, memory_resource& mr) {
 
 void jit_transform(const jit_transform_args& a, stream_ref s) {
   const char* fn = a.function;
+  const device_guard device(s);
   std::size_t widest = a.out_type->size;
   for (int i = 0; i < a.arity; ++i)
     widest = std::max<std::size_t>(widest, a.in_types[i]->size);
@@ -168,6 +173,7 @@ void jit_transform(const jit_transform_args& a, stream_ref s) {
 
 void jit_sort(const jit_sort_args& a, stream_ref s, memory_resource& mr) {
   const char* fn = a.function;
+  const device_guard device(s);
   const jit_type& k = *a.key_type;
   const bool pairs = a.value_type != nullptr;
   const std::size_t vsize = pairs ? a.value_type->size : 0;
@@ -217,6 +223,7 @@ void jit_sort(const jit_sort_args& a, stream_ref s, memory_resource& mr) {
 
 void jit_histogram(const jit_histogram_args& a, stream_ref s, memory_resource& mr) {
   const char* fn = a.function;
+  const device_guard device(s);
   const jit_type& t = *a.sample_type;
   require_size(fn, a.n, t.size);
   require_data(fn, "d_samples", a.samples, a.n);

@@ -1,6 +1,7 @@
 // cupar: the library entry of the data-processing families with run-time operators.
 #include "dp_calls.hpp"
 
+#include <cupar/detail/device_guard.hpp>
 #include <cupar/detail/checks.hpp>
 
 namespace cupar::detail {
@@ -51,6 +52,7 @@ jit::set_request dp_request(dp_op what, const jit_type* const types[2],
 }
 
 void jit_data_processing(const jit_dp_args& a, stream_ref s, memory_resource& mr) {
+  const device_guard device(s);  // before any build: the JIT builds for the current device
   switch (a.what) {
     case dp_op::select_if:
     case dp_op::select_flagged:

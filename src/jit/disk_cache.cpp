@@ -1,6 +1,9 @@
 // cupar internal: the on-disk cache of linked binaries.
 #include "disk_cache.hpp"
 
+#include <dirent.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cerrno>
@@ -8,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -29,6 +33,8 @@ std::uint64_t fnv1a(const char* data, std::size_t size, std::uint64_t h = 146959
   return h;
 }
 
+/// Creates `path` and its parents as needed; true when it is a directory that can be read (it
+/// may not be writable: a read-only cache still serves its entries).
 bool make_dirs(const std::string& path) {
   std::string partial;
   std::stringstream in(path);
@@ -37,10 +43,19 @@ bool make_dirs(const std::string& path) {
   while (std::getline(in, part, '/')) {
     if (part.empty()) continue;
     partial += part + "/";
-    if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) return false;
+    if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) break;
   }
   struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && ::access(path.c_str(), W_OK) == 0;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) &&
+         ::access(path.c_str(), R_OK | X_OK) == 0;
+}
+
+/// Whether a file of `bytes` bytes can be written under the process's file size limit: past it,
+/// write() raises SIGXFSZ, which ends the process unless it is ignored.
+bool within_file_size_limit(std::uint64_t bytes) {
+  struct rlimit limit {};
+  if (::getrlimit(RLIMIT_FSIZE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return true;
+  return bytes <= static_cast<std::uint64_t>(limit.rlim_cur);
 }
 
 void put_u32(std::string& out, std::uint32_t v) {
@@ -121,6 +136,10 @@ disk_cache& disk_cache::instance() {
   return *cache;
 }
 
+disk_cache::disk_cache(const std::string& dir) {
+  if (!dir.empty() && make_dirs(dir)) dir_ = dir;
+}
+
 disk_cache::disk_cache() {
   const char* off = std::getenv("CUPAR_DISABLE_DISK_CACHE");
   if (off != nullptr && *off != '\0' && std::string(off) != "0") return;
@@ -144,13 +163,22 @@ std::string disk_cache::path_for(const std::string& key) const {
 
 std::optional<built_binary> disk_cache::load(const std::string& key) {
   if (!enabled()) return std::nullopt;
-  std::ifstream in(path_for(key), std::ios::binary);
-  if (!in) return std::nullopt;
-  const std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   auto reject = [&]() -> std::optional<built_binary> {
     engine_counters().disk_rejects++;
     return std::nullopt;
   };
+  const std::string path = path_for(key);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  // Not a regular file (a FIFO would block the read, a device could be endless) or too large
+  // for an entry: not read.
+  if (!S_ISREG(st.st_mode) || static_cast<std::uint64_t>(st.st_size) > max_entry_bytes) {
+    return reject();
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  const std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return reject();
   reader r{file.data(), file.data() + file.size()};
   const std::string m = r.bytes(sizeof magic);
   if (!r.ok || std::memcmp(m.data(), magic, sizeof magic) != 0) return reject();
@@ -170,8 +198,8 @@ std::optional<built_binary> disk_cache::load(const std::string& key) {
   return binary;
 }
 
-void disk_cache::store(const std::string& key, const built_binary& binary) {
-  if (!enabled()) return;
+bool disk_cache::store(const std::string& key, const built_binary& binary) {
+  if (!enabled()) return false;
   const std::string payload = serialize(binary);
   std::string file(magic, sizeof magic);
   put_u64(file, key.size());
@@ -179,25 +207,54 @@ void disk_cache::store(const std::string& key, const built_binary& binary) {
   put_u64(file, fnv1a(payload.data(), payload.size(), fnv1a(key.data(), key.size())));
   file += key;
   file += payload;
+  if (file.size() > max_entry_bytes || !within_file_size_limit(file.size())) return false;
+  remove_stale_temporaries();
   const std::string path = path_for(key);
   std::random_device rd;
   const std::string tmp =
       path + "." + std::to_string(::getpid()) + "." + std::to_string(rd()) + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return;
+    if (!out) return false;
     out.write(file.data(), static_cast<std::streamsize>(file.size()));
+    // close() flushes: a full disk or a file size limit may only show here.
+    out.close();
     if (!out) {
-      out.close();
       std::remove(tmp.c_str());
-      return;
+      return false;
     }
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     std::remove(tmp.c_str());
-    return;
+    return false;
   }
   engine_counters().disk_writes++;
+  return true;
+}
+
+void disk_cache::remove_stale_temporaries() const {
+  // "<hash>.cupar.<pid>.<random>.tmp" of a writer that died mid-write (killed, or the machine
+  // went down) would stay forever: remove those whose process is gone, once they are old enough.
+  DIR* d = ::opendir(dir_.c_str());
+  if (d == nullptr) return;
+  const auto now = std::time(nullptr);
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    const std::size_t cupar = name.find(".cupar.");
+    if (cupar == std::string::npos || name.size() < 4 ||
+        name.compare(name.size() - 4, 4, ".tmp") != 0) {
+      continue;
+    }
+    const std::string rest = name.substr(cupar + 7);
+    const long pid = std::strtol(rest.c_str(), nullptr, 10);
+    if (pid <= 0 || pid == ::getpid()) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive, or unknown
+    const std::string full = dir_ + "/" + name;
+    struct stat st {};
+    if (::stat(full.c_str(), &st) != 0 || now - st.st_mtime < stale_temp_seconds) continue;
+    std::remove(full.c_str());
+  }
+  ::closedir(d);
 }
 
 }  // namespace cupar::detail::jit

@@ -209,7 +209,7 @@ const precompiled_named* named_object_for(const build_spec& spec, const slot_spe
 
 compile_request::snippet_ref snippet_of(const slot_spec& slot, const slot_binding& b, int index) {
   return {snippet_file_of(index), generated_file_of(index), snippet_text(b.op), slot.what,
-          role_description(slot, b)};
+          role_description(slot, b), &b.op};
 }
 
 /// Link options giving a set's kernels the occupancy the compiled path gets, or none.
@@ -509,9 +509,19 @@ void build_initial(const std::shared_ptr<program_entry>& entry, const build_spec
   const std::string key2 = cache_key(spec, arch, 2);
   disk_cache& disk = disk_cache::instance();
   if (auto cached = disk.load(key2)) {
-    c.disk_hits++;
-    publish(*entry, std::make_unique<loaded_module>(*cached));
-    return;
+    // An entry that passed every check but that the driver cannot load (forged, or damaged in a
+    // way the checksum missed) is rebuilt like a corrupt one.
+    std::unique_ptr<loaded_module> module;
+    try {
+      module = std::make_unique<loaded_module>(*cached);
+    } catch (const jit_error&) {
+      c.disk_rejects++;
+    }
+    if (module) {
+      c.disk_hits++;
+      publish(*entry, std::move(module));
+      return;
+    }
   }
   const precompiled_set* pre = find_precompiled(spec.set.key(), arch);
   const cupar::jit::mode m = mode_flag().load();

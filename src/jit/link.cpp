@@ -1,6 +1,8 @@
 // cupar internal: nvJitLink.
 #include "link.hpp"
 
+#include "large_stack.hpp"
+
 #include <cupar/error.hpp>
 
 #include <algorithm>
@@ -52,8 +54,10 @@ std::string nvjitlink_version() {
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
-link_result link(const std::vector<link_input>& inputs, int arch, bool lto,
-                 const std::vector<std::string>& extra_options) {
+namespace {
+
+link_result link_here(const std::vector<link_input>& inputs, int arch, bool lto,
+                      const std::vector<std::string>& extra_options) {
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::string> options = {"-arch=sm_" + std::to_string(arch)};
   if (lto) {
@@ -98,6 +102,18 @@ link_result link(const std::vector<link_input>& inputs, int arch, bool lto,
   }
   result.milliseconds =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace
+
+link_result link(const std::vector<link_input>& inputs, int arch, bool lto,
+                 const std::vector<std::string>& extra_options) {
+  // Code generation recurses on deeply nested operators as NVRTC's parser does: the whole link
+  // runs on one thread with a large stack (nvJitLink crashed when its handle was created on one
+  // thread and completed on another).
+  link_result result;
+  run_on_large_stack([&] { result = link_here(inputs, arch, lto, extra_options); });
   return result;
 }
 

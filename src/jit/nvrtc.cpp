@@ -1,9 +1,12 @@
 // cupar internal: NVRTC compilation.
 #include "nvrtc.hpp"
 
+#include "large_stack.hpp"
+#include "snippet_check.hpp"
 #include "sources.hpp"
 
 #include <cupar/error.hpp>
+#include <cupar/jit.hpp>
 
 #include <nvrtc.h>
 
@@ -31,6 +34,59 @@ std::string line_of(const std::string& text, int line) {
   return std::string();
 }
 
+/// A build is untrusted when any of its operators is: the whole compile then runs with
+/// --no-source-include and its errors quote nothing but the snippets.
+bool is_untrusted(const compile_request& r) {
+  for (const auto& sn : r.snippets) {
+    if (sn.op != nullptr && sn.op->trust_level() == cupar::jit::trust::untrusted) return true;
+  }
+  return false;
+}
+
+bool is_snippet_file(const compile_request& r, const std::string& file) {
+  for (const auto& sn : r.snippets) {
+    if (file == sn.file) return true;
+  }
+  return false;
+}
+
+/// The snippets' texts, for jit_error::source() of an untrusted build (one, or each headed by
+/// its role when several).
+std::string snippets_text(const compile_request& r) {
+  if (r.snippets.size() == 1) return r.snippets[0].text;
+  std::string out;
+  for (const auto& sn : r.snippets)
+    out += "// " + sn.what + "\n" + sn.text + "\n";
+  return out;
+}
+
+/// The diagnostics of an NVRTC log located in the snippet, with the lines NVRTC quotes under
+/// them; every other diagnostic (in cupar's generated code, a type's definition, CUB's headers,
+/// or a file that should never have been read) reduced to one line that names and quotes nothing.
+std::string snippet_only_log(const compile_request& r, const std::string& log) {
+  static const std::regex header(R"(^(.*)\((\d+)\): (.*)$)");
+  std::istringstream in(log);
+  std::ostringstream out;
+  std::string l;
+  bool keep = false, noted = false;
+  while (std::getline(in, l)) {
+    std::smatch m;
+    if (std::regex_match(l, m, header)) {
+      keep = is_snippet_file(r, m[1]);
+      if (keep) {
+        out << l << "\n";
+      } else if (!noted) {
+        out << "(diagnostics outside the operator's text are not shown for an untrusted "
+               "operator)\n";
+        noted = true;
+      }
+      continue;
+    }
+    if (keep) out << l << "\n";
+  }
+  return out.str();
+}
+
 [[noreturn]] void fail(const compile_request& r, const std::string& log, const std::string& what) {
   // First diagnostic of the log: "file(line): error: message".
   static const std::regex diag(R"(^(.*)\((\d+)\): (?:catastrophic )?error: (.*)$)");
@@ -46,11 +102,24 @@ std::string line_of(const std::string& text, int line) {
       break;
     }
   }
+  const bool untrusted = is_untrusted(r);
   int snippet_line = 0;
   std::string snippet_text;
   std::ostringstream summary;
   summary << "cupar: run-time operator failed to compile: ";
-  if (!first_message.empty()) {
+  if (untrusted && !first_message.empty() && !is_snippet_file(r, first_file)) {
+    // Nothing but the snippets is quoted for untrusted operators: not the message either, which
+    // may name code or paths around them.
+    const compile_request::snippet_ref* around = nullptr;
+    for (const auto& sn : r.snippets) {
+      if (first_file == sn.generated) around = &sn;
+    }
+    if (around == nullptr && !r.snippets.empty()) around = &r.snippets[0];
+    summary << "the " << (r.snippets.size() > 1 && around ? around->what : std::string("operator"))
+            << " does not fit where it is used";
+    if (around != nullptr && !around->role.empty()) summary << ": it must be " << around->role;
+    if (around != nullptr) snippet_text = line_of(around->text, 1);
+  } else if (!first_message.empty()) {
     summary << first_message;
     const compile_request::snippet_ref* in_snippet = nullptr;
     const compile_request::snippet_ref* around_snippet = nullptr;
@@ -80,11 +149,46 @@ std::string line_of(const std::string& text, int line) {
       summary << "\n  in " << first_file << " line " << first_line;
     }
   } else {
-    summary << what;
+    summary << (untrusted ? std::string("NVRTC refused it") : what);
   }
   summary << "\n(the full compiler log is in jit_error::log())";
+  if (untrusted) {
+    throw jit_error(jit_stage::compile, summary.str(), snippet_only_log(r, log), snippets_text(r),
+                    {}, snippet_line, snippet_text);
+  }
   throw jit_error(jit_stage::compile, summary.str(), log, r.source, r.options, snippet_line,
                   snippet_text);
+}
+
+/// A problem found in an operator's text before compiling (snippet_check.hpp).
+[[noreturn]] void fail_text(const compile_request& r, const compile_request::snippet_ref& sn,
+                            const std::string& text, text_part part, const text_problem& p) {
+  const bool untrusted = is_untrusted(r);
+  const bool quotable = quotable_text(text);
+  const bool snippet = part == text_part::snippet;
+  const std::string whose = r.snippets.size() > 1 ? sn.what : std::string("operator");
+  std::ostringstream summary;
+  summary << "cupar: run-time operator failed to compile: " << p.message;
+  std::string line_text;
+  if (p.line > 0 && snippet) {
+    summary << "\n  at line " << p.line << " of the " << whose;
+    if (quotable) {
+      line_text = line_of(text, p.line);
+      summary << ": " << line_text;
+    }
+  } else if (p.line > 0) {
+    summary << "\n  at line " << p.line << " of the " << whose << "'s preamble";
+  }
+  summary << "\n(found before compiling: nothing was handed to NVRTC)";
+  std::ostringstream log;
+  log << (snippet ? sn.file : std::string(preamble_file)) << "(" << p.line
+      << "): error: " << p.message << "\n";
+  if (untrusted) {
+    throw jit_error(jit_stage::compile, summary.str(), log.str(), snippets_text(r), {},
+                    snippet ? p.line : 0, line_text);
+  }
+  throw jit_error(jit_stage::compile, summary.str(), log.str(), r.source, r.options,
+                  snippet ? p.line : 0, line_text);
 }
 
 std::string program_log(nvrtcProgram p) {
@@ -104,8 +208,27 @@ std::string nvrtc_version() {
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
-compile_result compile(const compile_request& r) {
+namespace {
+
+compile_result compile_here(const compile_request& r) {
   const auto start = std::chrono::steady_clock::now();
+  std::vector<std::string> option_texts = r.options;
+  const bool untrusted = is_untrusted(r);
+  for (const auto& sn : r.snippets) {
+    if (sn.op == nullptr) continue;
+    // One untrusted operator holds the whole build to the untrusted rules: its text is
+    // compiled in the same program as the others'.
+    if (auto p = check_operator_text(sn.text, text_part::snippet, untrusted)) {
+      fail_text(r, sn, sn.text, text_part::snippet, *p);
+    }
+    const std::string& preamble = cupar::jit::detail::op_preamble(*sn.op->definition());
+    if (auto p = check_operator_text(preamble, text_part::preamble, untrusted)) {
+      fail_text(r, sn, preamble, text_part::preamble, *p);
+    }
+  }
+  // Nothing relative to the working directory can be included (absolute paths cannot be
+  // spelled without the preprocessor, which the check above refused).
+  if (untrusted) option_texts.emplace_back("--no-source-include");
   // Every embedded jit_ops file is offered as a header; NVRTC reads only those included.
   std::vector<const char*> header_texts, header_names;
   for (int i = 0; i < embedded_source_count; ++i) {
@@ -123,7 +246,7 @@ compile_result compile(const compile_request& r) {
     if (status != NVRTC_SUCCESS) fail(r, std::string(), nvrtcGetErrorString(status));
   }
   std::vector<const char*> options;
-  for (const auto& o : r.options)
+  for (const auto& o : option_texts)
     options.push_back(o.c_str());
   status = nvrtcCompileProgram(raw, static_cast<int>(options.size()), options.data());
   compile_result result;
@@ -156,6 +279,15 @@ compile_result compile(const compile_request& r) {
   }
   result.milliseconds =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace
+
+compile_result compile(const compile_request& r) {
+  // The whole program's life on one thread with a large stack (large_stack.hpp).
+  compile_result result;
+  run_on_large_stack([&] { result = compile_here(r); });
   return result;
 }
 

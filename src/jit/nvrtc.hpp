@@ -5,6 +5,10 @@
 #include <string>
 #include <vector>
 
+namespace cupar::jit {
+class op;
+}
+
 namespace cupar::detail::jit {
 
 enum class output { ltoir, cubin };
@@ -24,6 +28,10 @@ struct compile_request {
     /// What the operator must be, for errors in the code around it, e.g.
     /// "a binary operator (float a, float b) -> float".
     std::string role;
+    /// The operator whose snippet this is: its text (snippet and preamble) is checked before
+    /// NVRTC runs (snippet_check.hpp); an untrusted one makes the whole build compile with
+    /// --no-source-include and get errors that quote nothing but the snippets.
+    const cupar::jit::op* op = nullptr;
   };
   std::vector<snippet_ref> snippets;
 };
@@ -35,8 +43,10 @@ struct compile_result {
   double milliseconds = 0;
 };
 
-/// Compiles with NVRTC. Throws cupar::jit_error (stage compile) carrying the full log, the
-/// generated source, the options and the snippet line the first error points at.
+/// Compiles with NVRTC, on a thread with a large stack (large_stack.hpp). Throws
+/// cupar::jit_error (stage compile) carrying the full log, the generated source, the options and
+/// the snippet line the first error points at (for an untrusted operator: only what concerns
+/// the snippet).
 compile_result compile(const compile_request& request);
 
 /// "major.minor" of the NVRTC library in use.

@@ -3,6 +3,8 @@
 
 #include <cupar/detail/checks.hpp>
 
+#include <atomic>
+#include <cstdlib>
 #include <regex>
 #include <string>
 
@@ -21,6 +23,7 @@ std::shared_ptr<op_definition> copy_of(const op_definition& d) {
   c->params = d.params;
   c->preamble = d.preamble;
   c->state_bytes = d.state_bytes;
+  c->level = d.level;
   return c;
 }
 
@@ -32,14 +35,23 @@ std::string op_definition::fingerprint() const {
   for (const auto& p : params) {
     f += p.name + ":" + cupar::detail::scalar_name(p.type) + "@" + std::to_string(p.offset) + ";";
   }
+  // Untrusted builds use other compile options and report errors differently: their own entries.
+  // (Trusted keys are unchanged, so existing disk cache entries stay valid.)
+  if (level == trust::untrusted) f += "\ntrust=untrusted";
   return f;
 }
 
-std::shared_ptr<const op_definition> make_op_definition(std::string source, named_op named) {
+std::shared_ptr<const op_definition> make_op_definition(std::string source, named_op named,
+                                                        trust level) {
   auto d = std::make_shared<op_definition>();
   d->source = std::move(source);
   d->named = named;
+  d->level = named == named_op::none ? level : trust::trusted;  // named operators have no text
   return d;
+}
+
+std::shared_ptr<const op_definition> make_op_definition(std::string source, named_op named) {
+  return make_op_definition(std::move(source), named, default_trust());
 }
 
 std::shared_ptr<const op_definition> add_op_param(const std::shared_ptr<const op_definition>& def,
@@ -92,6 +104,9 @@ const std::string& op_source(const op_definition& def) {
 const std::string& op_preamble(const op_definition& def) {
   return def.preamble;
 }
+trust op_trust(const op_definition& def) {
+  return def.level;
+}
 named_op op_named(const op_definition& def) {
   return def.named;
 }
@@ -102,6 +117,23 @@ const std::vector<op_param>& op_params(const op_definition& def) {
 }  // namespace cupar::jit::detail
 
 namespace cupar::jit {
+
+namespace {
+std::atomic<trust>& default_trust_flag() {
+  static std::atomic<trust> level{[] {
+    const char* env = std::getenv("CUPAR_JIT_TRUST");
+    return env != nullptr && std::string(env) == "untrusted" ? trust::untrusted : trust::trusted;
+  }()};
+  return level;
+}
+}  // namespace
+
+void set_default_trust(trust level) noexcept {
+  default_trust_flag().store(level);
+}
+trust default_trust() noexcept {
+  return default_trust_flag().load();
+}
 
 void op::check_set(const detail::op_param* p, std::string_view name, cupar::detail::scalar type) {
   if (p == nullptr) {

@@ -20,6 +20,7 @@ struct op_definition {
   std::vector<op_param> params;
   std::string preamble;
   std::size_t state_bytes = 0;
+  trust level = trust::trusted;
 
   /// Identity of everything that changes the compiled operator (not the parameter values).
   std::string fingerprint() const;

@@ -110,8 +110,16 @@ resolved resolve(const set_request& r, const plan_state* plan, const char* fn) {
     return {plan->device, current_module(plan->entry)};
   }
   const device_info& dev = current_device();
-  return {&dev, obtain(
-                    r.key(dev.arch), [&] { return r.spec(); }, r.anchor(), dev)};
+  try {
+    return {&dev, obtain(
+                      r.key(dev.arch), [&] { return r.spec(); }, r.anchor(), dev)};
+  } catch (const jit_error& e) {
+    // Name the call in the summary ("cupar::reduce: run-time operator failed to compile: ..."),
+    // also when the build that failed was made by another thread's call.
+    std::string what = e.what();
+    if (what.rfind("cupar: ", 0) == 0) what = std::string(fn) + ": " + what.substr(7);
+    throw jit_error(e.stage(), what, e.log(), e.source(), e.options(), e.line(), e.line_text());
+  }
 }
 
 }  // namespace cupar::detail::jit

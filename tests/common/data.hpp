@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -13,9 +14,45 @@
 
 namespace cupar::testing {
 
+/// The largest element count the tests use, from the environment variable CUPAR_TEST_SCALE:
+/// unset, empty or "full": no limit; "small": 65,537, the largest fixed standard size (every
+/// kernel path of the standard sizes is still taken: several tiles of every reduce, scan, merge
+/// sort and histogram policy); a number: that count. scripts/sanitize.sh runs the GPU suite with
+/// "small", where compute-sanitizer makes every kernel 10-100 times slower.
+inline std::size_t test_size_limit() {
+  static const std::size_t limit = [] {
+    const char* env = std::getenv("CUPAR_TEST_SCALE");
+    if (env == nullptr || *env == '\0' || std::string(env) == "full") return SIZE_MAX;
+    if (std::string(env) == "small") return std::size_t(65537);
+    const unsigned long long n = std::strtoull(env, nullptr, 10);
+    return n >= 1000 ? static_cast<std::size_t>(n) : std::size_t(65537);
+  }();
+  return limit;
+}
+
+/// `n`, or when it is above test_size_limit(), the limit plus n % 64 (sizes stay distinct and
+/// keep an odd remainder where they had one). Tests wrap their fixed large sizes in it.
+inline std::size_t scaled(std::size_t n) {
+  const std::size_t limit = test_size_limit();
+  return n <= limit ? n : limit + n % 64;
+}
+
+/// `sizes` through scaled(), duplicates removed (order kept).
+inline std::vector<std::size_t> scaled(const std::vector<std::size_t>& sizes) {
+  std::vector<std::size_t> out;
+  for (std::size_t n : sizes) {
+    const std::size_t s = scaled(n);
+    bool seen = false;
+    for (std::size_t x : out)
+      seen = seen || x == s;
+    if (!seen) out.push_back(s);
+  }
+  return out;
+}
+
 /// Sizes every family is checked at: empty, tiny, warp boundaries, common tile boundaries of
 /// CUB's H100 policies (reduce 4096, scan 1920, merge sort 4352, histogram 6144), and seeded
-/// random sizes up to 2^24.
+/// random sizes up to 2^24 (capped by CUPAR_TEST_SCALE: test_size_limit()).
 inline std::vector<std::size_t> standard_sizes(std::uint64_t seed = 20261121) {
   std::vector<std::size_t> sizes = {0,    1,    2,    31,   32,   33,   1000, 1919, 1920, 1921,
                                     4095, 4096, 4097, 4351, 4352, 4353, 6143, 6145, 65537};
@@ -23,7 +60,7 @@ inline std::vector<std::size_t> standard_sizes(std::uint64_t seed = 20261121) {
   sizes.push_back(std::uniform_int_distribution<std::size_t>(100000, 1u << 20)(rng));
   sizes.push_back(std::uniform_int_distribution<std::size_t>((1u << 20) + 1, 1u << 24)(rng));
   sizes.push_back(std::size_t(1) << 24);
-  return sizes;
+  return scaled(sizes);
 }
 
 /// Smaller set for the slowest CPU references (comparison sorts of every type).
@@ -31,7 +68,7 @@ inline std::vector<std::size_t> quick_sizes(std::uint64_t seed = 20261121) {
   std::vector<std::size_t> sizes = {0, 1, 2, 31, 33, 1000, 4097, 4353, 65537};
   std::mt19937_64 rng(seed);
   sizes.push_back(std::uniform_int_distribution<std::size_t>(100000, 1u << 22)(rng));
-  return sizes;
+  return scaled(sizes);
 }
 
 /// Uniform values: integers over [lo, hi], floating point over [lo, hi).

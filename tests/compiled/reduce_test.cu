@@ -94,8 +94,8 @@ void check_cuda_std_reductions(std::size_t n, std::uint64_t seed, cupar::stream_
 TEST(ReduceCompiled, CudaStdPlusMinMaxOnEveryWidth) {
   CUPAR_REQUIRE_GPU();
   owned_stream stream;
-  for (std::size_t n : {std::size_t(1), std::size_t(31), std::size_t(4097), std::size_t(1) << 20,
-                        (std::size_t(1) << 22) + 3}) {
+  for (std::size_t n : {std::size_t(1), std::size_t(31), std::size_t(4097),
+                        scaled(std::size_t(1) << 20), scaled((std::size_t(1) << 22) + 3)}) {
     check_cuda_std_reductions<int>(n, 11, stream);
     check_cuda_std_reductions<unsigned>(n, 12, stream);
     check_cuda_std_reductions<long long>(n, 13, stream);

@@ -95,8 +95,8 @@ TEST(ScanCompiled, CudaStdFunctionObjects) {
 TEST(ScanCompiled, CudaStdPlusAndMaximumOnIntAndUnsigned) {
   CUPAR_REQUIRE_GPU();
   owned_stream stream;
-  for (std::size_t n : {std::size_t(1), std::size_t(33), std::size_t(4097), std::size_t(1) << 20,
-                        (std::size_t(1) << 22) + 5}) {
+  for (std::size_t n : {std::size_t(1), std::size_t(33), std::size_t(4097),
+                        scaled(std::size_t(1) << 20), scaled((std::size_t(1) << 22) + 5)}) {
     SCOPED_TRACE("n = " + std::to_string(n));
     const auto h = full_range_values<int>(n, 21);
     device_buffer<int> in(h, stream), out(n, stream);

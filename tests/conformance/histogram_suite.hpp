@@ -190,7 +190,7 @@ TYPED_TEST(HistogramWithOperator, OperatorResultOfAnotherType) {
   const auto op = Ops::template halve<T, double>();
   const double lower = std::is_signed_v<T> ? -40.25 : 3.5, upper = lower + 97.0;
   std::vector<T> h;
-  for (std::size_t n : {std::size_t(1), std::size_t(6145), std::size_t(1) << 20}) {
+  for (std::size_t n : {std::size_t(1), std::size_t(6145), scaled(std::size_t(1) << 20)}) {
     SCOPED_TRACE("n = " + std::to_string(n));
     // Samples near the bounds' doubles, so most land in the bins.
     h = random_values<T>(n, 40 + n, std::is_signed_v<T> ? -100.0 : 0.0, 250.0);

@@ -51,7 +51,8 @@ TYPED_TEST(Reduce, MaxAndMinOverTheFullRangeAreExact) {
   CUPAR_REQUIRE_GPU();
   using T = TypeParam;
   owned_stream stream;
-  for (std::size_t n : {std::size_t(1), std::size_t(33), std::size_t(4097), std::size_t(1) << 20}) {
+  for (std::size_t n :
+       {std::size_t(1), std::size_t(33), std::size_t(4097), scaled(std::size_t(1) << 20)}) {
     SCOPED_TRACE("n = " + std::to_string(n));
     const auto h = full_range_values<T>(n, 7 + n);
     device_buffer<T> in(h, stream), out(2, stream);
@@ -69,7 +70,8 @@ TYPED_TEST(Reduce, ReduceValueReturnsTheSameResultToTheHost) {
   CUPAR_REQUIRE_GPU();
   using T = TypeParam;
   owned_stream stream;
-  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(1000), std::size_t(1) << 22}) {
+  for (std::size_t n :
+       {std::size_t(0), std::size_t(1), std::size_t(1000), scaled(std::size_t(1) << 22)}) {
     SCOPED_TRACE("n = " + std::to_string(n));
     const auto h = small_values<T>(n, 5 + n);
     device_buffer<T> in(h, stream), out(1, stream);
@@ -98,7 +100,7 @@ TYPED_TEST(Reduce, IsDeterministicFromRunToRun) {
   CUPAR_REQUIRE_GPU();
   using T = TypeParam;
   owned_stream stream;
-  const std::size_t n = (std::size_t(1) << 22) + 12345;
+  const std::size_t n = scaled((std::size_t(1) << 22) + 12345);
   const auto h = random_values<T>(n, 99, 0, 100);
   device_buffer<T> in(h, stream);
   const T first = cupar::reduce_value(in.data(), n, Ops::template plus<T>(), T(0), stream);

@@ -202,7 +202,7 @@ TYPED_TEST(Scan, InPlaceScansMatchTheReference) {
   owned_stream stream;
   const T init = static_cast<T>(7);
   for (std::size_t n : {std::size_t(1), std::size_t(1921), std::size_t(4097), std::size_t(65537),
-                        (std::size_t(1) << 22) + 3}) {
+                        scaled((std::size_t(1) << 22) + 3)}) {
     SCOPED_TRACE("n = " + std::to_string(n));
     const auto h = scan_ref::exact_values<T>(n, 41 + n);
     device_buffer<T> io(h, stream);

@@ -154,7 +154,7 @@ TYPED_TEST(Transform, BinaryOfMixedTypes) {
   using T = TypeParam;
   owned_stream stream;
   for (std::size_t n : {std::size_t(1), std::size_t(33), std::size_t(4097), std::size_t(65537),
-                        std::size_t(1) << 20}) {
+                        scaled(std::size_t(1) << 20)}) {
     SCOPED_TRACE("n = " + std::to_string(n));
     const auto a = transform_ref::values<T>(n, 500 + n);
     const auto b = transform_ref::values<float>(n, 600 + n);
@@ -178,7 +178,7 @@ TYPED_TEST(Transform, InPlace) {
   CUPAR_REQUIRE_GPU();
   using T = TypeParam;
   owned_stream stream;
-  for (std::size_t n : {std::size_t(1), std::size_t(4097), (std::size_t(1) << 22) + 1}) {
+  for (std::size_t n : {std::size_t(1), std::size_t(4097), scaled((std::size_t(1) << 22) + 1)}) {
     SCOPED_TRACE("n = " + std::to_string(n));
     const auto a = transform_ref::values<T>(n, 700 + n);
     const auto b = transform_ref::values<T>(n, 800 + n);
@@ -313,7 +313,7 @@ void check_mixed(std::size_t n, std::uint64_t seed) {
 
 TEST(TransformMixed, InputsAndOutputOfThreeTypes) {
   CUPAR_REQUIRE_GPU();
-  for (std::size_t n : {std::size_t(1), std::size_t(4099), std::size_t(1) << 20}) {
+  for (std::size_t n : {std::size_t(1), std::size_t(4099), scaled(std::size_t(1) << 20)}) {
     SCOPED_TRACE("n = " + std::to_string(n));
     transform_ref::check_mixed<std::uint8_t, std::int16_t, std::int32_t>(n, 1);
     transform_ref::check_mixed<std::int32_t, double, float>(n, 2);

@@ -90,7 +90,7 @@ TEST(JitRuntime, SixteenThreadsAskingForANewOperatorCompileItOnce) {
 TEST(JitRuntime, TiersGiveBitIdenticalResults) {
   CUPAR_REQUIRE_GPU();
   owned_stream s;
-  const std::size_t n = (1u << 20) + 17;
+  const std::size_t n = cupar::testing::scaled((std::size_t(1) << 20) + 17);
   const auto h = cupar::testing::random_values<float>(n, 5, -1, 1);
   cupar::device_buffer<float> in(h, s), scanned(n, s);
   const std::string source = "a + b * 0.5f" + unique_suffix();

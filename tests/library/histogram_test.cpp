@@ -139,7 +139,8 @@ TYPED_TEST(LibraryHistogram, EvenBinsMatchTheDocumentedRule) {
     for (int bins : {7, 1000})
       run(n, bins);
   }
-  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(6145), std::size_t(1) << 20}) {
+  for (std::size_t n :
+       {std::size_t(0), std::size_t(1), std::size_t(6145), scaled(std::size_t(1) << 20)}) {
     for (int bins : {1, 70000})
       run(n, bins);
   }
@@ -352,7 +353,7 @@ void check_full_range(Level lower, Level upper, int bins, std::size_t n) {
 
 TEST(LibraryHistogramFullRange, EightAndSixteenBitSamples) {
   CUPAR_REQUIRE_GPU();
-  for (std::size_t n : {std::size_t(1000), std::size_t(1) << 20}) {
+  for (std::size_t n : {std::size_t(1000), scaled(std::size_t(1) << 20)}) {
     SCOPED_TRACE("n = " + std::to_string(n));
     check_full_range<std::int8_t>(-128, 128, 256, n);
     check_full_range<std::int8_t>(-128, 128, 3, n);

@@ -195,7 +195,7 @@ TYPED_TEST(LibraryRadixSort, KeysInPlace) {
   using K = TypeParam;
   owned_stream stream;
   for (std::size_t n : {std::size_t(1), std::size_t(33), std::size_t(4097), std::size_t(65537),
-                        (std::size_t(1) << 22) + 5}) {
+                        scaled((std::size_t(1) << 22) + 5)}) {
     SCOPED_TRACE("n = " + std::to_string(n));
     const auto h = radix_keys<K>(n, 20 + n);
     device_buffer<K> io(h, stream);
@@ -243,7 +243,7 @@ TYPED_TEST(LibraryRadixSort, BitRanges) {
                 : std::vector<std::pair<int, int>>{
                       {4, 12}, {0, 1}, {bits - 1, bits}, {bits - 8, bits}, {0, -1}};
   for (std::size_t n :
-       {std::size_t(1), std::size_t(4097), std::size_t(65537), std::size_t(1) << 20}) {
+       {std::size_t(1), std::size_t(4097), std::size_t(65537), scaled(std::size_t(1) << 20)}) {
     SCOPED_TRACE("n = " + std::to_string(n));
     auto h = radix_keys<K>(n, 40 + n);
     if constexpr (std::is_floating_point_v<K>) {
@@ -501,7 +501,7 @@ void check_float_order(std::size_t n) {
 
 TEST(LibraryRadixSortFloat, NaNInfinitiesAndSignedZerosInTheDocumentedOrder) {
   CUPAR_REQUIRE_GPU();
-  for (std::size_t n : {std::size_t(50), std::size_t(20000), std::size_t(1) << 20}) {
+  for (std::size_t n : {std::size_t(50), std::size_t(20000), scaled(std::size_t(1) << 20)}) {
     check_float_order<float>(n);
     check_float_order<double>(n);
   }

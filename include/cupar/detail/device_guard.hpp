@@ -1,0 +1,37 @@
+// cupar internal: running each call on the device of its stream.
+#pragma once
+
+#include <cupar/config.hpp>
+#include <cupar/stream.hpp>
+
+#include <cuda_runtime_api.h>
+
+namespace cupar::detail {
+
+/// Makes the device of `stream` current when another device is (CUDA launches kernels only on
+/// streams of the current device) and returns the device that was current, or -1 when nothing
+/// was changed: on a machine with one device (no CUDA call is made then), for the named default
+/// streams (they belong to the current device), for a stream being captured into a graph (its
+/// device cannot be asked then) and when the stream's device cannot be told (the call itself
+/// then reports the stream). Leaves no CUDA error pending.
+CUPAR_EXPORT int enter_stream_device(cudaStream_t stream) noexcept;
+/// Makes `previous` (from enter_stream_device, when not -1) current again.
+CUPAR_EXPORT void leave_stream_device(int previous) noexcept;
+
+/// enter_stream_device for a scope: every cupar call holds one, so a call on a stream of device
+/// 1 runs on device 1 whatever device the calling thread has current.
+class device_guard {
+ public:
+  explicit device_guard(stream_ref stream) noexcept
+      : previous_(enter_stream_device(stream.get())) {}
+  device_guard(const device_guard&) = delete;
+  device_guard& operator=(const device_guard&) = delete;
+  ~device_guard() {
+    if (previous_ >= 0) leave_stream_device(previous_);
+  }
+
+ private:
+  int previous_;
+};
+
+}  // namespace cupar::detail

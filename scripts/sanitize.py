@@ -1,0 +1,285 @@
+#!/usr/bin/env python3
+"""Runs cupar's GPU tests under NVIDIA compute-sanitizer (issue 12).
+
+    scripts/sanitize.sh [-B build] [-j jobs] [--tools memcheck,racecheck,synccheck,initcheck]
+                        [--shards 4] [--scale small] [-R regex] [--timeout 900]
+
+After a build (`cmake --build build`), on a machine with a GPU. Every test labelled `gpu` in
+ctest (found with `ctest -N -L gpu --show-only=json-v1`, so new test binaries are picked up; tests
+labelled `large` or `fault` are left out: the first need 80 GB, the second fault on purpose) runs
+under each tool: memcheck with the leak check, racecheck, synccheck and initcheck. Problem sizes
+are scaled down with CUPAR_TEST_SCALE (default `small`: at most 65,537 elements, see
+tests/common/data.hpp), GoogleTest binaries are split into shards (GTEST_TOTAL_SHARDS) and the
+jobs run in parallel, so that the whole run fits in a few minutes.
+
+Then the canaries (tests/reliability/sanitizer_canary.cu: an out-of-bounds write, a leaked
+allocation, a shared-memory race, a divergent barrier, an uninitialised read) run under the tool
+that should catch each. The script fails when any cupar test reports an error, leaks, fails or
+times out, when a tool did not run, or when a canary is NOT reported: a clean run must mean
+something. The summary table comes last; logs are kept under <build>/sanitize/.
+
+Exit status: 0 clean, 1 findings or failures, 77 no GPU (nothing was run).
+"""
+
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+TOOLS = ["memcheck", "racecheck", "synccheck", "initcheck"]
+# Canary mode, the tool that must catch it, and what the tool reports.
+CANARIES = [
+    ("oob", "memcheck", "Invalid __global__ write"),
+    ("leak", "memcheck", "Leaked"),
+    ("race", "racecheck", "hazard"),
+    ("sync", "synccheck", "Barrier error"),
+    ("init", "initcheck", "Uninitialized __global__ memory read"),
+]
+ERRORS = re.compile(r"ERROR SUMMARY: (\d+) error")
+LEAKS = re.compile(r"LEAK SUMMARY: (\d+) bytes leaked in (\d+) allocation")
+ERROR_EXIT = 86
+
+
+def find_sanitizer(explicit):
+    if explicit:
+        return explicit
+    found = shutil.which("compute-sanitizer")
+    if found:
+        return found
+    for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if root and os.access(os.path.join(root, "bin", "compute-sanitizer"), os.X_OK):
+            return os.path.join(root, "bin", "compute-sanitizer")
+    return None
+
+
+def gpu_present():
+    try:
+        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60)
+        return out.returncode == 0 and "GPU" in out.stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def discover(build, regex):
+    cmd = ["ctest", "--test-dir", build, "-N", "-L", "gpu", "-LE", "large|fault",
+           "--show-only=json-v1"]
+    if regex:
+        cmd += ["-R", regex]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    tests, missing = [], []
+    for t in json.loads(out.stdout).get("tests", []):
+        if "command" not in t:  # ctest found no executable: not built
+            missing.append(t["name"])
+            continue
+        props = {p["name"]: p["value"] for p in t.get("properties", [])}
+        env = {}
+        for item in props.get("ENVIRONMENT", []):
+            key, _, value = item.partition("=")
+            env[key] = value
+        tests.append({
+            "name": t["name"],
+            "command": t["command"],
+            "env": env,
+            "cwd": props.get("WORKING_DIRECTORY"),
+            "skip_code": props.get("SKIP_RETURN_CODE"),
+            "gtest": any(a.startswith("--gtest") for a in t["command"][1:]),
+        })
+    return tests, missing
+
+
+def sanitizer_command(sanitizer, tool):
+    cmd = [sanitizer, "--tool", tool, "--error-exitcode", str(ERROR_EXIT),
+           "--target-processes", "all", "--print-limit", "50"]
+    if tool == "memcheck":
+        cmd += ["--leak-check", "full"]
+    return cmd
+
+
+def run_job(job, timeout):
+    start = time.monotonic()
+    env = dict(os.environ)
+    env.update(job["env"])
+    with open(job["log"], "w") as log:
+        log.write("$ " + " ".join(job["cmd"]) + "\n")
+        log.flush()
+        try:
+            proc = subprocess.run(job["cmd"], env=env, cwd=job.get("cwd"), stdout=log,
+                                  stderr=subprocess.STDOUT, timeout=timeout)
+            code = proc.returncode
+        except subprocess.TimeoutExpired:
+            code = None
+    with open(job["log"], errors="replace") as log:
+        text = log.read()
+    errors = [int(m) for m in ERRORS.findall(text)]
+    leaks = [(int(b), int(n)) for b, n in LEAKS.findall(text)]
+    return dict(job, code=code, seconds=time.monotonic() - start, ran=bool(errors),
+                errors=sum(errors), leaked_bytes=sum(b for b, _ in leaks),
+                leaked_allocations=sum(n for _, n in leaks), text=text)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-B", "--build", default="build")
+    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 4)
+    parser.add_argument("--tools", default=",".join(TOOLS))
+    parser.add_argument("--shards", type=int, default=4,
+                        help="GoogleTest shards per binary and tool (default 4)")
+    parser.add_argument("--scale", default="small", help="CUPAR_TEST_SCALE (default small)")
+    parser.add_argument("-R", "--regex", help="only the ctest tests matching this")
+    parser.add_argument("--timeout", type=int, default=900, help="seconds per job")
+    parser.add_argument("--sanitizer", help="path of compute-sanitizer")
+    parser.add_argument("--no-canaries", action="store_true")
+    args = parser.parse_args()
+
+    tools = [t for t in args.tools.split(",") if t]
+    for t in tools:
+        if t not in TOOLS:
+            parser.error(f"unknown tool {t}")
+    sanitizer = find_sanitizer(args.sanitizer)
+    if not sanitizer:
+        print("sanitize: compute-sanitizer not found (PATH, CUDA_HOME, /usr/local/cuda)")
+        return 1
+    if not gpu_present():
+        print("sanitize: no GPU (nvidia-smi -L): nothing was run")
+        return 77
+    build = os.path.abspath(args.build)
+    out_dir = os.path.join(build, "sanitize")
+    os.makedirs(out_dir, exist_ok=True)
+    tests, missing = discover(build, args.regex)
+    if missing:
+        print(f"sanitize: not built, so not checked: {', '.join(missing)} (build everything first)")
+        return 1
+    if not tests:
+        print(f"sanitize: no GPU tests found in {build} (build first)")
+        return 1
+    version = subprocess.run([sanitizer, "--version"], capture_output=True, text=True).stdout
+    version = version.strip().splitlines()[-1] if version.strip() else "?"
+
+    jobs = []
+    for tool in tools:
+        for t in tests:
+            shards = args.shards if t["gtest"] else 1
+            for shard in range(shards):
+                env = dict(t["env"], CUPAR_TEST_SCALE=args.scale)
+                if shards > 1:
+                    env.update(GTEST_TOTAL_SHARDS=str(shards), GTEST_SHARD_INDEX=str(shard))
+                tag = f"{tool}.{t['name']}" + (f".{shard}" if shards > 1 else "")
+                jobs.append({"kind": "test", "tool": tool, "test": t["name"], "shard": shard,
+                             "cmd": sanitizer_command(sanitizer, tool) + t["command"],
+                             "env": env, "cwd": t["cwd"], "skip_code": t["skip_code"],
+                             "log": os.path.join(out_dir, tag + ".log")})
+    canary = os.path.join(build, "tests", "reliability", "cupar_sanitizer_canary")
+    if not args.no_canaries:
+        if not os.access(canary, os.X_OK):
+            print(f"sanitize: {canary} is missing (build it: it proves the tools work)")
+            return 1
+        for mode, tool, expect in CANARIES:
+            if tool not in tools:
+                continue
+            jobs.append({"kind": "canary", "tool": tool, "test": f"canary {mode}", "shard": 0,
+                         "expect": expect, "cmd": sanitizer_command(sanitizer, tool) +
+                         [canary, mode], "env": {}, "cwd": None, "skip_code": None,
+                         "log": os.path.join(out_dir, f"{tool}.canary_{mode}.log")})
+
+    print(f"sanitize: {len(tests)} GPU test binaries x {len(tools)} tools "
+          f"({len(jobs)} jobs, {args.jobs} at a time, CUPAR_TEST_SCALE={args.scale}, "
+          f"{args.shards} shards per GoogleTest binary); {version}", flush=True)
+    start = time.monotonic()
+    results = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        # Longest first: canaries and small binaries fill the gaps at the end.
+        futures = [pool.submit(run_job, j, args.timeout) for j in jobs]
+        for f in concurrent.futures.as_completed(futures):
+            r = f.result()
+            results.append(r)
+            state = "timeout" if r["code"] is None else f"exit {r['code']}"
+            shard = f" shard {r['shard']}" if "GTEST_TOTAL_SHARDS" in r["env"] else ""
+            print(f"  {r['seconds']:7.1f} s  {r['tool']:9} {r['test']}{shard}: "
+                  f"{r['errors']} errors, {state}", flush=True)
+    wall = time.monotonic() - start
+
+    problems = []
+    rows = {}
+    for r in results:
+        if r["kind"] == "canary":
+            continue
+        key = (r["test"], r["tool"])
+        row = rows.setdefault(key, {"errors": 0, "leaked": 0, "seconds": 0.0, "status": "ok"})
+        row["errors"] += r["errors"]
+        row["leaked"] += r["leaked_bytes"]
+        row["seconds"] = max(row["seconds"], r["seconds"])
+        status = None
+        if r["code"] is None:
+            status = "TIMEOUT"
+        elif not r["ran"]:
+            status = "TOOL DID NOT RUN"
+        elif r["errors"] or r["leaked_bytes"]:
+            status = "ERRORS"
+        elif r["code"] not in (0, r["skip_code"]):
+            status = f"FAILED (exit {r['code']})"
+        elif r["code"] != 0:
+            row["status"] = "skipped" if row["status"] == "ok" else row["status"]
+        if status:
+            row["status"] = status
+            problems.append(f"{r['tool']} {r['test']} shard {r['shard']}: {status}: {r['log']}")
+
+    canaries = [r for r in results if r["kind"] == "canary"]
+    for r in canaries:
+        caught = (r["errors"] > 0 or r["leaked_bytes"] > 0) and r["expect"] in r["text"]
+        r["caught"] = caught
+        if not caught:
+            problems.append(f"{r['tool']} did NOT report the {r['test']} ({r['expect']!r}): "
+                            f"{r['log']}")
+
+    print()
+    print(f"| test | {' | '.join(tools)} |")
+    print("|---|" + "---|" * len(tools))
+    for name in sorted({k[0] for k in rows}):
+        cells = []
+        for tool in tools:
+            row = rows.get((name, tool))
+            if row is None:
+                cells.append("-")
+                continue
+            text = f"{row['errors']} errors"
+            if tool == "memcheck":
+                text += f", {row['leaked']} B leaked"
+            text += f", {row['seconds']:.0f} s"
+            if row["status"] != "ok":
+                text += f", {row['status']}"
+            cells.append(text)
+        print(f"| {name} | {' | '.join(cells)} |")
+    print()
+    print("| canary (planted defect) | tool | reported errors | caught |")
+    print("|---|---|---|---|")
+    for r in sorted(canaries, key=lambda r: r["test"]):
+        print(f"| {r['test']} | {r['tool']} | {r['errors']} (+{r['leaked_bytes']} B leaked) | "
+              f"{'yes' if r['caught'] else 'NO'} |")
+    total_errors = sum(r["errors"] for r in results if r["kind"] == "test")
+    total_leaked = sum(r["leaked_bytes"] for r in results if r["kind"] == "test")
+    print()
+    print(f"sanitize: cupar's tests: {total_errors} errors, {total_leaked} bytes leaked, "
+          f"{sum(1 for p in problems if 'canary' not in p)} failing jobs; canaries caught "
+          f"{sum(1 for r in canaries if r['caught'])} of {len(canaries)}; "
+          f"wall time {wall:.0f} s ({wall / 60:.1f} min); logs in {out_dir}")
+    with open(os.path.join(out_dir, "summary.json"), "w") as f:
+        json.dump({"wall_seconds": wall, "scale": args.scale, "tools": tools, "version": version,
+                   "jobs": [{k: r[k] for k in ("kind", "tool", "test", "shard", "code", "seconds",
+                                               "errors", "leaked_bytes", "log")}
+                            for r in results]}, f, indent=1)
+    if problems:
+        print("\nsanitize: FAILED")
+        for p in problems:
+            print("  " + p)
+        return 1
+    print("sanitize: OK")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

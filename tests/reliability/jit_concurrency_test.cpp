@@ -1,0 +1,136 @@
+// cupar tests: the JIT engine under concurrency (issue 12), written for ThreadSanitizer (the
+// `thread` build of scripts/sanitize-host.sh) but run in every build. Without a GPU: compile-only
+// builds of many operators from many threads, good and malformed, trusted and untrusted. With a
+// GPU: calls with many operators from many threads while the optimised builds finish in the
+// background and another thread clears the in-process cache, makes plans and reads the
+// counters. Every result is checked.
+#include "common/gpu.hpp"
+#include "common/streams.hpp"
+
+#include <cupar/cupar.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <numeric>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace cupar::testing {
+namespace {
+
+using cupar::jit::op;
+
+int thread_count() {
+  const unsigned hw = std::thread::hardware_concurrency();
+  return static_cast<int>(hw < 4 ? 4 : (hw > 16 ? 16 : hw));
+}
+
+TEST(JitConcurrency, CompileOnlyBuildsFromManyThreads) {
+  const int threads = thread_count();
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([t, &wrong] {
+      try {
+        for (int i = 0; i < 4; ++i) {
+          // Shared operators (the same text from every thread) and this thread's own.
+          const op shared("a + b * " + std::to_string(i) + ".0f");
+          const op own = (t % 2 ? op::untrusted("a * " + std::to_string(t * 10 + i) + ".0f + b")
+                                : op("a - b + " + std::to_string(t * 10 + i) + ".0f"));
+          wrong += cupar::jit::compile_reduce<float>(shared, 90, false).tier != 1;
+          wrong += cupar::jit::compile_reduce<float>(own, 90, false).kernels.size() != 3;
+          wrong += cupar::jit::compile_scan<int>(op("a ^ b"), i % 2 == 0, 90, false).tier != 1;
+          try {
+            (void)cupar::jit::compile_reduce<float>(op("a +* b " + std::to_string(t)), 90, false);
+            ++wrong;
+          } catch (const cupar::jit_error&) {
+          }
+          try {
+            (void)cupar::jit::compile_reduce<float>(op::untrusted("#define x\na"), 90, false);
+            ++wrong;
+          } catch (const cupar::jit_error&) {
+          }
+        }
+        if (t < 2) wrong += cupar::jit::compile_reduce<double>(op("a + b"), 90, true).tier != 2;
+        cupar::jit::clear_memory_cache();  // races the other threads' builds: must be harmless
+        (void)cupar::jit::get_stats();
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << e.what();
+        ++wrong;
+      }
+    });
+  }
+  for (auto& th : pool)
+    th.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+TEST(JitConcurrency, CallsRaceBackgroundBuildsAndCacheClears) {
+  CUPAR_REQUIRE_GPU();
+  const auto mode = cupar::jit::get_mode();
+  cupar::jit::set_mode(cupar::jit::mode::tiered);  // background builds finish while calls run
+  const int threads = thread_count();
+  constexpr int operators = 12;
+  std::vector<op> ops;
+  for (int k = 0; k < operators; ++k)
+    ops.emplace_back("a + b + " + std::to_string(k) + " - " + std::to_string(k));
+  std::atomic<bool> stop{false};
+  std::atomic<int> wrong{0}, clears{0};
+  std::thread chaos([&] {
+    while (!stop.load()) {
+      cupar::jit::clear_memory_cache();
+      ++clears;
+      (void)cupar::jit::get_stats();
+      try {
+        const cupar::jit::reduce_plan<int> plan(ops[static_cast<std::size_t>(clears % operators)]);
+        (void)plan;
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << e.what();
+        ++wrong;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  });
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      try {
+        owned_stream s;
+        const std::size_t n = 20000 + static_cast<std::size_t>(t);
+        std::vector<int> h(n);
+        std::iota(h.begin(), h.end(), t);
+        const int sum = std::accumulate(h.begin(), h.end(), 0);
+        device_buffer<int> in(h, s), out(n, s);
+        for (int round = 0; round < 30; ++round) {
+          const op& o = ops[static_cast<std::size_t>((t + round) % operators)];
+          wrong += cupar::reduce_value(in.data(), n, o, 0, s) != sum;
+          cupar::inclusive_scan(in.data(), out.data(), n, o, s);
+          wrong += out.to_host().back() != sum;
+          cupar::transform(in.data(), out.data(), n, op("x * 2 + " + std::to_string(round % 3)), s);
+          wrong += out.to_host()[0] != 2 * h[0] + round % 3;
+          if (round % 10 == 0) cupar::jit::wait_for_background_builds();
+          const cupar::jit::reduce_plan<int> plan(o);
+          wrong += plan.value(in.data(), n, 0, s) != sum;
+        }
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << e.what();
+        ++wrong;
+      }
+    });
+  }
+  for (auto& th : pool)
+    th.join();
+  stop = true;
+  chaos.join();
+  cupar::jit::wait_for_background_builds();
+  cupar::jit::set_mode(mode);
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_GT(clears.load(), 0);
+  EXPECT_EQ(cupar::jit::get_stats().background_failures, 0u);
+}
+
+}  // namespace
+}  // namespace cupar::testing
