@@ -1,0 +1,85 @@
+// cupar tests: which JIT kernel sets this build precompiled, by the rule src/CMakeLists.txt
+// applies (CUPAR_JIT_PRECOMPILE, CUPAR_JIT_PRECOMPILE_TYPES, CUPAR_JIT_PRECOMPILE_FILTER), so
+// the compile-only tests expect precompiled kernels exactly where the build made them (all of
+// them in a default build; CI's build without a GPU precompiles fewer types).
+#pragma once
+
+#include <regex>
+#include <sstream>
+#include <string>
+
+#ifndef CUPAR_TEST_PRECOMPILE
+#define CUPAR_TEST_PRECOMPILE 1
+#endif
+#ifndef CUPAR_TEST_PRECOMPILE_TYPES
+#define CUPAR_TEST_PRECOMPILE_TYPES "all"
+#endif
+#ifndef CUPAR_TEST_PRECOMPILE_FILTER
+#define CUPAR_TEST_PRECOMPILE_FILTER ""
+#endif
+
+namespace cupar::testing {
+
+/// True when every element type was precompiled (the default build).
+inline bool all_precompiled() {
+  return CUPAR_TEST_PRECOMPILE && std::string(CUPAR_TEST_PRECOMPILE_TYPES) == "all" &&
+         std::string(CUPAR_TEST_PRECOMPILE_FILTER).empty();
+}
+
+/// Whether the set with this key (e.g. "select_if<u32>", "merge_sort_pairs<f32,s4a4>") was
+/// precompiled by this build (CUPAR_TEST_PRECOMPILE_TYPES: "all" or e.g. "i32,f32").
+inline bool precompiled_here(const std::string& set_key) {
+  if (!CUPAR_TEST_PRECOMPILE) return false;
+  const std::string filter = CUPAR_TEST_PRECOMPILE_FILTER;
+  if (!filter.empty() && !std::regex_search(set_key, std::regex(filter))) return false;
+  const std::string types = CUPAR_TEST_PRECOMPILE_TYPES;
+  if (types == "all") return true;
+  const auto open = set_key.find('<'), close = set_key.find('>');
+  if (open == std::string::npos || close == std::string::npos) return false;
+  std::istringstream args(set_key.substr(open + 1, close - open - 1));
+  static const std::regex storage("^s[0-9]+a[0-9]+$");
+  for (std::string a; std::getline(args, a, ',');) {
+    if (std::regex_match(a, storage)) continue;
+    if (("," + types + ",").find("," + a + ",") == std::string::npos) return false;
+  }
+  return true;
+}
+
+}  // namespace cupar::testing
+
+#include <cstdint>
+#include <initializer_list>
+#include <type_traits>
+
+namespace cupar::testing {
+
+/// The data-processing families' size class of an arithmetic type: "u8" .. "u64".
+template <class T>
+std::string size_class() {
+  static_assert(std::is_arithmetic_v<T>);
+  return "u" + std::to_string(8 * sizeof(T));
+}
+
+/// The sets of `keys` that this build did not precompile, comma-separated (empty: all were).
+inline std::string missing_sets(std::initializer_list<std::string> keys) {
+  std::string out;
+  for (const auto& k : keys) {
+    if (!precompiled_here(k)) out += (out.empty() ? "" : ", ") + k;
+  }
+  return out;
+}
+
+}  // namespace cupar::testing
+
+/// Skips a compile-only test whose subject is precompiled kernels when this build did not
+/// precompile the sets it uses (CI's profile, CUPAR_JIT_PRECOMPILE_TYPES): the default build,
+/// which precompiles every type, runs it.
+#define CUPAR_REQUIRE_PRECOMPILED(...)                                                        \
+  do {                                                                                       \
+    const std::string cupar_missing_ = ::cupar::testing::missing_sets({__VA_ARGS__});        \
+    if (!cupar_missing_.empty()) {                                                           \
+      GTEST_SKIP() << "this build did not precompile " << cupar_missing_                     \
+                   << " (CUPAR_JIT_PRECOMPILE_TYPES=" CUPAR_TEST_PRECOMPILE_TYPES            \
+                      "); the default build precompiles every type and runs this test";      \
+    }                                                                                        \
+  } while (0)
