@@ -563,7 +563,7 @@ template <class K, class V>
 void check_mixed_sizes(const char* label) {
   SCOPED_TRACE(label);
   owned_stream stream;
-  for (std::size_t n : {std::size_t(1), std::size_t(4097), (std::size_t(1) << 20) + 5}) {
+  for (std::size_t n : scaled({std::size_t(1), std::size_t(4097), (std::size_t(1) << 20) + 5})) {
     SCOPED_TRACE("n = " + std::to_string(n));
     const auto keys = run_keys<K>(n, 21 + n, 20);
     const auto values = exact_values<V>(n, 22 + n);
@@ -609,7 +609,7 @@ TEST(ByKeyStruct, MatrixProductsByKeyKeepTheOperandOrder) {
   CUPAR_REQUIRE_GPU();
   namespace ref = by_key_ref;
   owned_stream stream;
-  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(1001), std::size_t(100003)}) {
+  for (std::size_t n : scaled({std::size_t(0), std::size_t(1), std::size_t(1001), std::size_t(100003)})) {
     SCOPED_TRACE("n = " + std::to_string(n));
     const auto keys = ref::run_keys<std::uint32_t>(n, 23 + n, 50);
     const auto entries = random_values<std::uint32_t>(4 * n, 24 + n, 0, 3);
@@ -638,7 +638,7 @@ TEST(ByKeyStruct, GroupByStatisticsPerRun) {
   CUPAR_REQUIRE_GPU();
   namespace ref = by_key_ref;
   owned_stream stream;
-  for (std::size_t n : {std::size_t(1), std::size_t(6145), std::size_t(1) << 20}) {
+  for (std::size_t n : scaled({std::size_t(1), std::size_t(6145), std::size_t(1) << 20})) {
     SCOPED_TRACE("n = " + std::to_string(n));
     const auto keys = ref::run_keys<std::int32_t>(n, 25 + n, 300);
     const auto xs = random_values<int>(n, 26 + n, -50, 50);  // integer-valued: exact sums
@@ -661,7 +661,7 @@ TEST(ByKeyStruct, RecordKeysWithAUserEquality) {
   CUPAR_REQUIRE_GPU();
   namespace ref = by_key_ref;
   owned_stream stream;
-  for (std::size_t n : {std::size_t(1), std::size_t(1001), std::size_t(100003)}) {
+  for (std::size_t n : scaled({std::size_t(1), std::size_t(1001), std::size_t(100003)})) {
     SCOPED_TRACE("n = " + std::to_string(n));
     const auto key_of = ref::run_keys<float>(n, 27 + n, 4);
     std::vector<record> keys(n);
@@ -693,7 +693,7 @@ TEST(ByKeyInPlace, ScansMayOverwriteTheKeys) {
   CUPAR_REQUIRE_GPU();
   namespace ref = by_key_ref;
   owned_stream stream;
-  for (std::size_t n : {std::size_t(1), std::size_t(4097), (std::size_t(1) << 22) + 1}) {
+  for (std::size_t n : scaled({std::size_t(1), std::size_t(4097), (std::size_t(1) << 22) + 1})) {
     SCOPED_TRACE("n = " + std::to_string(n));
     const auto keys = ref::run_keys<std::int32_t>(n, 29 + n, 100);
     const auto values = ref::exact_values<std::int32_t>(n, 30 + n);

@@ -128,7 +128,7 @@ TYPED_TEST(Select, CountFormsReturnTheCountToTheHost) {
   CUPAR_REQUIRE_GPU();
   using T = TypeParam;
   owned_stream stream;
-  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(4097), std::size_t(1) << 20}) {
+  for (std::size_t n : scaled({std::size_t(0), std::size_t(1), std::size_t(4097), std::size_t(1) << 20})) {
     SCOPED_TRACE("n = " + std::to_string(n));
     const auto h = select_ref::values<T>(n, 5 + n);
     device_buffer<T> in(h, stream), out(n, stream);
@@ -149,8 +149,8 @@ TYPED_TEST(Select, SelectIfInPlaceCompactsTheInput) {
   CUPAR_REQUIRE_GPU();
   using T = TypeParam;
   owned_stream stream;
-  for (std::size_t n : {std::size_t(1), std::size_t(33), std::size_t(4353), std::size_t(65537),
-                        (std::size_t(1) << 22) + 7}) {
+  for (std::size_t n : scaled({std::size_t(1), std::size_t(33), std::size_t(4353), std::size_t(65537),
+                        (std::size_t(1) << 22) + 7})) {
     SCOPED_TRACE("n = " + std::to_string(n));
     const auto h = select_ref::values<T>(n, 7 + n);
     device_buffer<T> data(h, stream);
@@ -364,7 +364,7 @@ TEST(SelectFloat, NaNIsNeverSelectedByAComparisonAndEachNaNIsItsOwnRun) {
 TEST(SelectStruct, RecordsAreSelectedPartitionedAndDeduplicatedByTheirKey) {
   CUPAR_REQUIRE_GPU();
   owned_stream stream;
-  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(1001), std::size_t(100003)}) {
+  for (std::size_t n : scaled({std::size_t(0), std::size_t(1), std::size_t(1001), std::size_t(100003)})) {
     SCOPED_TRACE("n = " + std::to_string(n));
     std::vector<record> h(n);
     const auto keys = select_ref::runs<float>(n, 19 + n, 3);
