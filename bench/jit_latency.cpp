@@ -224,12 +224,220 @@ class reduce_point final : public workload {
   cupar::device_buffer<point> in_, out_;
 };
 
-const char* const case_names[] = {"reduce_f32", "merge_sort_keys_f32", "reduce_point"};
+// The data-processing families (issue 9): one case per family, the operator a snippet (the
+// equality of the by-key cases is the named jit::equal_to, precompiled: only the operator is
+// compiled). Keys come in runs of 4; selection by x < 2^31 over every bit pattern.
+
+/// `i`-th distinct operator of the same meaning: the text, and for i >= 1 a term that is true.
+std::string variant(const std::string& text, int i) {
+  return i == 0 ? text : "(" + text + ") && " + std::to_string(i) + " > 0";
+}
+std::string variant_sum(const std::string& text, int i) {
+  return i == 0 ? text : text + " + 0.0f * " + std::to_string(i);
+}
+
+std::vector<std::uint32_t> runs_of_4(std::size_t n) {
+  std::vector<std::uint32_t> k(n);
+  for (std::size_t i = 0; i < n; ++i)
+    k[i] = static_cast<std::uint32_t>(i / 4);
+  return k;
+}
+
+class select_if_u32 final : public workload {
+ public:
+  select_if_u32(std::size_t n, cudaStream_t s, int kind)
+      : workload(s), host_(host_values<std::uint32_t>(n, 3, {0.0, 4294967295.0})), in_(host_, s),
+        out_(n, s), unselected_(n, s), count_(2, s), kind_(kind) {}
+  op make_op(int i) const override { return op(variant("x < 2147483648u", i)); }
+  void call(const op& o) override {
+    if (kind_ == 0) {
+      cupar::select_if(in_.data(), out_.data(), count_.data(), in_.size(), o, stream_);
+    } else if (kind_ == 1) {
+      cupar::partition(in_.data(), out_.data(), count_.data(), in_.size(), o, stream_);
+    } else {
+      cupar::three_way_partition(in_.data(), out_.data(), unselected_.data(), out_.data(),
+                                 count_.data(), in_.size(), op("x < 1073741824u"), o, stream_);
+    }
+  }
+  void check() override {
+    const std::vector<std::size_t> got = count_.to_host();
+    std::size_t below30 = 0, below31 = 0;
+    for (std::uint32_t x : host_) {
+      below30 += x < (1u << 30);
+      below31 += x < (1u << 31);
+    }
+    const bool ok = kind_ == 2 ? (got[0] == below30 && got[1] == below31 - below30)
+                               : got[0] == below31;
+    if (!ok) throw std::runtime_error("select/partition: wrong count " + std::to_string(got[0]));
+  }
+
+ private:
+  std::vector<std::uint32_t> host_;
+  cupar::device_buffer<std::uint32_t> in_, out_, unselected_;
+  cupar::device_buffer<std::size_t> count_;
+  int kind_;
+};
+
+class unique_u32 final : public workload {
+ public:
+  unique_u32(std::size_t n, cudaStream_t s)
+      : workload(s), in_(runs_of_4(n), s), out_(n, s), count_(1, s), n_(n) {}
+  op make_op(int i) const override { return op(variant("a == b", i)); }
+  void call(const op& o) override {
+    cupar::unique(in_.data(), out_.data(), count_.data(), in_.size(), o, stream_);
+  }
+  void check() override {
+    if (count_.to_host()[0] != (n_ + 3) / 4) throw std::runtime_error("unique: wrong count");
+  }
+
+ private:
+  cupar::device_buffer<std::uint32_t> in_, out_;
+  cupar::device_buffer<std::size_t> count_;
+  std::size_t n_;
+};
+
+class by_key_u32_f32 final : public workload {
+ public:
+  by_key_u32_f32(std::size_t n, cudaStream_t s, bool scan)
+      : workload(s), keys_(runs_of_4(n), s), values_(std::vector<float>(n, 1.0f), s),
+        keys_out_(n, s), out_(n, s), count_(1, s), n_(n), scan_(scan) {}
+  op make_op(int i) const override { return op(variant_sum("a + b", i)); }
+  void call(const op& o) override {
+    if (scan_) {
+      cupar::inclusive_scan_by_key(keys_.data(), values_.data(), out_.data(), n_, o,
+                                   cupar::jit::equal_to, stream_);
+    } else {
+      cupar::reduce_by_key(keys_.data(), values_.data(), keys_out_.data(), out_.data(),
+                           count_.data(), n_, o, cupar::jit::equal_to, stream_);
+    }
+  }
+  void check() override {
+    const std::vector<float> got = out_.to_host();
+    if (scan_) {
+      for (std::size_t i = 0; i < n_; ++i) {
+        if (got[i] != static_cast<float>(i % 4 + 1)) {
+          throw std::runtime_error("inclusive_scan_by_key: wrong value at " + std::to_string(i));
+        }
+      }
+      return;
+    }
+    const std::size_t runs = count_.to_host()[0];
+    if (runs != (n_ + 3) / 4) throw std::runtime_error("reduce_by_key: wrong run count");
+    for (std::size_t r = 0; r < runs; ++r) {
+      const float want = static_cast<float>(std::min<std::size_t>(4, n_ - 4 * r));
+      if (got[r] != want) throw std::runtime_error("reduce_by_key: wrong sum of run " + std::to_string(r));
+    }
+  }
+
+ private:
+  cupar::device_buffer<std::uint32_t> keys_;
+  cupar::device_buffer<float> values_;
+  cupar::device_buffer<std::uint32_t> keys_out_;
+  cupar::device_buffer<float> out_;
+  cupar::device_buffer<std::size_t> count_;
+  std::size_t n_;
+  bool scan_;
+};
+
+/// Segments of 1,000 items (the last one shorter).
+class segmented_f32 final : public workload {
+ public:
+  segmented_f32(std::size_t n, cudaStream_t s, bool scan)
+      : workload(s), in_(std::vector<float>(n, 1.0f), s), out_(n, s), n_(n),
+        segments_((n + 999) / 1000), scan_(scan) {
+    std::vector<std::int64_t> b(segments_), e(segments_);
+    for (std::size_t i = 0; i < segments_; ++i) {
+      b[i] = static_cast<std::int64_t>(1000 * i);
+      e[i] = static_cast<std::int64_t>(std::min(n, 1000 * (i + 1)));
+    }
+    begin_ = cupar::device_buffer<std::int64_t>(b, s);
+    end_ = cupar::device_buffer<std::int64_t>(e, s);
+  }
+  op make_op(int i) const override { return op(variant_sum("a + b", i)); }
+  void call(const op& o) override {
+    if (scan_) {
+      cupar::segmented_inclusive_scan(in_.data(), out_.data(), n_, segments_, begin_.data(),
+                                      end_.data(), o, stream_);
+    } else {
+      cupar::segmented_reduce(in_.data(), out_.data(), n_, segments_, begin_.data(), end_.data(),
+                              o, 0.0f, stream_);
+    }
+  }
+  void check() override {
+    const std::vector<float> got = out_.to_host();
+    const std::size_t count = scan_ ? n_ : segments_;
+    for (std::size_t i = 0; i < count; ++i) {
+      const float want = scan_ ? static_cast<float>(i % 1000 + 1)
+                               : static_cast<float>(std::min<std::size_t>(1000, n_ - 1000 * i));
+      if (got[i] != want) throw std::runtime_error("segmented: wrong value at " + std::to_string(i));
+    }
+  }
+
+ private:
+  cupar::device_buffer<float> in_, out_;
+  cupar::device_buffer<std::int64_t> begin_, end_;
+  std::size_t n_, segments_;
+  bool scan_;
+};
+
+class lower_bound_u32 final : public workload {
+ public:
+  lower_bound_u32(std::size_t n, cudaStream_t s)
+      : workload(s), needles_host_(host_values<std::uint32_t>(n, 5, {0.0, 4294967295.0})),
+        out_(n, s) {
+    sorted_host_ = host_values<std::uint32_t>(n, 6, {0.0, 4294967295.0});
+    std::sort(sorted_host_.begin(), sorted_host_.end());
+    sorted_ = cupar::device_buffer<std::uint32_t>(sorted_host_, s);
+    needles_ = cupar::device_buffer<std::uint32_t>(needles_host_, s);
+  }
+  op make_op(int i) const override { return op(variant("a < b", i)); }
+  void call(const op& o) override {
+    cupar::lower_bound(sorted_.data(), sorted_.size(), needles_.data(), needles_.size(),
+                       out_.data(), o, stream_);
+  }
+  void check() override {
+    const std::vector<std::uint32_t> got = out_.to_host();
+    for (std::size_t i = 0; i < got.size(); i += 997) {
+      const auto want =
+          std::lower_bound(sorted_host_.begin(), sorted_host_.end(), needles_host_[i]) -
+          sorted_host_.begin();
+      if (got[i] != static_cast<std::uint32_t>(want)) {
+        throw std::runtime_error("lower_bound: wrong position at " + std::to_string(i));
+      }
+    }
+  }
+
+ private:
+  std::vector<std::uint32_t> sorted_host_, needles_host_;
+  cupar::device_buffer<std::uint32_t> sorted_, needles_, out_;
+};
+
+const char* const case_names[] = {"reduce_f32",
+                                  "merge_sort_keys_f32",
+                                  "reduce_point",
+                                  "select_if_u32",
+                                  "partition_u32",
+                                  "three_way_partition_u32",
+                                  "unique_u32",
+                                  "reduce_by_key_u32_f32",
+                                  "inclusive_scan_by_key_u32_f32",
+                                  "segmented_reduce_f32",
+                                  "segmented_inclusive_scan_f32",
+                                  "lower_bound_u32"};
 
 std::unique_ptr<workload> make_workload(const std::string& name, std::size_t n, cudaStream_t s) {
   if (name == "reduce_f32") return std::make_unique<reduce_f32>(n, s);
   if (name == "merge_sort_keys_f32") return std::make_unique<merge_sort_keys_f32>(n, s);
   if (name == "reduce_point") return std::make_unique<reduce_point>(n, s);
+  if (name == "select_if_u32") return std::make_unique<select_if_u32>(n, s, 0);
+  if (name == "partition_u32") return std::make_unique<select_if_u32>(n, s, 1);
+  if (name == "three_way_partition_u32") return std::make_unique<select_if_u32>(n, s, 2);
+  if (name == "unique_u32") return std::make_unique<unique_u32>(n, s);
+  if (name == "reduce_by_key_u32_f32") return std::make_unique<by_key_u32_f32>(n, s, false);
+  if (name == "inclusive_scan_by_key_u32_f32") return std::make_unique<by_key_u32_f32>(n, s, true);
+  if (name == "segmented_reduce_f32") return std::make_unique<segmented_f32>(n, s, false);
+  if (name == "segmented_inclusive_scan_f32") return std::make_unique<segmented_f32>(n, s, true);
+  if (name == "lower_bound_u32") return std::make_unique<lower_bound_u32>(n, s);
   return nullptr;
 }
 

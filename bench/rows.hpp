@@ -176,6 +176,42 @@
   X(jit_latency, disk_cache_process, reduce_point, once)                \
   X(jit_latency, warm_in_process, reduce_point, once)                   \
   X(jit_latency, new_operator_in_process, reduce_point, once)           \
+  X(jit_latency, cold_process, select_if_u32, once)                     \
+  X(jit_latency, disk_cache_process, select_if_u32, once)               \
+  X(jit_latency, warm_in_process, select_if_u32, once)                  \
+  X(jit_latency, new_operator_in_process, select_if_u32, once)          \
+  X(jit_latency, cold_process, partition_u32, once)                     \
+  X(jit_latency, disk_cache_process, partition_u32, once)               \
+  X(jit_latency, warm_in_process, partition_u32, once)                  \
+  X(jit_latency, new_operator_in_process, partition_u32, once)          \
+  X(jit_latency, cold_process, three_way_partition_u32, once)           \
+  X(jit_latency, disk_cache_process, three_way_partition_u32, once)     \
+  X(jit_latency, warm_in_process, three_way_partition_u32, once)        \
+  X(jit_latency, new_operator_in_process, three_way_partition_u32, once)\
+  X(jit_latency, cold_process, unique_u32, once)                        \
+  X(jit_latency, disk_cache_process, unique_u32, once)                  \
+  X(jit_latency, warm_in_process, unique_u32, once)                     \
+  X(jit_latency, new_operator_in_process, unique_u32, once)             \
+  X(jit_latency, cold_process, reduce_by_key_u32_f32, once)             \
+  X(jit_latency, disk_cache_process, reduce_by_key_u32_f32, once)       \
+  X(jit_latency, warm_in_process, reduce_by_key_u32_f32, once)          \
+  X(jit_latency, new_operator_in_process, reduce_by_key_u32_f32, once)  \
+  X(jit_latency, cold_process, inclusive_scan_by_key_u32_f32, once)     \
+  X(jit_latency, disk_cache_process, inclusive_scan_by_key_u32_f32, once)\
+  X(jit_latency, warm_in_process, inclusive_scan_by_key_u32_f32, once)  \
+  X(jit_latency, new_operator_in_process, inclusive_scan_by_key_u32_f32, once)\
+  X(jit_latency, cold_process, segmented_reduce_f32, once)              \
+  X(jit_latency, disk_cache_process, segmented_reduce_f32, once)        \
+  X(jit_latency, warm_in_process, segmented_reduce_f32, once)           \
+  X(jit_latency, new_operator_in_process, segmented_reduce_f32, once)   \
+  X(jit_latency, cold_process, segmented_inclusive_scan_f32, once)      \
+  X(jit_latency, disk_cache_process, segmented_inclusive_scan_f32, once)\
+  X(jit_latency, warm_in_process, segmented_inclusive_scan_f32, once)   \
+  X(jit_latency, new_operator_in_process, segmented_inclusive_scan_f32, once)\
+  X(jit_latency, cold_process, lower_bound_u32, once)                   \
+  X(jit_latency, disk_cache_process, lower_bound_u32, once)             \
+  X(jit_latency, warm_in_process, lower_bound_u32, once)                \
+  X(jit_latency, new_operator_in_process, lower_bound_u32, once)        \
                                                                         \
   X(select_if, cupar, u32, gpu)                                         \
   X(select_if, cupar_jit, u32, gpu)                                     \
