@@ -80,7 +80,7 @@ T reduce_value(const T* d_in, std::size_t n, Op op, detail::type_identity_t<T> i
   T result;
   detail::check_cuda(
       cudaMemcpyAsync(&result, d_out, sizeof(T), cudaMemcpyDeviceToHost, stream.get()),
-      "cudaMemcpyAsync");
+      fn);
   // Named after the call: a fault of the operator is reported here.
   detail::check_cuda(cudaStreamSynchronize(stream.get()), fn);
   return result;

@@ -44,8 +44,10 @@ void reduce_with_result(const jit_reduce_args& a, stream_ref s, memory_resource&
   void* out = a.out != nullptr ? a.out : base;
   run(slot + cub_bytes == 0 ? nullptr : base + slot, out);
   if (a.host_out != nullptr) {
+    // Named after the call: an operator's fault (docs/RELIABILITY.md) shows at this copy when the
+    // kernel already ended, at the synchronisation otherwise.
     check_cuda(cudaMemcpyAsync(a.host_out, out, a.type->size, cudaMemcpyDeviceToHost, s.get()),
-               "cudaMemcpyAsync");
+               a.function);
     // Named after the call: a fault of the operator (docs/RELIABILITY.md) is reported here.
     check_cuda(cudaStreamSynchronize(s.get()), a.function);
   }
@@ -77,7 +79,7 @@ void jit_reduce(const jit_reduce_args& a, stream_ref s, memory_resource& mr) {
                         s, mr);
         check_cuda(
             cudaMemcpyAsync(a.host_out, slot.get(), sizeof(T), cudaMemcpyDeviceToHost, s.get()),
-            "cudaMemcpyAsync");
+            fn);
         check_cuda(cudaStreamSynchronize(s.get()), fn);
       }
       done = true;

@@ -5,6 +5,8 @@
 
 #include <cupar/error.hpp>
 
+#include <cstdio>
+#include <cstdlib>
 #include <algorithm>
 #include <chrono>
 #include <memory>
@@ -62,9 +64,13 @@ link_result link_here(const std::vector<link_input>& inputs, int arch, bool lto,
   std::vector<std::string> options = {"-arch=sm_" + std::to_string(arch)};
   if (lto) {
     options.emplace_back("-lto");
-    // Code generation of the kernels dominates an LTO link; spread it over a few threads.
+    // Code generation of the kernels dominates an LTO link; spread it over a few threads. Not
+    // for the links with an occupancy target (extra options): split compilation changes the
+    // code, and the 4-byte three-way partition spilled under -maxrregcount=64 with 8 threads
+    // (the 16-core GPU machine) but not with 1 (a 2-core machine), so whether the target held
+    // depended on the machine's core count.
     const unsigned threads = std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u);
-    options.push_back("-split-compile=" + std::to_string(threads));
+    if (extra_options.empty()) options.push_back("-split-compile=" + std::to_string(threads));
   }
   options.insert(options.end(), extra_options.begin(), extra_options.end());
   std::vector<const char*> argv;
@@ -102,6 +108,16 @@ link_result link_here(const std::vector<link_input>& inputs, int arch, bool lto,
   }
   result.milliseconds =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  // CUPAR_JIT_LINK_LOG=1: every link's options and nvJitLink's info log on stderr (registers,
+  // spills with -Xptxas=-v), for diagnosing a build's occupancy.
+  static const bool log_links = std::getenv("CUPAR_JIT_LINK_LOG") != nullptr;
+  if (log_links) {
+    std::string text = "cupar: nvJitLink";
+    for (const auto& o : options)
+      text += " " + o;
+    text += " (" + std::to_string(result.cubin.size()) + " bytes)\n" + result.info_log + "\n";
+    std::fputs(text.c_str(), stderr);
+  }
   return result;
 }
 
