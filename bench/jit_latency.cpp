@@ -247,7 +247,7 @@ class select_if_u32 final : public workload {
  public:
   select_if_u32(std::size_t n, cudaStream_t s, int kind)
       : workload(s), host_(host_values<std::uint32_t>(n, 3, {0.0, 4294967295.0})), in_(host_, s),
-        out_(n, s), unselected_(n, s), count_(2, s), kind_(kind) {}
+        out_(n, s), second_(n, s), unselected_(n, s), count_(2, s), kind_(kind) {}
   op make_op(int i) const override { return op(variant("x < 2147483648u", i)); }
   void call(const op& o) override {
     if (kind_ == 0) {
@@ -255,7 +255,7 @@ class select_if_u32 final : public workload {
     } else if (kind_ == 1) {
       cupar::partition(in_.data(), out_.data(), count_.data(), in_.size(), o, stream_);
     } else {
-      cupar::three_way_partition(in_.data(), out_.data(), unselected_.data(), out_.data(),
+      cupar::three_way_partition(in_.data(), out_.data(), second_.data(), unselected_.data(),
                                  count_.data(), in_.size(), op("x < 1073741824u"), o, stream_);
     }
   }
@@ -273,7 +273,7 @@ class select_if_u32 final : public workload {
 
  private:
   std::vector<std::uint32_t> host_;
-  cupar::device_buffer<std::uint32_t> in_, out_, unselected_;
+  cupar::device_buffer<std::uint32_t> in_, out_, second_, unselected_;
   cupar::device_buffer<std::size_t> count_;
   int kind_;
 };
