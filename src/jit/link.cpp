@@ -73,6 +73,12 @@ link_result link_here(const std::vector<link_input>& inputs, int arch, bool lto,
     if (extra_options.empty()) options.push_back("-split-compile=" + std::to_string(threads));
   }
   options.insert(options.end(), extra_options.begin(), extra_options.end());
+  // CUPAR_JIT_LINK_LOG=1: every link's options and nvJitLink's info log on stderr, with ptxas's
+  // register and spill report, for diagnosing a build's occupancy.
+  static const bool log_links = std::getenv("CUPAR_JIT_LINK_LOG") != nullptr;
+  if (log_links && std::find(options.begin(), options.end(), "-Xptxas=-v") == options.end()) {
+    options.emplace_back("-Xptxas=-v");
+  }
   std::vector<const char*> argv;
   for (const auto& o : options)
     argv.push_back(o.c_str());
@@ -108,9 +114,6 @@ link_result link_here(const std::vector<link_input>& inputs, int arch, bool lto,
   }
   result.milliseconds =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  // CUPAR_JIT_LINK_LOG=1: every link's options and nvJitLink's info log on stderr (registers,
-  // spills with -Xptxas=-v), for diagnosing a build's occupancy.
-  static const bool log_links = std::getenv("CUPAR_JIT_LINK_LOG") != nullptr;
   if (log_links) {
     std::string text = "cupar: nvJitLink";
     for (const auto& o : options)
