@@ -49,17 +49,22 @@ build=${CUPAR_BUILD_DIR:-build}
 jobs=${CUPAR_JOBS:-$(nproc)}
 generator=()
 if command -v ninja >/dev/null 2>&1 && [ ! -f "$build/Makefile" ]; then generator=(-G Ninja); fi
-# Without a GPU (CI) nothing runs the precompiled JIT kernels, and the compile-only tests need
-# only some of them: precompile the sets of five types (about 100 of 248 sets, saving some 8
-# minutes of a 2-core build); the others are compiled from source where a test asks for them.
-# With a GPU, all of them. CUPAR_CMAKE_ARGS=-DCUPAR_JIT_PRECOMPILE_TYPES=... overrides either.
+# Without a GPU (CI) nothing runs device code: precompile the JIT sets of five types (104 of 248
+# sets; the others are compiled from source where a compile-only test asks for them), instantiate
+# the GPU suites' typed tests for one type per group (they only compile there), and compile
+# device code to PTX only (no ptxas). Measured on the 2-core machine: 37 minutes without these
+# last two, docs/NOTES.md. With a GPU: everything. CUPAR_CMAKE_ARGS overrides either.
 precompile=()
 if [[ "${CUPAR_CMAKE_ARGS:-}" != *CUPAR_JIT_PRECOMPILE_TYPES* ]]; then
   if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
-    precompile=(-DCUPAR_JIT_PRECOMPILE_TYPES=all)
+    precompile=(-DCUPAR_JIT_PRECOMPILE_TYPES=all -DCUPAR_TEST_TYPES=all)
   else
-    echo "test.sh: no GPU found: precompiling the JIT kernel sets of i32, u32, u64, f32, f64 only"
-    precompile=("-DCUPAR_JIT_PRECOMPILE_TYPES=i32;u32;u64;f32;f64")
+    echo "test.sh: no GPU found: precompiling the JIT kernel sets of i32, u32, u64, f32, f64 only," \
+      "GPU suites for one type per group, device code as PTX only (nothing runs it)"
+    precompile=("-DCUPAR_JIT_PRECOMPILE_TYPES=i32;u32;u64;f32;f64" -DCUPAR_TEST_TYPES=few)
+    if [[ "${CUPAR_CMAKE_ARGS:-}" != *CMAKE_CUDA_ARCHITECTURES* && -z "${CUDAARCHS:-}" ]]; then
+      precompile+=(-DCMAKE_CUDA_ARCHITECTURES=90-virtual)
+    fi
   fi
 fi
 # shellcheck disable=SC2086

@@ -23,6 +23,15 @@
 
 namespace cupar::testing {
 
+#if defined(CUPAR_TEST_FEW_TYPES) && CUPAR_TEST_FEW_TYPES
+// CUPAR_TEST_TYPES=few (scripts/test.sh on a machine without a GPU, i.e. CI): the GPU suites only
+// compile there, so they are instantiated for one type of each group (their templates are still
+// checked by the compiler); builds with a GPU instantiate every type.
+using arithmetic_types = ::testing::Types<std::int32_t, std::uint64_t, float>;
+using signed_integer_types = ::testing::Types<std::int32_t>;
+using unsigned_integer_types = ::testing::Types<std::uint64_t>;
+using floating_types = ::testing::Types<float>;
+#else
 using arithmetic_types =
     ::testing::Types<std::int8_t, std::int16_t, std::int32_t, std::int64_t, std::uint8_t,
                      std::uint16_t, std::uint32_t, std::uint64_t, float, double>;
@@ -35,6 +44,7 @@ using signed_integer_types =
 using unsigned_integer_types =
     ::testing::Types<std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t>;
 using floating_types = ::testing::Types<float, double>;
+#endif
 
 struct type_names {
   template <class T>
