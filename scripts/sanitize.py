@@ -7,10 +7,16 @@
 After a build (`cmake --build build`), on a machine with a GPU. Every test labelled `gpu` in
 ctest (found with `ctest -N -L gpu --show-only=json-v1`, so new test binaries are picked up; tests
 labelled `large` or `fault` are left out: the first need 80 GB, the second fault on purpose) runs
-under each tool: memcheck with the leak check, racecheck, synccheck and initcheck. Problem sizes
-are scaled down with CUPAR_TEST_SCALE (default `small`: at most 65,537 elements, see
-tests/common/data.hpp), GoogleTest binaries are split into shards (GTEST_TOTAL_SHARDS) and the
-jobs run in parallel, so that the whole run fits in a few minutes.
+under memcheck with the leak check; the tests not labelled `jit` (the C++-operator conformance
+suites, the memory, reset and two-GPU tests) also run under racecheck, synccheck and initcheck.
+The run-time-operator suites build the same CUB kernels with the operator linked in, so shared
+memory and barriers are the same code, while every new operator's module costs the tools an
+instrumentation pass: under memcheck they run with CUPAR_JIT_MODE=fast (the tier-1 build only,
+one module per operator; `--jit-mode tiered` adds the background tier-2 builds) and in more
+shards. Problem sizes are scaled down with CUPAR_TEST_SCALE (default `small`: at most 65,537
+elements, see tests/common/data.hpp), GoogleTest binaries are split into shards
+(GTEST_TOTAL_SHARDS) and the jobs run in parallel, longest first, so that the whole run fits in
+8 minutes on an H100 machine with 16 cores.
 
 Then the canaries (tests/reliability/sanitizer_canary.cu: an out-of-bounds write, a leaked
 allocation, a shared-memory race, a divergent barrier, an uninitialised read) run under the tool
@@ -77,6 +83,7 @@ def discover(build, regex):
             missing.append(t["name"])
             continue
         props = {p["name"]: p["value"] for p in t.get("properties", [])}
+        labels = props.get("LABELS", [])
         env = {}
         for item in props.get("ENVIRONMENT", []):
             key, _, value = item.partition("=")
@@ -88,6 +95,7 @@ def discover(build, regex):
             "cwd": props.get("WORKING_DIRECTORY"),
             "skip_code": props.get("SKIP_RETURN_CODE"),
             "gtest": any(a.startswith("--gtest") for a in t["command"][1:]),
+            "jit": "jit" in labels,
         })
     return tests, missing
 
@@ -129,9 +137,15 @@ def main():
     parser.add_argument("--tools", default=",".join(TOOLS))
     parser.add_argument("--shards", type=int, default=4,
                         help="GoogleTest shards per binary and tool (default 4)")
+    parser.add_argument("--jit-shards", type=int, default=8,
+                        help="shards per run-time-operator suite (label jit; default 8)")
+    parser.add_argument("--jit-mode", default="fast", choices=["fast", "tiered", "optimized"],
+                        help="CUPAR_JIT_MODE for the jit suites (default fast)")
+    parser.add_argument("--all-tools-on-jit", action="store_true",
+                        help="run racecheck, synccheck and initcheck on the jit suites as well")
     parser.add_argument("--scale", default="small", help="CUPAR_TEST_SCALE (default small)")
     parser.add_argument("-R", "--regex", help="only the ctest tests matching this")
-    parser.add_argument("--timeout", type=int, default=900, help="seconds per job")
+    parser.add_argument("--timeout", type=int, default=420, help="seconds per job")
     parser.add_argument("--sanitizer", help="path of compute-sanitizer")
     parser.add_argument("--no-canaries", action="store_true")
     args = parser.parse_args()
@@ -163,16 +177,23 @@ def main():
     jobs = []
     for tool in tools:
         for t in tests:
-            shards = args.shards if t["gtest"] else 1
+            if t["jit"] and tool != "memcheck" and not args.all_tools_on_jit:
+                continue
+            shards = (args.jit_shards if t["jit"] else args.shards) if t["gtest"] else 1
             for shard in range(shards):
                 env = dict(t["env"], CUPAR_TEST_SCALE=args.scale)
+                if t["jit"]:
+                    env["CUPAR_JIT_MODE"] = args.jit_mode
                 if shards > 1:
                     env.update(GTEST_TOTAL_SHARDS=str(shards), GTEST_SHARD_INDEX=str(shard))
                 tag = f"{tool}.{t['name']}" + (f".{shard}" if shards > 1 else "")
                 jobs.append({"kind": "test", "tool": tool, "test": t["name"], "shard": shard,
                              "cmd": sanitizer_command(sanitizer, tool) + t["command"],
                              "env": env, "cwd": t["cwd"], "skip_code": t["skip_code"],
+                             "weight": (3 if t["jit"] else 1) / shards,
                              "log": os.path.join(out_dir, tag + ".log")})
+    # Longest first (the jit suites under memcheck), so the small jobs fill the gaps at the end.
+    jobs.sort(key=lambda j: -j["weight"])
     canary = os.path.join(build, "tests", "reliability", "cupar_sanitizer_canary")
     if not args.no_canaries:
         if not os.access(canary, os.X_OK):
@@ -183,16 +204,15 @@ def main():
                 continue
             jobs.append({"kind": "canary", "tool": tool, "test": f"canary {mode}", "shard": 0,
                          "expect": expect, "cmd": sanitizer_command(sanitizer, tool) +
-                         [canary, mode], "env": {}, "cwd": None, "skip_code": None,
+                         [canary, mode], "env": {}, "cwd": None, "skip_code": None, "weight": 0,
                          "log": os.path.join(out_dir, f"{tool}.canary_{mode}.log")})
 
-    print(f"sanitize: {len(tests)} GPU test binaries x {len(tools)} tools "
+    print(f"sanitize: {len(tests)} GPU test binaries, {len(tools)} tools "
           f"({len(jobs)} jobs, {args.jobs} at a time, CUPAR_TEST_SCALE={args.scale}, "
           f"{args.shards} shards per GoogleTest binary); {version}", flush=True)
     start = time.monotonic()
     results = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        # Longest first: canaries and small binaries fill the gaps at the end.
         futures = [pool.submit(run_job, j, args.timeout) for j in jobs]
         for f in concurrent.futures.as_completed(futures):
             r = f.result()
@@ -226,7 +246,9 @@ def main():
             row["status"] = "skipped" if row["status"] == "ok" else row["status"]
         if status:
             row["status"] = status
-            problems.append(f"{r['tool']} {r['test']} shard {r['shard']}: {status}: {r['log']}")
+            tail = "\n      ".join(r["text"].strip().splitlines()[-6:])
+            problems.append(f"{r['tool']} {r['test']} shard {r['shard']}: {status}: {r['log']}"
+                            f"\n      {tail}")
 
     canaries = [r for r in results if r["kind"] == "canary"]
     for r in canaries:

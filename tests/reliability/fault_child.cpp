@@ -4,8 +4,12 @@
 // fault was reported as documented (docs/RELIABILITY.md, "Faults on the GPU"), 1 otherwise,
 // 77 without a GPU.
 //
-//   cupar_fault_child trap|wild_read|wild_write|sort_trap|divide_by_zero|recover
+//   cupar_fault_child trap|wild_read|wild_write|sort_trap|divide_by_zero|recover|recover_keep
 #include <cupar/cupar.hpp>
+
+#include <execinfo.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <cuda_runtime_api.h>
 
@@ -49,10 +53,25 @@ bool is_fault(int code) {
          code == cudaErrorIllegalInstruction || code == cudaErrorMisalignedAddress;
 }
 
+/// On a crash, the stack (function names of exported symbols) goes to stderr before the process
+/// dies, so the parent's log shows where.
+void on_crash(int sig) {
+  void* frames[64];
+  const int n = backtrace(frames, 64);
+  const char head[] = "crash: stack follows\n";
+  (void)!write(2, head, sizeof head - 1);
+  backtrace_symbols_fd(frames, n, 2);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
+  signal(SIGSEGV, on_crash);
+  signal(SIGABRT, on_crash);
+  signal(SIGBUS, on_crash);
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     say("skipped", "no GPU");
@@ -67,7 +86,7 @@ int main(int argc, char** argv) {
   h[n / 2] = 12345678;  // the value the faulting operators react to
   cupar::device_buffer<int> in(h, s), out(n, s);
 
-  if (mode == "trap" || mode == "recover") {
+  if (mode == "trap" || mode == "recover" || mode == "recover_keep") {
     // __trap() on one element: the kernel ends with cudaErrorLaunchFailure, which reduce_value
     // sees when it synchronises.
     const op trap(
@@ -81,27 +100,50 @@ int main(int argc, char** argv) {
     report("next call", after);
     if (after.code() == 0) return 1;
     if (mode == "trap") return 0;
-    // Recovery in the same process: give back what cupar keeps (its synchronisation reports the
-    // fault again), reset the device, and start again with new streams and buffers.
+    // Recovery in the same process, as docs/RELIABILITY.md describes it: wait for the JIT's
+    // background builds, give back the streams and buffers of the dead context (each call reports
+    // the fault again or fails quietly), give back what cupar keeps, reset the device, and start
+    // again with new streams and buffers. `recover_keep` skips the first two steps (buffers and
+    // the stream are destroyed after the reset, when their handles are stale): a diagnostic,
+    // not part of the test.
+    say("step", "wait_for_background_builds");
+    cupar::jit::wait_for_background_builds();
+    if (mode == "recover") {
+      say("step", "destroy the old buffers and stream");
+      in = cupar::device_buffer<int>();
+      out = cupar::device_buffer<int>();
+      (void)cudaStreamDestroy(raw);
+      (void)cudaGetLastError();
+    }
+    say("step", "release_cached_memory");
     try {
       cupar::release_cached_memory();
     } catch (const cupar::cuda_error& r) {
       report("release_cached_memory", r);
     }
+    say("step", "cudaDeviceReset");
     if (cudaDeviceReset() != cudaSuccess) return 1;
     (void)cudaGetLastError();
+    say("step", "new stream and buffer");
     cudaStream_t fresh = nullptr;
     if (cudaStreamCreateWithFlags(&fresh, cudaStreamNonBlocking) != cudaSuccess) return 1;
     const cupar::stream_ref t(fresh);
     std::vector<int> g(n, 2);
     cupar::device_buffer<int> again(g, t);
     const long long expect = 2LL * static_cast<long long>(n);
+    say("step", "reduce_value with a snippet");
     const int jit = cupar::reduce_value(again.data(), n, op("a + b"), 0, t);
+    say("step", "reduce_value with a named operator");
     const int named = cupar::reduce_value(again.data(), n, cupar::jit::plus, 0, t);
+    say("step", "reduce_value with a second snippet");
     const int max = cupar::reduce_value(again.data(), n, op("a < b ? b : a"), 0, t);
+    say("step", "sort_keys");
     cupar::sort_keys(again.data(), again.data(), n, t);
+    t.synchronize();
     say("after reset",
         std::to_string(jit) + " " + std::to_string(named) + " " + std::to_string(max));
+    again = cupar::device_buffer<int>();
+    (void)cudaStreamDestroy(fresh);
     return jit == expect && named == expect && max == 2 ? 0 : 1;
   }
   if (mode == "wild_read") {
@@ -143,6 +185,7 @@ int main(int argc, char** argv) {
     say("next call", std::to_string(sum));
     return e.code() == 0 && sum == 499500 ? 0 : 1;
   }
-  say("usage", "cupar_fault_child trap|wild_read|wild_write|sort_trap|divide_by_zero|recover");
+  say("usage",
+      "cupar_fault_child trap|wild_read|wild_write|sort_trap|divide_by_zero|recover|recover_keep");
   return 2;
 }
