@@ -18,6 +18,14 @@ elements, see tests/common/data.hpp), GoogleTest binaries are split into shards
 (GTEST_TOTAL_SHARDS) and the jobs run in parallel, longest first, so that the whole run fits in
 8 minutes on an H100 machine with 16 cores.
 
+Cases that provoke what a tool reports on purpose (an allocation larger than the GPU, damaged
+disk-cache entries the driver refuses, a device reset with blocks kept) run in a job of their own
+with that one report turned off (PLANTED below, with the reasons); the exit leak test and the
+examples run under memcheck only. Unless --all-types, typed-test instances of i8, i16, i32, i64,
+u32 and u64 are left out where a tool runs many kernels for little new coverage (the jit suites
+under memcheck, the C++ suites under the other three tools): u8, u16, f32 and f64 take the same
+kernels for each size, and the C++ suites under memcheck run every type.
+
 Then the canaries (tests/reliability/sanitizer_canary.cu: an out-of-bounds write, a leaked
 allocation, a shared-memory race, a divergent barrier, an uninitialised read) run under the tool
 that should catch each. The script fails when any cupar test reports an error, leaks, fails or
@@ -46,6 +54,26 @@ CANARIES = [
     ("sync", "synccheck", "Barrier error"),
     ("init", "initcheck", "Uninitialized __global__ memory read"),
 ]
+# Cases that provoke, on purpose, what a tool reports: they run in a job of their own with the
+# check that would report the planted condition turned off (every other check stays on), and
+# the rest of their binary runs normally. (test, gtest filter or "*", extra tool options, why)
+PLANTED = [
+    ("cupar_memory_tests", "DefaultResource.IsOnePoolThatAlignsAndReportsOutOfMemory",
+     ["--report-api-errors", "no"], "asks for more memory than the GPU has (cudaMallocAsync fails)"),
+    ("cupar_disk_cache_gpu_tests", "DiskCacheOnGpu.SoundEntriesAreServedAndDamagedOnesRebuilt",
+     ["--report-api-errors", "no"], "loads damaged and foreign cache entries (the driver refuses them)"),
+    ("cupar_device_reset_tests", "*", ["--leak-check", "no"],
+     "resets the device while blocks are kept, which memcheck reports as leaked at the reset"),
+]
+# Programs checked under memcheck only: the exit leak test is memcheck's leak-check target, and
+# the examples run the same kernels as the conformance suites at larger sizes.
+MEMCHECK_ONLY = re.compile(r"^(cupar_exit_leak_test|example_.*)$")
+# Binaries that need more shards than the rest to keep up (minutes under memcheck).
+HEAVY = {"cupar_library_radix_sort_tests": 8, "cupar_segmented_tests": 8}
+# Typed-test instances left out by --type-subset: one type of each size (u8, u16, f32, f64) and
+# every struct type stay; the other integer types take the same kernels' paths as those.
+SUBSET_OUT = ["i8", "i16", "i32", "i64", "u32", "u64"]
+EMPTY_SHARD = "Target application terminated before first instrumented API call"
 ERRORS = re.compile(r"ERROR SUMMARY: (\d+) error")
 LEAKS = re.compile(r"LEAK SUMMARY: (\d+) bytes leaked in (\d+) allocation")
 ERROR_EXIT = 86
@@ -100,12 +128,12 @@ def discover(build, regex):
     return tests, missing
 
 
-def sanitizer_command(sanitizer, tool):
+def sanitizer_command(sanitizer, tool, extra=()):
     cmd = [sanitizer, "--tool", tool, "--error-exitcode", str(ERROR_EXIT),
            "--target-processes", "all", "--print-limit", "50"]
-    if tool == "memcheck":
+    if tool == "memcheck" and "--leak-check" not in extra:
         cmd += ["--leak-check", "full"]
-    return cmd
+    return cmd + list(extra)
 
 
 def run_job(job, timeout):
@@ -124,8 +152,12 @@ def run_job(job, timeout):
     with open(job["log"], errors="replace") as log:
         text = log.read()
     errors = [int(m) for m in ERRORS.findall(text)]
+    if not errors and EMPTY_SHARD in text and "[  PASSED  ] 0 tests" in text:
+        # A shard with no tests: the tool had nothing to instrument (and exits 255).
+        return dict(job, code=0, seconds=time.monotonic() - start, ran=True, empty=True,
+                    errors=0, leaked_bytes=0, leaked_allocations=0, text=text)
     leaks = [(int(b), int(n)) for b, n in LEAKS.findall(text)]
-    return dict(job, code=code, seconds=time.monotonic() - start, ran=bool(errors),
+    return dict(job, code=code, seconds=time.monotonic() - start, ran=bool(errors), empty=False,
                 errors=sum(errors), leaked_bytes=sum(b for b, _ in leaks),
                 leaked_allocations=sum(n for _, n in leaks), text=text)
 
@@ -143,11 +175,17 @@ def main():
                         help="CUPAR_JIT_MODE for the jit suites (default fast)")
     parser.add_argument("--all-tools-on-jit", action="store_true",
                         help="run racecheck, synccheck and initcheck on the jit suites as well")
+    parser.add_argument("--all-types", action="store_true",
+                        help="every typed-test instance under every tool (default: the jit "
+                             "suites under memcheck and the C++ suites under racecheck, "
+                             "synccheck and initcheck run u8, u16, f32, f64 and the structs)")
     parser.add_argument("--scale", default="small", help="CUPAR_TEST_SCALE (default small)")
     parser.add_argument("-R", "--regex", help="only the ctest tests matching this")
     parser.add_argument("--timeout", type=int, default=420, help="seconds per job")
     parser.add_argument("--sanitizer", help="path of compute-sanitizer")
     parser.add_argument("--no-canaries", action="store_true")
+    parser.add_argument("--list", action="store_true",
+                        help="print the jobs (tool, shard, filter) and exit; needs no GPU")
     args = parser.parse_args()
 
     tools = [t for t in args.tools.split(",") if t]
@@ -158,14 +196,14 @@ def main():
     if not sanitizer:
         print("sanitize: compute-sanitizer not found (PATH, CUDA_HOME, /usr/local/cuda)")
         return 1
-    if not gpu_present():
-        print("sanitize: no GPU (nvidia-smi -L): nothing was run")
-        return 77
     build = os.path.abspath(args.build)
     out_dir = os.path.join(build, "sanitize")
     os.makedirs(out_dir, exist_ok=True)
     tests, missing = discover(build, args.regex)
-    if missing:
+    if missing and args.list:
+        tests += [{"name": m, "command": [m, "--gtest_color=no"], "env": {}, "cwd": None,
+                   "skip_code": None, "gtest": True, "jit": "jit" in m} for m in missing]
+    elif missing:
         print(f"sanitize: not built, so not checked: {', '.join(missing)} (build everything first)")
         return 1
     if not tests:
@@ -175,28 +213,50 @@ def main():
     version = version.strip().splitlines()[-1] if version.strip() else "?"
 
     jobs = []
+    subset = "-" + ":".join(f"*/{t}.*" for t in SUBSET_OUT)
+
+    def add(tool, t, shards, gfilter, extra, note):
+        for shard in range(shards):
+            env = dict(t["env"], CUPAR_TEST_SCALE=args.scale)
+            if t["jit"]:
+                env["CUPAR_JIT_MODE"] = args.jit_mode
+            if shards > 1:
+                env.update(GTEST_TOTAL_SHARDS=str(shards), GTEST_SHARD_INDEX=str(shard))
+            cmd = sanitizer_command(sanitizer, tool, extra) + t["command"]
+            if gfilter:
+                cmd.append("--gtest_filter=" + gfilter)
+            tag = f"{tool}.{t['name']}" + (f".{note}" if note else "") + \
+                (f".{shard}" if shards > 1 else "")
+            jobs.append({"kind": "test", "tool": tool, "test": t["name"], "shard": shard,
+                         "cmd": cmd, "env": env, "cwd": t["cwd"], "skip_code": t["skip_code"],
+                         "weight": (3 if t["jit"] else 1) * HEAVY.get(t["name"], 4) / 4 / shards,
+                         "log": os.path.join(out_dir, tag + ".log")})
+
     for tool in tools:
         for t in tests:
             if t["jit"] and tool != "memcheck" and not args.all_tools_on_jit:
                 continue
-            shards = (args.jit_shards if t["jit"] else args.shards) if t["gtest"] else 1
-            for shard in range(shards):
-                env = dict(t["env"], CUPAR_TEST_SCALE=args.scale)
-                if t["jit"]:
-                    env["CUPAR_JIT_MODE"] = args.jit_mode
-                if shards > 1:
-                    env.update(GTEST_TOTAL_SHARDS=str(shards), GTEST_SHARD_INDEX=str(shard))
-                tag = f"{tool}.{t['name']}" + (f".{shard}" if shards > 1 else "")
-                jobs.append({"kind": "test", "tool": tool, "test": t["name"], "shard": shard,
-                             "cmd": sanitizer_command(sanitizer, tool) + t["command"],
-                             "env": env, "cwd": t["cwd"], "skip_code": t["skip_code"],
-                             "weight": (3 if t["jit"] else 1) / shards,
-                             "log": os.path.join(out_dir, tag + ".log")})
-    # Longest first (the jit suites under memcheck), so the small jobs fill the gaps at the end.
-    jobs.sort(key=lambda j: -j["weight"])
+            if MEMCHECK_ONLY.match(t["name"]) and tool != "memcheck":
+                continue
+            shards = (args.jit_shards if t["jit"] else HEAVY.get(t["name"], args.shards)) \
+                if t["gtest"] else 1
+            light = t["gtest"] and not args.all_types and (t["jit"] == (tool == "memcheck"))
+            planted = [p for p in PLANTED if p[0] == t["name"]] if tool == "memcheck" else []
+            whole = [p for p in planted if p[1] == "*"]
+            if whole:
+                add(tool, t, shards, subset if light else None, whole[0][2], "planted")
+                continue
+            negative = [p[1] for p in planted]
+            gfilter = None
+            if light or negative:
+                out = ([f"*/{x}.*" for x in SUBSET_OUT] if light else []) + negative
+                gfilter = "-" + ":".join(out)
+            add(tool, t, shards, gfilter, (), None)
+            for p in planted:
+                add(tool, t, 1, p[1], p[2], "planted")
     canary = os.path.join(build, "tests", "reliability", "cupar_sanitizer_canary")
     if not args.no_canaries:
-        if not os.access(canary, os.X_OK):
+        if not os.access(canary, os.X_OK) and not args.list:
             print(f"sanitize: {canary} is missing (build it: it proves the tools work)")
             return 1
         for mode, tool, expect in CANARIES:
@@ -204,9 +264,22 @@ def main():
                 continue
             jobs.append({"kind": "canary", "tool": tool, "test": f"canary {mode}", "shard": 0,
                          "expect": expect, "cmd": sanitizer_command(sanitizer, tool) +
-                         [canary, mode], "env": {}, "cwd": None, "skip_code": None, "weight": 0,
+                         [canary, mode], "env": {}, "cwd": None, "skip_code": None, "weight": 9,
                          "log": os.path.join(out_dir, f"{tool}.canary_{mode}.log")})
 
+    # Canaries first (seconds each), then longest first, so the small jobs fill the gaps at the end.
+    jobs.sort(key=lambda j: -j["weight"])
+    if args.list:
+        for j in jobs:
+            print(" ".join(f"{k}={v}" for k, v in j["env"].items()
+                           if k.startswith(("GTEST_SHARD", "CUPAR_JIT_MODE"))),
+                  " ".join(os.path.basename(c) if c.startswith("/") else c
+                           for c in j["cmd"][1:]))
+        print(f"{len(jobs)} jobs")
+        return 0
+    if not gpu_present():
+        print("sanitize: no GPU (nvidia-smi -L): nothing was run")
+        return 77
     print(f"sanitize: {len(tests)} GPU test binaries, {len(tools)} tools "
           f"({len(jobs)} jobs, {args.jobs} at a time, CUPAR_TEST_SCALE={args.scale}, "
           f"{args.shards} shards per GoogleTest binary); {version}", flush=True)

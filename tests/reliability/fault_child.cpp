@@ -100,12 +100,14 @@ int main(int argc, char** argv) {
     report("next call", after);
     if (after.code() == 0) return 1;
     if (mode == "trap") return 0;
-    // Recovery in the same process, as docs/RELIABILITY.md describes it: wait for the JIT's
-    // background builds, give back the streams and buffers of the dead context (each call reports
-    // the fault again or fails quietly), give back what cupar keeps, reset the device, and start
-    // again with new streams and buffers. `recover_keep` skips the first two steps (buffers and
-    // the stream are destroyed after the reset, when their handles are stale): a diagnostic,
-    // not part of the test.
+    // After the reset. CUDA documents cudaErrorLaunchFailure and cudaErrorIllegalAddress as
+    // leaving "the process in an inconsistent state": "to continue using CUDA, the process must
+    // be terminated and relaunched". On the H100 (driver of 2026-11) a new stream could not be
+    // created after the reset. What cupar must guarantee either way: the steps documented in
+    // docs/RELIABILITY.md neither crash nor hang, and every later call either gives the right
+    // result or throws a typed cupar::cuda_error. `recover_keep` skips the first two steps
+    // (the dead context's buffers and stream outlive the reset, against the documentation): a
+    // diagnostic that crashes inside the driver (cuMemFreeAsync on the stale stream), not a test.
     say("step", "wait_for_background_builds");
     cupar::jit::wait_for_background_builds();
     if (mode == "recover") {
@@ -122,28 +124,38 @@ int main(int argc, char** argv) {
       report("release_cached_memory", r);
     }
     say("step", "cudaDeviceReset");
-    if (cudaDeviceReset() != cudaSuccess) return 1;
-    (void)cudaGetLastError();
-    say("step", "new stream and buffer");
+    say("cudaDeviceReset", cudaGetErrorName(cudaDeviceReset()));
+    say("cudaGetLastError", cudaGetErrorName(cudaGetLastError()));
     cudaStream_t fresh = nullptr;
-    if (cudaStreamCreateWithFlags(&fresh, cudaStreamNonBlocking) != cudaSuccess) return 1;
-    const cupar::stream_ref t(fresh);
+    const cudaError_t created = cudaStreamCreateWithFlags(&fresh, cudaStreamNonBlocking);
+    say("new stream", cudaGetErrorName(created));
+    const cupar::stream_ref t = created == cudaSuccess ? cupar::stream_ref(fresh)
+                                                       : cupar::stream_ref::legacy_default();
     std::vector<int> g(n, 2);
-    cupar::device_buffer<int> again(g, t);
     const long long expect = 2LL * static_cast<long long>(n);
-    say("step", "reduce_value with a snippet");
-    const int jit = cupar::reduce_value(again.data(), n, op("a + b"), 0, t);
-    say("step", "reduce_value with a named operator");
-    const int named = cupar::reduce_value(again.data(), n, cupar::jit::plus, 0, t);
-    say("step", "reduce_value with a second snippet");
-    const int max = cupar::reduce_value(again.data(), n, op("a < b ? b : a"), 0, t);
-    say("step", "sort_keys");
-    cupar::sort_keys(again.data(), again.data(), n, t);
-    t.synchronize();
+    int jit = 0, named = 0, max = 0;
+    const auto later = fault_of([&] {
+      cupar::device_buffer<int> again(g, t);
+      say("step", "reduce_value with a snippet");
+      jit = cupar::reduce_value(again.data(), n, op("a + b"), 0, t);
+      say("step", "reduce_value with a named operator");
+      named = cupar::reduce_value(again.data(), n, cupar::jit::plus, 0, t);
+      say("step", "reduce_value with a second snippet");
+      max = cupar::reduce_value(again.data(), n, op("a < b ? b : a"), 0, t);
+      say("step", "sort_keys");
+      cupar::sort_keys(again.data(), again.data(), n, t);
+      t.synchronize();
+    });
+    if (created == cudaSuccess) (void)cudaStreamDestroy(fresh);
+    if (later.code() != 0) {
+      report("after reset", later);
+      // Typed: a CUDA error code and the call that saw it (not an unexpected exception).
+      if (later.code() < 0 || later.call().empty()) return 1;
+      say("after reset", "typed error");
+      return 0;
+    }
     say("after reset",
         std::to_string(jit) + " " + std::to_string(named) + " " + std::to_string(max));
-    again = cupar::device_buffer<int>();
-    (void)cudaStreamDestroy(fresh);
     return jit == expect && named == expect && max == 2 ? 0 : 1;
   }
   if (mode == "wild_read") {
