@@ -10,6 +10,13 @@
 // (dispatch_reduce_by_key.cuh), which NVRTC cannot compile, and its DispatchReduceByKey has no
 // kernel-source seam: the kernel is mirrored here line for line around CUB's own agent, the host
 // dispatch in src/jit/run_by_key.cu.
+//
+// With CUPAR_BY_KEY_PLUS (the "+plus" sets, served for the named plus on 4- and 8-byte arithmetic
+// values): cupar_V is the caller's value type, not its size class, and the reduction is CUB's own
+// cuda::std::plus<>, compiled in; there is no operator slot. CUB's agent takes its cheaper
+// identity-zero scan only for cuda::std::plus<> on a primitive accumulator (HAS_IDENTITY_ZERO),
+// which an operator linked into a slot can never be: the generic sets' sweep kernel took 126
+// registers where nvcc gives CUB's plus kernel 80 (sm_90), and ran at 0.80 of CUB at 2^28.
 #pragma once
 
 #include <cub/agent/agent_reduce_by_key.cuh>
@@ -69,14 +76,18 @@ typedef cub::detail::rle::encode::policy_hub<cupar_V, cupar_K>::MaxPolicy cupar_
 
 #else
 
+typedef const cupar_V* cupar_values_in;
+#if defined(CUPAR_BY_KEY_PLUS)
+typedef ::cuda::std::plus<> cupar_reduction_op;  // an empty kernel argument
+#else
 struct cupar_by_key_op {
   cupar_op_state state;
   __device__ __forceinline__ cupar_V operator()(const cupar_V& a, const cupar_V& b) const {
     return cupar_jit_op(state.bytes, a, b);
   }
 };
-typedef const cupar_V* cupar_values_in;
 typedef cupar_by_key_op cupar_reduction_op;
+#endif
 
 /// The operator type CUB's tuning sees (the kernels run cupar_by_key_op). CUB uses its tuned
 /// reduce-by-key policies only for operators it knows to be cheap (cuda::std::plus, minimum,
@@ -86,7 +97,7 @@ typedef cupar_by_key_op cupar_reduction_op;
 /// for a user functor too.
 template <class T, bool Arithmetic = ::cuda::std::is_arithmetic<T>::value>
 struct cupar_by_key_tuning_op {
-  typedef cupar_by_key_op type;
+  typedef cupar_reduction_op type;
 };
 template <class T>
 struct cupar_by_key_tuning_op<T, true> {

@@ -280,6 +280,9 @@ struct build_report {
   /// without that target) and for every other build.
   bool register_capped = false;
   double compile_ms = 0, link_ms = 0;
+  /// The kernel set that served the build, e.g. "reduce<f32>", "select_if<u32>" (data-processing
+  /// sets are named by size class), "reduce_by_key<u32,f32>+plus" (the named plus compiled in).
+  std::string kernel_set;
 };
 
 }  // namespace cupar::jit

@@ -378,8 +378,10 @@ bool served_by_library(const set_request& r, const cupar::jit::op& op) {
 }  // namespace
 
 cupar::jit::build_report jit_compile(const jit_compile_args& c) {
-  const jit::built_binary b = jit::build_only(request_of(c).spec(), c.arch, c.optimized ? 2 : 1);
+  const jit::build_spec spec = request_of(c).spec();
+  const jit::built_binary b = jit::build_only(spec, c.arch, c.optimized ? 2 : 1);
   cupar::jit::build_report r;
+  r.kernel_set = spec.set.key();
   r.arch = c.arch;
   r.precompiled_kernels = b.precompiled;
   r.cubin_bytes = b.cubin.size();

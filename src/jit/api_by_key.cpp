@@ -27,6 +27,7 @@ const cupar::jit::op& equality_or_default(const cupar::jit::op* eq) {
 jit::set_request compaction_request(const jit_dp_args& a) {
   jit::set_request req = dp_request(a.what, a.types, a.ops, false);
   req.wide = a.n > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max());
+  if (req.wide) req.plus = false;  // the wide sets keep the operator's slot
   return req;
 }
 
@@ -77,7 +78,7 @@ void reduce_by_key(const jit_dp_args& a, stream_ref s, memory_resource& mr) {
   const cupar::jit::op& eq = equality_or_default(run_length ? a.ops[0] : a.ops[1]);
   jit::reduce_by_key_launch launch{
       a.in[0], a.out[0], run_length ? nullptr : a.in[1],           a.out[1],
-      nullptr, a.n,      run_length ? nullptr : a.ops[0]->state(), eq.state()};
+      nullptr, a.n,      run_length ? nullptr : a.ops[0]->state(), eq.state(), req.plus};
   jit::launch_status st;
   const char* call =
       run_length ? "cupar run_length_encode" : "cupar reduce_by_key (run-time operator)";
@@ -109,7 +110,8 @@ void scan_by_key(const jit_dp_args& a, stream_ref s, memory_resource& mr) {
                                        ks,
                                        a.ops[0]->state(),
                                        equality_or_default(a.ops[1]).state(),
-                                       exclusive ? a.init : nullptr};
+                                       exclusive ? a.init : nullptr,
+                                       req.plus};
   jit::launch_status st;
   const char* call = "cupar scan_by_key (run-time operator)";
   run_with_temp_storage(call, mr, s, {a.n, module->serial()}, [&](void* temp, std::size_t& bytes) {

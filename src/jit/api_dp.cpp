@@ -1,8 +1,11 @@
 // cupar: the library entry of the data-processing families with run-time operators.
 #include "dp_calls.hpp"
+#include "precompiled.hpp"
 
 #include <cupar/detail/device_guard.hpp>
 #include <cupar/detail/checks.hpp>
+
+#include <atomic>
 
 namespace cupar::detail {
 
@@ -42,12 +45,47 @@ jit::family family_of(dp_op what) {
   throw_invalid_argument("cupar::jit", "unknown data-processing operation");
 }
 
+namespace {
+
+/// Whether a reduce or scan by key is served by a "+plus" set (cuda::std::plus<> compiled into the
+/// kernels, as the compiled path hands CUB; jit_ops/cupar_reduce_by_key.cuh says why it is
+/// faster): the named plus on a 4- or 8-byte arithmetic value type with arithmetic keys (not with
+/// 64-bit offsets: compaction_request turns it off for the wide sets), and only where the library
+/// precompiled that set: otherwise the generic precompiled set, which needs no compile, serves.
+bool use_plus_set(jit::family fam, const jit_type& keys, const jit_type& values,
+                  const cupar::jit::op* op) {
+  if (op == nullptr || op->named() != cupar::jit::named_op::plus) return false;
+  if (static_cast<int>(keys.kind) == 0 || static_cast<int>(values.kind) == 0) return false;
+  if (values.size != 4 && values.size != 8) return false;
+  const int f = fam == jit::family::reduce_by_key           ? 0
+                : fam == jit::family::scan_by_key_inclusive ? 1
+                                                            : 2;
+  const int k = keys.size == 1 ? 0 : keys.size == 2 ? 1 : keys.size == 4 ? 2 : 3;
+  // 0: not yet looked up, 1: not precompiled, 2: precompiled (static storage: zero to begin).
+  static std::atomic<unsigned char> known[3][4][scalar_count + 1];
+  std::atomic<unsigned char>& slot = known[f][k][static_cast<int>(values.kind)];
+  unsigned char state = slot.load(std::memory_order_relaxed);
+  if (state == 0) {
+    const jit::set_spec set{fam, {jit::type_ref::size_class(keys), jit::type_ref::of(values)},
+                            "plus"};
+    state = jit::precompiled_for_any_arch(set.key()) ? 2 : 1;
+    slot.store(state, std::memory_order_relaxed);
+  }
+  return state == 2;
+}
+
+}  // namespace
+
 jit::set_request dp_request(dp_op what, const jit_type* const types[2],
                             const cupar::jit::op* const ops[2], bool in_place) {
   jit::set_request r{family_of(what), {types[0], types[1]}};
   r.ops[0] = ops[0];
   r.ops[1] = ops[1];
   r.in_place = in_place;
+  if (r.fam == jit::family::reduce_by_key || r.fam == jit::family::scan_by_key_inclusive ||
+      r.fam == jit::family::scan_by_key_exclusive) {
+    r.plus = use_plus_set(r.fam, *types[0], *types[1], ops[0]);
+  }
   return r;
 }
 

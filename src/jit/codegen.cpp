@@ -160,6 +160,7 @@ std::string typedefs_block(const set_spec& s) {
       if (s.fam == family::scan_by_key_exclusive) out << "#define CUPAR_SCAN_BY_KEY_EXCLUSIVE 1\n";
       if (s.fam == family::run_length_encode) out << "#define CUPAR_RUN_LENGTH_ENCODE 1\n";
       if (s.variant == "wide") out << "#define CUPAR_BY_KEY_WIDE 1\n";  // 64-bit offsets
+      if (s.variant == "plus") out << "#define CUPAR_BY_KEY_PLUS 1\n";  // V: the user's type
       out << "typedef " << t[0].name << " cupar_K;\ntypedef " << t[1].name << " cupar_V;\n";
       break;
     case family::three_way_partition:
@@ -434,6 +435,7 @@ std::vector<slot_spec> slots_of(const set_spec& s) {
     case family::reduce_by_key:
     case family::scan_by_key_inclusive:
     case family::scan_by_key_exclusive:
+      if (s.variant == "plus") return {equality_slot(t[0])};  // cuda::std::plus<> compiled in
       return {binary_op_slot(t[1]), equality_slot(t[0])};
     case family::three_way_partition:
       return {predicate_slot(t[0], 1), predicate_slot(t[0], 2)};

@@ -252,6 +252,7 @@ struct reduce_by_key_launch {
   std::size_t n;
   const void* op_state;  // null: run-length encoding (cuda::std::plus<>)
   const void* eq_state;
+  bool op_inline = false;  // a "+plus" set: the operator is compiled in (an empty argument)
 };
 cudaError_t run_reduce_by_key(const loaded_module& m, const device_info& dev, launch_status& st,
                               void* temp, std::size_t& temp_bytes, const reduce_by_key_launch& r,
@@ -269,6 +270,7 @@ struct scan_by_key_launch {
   const void* op_state;
   const void* eq_state;
   const void* init;  // exclusive: the initial value's bytes; null: inclusive
+  bool op_inline = false;  // a "+plus" set: the operator is compiled in (an empty argument)
 };
 cudaError_t run_scan_by_key(const loaded_module& m, const device_info& dev, launch_status& st,
                             void* temp, std::size_t& temp_bytes, const scan_by_key_launch& s,

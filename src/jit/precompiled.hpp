@@ -39,5 +39,7 @@ extern const char* const precompiled_build_id;
 
 const precompiled_set* find_precompiled(const std::string& key, int arch);
 const precompiled_named* find_named_object(const std::string& key, int arch);
+/// Whether the library precompiled the set `key` for some architecture.
+bool precompiled_for_any_arch(const std::string& key);
 
 }  // namespace cupar::detail::jit

@@ -65,3 +65,17 @@ foreach(_k IN LISTS _classes)
   endforeach()
   list(APPEND CUPAR_PRECOMPILED_SETS "run_length_encode<${_k},u32>" "run_length_encode<${_k},u64>")
 endforeach()
+
+# The named plus of reduce_by_key and the scans by key on 4- and 8-byte arithmetic values, with
+# 4- and 8-byte keys: cuda::std::plus<> compiled into the kernels (the "+plus" variant; the value
+# type itself, not its size class), which is what the compiled path hands CUB and the only
+# operator for which CUB's reduce-by-key agent takes its identity-zero scan: 36 sets. Other
+# named operators, other sizes and snippets use the generic sets above.
+foreach(_k IN ITEMS u32 u64)
+  foreach(_v IN ITEMS i32 u32 f32 i64 u64 f64)
+    list(APPEND CUPAR_PRECOMPILED_SETS
+         "reduce_by_key<${_k},${_v}>+plus"
+         "scan_by_key_inclusive<${_k},${_v}>+plus"
+         "scan_by_key_exclusive<${_k},${_v}>+plus")
+  endforeach()
+endforeach()

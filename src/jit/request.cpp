@@ -42,6 +42,7 @@ fast_key set_request::key(int arch) const {
   if (value != nullptr) k.extra = (value->size << 8) | value->align;
   if (in_place) k.extra |= 1u << 31;
   if (wide) k.extra |= 1u << 30;
+  if (plus) k.extra |= 1u << 29;
   // The first slot's operator holds the cache this key is looked up in; the others are named.
   if (ops[1] != nullptr) k.d1 = ops[1]->definition().get();
   return k;
@@ -64,17 +65,21 @@ build_spec set_request::spec() const {
         sp.set.types.push_back(is_data_processing(fam) ? type_ref::size_class(*x)
                                                        : type_ref::of(*x));
       }
+      if (plus) sp.set.types[1] = type_ref::of(*t[1]);  // the values' own type
   }
   if (in_place) sp.set.variant = "inplace";
   if (wide) sp.set.variant = "wide";
+  if (plus) sp.set.variant = "plus";
   const std::vector<slot_spec> slots = slots_of(sp.set);
   for (std::size_t i = 0; i < slots.size(); ++i) {
-    const cupar::jit::op& op = ops[i] != nullptr ? *ops[i] : default_op(slots[i]);
+    // The "+plus" sets have only the equality slot: ops[1], on the keys.
+    const std::size_t o = plus ? i + 1 : i;
+    const cupar::jit::op& op = ops[o] != nullptr ? *ops[o] : default_op(slots[i]);
     if (!is_data_processing(fam)) {
       sp.slots.push_back({op, slots[i].args, slots[i].result});
       continue;
     }
-    const type_ref user = type_ref::of(*t[slot_type_index(fam, i)]);
+    const type_ref user = type_ref::of(*t[plus ? 0 : slot_type_index(fam, i)]);
     slot_binding b{op, std::vector<type_ref>(slots[i].args.size(), user),
                    slots[i].result.is_boolean() ? type_ref::boolean() : user};
     sp.slots.push_back(std::move(b));

@@ -25,6 +25,10 @@ struct set_request {
   bool in_place = false;  // select_if, select_flagged: output is the input
   /// unique_by_key, reduce_by_key, run_length_encode: kernels with 64-bit offsets (n >= 2^31).
   bool wide = false;
+  /// reduce_by_key, scan_by_key_*: the "+plus" sets (the named plus on a 4- or 8-byte
+  /// arithmetic value type: cuda::std::plus<> compiled into the kernels, the value type itself
+  /// rather than its size class, and one slot, the equality, given by ops[1]).
+  bool plus = false;
   /// The slots' operators (slot order of slots_of); the first one anchors the per-operator
   /// cache. Null: the slot's default, the named equal_to or less.
   const cupar::jit::op* ops[2] = {nullptr, nullptr};

@@ -197,7 +197,7 @@ cudaError_t run_reduce_by_key(const loaded_module& m, const device_info& dev, la
   const bool run_length = r.op_state == nullptr;
   const unsigned char null_type = 0;
   const erased_arg values_in{run_length ? static_cast<const void*>(&null_type) : &r.values_in};
-  const erased_arg reduction_op{run_length ? &null_type : r.op_state};
+  const erased_arg reduction_op{run_length || r.op_inline ? &null_type : r.op_state};
   const erased_arg equality_op{r.eq_state};
   // The kernel's num_items is cupar_offset: 32 bits, or 64 in the "wide" sets.
   const auto items32 = static_cast<unsigned int>(num_items);
@@ -248,7 +248,7 @@ cudaError_t run_scan_by_key(const loaded_module& m, const device_info& dev, laun
   const unsigned char null_type = 0;  // cub::NullType: the inclusive scan's init
   const erased_arg init_value{s.init != nullptr ? s.init : &null_type};
   const erased_arg equality_op{s.eq_state};
-  const erased_arg scan_op{s.op_state};
+  const erased_arg scan_op{s.op_inline ? &null_type : s.op_state};
   const int scan_grid_size = std::min(num_tiles, dev.max_grid_dim_x);
   for (int start_tile = 0; start_tile < num_tiles; start_tile += scan_grid_size) {
     launch(scan_grid_size, block_threads, 0, stream)

@@ -144,6 +144,49 @@ TEST(JitCompileByKey, NamedAndDefaultOperatorsCompileNothing) {
   }
 }
 
+// The named plus on 4- and 8-byte arithmetic values is served by the "+plus" sets, where
+// cuda::std::plus<> is compiled into CUB's kernels (its reduce-by-key agent takes a cheaper scan
+// for it, and the kernels need fewer registers); every other operator keeps the generic sets.
+TEST(JitCompileByKey, NamedPlusOnFourAndEightByteValuesUsesThePlusSets) {
+  CUPAR_REQUIRE_PRECOMPILED("reduce_by_key<u32,f32>+plus", "scan_by_key_inclusive<u64,u64>+plus",
+                            "scan_by_key_exclusive<u32,f64>+plus", "reduce_by_key<u32,u32>",
+                            "reduce_by_key<u32,u16>");
+  const auto before = cupar::jit::get_stats();
+  const auto reduce = cupar::jit::compile_reduce_by_key<std::uint32_t, float>(
+      cupar::jit::plus, nullptr, 90, true);
+  EXPECT_EQ(reduce.kernel_set, "reduce_by_key<u32,f32>+plus");
+  EXPECT_EQ(cupar::jit::compile_reduce_by_key<float, float>(cupar::jit::plus, nullptr, 90, false)
+                .kernel_set,
+            "reduce_by_key<u32,f32>+plus");  // keys by size class, values by type
+  EXPECT_EQ(cupar::jit::compile_scan_by_key<std::uint64_t, std::uint64_t>(
+                cupar::jit::plus, &cupar::jit::equal_to, true, 90, true)
+                .kernel_set,
+            "scan_by_key_inclusive<u64,u64>+plus");
+  EXPECT_EQ(cupar::jit::compile_scan_by_key<std::int32_t, double>(cupar::jit::plus, nullptr,
+                                                                  false, 90, false)
+                .kernel_set,
+            "scan_by_key_exclusive<u32,f64>+plus");
+  const auto after = cupar::jit::get_stats();
+  EXPECT_EQ(after.operator_compiles, before.operator_compiles);  // the equality is named too
+  EXPECT_EQ(after.kernel_compiles, before.kernel_compiles);
+  EXPECT_TRUE(reduce.precompiled_kernels);
+  EXPECT_EQ(reduce.kernels.size(), 2u);
+
+  // Not the plus sets: a snippet adding, another named operator, 2-byte values.
+  EXPECT_EQ(cupar::jit::compile_reduce_by_key<std::uint32_t, std::uint32_t>(op("a + b"), nullptr,
+                                                                            90, false)
+                .kernel_set,
+            "reduce_by_key<u32,u32>");
+  EXPECT_EQ(cupar::jit::compile_reduce_by_key<std::uint32_t, std::uint32_t>(cupar::jit::maximum,
+                                                                            nullptr, 90, false)
+                .kernel_set,
+            "reduce_by_key<u32,u32>");
+  EXPECT_EQ(cupar::jit::compile_reduce_by_key<std::uint32_t, std::int16_t>(cupar::jit::plus,
+                                                                           nullptr, 90, false)
+                .kernel_set,
+            "reduce_by_key<u32,u16>");
+}
+
 TEST(JitCompileByKey, UserStructsAreCompiledFromSource) {
   // A group-by accumulator (count, sum, min, max) as the value of a reduce by key.
   const op merge(
