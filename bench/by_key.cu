@@ -88,6 +88,47 @@ void reduce_by_key_thrust_u32_f32(benchmark::State& state) {
   });
 }
 
+// The same with a user functor adding floats (type u32_f32_functor): what CUB and cupar's C++
+// path do with an operator other than cuda::std::plus, the peers of a snippet operator.
+namespace {
+struct add_floats {
+  __host__ __device__ float operator()(float a, float b) const { return a + b; }
+};
+}  // namespace
+
+void reduce_by_key_cupar_u32_f32_functor(benchmark::State& state) {
+  by_key_compact_runner<u32, float>(state, [](const u32* k, const float* v, u32* ko, float* vo,
+                                              std::size_t* count, std::size_t n, cudaStream_t s) {
+    cupar::reduce_by_key(k, v, ko, vo, count, n, add_floats{}, s);
+  });
+}
+void reduce_by_key_cub_u32_f32_functor(benchmark::State& state) {
+  cub_temp temp;
+  by_key_compact_runner<u32, float>(state, [&](const u32* k, const float* v, u32* ko, float* vo,
+                                               std::size_t* count, std::size_t n, cudaStream_t s) {
+    temp.run([&](void* t, std::size_t& bytes) {
+      return cub::DeviceReduce::ReduceByKey(t, bytes, k, ko, v, vo, count, add_floats{},
+                                            static_cast<int>(n), s);
+    });
+  });
+}
+void inclusive_scan_by_key_cupar_u32_f32_functor(benchmark::State& state) {
+  scan_by_key_runner<u32, float>(
+      state, [](const u32* k, const float* v, float* out, std::size_t n, cudaStream_t s) {
+        cupar::inclusive_scan_by_key(k, v, out, n, add_floats{}, s);
+      });
+}
+void inclusive_scan_by_key_cub_u32_f32_functor(benchmark::State& state) {
+  cub_temp temp;
+  scan_by_key_runner<u32, float>(state, [&](const u32* k, const float* v, float* out, std::size_t n,
+                                            cudaStream_t s) {
+    temp.run([&](void* t, std::size_t& bytes) {
+      return cub::DeviceScan::InclusiveScanByKey(t, bytes, k, v, out, add_floats{},
+                                                 static_cast<int>(n), ::cuda::std::equal_to<>{}, s);
+    });
+  });
+}
+
 // --- inclusive_scan_by_key --------------------------------------------------------------------
 
 void inclusive_scan_by_key_cupar_u32_f32(benchmark::State& state) {

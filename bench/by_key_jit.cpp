@@ -59,6 +59,18 @@ void inclusive_scan_by_key_cupar_jit_named_u32_f32(benchmark::State& state) {
   scan_by_key_jit(state, cupar::jit::plus, "inclusive_scan_by_key u32/f32 plus");
 }
 
+// The snippet rows again, beside the C++ path and CUB given a user functor adding floats (type
+// u32_f32_functor): CUB takes its faster reduce-by-key scan only for cuda::std::plus, so a
+// snippet is judged against what CUB does with any other operator.
+void reduce_by_key_cupar_jit_u32_f32_functor(benchmark::State& state) {
+  const op sum("a + b");
+  reduce_by_key_jit(state, sum, "reduce_by_key u32/f32 \"a + b\" (functor peers)");
+}
+void inclusive_scan_by_key_cupar_jit_u32_f32_functor(benchmark::State& state) {
+  const op sum("a + b");
+  scan_by_key_jit(state, sum, "inclusive_scan_by_key u32/f32 \"a + b\" (functor peers)");
+}
+
 void unique_by_key_cupar_jit_u32_f32(benchmark::State& state) {
   const op eq("a == b");
   jit_row_guard guard("unique_by_key u32/f32 \"a == b\"");

@@ -244,12 +244,18 @@
   X(reduce_by_key, cub, u32_f32, gpu)                                   \
   X(reduce_by_key, thrust, u32_f32, gpu)                                \
   X(reduce_by_key, cpu_seq, u32_f32, cpu_seq)                           \
+  X(reduce_by_key, cupar, u32_f32_functor, gpu)                         \
+  X(reduce_by_key, cupar_jit, u32_f32_functor, gpu)                     \
+  X(reduce_by_key, cub, u32_f32_functor, gpu)                           \
   X(inclusive_scan_by_key, cupar, u32_f32, gpu)                         \
   X(inclusive_scan_by_key, cupar_jit, u32_f32, gpu)                     \
   X(inclusive_scan_by_key, cupar_jit_named, u32_f32, gpu)               \
   X(inclusive_scan_by_key, cub, u32_f32, gpu)                           \
   X(inclusive_scan_by_key, thrust, u32_f32, gpu)                        \
   X(inclusive_scan_by_key, cpu_seq, u32_f32, cpu_seq)                   \
+  X(inclusive_scan_by_key, cupar, u32_f32_functor, gpu)                 \
+  X(inclusive_scan_by_key, cupar_jit, u32_f32_functor, gpu)             \
+  X(inclusive_scan_by_key, cub, u32_f32_functor, gpu)                   \
   X(unique_by_key, cupar, u32_f32, gpu)                                 \
   X(unique_by_key, cupar_jit, u32_f32, gpu)                             \
   X(unique_by_key, cupar_jit_named, u32_f32, gpu)                       \

@@ -152,39 +152,34 @@ TEST(JitCompileByKey, NamedPlusOnFourAndEightByteValuesUsesThePlusSets) {
                             "scan_by_key_exclusive<u32,f64>+plus", "reduce_by_key<u32,u32>",
                             "reduce_by_key<u32,u16>");
   const auto before = cupar::jit::get_stats();
-  const auto reduce = cupar::jit::compile_reduce_by_key<std::uint32_t, float>(
-      cupar::jit::plus, nullptr, 90, true);
-  EXPECT_EQ(reduce.kernel_set, "reduce_by_key<u32,f32>+plus");
-  EXPECT_EQ(cupar::jit::compile_reduce_by_key<float, float>(cupar::jit::plus, nullptr, 90, false)
-                .kernel_set,
-            "reduce_by_key<u32,f32>+plus");  // keys by size class, values by type
-  EXPECT_EQ(cupar::jit::compile_scan_by_key<std::uint64_t, std::uint64_t>(
-                cupar::jit::plus, &cupar::jit::equal_to, true, 90, true)
-                .kernel_set,
-            "scan_by_key_inclusive<u64,u64>+plus");
-  EXPECT_EQ(cupar::jit::compile_scan_by_key<std::int32_t, double>(cupar::jit::plus, nullptr,
-                                                                  false, 90, false)
-                .kernel_set,
-            "scan_by_key_exclusive<u32,f64>+plus");
+  using cupar::jit::compile_reduce_by_key;
+  using cupar::jit::compile_scan_by_key;
+  const auto reduce = compile_reduce_by_key<std::uint32_t, float>(cupar::jit::plus, nullptr, 90, true);
+  const auto float_keys = compile_reduce_by_key<float, float>(cupar::jit::plus, nullptr, 90, false);
+  const auto inclusive = compile_scan_by_key<std::uint64_t, std::uint64_t>(
+      cupar::jit::plus, &cupar::jit::equal_to, true, 90, true);
+  const auto exclusive =
+      compile_scan_by_key<std::int32_t, double>(cupar::jit::plus, nullptr, false, 90, false);
   const auto after = cupar::jit::get_stats();
+  EXPECT_EQ(reduce.kernel_set, "reduce_by_key<u32,f32>+plus");
+  EXPECT_EQ(float_keys.kernel_set, "reduce_by_key<u32,f32>+plus");  // keys by size class
+  EXPECT_EQ(inclusive.kernel_set, "scan_by_key_inclusive<u64,u64>+plus");
+  EXPECT_EQ(exclusive.kernel_set, "scan_by_key_exclusive<u32,f64>+plus");
   EXPECT_EQ(after.operator_compiles, before.operator_compiles);  // the equality is named too
   EXPECT_EQ(after.kernel_compiles, before.kernel_compiles);
   EXPECT_TRUE(reduce.precompiled_kernels);
   EXPECT_EQ(reduce.kernels.size(), 2u);
 
   // Not the plus sets: a snippet adding, another named operator, 2-byte values.
-  EXPECT_EQ(cupar::jit::compile_reduce_by_key<std::uint32_t, std::uint32_t>(op("a + b"), nullptr,
-                                                                            90, false)
-                .kernel_set,
-            "reduce_by_key<u32,u32>");
-  EXPECT_EQ(cupar::jit::compile_reduce_by_key<std::uint32_t, std::uint32_t>(cupar::jit::maximum,
-                                                                            nullptr, 90, false)
-                .kernel_set,
-            "reduce_by_key<u32,u32>");
-  EXPECT_EQ(cupar::jit::compile_reduce_by_key<std::uint32_t, std::int16_t>(cupar::jit::plus,
-                                                                           nullptr, 90, false)
-                .kernel_set,
-            "reduce_by_key<u32,u16>");
+  const op sum("a + b");
+  const auto snippet = compile_reduce_by_key<std::uint32_t, std::uint32_t>(sum, nullptr, 90, false);
+  const auto maximum =
+      compile_reduce_by_key<std::uint32_t, std::uint32_t>(cupar::jit::maximum, nullptr, 90, false);
+  const auto narrow =
+      compile_reduce_by_key<std::uint32_t, std::int16_t>(cupar::jit::plus, nullptr, 90, false);
+  EXPECT_EQ(snippet.kernel_set, "reduce_by_key<u32,u32>");
+  EXPECT_EQ(maximum.kernel_set, "reduce_by_key<u32,u32>");
+  EXPECT_EQ(narrow.kernel_set, "reduce_by_key<u32,u16>");
 }
 
 TEST(JitCompileByKey, UserStructsAreCompiledFromSource) {
