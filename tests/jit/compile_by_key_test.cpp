@@ -149,8 +149,7 @@ TEST(JitCompileByKey, NamedAndDefaultOperatorsCompileNothing) {
 // for it, and the kernels need fewer registers); every other operator keeps the generic sets.
 TEST(JitCompileByKey, NamedPlusOnFourAndEightByteValuesUsesThePlusSets) {
   CUPAR_REQUIRE_PRECOMPILED("reduce_by_key<u32,f32>+plus", "scan_by_key_inclusive<u64,u64>+plus",
-                            "scan_by_key_exclusive<u32,f64>+plus", "reduce_by_key<u32,u32>",
-                            "reduce_by_key<u32,u16>");
+                            "scan_by_key_exclusive<u32,f64>+plus", "reduce_by_key<u32,u32>");
   const auto before = cupar::jit::get_stats();
   using cupar::jit::compile_reduce_by_key;
   using cupar::jit::compile_scan_by_key;
@@ -175,11 +174,13 @@ TEST(JitCompileByKey, NamedPlusOnFourAndEightByteValuesUsesThePlusSets) {
   const auto snippet = compile_reduce_by_key<std::uint32_t, std::uint32_t>(sum, nullptr, 90, false);
   const auto maximum =
       compile_reduce_by_key<std::uint32_t, std::uint32_t>(cupar::jit::maximum, nullptr, 90, false);
-  const auto narrow =
-      compile_reduce_by_key<std::uint32_t, std::int16_t>(cupar::jit::plus, nullptr, 90, false);
   EXPECT_EQ(snippet.kernel_set, "reduce_by_key<u32,u32>");
   EXPECT_EQ(maximum.kernel_set, "reduce_by_key<u32,u32>");
-  EXPECT_EQ(narrow.kernel_set, "reduce_by_key<u32,u16>");
+  if (cupar::testing::precompiled_here("reduce_by_key<u32,u16>")) {  // not in CI's build
+    const auto narrow =
+        compile_reduce_by_key<std::uint32_t, std::int16_t>(cupar::jit::plus, nullptr, 90, false);
+    EXPECT_EQ(narrow.kernel_set, "reduce_by_key<u32,u16>");
+  }
 }
 
 TEST(JitCompileByKey, UserStructsAreCompiledFromSource) {
