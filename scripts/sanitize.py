@@ -184,7 +184,12 @@ def main():
                         help="every typed-test instance under every tool (default: the jit "
                              "suites under memcheck and the C++ suites under racecheck, "
                              "synccheck and initcheck run u8, u16, f32, f64 and the structs)")
-    parser.add_argument("--scale", default="small", help="CUPAR_TEST_SCALE (default small)")
+    parser.add_argument("--scale", default="small",
+                        help="CUPAR_TEST_SCALE under memcheck (default small: 65,537)")
+    parser.add_argument("--other-scale", default="8192",
+                        help="CUPAR_TEST_SCALE under racecheck, synccheck and initcheck (default "
+                             "8192: still several tiles of every kernel, and these tools' cost "
+                             "grows with every shared-memory access)")
     parser.add_argument("-R", "--regex", help="only the ctest tests matching this")
     parser.add_argument("--timeout", type=int, default=420, help="seconds per job")
     parser.add_argument("--sanitizer", help="path of compute-sanitizer")
@@ -222,7 +227,8 @@ def main():
 
     def add(tool, t, shards, gfilter, extra, note, alone=False):
         for shard in range(shards):
-            env = dict(t["env"], CUPAR_TEST_SCALE=args.scale)
+            env = dict(t["env"],
+                       CUPAR_TEST_SCALE=args.scale if tool == "memcheck" else args.other_scale)
             if t["jit"]:
                 env["CUPAR_JIT_MODE"] = args.jit_mode
             if shards > 1:
@@ -289,7 +295,8 @@ def main():
         print("sanitize: no GPU (nvidia-smi -L): nothing was run")
         return 77
     print(f"sanitize: {len(tests)} GPU test binaries, {len(tools)} tools "
-          f"({len(jobs)} jobs, {args.jobs} at a time, CUPAR_TEST_SCALE={args.scale}, "
+          f"({len(jobs)} jobs, {args.jobs} at a time, CUPAR_TEST_SCALE={args.scale} under "
+          f"memcheck and {args.other_scale} under the others, "
           f"{args.shards} shards per GoogleTest binary); {version}", flush=True)
     start = time.monotonic()
     results = []
