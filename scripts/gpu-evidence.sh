@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The evidence runs of a GPU session, in stages that each fit one call of the team's GPU machine
+# (10 minutes a call; the machine keeps the build between calls made within 30 s of each other).
+#
+#   scripts/gpu-evidence.sh build            configure and build everything (425 s on 16 cores)
+#   scripts/gpu-evidence.sh ctest K N        part K of N of `ctest -LE large` (-I K,,N), -j8
+#   scripts/gpu-evidence.sh sanitize         scripts/sanitize.sh, logs packed in one file
+#   scripts/gpu-evidence.sh bench REGEX      cupar_bench rows matching REGEX, 5 repetitions, JSON
+#
+# Writes its logs to $OUT (default ./gpu-evidence) and prints their summaries. Needs the CUDA
+# toolkit, CMake, ninja, and GoogleTest / Google Benchmark installed or packed into .testdeps
+# (../shared/device/pack-test-deps). Build directory: $CUPAR_BUILD_DIR (default build-gpu).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export PATH=/usr/local/cuda/bin:$PATH
+out=${OUT:-$PWD/gpu-evidence}
+mkdir -p "$out"
+build=${CUPAR_BUILD_DIR:-build-gpu}
+prefix=()
+if [ -d .testdeps ]; then
+  prefix=(-DCMAKE_PREFIX_PATH="$PWD/.testdeps")
+  export LD_LIBRARY_PATH=$PWD/.testdeps/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+fi
+stage=${1:-}
+shift || true
+start=$(date +%s)
+case "$stage" in
+  build)
+    nvidia-smi -L
+    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${prefix[@]}" \
+      -DCMAKE_CUDA_ARCHITECTURES=90 -DCUPAR_JIT_PRECOMPILE_TYPES=all -DCUPAR_TEST_TYPES=all \
+      >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+    cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1
+    rc=$?
+    echo "build: rc=$rc in $(($(date +%s) - start)) s"
+    [ $rc = 0 ] || grep -B3 -A15 "error" "$out/build.log" | head -60
+    exit $rc
+    ;;
+  ctest)
+    part=${1:?part}
+    parts=${2:?parts}
+    ctest --test-dir "$build" -LE large -j8 -I "$part,,$parts" --output-on-failure \
+      >"$out/ctest$part.log" 2>&1
+    rc=$?
+    echo "ctest part $part of $parts: rc=$rc in $(($(date +%s) - start)) s"
+    grep -E "Test +#|tests passed|Total Test" "$out/ctest$part.log" | tail -30
+    exit $rc
+    ;;
+  sanitize)
+    timeout 580 scripts/sanitize.sh -B "$build" -j 16 >"$out/sanitize.log" 2>&1
+    rc=$?
+    echo "sanitize: rc=$rc in $(($(date +%s) - start)) s"
+    tail -60 "$out/sanitize.log"
+    (cd "$build/sanitize" && tar czf "$out/sanitize-logs.tgz" ./*.log summary.json 2>/dev/null)
+    exit $rc
+    ;;
+  bench)
+    regex=${1:?regex}
+    "$build/bench/cupar_bench" --benchmark_filter="$regex" --benchmark_min_time=0.05 \
+      --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
+      --benchmark_out="$out/bench.json" --benchmark_out_format=json >"$out/bench.log" 2>&1
+    rc=$?
+    echo "bench: rc=$rc in $(($(date +%s) - start)) s"
+    grep -E "_median" "$out/bench.log" | head -80
+    exit $rc
+    ;;
+  *)
+    sed -n 2,12p "$0"
+    exit 2
+    ;;
+esac
