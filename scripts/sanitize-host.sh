@@ -33,7 +33,7 @@ case "$kind" in
   address)
     flags="address,undefined"
     build=${build:-build-asan}
-    tests="cupar_unit_tests cupar_jit_compile_tests cupar_hostile_snippet_tests cupar_disk_cache_tests cupar_jit_concurrency_tests"
+    tests="cupar_unit_tests cupar_jit_compile_tests cupar_jit_compile_dp_tests cupar_hostile_snippet_tests cupar_disk_cache_tests cupar_jit_concurrency_tests"
     gpu_tests="cupar_jit_runtime_tests cupar_memory_reliability_tests cupar_disk_cache_gpu_tests cupar_fault_tests"
     ;;
   thread)
