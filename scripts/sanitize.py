@@ -223,7 +223,11 @@ def main():
     version = version.strip().splitlines()[-1] if version.strip() else "?"
 
     jobs = []
-    subset = "-" + ":".join(f"*/{t}.*" for t in SUBSET_OUT)
+
+    def excluding(light, cases):
+        """A negative gtest filter: the left-out types (when light) and the named cases."""
+        patterns = ([f"*/{x}.*" for x in SUBSET_OUT] if light else []) + cases
+        return "-" + ":".join(patterns) if patterns else None
 
     def add(tool, t, shards, gfilter, extra, note, alone=False):
         for shard in range(shards):
@@ -258,14 +262,9 @@ def main():
                        (tool == "memcheck" or p[2][0] != "--leak-check")]
             whole = [p for p in planted if p[1] == "*"]
             if whole:
-                add(tool, t, shards, subset if light else None, whole[0][2], "planted")
+                add(tool, t, shards, excluding(light, []), whole[0][2], "planted")
                 continue
-            negative = [p[1] for p in planted]
-            gfilter = None
-            if light or negative:
-                out = ([f"*/{x}.*" for x in SUBSET_OUT] if light else []) + negative
-                gfilter = "-" + ":".join(out)
-            add(tool, t, shards, gfilter, (), None)
+            add(tool, t, shards, excluding(light, [p[1] for p in planted]), (), None)
             for p in planted:
                 add(tool, t, 1, p[1], p[2], "planted", alone=t["name"] in EXCLUSIVE)
     canary = os.path.join(build, "tests", "reliability", "cupar_sanitizer_canary")
