@@ -97,10 +97,9 @@ struct add_floats {
 }  // namespace
 
 void reduce_by_key_cupar_u32_f32_functor(benchmark::State& state) {
-  by_key_compact_runner<u32, float>(state, [](const u32* k, const float* v, u32* ko, float* vo,
-                                              std::size_t* count, std::size_t n, cudaStream_t s) {
-    cupar::reduce_by_key(k, v, ko, vo, count, n, add_floats{}, s);
-  });
+  by_key_compact_runner<u32, float>(
+      state, [](const u32* k, const float* v, u32* ko, float* vo, std::size_t* count, std::size_t n,
+                cudaStream_t s) { cupar::reduce_by_key(k, v, ko, vo, count, n, add_floats{}, s); });
 }
 void reduce_by_key_cub_u32_f32_functor(benchmark::State& state) {
   cub_temp temp;
@@ -120,13 +119,13 @@ void inclusive_scan_by_key_cupar_u32_f32_functor(benchmark::State& state) {
 }
 void inclusive_scan_by_key_cub_u32_f32_functor(benchmark::State& state) {
   cub_temp temp;
-  scan_by_key_runner<u32, float>(state, [&](const u32* k, const float* v, float* out, std::size_t n,
-                                            cudaStream_t s) {
-    temp.run([&](void* t, std::size_t& bytes) {
-      return cub::DeviceScan::InclusiveScanByKey(t, bytes, k, v, out, add_floats{},
-                                                 static_cast<int>(n), ::cuda::std::equal_to<>{}, s);
-    });
-  });
+  scan_by_key_runner<u32, float>(
+      state, [&](const u32* k, const float* v, float* out, std::size_t n, cudaStream_t s) {
+        temp.run([&](void* t, std::size_t& bytes) {
+          return cub::DeviceScan::InclusiveScanByKey(
+              t, bytes, k, v, out, add_floats{}, static_cast<int>(n), ::cuda::std::equal_to<>{}, s);
+        });
+      });
 }
 
 // --- inclusive_scan_by_key --------------------------------------------------------------------

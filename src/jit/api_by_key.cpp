@@ -78,7 +78,8 @@ void reduce_by_key(const jit_dp_args& a, stream_ref s, memory_resource& mr) {
   const cupar::jit::op& eq = equality_or_default(run_length ? a.ops[0] : a.ops[1]);
   jit::reduce_by_key_launch launch{
       a.in[0], a.out[0], run_length ? nullptr : a.in[1],           a.out[1],
-      nullptr, a.n,      run_length ? nullptr : a.ops[0]->state(), eq.state(), req.plus};
+      nullptr, a.n,      run_length ? nullptr : a.ops[0]->state(), eq.state(),
+      req.plus};
   jit::launch_status st;
   const char* call =
       run_length ? "cupar run_length_encode" : "cupar reduce_by_key (run-time operator)";

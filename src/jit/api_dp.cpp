@@ -66,8 +66,8 @@ bool use_plus_set(jit::family fam, const jit_type& keys, const jit_type& values,
   std::atomic<unsigned char>& slot = known[f][k][static_cast<int>(values.kind)];
   unsigned char state = slot.load(std::memory_order_relaxed);
   if (state == 0) {
-    const jit::set_spec set{fam, {jit::type_ref::size_class(keys), jit::type_ref::of(values)},
-                            "plus"};
+    const jit::set_spec set{
+        fam, {jit::type_ref::size_class(keys), jit::type_ref::of(values)}, "plus"};
     state = jit::precompiled_for_any_arch(set.key()) ? 2 : 1;
     slot.store(state, std::memory_order_relaxed);
   }

@@ -153,7 +153,8 @@ TEST(JitCompileByKey, NamedPlusOnFourAndEightByteValuesUsesThePlusSets) {
   const auto before = cupar::jit::get_stats();
   using cupar::jit::compile_reduce_by_key;
   using cupar::jit::compile_scan_by_key;
-  const auto reduce = compile_reduce_by_key<std::uint32_t, float>(cupar::jit::plus, nullptr, 90, true);
+  const auto reduce =
+      compile_reduce_by_key<std::uint32_t, float>(cupar::jit::plus, nullptr, 90, true);
   const auto float_keys = compile_reduce_by_key<float, float>(cupar::jit::plus, nullptr, 90, false);
   const auto inclusive = compile_scan_by_key<std::uint64_t, std::uint64_t>(
       cupar::jit::plus, &cupar::jit::equal_to, true, 90, true);

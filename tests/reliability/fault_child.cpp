@@ -129,8 +129,8 @@ int main(int argc, char** argv) {
     cudaStream_t fresh = nullptr;
     const cudaError_t created = cudaStreamCreateWithFlags(&fresh, cudaStreamNonBlocking);
     say("new stream", cudaGetErrorName(created));
-    const cupar::stream_ref t = created == cudaSuccess ? cupar::stream_ref(fresh)
-                                                       : cupar::stream_ref::legacy_default();
+    const cupar::stream_ref t =
+        created == cudaSuccess ? cupar::stream_ref(fresh) : cupar::stream_ref::legacy_default();
     std::vector<int> g(n, 2);
     const long long expect = 2LL * static_cast<long long>(n);
     int jit = 0, named = 0, max = 0;
