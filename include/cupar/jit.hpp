@@ -241,8 +241,9 @@ enum class mode {
 CUPAR_EXPORT void set_mode(mode m) noexcept;
 CUPAR_EXPORT mode get_mode() noexcept;
 
-/// Blocks until every background (tier-2) build queued so far has finished. Calls made after it
-/// returns use the optimised kernels.
+/// Blocks until every background (tier-2) build queued before the call has finished (builds
+/// other threads queue meanwhile are not waited for). Calls made after it returns use the
+/// optimised kernels of the operators built before it.
 CUPAR_EXPORT void wait_for_background_builds();
 
 /// Counters of the JIT engine since the process started (for tests and diagnostics).
@@ -257,11 +258,17 @@ struct stats {
   std::uint64_t disk_rejects = 0;         ///< disk entries found corrupt or foreign, rebuilt
   std::uint64_t background_builds = 0;    ///< tier-2 builds finished in the background
   std::uint64_t background_failures = 0;  ///< tier-2 builds that failed (tier 1 keeps serving)
+  std::uint64_t background_skipped = 0;   ///< tier-2 builds dropped: retired by
+                                          ///< clear_memory_cache before they began, no plan
+                                          ///< holding them
 };
 CUPAR_EXPORT stats get_stats() noexcept;
 
-/// Forgets everything built in this process (loaded binaries stay valid for calls in flight).
-/// The disk cache is kept.
+/// Forgets everything built in this process (loaded binaries stay valid for calls in flight, and
+/// plans keep theirs). Background builds not yet begun for what it forgot are dropped unless a
+/// plan holds it. The disk cache is kept. The forgotten builds stay loaded until the process
+/// ends (a kernel launched from one may still be running), so a program that calls this in a
+/// loop grows by their size.
 CUPAR_EXPORT void clear_memory_cache();
 
 /// The disk cache directory in use, or empty when the disk cache is off.

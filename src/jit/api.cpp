@@ -393,6 +393,10 @@ cupar::jit::build_report jit_compile(const jit_compile_args& c) {
   return r;
 }
 
+plan_state::~plan_state() {
+  if (entry) jit::hold_for_plan(*entry, false);
+}
+
 std::shared_ptr<plan_state> jit_make_plan(const jit_compile_args& c) {
   auto plan = std::make_shared<plan_state>();
   plan->request = request_of(c);

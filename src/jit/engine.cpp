@@ -382,24 +382,30 @@ class worker {
     std::unique_lock<std::mutex> lock(mutex_);
     if (stopping_) return;
     if (!thread_.joinable()) {
-      busy_ = true;  // warming up
       thread_ = std::thread([this, arch] { run(arch); });
       std::atexit(stop_at_exit);
     }
     jobs_.push_back(std::move(job));
+    ++submitted_;
     cv_.notify_all();
   }
+  /// Blocks until every job submitted before the call has finished (or was dropped). Jobs
+  /// submitted meanwhile are not waited for: with other threads submitting all the time, waiting
+  /// for an empty queue could wait forever.
   void wait_idle() {
     std::unique_lock<std::mutex> lock(mutex_);
-    idle_cv_.wait(lock, [this] { return jobs_.empty() && !busy_; });
+    const std::uint64_t target = submitted_;
+    idle_cv_.wait(lock, [this, target] { return finished_ >= target; });
   }
   void stop() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (stopping_) return;
       stopping_ = true;
+      finished_ += jobs_.size();
       jobs_.clear();  // queued builds are dropped; the one running finishes
       cv_.notify_all();
+      idle_cv_.notify_all();
     }
     if (thread_.joinable()) thread_.join();
   }
@@ -426,18 +432,16 @@ class worker {
     warm_up_lto(arch);
     std::atexit(stop_at_exit);
     std::unique_lock<std::mutex> lock(mutex_);
-    busy_ = false;
     for (;;) {
       cv_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
       if (jobs_.empty()) return;  // stopping
       auto job = std::move(jobs_.front());
       jobs_.pop_front();
-      busy_ = true;
       lock.unlock();
       job();
       lock.lock();
-      busy_ = false;
-      if (jobs_.empty()) idle_cv_.notify_all();
+      ++finished_;  // jobs run in submission order: finished_ counts a prefix of them
+      idle_cv_.notify_all();
       if (stopping_) return;
     }
   }
@@ -445,7 +449,7 @@ class worker {
   std::condition_variable cv_, idle_cv_;
   std::deque<std::function<void()>> jobs_;
   std::thread thread_;
-  bool busy_ = false;
+  std::uint64_t submitted_ = 0, finished_ = 0;
   bool stopping_ = false;
 };
 
@@ -463,6 +467,9 @@ struct program_entry {
   std::atomic<const loaded_module*> current{nullptr};
   std::unique_ptr<built_binary> pending;  // finished tier-2 build not yet loaded
   std::atomic<bool> pending_ready{false};
+  // Set by clear_memory_cache: no new call finds the entry; only plans made from it still use it.
+  std::atomic<bool> retired{false};
+  std::atomic<int> plans{0};  // plans holding the entry
 };
 
 namespace {
@@ -537,6 +544,16 @@ void build_initial(const std::shared_ptr<program_entry>& entry, const build_spec
   std::weak_ptr<program_entry> weak = entry;
   worker::instance().submit(
       [weak, spec, arch, pre, key2] {
+        {
+          // An entry that clear_memory_cache retired and no plan holds can never run its
+          // optimised build: skip it (a program clearing the cache in a loop would otherwise
+          // queue builds faster than one thread makes them).
+          const auto e = weak.lock();
+          if (!e || (e->retired.load() && e->plans.load() == 0)) {
+            engine_counters().background_skipped++;
+            return;
+          }
+        }
         try {
           built_binary b = build_from_precompiled(spec, arch, *pre, 2);
           disk_cache::instance().store(key2, b);
@@ -557,7 +574,8 @@ void build_initial(const std::shared_ptr<program_entry>& entry, const build_spec
 
 std::shared_ptr<program_entry> obtain_entry(const fast_key& key,
                                             const std::function<build_spec()>& make_spec,
-                                            const cupar::jit::op& op, const device_info& dev) {
+                                            const cupar::jit::op& op, const device_info& dev,
+                                            bool for_plan) {
   const auto& def = *op.definition();
   auto& g = cache();
   std::shared_ptr<program_entry> entry;
@@ -575,6 +593,20 @@ std::shared_ptr<program_entry> obtain_entry(const fast_key& key,
       }
     }
   }
+  // A plan's hold is counted as soon as it has the entry, before the background build can
+  // begin (taken under the cache's lock where the entry comes from the cache, which
+  // clear_memory_cache retires it under), and given back if the build fails.
+  struct plan_hold {
+    program_entry* e = nullptr;
+    bool keep = false;
+    ~plan_hold() {
+      if (e != nullptr && !keep) e->plans.fetch_sub(1);
+    }
+  } hold;
+  if (entry && for_plan) {
+    entry->plans.fetch_add(1);
+    hold.e = entry.get();
+  }
   bool creator = false;
   build_spec spec;
   if (!entry) {
@@ -588,6 +620,10 @@ std::shared_ptr<program_entry> obtain_entry(const fast_key& key,
         creator = true;
       }
       entry = slot;
+      if (for_plan) {
+        entry->plans.fetch_add(1);
+        hold.e = entry.get();
+      }
     }
     if (creator) {
       try {
@@ -640,7 +676,12 @@ std::shared_ptr<program_entry> obtain_entry(const fast_key& key,
     lock.unlock();
     engine_counters().memory_hits++;
   }
+  hold.keep = true;
   return entry;
+}
+
+void hold_for_plan(program_entry& entry, bool hold) noexcept {
+  entry.plans.fetch_add(hold ? 1 : -1);
 }
 
 std::shared_ptr<const loaded_module> current_module(const std::shared_ptr<program_entry>& entry) {
@@ -686,14 +727,17 @@ stats get_stats() noexcept {
   s.disk_rejects = c.disk_rejects;
   s.background_builds = c.background_builds;
   s.background_failures = c.background_failures;
+  s.background_skipped = c.background_skipped;
   return s;
 }
 
 void clear_memory_cache() {
   auto& g = cupar::detail::jit::cache();
   std::lock_guard<std::mutex> lock(g.mutex);
-  for (auto& [k, e] : g.entries)
+  for (auto& [k, e] : g.entries) {
+    e->retired.store(true);
     g.retired.push_back(e);  // modules may still be in use
+  }
   g.entries.clear();
   g.generation++;
 }

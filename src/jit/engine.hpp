@@ -105,11 +105,16 @@ struct program_entry;
 /// own small cache the entry is remembered in (the first slot's, or a per-family constant for
 /// sets without operators); `key` must identify the build within it. Builds on first use (once,
 /// also when several threads ask at once). Throws cupar::jit_error for a malformed operator,
-/// cupar::cuda_error for driver failures.
+/// cupar::cuda_error for driver failures. `for_plan`: the caller is a plan, which holds the entry
+/// from then on (counted before the entry's background build can begin; given back with
+/// hold_for_plan).
 std::shared_ptr<program_entry> obtain_entry(const fast_key& key,
                                             const std::function<build_spec()>& make_spec,
                                             const cupar::jit::op& anchor,
-                                            const device_info& device);
+                                            const device_info& device, bool for_plan = false);
+/// Counts a plan holding `entry` (hold) or letting it go: a background build of an entry that
+/// clear_memory_cache retired is only made while a plan holds it.
+void hold_for_plan(program_entry& entry, bool hold) noexcept;
 /// The entry's current module, after picking up a finished background (tier-2) build.
 std::shared_ptr<const loaded_module> current_module(const std::shared_ptr<program_entry>& entry);
 /// obtain_entry, then current_module.
@@ -124,7 +129,7 @@ built_binary build_only(const build_spec& spec, int arch, int tier);
 struct counters {
   std::atomic<std::uint64_t> operator_compiles{0}, kernel_compiles{0}, links{0}, loads{0},
       memory_hits{0}, disk_hits{0}, disk_writes{0}, disk_rejects{0}, background_builds{0},
-      background_failures{0};
+      background_failures{0}, background_skipped{0};
 };
 counters& engine_counters();
 

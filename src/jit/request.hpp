@@ -57,6 +57,10 @@ inline bool is_data_processing(family f) {
 
 /// A plan's build: the cache entry it was made from, for the device it was made on.
 struct plan_state {
+  plan_state() = default;
+  plan_state(const plan_state&) = delete;
+  plan_state& operator=(const plan_state&) = delete;
+  ~plan_state();
   jit::set_request request;
   std::shared_ptr<jit::program_entry> entry;  // null: a named operator served by the library
   const jit::device_info* device = nullptr;

@@ -132,5 +132,58 @@ TEST(JitConcurrency, CallsRaceBackgroundBuildsAndCacheClears) {
   EXPECT_EQ(cupar::jit::get_stats().background_failures, 0u);
 }
 
+// wait_for_background_builds waits for what was queued before it, not for an empty queue: with
+// another thread queueing builds all the time (new operators, the cache cleared in a loop) the
+// queue never empties, and the first version of the wait never returned (the test above hung on
+// the H100). Builds retired by clear_memory_cache before they began are dropped, unless a plan
+// holds them.
+TEST(JitConcurrency, WaitReturnsWhileAnotherThreadKeepsQueueing) {
+  CUPAR_REQUIRE_GPU();
+  const auto mode = cupar::jit::get_mode();
+  cupar::jit::set_mode(cupar::jit::mode::tiered);
+  owned_stream s;
+  const std::size_t n = 4099;
+  std::vector<int> h(n, 1);
+  device_buffer<int> in(h, s);
+  const cupar::jit::reduce_plan<int> kept(op("a + b + 1 - 1"));  // made before the clears
+  std::atomic<bool> stop{false};
+  std::atomic<int> wrong{0}, queued{0};
+  std::thread producer([&] {
+    try {
+      owned_stream ps;
+      device_buffer<int> pin(h, ps);
+      for (int k = 0; !stop.load(); ++k) {
+        cupar::jit::clear_memory_cache();
+        // A new operator each round: a quick build now, an optimised one queued.
+        wrong += cupar::reduce_value(pin.data(), n, op("a + b + " + std::to_string(k) + " - " +
+                                                       std::to_string(k)),
+                                     0, ps) != static_cast<int>(n);
+        ++queued;
+      }
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << e.what();
+      ++wrong;
+    }
+  });
+  while (queued.load() < 8)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  for (int i = 0; i < 3; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    cupar::jit::wait_for_background_builds();
+    const double s_waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    // Each wait covers the builds queued before it: a few links, not the producer's stream.
+    EXPECT_LT(s_waited, 60.0) << "wait " << i;
+    wrong += kept.value(in.data(), n, 0, s) != static_cast<int>(n);
+  }
+  stop = true;
+  producer.join();
+  cupar::jit::wait_for_background_builds();
+  cupar::jit::set_mode(mode);
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_GT(queued.load(), 8);
+  EXPECT_EQ(cupar::jit::get_stats().background_failures, 0u);
+}
+
 }  // namespace
 }  // namespace cupar::testing
