@@ -42,6 +42,10 @@ struct alignas(16) cupar_op_state {
   unsigned char bytes[CUPAR_STATE_BYTES];
 };
 
+// Also written into operator sources linked with precompiled sets (codegen.cpp,
+// storage_definition): keep the two the same.
+#ifndef CUPAR_STORAGE_DEFINED
+#define CUPAR_STORAGE_DEFINED
 /// The unsigned word type of a size.
 template <int Bytes>
 struct cupar_word;
@@ -69,6 +73,8 @@ template <int Size, int Align>
 struct alignas(Align) cupar_storage {
   typename cupar_word<(Align > 8 ? 8 : Align)>::type words[Size / (Align > 8 ? 8 : Align)];
 };
+#endif
+
 
 /// Carries compile-time facts about a kernel set to the host: its template arguments appear in
 /// the lowered (mangled) name NVRTC reports for an instantiation of this empty kernel.

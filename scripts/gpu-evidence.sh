@@ -28,7 +28,8 @@ case "$stage" in
   build)
     nvidia-smi -L
     cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${prefix[@]}" \
-      -DCMAKE_CUDA_ARCHITECTURES=90 -DCUPAR_JIT_PRECOMPILE_TYPES=all -DCUPAR_TEST_TYPES=all \
+      -DCMAKE_CUDA_ARCHITECTURES=90 -DCUPAR_JIT_PRECOMPILE_TYPES=all -DCUPAR_JIT_STRUCT_CLASSES=all \
+      -DCUPAR_TEST_TYPES=all \
       >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
     cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1
     rc=$?

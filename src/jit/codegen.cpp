@@ -194,6 +194,29 @@ constexpr const char* bit_cast_definition =
     "  static_assert(sizeof(To) == sizeof(From), \"cupar: size class mismatch\");\n"
     "  To to;\n  memcpy(&to, &from, sizeof(To));\n  return to;\n}\n#endif\n";
 
+/// cupar_storage as jit_ops/cupar_prelude.cuh defines it, for operator sources compiled apart
+/// from the kernels (their functions take and return the storage of a struct class by value).
+constexpr const char* storage_definition =
+    "#ifndef CUPAR_STORAGE_DEFINED\n#define CUPAR_STORAGE_DEFINED\n"
+    "template <int Bytes> struct cupar_word;\n"
+    "template <> struct cupar_word<1> { typedef unsigned char type; };\n"
+    "template <> struct cupar_word<2> { typedef unsigned short type; };\n"
+    "template <> struct cupar_word<4> { typedef unsigned int type; };\n"
+    "template <> struct cupar_word<8> { typedef unsigned long long type; };\n"
+    "template <int Size, int Align>\n"
+    "struct alignas(Align) cupar_storage {\n"
+    "  typename cupar_word<(Align > 8 ? 8 : Align)>::type words[Size / (Align > 8 ? 8 : Align)];\n"
+    "};\n#endif\n";
+
+bool uses_storage(const slot_spec& slot) {
+  auto storage = [](const type_ref& t) {
+    return static_cast<int>(t.kind) == 0 && t.definition.empty() && !t.is_boolean();
+  };
+  for (const auto& a : slot.args)
+    if (storage(a)) return true;
+  return storage(slot.result);
+}
+
 bool needs_bit_cast(const slot_spec& slot, const slot_binding& b) {
   for (std::size_t i = 0; i < slot.args.size(); ++i) {
     if (!same_type(slot.args[i], b.args[i])) return true;
@@ -695,11 +718,13 @@ std::string preambles(const build_spec& spec, const std::vector<int>& which) {
 std::string slot_functions(const build_spec& spec, const std::vector<int>& which) {
   const std::vector<slot_spec> slots = slots_of(spec.set);
   std::string out;
-  bool cast = false;
+  bool cast = false, storage = false;
   for (int i : which) {
     cast = cast || needs_bit_cast(slots[static_cast<std::size_t>(i)],
                                   spec.slots[static_cast<std::size_t>(i)]);
+    storage = storage || uses_storage(slots[static_cast<std::size_t>(i)]);
   }
+  if (storage) out += storage_definition;
   if (cast) out += bit_cast_definition;
   for (int i : which) {
     out += operator_function(slots[static_cast<std::size_t>(i)],
@@ -718,6 +743,7 @@ std::string slot_operator_source(const slot_spec& slot, const slot_binding& b, i
     add_type_definitions(out, done, t);
   add_type_definitions(out, done, b.result);
   out << preamble_block(b.op);
+  if (uses_storage(slot)) out << storage_definition;
   if (needs_bit_cast(slot, b)) out << bit_cast_definition;
   out << operator_function(slot, b, index);
   return out.str();

@@ -79,3 +79,41 @@ foreach(_k IN ITEMS u32 u64)
          "scan_by_key_exclusive<${_k},${_v}>+plus")
   endforeach()
 endforeach()
+
+# User structs (issue 11): reduce, the scans and merge sort keys compiled for opaque storage of
+# the struct's exact size and alignment ("s<size>a<align>", cupar_storage in jit_ops/
+# cupar_prelude.cuh), so that a run-time operator on a struct is linked like one on a float
+# instead of compiling CUB's kernels from source (2.1-2.4 s on the H100). CUB picks its tuning
+# from the type's size and whether it is primitive (a struct and its storage are not), so a class
+# gets the policy nvcc would give the struct. CUPAR_JIT_STRUCT_CLASSES: "all" (the 23 classes
+# below, 92 sets), "none", or a list of classes (CI builds three).
+set(_struct_classes_all
+    s4a4 s8a4 s12a4 s16a4 s20a4 s24a4 s28a4 s32a4
+    s8a8 s16a8 s24a8 s32a8 s40a8 s48a8 s64a8 s96a8 s128a8
+    s16a16 s32a16 s48a16 s64a16 s96a16 s128a16)
+if(NOT DEFINED CUPAR_JIT_STRUCT_CLASSES OR CUPAR_JIT_STRUCT_CLASSES STREQUAL "all")
+  set(_struct_classes ${_struct_classes_all})
+elseif(CUPAR_JIT_STRUCT_CLASSES STREQUAL "none")
+  set(_struct_classes "")
+else()
+  string(REPLACE "," ";" _struct_classes "${CUPAR_JIT_STRUCT_CLASSES}")
+  foreach(_c IN LISTS _struct_classes)
+    if(NOT _c MATCHES "^s([0-9]+)a([0-9]+)$")
+      message(FATAL_ERROR "CUPAR_JIT_STRUCT_CLASSES: '${_c}' is not a class s<size>a<align>")
+    endif()
+    set(_size ${CMAKE_MATCH_1})
+    set(_align ${CMAKE_MATCH_2})
+    math(EXPR _rem "${_size} % ${_align}")
+    if(NOT _align MATCHES "^(1|2|4|8|16)$" OR _size GREATER 128 OR _size EQUAL 0 OR NOT _rem EQUAL 0)
+      message(FATAL_ERROR "CUPAR_JIT_STRUCT_CLASSES: '${_c}': the size must be a multiple of the "
+                          "alignment (1, 2, 4, 8 or 16), at most 128 bytes")
+    endif()
+  endforeach()
+endif()
+foreach(_s IN LISTS _struct_classes)
+  list(APPEND CUPAR_PRECOMPILED_SETS
+       "reduce<${_s}>"
+       "scan_inclusive<${_s}>"
+       "scan_exclusive<${_s}>"
+       "merge_sort_keys<${_s}>")
+endforeach()

@@ -2,6 +2,7 @@
 #include "request.hpp"
 
 #include "op_definition.hpp"
+#include "precompiled.hpp"
 
 #include <cupar/detail/checks.hpp>
 #include <cupar/detail/cuda_check.hpp>
@@ -29,6 +30,19 @@ int slot_type_index(family f, std::size_t slot) {
     default:
       return 0;
   }
+}
+
+/// The struct class a user struct's set is compiled for, when the library precompiled that set
+/// (reduce, the scans and merge sort keys: CUPAR_JIT_STRUCT_CLASSES); else the user's type
+/// itself, whose kernels are compiled from source.
+bool use_struct_class(family f, const jit_type& t) {
+  if (static_cast<int>(t.kind) != 0) return false;
+  if (f != family::reduce && f != family::scan_inclusive && f != family::scan_exclusive &&
+      f != family::merge_sort_keys) {
+    return false;
+  }
+  set_spec candidate{f, {type_ref::storage(t.size, t.align)}, ""};
+  return precompiled_for_any_arch(candidate.key());
 }
 
 }  // namespace
@@ -66,6 +80,17 @@ build_spec set_request::spec() const {
                                                        : type_ref::of(*x));
       }
       if (plus) sp.set.types[1] = type_ref::of(*t[1]);  // the values' own type
+  }
+  // A struct served by its precompiled class: the kernels move storage of its size and
+  // alignment; the operator's wrapper bit-casts to and from the struct the snippet sees.
+  if (!is_data_processing(fam) && t[0] != nullptr && use_struct_class(fam, *t[0])) {
+    const std::vector<slot_spec> user_slots = slots_of(sp.set);
+    sp.set.types[0] = type_ref::storage(t[0]->size, t[0]->align);
+    for (std::size_t i = 0; i < user_slots.size(); ++i) {
+      const cupar::jit::op& op = ops[i] != nullptr ? *ops[i] : default_op(user_slots[i]);
+      sp.slots.push_back({op, user_slots[i].args, user_slots[i].result});
+    }
+    return sp;
   }
   if (in_place) sp.set.variant = "inplace";
   if (wide) sp.set.variant = "wide";

@@ -14,6 +14,9 @@
 #ifndef CUPAR_TEST_PRECOMPILE_TYPES
 #define CUPAR_TEST_PRECOMPILE_TYPES "all"
 #endif
+#ifndef CUPAR_TEST_STRUCT_CLASSES
+#define CUPAR_TEST_STRUCT_CLASSES "all"
+#endif
 #ifndef CUPAR_TEST_PRECOMPILE_FILTER
 #define CUPAR_TEST_PRECOMPILE_FILTER ""
 #endif
@@ -23,7 +26,25 @@ namespace cupar::testing {
 /// True when every element type was precompiled (the default build).
 inline bool all_precompiled() {
   return CUPAR_TEST_PRECOMPILE && std::string(CUPAR_TEST_PRECOMPILE_TYPES) == "all" &&
+         std::string(CUPAR_TEST_STRUCT_CLASSES) == "all" &&
          std::string(CUPAR_TEST_PRECOMPILE_FILTER).empty();
+}
+
+/// Whether the struct class (e.g. "s16a4") is in CUPAR_JIT_STRUCT_CLASSES ("all": the 23 of
+/// src/jit/precompiled_sets.cmake).
+inline bool struct_class_listed(const std::string& cls) {
+  const std::string classes = CUPAR_TEST_STRUCT_CLASSES;
+  if (classes == "none") return false;
+  if (classes == "all") {
+    static const char* const all[] = {
+        "s4a4",   "s8a4",   "s12a4",  "s16a4",  "s20a4",   "s24a4",  "s28a4",  "s32a4",
+        "s8a8",   "s16a8",  "s24a8",  "s32a8",  "s40a8",   "s48a8",  "s64a8",  "s96a8",
+        "s128a8", "s16a16", "s32a16", "s48a16", "s64a16",  "s96a16", "s128a16"};
+    for (const char* c : all)
+      if (cls == c) return true;
+    return false;
+  }
+  return ("," + classes + ",").find("," + cls + ",") != std::string::npos;
 }
 
 /// Whether the set with this key (e.g. "select_if<u32>", "merge_sort_pairs<f32,s4a4>") was
@@ -32,10 +53,15 @@ inline bool precompiled_here(const std::string& set_key) {
   if (!CUPAR_TEST_PRECOMPILE) return false;
   const std::string filter = CUPAR_TEST_PRECOMPILE_FILTER;
   if (!filter.empty() && !std::regex_search(set_key, std::regex(filter))) return false;
-  const std::string types = CUPAR_TEST_PRECOMPILE_TYPES;
-  if (types == "all") return true;
   const auto open = set_key.find('<'), close = set_key.find('>');
   if (open == std::string::npos || close == std::string::npos) return false;
+  // Struct classes of reduce, the scans and merge sort keys: CUPAR_JIT_STRUCT_CLASSES.
+  static const std::regex struct_set("^(reduce|scan_inclusive|scan_exclusive|merge_sort_keys)<"
+                                     "(s[0-9]+a[0-9]+)>$");
+  std::smatch m;
+  if (std::regex_match(set_key, m, struct_set)) return struct_class_listed(m[2].str());
+  const std::string types = CUPAR_TEST_PRECOMPILE_TYPES;
+  if (types == "all") return true;
   std::istringstream args(set_key.substr(open + 1, close - open - 1));
   static const std::regex storage("^s[0-9]+a[0-9]+$");
   for (std::string a; std::getline(args, a, ',');) {

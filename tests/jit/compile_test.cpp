@@ -1,6 +1,8 @@
 // cupar tests: run-time operators, compile only (NVRTC and nvJitLink, no GPU): these run in CI.
 // Malformed operators must give cupar::jit_error with the stage, the compiler's log and the
 // offending line, never crash, and leave the JIT working for the next operator.
+#include "common/precompiled.hpp"
+
 #include <cupar/cupar.hpp>
 
 #include <gtest/gtest.h>
@@ -14,6 +16,28 @@ struct point {
 CUPAR_JIT_TYPE(point, "point", "struct point { float x, y; };")
 
 CUPAR_JIT_STRUCT(pixel, unsigned char r; unsigned char g; unsigned char b; unsigned char a;)
+
+// Struct shapes of the size classes (issue 11): padding after a 1-byte member (8 bytes, aligned
+// to 4), an 8-byte member after a 4-byte one (16 bytes, aligned to 8), four floats (16, 4), and
+// a size no class has (36 bytes).
+struct padded {
+  unsigned char tag;
+  float value;
+};
+CUPAR_JIT_TYPE(padded, "padded", "struct padded { unsigned char tag; float value; };")
+struct counted {
+  int count;
+  double sum;
+};
+CUPAR_JIT_TYPE(counted, "counted", "struct counted { int count; double sum; };")
+struct stats4 {
+  float count, sum, min, max;
+};
+CUPAR_JIT_TYPE(stats4, "stats4", "struct stats4 { float count, sum, min, max; };")
+struct nine {
+  float v[9];
+};
+CUPAR_JIT_TYPE(nine, "nine", "struct nine { float v[9]; };")
 
 namespace {
 
@@ -289,6 +313,59 @@ TEST(JitCompile, EveryFamilyBuildsWithPrecompiledKernelsAndFromSource) {
   EXPECT_FALSE((cupar::jit::compile_histogram<pixel, float>(op("0.299f * x.r + 0.587f * x.g"), true,
                                                             90, false)
                     .precompiled_kernels));
+}
+
+// A struct whose size and alignment make a precompiled class (CUPAR_JIT_STRUCT_CLASSES) links its
+// operator to the class's kernels, as an operator on a float does: only the operator compiles,
+// tier 1 first. Classes the build did not precompile, and structs of no class, compile the kernels
+// from source.
+TEST(JitCompile, StructsOfAPrecompiledClassLinkTheClassKernels) {
+  struct expectation {
+    const char* set;
+    cupar::jit::build_report quick, optimised;
+  };
+  const op sum_counted("counted{a.count + b.count, a.sum + b.sum}");
+  const op max_tag("padded{a.tag > b.tag ? a.tag : b.tag, a.value + b.value}");
+  const op merge_stats(
+      "stats4{a.count + b.count, a.sum + b.sum, fminf(a.min, b.min), fmaxf(a.max, b.max)}");
+  const expectation cases[] = {
+      {"reduce<s8a4>", cupar::jit::compile_reduce<padded>(max_tag, 90, false),
+       cupar::jit::compile_reduce<padded>(max_tag, 90, true)},
+      {"scan_inclusive<s16a8>", cupar::jit::compile_scan<counted>(sum_counted, true, 90, false),
+       cupar::jit::compile_scan<counted>(sum_counted, true, 90, true)},
+      {"scan_exclusive<s16a4>", cupar::jit::compile_scan<stats4>(merge_stats, false, 90, false),
+       cupar::jit::compile_scan<stats4>(merge_stats, false, 90, true)},
+      {"merge_sort_keys<s16a8>", cupar::jit::compile_sort<counted>(op("a.sum < b.sum"), 90, false),
+       cupar::jit::compile_sort<counted>(op("a.sum < b.sum"), 90, true)},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.set);
+    if (!cupar::testing::precompiled_here(c.set)) {
+      EXPECT_FALSE(c.quick.precompiled_kernels);
+      EXPECT_EQ(c.quick.tier, 2);
+      continue;
+    }
+    EXPECT_TRUE(c.quick.precompiled_kernels);
+    EXPECT_EQ(c.quick.kernel_set, c.set);
+    EXPECT_EQ(c.quick.tier, 1);
+    EXPECT_TRUE(c.optimised.precompiled_kernels);
+    EXPECT_EQ(c.optimised.kernel_set, c.set);
+    EXPECT_EQ(c.optimised.tier, 2);
+    EXPECT_EQ(c.quick.kernels, c.optimised.kernels);
+  }
+  // 36 bytes: no class.
+  const auto r = cupar::jit::compile_reduce<nine>(op("a"), 90, false);
+  EXPECT_FALSE(r.precompiled_kernels);
+  EXPECT_EQ(r.tier, 2);
+  // The operator still sees the user's struct: an unknown member fails in the snippet's line.
+  try {
+    (void)cupar::jit::compile_reduce<padded>(op("padded{a.tag, a.nope}"), 90, false);
+    FAIL() << "expected cupar::jit_error";
+  } catch (const cupar::jit_error& e) {
+    EXPECT_EQ(e.stage(), cupar::jit_stage::compile);
+    EXPECT_EQ(e.line(), 1);
+    EXPECT_NE(std::string(e.log()).find("nope"), std::string::npos) << e.log();
+  }
 }
 
 TEST(JitCompile, ParametersAreCheckedWhenDeclaredAndSet) {
