@@ -10,14 +10,22 @@
 //   reduce_f32           reduce of floats with "a + b" (precompiled kernels, operator compiled)
 //   merge_sort_keys_f32  merge sort of float keys with the comparator "a < b"
 //   reduce_point         reduce of `struct point { float x, y; }` (described with
-//                        CUPAR_JIT_TYPE: no precompiled kernels, compiled from source) with
+//                        CUPAR_JIT_TYPE: struct class s8a4, see below) with
 //                        "point{a.x + b.x, a.y + b.y}"
+//   and one case per data-processing family (select_if_u32, reduce_by_key_u32_f32, ...: --list),
+//   and the struct size classes (issue 11): reduce_rec16 and inclusive_scan_rec16 (16-byte
+//   records, class s16a4), merge_sort_rec32 (32 bytes, s32a8), reduce_rec36 (36 bytes: no
+//   class, kernels compiled from source). reduce_point's struct is class s8a4: precompiled in
+//   the default build (CUPAR_JIT_STRUCT_CLASSES=all), compiled from source in builds without it.
 // Measures, run in the order given:
 //   first_call    the first call with the case's operator; then waits for the background
 //                 (optimised) build, so that the cache directory holds it when the process ends
 //   warm          a repeated call once the optimised build serves: median of --calls calls
 //   new_operator  --operators further distinct operators of the same meaning (e.g.
 //                 "a + b + 0.0f * 7"), the first call of each: median and max
+//   new_operator_quiet  as new_operator, but each operator's call starts once the background
+//                 (optimised) builds of the ones before it have finished (not timed): the
+//                 difference from new_operator is what those builds cost the next operator
 // Each time runs from just before the cupar call to the return of cudaStreamSynchronize on the
 // call's stream, with CUDA initialised, the data on the device and cupar's memory pool grown
 // beforehand: the JIT's work (compile, link, load, cache lookups) and the kernels.
@@ -53,6 +61,23 @@ struct point {
   float x, y;
 };
 CUPAR_JIT_TYPE(point, "point", "struct point { float x, y; };")
+
+// Records of the struct size classes (issue 11): 16 bytes aligned to 4, 32 bytes aligned to 8,
+// and 36 bytes (no class: compiled from source, the "before" of the classes).
+struct rec16 {
+  float count, sum, min, max;
+};
+CUPAR_JIT_TYPE(rec16, "rec16", "struct rec16 { float count, sum, min, max; };")
+struct rec32 {
+  double key;
+  long long id;
+  double a, b;
+};
+CUPAR_JIT_TYPE(rec32, "rec32", "struct rec32 { double key; long long id; double a, b; };")
+struct rec36 {
+  float v[9];
+};
+CUPAR_JIT_TYPE(rec36, "rec36", "struct rec36 { float v[9]; };")
 
 namespace {
 
@@ -222,6 +247,116 @@ class reduce_point final : public workload {
  private:
   std::vector<point> host_;
   cupar::device_buffer<point> in_, out_;
+};
+
+/// Reduce (or inclusive scan) of rec16 records: count, sum, min, max merged. Integers in floats,
+/// so the result is exact.
+class rec16_case final : public workload {
+ public:
+  rec16_case(std::size_t n, cudaStream_t s, bool scan)
+      : workload(s), scan_(scan), host_(n), out_(scan ? n : 1, s) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const float v = static_cast<float>((i * 7919) % 1000);
+      host_[i] = rec16{1.0f, v, v, v};
+    }
+    in_ = cupar::device_buffer<rec16>(host_, s);
+  }
+  op make_op(int i) const override {
+    const std::string text =
+        "rec16{a.count + b.count, a.sum + b.sum, fminf(a.min, b.min), fmaxf(a.max, b.max)" +
+        (i == 0 ? std::string() : " + 0.0f * " + std::to_string(i)) + "}";
+    return op(text);
+  }
+  void call(const op& o) override {
+    if (scan_) {
+      cupar::inclusive_scan(in_.data(), out_.data(), in_.size(), o, stream_);
+    } else {
+      cupar::reduce(in_.data(), out_.data(), in_.size(), o, rec16{0.0f, 0.0f, 1e30f, -1e30f},
+                    stream_);
+    }
+  }
+  void check() override {
+    const std::vector<rec16> got = out_.to_host();
+    const rec16 last = got.back();
+    double sum = 0;
+    float lo = 1e30f, hi = -1e30f;
+    for (const rec16& r : host_) {
+      sum += r.sum;
+      lo = std::min(lo, r.min);
+      hi = std::max(hi, r.max);
+    }
+    if (last.count != static_cast<float>(host_.size()) || last.sum != static_cast<float>(sum) ||
+        last.min != lo || last.max != hi) {
+      throw std::runtime_error("rec16: wrong count/sum/min/max (" + number(last.count) + ", " +
+                               number(last.sum) + ", " + number(last.min) + ", " +
+                               number(last.max) + ")");
+    }
+  }
+
+ private:
+  bool scan_;
+  std::vector<rec16> host_;
+  cupar::device_buffer<rec16> in_, out_;
+};
+
+/// Merge sort of rec32 records by their key.
+class sort_rec32 final : public workload {
+ public:
+  sort_rec32(std::size_t n, cudaStream_t s) : workload(s), out_(n, s) {
+    std::vector<rec32> h(n);
+    const cupar_bench::value_generator<double> g{3, {-1.0e6, 1.0e6}};
+    for (std::size_t i = 0; i < n; ++i)
+      h[i] = rec32{g(i), static_cast<long long>(i), 1.0, 2.0};
+    in_ = cupar::device_buffer<rec32>(h, s);
+  }
+  op make_op(int i) const override {
+    return op(i == 0 ? std::string("a.key < b.key")
+                     : "a.key < b.key && " + std::to_string(i) + " > 0");
+  }
+  void call(const op& o) override {
+    cupar::sort_keys(in_.data(), out_.data(), in_.size(), o, stream_);
+  }
+  void check() override {
+    const std::vector<rec32> got = out_.to_host();
+    for (std::size_t i = 1; i < got.size(); ++i) {
+      if (got[i].key < got[i - 1].key) throw std::runtime_error("sort_rec32: not sorted");
+    }
+  }
+
+ private:
+  cupar::device_buffer<rec32> in_, out_;
+};
+
+/// Reduce of rec36 (no size class: CUB's kernels compiled from source).
+class reduce_rec36 final : public workload {
+ public:
+  reduce_rec36(std::size_t n, cudaStream_t s) : workload(s), out_(1, s) {
+    std::vector<rec36> h(n);
+    for (auto& r : h)
+      for (float& v : r.v)
+        v = 1.0f;
+    in_ = cupar::device_buffer<rec36>(h, s);
+    n_ = n;
+  }
+  op make_op(int i) const override {
+    std::string text = "[](rec36 a, rec36 b) { rec36 r; for (int k = 0; k < 9; ++k) r.v[k] = "
+                       "a.v[k] + b.v[k]";
+    if (i != 0) text += " + 0.0f * " + std::to_string(i);
+    return op(text + "; return r; }");
+  }
+  void call(const op& o) override {
+    cupar::reduce(in_.data(), out_.data(), in_.size(), o, rec36{}, stream_);
+  }
+  void check() override {
+    const rec36 got = out_.to_host()[0];
+    for (float v : got.v) {
+      if (v != static_cast<float>(n_)) throw std::runtime_error("reduce_rec36: wrong sum");
+    }
+  }
+
+ private:
+  std::size_t n_ = 0;
+  cupar::device_buffer<rec36> in_, out_;
 };
 
 // The data-processing families (issue 9): one case per family, the operator a snippet (the
@@ -423,7 +558,11 @@ const char* const case_names[] = {"reduce_f32",
                                   "inclusive_scan_by_key_u32_f32",
                                   "segmented_reduce_f32",
                                   "segmented_inclusive_scan_f32",
-                                  "lower_bound_u32"};
+                                  "lower_bound_u32",
+                                  "reduce_rec16",
+                                  "inclusive_scan_rec16",
+                                  "merge_sort_rec32",
+                                  "reduce_rec36"};
 
 std::unique_ptr<workload> make_workload(const std::string& name, std::size_t n, cudaStream_t s) {
   if (name == "reduce_f32") return std::make_unique<reduce_f32>(n, s);
@@ -438,6 +577,10 @@ std::unique_ptr<workload> make_workload(const std::string& name, std::size_t n, 
   if (name == "segmented_reduce_f32") return std::make_unique<segmented_f32>(n, s, false);
   if (name == "segmented_inclusive_scan_f32") return std::make_unique<segmented_f32>(n, s, true);
   if (name == "lower_bound_u32") return std::make_unique<lower_bound_u32>(n, s);
+  if (name == "reduce_rec16") return std::make_unique<rec16_case>(n, s, false);
+  if (name == "inclusive_scan_rec16") return std::make_unique<rec16_case>(n, s, true);
+  if (name == "merge_sort_rec32") return std::make_unique<sort_rec32>(n, s);
+  if (name == "reduce_rec36") return std::make_unique<reduce_rec36>(n, s);
   return nullptr;
 }
 
@@ -463,7 +606,9 @@ class session {
     } else if (measure == "warm") {
       warm();
     } else if (measure == "new_operator") {
-      new_operator();
+      new_operator(false);
+    } else if (measure == "new_operator_quiet") {
+      new_operator(true);
     }
   }
 
@@ -519,19 +664,20 @@ class session {
               " calls=" + std::to_string(opt_.calls) + stats_fields(s0, s1));
   }
 
-  void new_operator() {
+  void new_operator(bool quiet) {
     ensure_first_operator(false);
     const cupar::jit::stats s0 = cupar::jit::get_stats();
     std::vector<double> t;
     for (int i = 1; i <= opt_.operators; ++i) {
       const op o = w_.make_op(next_op_++);
+      if (quiet) cupar::jit::wait_for_background_builds();
       t.push_back(timed_call(o));
     }
     const cupar::jit::stats s1 = cupar::jit::get_stats();
     w_.check();
     // Left to the background thread: the optimised builds of the new operators (not waited for;
     // the ones still queued are dropped at exit).
-    print("new_operator", median(t),
+    print(quiet ? "new_operator_quiet" : "new_operator", median(t),
           " max_seconds=" + number(*std::max_element(t.begin(), t.end())) +
               " min_seconds=" + number(*std::min_element(t.begin(), t.end())) +
               " operators=" + std::to_string(opt_.operators) + stats_fields(s0, s1));
@@ -547,10 +693,11 @@ class session {
 
 void usage(std::FILE* f) {
   std::fprintf(f,
-               "usage: cupar_jit_latency --case CASE [--measure first_call,warm,new_operator]\n"
+               "usage: cupar_jit_latency --case CASE [--measure first_call,warm,new_operator,"
+               "new_operator_quiet]\n"
                "                         [--operators N] [--calls N] [--n N]\n"
                "       cupar_jit_latency --list\n"
-               "CASE: reduce_f32 | merge_sort_keys_f32 | reduce_point. Default measure: "
+               "CASE: see --list. Default measure: "
                "first_call; --operators 20, --calls 1000, --n 1048576.\n"
                "Environment: CUPAR_CACHE_DIR, CUPAR_DISABLE_DISK_CACHE, CUPAR_JIT_MODE (as for "
                "any cupar program), CUDA_CACHE_DISABLE.\n");
@@ -623,9 +770,10 @@ int parse(int argc, char** argv, options& o) {
   while (start <= measures.size()) {
     const std::size_t comma = std::min(measures.find(',', start), measures.size());
     const std::string m = measures.substr(start, comma - start);
-    if (m != "first_call" && m != "warm" && m != "new_operator") {
+    if (m != "first_call" && m != "warm" && m != "new_operator" && m != "new_operator_quiet") {
       std::fprintf(stderr,
-                   "cupar_jit_latency: unknown measure '%s' (first_call, warm, new_operator)\n",
+                   "cupar_jit_latency: unknown measure '%s' (first_call, warm, new_operator, "
+                   "new_operator_quiet)\n",
                    m.c_str());
       return exit_usage;
     }

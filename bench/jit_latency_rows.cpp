@@ -240,8 +240,8 @@ struct latency_case {
 const latency_case case_reduce_f32{"reduce_f32", "reduce_f32", "tiered", 20};
 const latency_case case_merge_sort_keys_f32{"merge_sort_keys_f32", "merge_sort_keys_f32", "tiered",
                                             20};
-// Each new operator on a type without precompiled kernels compiles CUB's kernels from source
-// (1-3 s): 5 of them, not 20.
+// point is struct class s8a4: precompiled kernels in the default build; in a build without the
+// class each new operator compiles CUB's kernels from source (1-3 s): 5 of them, not 20.
 const latency_case case_reduce_point{"reduce_point", "reduce_point", "tiered", 5};
 // The data-processing families (issue 9): 20 new operators each, as for reduce_f32.
 const latency_case case_select_if_u32{"select_if_u32", "select_if_u32", "tiered", 20};
@@ -253,6 +253,12 @@ const latency_case case_inclusive_scan_by_key_u32_f32{"inclusive_scan_by_key_u32
 const latency_case case_segmented_reduce_f32{"segmented_reduce_f32", "segmented_reduce_f32", "tiered", 20};
 const latency_case case_segmented_inclusive_scan_f32{"segmented_inclusive_scan_f32", "segmented_inclusive_scan_f32", "tiered", 20};
 const latency_case case_lower_bound_u32{"lower_bound_u32", "lower_bound_u32", "tiered", 20};
+// Struct size classes (issue 11): 16- and 32-byte records served by precompiled class kernels, 20
+// new operators each; the 36-byte record has no class (from source, 1-3 s each): 3 of them.
+const latency_case case_reduce_rec16{"reduce_rec16", "reduce_rec16", "tiered", 20};
+const latency_case case_inclusive_scan_rec16{"inclusive_scan_rec16", "inclusive_scan_rec16", "tiered", 20};
+const latency_case case_merge_sort_rec32{"merge_sort_rec32", "merge_sort_rec32", "tiered", 20};
+const latency_case case_reduce_rec36{"reduce_rec36", "reduce_rec36", "tiered", 3};
 const latency_case case_reduce_f32_optimized{"reduce_f32_optimized", "reduce_f32", "optimized", 0};
 const latency_case case_merge_sort_keys_f32_optimized{"merge_sort_keys_f32_optimized",
                                                       "merge_sort_keys_f32", "optimized", 0};
@@ -444,6 +450,10 @@ CUPAR_LATENCY_ROWS(inclusive_scan_by_key_u32_f32)
 CUPAR_LATENCY_ROWS(segmented_reduce_f32)
 CUPAR_LATENCY_ROWS(segmented_inclusive_scan_f32)
 CUPAR_LATENCY_ROWS(lower_bound_u32)
+CUPAR_LATENCY_ROWS(reduce_rec16)
+CUPAR_LATENCY_ROWS(inclusive_scan_rec16)
+CUPAR_LATENCY_ROWS(merge_sort_rec32)
+CUPAR_LATENCY_ROWS(reduce_rec36)
 #undef CUPAR_LATENCY_ROWS
 
 }  // namespace cupar_bench

@@ -212,6 +212,22 @@
   X(jit_latency, disk_cache_process, lower_bound_u32, once)             \
   X(jit_latency, warm_in_process, lower_bound_u32, once)                \
   X(jit_latency, new_operator_in_process, lower_bound_u32, once)        \
+  X(jit_latency, cold_process, reduce_rec16, once)\
+  X(jit_latency, disk_cache_process, reduce_rec16, once)\
+  X(jit_latency, warm_in_process, reduce_rec16, once)\
+  X(jit_latency, new_operator_in_process, reduce_rec16, once)\
+  X(jit_latency, cold_process, inclusive_scan_rec16, once)\
+  X(jit_latency, disk_cache_process, inclusive_scan_rec16, once)\
+  X(jit_latency, warm_in_process, inclusive_scan_rec16, once)\
+  X(jit_latency, new_operator_in_process, inclusive_scan_rec16, once)\
+  X(jit_latency, cold_process, merge_sort_rec32, once)\
+  X(jit_latency, disk_cache_process, merge_sort_rec32, once)\
+  X(jit_latency, warm_in_process, merge_sort_rec32, once)\
+  X(jit_latency, new_operator_in_process, merge_sort_rec32, once)\
+  X(jit_latency, cold_process, reduce_rec36, once)\
+  X(jit_latency, disk_cache_process, reduce_rec36, once)\
+  X(jit_latency, warm_in_process, reduce_rec36, once)\
+  X(jit_latency, new_operator_in_process, reduce_rec36, once)\
                                                                         \
   X(select_if, cupar, u32, gpu)                                         \
   X(select_if, cupar_jit, u32, gpu)                                     \
