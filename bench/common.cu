@@ -1,5 +1,6 @@
 // cupar benchmarks: the GPU side of common.hpp (stream, data generation, checks, L2 flush).
 #include "common.hpp"
+#include "records.hpp"
 
 #include <cub/version.cuh>
 
@@ -195,5 +196,7 @@ CUPAR_BENCH_INSTANTIATE(std::int32_t)
 CUPAR_BENCH_INSTANTIATE(std::uint32_t)
 CUPAR_BENCH_INSTANTIATE(std::uint64_t)
 CUPAR_BENCH_INSTANTIATE(std::uint8_t)
+CUPAR_BENCH_INSTANTIATE(rec16)
+CUPAR_BENCH_INSTANTIATE(rec32)
 
 }  // namespace cupar_bench

@@ -113,6 +113,18 @@
   X(merge_sort_keys, thrust, i32, gpu)                                  \
   X(merge_sort_keys, cpu_seq, i32, cpu_seq)                             \
   X(merge_sort_keys, cpu_omp, i32, cpu_omp)                             \
+  X(merge_sort_keys, cupar, rec16, gpu)                                 \
+  X(merge_sort_keys, cupar_jit, rec16, gpu)                             \
+  X(merge_sort_keys, cub, rec16, gpu)                                   \
+  X(merge_sort_keys, cupar, rec32, gpu)                                 \
+  X(merge_sort_keys, cupar_jit, rec32, gpu)                             \
+  X(merge_sort_keys, cub, rec32, gpu)                                   \
+  X(reduce_struct, cupar, rec16, gpu)                                   \
+  X(reduce_struct, cupar_jit, rec16, gpu)                               \
+  X(reduce_struct, cub, rec16, gpu)                                     \
+  X(inclusive_scan_struct, cupar, rec16, gpu)                           \
+  X(inclusive_scan_struct, cupar_jit, rec16, gpu)                       \
+  X(inclusive_scan_struct, cub, rec16, gpu)                             \
   X(merge_sort_pairs, cupar, f32_u32, gpu)                              \
   X(merge_sort_pairs, cupar_jit, f32_u32, gpu)                          \
   X(merge_sort_pairs, cub, f32_u32, gpu)                                \

@@ -47,7 +47,8 @@ GPU_PEERS = ["cub", "cub_i64", "thrust"]
 CPU_PEERS = ["cpu_seq", "cpu_omp"]
 FAMILY_ORDER = ["reduce_sum", "reduce_max", "inclusive_scan", "exclusive_scan", "transform_unary",
                 "transform_binary", "radix_sort_keys", "radix_sort_pairs", "merge_sort_keys",
-                "merge_sort_pairs", "histogram_even", "histogram_even_op", "histogram_range"]
+                "merge_sort_pairs", "reduce_struct", "inclusive_scan_struct", "histogram_even",
+                "histogram_even_op", "histogram_range"]
 SPECIAL_FAMILIES = {"copy", "host_overhead", "jit_latency"}
 JIT_MEASURES = ["cold_process", "disk_cache_process", "warm_in_process",
                 "new_operator_in_process"]
@@ -60,7 +61,13 @@ FAMILY_TITLES = {
     "transform_binary": "transform, binary a + b",
     "radix_sort_keys": "radix sort, keys",
     "radix_sort_pairs": "radix sort, key-value pairs",
-    "merge_sort_keys": "merge sort (comparator `a < b`: lambda; cupar_jit: snippet), keys",
+    "merge_sort_keys": "merge sort (comparator `a < b`: lambda; cupar_jit: snippet), keys; "
+                       "rec16 by sum, rec32 by key (functor; cupar_jit: snippet on the struct "
+                       "class's kernels)",
+    "reduce_struct": "reduce of 16-byte records (count, sum, min, max) merged (functor; "
+                     "cupar_jit: snippet on the s16a4 class kernels)",
+    "inclusive_scan_struct": "inclusive scan of 16-byte records merged (functor; cupar_jit: "
+                             "snippet on the s16a4 class kernels)",
     "merge_sort_pairs": "merge sort (comparator `a < b`: lambda; cupar_jit: snippet), key-value "
                         "pairs",
     "histogram_even": "histogram, 256 even bins (library path)",

@@ -1,0 +1,86 @@
+// cupar benchmarks: the struct rows (records.hpp) with operators compiled by nvcc as functors:
+// cupar's C++ path and CUB called directly. The cupar_jit rows of jit_structs.cpp run the same
+// operators as run-time snippets on the kernels precompiled for the struct's size class.
+//
+//   reduce_struct/<impl>/rec16          reduce with rec16_merge from rec16_identity()
+//   inclusive_scan_struct/<impl>/rec16  inclusive scan with rec16_merge
+//   merge_sort_keys/<impl>/rec16, rec32 merge sort by sum (rec16) or key (rec32)
+#include "records.hpp"
+#include "rows.hpp"
+#include "runners.hpp"
+
+#include <cupar/cupar.cuh>
+
+#include <cub/device/device_merge_sort.cuh>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+
+namespace cupar_bench {
+
+void reduce_struct_cupar_rec16(benchmark::State& state) {
+  reduce_runner<rec16>(state, [](const rec16* in, rec16* out, std::size_t n, cudaStream_t s) {
+    cupar::reduce(in, out, n, rec16_merge{}, rec16_identity(), s);
+  });
+}
+
+void reduce_struct_cub_rec16(benchmark::State& state) {
+  cub_temp temp;
+  reduce_runner<rec16>(state, [&](const rec16* in, rec16* out, std::size_t n, cudaStream_t s) {
+    temp.run([&](void* t, std::size_t& bytes) {
+      return cub::DeviceReduce::Reduce(t, bytes, in, out, static_cast<int>(n), rec16_merge{},
+                                       rec16_identity(), s);
+    });
+  });
+}
+
+void inclusive_scan_struct_cupar_rec16(benchmark::State& state) {
+  scan_runner<rec16>(state, [](const rec16* in, rec16* out, std::size_t n, cudaStream_t s) {
+    cupar::inclusive_scan(in, out, n, rec16_merge{}, s);
+  });
+}
+
+void inclusive_scan_struct_cub_rec16(benchmark::State& state) {
+  cub_temp temp;
+  scan_runner<rec16>(state, [&](const rec16* in, rec16* out, std::size_t n, cudaStream_t s) {
+    temp.run([&](void* t, std::size_t& bytes) {
+      return cub::DeviceScan::InclusiveScan(t, bytes, in, out, rec16_merge{}, static_cast<int>(n),
+                                            s);
+    });
+  });
+}
+
+namespace {
+
+template <class R, class Less>
+void merge_sort_struct_cupar(benchmark::State& state) {
+  sort_keys_runner<R>(state, [](const R* in, R* out, std::size_t n, cudaStream_t s) {
+    cupar::sort_keys(in, out, n, Less{}, s);
+  });
+}
+
+template <class R, class Less>
+void merge_sort_struct_cub(benchmark::State& state) {
+  cub_temp temp;
+  sort_keys_runner<R>(state, [&](const R* in, R* out, std::size_t n, cudaStream_t s) {
+    temp.run([&](void* t, std::size_t& bytes) {
+      return cub::DeviceMergeSort::SortKeysCopy(t, bytes, in, out, static_cast<int>(n), Less{}, s);
+    });
+  });
+}
+
+}  // namespace
+
+void merge_sort_keys_cupar_rec16(benchmark::State& state) {
+  merge_sort_struct_cupar<rec16, rec16_less>(state);
+}
+void merge_sort_keys_cub_rec16(benchmark::State& state) {
+  merge_sort_struct_cub<rec16, rec16_less>(state);
+}
+void merge_sort_keys_cupar_rec32(benchmark::State& state) {
+  merge_sort_struct_cupar<rec32, rec32_less>(state);
+}
+void merge_sort_keys_cub_rec32(benchmark::State& state) {
+  merge_sort_struct_cub<rec32, rec32_less>(state);
+}
+
+}  // namespace cupar_bench
