@@ -6,6 +6,11 @@
 #   scripts/gpu-evidence.sh ctest K N        part K of N of `ctest -LE large` (-I K,,N), -j8
 #   scripts/gpu-evidence.sh sanitize         scripts/sanitize.sh, logs packed in one file
 #   scripts/gpu-evidence.sh bench REGEX      cupar_bench rows matching REGEX, 5 repetitions, JSON
+#   scripts/gpu-evidence.sh latency CASE...  cupar_jit_latency per case, each with its own empty
+#                                            disk cache: a first process (first call), a second
+#                                            one on the disk cache it left, a third timing new
+#                                            operators with and without background builds running
+#                                            ($CUPAR_LATENCY_OPERATORS of each, default 10)
 #
 # Writes its logs to $OUT (default ./gpu-evidence) and prints their summaries. Needs the CUDA
 # toolkit, CMake, ninja, and GoogleTest / Google Benchmark installed or packed into .testdeps
@@ -65,8 +70,30 @@ case "$stage" in
     grep -E "_median" "$out/bench.log" | head -80
     exit $rc
     ;;
+  latency)
+    [ $# -gt 0 ] || { echo "latency: name the cases (cupar_jit_latency --list)"; exit 2; }
+    lat="$build/bench/cupar_jit_latency"
+    ops=${CUPAR_LATENCY_OPERATORS:-10}
+    rc=0
+    for c in "$@"; do
+      dir=$(mktemp -d)
+      {
+        echo "## $c: empty disk cache"
+        CUPAR_CACHE_DIR=$dir "$lat" --case "$c" --measure first_call || rc=1
+        echo "## $c: second process, disk cache"
+        CUPAR_CACHE_DIR=$dir "$lat" --case "$c" --measure first_call || rc=1
+        echo "## $c: new operators ($ops each), fresh process"
+        CUPAR_CACHE_DIR=$dir "$lat" --case "$c" --measure new_operator,new_operator_quiet \
+          --operators "$ops" || rc=1
+      } >>"$out/latency.log" 2>&1
+      rm -rf "$dir"
+    done
+    echo "latency: rc=$rc in $(($(date +%s) - start)) s"
+    grep -E "^##|^result" "$out/latency.log" | sed -E 's/ (operator_compiles|links|loads|memory_hits|disk_writes|background_builds)=[0-9]+//g'
+    exit $rc
+    ;;
   *)
-    sed -n 2,12p "$0"
+    sed -n 2,17p "$0"
     exit 2
     ;;
 esac
