@@ -103,6 +103,15 @@ class device_buffer {
     return host;
   }
 
+  /// Elements [0, count) as a host vector: the part an algorithm wrote when it reports a count
+  /// (select, unique, by-key), without reading the rest, which may never have been written.
+  /// Throws std::invalid_argument when count > size(). Synchronises the buffer's stream.
+  std::vector<T> to_host(std::size_t count) const {
+    std::vector<T> host(count);
+    copy_to_host(host.data(), count);
+    return host;
+  }
+
   /// Asynchronously sets every byte of the buffer to `byte`.
   void fill_bytes(unsigned char byte) {
     if (size_ == 0) return;

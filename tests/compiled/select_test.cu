@@ -42,7 +42,7 @@ TEST(SelectCompiled, PlainLambdas) {
   std::vector<int> want;
   std::copy_if(h.begin(), h.end(), std::back_inserter(want), [](int x) { return x % 3 == 0; });
   ASSERT_EQ(c, want.size());
-  EXPECT_EQ(select_ref::head(out.to_host(), c), want);
+  EXPECT_EQ(out.to_host(c), want);
   const auto pc = far_from_zero(in.data(), first.data(), second.data(), rest.data(), n, stream);
   std::size_t w1 = 0, w2 = 0;
   for (int x : h) {
@@ -54,7 +54,7 @@ TEST(SelectCompiled, PlainLambdas) {
   // unique with an equality on the tens digit.
   device_buffer<int> tens(std::vector<int>{1, 5, 12, 18, 19, 23, 3, 4}, stream);
   EXPECT_EQ(same_tens(tens.data(), out.data(), 8, stream), 4u);
-  EXPECT_EQ(select_ref::head(out.to_host(), 4), (std::vector<int>{1, 12, 23, 3}));
+  EXPECT_EQ(out.to_host(4), (std::vector<int>{1, 12, 23, 3}));
 }
 
 }  // namespace

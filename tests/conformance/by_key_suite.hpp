@@ -233,8 +233,8 @@ TYPED_TEST(ByKey, ReduceByKeyReducesEachRunOfEqualKeys) {
         cupar::reduce_by_key_count(k.data(), v.data(), ko.data(), ao.data(), n,
                                    Ops::template maximum<T>(), Ops::template equal_to<T>(), stream),
         want_max.keys.size());
-    EXPECT_TRUE(bitwise_equal(ref::head(ko.to_host(), want_max.keys.size()), want_max.keys));
-    EXPECT_TRUE(bitwise_equal(ref::head(ao.to_host(), want_max.keys.size()), want_max.values));
+    EXPECT_TRUE(bitwise_equal(ko.to_host(want_max.keys.size()), want_max.keys));
+    EXPECT_TRUE(bitwise_equal(ao.to_host(want_max.keys.size()), want_max.values));
   }
 }
 
@@ -255,8 +255,8 @@ TYPED_TEST(ByKey, ReduceByKeyRunsFollowTheUserEquality) {
                                          Ops::template maximum<T>(), Ops::template same_div4<T>(),
                                          stream),
               want.keys.size());
-    EXPECT_TRUE(bitwise_equal(ref::head(ko.to_host(), want.keys.size()), want.keys));
-    EXPECT_TRUE(bitwise_equal(ref::head(ao.to_host(), want.keys.size()), want.values));
+    EXPECT_TRUE(bitwise_equal(ko.to_host(want.keys.size()), want.keys));
+    EXPECT_TRUE(bitwise_equal(ao.to_host(want.keys.size()), want.values));
     // The same runs for a scan and for unique_by_key.
     device_buffer<T> out(n, stream);
     cupar::inclusive_scan_by_key(k.data(), v.data(), out.data(), n, Ops::template plus<T>(),
@@ -267,8 +267,8 @@ TYPED_TEST(ByKey, ReduceByKeyRunsFollowTheUserEquality) {
     ASSERT_EQ(cupar::unique_by_key_count(k.data(), v.data(), ko.data(), ao.data(), n,
                                          Ops::template same_div4<T>(), stream),
               first.keys.size());
-    EXPECT_TRUE(bitwise_equal(ref::head(ko.to_host(), first.keys.size()), first.keys));
-    EXPECT_TRUE(bitwise_equal(ref::head(ao.to_host(), first.keys.size()), first.values));
+    EXPECT_TRUE(bitwise_equal(ko.to_host(first.keys.size()), first.keys));
+    EXPECT_TRUE(bitwise_equal(ao.to_host(first.keys.size()), first.values));
   }
 }
 
@@ -300,7 +300,7 @@ TYPED_TEST(ByKey, UniqueByKeyKeepsTheFirstPairOfEachRun) {
     vo.fill_bytes(0x66);
     EXPECT_EQ(cupar::unique_by_key_count(k.data(), v.data(), ko.data(), vo.data(), n, stream),
               want.keys.size());
-    EXPECT_TRUE(bitwise_equal(ref::head(vo.to_host(), c), want.values));
+    EXPECT_TRUE(bitwise_equal(vo.to_host(c), want.values));
   }
 }
 
@@ -333,7 +333,7 @@ TYPED_TEST(ByKey, RunLengthEncodeCountsEachRun) {
     // 8-byte signed counts, returned to the host.
     c64.fill_bytes(0x24);
     ASSERT_EQ(cupar::run_length_encode_count(k.data(), uo.data(), c64.data(), n, stream), c);
-    EXPECT_TRUE(value_equal(ref::head(c64.to_host(), c),
+    EXPECT_TRUE(value_equal(c64.to_host(c),
                             std::vector<std::int64_t>(want.lengths.begin(), want.lengths.end())));
   }
 }
@@ -413,15 +413,15 @@ TYPED_TEST(ByKey, AllKeysEqualMakeOneRunAndAllDistinctMakeOneRunEach) {
       ASSERT_EQ(cupar::reduce_by_key_count(k.data(), v.data(), ko.data(), ao.data(), n,
                                            Ops::template plus<T>(), stream),
                 runs);
-      EXPECT_TRUE(bitwise_equal(ref::head(ko.to_host(), runs), want.keys));
-      EXPECT_TRUE(bitwise_equal(ref::head(ao.to_host(), runs), want.values));
+      EXPECT_TRUE(bitwise_equal(ko.to_host(runs), want.keys));
+      EXPECT_TRUE(bitwise_equal(ao.to_host(runs), want.values));
       ASSERT_EQ(cupar::unique_by_key_count(k.data(), v.data(), ko.data(), ao.data(), n, stream),
                 runs);
-      EXPECT_TRUE(bitwise_equal(ref::head(ao.to_host(), runs),
+      EXPECT_TRUE(bitwise_equal(ao.to_host(runs),
                                 ref::unique(keys, values, ref::equal<T>).values));
       ASSERT_EQ(cupar::run_length_encode_count(k.data(), ko.data(), counts.data(), n, stream),
                 runs);
-      EXPECT_TRUE(value_equal(ref::head(counts.to_host(), runs),
+      EXPECT_TRUE(value_equal(counts.to_host(runs),
                               std::vector<std::uint32_t>(runs, distinct ? 1u : std::uint32_t(n))));
       cupar::inclusive_scan_by_key(k.data(), v.data(), out.data(), n, Ops::template plus<T>(),
                                    stream);
@@ -486,7 +486,7 @@ TYPED_TEST(ByKey, BadArgumentsThrowBeforeAnyWorkAndTheNextCallWorks) {
                                        Ops::template plus<T>(), stream),
             3u);
   EXPECT_TRUE(
-      bitwise_equal(by_key_ref::head(ao.to_host(), 3), (std::vector<T>{T(3), T(12), T(6)})));
+      bitwise_equal(ao.to_host(3), (std::vector<T>{T(3), T(12), T(6)})));
 }
 
 #if !defined(CUPAR_SUITE_UNTYPED) || CUPAR_SUITE_UNTYPED
@@ -520,16 +520,16 @@ void check_nan_and_signed_zero_keys(const char* label) {
                     : cupar::reduce_by_key_count(k.data(), v.data(), ko.data(), ao.data(), n,
                                                  Ops::template plus<F>(), stream);
     ASSERT_EQ(runs, last_keys.size());
-    EXPECT_TRUE(bitwise_equal(head(ko.to_host(), runs), last_keys));
-    EXPECT_TRUE(bitwise_equal(head(ao.to_host(), runs),
+    EXPECT_TRUE(bitwise_equal(ko.to_host(runs), last_keys));
+    EXPECT_TRUE(bitwise_equal(ao.to_host(runs),
                               (std::vector<F>{F(1), F(2), F(3), F(30), F(9), F(21)})));
     ASSERT_EQ(explicit_eq
                   ? cupar::unique_by_key_count(k.data(), v.data(), ko.data(), ao.data(), n,
                                                Ops::template equal_to<F>(), stream)
                   : cupar::unique_by_key_count(k.data(), v.data(), ko.data(), ao.data(), n, stream),
               first_keys.size());
-    EXPECT_TRUE(bitwise_equal(head(ko.to_host(), runs), first_keys));
-    EXPECT_TRUE(bitwise_equal(head(ao.to_host(), runs),
+    EXPECT_TRUE(bitwise_equal(ko.to_host(runs), first_keys));
+    EXPECT_TRUE(bitwise_equal(ao.to_host(runs),
                               (std::vector<F>{F(1), F(2), F(3), F(4), F(9), F(10)})));
     if (explicit_eq) {
       cupar::inclusive_scan_by_key(k.data(), v.data(), out.data(), n, Ops::template plus<F>(),
@@ -553,8 +553,8 @@ void check_nan_and_signed_zero_keys(const char* label) {
   }
   ASSERT_EQ(cupar::run_length_encode_count(k.data(), ko.data(), counts.data(), n, stream),
             last_keys.size());
-  EXPECT_TRUE(bitwise_equal(head(ko.to_host(), last_keys.size()), last_keys));
-  EXPECT_TRUE(value_equal(head(counts.to_host(), last_keys.size()),
+  EXPECT_TRUE(bitwise_equal(ko.to_host(last_keys.size()), last_keys));
+  EXPECT_TRUE(value_equal(counts.to_host(last_keys.size()),
                           (std::vector<std::uint32_t>{1, 1, 1, 5, 1, 2})));
 }
 
@@ -573,13 +573,13 @@ void check_mixed_sizes(const char* label) {
     ASSERT_EQ(cupar::reduce_by_key_count(k.data(), v.data(), ko.data(), ao.data(), n,
                                          Ops::template plus<V>(), stream),
               want.keys.size());
-    EXPECT_TRUE(bitwise_equal(head(ko.to_host(), want.keys.size()), want.keys));
-    EXPECT_TRUE(bitwise_equal(head(ao.to_host(), want.keys.size()), want.values));
+    EXPECT_TRUE(bitwise_equal(ko.to_host(want.keys.size()), want.keys));
+    EXPECT_TRUE(bitwise_equal(ao.to_host(want.keys.size()), want.values));
     const auto first = unique(keys, values, equal<K>);
     ASSERT_EQ(cupar::unique_by_key_count(k.data(), v.data(), ko.data(), ao.data(), n,
                                          Ops::template equal_to<K>(), stream),
               first.keys.size());
-    EXPECT_TRUE(bitwise_equal(head(ao.to_host(), first.keys.size()), first.values));
+    EXPECT_TRUE(bitwise_equal(ao.to_host(first.keys.size()), first.values));
     cupar::inclusive_scan_by_key(k.data(), v.data(), out.data(), n, Ops::template plus<V>(),
                                  stream);
     EXPECT_TRUE(bitwise_equal(out.to_host(), inclusive(keys, values, add<V>, equal<K>)));
@@ -622,8 +622,8 @@ TEST(ByKeyStruct, MatrixProductsByKeyKeepTheOperandOrder) {
     ASSERT_EQ(cupar::reduce_by_key_count(k.data(), v.data(), ko.data(), ao.data(), n,
                                          Ops::mat2_mul(), stream),
               want.keys.size());
-    EXPECT_TRUE(value_equal(ref::head(ko.to_host(), want.keys.size()), want.keys));
-    EXPECT_TRUE(value_equal(ref::head(ao.to_host(), want.keys.size()), want.values));
+    EXPECT_TRUE(value_equal(ko.to_host(want.keys.size()), want.keys));
+    EXPECT_TRUE(value_equal(ao.to_host(want.keys.size()), want.values));
     cupar::inclusive_scan_by_key(k.data(), v.data(), out.data(), n, Ops::mat2_mul(), stream);
     EXPECT_TRUE(value_equal(out.to_host(),
                             ref::inclusive(keys, values, mat2_mul, ref::equal<std::uint32_t>)));
@@ -652,8 +652,8 @@ TEST(ByKeyStruct, GroupByStatisticsPerRun) {
         cupar::reduce_by_key_count(k.data(), v.data(), ko.data(), ao.data(), n, Ops::merge_stats(),
                                    Ops::template equal_to<std::int32_t>(), stream),
         want.keys.size());
-    EXPECT_TRUE(value_equal(ref::head(ko.to_host(), want.keys.size()), want.keys));
-    EXPECT_TRUE(value_equal(ref::head(ao.to_host(), want.keys.size()), want.values));
+    EXPECT_TRUE(value_equal(ko.to_host(want.keys.size()), want.keys));
+    EXPECT_TRUE(value_equal(ao.to_host(want.keys.size()), want.values));
   }
 }
 
@@ -677,15 +677,15 @@ TEST(ByKeyStruct, RecordKeysWithAUserEquality) {
     ASSERT_EQ(cupar::unique_by_key_count(k.data(), v.data(), ko.data(), ao.data(), n,
                                          Ops::record_same_key(), stream),
               first.keys.size());
-    EXPECT_TRUE(value_equal(ref::head(ko.to_host(), first.keys.size()), first.keys));
-    EXPECT_TRUE(value_equal(ref::head(ao.to_host(), first.keys.size()), first.values));
+    EXPECT_TRUE(value_equal(ko.to_host(first.keys.size()), first.keys));
+    EXPECT_TRUE(value_equal(ao.to_host(first.keys.size()), first.values));
     const auto sums = ref::reduce(keys, values, ref::add<std::uint32_t>, same_key);
     ASSERT_EQ(cupar::reduce_by_key_count(k.data(), v.data(), ko.data(), ao.data(), n,
                                          Ops::template plus<std::uint32_t>(),
                                          Ops::record_same_key(), stream),
               sums.keys.size());
-    EXPECT_TRUE(value_equal(ref::head(ko.to_host(), sums.keys.size()), sums.keys));
-    EXPECT_TRUE(value_equal(ref::head(ao.to_host(), sums.keys.size()), sums.values));
+    EXPECT_TRUE(value_equal(ko.to_host(sums.keys.size()), sums.keys));
+    EXPECT_TRUE(value_equal(ao.to_host(sums.keys.size()), sums.values));
   }
 }
 
@@ -749,7 +749,7 @@ TEST(ByKeyCounts, EmptyInputsWriteAZeroCountAndNothingElse) {
   count.fill_bytes(0xFF);
   cupar::run_length_encode(in.data(), out.data(), lengths.data(), count.data(), 3, stream);
   EXPECT_EQ(count.to_host()[0], 2u);
-  EXPECT_EQ(by_key_ref::head(lengths.to_host(), 2), (std::vector<std::int32_t>{2, 1}));
+  EXPECT_EQ(lengths.to_host(2), (std::vector<std::int32_t>{2, 1}));
 }
 
 #endif  // CUPAR_SUITE_UNTYPED
