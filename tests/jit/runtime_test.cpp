@@ -145,7 +145,11 @@ TEST(JitRuntime, DiskCacheServesASecondProcessAndRejectsCorruptEntries) {
   const std::string source = "a + b" + unique_suffix();
   auto run_child = [&](const std::string& label) {
     const std::string out = (dir / (label + ".out")).string();
-    const std::string cmd = "env -u CUPAR_DISABLE_DISK_CACHE CUPAR_CACHE_DIR='" + dir.string() +
+    // The sharding variables are dropped: under a sharded run (scripts/sanitize.py) the child
+    // would otherwise run its one test only if it fell in the parent's shard.
+    const std::string cmd = "env -u CUPAR_DISABLE_DISK_CACHE -u GTEST_SHARD_INDEX "
+                            "-u GTEST_TOTAL_SHARDS -u GTEST_SHARD_STATUS_FILE CUPAR_CACHE_DIR='" +
+                            dir.string() +
                             "' CUPAR_JIT_MODE=optimized CUPAR_TEST_CHILD='" + source + "' '" +
                             fs::read_symlink("/proc/self/exe").string() +
                             "' --gtest_filter=JitRuntime.DiskCacheServesASecondProcess* > '" + out +
