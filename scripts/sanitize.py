@@ -74,7 +74,11 @@ EXCLUSIVE = {"cupar_memory_tests"}
 # the examples run the same kernels as the conformance suites at larger sizes.
 MEMCHECK_ONLY = re.compile(r"^(cupar_exit_leak_test|example_.*)$")
 # Binaries that need more shards than the rest to keep up (minutes under memcheck).
-HEAVY = {"cupar_library_radix_sort_tests": 8, "cupar_segmented_tests": 8}
+# The third version's run on the H100 (2026-11-23) took 580 s for memcheck and racecheck alone:
+# racecheck spent 1,143 s on cupar_merge_sort_tests (two of its four shards hit the 420 s
+# limit), 498 s on cupar_by_key_tests and 324 s on cupar_select_tests, so these get 8 shards too.
+HEAVY = {"cupar_library_radix_sort_tests": 8, "cupar_segmented_tests": 8,
+         "cupar_merge_sort_tests": 8, "cupar_by_key_tests": 8, "cupar_select_tests": 8}
 # Typed-test instances left out by --type-subset: one type of each size (u8, u16, f32, f64) and
 # every struct type stay; the other integer types take the same kernels' paths as those.
 SUBSET_OUT = ["i8", "i16", "i32", "i64", "u32", "u64"]
@@ -190,6 +194,10 @@ def main():
                         help="CUPAR_TEST_SCALE under racecheck, synccheck and initcheck (default "
                              "8192: still several tiles of every kernel, and these tools' cost "
                              "grows with every shared-memory access)")
+    parser.add_argument("--racecheck-scale", default="4096",
+                        help="CUPAR_TEST_SCALE under racecheck (default 4096: racecheck is the "
+                             "slowest tool per shared-memory access; a merge sort tile is 2,048 "
+                             "to 4,096 items, so several tiles still run)")
     parser.add_argument("-R", "--regex", help="only the ctest tests matching this")
     parser.add_argument("--timeout", type=int, default=420, help="seconds per job")
     parser.add_argument("--sanitizer", help="path of compute-sanitizer")
@@ -231,8 +239,9 @@ def main():
 
     def add(tool, t, shards, gfilter, extra, note, alone=False):
         for shard in range(shards):
-            env = dict(t["env"],
-                       CUPAR_TEST_SCALE=args.scale if tool == "memcheck" else args.other_scale)
+            scale = {"memcheck": args.scale, "racecheck": args.racecheck_scale}.get(
+                tool, args.other_scale)
+            env = dict(t["env"], CUPAR_TEST_SCALE=scale)
             if t["jit"]:
                 env["CUPAR_JIT_MODE"] = args.jit_mode
             if shards > 1:
@@ -295,7 +304,8 @@ def main():
         return 77
     print(f"sanitize: {len(tests)} GPU test binaries, {len(tools)} tools "
           f"({len(jobs)} jobs, {args.jobs} at a time, CUPAR_TEST_SCALE={args.scale} under "
-          f"memcheck and {args.other_scale} under the others, "
+          f"memcheck, {args.racecheck_scale} under racecheck and {args.other_scale} under "
+          f"the others, "
           f"{args.shards} shards per GoogleTest binary); {version}", flush=True)
     start = time.monotonic()
     results = []
