@@ -249,14 +249,16 @@ class reduce_point final : public workload {
   cupar::device_buffer<point> in_, out_;
 };
 
-/// Reduce (or inclusive scan) of rec16 records: count, sum, min, max merged. Integers in floats,
-/// so the result is exact.
+/// Reduce (or inclusive scan) of rec16 records: count, sum, min, max merged. Small integers in
+/// floats, so counts and sums are exact while they stay below 2^24 (n <= 2^20; beyond that they
+/// are checked to a relative 1e-5: the first version's values up to 999 summed past 2^24 at the
+/// default n and failed its exact check on the H100, 2026-11-23).
 class rec16_case final : public workload {
  public:
   rec16_case(std::size_t n, cudaStream_t s, bool scan)
       : workload(s), scan_(scan), host_(n), out_(scan ? n : 1, s) {
     for (std::size_t i = 0; i < n; ++i) {
-      const float v = static_cast<float>((i * 7919) % 1000);
+      const float v = static_cast<float>((i * 7919) % 16);
       host_[i] = rec16{1.0f, v, v, v};
     }
     in_ = cupar::device_buffer<rec16>(host_, s);
@@ -285,7 +287,10 @@ class rec16_case final : public workload {
       lo = std::min(lo, r.min);
       hi = std::max(hi, r.max);
     }
-    if (last.count != static_cast<float>(host_.size()) || last.sum != static_cast<float>(sum) ||
+    const auto close = [](double got, double want) {
+      return std::abs(got - want) <= (want < 16777216.0 ? 0.0 : 1e-5 * want);
+    };
+    if (!close(last.count, static_cast<double>(host_.size())) || !close(last.sum, sum) ||
         last.min != lo || last.max != hi) {
       throw std::runtime_error("rec16: wrong count/sum/min/max (" + number(last.count) + ", " +
                                number(last.sum) + ", " + number(last.min) + ", " +
