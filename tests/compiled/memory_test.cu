@@ -84,6 +84,11 @@ TEST(DeviceBuffer, CopiesInAndOutWithOffsets) {
   std::vector<std::int64_t> tail(5);
   b.copy_to_host(tail.data(), 5, 995);
   EXPECT_EQ(tail, (std::vector<std::int64_t>{h[995], h[996], 1, 2, 3}));
+  // to_host(count): the first count elements only (what a select or unique wrote).
+  EXPECT_EQ(b.to_host(3), (std::vector<std::int64_t>{h[0], h[1], h[2]}));
+  EXPECT_TRUE(b.to_host(0).empty());
+  EXPECT_EQ(b.to_host(1000), b.to_host());
+  EXPECT_THROW(b.to_host(1001), std::invalid_argument);
   b.copy_from_host(patch.data(), 0, 1000);  // an empty range at the end is fine
   b.fill_bytes(0x01);
   EXPECT_EQ(b.to_host(), std::vector<std::int64_t>(1000, 0x0101010101010101LL));
