@@ -53,8 +53,8 @@ if command -v ninja >/dev/null 2>&1 && [ ! -f "$build/Makefile" ]; then generato
 # sets; the others are compiled from source where a compile-only test asks for them), instantiate
 # the GPU suites' typed tests for one type per group (they only compile there), and compile
 # device code to PTX only (no ptxas). Measured on a clean clone on the 2-core machine: 37:23
-# without these last two, 16:25 with them, 16:46 with the by-key plus sets (2026-11-23,
-# docs/NOTES.md). With a GPU: everything. CUPAR_CMAKE_ARGS overrides either.
+# without these last two, 16:25 with them, 16:46 with the by-key plus sets, 26:02 with the three
+# struct classes and the struct benchmark rows (2026-11-23, docs/NOTES.md). With a GPU: everything. CUPAR_CMAKE_ARGS overrides either.
 precompile=()
 if [[ "${CUPAR_CMAKE_ARGS:-}" != *CUPAR_JIT_PRECOMPILE_TYPES* ]]; then
   if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
