@@ -14,7 +14,9 @@
 #include <memory>
 #include <regex>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 namespace cupar::detail::jit {
@@ -25,6 +27,57 @@ struct program_deleter {
 };
 using unique_program = std::unique_ptr<_nvrtcProgram, program_deleter>;
 
+/// The first `#include "name"` of `text` whose name is not an embedded source, or empty.
+std::string quoted_include_outside_embedded(std::string_view text) {
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(at, end - at);
+    at = end + 1;
+    std::size_t i = line.find_first_not_of(" \t");
+    if (i == std::string_view::npos || line[i] != '#') continue;
+    i = line.find_first_not_of(" \t", i + 1);
+    if (i == std::string_view::npos || line.compare(i, 7, "include") != 0) continue;
+    i = line.find_first_not_of(" \t", i + 7);
+    if (i == std::string_view::npos || line[i] != '"') continue;
+    const std::size_t close = line.find('"', i + 1);
+    const std::string_view name = line.substr(i + 1, close == std::string_view::npos
+                                                         ? std::string_view::npos
+                                                         : close - i - 1);
+    if (find_embedded_source(name) == nullptr) return std::string(name);
+  }
+  return std::string();
+}
+
+/// Untrusted builds: nothing may be read relative to the working directory. NVRTC looks for a
+/// quoted include of the program (or of an embedded source) among the embedded sources first,
+/// then in the working directory; angle includes never search it. The snippet and preamble of
+/// an untrusted build hold no preprocessor line (checked before this), so the only quoted
+/// includes are cupar's own: each must name an embedded source, which this checks (the embedded
+/// sources once per process). `--no-source-include`, used before for the same purpose, also
+/// stopped the relative includes of CUDA's own headers (cooperative_groups/details/driver_abi.h:
+/// `#include "info.h"`, reached from CUB's transform kernels), so every untrusted operator whose
+/// kernels are compiled from source failed.
+void require_embedded_includes(const compile_request& r) {
+  static const std::string in_embedded = [] {
+    for (int i = 0; i < embedded_source_count; ++i) {
+      const std::string bad = quoted_include_outside_embedded(embedded_sources[i].text);
+      if (!bad.empty()) return std::string(embedded_sources[i].name) + " includes \"" + bad + "\"";
+    }
+    return std::string();
+  }();
+  std::string bad = in_embedded;
+  if (bad.empty()) {
+    const std::string name = quoted_include_outside_embedded(r.source);
+    if (!name.empty()) bad = r.name + " includes \"" + name + "\"";
+  }
+  if (!bad.empty()) {
+    throw std::logic_error("cupar internal error: an untrusted build would read a file relative "
+                           "to the working directory (" + bad + ", not an embedded source)");
+  }
+}
+
 std::string line_of(const std::string& text, int line) {
   std::istringstream in(text);
   std::string s;
@@ -34,8 +87,9 @@ std::string line_of(const std::string& text, int line) {
   return std::string();
 }
 
-/// A build is untrusted when any of its operators is: the whole compile then runs with
-/// --no-source-include and its errors quote nothing but the snippets.
+/// A build is untrusted when any of its operators is: the whole compile then reads nothing
+/// relative to the working directory (require_embedded_includes) and its errors quote nothing
+/// but the snippets.
 bool is_untrusted(const compile_request& r) {
   for (const auto& sn : r.snippets) {
     if (sn.op != nullptr && sn.op->trust_level() == cupar::jit::trust::untrusted) return true;
@@ -228,7 +282,7 @@ compile_result compile_here(const compile_request& r) {
   }
   // Nothing relative to the working directory can be included (absolute paths cannot be
   // spelled without the preprocessor, which the check above refused).
-  if (untrusted) option_texts.emplace_back("--no-source-include");
+  if (untrusted) require_embedded_includes(r);
   // Every embedded jit_ops file is offered as a header; NVRTC reads only those included.
   std::vector<const char*> header_texts, header_names;
   for (int i = 0; i < embedded_source_count; ++i) {

@@ -29,8 +29,8 @@ struct compile_request {
     /// "a binary operator (float a, float b) -> float".
     std::string role;
     /// The operator whose snippet this is: its text (snippet and preamble) is checked before
-    /// NVRTC runs (snippet_check.hpp); an untrusted one makes the whole build compile with
-    /// --no-source-include and get errors that quote nothing but the snippets.
+    /// NVRTC runs (snippet_check.hpp); an untrusted one makes the whole build read nothing
+    /// relative to the working directory and get errors that quote nothing but the snippets.
     const cupar::jit::op* op = nullptr;
   };
   std::vector<snippet_ref> snippets;

@@ -538,10 +538,47 @@ TEST(UntrustedOperators, CleanTextBuildsInEveryForm) {
       false)));
   EXPECT_NO_THROW((void)cupar::jit::compile_sort<hostile_point>(
       op::untrusted("a.x < b.x || (a.x == b.x && a.y < b.y)"), 90, false));
+  // A mixed-type transform: no precompiled set in CI builds, so CUB's transform kernels are
+  // compiled from source, and CUDA's headers they include read headers beside them
+  // (cooperative_groups/details/driver_abi.h: #include "info.h"). Under --no-source-include,
+  // which untrusted builds used before, that failed as "the operator does not fit".
+  EXPECT_NO_THROW(((void)cupar::jit::compile_transform<int, double>(op::untrusted("x * 2.0"), 90,
+                                                                    false)));
   const op u = op::untrusted("a + b");
   EXPECT_EQ(u.trust_level(), trust::untrusted);
   EXPECT_EQ(op("a + b").trust_level(), trust::trusted);
   EXPECT_EQ(cupar::jit::plus.trust_level(), trust::trusted);
+}
+
+TEST(UntrustedOperators, NothingIsReadFromTheWorkingDirectory) {
+  // Decoys in the working directory under the names of cupar's embedded sources and of a header
+  // CUDA's own headers include relative to themselves: an untrusted build that read any of them
+  // would fail on the #error (and quote the secret).
+  const std::string dir = secrets().path();  // the working directory from here on
+  const std::vector<std::string> decoys = {"cupar_prelude.cuh", "cupar_transform.cuh",
+                                           "cupar_reduce.cuh", "info.h", "driver_abi.h"};
+  for (const auto& name : decoys)
+    std::ofstream(dir + "/" + name) << "#error \"" << secret_token << "\"\n";
+  for (const auto& [what, build] : std::vector<std::pair<std::string, std::function<void()>>>{
+           {"operator only", [] { (void)cupar::jit::compile_reduce<float>(op::untrusted("a + b"), 90, false); }},
+           {"transform kernels from source",
+            [] {
+              (void)cupar::jit::compile_transform<int, double>(op::untrusted("x * 3.0"), 90, false);
+            }},
+           {"merge sort kernels from source",
+            [] {
+              (void)cupar::jit::compile_sort<hostile_point>(op::untrusted("a.y < b.y"), 90, false);
+            }},
+       }) {
+    SCOPED_TRACE(what);
+    try {
+      build();
+    } catch (const cupar::jit_error& e) {
+      ADD_FAILURE() << e.what() << "\n" << e.log();
+    }
+  }
+  for (const auto& name : decoys)
+    std::remove((dir + "/" + name).c_str());
 }
 
 TEST(UntrustedOperators, ErrorsQuoteNothingButTheSnippet) {
