@@ -34,6 +34,7 @@ case "$stage" in
     nvidia-smi -L
     cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${prefix[@]}" \
       -DCMAKE_CUDA_ARCHITECTURES=90 -DCUPAR_JIT_PRECOMPILE_TYPES=all -DCUPAR_JIT_STRUCT_CLASSES=all \
+      -DCUPAR_JIT_STRUCT_DP_CLASSES=default \
       -DCUPAR_TEST_TYPES=all \
       >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
     cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1

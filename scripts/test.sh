@@ -58,13 +58,16 @@ if command -v ninja >/dev/null 2>&1 && [ ! -f "$build/Makefile" ]; then generato
 precompile=()
 if [[ "${CUPAR_CMAKE_ARGS:-}" != *CUPAR_JIT_PRECOMPILE_TYPES* ]]; then
   if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
-    precompile=(-DCUPAR_JIT_PRECOMPILE_TYPES=all -DCUPAR_JIT_STRUCT_CLASSES=all -DCUPAR_TEST_TYPES=all)
+    precompile=(-DCUPAR_JIT_PRECOMPILE_TYPES=all -DCUPAR_JIT_STRUCT_CLASSES=all
+      -DCUPAR_JIT_STRUCT_DP_CLASSES=default -DCUPAR_TEST_TYPES=all)
   else
     echo "test.sh: no GPU found: precompiling the JIT kernel sets of i32, u32, u64, f32, f64 and" \
-      "the struct classes s8a4, s16a4, s16a8 only, GPU suites for one type per group, device" \
-      "code as PTX only (nothing runs it)"
+      "the struct classes s8a4, s16a4, s16a8 (reduce, scans, merge sort; none for the" \
+      "data-processing families) only, GPU suites for one type per group, device code as PTX" \
+      "only (nothing runs it)"
     precompile=("-DCUPAR_JIT_PRECOMPILE_TYPES=i32;u32;u64;f32;f64"
-      "-DCUPAR_JIT_STRUCT_CLASSES=s8a4;s16a4;s16a8" -DCUPAR_TEST_TYPES=few)
+      "-DCUPAR_JIT_STRUCT_CLASSES=s8a4;s16a4;s16a8" -DCUPAR_JIT_STRUCT_DP_CLASSES=none
+      -DCUPAR_TEST_TYPES=few)
     if [[ "${CUPAR_CMAKE_ARGS:-}" != *CMAKE_CUDA_ARCHITECTURES* && -z "${CUDAARCHS:-}" ]]; then
       precompile+=(-DCMAKE_CUDA_ARCHITECTURES=90-virtual)
     fi

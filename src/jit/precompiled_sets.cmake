@@ -91,24 +91,32 @@ set(_struct_classes_all
     s4a4 s8a4 s12a4 s16a4 s20a4 s24a4 s28a4 s32a4
     s8a8 s16a8 s24a8 s32a8 s40a8 s48a8 s64a8 s96a8 s128a8
     s16a16 s32a16 s48a16 s64a16 s96a16 s128a16)
-if(NOT DEFINED CUPAR_JIT_STRUCT_CLASSES OR CUPAR_JIT_STRUCT_CLASSES STREQUAL "all")
-  set(_struct_classes ${_struct_classes_all})
-elseif(CUPAR_JIT_STRUCT_CLASSES STREQUAL "none")
-  set(_struct_classes "")
-else()
-  string(REPLACE "," ";" _struct_classes "${CUPAR_JIT_STRUCT_CLASSES}")
-  foreach(_c IN LISTS _struct_classes)
+# A list of classes from a cache variable: "none" or s<size>a<align> words (checked).
+function(_cupar_struct_class_list var value out)
+  if(value STREQUAL "none")
+    set(${out} "" PARENT_SCOPE)
+    return()
+  endif()
+  string(REPLACE "," ";" _list "${value}")
+  foreach(_c IN LISTS _list)
     if(NOT _c MATCHES "^s([0-9]+)a([0-9]+)$")
-      message(FATAL_ERROR "CUPAR_JIT_STRUCT_CLASSES: '${_c}' is not a class s<size>a<align>")
+      message(FATAL_ERROR "${var}: '${_c}' is not a class s<size>a<align>")
     endif()
     set(_size ${CMAKE_MATCH_1})
     set(_align ${CMAKE_MATCH_2})
     math(EXPR _rem "${_size} % ${_align}")
     if(NOT _align MATCHES "^(1|2|4|8|16)$" OR _size GREATER 128 OR _size EQUAL 0 OR NOT _rem EQUAL 0)
-      message(FATAL_ERROR "CUPAR_JIT_STRUCT_CLASSES: '${_c}': the size must be a multiple of the "
+      message(FATAL_ERROR "${var}: '${_c}': the size must be a multiple of the "
                           "alignment (1, 2, 4, 8 or 16), at most 128 bytes")
     endif()
   endforeach()
+  set(${out} "${_list}" PARENT_SCOPE)
+endfunction()
+
+if(NOT DEFINED CUPAR_JIT_STRUCT_CLASSES OR CUPAR_JIT_STRUCT_CLASSES STREQUAL "all")
+  set(_struct_classes ${_struct_classes_all})
+else()
+  _cupar_struct_class_list(CUPAR_JIT_STRUCT_CLASSES "${CUPAR_JIT_STRUCT_CLASSES}" _struct_classes)
 endif()
 foreach(_s IN LISTS _struct_classes)
   list(APPEND CUPAR_PRECOMPILED_SETS
@@ -116,4 +124,39 @@ foreach(_s IN LISTS _struct_classes)
        "scan_inclusive<${_s}>"
        "scan_exclusive<${_s}>"
        "merge_sort_keys<${_s}>")
+endforeach()
+
+# The data-processing families on structs (records filtered, partitioned, deduplicated;
+# accumulators such as (count, sum, min, max) reduced or scanned by key or by segment): their
+# kernels already move opaque storage of the struct's size and alignment when compiled from
+# source, so a precompiled set of that class serves every struct of it, the operator linked in
+# as for the arithmetic size classes. 16 sets per class; by default for the record shapes met
+# most (8, 16 and 20 bytes of 4-byte fields, the last a (key, count, sum, min, max) group-by row
+# as examples/groupby.cpp has it; 8, 16 and 32 bytes with 8-byte ones): 96 sets.
+# CUPAR_JIT_STRUCT_DP_CLASSES: "default", "none", or a list. Struct keys in the by-key families,
+# binary searches and select_flagged on structs still compile from source.
+set(_struct_dp_classes_default s8a4 s16a4 s20a4 s8a8 s16a8 s32a8)
+if(NOT DEFINED CUPAR_JIT_STRUCT_DP_CLASSES OR CUPAR_JIT_STRUCT_DP_CLASSES STREQUAL "default")
+  set(_struct_dp_classes ${_struct_dp_classes_default})
+else()
+  _cupar_struct_class_list(CUPAR_JIT_STRUCT_DP_CLASSES "${CUPAR_JIT_STRUCT_DP_CLASSES}"
+                           _struct_dp_classes)
+endif()
+foreach(_s IN LISTS _struct_dp_classes)
+  list(APPEND CUPAR_PRECOMPILED_SETS
+       "select_if<${_s}>"
+       "select_if<${_s}>+inplace"
+       "partition_if<${_s}>"
+       "three_way_partition<${_s}>"
+       "unique<${_s}>"
+       "segmented_reduce<${_s}>"
+       "segmented_scan_inclusive<${_s}>"
+       "segmented_scan_exclusive<${_s}>")
+  foreach(_k IN ITEMS u32 u64)
+    list(APPEND CUPAR_PRECOMPILED_SETS
+         "reduce_by_key<${_k},${_s}>"
+         "scan_by_key_inclusive<${_k},${_s}>"
+         "scan_by_key_exclusive<${_k},${_s}>"
+         "unique_by_key<${_k},${_s}>")
+  endforeach()
 endforeach()

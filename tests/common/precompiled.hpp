@@ -17,6 +17,9 @@
 #ifndef CUPAR_TEST_STRUCT_CLASSES
 #define CUPAR_TEST_STRUCT_CLASSES "all"
 #endif
+#ifndef CUPAR_TEST_STRUCT_DP_CLASSES
+#define CUPAR_TEST_STRUCT_DP_CLASSES "default"
+#endif
 #ifndef CUPAR_TEST_PRECOMPILE_FILTER
 #define CUPAR_TEST_PRECOMPILE_FILTER ""
 #endif
@@ -27,6 +30,7 @@ namespace cupar::testing {
 inline bool all_precompiled() {
   return CUPAR_TEST_PRECOMPILE && std::string(CUPAR_TEST_PRECOMPILE_TYPES) == "all" &&
          std::string(CUPAR_TEST_STRUCT_CLASSES) == "all" &&
+         std::string(CUPAR_TEST_STRUCT_DP_CLASSES) == "default" &&
          std::string(CUPAR_TEST_PRECOMPILE_FILTER).empty();
 }
 
@@ -47,6 +51,19 @@ inline bool struct_class_listed(const std::string& cls) {
   return ("," + classes + ",").find("," + cls + ",") != std::string::npos;
 }
 
+/// Whether the struct class is in CUPAR_JIT_STRUCT_DP_CLASSES ("default": the 6 of
+/// src/jit/precompiled_sets.cmake), the classes of the data-processing families.
+inline bool struct_dp_class_listed(const std::string& cls) {
+  const std::string classes = CUPAR_TEST_STRUCT_DP_CLASSES;
+  if (classes == "none") return false;
+  if (classes == "default") {
+    for (const char* c : {"s8a4", "s16a4", "s20a4", "s8a8", "s16a8", "s32a8"})
+      if (cls == c) return true;
+    return false;
+  }
+  return ("," + classes + ",").find("," + cls + ",") != std::string::npos;
+}
+
 /// Whether the set with this key (e.g. "select_if<u32>", "merge_sort_pairs<f32,s4a4>") was
 /// precompiled by this build (CUPAR_TEST_PRECOMPILE_TYPES: "all" or e.g. "i32,f32").
 inline bool precompiled_here(const std::string& set_key) {
@@ -61,6 +78,29 @@ inline bool precompiled_here(const std::string& set_key) {
   std::smatch m;
   if (std::regex_match(set_key, m, struct_set)) return struct_class_listed(m[2].str());
   const std::string types = CUPAR_TEST_PRECOMPILE_TYPES;
+  const auto type_listed = [&](const std::string& t) {
+    return types == "all" || ("," + types + ",").find("," + t + ",") != std::string::npos;
+  };
+  // Struct classes of the data-processing families: CUPAR_JIT_STRUCT_DP_CLASSES, with 4- and
+  // 8-byte keys (themselves subject to CUPAR_JIT_PRECOMPILE_TYPES) in the by-key families.
+  static const std::regex dp_struct(
+      "^(select_if|partition_if|three_way_partition|unique|segmented_reduce|"
+      "segmented_scan_inclusive|segmented_scan_exclusive)<(s[0-9]+a[0-9]+)>$|"
+      "^select_if<(s[0-9]+a[0-9]+)>\\+inplace$|"
+      "^(reduce_by_key|scan_by_key_inclusive|scan_by_key_exclusive|unique_by_key)<(u32|u64),"
+      "(s[0-9]+a[0-9]+)>$");
+  if (std::regex_match(set_key, m, dp_struct)) {
+    if (m[2].matched) return struct_dp_class_listed(m[2].str());
+    if (m[3].matched) return struct_dp_class_listed(m[3].str());
+    return type_listed(m[5].str()) && struct_dp_class_listed(m[6].str());
+  }
+  // Any other set on a struct class is compiled from source, but for the sort payloads of
+  // merge_sort_pairs (s4a4, s8a8: the arithmetic keys' sets).
+  static const std::regex storage_arg("[<,]s[0-9]+a[0-9]+[,>]");
+  static const std::regex pairs_payload("^merge_sort_pairs<[a-z0-9]+,(s4a4|s8a8)>$");
+  if (std::regex_search(set_key, storage_arg) && !std::regex_match(set_key, pairs_payload)) {
+    return false;
+  }
   if (types == "all") return true;
   std::istringstream args(set_key.substr(open + 1, close - open - 1));
   static const std::regex storage("^s[0-9]+a[0-9]+$");

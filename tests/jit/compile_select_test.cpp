@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 namespace {
 
@@ -89,13 +90,27 @@ TEST(JitCompileSelect, FourBytePartitionsAreLinkedForTheCompiledPathsOccupancy) 
   EXPECT_FALSE(cupar::jit::compile_select_if<float>(pred, 90, true).register_capped);
 }
 
-TEST(JitCompileSelect, UserStructsAreCompiledFromSource) {
-  const auto r = cupar::jit::compile_select_if<tagged>(op("x.key < t").param("t", 2.0f));
-  EXPECT_FALSE(r.precompiled_kernels);
-  EXPECT_EQ(r.kernels.size(), 2u);
+TEST(JitCompileSelect, StructsOfAClassLinkTheClassKernels) {
+  // tagged is 8 bytes of 4-byte fields: class s8a4. With the class's sets (the default build;
+  // CI's has none) only the operator compiles; without them, CUB's kernels from source.
   const op same_tag("a.tag == b.tag");
-  const auto u = cupar::jit::compile_unique<tagged>(&same_tag);
-  EXPECT_FALSE(u.precompiled_kernels);
+  const op below("x.key < t");
+  const op above("x.key > u");
+  const std::pair<std::string, cupar::jit::build_report> cases[] = {
+      {"select_if<s8a4>", cupar::jit::compile_select_if<tagged>(op(below).param("t", 2.0f))},
+      {"partition_if<s8a4>",
+       cupar::jit::compile_partition<tagged>(op(below).param("t", 2.0f), 90, false)},
+      {"three_way_partition<s8a4>",
+       cupar::jit::compile_three_way_partition<tagged>(op(below).param("t", 2.0f),
+                                                       op(above).param("u", 5.0f), 90, false)},
+      {"unique<s8a4>", cupar::jit::compile_unique<tagged>(&same_tag)},
+  };
+  for (const auto& [set, r] : cases) {
+    SCOPED_TRACE(set);
+    EXPECT_EQ(r.precompiled_kernels, cupar::testing::precompiled_here(set));
+    if (r.precompiled_kernels) EXPECT_EQ(r.kernel_set, set);
+    EXPECT_FALSE(r.kernels.empty());
+  }
 }
 
 TEST(JitCompileSelect, ErrorsNameTheOperatorThatFailed) {
