@@ -15,7 +15,8 @@
 //   and one case per data-processing family (select_if_u32, reduce_by_key_u32_f32, ...: --list),
 //   and the struct size classes (issue 11): reduce_rec16 and inclusive_scan_rec16 (16-byte
 //   records, class s16a4), merge_sort_rec32 (32 bytes, s32a8), reduce_rec36 (36 bytes: no
-//   class, kernels compiled from source). reduce_point's struct is class s8a4: precompiled in
+//   class, kernels compiled from source), reduce_by_key_u32_rec16 (a group-by: u32 keys, rec16
+//   values; the data-processing class set reduce_by_key<u32,s16a4>). reduce_point's struct is class s8a4: precompiled in
 //   the default build (CUPAR_JIT_STRUCT_CLASSES=all), compiled from source in builds without it.
 // Measures, run in the order given:
 //   first_call    the first call with the case's operator; then waits for the background
@@ -552,6 +553,44 @@ class lower_bound_u32 final : public workload {
   cupar::device_buffer<std::uint32_t> sorted_, needles_, out_;
 };
 
+/// Group-by on records (issue 11, data-processing struct classes): reduce_by_key of u32 keys in
+/// runs of 4 with rec16 values (count, sum, min, max: class s16a4) merged per run.
+class reduce_by_key_rec16 final : public workload {
+ public:
+  reduce_by_key_rec16(std::size_t n, cudaStream_t s)
+      : workload(s), keys_(runs_of_4(n), s),
+        values_(std::vector<rec16>(n, rec16{1.0f, 2.0f, 2.0f, 2.0f}), s), keys_out_(n, s),
+        out_(n, s), count_(1, s), n_(n) {}
+  op make_op(int i) const override {
+    return op("rec16{a.count + b.count, a.sum + b.sum, fminf(a.min, b.min), fmaxf(a.max, b.max)" +
+              (i == 0 ? std::string() : " + 0.0f * " + std::to_string(i)) + "}");
+  }
+  void call(const op& o) override {
+    cupar::reduce_by_key(keys_.data(), values_.data(), keys_out_.data(), out_.data(),
+                         count_.data(), n_, o, cupar::jit::equal_to, stream_);
+  }
+  void check() override {
+    const std::size_t runs = count_.to_host()[0];
+    if (runs != (n_ + 3) / 4) throw std::runtime_error("reduce_by_key_rec16: wrong run count");
+    const std::vector<rec16> got = out_.to_host(runs);
+    for (std::size_t r = 0; r < runs; ++r) {
+      const float want = static_cast<float>(std::min<std::size_t>(4, n_ - 4 * r));
+      if (got[r].count != want || got[r].sum != 2.0f * want || got[r].min != 2.0f ||
+          got[r].max != 2.0f) {
+        throw std::runtime_error("reduce_by_key_rec16: wrong record of run " + std::to_string(r));
+      }
+    }
+  }
+
+ private:
+  cupar::device_buffer<std::uint32_t> keys_;
+  cupar::device_buffer<rec16> values_;
+  cupar::device_buffer<std::uint32_t> keys_out_;
+  cupar::device_buffer<rec16> out_;
+  cupar::device_buffer<std::size_t> count_;
+  std::size_t n_;
+};
+
 const char* const case_names[] = {"reduce_f32",
                                   "merge_sort_keys_f32",
                                   "reduce_point",
@@ -567,7 +606,8 @@ const char* const case_names[] = {"reduce_f32",
                                   "reduce_rec16",
                                   "inclusive_scan_rec16",
                                   "merge_sort_rec32",
-                                  "reduce_rec36"};
+                                  "reduce_rec36",
+                                  "reduce_by_key_u32_rec16"};
 
 std::unique_ptr<workload> make_workload(const std::string& name, std::size_t n, cudaStream_t s) {
   if (name == "reduce_f32") return std::make_unique<reduce_f32>(n, s);
@@ -586,6 +626,7 @@ std::unique_ptr<workload> make_workload(const std::string& name, std::size_t n, 
   if (name == "inclusive_scan_rec16") return std::make_unique<rec16_case>(n, s, true);
   if (name == "merge_sort_rec32") return std::make_unique<sort_rec32>(n, s);
   if (name == "reduce_rec36") return std::make_unique<reduce_rec36>(n, s);
+  if (name == "reduce_by_key_u32_rec16") return std::make_unique<reduce_by_key_rec16>(n, s);
   return nullptr;
 }
 

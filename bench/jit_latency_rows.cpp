@@ -259,6 +259,8 @@ const latency_case case_reduce_rec16{"reduce_rec16", "reduce_rec16", "tiered", 2
 const latency_case case_inclusive_scan_rec16{"inclusive_scan_rec16", "inclusive_scan_rec16", "tiered", 20};
 const latency_case case_merge_sort_rec32{"merge_sort_rec32", "merge_sort_rec32", "tiered", 20};
 const latency_case case_reduce_rec36{"reduce_rec36", "reduce_rec36", "tiered", 3};
+const latency_case case_reduce_by_key_u32_rec16{"reduce_by_key_u32_rec16", "reduce_by_key_u32_rec16",
+                                                "tiered", 20};
 const latency_case case_reduce_f32_optimized{"reduce_f32_optimized", "reduce_f32", "optimized", 0};
 const latency_case case_merge_sort_keys_f32_optimized{"merge_sort_keys_f32_optimized",
                                                       "merge_sort_keys_f32", "optimized", 0};
@@ -454,6 +456,7 @@ CUPAR_LATENCY_ROWS(reduce_rec16)
 CUPAR_LATENCY_ROWS(inclusive_scan_rec16)
 CUPAR_LATENCY_ROWS(merge_sort_rec32)
 CUPAR_LATENCY_ROWS(reduce_rec36)
+CUPAR_LATENCY_ROWS(reduce_by_key_u32_rec16)
 #undef CUPAR_LATENCY_ROWS
 
 }  // namespace cupar_bench

@@ -1,7 +1,9 @@
 // cupar benchmarks: the struct rows with run-time operators (cupar_jit), host-compiled. rec16 is
 // of class s16a4 and rec32 of s32a8, so each operator below is compiled alone and linked to the
-// kernels precompiled for the class (the guard's report must name the class set); the rows of
-// structs.cu run the same operators compiled by nvcc.
+// kernels precompiled for the class (the row fails if a kernel was compiled from source); the
+// rows of structs.cu run the same operators compiled by nvcc. reduce_by_key u32_rec16 takes the
+// data-processing class set reduce_by_key<u32,s16a4> (CUPAR_JIT_STRUCT_DP_CLASSES).
+#include "by_key_runners.hpp"
 #include "jit_rows.hpp"
 #include "records.hpp"
 #include "rows.hpp"
@@ -80,6 +82,19 @@ void inclusive_scan_struct_cupar_jit_rec16(benchmark::State& state) {
                                                   cudaStream_t s) {
                        cupar::inclusive_scan(in, out, n, merge, s);
                      }));
+  guard.check(state);
+  class_check.check(state);
+}
+
+void reduce_by_key_cupar_jit_u32_rec16(benchmark::State& state) {
+  const op merge(merge_source);
+  const class_set_check class_check;
+  jit_row_guard guard(label("reduce_by_key", "u32_rec16", merge));
+  by_key_compact_runner<std::uint32_t, rec16>(
+      state, jit_warmed(guard, [&](const std::uint32_t* k, const rec16* v, std::uint32_t* ko,
+                                   rec16* vo, std::size_t* count, std::size_t n, cudaStream_t s) {
+        cupar::reduce_by_key(k, v, ko, vo, count, n, merge, s);
+      }));
   guard.check(state);
   class_check.check(state);
 }

@@ -125,6 +125,9 @@
   X(inclusive_scan_struct, cupar, rec16, gpu)                           \
   X(inclusive_scan_struct, cupar_jit, rec16, gpu)                       \
   X(inclusive_scan_struct, cub, rec16, gpu)                             \
+  X(reduce_by_key, cupar, u32_rec16, gpu)                               \
+  X(reduce_by_key, cupar_jit, u32_rec16, gpu)                           \
+  X(reduce_by_key, cub, u32_rec16, gpu)                                 \
   X(merge_sort_pairs, cupar, f32_u32, gpu)                              \
   X(merge_sort_pairs, cupar_jit, f32_u32, gpu)                          \
   X(merge_sort_pairs, cub, f32_u32, gpu)                                \
@@ -240,6 +243,10 @@
   X(jit_latency, disk_cache_process, reduce_rec36, once)\
   X(jit_latency, warm_in_process, reduce_rec36, once)\
   X(jit_latency, new_operator_in_process, reduce_rec36, once)\
+  X(jit_latency, cold_process, reduce_by_key_u32_rec16, once)\
+  X(jit_latency, disk_cache_process, reduce_by_key_u32_rec16, once)\
+  X(jit_latency, warm_in_process, reduce_by_key_u32_rec16, once)\
+  X(jit_latency, new_operator_in_process, reduce_by_key_u32_rec16, once)\
                                                                         \
   X(select_if, cupar, u32, gpu)                                         \
   X(select_if, cupar_jit, u32, gpu)                                     \

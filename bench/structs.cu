@@ -5,6 +5,8 @@
 //   reduce_struct/<impl>/rec16          reduce with rec16_merge from rec16_identity()
 //   inclusive_scan_struct/<impl>/rec16  inclusive scan with rec16_merge
 //   merge_sort_keys/<impl>/rec16, rec32 merge sort by sum (rec16) or key (rec32)
+//   reduce_by_key/<impl>/u32_rec16      a group-by: u32 keys in runs, rec16 values merged per run
+#include "by_key_runners.hpp"
 #include "records.hpp"
 #include "rows.hpp"
 #include "runners.hpp"
@@ -13,6 +15,7 @@
 
 #include <cub/device/device_merge_sort.cuh>
 #include <cub/device/device_reduce.cuh>
+#include <cuda/std/functional>
 #include <cub/device/device_scan.cuh>
 
 namespace cupar_bench {
@@ -69,6 +72,26 @@ void merge_sort_struct_cub(benchmark::State& state) {
 }
 
 }  // namespace
+
+void reduce_by_key_cupar_u32_rec16(benchmark::State& state) {
+  by_key_compact_runner<std::uint32_t, rec16>(
+      state, [](const std::uint32_t* k, const rec16* v, std::uint32_t* ko, rec16* vo,
+                std::size_t* count, std::size_t n, cudaStream_t s) {
+        cupar::reduce_by_key(k, v, ko, vo, count, n, rec16_merge{}, s);
+      });
+}
+
+void reduce_by_key_cub_u32_rec16(benchmark::State& state) {
+  cub_temp temp;
+  by_key_compact_runner<std::uint32_t, rec16>(
+      state, [&](const std::uint32_t* k, const rec16* v, std::uint32_t* ko, rec16* vo,
+                 std::size_t* count, std::size_t n, cudaStream_t s) {
+        temp.run([&](void* t, std::size_t& bytes) {
+          return cub::DeviceReduce::ReduceByKey(t, bytes, k, ko, v, vo, count, rec16_merge{},
+                                                static_cast<int>(n), s);
+        });
+      });
+}
 
 void merge_sort_keys_cupar_rec16(benchmark::State& state) {
   merge_sort_struct_cupar<rec16, rec16_less>(state);

@@ -32,16 +32,19 @@ int slot_type_index(family f, std::size_t slot) {
   }
 }
 
-/// The struct class a user struct's set is compiled for, when the library precompiled that set
-/// (reduce, the scans and merge sort keys: CUPAR_JIT_STRUCT_CLASSES); else the user's type
-/// itself, whose kernels are compiled from source.
-bool use_struct_class(family f, const jit_type& t) {
-  if (static_cast<int>(t.kind) != 0) return false;
+/// Whether a user struct `t`, the first type of `set`, is served by the set of its struct class
+/// (its storage in place of the struct: reduce, the scans, merge sort keys and, with 4- or
+/// 8-byte payloads, merge sort pairs; CUPAR_JIT_STRUCT_CLASSES) because the library precompiled
+/// it; else the user's type itself is used and the kernels are compiled from source.
+bool use_struct_class(const set_spec& set, const jit_type& t) {
+  if (static_cast<int>(t.kind) != 0 || set.types.empty()) return false;
+  const family f = set.fam;
   if (f != family::reduce && f != family::scan_inclusive && f != family::scan_exclusive &&
-      f != family::merge_sort_keys) {
+      f != family::merge_sort_keys && f != family::merge_sort_pairs) {
     return false;
   }
-  set_spec candidate{f, {type_ref::storage(t.size, t.align)}, ""};
+  set_spec candidate = set;
+  candidate.types[0] = type_ref::storage(t.size, t.align);
   return precompiled_for_any_arch(candidate.key());
 }
 
@@ -83,7 +86,7 @@ build_spec set_request::spec() const {
   }
   // A struct served by its precompiled class: the kernels move storage of its size and
   // alignment; the operator's wrapper bit-casts to and from the struct the snippet sees.
-  if (!is_data_processing(fam) && t[0] != nullptr && use_struct_class(fam, *t[0])) {
+  if (!is_data_processing(fam) && t[0] != nullptr && use_struct_class(sp.set, *t[0])) {
     const std::vector<slot_spec> user_slots = slots_of(sp.set);
     sp.set.types[0] = type_ref::storage(t[0]->size, t[0]->align);
     for (std::size_t i = 0; i < user_slots.size(); ++i) {

@@ -72,11 +72,15 @@ inline bool precompiled_here(const std::string& set_key) {
   if (!filter.empty() && !std::regex_search(set_key, std::regex(filter))) return false;
   const auto open = set_key.find('<'), close = set_key.find('>');
   if (open == std::string::npos || close == std::string::npos) return false;
-  // Struct classes of reduce, the scans and merge sort keys: CUPAR_JIT_STRUCT_CLASSES.
-  static const std::regex struct_set("^(reduce|scan_inclusive|scan_exclusive|merge_sort_keys)<"
-                                     "(s[0-9]+a[0-9]+)>$");
+  // Struct classes of reduce, the scans, merge sort keys and merge sort pairs with 4- and 8-byte
+  // payloads: CUPAR_JIT_STRUCT_CLASSES.
+  static const std::regex struct_set(
+      "^(reduce|scan_inclusive|scan_exclusive|merge_sort_keys)<(s[0-9]+a[0-9]+)>$|"
+      "^merge_sort_pairs<(s[0-9]+a[0-9]+),(s4a4|s8a8)>$");
   std::smatch m;
-  if (std::regex_match(set_key, m, struct_set)) return struct_class_listed(m[2].str());
+  if (std::regex_match(set_key, m, struct_set)) {
+    return struct_class_listed(m[2].matched ? m[2].str() : m[3].str());
+  }
   const std::string types = CUPAR_TEST_PRECOMPILE_TYPES;
   const auto type_listed = [&](const std::string& t) {
     return types == "all" || ("," + types + ",").find("," + t + ",") != std::string::npos;
@@ -97,7 +101,7 @@ inline bool precompiled_here(const std::string& set_key) {
   // Any other set on a struct class is compiled from source, but for the sort payloads of
   // merge_sort_pairs (s4a4, s8a8: the arithmetic keys' sets).
   static const std::regex storage_arg("[<,]s[0-9]+a[0-9]+[,>]");
-  static const std::regex pairs_payload("^merge_sort_pairs<[a-z0-9]+,(s4a4|s8a8)>$");
+  static const std::regex pairs_payload("^merge_sort_pairs<[iuf][0-9]+,(s4a4|s8a8)>$");
   if (std::regex_search(set_key, storage_arg) && !std::regex_match(set_key, pairs_payload)) {
     return false;
   }

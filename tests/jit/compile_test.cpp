@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -337,6 +338,13 @@ TEST(JitCompile, StructsOfAPrecompiledClassLinkTheClassKernels) {
        cupar::jit::compile_scan<stats4>(merge_stats, false, 90, true)},
       {"merge_sort_keys<s16a8>", cupar::jit::compile_sort<counted>(op("a.sum < b.sum"), 90, false),
        cupar::jit::compile_sort<counted>(op("a.sum < b.sum"), 90, true)},
+      // Struct keys carrying a 4- or 8-byte payload (a row index, a double).
+      {"merge_sort_pairs<s16a8,s4a4>",
+       cupar::jit::compile_sort<counted, std::uint32_t>(op("a.count < b.count"), 90, false),
+       cupar::jit::compile_sort<counted, std::uint32_t>(op("a.count < b.count"), 90, true)},
+      {"merge_sort_pairs<s16a4,s8a8>",
+       cupar::jit::compile_sort<stats4, double>(op("a.max < b.max"), 90, false),
+       cupar::jit::compile_sort<stats4, double>(op("a.max < b.max"), 90, true)},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.set);
