@@ -20,6 +20,9 @@
 #ifndef CUPAR_TEST_STRUCT_DP_CLASSES
 #define CUPAR_TEST_STRUCT_DP_CLASSES "default"
 #endif
+#ifndef CUPAR_TEST_PRECOMPILE_EXCLUDE
+#define CUPAR_TEST_PRECOMPILE_EXCLUDE ""
+#endif
 #ifndef CUPAR_TEST_PRECOMPILE_FILTER
 #define CUPAR_TEST_PRECOMPILE_FILTER ""
 #endif
@@ -31,7 +34,8 @@ inline bool all_precompiled() {
   return CUPAR_TEST_PRECOMPILE && std::string(CUPAR_TEST_PRECOMPILE_TYPES) == "all" &&
          std::string(CUPAR_TEST_STRUCT_CLASSES) == "all" &&
          std::string(CUPAR_TEST_STRUCT_DP_CLASSES) == "default" &&
-         std::string(CUPAR_TEST_PRECOMPILE_FILTER).empty();
+         std::string(CUPAR_TEST_PRECOMPILE_FILTER).empty() &&
+         std::string(CUPAR_TEST_PRECOMPILE_EXCLUDE).empty();
 }
 
 /// Whether the struct class (e.g. "s16a4") is in CUPAR_JIT_STRUCT_CLASSES ("all": the 23 of
@@ -70,6 +74,8 @@ inline bool precompiled_here(const std::string& set_key) {
   if (!CUPAR_TEST_PRECOMPILE) return false;
   const std::string filter = CUPAR_TEST_PRECOMPILE_FILTER;
   if (!filter.empty() && !std::regex_search(set_key, std::regex(filter))) return false;
+  const std::string exclude = CUPAR_TEST_PRECOMPILE_EXCLUDE;
+  if (!exclude.empty() && std::regex_search(set_key, std::regex(exclude))) return false;
   const auto open = set_key.find('<'), close = set_key.find('>');
   if (open == std::string::npos || close == std::string::npos) return false;
   // Struct classes of reduce, the scans, merge sort keys and merge sort pairs with 4- and 8-byte
