@@ -57,7 +57,9 @@ if command -v ninja >/dev/null 2>&1 && [ ! -f "$build/Makefile" ]; then generato
 # struct classes and the struct benchmark rows, and 33:26 for the same build on a day the machine
 # ran 30% slower (2026-11-23, docs/NOTES.md): so the CI build leaves out the named-plus,
 # histogram and arithmetic merge-sort-pair sets (60 of its 153; the tests that need them skip
-# their precompiled checks, and a few compile those kernels from source). With a GPU: everything. CUPAR_CMAKE_ARGS overrides either.
+# their precompiled checks, and a few compile those kernels from source): 28:50 with them left
+# out, so the benchmark suite is not built in CI either (about 3 minutes of its build; a GPU
+# machine builds it, and the report scripts' self-tests still run). With a GPU: everything. CUPAR_CMAKE_ARGS overrides either.
 precompile=()
 if [[ "${CUPAR_CMAKE_ARGS:-}" != *CUPAR_JIT_PRECOMPILE_TYPES* ]]; then
   if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
@@ -68,11 +70,11 @@ if [[ "${CUPAR_CMAKE_ARGS:-}" != *CUPAR_JIT_PRECOMPILE_TYPES* ]]; then
       "the struct classes s8a4, s16a4, s16a8 (reduce, scans, merge sort; none for the" \
       "data-processing families) only, without the named-plus, histogram and arithmetic" \
       "merge-sort-pair sets, GPU suites for one type per group, device code as PTX only" \
-      "(nothing runs it)"
+      "(nothing runs it), and no benchmark build (its report scripts' self-tests still run)"
     precompile=("-DCUPAR_JIT_PRECOMPILE_TYPES=i32;u32;u64;f32;f64"
       "-DCUPAR_JIT_STRUCT_CLASSES=s8a4;s16a4;s16a8" -DCUPAR_JIT_STRUCT_DP_CLASSES=none
       "-DCUPAR_JIT_PRECOMPILE_EXCLUDE=[+]plus$|^histogram_|^merge_sort_pairs<[iuf]"
-      -DCUPAR_TEST_TYPES=few)
+      -DCUPAR_TEST_TYPES=few -DCUPAR_BUILD_BENCHMARKS=OFF)
     if [[ "${CUPAR_CMAKE_ARGS:-}" != *CMAKE_CUDA_ARCHITECTURES* && -z "${CUDAARCHS:-}" ]]; then
       precompile+=(-DCMAKE_CUDA_ARCHITECTURES=90-virtual)
     fi

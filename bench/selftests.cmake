@@ -1,0 +1,35 @@
+# cupar benchmarks: self-tests of scripts/bench_report.py and scripts/bench_repeats.py, included
+# from bench/CMakeLists.txt, or from the top-level CMakeLists.txt when the benchmarks are not built
+# (CUPAR_BUILD_BENCHMARKS=OFF, as scripts/test.sh does on machines without a GPU).
+# Self-test of scripts/bench_report.py on a synthetic Google Benchmark JSON file. Needs a Python 3
+# with matplotlib (Debian: python3-matplotlib); skipped (exit code 77) where none has it.
+find_package(Python3 COMPONENTS Interpreter)
+set(_cupar_report_python "")
+foreach(_py IN ITEMS "${Python3_EXECUTABLE}" /usr/bin/python3)
+  if(_py AND EXISTS "${_py}" AND NOT _cupar_report_python)
+    execute_process(COMMAND "${_py}" -c "import matplotlib" RESULT_VARIABLE _has_mpl
+                    OUTPUT_QUIET ERROR_QUIET)
+    if(_has_mpl EQUAL 0)
+      set(_cupar_report_python "${_py}")
+    endif()
+  endif()
+endforeach()
+if(NOT _cupar_report_python)
+  if(Python3_EXECUTABLE)
+    set(_cupar_report_python "${Python3_EXECUTABLE}")
+  else()
+    set(_cupar_report_python python3)
+  endif()
+  message(STATUS "cupar bench: no Python with matplotlib; bench_report_selftest will be skipped")
+endif()
+add_test(NAME bench_report_selftest
+         COMMAND "${_cupar_report_python}" ${PROJECT_SOURCE_DIR}/bench/testdata/report_selftest.py
+                 --script ${PROJECT_SOURCE_DIR}/scripts/bench_report.py
+                 --fixture ${PROJECT_SOURCE_DIR}/bench/testdata/fixture.json
+                 --workdir ${PROJECT_BINARY_DIR}/bench/report_selftest)
+set_tests_properties(bench_report_selftest PROPERTIES SKIP_RETURN_CODE 77 LABELS "cpu" TIMEOUT 300)
+# scripts/bench_repeats.py (standard library only) on synthetic runs with known ratios.
+add_test(NAME bench_repeats_selftest
+         COMMAND "${_cupar_report_python}" ${PROJECT_SOURCE_DIR}/bench/testdata/repeats_selftest.py
+                 --script ${PROJECT_SOURCE_DIR}/scripts/bench_repeats.py)
+set_tests_properties(bench_repeats_selftest PROPERTIES LABELS "cpu" TIMEOUT 60)
