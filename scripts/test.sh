@@ -59,7 +59,7 @@ if command -v ninja >/dev/null 2>&1 && [ ! -f "$build/Makefile" ]; then generato
 # histogram and arithmetic merge-sort-pair sets (60 of its 153; the tests that need them skip
 # their precompiled checks, and a few compile those kernels from source): 28:50 with them left
 # out, so the benchmark suite is not built in CI either (about 3 minutes of its build; a GPU
-# machine builds it, and the report scripts' self-tests still run). With a GPU: everything. CUPAR_CMAKE_ARGS overrides either.
+# machine builds it, and the report scripts' self-tests still run): 23:27. With a GPU: everything. CUPAR_CMAKE_ARGS overrides either.
 precompile=()
 if [[ "${CUPAR_CMAKE_ARGS:-}" != *CUPAR_JIT_PRECOMPILE_TYPES* ]]; then
   if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
