@@ -40,6 +40,7 @@
 // disk_writes, background_builds). Lines starting with '#' describe the run. Exit status 0 on
 // success, 1 on an error, 2 without a usable GPU, 64 for bad arguments.
 #include "data.hpp"
+#include "records_jit.hpp"
 
 #include <cupar/cupar.hpp>
 
@@ -63,18 +64,11 @@ struct point {
 };
 CUPAR_JIT_TYPE(point, "point", "struct point { float x, y; };")
 
-// Records of the struct size classes (issue 11): 16 bytes aligned to 4, 32 bytes aligned to 8,
-// and 36 bytes (no class: compiled from source, the "before" of the classes).
-struct rec16 {
-  float count, sum, min, max;
-};
-CUPAR_JIT_TYPE(rec16, "rec16", "struct rec16 { float count, sum, min, max; };")
-struct rec32 {
-  double key;
-  long long id;
-  double a, b;
-};
-CUPAR_JIT_TYPE(rec32, "rec32", "struct rec32 { double key; long long id; double a, b; };")
+// Records of the struct size classes (issue 11): rec16 (16 bytes aligned to 4) and rec32 (32
+// bytes aligned to 8) of records.hpp, and 36 bytes (no class: compiled from source, the
+// "before" of the classes).
+using cupar_bench::rec16;
+using cupar_bench::rec32;
 struct rec36 {
   float v[9];
 };
@@ -265,10 +259,8 @@ class rec16_case final : public workload {
     in_ = cupar::device_buffer<rec16>(host_, s);
   }
   op make_op(int i) const override {
-    const std::string text =
-        "rec16{a.count + b.count, a.sum + b.sum, fminf(a.min, b.min), fmaxf(a.max, b.max)" +
-        (i == 0 ? std::string() : " + 0.0f * " + std::to_string(i)) + "}";
-    return op(text);
+    return op(cupar_bench::rec16_merge_source(i == 0 ? std::string()
+                                                     : " + 0.0f * " + std::to_string(i)));
   }
   void call(const op& o) override {
     if (scan_) {
@@ -562,8 +554,8 @@ class reduce_by_key_rec16 final : public workload {
         values_(std::vector<rec16>(n, rec16{1.0f, 2.0f, 2.0f, 2.0f}), s), keys_out_(n, s),
         out_(n, s), count_(1, s), n_(n) {}
   op make_op(int i) const override {
-    return op("rec16{a.count + b.count, a.sum + b.sum, fminf(a.min, b.min), fmaxf(a.max, b.max)" +
-              (i == 0 ? std::string() : " + 0.0f * " + std::to_string(i)) + "}");
+    return op(cupar_bench::rec16_merge_source(i == 0 ? std::string()
+                                                     : " + 0.0f * " + std::to_string(i)));
   }
   void call(const op& o) override {
     cupar::reduce_by_key(keys_.data(), values_.data(), keys_out_.data(), out_.data(),

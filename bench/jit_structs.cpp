@@ -5,7 +5,7 @@
 // data-processing class set reduce_by_key<u32,s16a4> (CUPAR_JIT_STRUCT_DP_CLASSES).
 #include "by_key_runners.hpp"
 #include "jit_rows.hpp"
-#include "records.hpp"
+#include "records_jit.hpp"
 #include "rows.hpp"
 #include "runners.hpp"
 
@@ -14,89 +14,72 @@
 #include <cstdint>
 #include <string>
 
-CUPAR_JIT_TYPE(cupar_bench::rec16, "rec16", "struct rec16 { float count, sum, min, max; };")
-CUPAR_JIT_TYPE(cupar_bench::rec32, "rec32",
-               "struct rec32 { double key; long long id; double a, b; };")
-
 namespace cupar_bench {
 namespace {
 
 using cupar::jit::op;
 
-const char* const merge_source =
-    "rec16{a.count + b.count, a.sum + b.sum, fminf(a.min, b.min), fmaxf(a.max, b.max)}";
-
-std::string label(const char* family, const char* type, const op& o) {
-  return std::string(family) + " " + type + " \"" + o.source() + "\"";
-}
-
-/// Fails the row when the JIT engine compiled kernel source while it ran: these structs are of a
-/// precompiled class, so only the operator may be compiled (a build without the class sets, see
-/// CUPAR_JIT_STRUCT_CLASSES, would otherwise time kernels compiled from source unnoticed).
-class class_set_check {
- public:
-  void check(benchmark::State& state) const {
-    if (cupar::jit::get_stats().kernel_compiles != before_) {
-      state.SkipWithError(
-          "kernels were compiled from source: this build lacks the struct's precompiled class");
-    }
+/// One struct row: `run(guard)` hands the family's runner its call wrapped by
+/// jit_warmed(guard, ...). The row fails when the JIT engine compiled kernel source while it
+/// ran: these structs are of a precompiled class, so only the operator may be compiled (a build
+/// without the class sets, see CUPAR_JIT_STRUCT_CLASSES, would otherwise time kernels compiled
+/// from source unnoticed).
+template <class Run>
+void struct_row(benchmark::State& state, const char* family, const char* type, const op& o,
+                Run run) {
+  const std::uint64_t kernel_compiles = cupar::jit::get_stats().kernel_compiles;
+  jit_row_guard guard(std::string(family) + " " + type + " \"" + o.source() + "\"");
+  run(guard);
+  guard.check(state);
+  if (cupar::jit::get_stats().kernel_compiles != kernel_compiles) {
+    state.SkipWithError(
+        "kernels were compiled from source: this build lacks the struct's precompiled class");
   }
-
- private:
-  std::uint64_t before_ = cupar::jit::get_stats().kernel_compiles;
-};
+}
 
 template <class R>
 void merge_sort_struct_jit(benchmark::State& state, const char* type, const char* less_source) {
   const op less(less_source);
-  const class_set_check class_check;
-  jit_row_guard guard(label("merge_sort_keys", type, less));
-  sort_keys_runner<R>(state, jit_warmed(guard, [&](const R* in, R* out, std::size_t n,
-                                                   cudaStream_t s) {
-                        cupar::sort_keys(in, out, n, less, s);
-                      }));
-  guard.check(state);
-  class_check.check(state);
+  struct_row(state, "merge_sort_keys", type, less, [&](jit_row_guard& guard) {
+    sort_keys_runner<R>(state, jit_warmed(guard, [&](const R* in, R* out, std::size_t n,
+                                                     cudaStream_t s) {
+                          cupar::sort_keys(in, out, n, less, s);
+                        }));
+  });
 }
 
 }  // namespace
 
 void reduce_struct_cupar_jit_rec16(benchmark::State& state) {
-  const op merge(merge_source);
-  const class_set_check class_check;
-  jit_row_guard guard(label("reduce_struct", "rec16", merge));
-  reduce_runner<rec16>(state,
-                       jit_warmed(guard, [&](const rec16* in, rec16* out, std::size_t n,
-                                             cudaStream_t s) {
-                         cupar::reduce(in, out, n, merge, rec16_identity(), s);
-                       }));
-  guard.check(state);
-  class_check.check(state);
+  const op merge(rec16_merge_source());
+  struct_row(state, "reduce_struct", "rec16", merge, [&](jit_row_guard& guard) {
+    reduce_runner<rec16>(state, jit_warmed(guard, [&](const rec16* in, rec16* out, std::size_t n,
+                                                      cudaStream_t s) {
+                           cupar::reduce(in, out, n, merge, rec16_identity(), s);
+                         }));
+  });
 }
 
 void inclusive_scan_struct_cupar_jit_rec16(benchmark::State& state) {
-  const op merge(merge_source);
-  const class_set_check class_check;
-  jit_row_guard guard(label("inclusive_scan_struct", "rec16", merge));
-  scan_runner<rec16>(state, jit_warmed(guard, [&](const rec16* in, rec16* out, std::size_t n,
-                                                  cudaStream_t s) {
-                       cupar::inclusive_scan(in, out, n, merge, s);
-                     }));
-  guard.check(state);
-  class_check.check(state);
+  const op merge(rec16_merge_source());
+  struct_row(state, "inclusive_scan_struct", "rec16", merge, [&](jit_row_guard& guard) {
+    scan_runner<rec16>(state, jit_warmed(guard, [&](const rec16* in, rec16* out, std::size_t n,
+                                                    cudaStream_t s) {
+                         cupar::inclusive_scan(in, out, n, merge, s);
+                       }));
+  });
 }
 
 void reduce_by_key_cupar_jit_u32_rec16(benchmark::State& state) {
-  const op merge(merge_source);
-  const class_set_check class_check;
-  jit_row_guard guard(label("reduce_by_key", "u32_rec16", merge));
-  by_key_compact_runner<std::uint32_t, rec16>(
-      state, jit_warmed(guard, [&](const std::uint32_t* k, const rec16* v, std::uint32_t* ko,
-                                   rec16* vo, std::size_t* count, std::size_t n, cudaStream_t s) {
-        cupar::reduce_by_key(k, v, ko, vo, count, n, merge, s);
-      }));
-  guard.check(state);
-  class_check.check(state);
+  const op merge(rec16_merge_source());
+  struct_row(state, "reduce_by_key", "u32_rec16", merge, [&](jit_row_guard& guard) {
+    by_key_compact_runner<std::uint32_t, rec16>(
+        state, jit_warmed(guard, [&](const std::uint32_t* k, const rec16* v, std::uint32_t* ko,
+                                     rec16* vo, std::size_t* count, std::size_t n,
+                                     cudaStream_t s) {
+          cupar::reduce_by_key(k, v, ko, vo, count, n, merge, s);
+        }));
+  });
 }
 
 void merge_sort_keys_cupar_jit_rec16(benchmark::State& state) {

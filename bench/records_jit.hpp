@@ -1,0 +1,25 @@
+// cupar benchmarks: the JIT descriptions of the record structs of records.hpp and the merge
+// operator of rec16 as a snippet, for the host-compiled files that use them (jit_structs.cpp,
+// jit_latency.cpp): one description, as the nvcc rows (structs.cu) have one functor.
+#pragma once
+
+#include "records.hpp"
+
+#include <cupar/cupar.hpp>
+
+#include <string>
+
+CUPAR_JIT_TYPE(cupar_bench::rec16, "rec16", "struct rec16 { float count, sum, min, max; };")
+CUPAR_JIT_TYPE(cupar_bench::rec32, "rec32",
+               "struct rec32 { double key; long long id; double a, b; };")
+
+namespace cupar_bench {
+
+/// rec16_merge as a snippet; `max_tail` is appended to the max field (jit_latency makes
+/// distinct operators of the same meaning with " + 0.0f * i").
+inline std::string rec16_merge_source(const std::string& max_tail = std::string()) {
+  return "rec16{a.count + b.count, a.sum + b.sum, fminf(a.min, b.min), fmaxf(a.max, b.max)" +
+         max_tail + "}";
+}
+
+}  // namespace cupar_bench
