@@ -5,6 +5,7 @@
 // source, and that a malformed operator gives a jit_error naming the one that failed (the
 // operator or the equality).
 #include "common/precompiled.hpp"
+#include "jit/class_sets.hpp"
 
 #include <cupar/cupar.hpp>
 
@@ -190,11 +191,7 @@ TEST(JitCompileByKey, StructValuesOfAClassLinkTheClassKernelsStructKeysCompileFr
   // operator compiled (CUPAR_JIT_STRUCT_DP_CLASSES; CI's build has none: from source there).
   const op merge(
       "agg4{a.count + b.count, a.sum + b.sum, fminf(a.min, b.min), fmaxf(a.max, b.max)}");
-  struct expectation {
-    std::string set;
-    cupar::jit::build_report quick, optimised;
-  };
-  const expectation cases[] = {
+  const cupar::testing::class_case cases[] = {
       {"reduce_by_key<u32,s16a4>",
        cupar::jit::compile_reduce_by_key<std::int32_t, agg4>(merge, nullptr, 90, false),
        cupar::jit::compile_reduce_by_key<std::int32_t, agg4>(merge, nullptr, 90, true)},
@@ -212,12 +209,7 @@ TEST(JitCompileByKey, StructValuesOfAClassLinkTheClassKernelsStructKeysCompileFr
       EXPECT_FALSE(c.quick.precompiled_kernels);
       continue;
     }
-    EXPECT_TRUE(c.quick.precompiled_kernels);
-    EXPECT_EQ(c.quick.kernel_set, c.set);
-    EXPECT_EQ(c.quick.tier, 1);
-    EXPECT_TRUE(c.optimised.precompiled_kernels);
-    EXPECT_EQ(c.optimised.kernel_set, c.set);
-    EXPECT_EQ(c.optimised.tier, 2);
+    cupar::testing::expect_served_by_set(c);
   }
   // Struct keys with an equality on a member: no precompiled class for keys.
   const op same_tag("a.tag == b.tag");

@@ -2,6 +2,7 @@
 // Malformed operators must give cupar::jit_error with the stage, the compiler's log and the
 // offending line, never crash, and leave the JIT working for the next operator.
 #include "common/precompiled.hpp"
+#include "jit/class_sets.hpp"
 
 #include <cupar/cupar.hpp>
 
@@ -321,15 +322,11 @@ TEST(JitCompile, EveryFamilyBuildsWithPrecompiledKernelsAndFromSource) {
 // tier 1 first. Classes the build did not precompile, and structs of no class, compile the kernels
 // from source.
 TEST(JitCompile, StructsOfAPrecompiledClassLinkTheClassKernels) {
-  struct expectation {
-    const char* set;
-    cupar::jit::build_report quick, optimised;
-  };
   const op sum_counted("counted{a.count + b.count, a.sum + b.sum}");
   const op max_tag("padded{a.tag > b.tag ? a.tag : b.tag, a.value + b.value}");
   const op merge_stats(
       "stats4{a.count + b.count, a.sum + b.sum, fminf(a.min, b.min), fmaxf(a.max, b.max)}");
-  const expectation cases[] = {
+  const cupar::testing::class_case cases[] = {
       {"reduce<s8a4>", cupar::jit::compile_reduce<padded>(max_tag, 90, false),
        cupar::jit::compile_reduce<padded>(max_tag, 90, true)},
       {"scan_inclusive<s16a8>", cupar::jit::compile_scan<counted>(sum_counted, true, 90, false),
@@ -353,12 +350,7 @@ TEST(JitCompile, StructsOfAPrecompiledClassLinkTheClassKernels) {
       EXPECT_EQ(c.quick.tier, 2);
       continue;
     }
-    EXPECT_TRUE(c.quick.precompiled_kernels);
-    EXPECT_EQ(c.quick.kernel_set, c.set);
-    EXPECT_EQ(c.quick.tier, 1);
-    EXPECT_TRUE(c.optimised.precompiled_kernels);
-    EXPECT_EQ(c.optimised.kernel_set, c.set);
-    EXPECT_EQ(c.optimised.tier, 2);
+    cupar::testing::expect_served_by_set(c);
     EXPECT_EQ(c.quick.kernels, c.optimised.kernels);
   }
   // 36 bytes: no class.
