@@ -16,8 +16,9 @@
 //   and the struct size classes (issue 11): reduce_rec16 and inclusive_scan_rec16 (16-byte
 //   records, class s16a4), merge_sort_rec32 (32 bytes, s32a8), reduce_rec36 (36 bytes: no
 //   class, kernels compiled from source), reduce_by_key_u32_rec16 (a group-by: u32 keys, rec16
-//   values; the data-processing class set reduce_by_key<u32,s16a4>). reduce_point's struct is class s8a4: precompiled in
-//   the default build (CUPAR_JIT_STRUCT_CLASSES=all), compiled from source in builds without it.
+//   values; the data-processing class set reduce_by_key<u32,s16a4>). reduce_point's struct is class
+//   s8a4: precompiled in the default build (CUPAR_JIT_STRUCT_CLASSES=all), compiled from source in
+//   builds without it.
 // Measures, run in the order given:
 //   first_call    the first call with the case's operator; then waits for the background
 //                 (optimised) build, so that the cache directory holds it when the process ends
@@ -259,8 +260,8 @@ class rec16_case final : public workload {
     in_ = cupar::device_buffer<rec16>(host_, s);
   }
   op make_op(int i) const override {
-    return op(cupar_bench::rec16_merge_source(i == 0 ? std::string()
-                                                     : " + 0.0f * " + std::to_string(i)));
+    return op(
+        cupar_bench::rec16_merge_source(i == 0 ? std::string() : " + 0.0f * " + std::to_string(i)));
   }
   void call(const op& o) override {
     if (scan_) {
@@ -337,8 +338,9 @@ class reduce_rec36 final : public workload {
     n_ = n;
   }
   op make_op(int i) const override {
-    std::string text = "[](rec36 a, rec36 b) { rec36 r; for (int k = 0; k < 9; ++k) r.v[k] = "
-                       "a.v[k] + b.v[k]";
+    std::string text =
+        "[](rec36 a, rec36 b) { rec36 r; for (int k = 0; k < 9; ++k) r.v[k] = "
+        "a.v[k] + b.v[k]";
     if (i != 0) text += " + 0.0f * " + std::to_string(i);
     return op(text + "; return r; }");
   }
@@ -379,8 +381,14 @@ std::vector<std::uint32_t> runs_of_4(std::size_t n) {
 class select_if_u32 final : public workload {
  public:
   select_if_u32(std::size_t n, cudaStream_t s, int kind)
-      : workload(s), host_(host_values<std::uint32_t>(n, 3, {0.0, 4294967295.0})), in_(host_, s),
-        out_(n, s), second_(n, s), unselected_(n, s), count_(2, s), kind_(kind) {}
+      : workload(s),
+        host_(host_values<std::uint32_t>(n, 3, {0.0, 4294967295.0})),
+        in_(host_, s),
+        out_(n, s),
+        second_(n, s),
+        unselected_(n, s),
+        count_(2, s),
+        kind_(kind) {}
   op make_op(int i) const override { return op(variant("x < 2147483648u", i)); }
   void call(const op& o) override {
     if (kind_ == 0) {
@@ -399,8 +407,8 @@ class select_if_u32 final : public workload {
       below30 += x < (1u << 30);
       below31 += x < (1u << 31);
     }
-    const bool ok = kind_ == 2 ? (got[0] == below30 && got[1] == below31 - below30)
-                               : got[0] == below31;
+    const bool ok =
+        kind_ == 2 ? (got[0] == below30 && got[1] == below31 - below30) : got[0] == below31;
     if (!ok) throw std::runtime_error("select/partition: wrong count " + std::to_string(got[0]));
   }
 
@@ -432,8 +440,14 @@ class unique_u32 final : public workload {
 class by_key_u32_f32 final : public workload {
  public:
   by_key_u32_f32(std::size_t n, cudaStream_t s, bool scan)
-      : workload(s), keys_(runs_of_4(n), s), values_(std::vector<float>(n, 1.0f), s),
-        keys_out_(n, s), out_(n, s), count_(1, s), n_(n), scan_(scan) {}
+      : workload(s),
+        keys_(runs_of_4(n), s),
+        values_(std::vector<float>(n, 1.0f), s),
+        keys_out_(n, s),
+        out_(n, s),
+        count_(1, s),
+        n_(n),
+        scan_(scan) {}
   op make_op(int i) const override { return op(variant_sum("a + b", i)); }
   void call(const op& o) override {
     if (scan_) {
@@ -458,7 +472,8 @@ class by_key_u32_f32 final : public workload {
     if (runs != (n_ + 3) / 4) throw std::runtime_error("reduce_by_key: wrong run count");
     for (std::size_t r = 0; r < runs; ++r) {
       const float want = static_cast<float>(std::min<std::size_t>(4, n_ - 4 * r));
-      if (got[r] != want) throw std::runtime_error("reduce_by_key: wrong sum of run " + std::to_string(r));
+      if (got[r] != want)
+        throw std::runtime_error("reduce_by_key: wrong sum of run " + std::to_string(r));
     }
   }
 
@@ -476,8 +491,12 @@ class by_key_u32_f32 final : public workload {
 class segmented_f32 final : public workload {
  public:
   segmented_f32(std::size_t n, cudaStream_t s, bool scan)
-      : workload(s), in_(std::vector<float>(n, 1.0f), s), out_(n, s), n_(n),
-        segments_((n + 999) / 1000), scan_(scan) {
+      : workload(s),
+        in_(std::vector<float>(n, 1.0f), s),
+        out_(n, s),
+        n_(n),
+        segments_((n + 999) / 1000),
+        scan_(scan) {
     std::vector<std::int64_t> b(segments_), e(segments_);
     for (std::size_t i = 0; i < segments_; ++i) {
       b[i] = static_cast<std::int64_t>(1000 * i);
@@ -492,8 +511,8 @@ class segmented_f32 final : public workload {
       cupar::segmented_inclusive_scan(in_.data(), out_.data(), n_, segments_, begin_.data(),
                                       end_.data(), o, stream_);
     } else {
-      cupar::segmented_reduce(in_.data(), out_.data(), n_, segments_, begin_.data(), end_.data(),
-                              o, 0.0f, stream_);
+      cupar::segmented_reduce(in_.data(), out_.data(), n_, segments_, begin_.data(), end_.data(), o,
+                              0.0f, stream_);
     }
   }
   void check() override {
@@ -502,7 +521,8 @@ class segmented_f32 final : public workload {
     for (std::size_t i = 0; i < count; ++i) {
       const float want = scan_ ? static_cast<float>(i % 1000 + 1)
                                : static_cast<float>(std::min<std::size_t>(1000, n_ - 1000 * i));
-      if (got[i] != want) throw std::runtime_error("segmented: wrong value at " + std::to_string(i));
+      if (got[i] != want)
+        throw std::runtime_error("segmented: wrong value at " + std::to_string(i));
     }
   }
 
@@ -516,7 +536,8 @@ class segmented_f32 final : public workload {
 class lower_bound_u32 final : public workload {
  public:
   lower_bound_u32(std::size_t n, cudaStream_t s)
-      : workload(s), needles_host_(host_values<std::uint32_t>(n, 5, {0.0, 4294967295.0})),
+      : workload(s),
+        needles_host_(host_values<std::uint32_t>(n, 5, {0.0, 4294967295.0})),
         out_(n, s) {
     sorted_host_ = host_values<std::uint32_t>(n, 6, {0.0, 4294967295.0});
     std::sort(sorted_host_.begin(), sorted_host_.end());
@@ -550,16 +571,20 @@ class lower_bound_u32 final : public workload {
 class reduce_by_key_rec16 final : public workload {
  public:
   reduce_by_key_rec16(std::size_t n, cudaStream_t s)
-      : workload(s), keys_(runs_of_4(n), s),
-        values_(std::vector<rec16>(n, rec16{1.0f, 2.0f, 2.0f, 2.0f}), s), keys_out_(n, s),
-        out_(n, s), count_(1, s), n_(n) {}
+      : workload(s),
+        keys_(runs_of_4(n), s),
+        values_(std::vector<rec16>(n, rec16{1.0f, 2.0f, 2.0f, 2.0f}), s),
+        keys_out_(n, s),
+        out_(n, s),
+        count_(1, s),
+        n_(n) {}
   op make_op(int i) const override {
-    return op(cupar_bench::rec16_merge_source(i == 0 ? std::string()
-                                                     : " + 0.0f * " + std::to_string(i)));
+    return op(
+        cupar_bench::rec16_merge_source(i == 0 ? std::string() : " + 0.0f * " + std::to_string(i)));
   }
   void call(const op& o) override {
-    cupar::reduce_by_key(keys_.data(), values_.data(), keys_out_.data(), out_.data(),
-                         count_.data(), n_, o, cupar::jit::equal_to, stream_);
+    cupar::reduce_by_key(keys_.data(), values_.data(), keys_out_.data(), out_.data(), count_.data(),
+                         n_, o, cupar::jit::equal_to, stream_);
   }
   void check() override {
     const std::size_t runs = count_.to_host()[0];

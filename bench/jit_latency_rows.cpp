@@ -246,21 +246,27 @@ const latency_case case_reduce_point{"reduce_point", "reduce_point", "tiered", 5
 // The data-processing families (issue 9): 20 new operators each, as for reduce_f32.
 const latency_case case_select_if_u32{"select_if_u32", "select_if_u32", "tiered", 20};
 const latency_case case_partition_u32{"partition_u32", "partition_u32", "tiered", 20};
-const latency_case case_three_way_partition_u32{"three_way_partition_u32", "three_way_partition_u32", "tiered", 20};
+const latency_case case_three_way_partition_u32{"three_way_partition_u32",
+                                                "three_way_partition_u32", "tiered", 20};
 const latency_case case_unique_u32{"unique_u32", "unique_u32", "tiered", 20};
-const latency_case case_reduce_by_key_u32_f32{"reduce_by_key_u32_f32", "reduce_by_key_u32_f32", "tiered", 20};
-const latency_case case_inclusive_scan_by_key_u32_f32{"inclusive_scan_by_key_u32_f32", "inclusive_scan_by_key_u32_f32", "tiered", 20};
-const latency_case case_segmented_reduce_f32{"segmented_reduce_f32", "segmented_reduce_f32", "tiered", 20};
-const latency_case case_segmented_inclusive_scan_f32{"segmented_inclusive_scan_f32", "segmented_inclusive_scan_f32", "tiered", 20};
+const latency_case case_reduce_by_key_u32_f32{"reduce_by_key_u32_f32", "reduce_by_key_u32_f32",
+                                              "tiered", 20};
+const latency_case case_inclusive_scan_by_key_u32_f32{
+    "inclusive_scan_by_key_u32_f32", "inclusive_scan_by_key_u32_f32", "tiered", 20};
+const latency_case case_segmented_reduce_f32{"segmented_reduce_f32", "segmented_reduce_f32",
+                                             "tiered", 20};
+const latency_case case_segmented_inclusive_scan_f32{"segmented_inclusive_scan_f32",
+                                                     "segmented_inclusive_scan_f32", "tiered", 20};
 const latency_case case_lower_bound_u32{"lower_bound_u32", "lower_bound_u32", "tiered", 20};
 // Struct size classes (issue 11): 16- and 32-byte records served by precompiled class kernels, 20
 // new operators each; the 36-byte record has no class (from source, 1-3 s each): 3 of them.
 const latency_case case_reduce_rec16{"reduce_rec16", "reduce_rec16", "tiered", 20};
-const latency_case case_inclusive_scan_rec16{"inclusive_scan_rec16", "inclusive_scan_rec16", "tiered", 20};
+const latency_case case_inclusive_scan_rec16{"inclusive_scan_rec16", "inclusive_scan_rec16",
+                                             "tiered", 20};
 const latency_case case_merge_sort_rec32{"merge_sort_rec32", "merge_sort_rec32", "tiered", 20};
 const latency_case case_reduce_rec36{"reduce_rec36", "reduce_rec36", "tiered", 3};
-const latency_case case_reduce_by_key_u32_rec16{"reduce_by_key_u32_rec16", "reduce_by_key_u32_rec16",
-                                                "tiered", 20};
+const latency_case case_reduce_by_key_u32_rec16{"reduce_by_key_u32_rec16",
+                                                "reduce_by_key_u32_rec16", "tiered", 20};
 const latency_case case_reduce_f32_optimized{"reduce_f32_optimized", "reduce_f32", "optimized", 0};
 const latency_case case_merge_sort_keys_f32_optimized{"merge_sort_keys_f32_optimized",
                                                       "merge_sort_keys_f32", "optimized", 0};
@@ -430,18 +436,18 @@ void jit_latency_new_operator_in_process_reduce_point(benchmark::State& state) {
   latency_row(state, case_reduce_point, new_operator_in_process);
 }
 
-#define CUPAR_LATENCY_ROWS(c)                                                    \
-  void jit_latency_cold_process_##c(benchmark::State& state) {                 \
-    latency_row(state, case_##c, cold_process);                               \
-  }                                                                           \
-  void jit_latency_disk_cache_process_##c(benchmark::State& state) {           \
-    latency_row(state, case_##c, disk_cache_process);                         \
-  }                                                                           \
-  void jit_latency_warm_in_process_##c(benchmark::State& state) {              \
-    latency_row(state, case_##c, warm_in_process);                            \
-  }                                                                           \
-  void jit_latency_new_operator_in_process_##c(benchmark::State& state) {      \
-    latency_row(state, case_##c, new_operator_in_process);                    \
+#define CUPAR_LATENCY_ROWS(c)                                             \
+  void jit_latency_cold_process_##c(benchmark::State& state) {            \
+    latency_row(state, case_##c, cold_process);                           \
+  }                                                                       \
+  void jit_latency_disk_cache_process_##c(benchmark::State& state) {      \
+    latency_row(state, case_##c, disk_cache_process);                     \
+  }                                                                       \
+  void jit_latency_warm_in_process_##c(benchmark::State& state) {         \
+    latency_row(state, case_##c, warm_in_process);                        \
+  }                                                                       \
+  void jit_latency_new_operator_in_process_##c(benchmark::State& state) { \
+    latency_row(state, case_##c, new_operator_in_process);                \
   }
 CUPAR_LATENCY_ROWS(select_if_u32)
 CUPAR_LATENCY_ROWS(partition_u32)

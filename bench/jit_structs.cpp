@@ -41,8 +41,8 @@ template <class R>
 void merge_sort_struct_jit(benchmark::State& state, const char* type, const char* less_source) {
   const op less(less_source);
   struct_row(state, "merge_sort_keys", type, less, [&](jit_row_guard& guard) {
-    sort_keys_runner<R>(state, jit_warmed(guard, [&](const R* in, R* out, std::size_t n,
-                                                     cudaStream_t s) {
+    sort_keys_runner<R>(state,
+                        jit_warmed(guard, [&](const R* in, R* out, std::size_t n, cudaStream_t s) {
                           cupar::sort_keys(in, out, n, less, s);
                         }));
   });
@@ -53,20 +53,20 @@ void merge_sort_struct_jit(benchmark::State& state, const char* type, const char
 void reduce_struct_cupar_jit_rec16(benchmark::State& state) {
   const op merge(rec16_merge_source());
   struct_row(state, "reduce_struct", "rec16", merge, [&](jit_row_guard& guard) {
-    reduce_runner<rec16>(state, jit_warmed(guard, [&](const rec16* in, rec16* out, std::size_t n,
-                                                      cudaStream_t s) {
-                           cupar::reduce(in, out, n, merge, rec16_identity(), s);
-                         }));
+    reduce_runner<rec16>(
+        state, jit_warmed(guard, [&](const rec16* in, rec16* out, std::size_t n, cudaStream_t s) {
+          cupar::reduce(in, out, n, merge, rec16_identity(), s);
+        }));
   });
 }
 
 void inclusive_scan_struct_cupar_jit_rec16(benchmark::State& state) {
   const op merge(rec16_merge_source());
   struct_row(state, "inclusive_scan_struct", "rec16", merge, [&](jit_row_guard& guard) {
-    scan_runner<rec16>(state, jit_warmed(guard, [&](const rec16* in, rec16* out, std::size_t n,
-                                                    cudaStream_t s) {
-                         cupar::inclusive_scan(in, out, n, merge, s);
-                       }));
+    scan_runner<rec16>(
+        state, jit_warmed(guard, [&](const rec16* in, rec16* out, std::size_t n, cudaStream_t s) {
+          cupar::inclusive_scan(in, out, n, merge, s);
+        }));
   });
 }
 
@@ -75,8 +75,7 @@ void reduce_by_key_cupar_jit_u32_rec16(benchmark::State& state) {
   struct_row(state, "reduce_by_key", "u32_rec16", merge, [&](jit_row_guard& guard) {
     by_key_compact_runner<std::uint32_t, rec16>(
         state, jit_warmed(guard, [&](const std::uint32_t* k, const rec16* v, std::uint32_t* ko,
-                                     rec16* vo, std::size_t* count, std::size_t n,
-                                     cudaStream_t s) {
+                                     rec16* vo, std::size_t* count, std::size_t n, cudaStream_t s) {
           cupar::reduce_by_key(k, v, ko, vo, count, n, merge, s);
         }));
   });

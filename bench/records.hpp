@@ -56,14 +56,20 @@ struct rec16_merge {
   }
 };
 struct rec16_less {
-  __host__ __device__ bool operator()(const rec16& a, const rec16& b) const { return a.sum < b.sum; }
+  __host__ __device__ bool operator()(const rec16& a, const rec16& b) const {
+    return a.sum < b.sum;
+  }
 };
 struct rec32_less {
-  __host__ __device__ bool operator()(const rec32& a, const rec32& b) const { return a.key < b.key; }
+  __host__ __device__ bool operator()(const rec32& a, const rec32& b) const {
+    return a.key < b.key;
+  }
 };
 #endif
 
 /// The identity of rec16_merge.
-inline rec16 rec16_identity() { return rec16{0.0f, 0.0f, 3.0e38f, -3.0e38f}; }
+inline rec16 rec16_identity() {
+  return rec16{0.0f, 0.0f, 3.0e38f, -3.0e38f};
+}
 
 }  // namespace cupar_bench

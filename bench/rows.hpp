@@ -33,293 +33,293 @@
 
 // X(family, impl, type, size set); size sets: gpu (2^10..2^28), cpu_seq (2^10..2^26),
 // cpu_omp (2^10..2^28), host_overhead (1,024), once (no size: one iteration, manual time).
-#define CUPAR_BENCH_ROWS(X)                                             \
-  X(copy, cuda_memcpy, u32, gpu)                                        \
-                                                                        \
-  X(reduce_sum, cupar, f32, gpu)                                        \
-  X(reduce_sum, cupar_jit, f32, gpu)                                    \
-  X(reduce_sum, cupar_jit_named, f32, gpu)                              \
-  X(reduce_sum, cub, f32, gpu)                                          \
-  X(reduce_sum, thrust, f32, gpu)                                       \
-  X(reduce_sum, cpu_seq, f32, cpu_seq)                                  \
-  X(reduce_sum, cpu_omp, f32, cpu_omp)                                  \
-  X(reduce_sum, cupar, i32, gpu)                                        \
-  X(reduce_sum, cupar_jit, i32, gpu)                                    \
-  X(reduce_sum, cupar_jit_named, i32, gpu)                              \
-  X(reduce_sum, cub, i32, gpu)                                          \
-  X(reduce_sum, thrust, i32, gpu)                                       \
-  X(reduce_sum, cpu_seq, i32, cpu_seq)                                  \
-  X(reduce_sum, cpu_omp, i32, cpu_omp)                                  \
-  X(reduce_max, cupar, f32, gpu)                                        \
-  X(reduce_max, cupar_jit, f32, gpu)                                    \
-  X(reduce_max, cub, f32, gpu)                                          \
-  X(reduce_max, thrust, f32, gpu)                                       \
-  X(reduce_max, cpu_seq, f32, cpu_seq)                                  \
-  X(reduce_max, cpu_omp, f32, cpu_omp)                                  \
-                                                                        \
-  X(inclusive_scan, cupar, f32, gpu)                                    \
-  X(inclusive_scan, cupar_jit, f32, gpu)                                \
-  X(inclusive_scan, cub, f32, gpu)                                      \
-  X(inclusive_scan, thrust, f32, gpu)                                   \
-  X(inclusive_scan, cpu_seq, f32, cpu_seq)                              \
-  X(inclusive_scan, cpu_omp, f32, cpu_omp)                              \
-  X(inclusive_scan, cupar, i32, gpu)                                    \
-  X(inclusive_scan, cupar_jit, i32, gpu)                                \
-  X(inclusive_scan, cub, i32, gpu)                                      \
-  X(inclusive_scan, thrust, i32, gpu)                                   \
-  X(inclusive_scan, cpu_seq, i32, cpu_seq)                              \
-  X(inclusive_scan, cpu_omp, i32, cpu_omp)                              \
-                                                                        \
-  X(radix_sort_keys, cupar, u32, gpu)                                   \
-  X(radix_sort_keys, cub, u32, gpu)                                     \
-  X(radix_sort_keys, cub_i64, u32, gpu)                                 \
-  X(radix_sort_keys, thrust, u32, gpu)                                  \
-  X(radix_sort_keys, cpu_seq, u32, cpu_seq)                             \
-  X(radix_sort_keys, cpu_omp, u32, cpu_omp)                             \
-  X(radix_sort_keys, cupar, u64, gpu)                                   \
-  X(radix_sort_keys, cub, u64, gpu)                                     \
-  X(radix_sort_keys, cub_i64, u64, gpu)                                 \
-  X(radix_sort_keys, thrust, u64, gpu)                                  \
-  X(radix_sort_keys, cpu_seq, u64, cpu_seq)                             \
-  X(radix_sort_keys, cpu_omp, u64, cpu_omp)                             \
-  X(radix_sort_keys, cupar, f32, gpu)                                   \
-  X(radix_sort_keys, cub, f32, gpu)                                     \
-  X(radix_sort_keys, cub_i64, f32, gpu)                                 \
-  X(radix_sort_keys, thrust, f32, gpu)                                  \
-  X(radix_sort_keys, cpu_seq, f32, cpu_seq)                             \
-  X(radix_sort_keys, cpu_omp, f32, cpu_omp)                             \
-  X(radix_sort_keys, cupar, i32, gpu)                                   \
-  X(radix_sort_keys, cub, i32, gpu)                                     \
-  X(radix_sort_keys, cub_i64, i32, gpu)                                 \
-  X(radix_sort_keys, cupar, u8, gpu)                                    \
-  X(radix_sort_keys, cub, u8, gpu)                                      \
-  X(radix_sort_keys, cub_i64, u8, gpu)                                  \
-  X(radix_sort_pairs, cupar, u32_u32, gpu)                              \
-  X(radix_sort_pairs, cub, u32_u32, gpu)                                \
-  X(radix_sort_pairs, cub_i64, u32_u32, gpu)                            \
-  X(radix_sort_pairs, thrust, u32_u32, gpu)                             \
-  X(radix_sort_pairs, cpu_seq, u32_u32, cpu_seq)                        \
-  X(radix_sort_pairs, cpu_omp, u32_u32, cpu_omp)                        \
-                                                                        \
-  X(merge_sort_keys, cupar, f32, gpu)                                   \
-  X(merge_sort_keys, cupar_jit, f32, gpu)                               \
-  X(merge_sort_keys, cub, f32, gpu)                                     \
-  X(merge_sort_keys, thrust, f32, gpu)                                  \
-  X(merge_sort_keys, cpu_seq, f32, cpu_seq)                             \
-  X(merge_sort_keys, cpu_omp, f32, cpu_omp)                             \
-  X(merge_sort_keys, cupar, i32, gpu)                                   \
-  X(merge_sort_keys, cupar_jit, i32, gpu)                               \
-  X(merge_sort_keys, cub, i32, gpu)                                     \
-  X(merge_sort_keys, thrust, i32, gpu)                                  \
-  X(merge_sort_keys, cpu_seq, i32, cpu_seq)                             \
-  X(merge_sort_keys, cpu_omp, i32, cpu_omp)                             \
-  X(merge_sort_keys, cupar, rec16, gpu)                                 \
-  X(merge_sort_keys, cupar_jit, rec16, gpu)                             \
-  X(merge_sort_keys, cub, rec16, gpu)                                   \
-  X(merge_sort_keys, cupar, rec32, gpu)                                 \
-  X(merge_sort_keys, cupar_jit, rec32, gpu)                             \
-  X(merge_sort_keys, cub, rec32, gpu)                                   \
-  X(reduce_struct, cupar, rec16, gpu)                                   \
-  X(reduce_struct, cupar_jit, rec16, gpu)                               \
-  X(reduce_struct, cub, rec16, gpu)                                     \
-  X(inclusive_scan_struct, cupar, rec16, gpu)                           \
-  X(inclusive_scan_struct, cupar_jit, rec16, gpu)                       \
-  X(inclusive_scan_struct, cub, rec16, gpu)                             \
-  X(reduce_by_key, cupar, u32_rec16, gpu)                               \
-  X(reduce_by_key, cupar_jit, u32_rec16, gpu)                           \
-  X(reduce_by_key, cub, u32_rec16, gpu)                                 \
-  X(merge_sort_pairs, cupar, f32_u32, gpu)                              \
-  X(merge_sort_pairs, cupar_jit, f32_u32, gpu)                          \
-  X(merge_sort_pairs, cub, f32_u32, gpu)                                \
-  X(merge_sort_pairs, thrust, f32_u32, gpu)                             \
-  X(merge_sort_pairs, cpu_seq, f32_u32, cpu_seq)                        \
-  X(merge_sort_pairs, cpu_omp, f32_u32, cpu_omp)                        \
-                                                                        \
-  X(transform_unary, cupar, f32, gpu)                                   \
-  X(transform_unary, cupar_jit, f32, gpu)                               \
-  X(transform_unary, cub, f32, gpu)                                     \
-  X(transform_unary, thrust, f32, gpu)                                  \
-  X(transform_unary, cpu_seq, f32, cpu_seq)                             \
-  X(transform_unary, cpu_omp, f32, cpu_omp)                             \
-  X(transform_binary, cupar, i32, gpu)                                  \
-  X(transform_binary, cupar_jit, i32, gpu)                              \
-  X(transform_binary, cub, i32, gpu)                                    \
-  X(transform_binary, thrust, i32, gpu)                                 \
-  X(transform_binary, cpu_seq, i32, cpu_seq)                            \
-  X(transform_binary, cpu_omp, i32, cpu_omp)                            \
-                                                                        \
-  X(histogram_even, cupar, f32, gpu)                                    \
-  X(histogram_even, cub, f32, gpu)                                      \
-  X(histogram_even, cpu_seq, f32, cpu_seq)                              \
-  X(histogram_even, cpu_omp, f32, cpu_omp)                              \
-  X(histogram_even, cupar, u8, gpu)                                     \
-  X(histogram_even, cub, u8, gpu)                                       \
-  X(histogram_even, cpu_seq, u8, cpu_seq)                               \
-  X(histogram_even, cpu_omp, u8, cpu_omp)                               \
-  X(histogram_even_op, cupar, f32, gpu)                                 \
-  X(histogram_even_op, cupar_jit, f32, gpu)                             \
-  X(histogram_even_op, cub, f32, gpu)                                   \
-  X(histogram_even_op, cpu_seq, f32, cpu_seq)                           \
-  X(histogram_even_op, cpu_omp, f32, cpu_omp)                           \
-                                                                        \
-  X(host_overhead, cupar, reduce_f32, host_overhead)                    \
-  X(host_overhead, cupar_jit, reduce_f32, host_overhead)                \
-  X(host_overhead, cupar_jit_plan, reduce_f32, host_overhead)           \
-  X(host_overhead, cub, reduce_f32, host_overhead)                      \
-  X(host_overhead, cub_malloc_async, reduce_f32, host_overhead)         \
-  X(host_overhead, cupar, inclusive_scan_f32, host_overhead)            \
-  X(host_overhead, cupar_jit, inclusive_scan_f32, host_overhead)        \
-  X(host_overhead, cupar_jit_plan, inclusive_scan_f32, host_overhead)   \
-  X(host_overhead, cub, inclusive_scan_f32, host_overhead)              \
-  X(host_overhead, cub_malloc_async, inclusive_scan_f32, host_overhead) \
-  X(host_overhead, cupar, transform_f32, host_overhead)                 \
-  X(host_overhead, cupar_jit, transform_f32, host_overhead)             \
-  X(host_overhead, cupar_jit_plan, transform_f32, host_overhead)        \
-  X(host_overhead, cub, transform_f32, host_overhead)                   \
-                                                                        \
-  X(jit_latency, cold_process, reduce_f32, once)                        \
-  X(jit_latency, disk_cache_process, reduce_f32, once)                  \
-  X(jit_latency, warm_in_process, reduce_f32, once)                     \
-  X(jit_latency, new_operator_in_process, reduce_f32, once)             \
-  X(jit_latency, cold_process, reduce_f32_optimized, once)              \
-  X(jit_latency, cold_process, merge_sort_keys_f32, once)               \
-  X(jit_latency, disk_cache_process, merge_sort_keys_f32, once)         \
-  X(jit_latency, warm_in_process, merge_sort_keys_f32, once)            \
-  X(jit_latency, new_operator_in_process, merge_sort_keys_f32, once)    \
-  X(jit_latency, cold_process, merge_sort_keys_f32_optimized, once)     \
-  X(jit_latency, cold_process, reduce_point, once)                      \
-  X(jit_latency, disk_cache_process, reduce_point, once)                \
-  X(jit_latency, warm_in_process, reduce_point, once)                   \
-  X(jit_latency, new_operator_in_process, reduce_point, once)           \
-  X(jit_latency, cold_process, select_if_u32, once)                     \
-  X(jit_latency, disk_cache_process, select_if_u32, once)               \
-  X(jit_latency, warm_in_process, select_if_u32, once)                  \
-  X(jit_latency, new_operator_in_process, select_if_u32, once)          \
-  X(jit_latency, cold_process, partition_u32, once)                     \
-  X(jit_latency, disk_cache_process, partition_u32, once)               \
-  X(jit_latency, warm_in_process, partition_u32, once)                  \
-  X(jit_latency, new_operator_in_process, partition_u32, once)          \
-  X(jit_latency, cold_process, three_way_partition_u32, once)           \
-  X(jit_latency, disk_cache_process, three_way_partition_u32, once)     \
-  X(jit_latency, warm_in_process, three_way_partition_u32, once)        \
-  X(jit_latency, new_operator_in_process, three_way_partition_u32, once)\
-  X(jit_latency, cold_process, unique_u32, once)                        \
-  X(jit_latency, disk_cache_process, unique_u32, once)                  \
-  X(jit_latency, warm_in_process, unique_u32, once)                     \
-  X(jit_latency, new_operator_in_process, unique_u32, once)             \
-  X(jit_latency, cold_process, reduce_by_key_u32_f32, once)             \
-  X(jit_latency, disk_cache_process, reduce_by_key_u32_f32, once)       \
-  X(jit_latency, warm_in_process, reduce_by_key_u32_f32, once)          \
-  X(jit_latency, new_operator_in_process, reduce_by_key_u32_f32, once)  \
-  X(jit_latency, cold_process, inclusive_scan_by_key_u32_f32, once)     \
-  X(jit_latency, disk_cache_process, inclusive_scan_by_key_u32_f32, once)\
-  X(jit_latency, warm_in_process, inclusive_scan_by_key_u32_f32, once)  \
-  X(jit_latency, new_operator_in_process, inclusive_scan_by_key_u32_f32, once)\
-  X(jit_latency, cold_process, segmented_reduce_f32, once)              \
-  X(jit_latency, disk_cache_process, segmented_reduce_f32, once)        \
-  X(jit_latency, warm_in_process, segmented_reduce_f32, once)           \
-  X(jit_latency, new_operator_in_process, segmented_reduce_f32, once)   \
-  X(jit_latency, cold_process, segmented_inclusive_scan_f32, once)      \
-  X(jit_latency, disk_cache_process, segmented_inclusive_scan_f32, once)\
-  X(jit_latency, warm_in_process, segmented_inclusive_scan_f32, once)   \
-  X(jit_latency, new_operator_in_process, segmented_inclusive_scan_f32, once)\
-  X(jit_latency, cold_process, lower_bound_u32, once)                   \
-  X(jit_latency, disk_cache_process, lower_bound_u32, once)             \
-  X(jit_latency, warm_in_process, lower_bound_u32, once)                \
-  X(jit_latency, new_operator_in_process, lower_bound_u32, once)        \
-  X(jit_latency, cold_process, reduce_rec16, once)\
-  X(jit_latency, disk_cache_process, reduce_rec16, once)\
-  X(jit_latency, warm_in_process, reduce_rec16, once)\
-  X(jit_latency, new_operator_in_process, reduce_rec16, once)\
-  X(jit_latency, cold_process, inclusive_scan_rec16, once)\
-  X(jit_latency, disk_cache_process, inclusive_scan_rec16, once)\
-  X(jit_latency, warm_in_process, inclusive_scan_rec16, once)\
-  X(jit_latency, new_operator_in_process, inclusive_scan_rec16, once)\
-  X(jit_latency, cold_process, merge_sort_rec32, once)\
-  X(jit_latency, disk_cache_process, merge_sort_rec32, once)\
-  X(jit_latency, warm_in_process, merge_sort_rec32, once)\
-  X(jit_latency, new_operator_in_process, merge_sort_rec32, once)\
-  X(jit_latency, cold_process, reduce_rec36, once)\
-  X(jit_latency, disk_cache_process, reduce_rec36, once)\
-  X(jit_latency, warm_in_process, reduce_rec36, once)\
-  X(jit_latency, new_operator_in_process, reduce_rec36, once)\
-  X(jit_latency, cold_process, reduce_by_key_u32_rec16, once)\
-  X(jit_latency, disk_cache_process, reduce_by_key_u32_rec16, once)\
-  X(jit_latency, warm_in_process, reduce_by_key_u32_rec16, once)\
-  X(jit_latency, new_operator_in_process, reduce_by_key_u32_rec16, once)\
-                                                                        \
-  X(select_if, cupar, u32, gpu)                                         \
-  X(select_if, cupar_jit, u32, gpu)                                     \
-  X(select_if, cub, u32, gpu)                                           \
-  X(select_if, thrust, u32, gpu)                                        \
-  X(select_if, cpu_seq, u32, cpu_seq)                                   \
-  X(select_flagged, cupar, u32, gpu)                                    \
-  X(select_flagged, cub, u32, gpu)                                      \
-  X(select_flagged, thrust, u32, gpu)                                   \
-  X(select_flagged, cpu_seq, u32, cpu_seq)                              \
-  X(partition, cupar, u32, gpu)                                         \
-  X(partition, cupar_jit, u32, gpu)                                     \
-  X(partition, cub, u32, gpu)                                           \
-  X(partition, thrust, u32, gpu)                                        \
-  X(partition, cpu_seq, u32, cpu_seq)                                   \
-  X(partition_in_order, cupar, u32, gpu)                                \
-  X(three_way_partition, cupar, u32, gpu)                               \
-  X(three_way_partition, cupar_jit, u32, gpu)                           \
-  X(three_way_partition, cub, u32, gpu)                                 \
-  X(unique, cupar, u32, gpu)                                            \
-  X(unique, cupar_jit, u32, gpu)                                        \
-  X(unique, cupar_jit_named, u32, gpu)                                  \
-  X(unique, cub, u32, gpu)                                              \
-  X(unique, thrust, u32, gpu)                                           \
-  X(unique, cpu_seq, u32, cpu_seq)                                      \
-                                                                        \
-  X(reduce_by_key, cupar, u32_f32, gpu)                                 \
-  X(reduce_by_key, cupar_jit, u32_f32, gpu)                             \
-  X(reduce_by_key, cupar_jit_named, u32_f32, gpu)                       \
-  X(reduce_by_key, cub, u32_f32, gpu)                                   \
-  X(reduce_by_key, thrust, u32_f32, gpu)                                \
-  X(reduce_by_key, cpu_seq, u32_f32, cpu_seq)                           \
-  X(reduce_by_key, cupar, u32_f32_functor, gpu)                         \
-  X(reduce_by_key, cupar_jit, u32_f32_functor, gpu)                     \
-  X(reduce_by_key, cub, u32_f32_functor, gpu)                           \
-  X(inclusive_scan_by_key, cupar, u32_f32, gpu)                         \
-  X(inclusive_scan_by_key, cupar_jit, u32_f32, gpu)                     \
-  X(inclusive_scan_by_key, cupar_jit_named, u32_f32, gpu)               \
-  X(inclusive_scan_by_key, cub, u32_f32, gpu)                           \
-  X(inclusive_scan_by_key, thrust, u32_f32, gpu)                        \
-  X(inclusive_scan_by_key, cpu_seq, u32_f32, cpu_seq)                   \
-  X(inclusive_scan_by_key, cupar, u32_f32_functor, gpu)                 \
-  X(inclusive_scan_by_key, cupar_jit, u32_f32_functor, gpu)             \
-  X(inclusive_scan_by_key, cub, u32_f32_functor, gpu)                   \
-  X(unique_by_key, cupar, u32_f32, gpu)                                 \
-  X(unique_by_key, cupar_jit, u32_f32, gpu)                             \
-  X(unique_by_key, cupar_jit_named, u32_f32, gpu)                       \
-  X(unique_by_key, cub, u32_f32, gpu)                                   \
-  X(unique_by_key, thrust, u32_f32, gpu)                                \
-  X(unique_by_key, cpu_seq, u32_f32, cpu_seq)                           \
-  X(run_length_encode, cupar, u32, gpu)                                 \
-  X(run_length_encode, cub, u32, gpu)                                   \
-  X(run_length_encode, thrust, u32, gpu)                                \
-  X(run_length_encode, cpu_seq, u32, cpu_seq)                           \
-                                                                        \
-  X(segmented_reduce, cupar, f32, gpu)                                  \
-  X(segmented_reduce, cupar_jit, f32, gpu)                              \
-  X(segmented_reduce, cupar_jit_named, f32, gpu)                        \
-  X(segmented_reduce, cub, f32, gpu)                                    \
-  X(segmented_reduce, cpu_seq, f32, cpu_seq)                            \
-                                                                        \
-  X(segmented_inclusive_scan, cupar, f32, gpu)                          \
-  X(segmented_inclusive_scan, cupar_jit, f32, gpu)                      \
-  X(segmented_inclusive_scan, cub_scan_by_key, f32, gpu)                \
-                                                                        \
-  X(segmented_sort_keys, cupar, u32, gpu)                               \
-  X(segmented_sort_keys, cub, u32, gpu)                                 \
-  X(segmented_sort_keys, cub_radix, u32, gpu)                           \
-                                                                        \
-  X(lower_bound, cupar, u32, gpu)                                       \
-  X(lower_bound, cupar_jit, u32, gpu)                                   \
-  X(lower_bound, cupar_jit_named, u32, gpu)                             \
-  X(lower_bound, thrust, u32, gpu)                                      \
+#define CUPAR_BENCH_ROWS(X)                                                    \
+  X(copy, cuda_memcpy, u32, gpu)                                               \
+                                                                               \
+  X(reduce_sum, cupar, f32, gpu)                                               \
+  X(reduce_sum, cupar_jit, f32, gpu)                                           \
+  X(reduce_sum, cupar_jit_named, f32, gpu)                                     \
+  X(reduce_sum, cub, f32, gpu)                                                 \
+  X(reduce_sum, thrust, f32, gpu)                                              \
+  X(reduce_sum, cpu_seq, f32, cpu_seq)                                         \
+  X(reduce_sum, cpu_omp, f32, cpu_omp)                                         \
+  X(reduce_sum, cupar, i32, gpu)                                               \
+  X(reduce_sum, cupar_jit, i32, gpu)                                           \
+  X(reduce_sum, cupar_jit_named, i32, gpu)                                     \
+  X(reduce_sum, cub, i32, gpu)                                                 \
+  X(reduce_sum, thrust, i32, gpu)                                              \
+  X(reduce_sum, cpu_seq, i32, cpu_seq)                                         \
+  X(reduce_sum, cpu_omp, i32, cpu_omp)                                         \
+  X(reduce_max, cupar, f32, gpu)                                               \
+  X(reduce_max, cupar_jit, f32, gpu)                                           \
+  X(reduce_max, cub, f32, gpu)                                                 \
+  X(reduce_max, thrust, f32, gpu)                                              \
+  X(reduce_max, cpu_seq, f32, cpu_seq)                                         \
+  X(reduce_max, cpu_omp, f32, cpu_omp)                                         \
+                                                                               \
+  X(inclusive_scan, cupar, f32, gpu)                                           \
+  X(inclusive_scan, cupar_jit, f32, gpu)                                       \
+  X(inclusive_scan, cub, f32, gpu)                                             \
+  X(inclusive_scan, thrust, f32, gpu)                                          \
+  X(inclusive_scan, cpu_seq, f32, cpu_seq)                                     \
+  X(inclusive_scan, cpu_omp, f32, cpu_omp)                                     \
+  X(inclusive_scan, cupar, i32, gpu)                                           \
+  X(inclusive_scan, cupar_jit, i32, gpu)                                       \
+  X(inclusive_scan, cub, i32, gpu)                                             \
+  X(inclusive_scan, thrust, i32, gpu)                                          \
+  X(inclusive_scan, cpu_seq, i32, cpu_seq)                                     \
+  X(inclusive_scan, cpu_omp, i32, cpu_omp)                                     \
+                                                                               \
+  X(radix_sort_keys, cupar, u32, gpu)                                          \
+  X(radix_sort_keys, cub, u32, gpu)                                            \
+  X(radix_sort_keys, cub_i64, u32, gpu)                                        \
+  X(radix_sort_keys, thrust, u32, gpu)                                         \
+  X(radix_sort_keys, cpu_seq, u32, cpu_seq)                                    \
+  X(radix_sort_keys, cpu_omp, u32, cpu_omp)                                    \
+  X(radix_sort_keys, cupar, u64, gpu)                                          \
+  X(radix_sort_keys, cub, u64, gpu)                                            \
+  X(radix_sort_keys, cub_i64, u64, gpu)                                        \
+  X(radix_sort_keys, thrust, u64, gpu)                                         \
+  X(radix_sort_keys, cpu_seq, u64, cpu_seq)                                    \
+  X(radix_sort_keys, cpu_omp, u64, cpu_omp)                                    \
+  X(radix_sort_keys, cupar, f32, gpu)                                          \
+  X(radix_sort_keys, cub, f32, gpu)                                            \
+  X(radix_sort_keys, cub_i64, f32, gpu)                                        \
+  X(radix_sort_keys, thrust, f32, gpu)                                         \
+  X(radix_sort_keys, cpu_seq, f32, cpu_seq)                                    \
+  X(radix_sort_keys, cpu_omp, f32, cpu_omp)                                    \
+  X(radix_sort_keys, cupar, i32, gpu)                                          \
+  X(radix_sort_keys, cub, i32, gpu)                                            \
+  X(radix_sort_keys, cub_i64, i32, gpu)                                        \
+  X(radix_sort_keys, cupar, u8, gpu)                                           \
+  X(radix_sort_keys, cub, u8, gpu)                                             \
+  X(radix_sort_keys, cub_i64, u8, gpu)                                         \
+  X(radix_sort_pairs, cupar, u32_u32, gpu)                                     \
+  X(radix_sort_pairs, cub, u32_u32, gpu)                                       \
+  X(radix_sort_pairs, cub_i64, u32_u32, gpu)                                   \
+  X(radix_sort_pairs, thrust, u32_u32, gpu)                                    \
+  X(radix_sort_pairs, cpu_seq, u32_u32, cpu_seq)                               \
+  X(radix_sort_pairs, cpu_omp, u32_u32, cpu_omp)                               \
+                                                                               \
+  X(merge_sort_keys, cupar, f32, gpu)                                          \
+  X(merge_sort_keys, cupar_jit, f32, gpu)                                      \
+  X(merge_sort_keys, cub, f32, gpu)                                            \
+  X(merge_sort_keys, thrust, f32, gpu)                                         \
+  X(merge_sort_keys, cpu_seq, f32, cpu_seq)                                    \
+  X(merge_sort_keys, cpu_omp, f32, cpu_omp)                                    \
+  X(merge_sort_keys, cupar, i32, gpu)                                          \
+  X(merge_sort_keys, cupar_jit, i32, gpu)                                      \
+  X(merge_sort_keys, cub, i32, gpu)                                            \
+  X(merge_sort_keys, thrust, i32, gpu)                                         \
+  X(merge_sort_keys, cpu_seq, i32, cpu_seq)                                    \
+  X(merge_sort_keys, cpu_omp, i32, cpu_omp)                                    \
+  X(merge_sort_keys, cupar, rec16, gpu)                                        \
+  X(merge_sort_keys, cupar_jit, rec16, gpu)                                    \
+  X(merge_sort_keys, cub, rec16, gpu)                                          \
+  X(merge_sort_keys, cupar, rec32, gpu)                                        \
+  X(merge_sort_keys, cupar_jit, rec32, gpu)                                    \
+  X(merge_sort_keys, cub, rec32, gpu)                                          \
+  X(reduce_struct, cupar, rec16, gpu)                                          \
+  X(reduce_struct, cupar_jit, rec16, gpu)                                      \
+  X(reduce_struct, cub, rec16, gpu)                                            \
+  X(inclusive_scan_struct, cupar, rec16, gpu)                                  \
+  X(inclusive_scan_struct, cupar_jit, rec16, gpu)                              \
+  X(inclusive_scan_struct, cub, rec16, gpu)                                    \
+  X(reduce_by_key, cupar, u32_rec16, gpu)                                      \
+  X(reduce_by_key, cupar_jit, u32_rec16, gpu)                                  \
+  X(reduce_by_key, cub, u32_rec16, gpu)                                        \
+  X(merge_sort_pairs, cupar, f32_u32, gpu)                                     \
+  X(merge_sort_pairs, cupar_jit, f32_u32, gpu)                                 \
+  X(merge_sort_pairs, cub, f32_u32, gpu)                                       \
+  X(merge_sort_pairs, thrust, f32_u32, gpu)                                    \
+  X(merge_sort_pairs, cpu_seq, f32_u32, cpu_seq)                               \
+  X(merge_sort_pairs, cpu_omp, f32_u32, cpu_omp)                               \
+                                                                               \
+  X(transform_unary, cupar, f32, gpu)                                          \
+  X(transform_unary, cupar_jit, f32, gpu)                                      \
+  X(transform_unary, cub, f32, gpu)                                            \
+  X(transform_unary, thrust, f32, gpu)                                         \
+  X(transform_unary, cpu_seq, f32, cpu_seq)                                    \
+  X(transform_unary, cpu_omp, f32, cpu_omp)                                    \
+  X(transform_binary, cupar, i32, gpu)                                         \
+  X(transform_binary, cupar_jit, i32, gpu)                                     \
+  X(transform_binary, cub, i32, gpu)                                           \
+  X(transform_binary, thrust, i32, gpu)                                        \
+  X(transform_binary, cpu_seq, i32, cpu_seq)                                   \
+  X(transform_binary, cpu_omp, i32, cpu_omp)                                   \
+                                                                               \
+  X(histogram_even, cupar, f32, gpu)                                           \
+  X(histogram_even, cub, f32, gpu)                                             \
+  X(histogram_even, cpu_seq, f32, cpu_seq)                                     \
+  X(histogram_even, cpu_omp, f32, cpu_omp)                                     \
+  X(histogram_even, cupar, u8, gpu)                                            \
+  X(histogram_even, cub, u8, gpu)                                              \
+  X(histogram_even, cpu_seq, u8, cpu_seq)                                      \
+  X(histogram_even, cpu_omp, u8, cpu_omp)                                      \
+  X(histogram_even_op, cupar, f32, gpu)                                        \
+  X(histogram_even_op, cupar_jit, f32, gpu)                                    \
+  X(histogram_even_op, cub, f32, gpu)                                          \
+  X(histogram_even_op, cpu_seq, f32, cpu_seq)                                  \
+  X(histogram_even_op, cpu_omp, f32, cpu_omp)                                  \
+                                                                               \
+  X(host_overhead, cupar, reduce_f32, host_overhead)                           \
+  X(host_overhead, cupar_jit, reduce_f32, host_overhead)                       \
+  X(host_overhead, cupar_jit_plan, reduce_f32, host_overhead)                  \
+  X(host_overhead, cub, reduce_f32, host_overhead)                             \
+  X(host_overhead, cub_malloc_async, reduce_f32, host_overhead)                \
+  X(host_overhead, cupar, inclusive_scan_f32, host_overhead)                   \
+  X(host_overhead, cupar_jit, inclusive_scan_f32, host_overhead)               \
+  X(host_overhead, cupar_jit_plan, inclusive_scan_f32, host_overhead)          \
+  X(host_overhead, cub, inclusive_scan_f32, host_overhead)                     \
+  X(host_overhead, cub_malloc_async, inclusive_scan_f32, host_overhead)        \
+  X(host_overhead, cupar, transform_f32, host_overhead)                        \
+  X(host_overhead, cupar_jit, transform_f32, host_overhead)                    \
+  X(host_overhead, cupar_jit_plan, transform_f32, host_overhead)               \
+  X(host_overhead, cub, transform_f32, host_overhead)                          \
+                                                                               \
+  X(jit_latency, cold_process, reduce_f32, once)                               \
+  X(jit_latency, disk_cache_process, reduce_f32, once)                         \
+  X(jit_latency, warm_in_process, reduce_f32, once)                            \
+  X(jit_latency, new_operator_in_process, reduce_f32, once)                    \
+  X(jit_latency, cold_process, reduce_f32_optimized, once)                     \
+  X(jit_latency, cold_process, merge_sort_keys_f32, once)                      \
+  X(jit_latency, disk_cache_process, merge_sort_keys_f32, once)                \
+  X(jit_latency, warm_in_process, merge_sort_keys_f32, once)                   \
+  X(jit_latency, new_operator_in_process, merge_sort_keys_f32, once)           \
+  X(jit_latency, cold_process, merge_sort_keys_f32_optimized, once)            \
+  X(jit_latency, cold_process, reduce_point, once)                             \
+  X(jit_latency, disk_cache_process, reduce_point, once)                       \
+  X(jit_latency, warm_in_process, reduce_point, once)                          \
+  X(jit_latency, new_operator_in_process, reduce_point, once)                  \
+  X(jit_latency, cold_process, select_if_u32, once)                            \
+  X(jit_latency, disk_cache_process, select_if_u32, once)                      \
+  X(jit_latency, warm_in_process, select_if_u32, once)                         \
+  X(jit_latency, new_operator_in_process, select_if_u32, once)                 \
+  X(jit_latency, cold_process, partition_u32, once)                            \
+  X(jit_latency, disk_cache_process, partition_u32, once)                      \
+  X(jit_latency, warm_in_process, partition_u32, once)                         \
+  X(jit_latency, new_operator_in_process, partition_u32, once)                 \
+  X(jit_latency, cold_process, three_way_partition_u32, once)                  \
+  X(jit_latency, disk_cache_process, three_way_partition_u32, once)            \
+  X(jit_latency, warm_in_process, three_way_partition_u32, once)               \
+  X(jit_latency, new_operator_in_process, three_way_partition_u32, once)       \
+  X(jit_latency, cold_process, unique_u32, once)                               \
+  X(jit_latency, disk_cache_process, unique_u32, once)                         \
+  X(jit_latency, warm_in_process, unique_u32, once)                            \
+  X(jit_latency, new_operator_in_process, unique_u32, once)                    \
+  X(jit_latency, cold_process, reduce_by_key_u32_f32, once)                    \
+  X(jit_latency, disk_cache_process, reduce_by_key_u32_f32, once)              \
+  X(jit_latency, warm_in_process, reduce_by_key_u32_f32, once)                 \
+  X(jit_latency, new_operator_in_process, reduce_by_key_u32_f32, once)         \
+  X(jit_latency, cold_process, inclusive_scan_by_key_u32_f32, once)            \
+  X(jit_latency, disk_cache_process, inclusive_scan_by_key_u32_f32, once)      \
+  X(jit_latency, warm_in_process, inclusive_scan_by_key_u32_f32, once)         \
+  X(jit_latency, new_operator_in_process, inclusive_scan_by_key_u32_f32, once) \
+  X(jit_latency, cold_process, segmented_reduce_f32, once)                     \
+  X(jit_latency, disk_cache_process, segmented_reduce_f32, once)               \
+  X(jit_latency, warm_in_process, segmented_reduce_f32, once)                  \
+  X(jit_latency, new_operator_in_process, segmented_reduce_f32, once)          \
+  X(jit_latency, cold_process, segmented_inclusive_scan_f32, once)             \
+  X(jit_latency, disk_cache_process, segmented_inclusive_scan_f32, once)       \
+  X(jit_latency, warm_in_process, segmented_inclusive_scan_f32, once)          \
+  X(jit_latency, new_operator_in_process, segmented_inclusive_scan_f32, once)  \
+  X(jit_latency, cold_process, lower_bound_u32, once)                          \
+  X(jit_latency, disk_cache_process, lower_bound_u32, once)                    \
+  X(jit_latency, warm_in_process, lower_bound_u32, once)                       \
+  X(jit_latency, new_operator_in_process, lower_bound_u32, once)               \
+  X(jit_latency, cold_process, reduce_rec16, once)                             \
+  X(jit_latency, disk_cache_process, reduce_rec16, once)                       \
+  X(jit_latency, warm_in_process, reduce_rec16, once)                          \
+  X(jit_latency, new_operator_in_process, reduce_rec16, once)                  \
+  X(jit_latency, cold_process, inclusive_scan_rec16, once)                     \
+  X(jit_latency, disk_cache_process, inclusive_scan_rec16, once)               \
+  X(jit_latency, warm_in_process, inclusive_scan_rec16, once)                  \
+  X(jit_latency, new_operator_in_process, inclusive_scan_rec16, once)          \
+  X(jit_latency, cold_process, merge_sort_rec32, once)                         \
+  X(jit_latency, disk_cache_process, merge_sort_rec32, once)                   \
+  X(jit_latency, warm_in_process, merge_sort_rec32, once)                      \
+  X(jit_latency, new_operator_in_process, merge_sort_rec32, once)              \
+  X(jit_latency, cold_process, reduce_rec36, once)                             \
+  X(jit_latency, disk_cache_process, reduce_rec36, once)                       \
+  X(jit_latency, warm_in_process, reduce_rec36, once)                          \
+  X(jit_latency, new_operator_in_process, reduce_rec36, once)                  \
+  X(jit_latency, cold_process, reduce_by_key_u32_rec16, once)                  \
+  X(jit_latency, disk_cache_process, reduce_by_key_u32_rec16, once)            \
+  X(jit_latency, warm_in_process, reduce_by_key_u32_rec16, once)               \
+  X(jit_latency, new_operator_in_process, reduce_by_key_u32_rec16, once)       \
+                                                                               \
+  X(select_if, cupar, u32, gpu)                                                \
+  X(select_if, cupar_jit, u32, gpu)                                            \
+  X(select_if, cub, u32, gpu)                                                  \
+  X(select_if, thrust, u32, gpu)                                               \
+  X(select_if, cpu_seq, u32, cpu_seq)                                          \
+  X(select_flagged, cupar, u32, gpu)                                           \
+  X(select_flagged, cub, u32, gpu)                                             \
+  X(select_flagged, thrust, u32, gpu)                                          \
+  X(select_flagged, cpu_seq, u32, cpu_seq)                                     \
+  X(partition, cupar, u32, gpu)                                                \
+  X(partition, cupar_jit, u32, gpu)                                            \
+  X(partition, cub, u32, gpu)                                                  \
+  X(partition, thrust, u32, gpu)                                               \
+  X(partition, cpu_seq, u32, cpu_seq)                                          \
+  X(partition_in_order, cupar, u32, gpu)                                       \
+  X(three_way_partition, cupar, u32, gpu)                                      \
+  X(three_way_partition, cupar_jit, u32, gpu)                                  \
+  X(three_way_partition, cub, u32, gpu)                                        \
+  X(unique, cupar, u32, gpu)                                                   \
+  X(unique, cupar_jit, u32, gpu)                                               \
+  X(unique, cupar_jit_named, u32, gpu)                                         \
+  X(unique, cub, u32, gpu)                                                     \
+  X(unique, thrust, u32, gpu)                                                  \
+  X(unique, cpu_seq, u32, cpu_seq)                                             \
+                                                                               \
+  X(reduce_by_key, cupar, u32_f32, gpu)                                        \
+  X(reduce_by_key, cupar_jit, u32_f32, gpu)                                    \
+  X(reduce_by_key, cupar_jit_named, u32_f32, gpu)                              \
+  X(reduce_by_key, cub, u32_f32, gpu)                                          \
+  X(reduce_by_key, thrust, u32_f32, gpu)                                       \
+  X(reduce_by_key, cpu_seq, u32_f32, cpu_seq)                                  \
+  X(reduce_by_key, cupar, u32_f32_functor, gpu)                                \
+  X(reduce_by_key, cupar_jit, u32_f32_functor, gpu)                            \
+  X(reduce_by_key, cub, u32_f32_functor, gpu)                                  \
+  X(inclusive_scan_by_key, cupar, u32_f32, gpu)                                \
+  X(inclusive_scan_by_key, cupar_jit, u32_f32, gpu)                            \
+  X(inclusive_scan_by_key, cupar_jit_named, u32_f32, gpu)                      \
+  X(inclusive_scan_by_key, cub, u32_f32, gpu)                                  \
+  X(inclusive_scan_by_key, thrust, u32_f32, gpu)                               \
+  X(inclusive_scan_by_key, cpu_seq, u32_f32, cpu_seq)                          \
+  X(inclusive_scan_by_key, cupar, u32_f32_functor, gpu)                        \
+  X(inclusive_scan_by_key, cupar_jit, u32_f32_functor, gpu)                    \
+  X(inclusive_scan_by_key, cub, u32_f32_functor, gpu)                          \
+  X(unique_by_key, cupar, u32_f32, gpu)                                        \
+  X(unique_by_key, cupar_jit, u32_f32, gpu)                                    \
+  X(unique_by_key, cupar_jit_named, u32_f32, gpu)                              \
+  X(unique_by_key, cub, u32_f32, gpu)                                          \
+  X(unique_by_key, thrust, u32_f32, gpu)                                       \
+  X(unique_by_key, cpu_seq, u32_f32, cpu_seq)                                  \
+  X(run_length_encode, cupar, u32, gpu)                                        \
+  X(run_length_encode, cub, u32, gpu)                                          \
+  X(run_length_encode, thrust, u32, gpu)                                       \
+  X(run_length_encode, cpu_seq, u32, cpu_seq)                                  \
+                                                                               \
+  X(segmented_reduce, cupar, f32, gpu)                                         \
+  X(segmented_reduce, cupar_jit, f32, gpu)                                     \
+  X(segmented_reduce, cupar_jit_named, f32, gpu)                               \
+  X(segmented_reduce, cub, f32, gpu)                                           \
+  X(segmented_reduce, cpu_seq, f32, cpu_seq)                                   \
+                                                                               \
+  X(segmented_inclusive_scan, cupar, f32, gpu)                                 \
+  X(segmented_inclusive_scan, cupar_jit, f32, gpu)                             \
+  X(segmented_inclusive_scan, cub_scan_by_key, f32, gpu)                       \
+                                                                               \
+  X(segmented_sort_keys, cupar, u32, gpu)                                      \
+  X(segmented_sort_keys, cub, u32, gpu)                                        \
+  X(segmented_sort_keys, cub_radix, u32, gpu)                                  \
+                                                                               \
+  X(lower_bound, cupar, u32, gpu)                                              \
+  X(lower_bound, cupar_jit, u32, gpu)                                          \
+  X(lower_bound, cupar_jit_named, u32, gpu)                                    \
+  X(lower_bound, thrust, u32, gpu)                                             \
   X(lower_bound, cpu_seq, u32, cpu_seq)
 
 namespace cupar_bench {

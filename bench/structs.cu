@@ -15,8 +15,8 @@
 
 #include <cub/device/device_merge_sort.cuh>
 #include <cub/device/device_reduce.cuh>
-#include <cuda/std/functional>
 #include <cub/device/device_scan.cuh>
+#include <cuda/std/functional>
 
 namespace cupar_bench {
 

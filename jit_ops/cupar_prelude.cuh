@@ -75,7 +75,6 @@ struct alignas(Align) cupar_storage {
 };
 #endif
 
-
 /// Carries compile-time facts about a kernel set to the host: its template arguments appear in
 /// the lowered (mangled) name NVRTC reports for an instantiation of this empty kernel.
 template <long long... Values>

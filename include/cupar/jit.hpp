@@ -73,7 +73,8 @@ enum class trust : std::uint8_t {
   /// `_Pragma`, `asm`, raw string literals, device `printf`, `malloc`/`free`/`new`/`delete`, no
   /// non-ASCII characters outside literals and comments, balanced brackets, within the size and
   /// complexity limits. Nothing but cupar's own sources and CUDA's headers can then be read
-  /// (every quoted include of the build names one of cupar's embedded sources, checked). A jit_error then quotes nothing but the snippet:
+  /// (every quoted include of the build names one of cupar's embedded sources, checked). A
+  /// jit_error then quotes nothing but the snippet:
   /// log() keeps only diagnostics located in the snippet, source() is the snippet and options()
   /// is empty.
   untrusted,

@@ -208,7 +208,8 @@ const precompiled_named* named_object_for(const build_spec& spec, const slot_spe
 }
 
 compile_request::snippet_ref snippet_of(const slot_spec& slot, const slot_binding& b, int index) {
-  return {snippet_file_of(index), generated_file_of(index), snippet_text(b.op), slot.what,
+  return {snippet_file_of(index),    generated_file_of(index),
+          snippet_text(b.op),        slot.what,
           role_description(slot, b), &b.op};
 }
 

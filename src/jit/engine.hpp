@@ -110,8 +110,8 @@ struct program_entry;
 /// hold_for_plan).
 std::shared_ptr<program_entry> obtain_entry(const fast_key& key,
                                             const std::function<build_spec()>& make_spec,
-                                            const cupar::jit::op& anchor,
-                                            const device_info& device, bool for_plan = false);
+                                            const cupar::jit::op& anchor, const device_info& device,
+                                            bool for_plan = false);
 /// Counts a plan holding `entry` (hold) or letting it go: a background build of an entry that
 /// clear_memory_cache retired is only made while a plan holds it.
 void hold_for_plan(program_entry& entry, bool hold) noexcept;

@@ -42,9 +42,8 @@ std::string quoted_include_outside_embedded(std::string_view text) {
     i = line.find_first_not_of(" \t", i + 7);
     if (i == std::string_view::npos || line[i] != '"') continue;
     const std::size_t close = line.find('"', i + 1);
-    const std::string_view name = line.substr(i + 1, close == std::string_view::npos
-                                                         ? std::string_view::npos
-                                                         : close - i - 1);
+    const std::string_view name = line.substr(
+        i + 1, close == std::string_view::npos ? std::string_view::npos : close - i - 1);
     if (find_embedded_source(name) == nullptr) return std::string(name);
   }
   return std::string();
@@ -73,8 +72,10 @@ void require_embedded_includes(const compile_request& r) {
     if (!name.empty()) bad = r.name + " includes \"" + name + "\"";
   }
   if (!bad.empty()) {
-    throw std::logic_error("cupar internal error: an untrusted build would read a file relative "
-                           "to the working directory (" + bad + ", not an embedded source)");
+    throw std::logic_error(
+        "cupar internal error: an untrusted build would read a file relative "
+        "to the working directory (" +
+        bad + ", not an embedded source)");
   }
 }
 

@@ -44,10 +44,10 @@ inline bool struct_class_listed(const std::string& cls) {
   const std::string classes = CUPAR_TEST_STRUCT_CLASSES;
   if (classes == "none") return false;
   if (classes == "all") {
-    static const char* const all[] = {
-        "s4a4",   "s8a4",   "s12a4",  "s16a4",  "s20a4",   "s24a4",  "s28a4",  "s32a4",
-        "s8a8",   "s16a8",  "s24a8",  "s32a8",  "s40a8",   "s48a8",  "s64a8",  "s96a8",
-        "s128a8", "s16a16", "s32a16", "s48a16", "s64a16",  "s96a16", "s128a16"};
+    static const char* const all[] = {"s4a4",   "s8a4",   "s12a4",  "s16a4",  "s20a4",  "s24a4",
+                                      "s28a4",  "s32a4",  "s8a8",   "s16a8",  "s24a8",  "s32a8",
+                                      "s40a8",  "s48a8",  "s64a8",  "s96a8",  "s128a8", "s16a16",
+                                      "s32a16", "s48a16", "s64a16", "s96a16", "s128a16"};
     for (const char* c : all)
       if (cls == c) return true;
     return false;
@@ -150,12 +150,12 @@ inline std::string missing_sets(std::initializer_list<std::string> keys) {
 /// Skips a compile-only test whose subject is precompiled kernels when this build did not
 /// precompile the sets it uses (CI's profile, CUPAR_JIT_PRECOMPILE_TYPES): the default build,
 /// which precompiles every type, runs it.
-#define CUPAR_REQUIRE_PRECOMPILED(...)                                                        \
-  do {                                                                                       \
-    const std::string cupar_missing_ = ::cupar::testing::missing_sets({__VA_ARGS__});        \
-    if (!cupar_missing_.empty()) {                                                           \
-      GTEST_SKIP() << "this build did not precompile " << cupar_missing_                     \
-                   << " (CUPAR_JIT_PRECOMPILE_TYPES=" CUPAR_TEST_PRECOMPILE_TYPES            \
-                      "); the default build precompiles every type and runs this test";      \
-    }                                                                                        \
+#define CUPAR_REQUIRE_PRECOMPILED(...)                                                  \
+  do {                                                                                  \
+    const std::string cupar_missing_ = ::cupar::testing::missing_sets({__VA_ARGS__});   \
+    if (!cupar_missing_.empty()) {                                                      \
+      GTEST_SKIP() << "this build did not precompile " << cupar_missing_                \
+                   << " (CUPAR_JIT_PRECOMPILE_TYPES=" CUPAR_TEST_PRECOMPILE_TYPES       \
+                      "); the default build precompiles every type and runs this test"; \
+    }                                                                                   \
   } while (0)

@@ -542,8 +542,8 @@ TEST(UntrustedOperators, CleanTextBuildsInEveryForm) {
   // compiled from source, and CUDA's headers they include read headers beside them
   // (cooperative_groups/details/driver_abi.h: #include "info.h"). Under --no-source-include,
   // which untrusted builds used before, that failed as "the operator does not fit".
-  EXPECT_NO_THROW(((void)cupar::jit::compile_transform<int, double>(op::untrusted("x * 2.0"), 90,
-                                                                    false)));
+  EXPECT_NO_THROW(
+      ((void)cupar::jit::compile_transform<int, double>(op::untrusted("x * 2.0"), 90, false)));
   const op u = op::untrusted("a + b");
   EXPECT_EQ(u.trust_level(), trust::untrusted);
   EXPECT_EQ(op("a + b").trust_level(), trust::trusted);
@@ -560,7 +560,8 @@ TEST(UntrustedOperators, NothingIsReadFromTheWorkingDirectory) {
   for (const auto& name : decoys)
     std::ofstream(dir + "/" + name) << "#error \"" << secret_token << "\"\n";
   for (const auto& [what, build] : std::vector<std::pair<std::string, std::function<void()>>>{
-           {"operator only", [] { (void)cupar::jit::compile_reduce<float>(op::untrusted("a + b"), 90, false); }},
+           {"operator only",
+            [] { (void)cupar::jit::compile_reduce<float>(op::untrusted("a + b"), 90, false); }},
            {"transform kernels from source",
             [] {
               (void)cupar::jit::compile_transform<int, double>(op::untrusted("x * 3.0"), 90, false);
