@@ -6,10 +6,11 @@
 #pragma once
 
 #include <cupar/by_key.hpp>
-#include <cupar/detail/device_guard.hpp>
 #include <cupar/detail/count_width.hpp>
 #include <cupar/detail/counted.hpp>
+#include <cupar/detail/device_guard.hpp>
 #include <cupar/detail/dp_checks.hpp>
+#include <cupar/detail/iterators.cuh>
 #include <cupar/detail/op_traits.hpp>
 #include <cupar/detail/op_wrap.cuh>
 #include <cupar/detail/temp_storage.hpp>
@@ -34,17 +35,20 @@ namespace detail {
 /// faster, and one instantiation serves every n).
 using by_key_offset = unsigned long long;
 
-template <class K, class V, class Op, class Eq>
-void reduce_by_key_impl(const char* fn, const K* d_keys_in, const V* d_values_in, K* d_keys_out,
-                        V* d_aggregates_out, std::size_t* d_count, std::size_t* host_count,
-                        std::size_t n, Op op, Eq eq, stream_ref stream, memory_resource& mr) {
+template <class KeyInIt, class ValueInIt, class KeyOutIt, class AggOutIt, class Op, class Eq>
+void reduce_by_key_impl(const char* fn, KeyInIt d_keys_in, ValueInIt d_values_in,
+                        KeyOutIt d_keys_out, AggOutIt d_aggregates_out, std::size_t* d_count,
+                        std::size_t* host_count, std::size_t n, Op op, Eq eq, stream_ref stream,
+                        memory_resource& mr) {
+  using K = it_value_t<KeyInIt>;
+  using V = it_value_t<ValueInIt>;
   const device_guard on_device(stream);  // run on the stream's device
   static_assert(std::is_trivially_copyable_v<K> && std::is_trivially_copyable_v<V>,
                 "cupar::reduce_by_key: keys and values must be trivially copyable");
-  const dp_range in[2] = {{"d_keys_in", d_keys_in, sizeof(K)},
-                          {"d_values_in", d_values_in, sizeof(V)}};
-  const dp_range out[2] = {{"d_keys_out", d_keys_out, sizeof(K)},
-                           {"d_aggregates_out", d_aggregates_out, sizeof(V)}};
+  const dp_range in[2] = {{"d_keys_in", range_address(d_keys_in), sizeof(K)},
+                          {"d_values_in", range_address(d_values_in), sizeof(V)}};
+  const dp_range out[2] = {{"d_keys_out", range_address(d_keys_out), sizeof(K)},
+                           {"d_aggregates_out", range_address(d_aggregates_out), sizeof(V)}};
   check_by_key_compaction(fn, n, in, out, "d_num_runs", d_count, host_count != nullptr);
   auto cub_op = with_result_type<V>(transparent_op<V>(op));
   // DeviceReduce::ReduceByKey takes only ==; its dispatch takes any equality. The accumulator is
@@ -57,8 +61,8 @@ void reduce_by_key_impl(const char* fn, const K* d_keys_in, const V* d_values_in
                 return with_count_width(n, [&](auto count) {
                   using offset = cub::detail::choose_offset_t<decltype(count)>;
                   using dispatch =
-                      cub::DispatchReduceByKey<const K*, K*, const V*, V*, std::size_t*, Eq,
-                                               decltype(cub_op), offset, V>;
+                      cub::DispatchReduceByKey<KeyInIt, KeyOutIt, ValueInIt, AggOutIt, std::size_t*,
+                                               Eq, decltype(cub_op), offset, V>;
                   return dispatch::Dispatch(temp, bytes, d_keys_in, d_keys_out, d_values_in,
                                             d_aggregates_out, counts, eq, cub_op,
                                             static_cast<offset>(n), stream.get());
@@ -67,17 +71,20 @@ void reduce_by_key_impl(const char* fn, const K* d_keys_in, const V* d_values_in
 }
 
 /// Inclusive (Init = cub::NullType) or exclusive scan by key.
-template <class K, class V, class Op, class Eq, class Init>
-void scan_by_key_impl(const char* fn, const K* d_keys, const V* d_values, V* d_out, std::size_t n,
+template <class KeyIt, class ValueIt, class OutIt, class Op, class Eq, class Init>
+void scan_by_key_impl(const char* fn, KeyIt d_keys, ValueIt d_values, OutIt d_out, std::size_t n,
                       Op op, Init init, Eq eq, stream_ref stream, memory_resource& mr) {
+  using K = it_value_t<KeyIt>;
+  using V = it_value_t<ValueIt>;
   const device_guard on_device(stream);  // run on the stream's device
   static_assert(std::is_trivially_copyable_v<K> && std::is_trivially_copyable_v<V>,
                 "cupar: keys and values of a scan by key must be trivially copyable");
-  check_scan_by_key(fn, d_keys, sizeof(K), d_values, d_out, sizeof(V), n);
+  check_scan_by_key(fn, range_address(d_keys), sizeof(K), range_address(d_values),
+                    range_address(d_out), sizeof(V), n);
   if (n == 0) return;  // nothing to write (CUB launches nothing either)
   auto cub_op = with_result_type<V>(transparent_op<V>(op));
   using dispatch =
-      cub::DispatchScanByKey<const K*, const V*, V*, Eq, decltype(cub_op), Init, by_key_offset, V>;
+      cub::DispatchScanByKey<KeyIt, ValueIt, OutIt, Eq, decltype(cub_op), Init, by_key_offset, V>;
   run_with_temp_storage(std::is_same_v<Init, cub::NullType> ? "cub::DeviceScan::InclusiveScanByKey"
                                                             : "cub::DeviceScan::ExclusiveScanByKey",
                         mr, stream, {n}, [&](void* temp, std::size_t& bytes) {
@@ -109,31 +116,38 @@ void scan_by_key_impl(const char* fn, const K* d_keys, const V* d_values, V* d_o
 ///         overlapping ranges
 /// @throws cupar::out_of_memory, cupar::cuda_error
 /// Asynchronous: does not synchronise the stream.
-template <class K, class V, class Op, class Eq,
-          std::enable_if_t<detail::is_callable_op_v<Op> && detail::is_callable_op_v<Eq>, int> = 0>
-void reduce_by_key(const K* d_keys_in, const V* d_values_in, K* d_keys_out, V* d_aggregates_out,
-                   std::size_t* d_num_runs, std::size_t n, Op op, Eq eq, stream_ref stream,
-                   memory_resource& mr = default_resource()) {
+template <class KeyInIt, class ValueInIt, class KeyOutIt, class AggOutIt, class Op, class Eq,
+          std::enable_if_t<detail::are_iterators_v<KeyInIt, ValueInIt, KeyOutIt, AggOutIt> &&
+                               detail::is_callable_op_v<Op> && detail::is_callable_op_v<Eq>,
+                           int> = 0>
+void reduce_by_key(KeyInIt d_keys_in, ValueInIt d_values_in, KeyOutIt d_keys_out,
+                   AggOutIt d_aggregates_out, std::size_t* d_num_runs, std::size_t n, Op op, Eq eq,
+                   stream_ref stream, memory_resource& mr = default_resource()) {
   detail::reduce_by_key_impl("cupar::reduce_by_key", d_keys_in, d_values_in, d_keys_out,
                              d_aggregates_out, d_num_runs, nullptr, n, op, eq, stream, mr);
 }
 
 /// reduce_by_key with == on the keys.
-template <class K, class V, class Op, std::enable_if_t<detail::is_callable_op_v<Op>, int> = 0>
-void reduce_by_key(const K* d_keys_in, const V* d_values_in, K* d_keys_out, V* d_aggregates_out,
-                   std::size_t* d_num_runs, std::size_t n, Op op, stream_ref stream,
-                   memory_resource& mr = default_resource()) {
+template <class KeyInIt, class ValueInIt, class KeyOutIt, class AggOutIt, class Op,
+          std::enable_if_t<detail::are_iterators_v<KeyInIt, ValueInIt, KeyOutIt, AggOutIt> &&
+                               detail::is_callable_op_v<Op>,
+                           int> = 0>
+void reduce_by_key(KeyInIt d_keys_in, ValueInIt d_values_in, KeyOutIt d_keys_out,
+                   AggOutIt d_aggregates_out, std::size_t* d_num_runs, std::size_t n, Op op,
+                   stream_ref stream, memory_resource& mr = default_resource()) {
   detail::reduce_by_key_impl("cupar::reduce_by_key", d_keys_in, d_values_in, d_keys_out,
                              d_aggregates_out, d_num_runs, nullptr, n, op,
                              ::cuda::std::equal_to<>{}, stream, mr);
 }
 
 /// As reduce_by_key, and returns the number of runs. Synchronises `stream` (only it).
-template <class K, class V, class Op, class Eq,
-          std::enable_if_t<detail::is_callable_op_v<Op> && detail::is_callable_op_v<Eq>, int> = 0>
-std::size_t reduce_by_key_count(const K* d_keys_in, const V* d_values_in, K* d_keys_out,
-                                V* d_aggregates_out, std::size_t n, Op op, Eq eq, stream_ref stream,
-                                memory_resource& mr = default_resource()) {
+template <class KeyInIt, class ValueInIt, class KeyOutIt, class AggOutIt, class Op, class Eq,
+          std::enable_if_t<detail::are_iterators_v<KeyInIt, ValueInIt, KeyOutIt, AggOutIt> &&
+                               detail::is_callable_op_v<Op> && detail::is_callable_op_v<Eq>,
+                           int> = 0>
+std::size_t reduce_by_key_count(KeyInIt d_keys_in, ValueInIt d_values_in, KeyOutIt d_keys_out,
+                                AggOutIt d_aggregates_out, std::size_t n, Op op, Eq eq,
+                                stream_ref stream, memory_resource& mr = default_resource()) {
   std::size_t count = 0;
   detail::reduce_by_key_impl("cupar::reduce_by_key_count", d_keys_in, d_values_in, d_keys_out,
                              d_aggregates_out, nullptr, &count, n, op, eq, stream, mr);
@@ -141,9 +155,12 @@ std::size_t reduce_by_key_count(const K* d_keys_in, const V* d_values_in, K* d_k
 }
 
 /// reduce_by_key_count with == on the keys.
-template <class K, class V, class Op, std::enable_if_t<detail::is_callable_op_v<Op>, int> = 0>
-std::size_t reduce_by_key_count(const K* d_keys_in, const V* d_values_in, K* d_keys_out,
-                                V* d_aggregates_out, std::size_t n, Op op, stream_ref stream,
+template <class KeyInIt, class ValueInIt, class KeyOutIt, class AggOutIt, class Op,
+          std::enable_if_t<detail::are_iterators_v<KeyInIt, ValueInIt, KeyOutIt, AggOutIt> &&
+                               detail::is_callable_op_v<Op>,
+                           int> = 0>
+std::size_t reduce_by_key_count(KeyInIt d_keys_in, ValueInIt d_values_in, KeyOutIt d_keys_out,
+                                AggOutIt d_aggregates_out, std::size_t n, Op op, stream_ref stream,
                                 memory_resource& mr = default_resource()) {
   std::size_t count = 0;
   detail::reduce_by_key_impl("cupar::reduce_by_key_count", d_keys_in, d_values_in, d_keys_out,
@@ -166,17 +183,22 @@ std::size_t reduce_by_key_count(const K* d_keys_in, const V* d_values_in, K* d_k
 /// @throws cupar::out_of_memory, cupar::cuda_error
 /// Asynchronous: does not synchronise the stream. Floating-point scans may differ from run to
 /// run by rounding (CUB's decoupled look-back).
-template <class K, class V, class Op, class Eq,
-          std::enable_if_t<detail::is_callable_op_v<Op> && detail::is_callable_op_v<Eq>, int> = 0>
-void inclusive_scan_by_key(const K* d_keys, const V* d_values, V* d_out, std::size_t n, Op op,
-                           Eq eq, stream_ref stream, memory_resource& mr = default_resource()) {
+template <class KeyIt, class ValueIt, class OutIt, class Op, class Eq,
+          std::enable_if_t<detail::are_iterators_v<KeyIt, ValueIt, OutIt> &&
+                               detail::is_callable_op_v<Op> && detail::is_callable_op_v<Eq>,
+                           int> = 0>
+void inclusive_scan_by_key(KeyIt d_keys, ValueIt d_values, OutIt d_out, std::size_t n, Op op, Eq eq,
+                           stream_ref stream, memory_resource& mr = default_resource()) {
   detail::scan_by_key_impl("cupar::inclusive_scan_by_key", d_keys, d_values, d_out, n, op,
                            cub::NullType{}, eq, stream, mr);
 }
 
 /// inclusive_scan_by_key with == on the keys.
-template <class K, class V, class Op, std::enable_if_t<detail::is_callable_op_v<Op>, int> = 0>
-void inclusive_scan_by_key(const K* d_keys, const V* d_values, V* d_out, std::size_t n, Op op,
+template <
+    class KeyIt, class ValueIt, class OutIt, class Op,
+    std::enable_if_t<detail::are_iterators_v<KeyIt, ValueIt, OutIt> && detail::is_callable_op_v<Op>,
+                     int> = 0>
+void inclusive_scan_by_key(KeyIt d_keys, ValueIt d_values, OutIt d_out, std::size_t n, Op op,
                            stream_ref stream, memory_resource& mr = default_resource()) {
   detail::scan_by_key_impl("cupar::inclusive_scan_by_key", d_keys, d_values, d_out, n, op,
                            cub::NullType{}, ::cuda::std::equal_to<>{}, stream, mr);
@@ -185,19 +207,24 @@ void inclusive_scan_by_key(const K* d_keys, const V* d_values, V* d_out, std::si
 /// Exclusive scan of each run of equal consecutive keys, seeded with `init` in every run:
 /// d_out[h] = init at the first position h of each run, d_out[i] = init op (v[h] op ... op
 /// v[i - 1]) after it. Parameters, exceptions and synchronisation as inclusive_scan_by_key.
-template <class K, class V, class Op, class Eq,
-          std::enable_if_t<detail::is_callable_op_v<Op> && detail::is_callable_op_v<Eq>, int> = 0>
-void exclusive_scan_by_key(const K* d_keys, const V* d_values, V* d_out, std::size_t n, Op op,
-                           detail::type_identity_t<V> init, Eq eq, stream_ref stream,
+template <class KeyIt, class ValueIt, class OutIt, class Op, class Eq,
+          std::enable_if_t<detail::are_iterators_v<KeyIt, ValueIt, OutIt> &&
+                               detail::is_callable_op_v<Op> && detail::is_callable_op_v<Eq>,
+                           int> = 0>
+void exclusive_scan_by_key(KeyIt d_keys, ValueIt d_values, OutIt d_out, std::size_t n, Op op,
+                           detail::it_value_t<ValueIt> init, Eq eq, stream_ref stream,
                            memory_resource& mr = default_resource()) {
   detail::scan_by_key_impl("cupar::exclusive_scan_by_key", d_keys, d_values, d_out, n, op, init, eq,
                            stream, mr);
 }
 
 /// exclusive_scan_by_key with == on the keys.
-template <class K, class V, class Op, std::enable_if_t<detail::is_callable_op_v<Op>, int> = 0>
-void exclusive_scan_by_key(const K* d_keys, const V* d_values, V* d_out, std::size_t n, Op op,
-                           detail::type_identity_t<V> init, stream_ref stream,
+template <
+    class KeyIt, class ValueIt, class OutIt, class Op,
+    std::enable_if_t<detail::are_iterators_v<KeyIt, ValueIt, OutIt> && detail::is_callable_op_v<Op>,
+                     int> = 0>
+void exclusive_scan_by_key(KeyIt d_keys, ValueIt d_values, OutIt d_out, std::size_t n, Op op,
+                           detail::it_value_t<ValueIt> init, stream_ref stream,
                            memory_resource& mr = default_resource()) {
   detail::scan_by_key_impl("cupar::exclusive_scan_by_key", d_keys, d_values, d_out, n, op, init,
                            ::cuda::std::equal_to<>{}, stream, mr);

@@ -4,6 +4,7 @@
 #include <cupar/detail/checks.hpp>
 #include <cupar/detail/count_width.hpp>
 #include <cupar/detail/device_guard.hpp>
+#include <cupar/detail/iterators.cuh>
 #include <cupar/detail/op_wrap.cuh>
 #include <cupar/detail/temp_storage.hpp>
 #include <cupar/memory.hpp>
@@ -18,11 +19,16 @@ namespace cupar {
 
 /// Reduces `d_in[0, n)` with `op`, starting from `init`, into `*d_out` (device memory).
 ///
+/// `d_in` is any random-access input iterator CUB takes (a device pointer, a Thrust counting,
+/// transform, zip, permutation ... iterator, or a user-written one): a transform iterator fuses
+/// the transform into the reduction (one pass, no temporary array). T is its value type;
+/// `d_out` is a pointer or an output iterator.
+///
 /// The result is init op x0 op x1 ... in CUB's tree order: `op` must be associative (it need not
 /// be commutative: CUB keeps the order of the operands). For floating-point sums the result
 /// differs from a sequential sum by rounding, but is the same from run to run on one GPU.
 ///
-/// @param d_in   device input (may be null when n == 0)
+/// @param d_in   device input (a null pointer only when n == 0)
 /// @param d_out  device output, one T; receives `init` when n == 0
 /// @param n      number of elements (64-bit)
 /// @param op     binary operator T x T -> T: a functor, a cuda::std function object or an
@@ -30,18 +36,22 @@ namespace cupar {
 /// @param init   initial value (the identity of `op` for the usual reductions)
 /// @param stream stream the reduction runs on
 /// @param mr     resource for temporary storage
-/// @throws std::invalid_argument if d_in is null with n > 0 or d_out is null
+/// @throws std::invalid_argument if d_in is a null pointer with n > 0 or d_out a null pointer
 /// @throws cupar::out_of_memory, cupar::cuda_error
 /// Asynchronous: does not synchronise the stream.
-template <class T, class Op, std::enable_if_t<detail::is_callable_op_v<Op>, int> = 0>
-void reduce(const T* d_in, T* d_out, std::size_t n, Op op, detail::type_identity_t<T> init,
+template <class InIt, class OutIt, class Op,
+          std::enable_if_t<detail::is_iterator_v<InIt> && detail::is_iterator_v<OutIt> &&
+                               detail::is_callable_op_v<Op>,
+                           int> = 0>
+void reduce(InIt d_in, OutIt d_out, std::size_t n, Op op, detail::it_value_t<InIt> init,
             stream_ref stream, memory_resource& mr = default_resource()) {
+  using T = detail::it_value_t<InIt>;
   static_assert(std::is_trivially_copyable_v<T>, "cupar::reduce: T must be trivially copyable");
   constexpr const char* fn = "cupar::reduce";
   const detail::device_guard device(stream);
   detail::require_size(fn, n, sizeof(T));
-  detail::require_data(fn, "d_in", d_in, n);
-  detail::require_pointer(fn, "d_out", d_out);
+  detail::require_range(fn, "d_in", d_in, n);
+  detail::require_pointer(fn, "d_out", detail::range_address(d_out));
   auto cub_op = detail::with_result_type<T>(detail::transparent_op<T>(op));
   detail::run_with_temp_storage(
       "cub::DeviceReduce::Reduce", mr, stream, {n}, [&](void* temp, std::size_t& bytes) {
@@ -54,15 +64,18 @@ void reduce(const T* d_in, T* d_out, std::size_t n, Op op, detail::type_identity
 
 /// Reduces like reduce() and returns the result to the host. Synchronises `stream` (only it).
 /// @throws as reduce()
-template <class T, class Op, std::enable_if_t<detail::is_callable_op_v<Op>, int> = 0>
-T reduce_value(const T* d_in, std::size_t n, Op op, detail::type_identity_t<T> init,
-               stream_ref stream, memory_resource& mr = default_resource()) {
+template <class InIt, class Op,
+          std::enable_if_t<detail::is_iterator_v<InIt> && detail::is_callable_op_v<Op>, int> = 0>
+detail::it_value_t<InIt> reduce_value(InIt d_in, std::size_t n, Op op,
+                                      detail::it_value_t<InIt> init, stream_ref stream,
+                                      memory_resource& mr = default_resource()) {
+  using T = detail::it_value_t<InIt>;
   static_assert(std::is_trivially_copyable_v<T>,
                 "cupar::reduce_value: T must be trivially copyable");
   constexpr const char* fn = "cupar::reduce_value";
   const detail::device_guard device(stream);
   detail::require_size(fn, n, sizeof(T));
-  detail::require_data(fn, "d_in", d_in, n);
+  detail::require_range(fn, "d_in", d_in, n);
   auto cub_op = detail::with_result_type<T>(detail::transparent_op<T>(op));
   const char* call = "cub::DeviceReduce::Reduce";
   // The result slot and CUB's temporary storage share one allocation.
@@ -79,8 +92,7 @@ T reduce_value(const T* d_in, std::size_t n, Op op, detail::type_identity_t<T> i
   detail::check_cuda(run(static_cast<unsigned char*>(temp.get()) + slot, cub_bytes), call);
   T result;
   detail::check_cuda(
-      cudaMemcpyAsync(&result, d_out, sizeof(T), cudaMemcpyDeviceToHost, stream.get()),
-      fn);
+      cudaMemcpyAsync(&result, d_out, sizeof(T), cudaMemcpyDeviceToHost, stream.get()), fn);
   // Named after the call: a fault of the operator is reported here.
   detail::check_cuda(cudaStreamSynchronize(stream.get()), fn);
   return result;

@@ -3,6 +3,7 @@
 
 #include <cupar/detail/checks.hpp>
 #include <cupar/detail/device_guard.hpp>
+#include <cupar/detail/iterators.cuh>
 #include <cupar/detail/op_wrap.cuh>
 #include <cupar/detail/temp_storage.hpp>
 #include <cupar/memory.hpp>
@@ -20,9 +21,12 @@ namespace cupar {
 /// `op` must be associative. Floating-point scans are not guaranteed bit-identical from run to run
 /// (CUB's decoupled look-back may combine partial results in different groupings).
 ///
-/// @param d_in   device input (may be null when n == 0)
-/// @param d_out  device output of n elements; may equal d_in (in place), must not otherwise
-///               overlap it
+/// @param d_in   device input: a pointer (null only when n == 0) or any random-access input
+///               iterator CUB takes (Thrust's fancy iterators, user-written ones); T is its value
+///               type
+/// @param d_out  device output of n elements: a pointer or an output iterator (a Thrust
+///               transform_output_iterator applies its operator on write); a pointer may equal
+///               d_in (in place) and must not otherwise overlap it
 /// @param n      number of elements (64-bit)
 /// @param op     binary operator T x T -> T (functor, cuda::std function object, device lambda)
 /// @param stream stream the scan runs on
@@ -30,17 +34,22 @@ namespace cupar {
 /// @throws std::invalid_argument for null pointers with n > 0 or a partial overlap
 /// @throws cupar::out_of_memory, cupar::cuda_error
 /// Asynchronous: does not synchronise the stream.
-template <class T, class Op, std::enable_if_t<detail::is_callable_op_v<Op>, int> = 0>
-void inclusive_scan(const T* d_in, T* d_out, std::size_t n, Op op, stream_ref stream,
+template <class InIt, class OutIt, class Op,
+          std::enable_if_t<detail::is_iterator_v<InIt> && detail::is_iterator_v<OutIt> &&
+                               detail::is_callable_op_v<Op>,
+                           int> = 0>
+void inclusive_scan(InIt d_in, OutIt d_out, std::size_t n, Op op, stream_ref stream,
                     memory_resource& mr = default_resource()) {
+  using T = detail::it_value_t<InIt>;
   static_assert(std::is_trivially_copyable_v<T>,
                 "cupar::inclusive_scan: T must be trivially copyable");
   constexpr const char* fn = "cupar::inclusive_scan";
   const detail::device_guard device(stream);
   detail::require_size(fn, n, sizeof(T));
-  detail::require_data(fn, "d_in", d_in, n);
-  detail::require_data(fn, "d_out", d_out, n);
-  detail::require_same_or_disjoint(fn, "d_in", d_in, n * sizeof(T), "d_out", d_out, n * sizeof(T));
+  detail::require_range(fn, "d_in", d_in, n);
+  detail::require_range(fn, "d_out", d_out, n);
+  detail::require_same_or_disjoint(fn, "d_in", detail::range_address(d_in), n * sizeof(T), "d_out",
+                                   detail::range_address(d_out), n * sizeof(T));
   if (n == 0) return;
   auto cub_op = detail::with_result_type<T>(detail::transparent_op<T>(op));
   detail::run_with_temp_storage(
@@ -51,17 +60,22 @@ void inclusive_scan(const T* d_in, T* d_out, std::size_t n, Op op, stream_ref st
 
 /// d_out[0] = init, d_out[i] = init op d_in[0] op ... op d_in[i - 1].
 /// Parameters, exceptions and synchronisation as inclusive_scan; `init` seeds the scan.
-template <class T, class Op, std::enable_if_t<detail::is_callable_op_v<Op>, int> = 0>
-void exclusive_scan(const T* d_in, T* d_out, std::size_t n, Op op, detail::type_identity_t<T> init,
+template <class InIt, class OutIt, class Op,
+          std::enable_if_t<detail::is_iterator_v<InIt> && detail::is_iterator_v<OutIt> &&
+                               detail::is_callable_op_v<Op>,
+                           int> = 0>
+void exclusive_scan(InIt d_in, OutIt d_out, std::size_t n, Op op, detail::it_value_t<InIt> init,
                     stream_ref stream, memory_resource& mr = default_resource()) {
+  using T = detail::it_value_t<InIt>;
   static_assert(std::is_trivially_copyable_v<T>,
                 "cupar::exclusive_scan: T must be trivially copyable");
   constexpr const char* fn = "cupar::exclusive_scan";
   const detail::device_guard device(stream);
   detail::require_size(fn, n, sizeof(T));
-  detail::require_data(fn, "d_in", d_in, n);
-  detail::require_data(fn, "d_out", d_out, n);
-  detail::require_same_or_disjoint(fn, "d_in", d_in, n * sizeof(T), "d_out", d_out, n * sizeof(T));
+  detail::require_range(fn, "d_in", d_in, n);
+  detail::require_range(fn, "d_out", d_out, n);
+  detail::require_same_or_disjoint(fn, "d_in", detail::range_address(d_in), n * sizeof(T), "d_out",
+                                   detail::range_address(d_out), n * sizeof(T));
   if (n == 0) return;
   auto cub_op = detail::with_result_type<T>(detail::transparent_op<T>(op));
   detail::run_with_temp_storage("cub::DeviceScan::ExclusiveScan", mr, stream, {n},

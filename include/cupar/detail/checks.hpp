@@ -15,6 +15,18 @@ namespace cupar::detail {
 [[noreturn]] CUPAR_EXPORT void throw_invalid_argument(const char* function,
                                                       const std::string& message);
 
+/// Stands for a range given by an iterator that is not a pointer (a counting, transform or
+/// discard iterator, ...) in the checks below: it is never null and overlaps nothing, so such a
+/// range is left unchecked (detail/iterators.cuh: range_address). Address 1 is never that of an
+/// allocation.
+inline const void* unchecked_range() noexcept {
+  return reinterpret_cast<const void*>(std::uintptr_t{1});
+}
+
+inline bool is_unchecked_range(const void* p) noexcept {
+  return p == unchecked_range();
+}
+
 /// `ptr` may be null only when `n == 0`.
 inline void require_data(const char* function, const char* name, const void* ptr, std::size_t n) {
   if (n != 0 && ptr == nullptr) {
@@ -37,6 +49,7 @@ inline void require_size(const char* function, std::size_t n, std::size_t elemen
 inline bool ranges_overlap(const void* a, std::size_t a_bytes, const void* b,
                            std::size_t b_bytes) noexcept {
   if (a_bytes == 0 || b_bytes == 0) return false;
+  if (is_unchecked_range(a) || is_unchecked_range(b)) return false;
   const auto pa = reinterpret_cast<std::uintptr_t>(a);
   const auto pb = reinterpret_cast<std::uintptr_t>(b);
   return pa < pb + b_bytes && pb < pa + a_bytes;
@@ -46,7 +59,7 @@ inline bool ranges_overlap(const void* a, std::size_t a_bytes, const void* b,
 inline void require_same_or_disjoint(const char* function, const char* a_name, const void* a,
                                      std::size_t a_bytes, const char* b_name, const void* b,
                                      std::size_t b_bytes) {
-  if (a == b && a_bytes == b_bytes) return;
+  if (a == b && a_bytes == b_bytes) return;  // in place (or two unchecked ranges)
   if (ranges_overlap(a, a_bytes, b, b_bytes)) {
     throw_invalid_argument(function, std::string(a_name) + " and " + b_name +
                                          " partially overlap (they must be the same range or "

@@ -83,10 +83,10 @@ namespace bsearch {
 
 /// Launches the binary search kernel over m needles (one thread each, at most `max_grid` blocks
 /// of `threads`, grid-stride beyond). Nothing is launched when m is 0.
-template <class Kernel, class LauncherFactory, class Sorted, class Out, class Comp>
+template <class Kernel, class LauncherFactory, class Sorted, class Needles, class Out, class Comp>
 cudaError_t dispatch(Kernel kernel, LauncherFactory launcher, int threads, int max_grid,
-                     Sorted d_sorted, std::uint64_t n, Sorted d_needles, std::uint64_t m, Out d_out,
-                     Comp comp, bool upper, cudaStream_t stream) {
+                     Sorted d_sorted, std::uint64_t n, Needles d_needles, std::uint64_t m,
+                     Out d_out, Comp comp, bool upper, cudaStream_t stream) {
   if (m == 0) return cudaSuccess;
   const std::uint64_t blocks = (m + static_cast<std::uint64_t>(threads) - 1) / threads;
   const int grid = static_cast<int>(std::min<std::uint64_t>(blocks, std::uint64_t(max_grid)));

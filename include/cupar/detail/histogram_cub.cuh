@@ -167,9 +167,9 @@ void cub_histogram_range(const char* function, const S* d_samples, Counter* d_hi
 }
 
 /// Histogram of op(sample) as `Level` (the C++-operator path): one iterator type, the
-/// adjustments folded into the functor.
-template <class Level, class S, class Counter, class Op>
-void cub_histogram_even_op(const char* function, const S* d_samples, Counter* d_histogram,
+/// adjustments folded into the functor. The samples are a pointer or any random-access iterator.
+template <class Level, class SampleIt, class Counter, class Op>
+void cub_histogram_even_op(const char* function, SampleIt d_samples, Counter* d_histogram,
                            int num_levels, canonical_level_t<Level> lower,
                            canonical_level_t<Level> upper, std::size_t n, const Op& op,
                            stream_ref stream, memory_resource& mr) {
@@ -179,8 +179,8 @@ void cub_histogram_even_op(const char* function, const S* d_samples, Counter* d_
                      shifted_level<Level>(lower), shifted_level<Level>(upper), n, stream, mr);
 }
 
-template <class Level, class S, class Counter, class Op>
-void cub_histogram_range_op(const char* function, const S* d_samples, Counter* d_histogram,
+template <class Level, class SampleIt, class Counter, class Op>
+void cub_histogram_range_op(const char* function, SampleIt d_samples, Counter* d_histogram,
                             int num_levels, const canonical_level_t<Level>* h_levels, std::size_t n,
                             const Op& op, stream_ref stream, memory_resource& mr) {
   (void)plan_histogram_binning<Level>(function, num_levels, false, Level{}, Level{});

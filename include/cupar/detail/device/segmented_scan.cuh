@@ -111,8 +111,9 @@ CUB_DETAIL_KERNEL_ATTRIBUTES void init_kernel(TileState tile_state, int num_tile
   }
 }
 
-/// The sweep of one tile (one thread block per tile).
-template <class Policy, class T, class ScanOp, class InitT>
+/// The sweep of one tile (one thread block per tile). InIt and OutIt are the value ranges: pointers
+/// (both paths) or other random-access iterators (the compiled path).
+template <class Policy, class T, class ScanOp, class InitT, class InIt = const T*, class OutIt = T*>
 struct agent {
   static constexpr int threads = Policy::BLOCK_THREADS;
   static constexpr int items = Policy::ITEMS_PER_THREAD;
@@ -133,7 +134,11 @@ struct agent {
   using load_t = cub::BlockLoad<T, threads, items, Policy::LOAD_ALGORITHM>;
   using scan_t = cub::BlockScan<pair_t, threads, Policy::SCAN_ALGORITHM>;
   using exchange_t = cub::BlockExchange<T, threads, items>;
-  using input_t = cub::CacheModifiedInputIterator<Policy::LOAD_MODIFIER, T, offset_t>;
+  // Pointers are read through CUB's cache-modified iterator (the policy's load modifier), other
+  // iterators as they are.
+  using input_t = ::cuda::std::conditional_t<
+      ::cuda::std::is_pointer<InIt>::value,
+      cub::CacheModifiedInputIterator<Policy::LOAD_MODIFIER, T, offset_t>, InIt>;
 
   union storage_t {
     struct {
@@ -146,8 +151,8 @@ struct agent {
   struct TempStorage : cub::Uninitialized<storage_t> {};
 
   storage_t& storage;
-  const T* d_in;
-  T* d_out;
+  InIt d_in;
+  OutIt d_out;
   const offset_t* d_begin;
   const offset_t* d_end;
   offset_t num_segments;
@@ -284,14 +289,16 @@ struct agent {
 };
 
 /// The sweep: one block per tile of CUB's active scan-by-key policy.
-template <class ChainedPolicy, class T, class ScanOp, class InitT>
+template <class ChainedPolicy, class T, class ScanOp, class InitT, class InIt = const T*,
+          class OutIt = T*>
 CUB_DETAIL_KERNEL_ATTRIBUTES __launch_bounds__(int(
     ChainedPolicy::ActivePolicy::ScanByKeyPolicyT::
-        BLOCK_THREADS)) void sweep_kernel(const T* d_in, T* d_out, const offset_t* d_begin,
+        BLOCK_THREADS)) void sweep_kernel(InIt d_in, OutIt d_out, const offset_t* d_begin,
                                           const offset_t* d_end, offset_t num_segments, offset_t n,
                                           const offset_t* d_tile_first, tile_state_t<T> tile_state,
                                           int num_tiles, ScanOp op, InitT init) {
-  using agent_t = agent<typename ChainedPolicy::ActivePolicy::ScanByKeyPolicyT, T, ScanOp, InitT>;
+  using agent_t =
+      agent<typename ChainedPolicy::ActivePolicy::ScanByKeyPolicyT, T, ScanOp, InitT, InIt, OutIt>;
   __shared__ typename agent_t::TempStorage storage;
   agent_t a{storage.Alias(), d_in, d_out, d_begin, d_end, num_segments, n, op, init};
   a.consume(num_tiles, d_tile_first, tile_state);
