@@ -135,6 +135,20 @@
   X(merge_sort_pairs, cpu_seq, f32_u32, cpu_seq)                               \
   X(merge_sort_pairs, cpu_omp, f32_u32, cpu_omp)                               \
                                                                                \
+  X(reduce_sum_squares, cupar, f32, gpu)                                       \
+  X(reduce_sum_squares, cupar_unfused, f32, gpu)                               \
+  X(reduce_sum_squares, cub, f32, gpu)                                         \
+  X(dot, cupar, f32, gpu)                                                      \
+  X(dot, cub, f32, gpu)                                                        \
+  X(argmax, cupar, f32, gpu)                                                   \
+  X(argmax, cub, f32, gpu)                                                     \
+  X(count_where, cupar, f32, gpu)                                              \
+  X(count_where, cub, f32, gpu)                                                \
+  X(inclusive_scan_out, cupar, f32, gpu)                                       \
+  X(inclusive_scan_out, cub, f32, gpu)                                         \
+  X(merge_sort_computed, cupar, f32, gpu)                                      \
+  X(merge_sort_computed, cub, f32, gpu)                                        \
+                                                                               \
   X(transform_unary, cupar, f32, gpu)                                          \
   X(transform_unary, cupar_jit, f32, gpu)                                      \
   X(transform_unary, cub, f32, gpu)                                            \

@@ -48,7 +48,8 @@ CPU_PEERS = ["cpu_seq", "cpu_omp"]
 FAMILY_ORDER = ["reduce_sum", "reduce_max", "inclusive_scan", "exclusive_scan", "transform_unary",
                 "transform_binary", "radix_sort_keys", "radix_sort_pairs", "merge_sort_keys",
                 "merge_sort_pairs", "reduce_struct", "inclusive_scan_struct", "histogram_even",
-                "histogram_even_op", "histogram_range"]
+                "histogram_even_op", "histogram_range", "reduce_sum_squares", "dot", "argmax",
+                "count_where", "inclusive_scan_out", "merge_sort_computed"]
 SPECIAL_FAMILIES = {"copy", "host_overhead", "jit_latency"}
 JIT_MEASURES = ["cold_process", "disk_cache_process", "warm_in_process",
                 "new_operator_in_process"]
@@ -73,6 +74,13 @@ FAMILY_TITLES = {
     "histogram_even": "histogram, 256 even bins (library path)",
     "histogram_even_op": "histogram, 256 even bins, samples through a lambda (1 - x; cupar_jit: "
                          "snippet `1.0f - x`)",
+    "reduce_sum_squares": "sum of squares, reduce over a transform iterator x * x (fused; "
+                          "cupar_unfused: transform into an array, then reduce it)",
+    "dot": "dot product, reduce over a transform of a zip of two arrays",
+    "argmax": "argmax over zip(counting, x), lowest index on ties (cub: DeviceReduce::ArgMax)",
+    "count_where": "count where x > 0.5, reduce over a transform iterator as u64",
+    "inclusive_scan_out": "inclusive scan written through a transform output iterator (2 s)",
+    "merge_sort_computed": "merge sort of keys |x| computed by a transform iterator",
 }
 UNIT_SCALE = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 NAME_OPTIONS = re.compile(r"^(manual_time|real_time|process_time)$|^[a-z_]+:")

@@ -1,0 +1,208 @@
+// cupar benchmarks: fused inputs and outputs on the C++ path (Thrust's fancy iterators passed to
+// cupar.cuh), beside CUB called directly on the same iterators and, for the sum of squares, the
+// unfused pair (transform into a temporary array, then reduce it). f32 data in [-1, 1).
+//
+//   reduce_sum_squares/<impl>/f32  reduce(transform(x, x * x), plus); cupar_unfused: the pair
+//   dot/<impl>/f32                 reduce(transform(zip(a, b), a * b), plus): 2n floats read
+//   argmax/<impl>/f32              reduce over zip(counting, x), (index, value) accumulator,
+//                                  lowest index on ties; cub: DeviceReduce::ArgMax
+//   count_where/<impl>/f32         reduce(transform(x, x > 0.5 ? 1 : 0), plus) as u64
+//   inclusive_scan_out/<impl>/f32  inclusive scan of x written through a transform output
+//                                  iterator (2 * s)
+//   merge_sort_computed/<impl>/f32 sort of keys |x| computed by a transform iterator
+//
+// Compare with the plain rows (reduce_sum/cub/f32, inclusive_scan/cub/f32, copy/cuda_memcpy) for
+// the fraction of copy bandwidth.
+#include "rows.hpp"
+#include "runners.hpp"
+
+#include <cupar/cupar.cuh>
+
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/iterator/transform_output_iterator.h>
+#include <thrust/iterator/zip_iterator.h>
+#include <cub/device/device_merge_sort.cuh>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_transform.cuh>
+#include <cuda/std/functional>
+#include <cuda/std/tuple>
+
+#include <cstdint>
+
+namespace cupar_bench {
+namespace {
+
+struct square {
+  __host__ __device__ float operator()(float x) const { return x * x; }
+};
+struct product {
+  __host__ __device__ float operator()(const ::cuda::std::tuple<float, float>& t) const {
+    return ::cuda::std::get<0>(t) * ::cuda::std::get<1>(t);
+  }
+};
+struct above_half {
+  __host__ __device__ unsigned long long operator()(float x) const { return x > 0.5f ? 1 : 0; }
+};
+struct twice {
+  __host__ __device__ float operator()(float x) const { return 2.0f * x; }
+};
+struct magnitude {
+  __host__ __device__ float operator()(float x) const { return x < 0 ? -x : x; }
+};
+struct less_f {
+  __host__ __device__ bool operator()(float a, float b) const { return a < b; }
+};
+using iv = ::cuda::std::tuple<long long, float>;
+struct argmax_op {
+  __host__ __device__ iv operator()(const iv& a, const iv& b) const {
+    const float va = ::cuda::std::get<1>(a), vb = ::cuda::std::get<1>(b);
+    if (va != vb) return va > vb ? a : b;
+    return ::cuda::std::get<0>(a) <= ::cuda::std::get<0>(b) ? a : b;
+  }
+};
+
+/// in[n] -> one Out, reading n floats. call(const float* in, Out* out, n, stream)
+template <class Out, class Call>
+void fused_reduce_runner(benchmark::State& state, Call call, int inputs = 1) {
+  run_guarded(state, true, [&] {
+    const std::size_t n = size_arg(state);
+    const std::size_t sets = rotation_sets(inputs * padded_bytes<float>(n) + 256);
+    rotating<float> in(inputs * n, sets);
+    rotating<Out> out(1, sets);
+    in.fill(seed_input, arithmetic_range<float>(), bench_stream());
+    time_gpu(state, {n, static_cast<double>(inputs * n * sizeof(float) + sizeof(Out))}, sets,
+             [&](std::size_t s) { call(in[s], out[s], n, bench_stream()); });
+  });
+}
+
+}  // namespace
+
+void reduce_sum_squares_cupar_f32(benchmark::State& state) {
+  fused_reduce_runner<float>(state, [](const float* in, float* out, std::size_t n, cudaStream_t s) {
+    cupar::reduce(thrust::make_transform_iterator(in, square{}), out, n, ::cuda::std::plus<>{},
+                  0.0f, s);
+  });
+}
+
+void reduce_sum_squares_cub_f32(benchmark::State& state) {
+  cub_temp temp;
+  fused_reduce_runner<float>(state, [&](const float* in, float* out, std::size_t n,
+                                        cudaStream_t s) {
+    temp.run([&](void* t, std::size_t& bytes) {
+      return cub::DeviceReduce::Reduce(t, bytes, thrust::make_transform_iterator(in, square{}), out,
+                                       static_cast<int>(n), ::cuda::std::plus<>{}, 0.0f, s);
+    });
+  });
+}
+
+void reduce_sum_squares_cupar_unfused_f32(benchmark::State& state) {
+  device_array<float> squares(size_arg(state));
+  fused_reduce_runner<float>(state,
+                             [&](const float* in, float* out, std::size_t n, cudaStream_t s) {
+                               cupar::transform(in, squares.get(), n, square{}, s);
+                               cupar::reduce(squares.get(), out, n, ::cuda::std::plus<>{}, 0.0f, s);
+                             });
+}
+
+void dot_cupar_f32(benchmark::State& state) {
+  fused_reduce_runner<float>(
+      state,
+      [](const float* in, float* out, std::size_t n, cudaStream_t s) {
+        const auto ab = thrust::make_zip_iterator(in, in + n);
+        cupar::reduce(thrust::make_transform_iterator(ab, product{}), out, n, ::cuda::std::plus<>{},
+                      0.0f, s);
+      },
+      2);
+}
+
+void dot_cub_f32(benchmark::State& state) {
+  cub_temp temp;
+  fused_reduce_runner<float>(
+      state,
+      [&](const float* in, float* out, std::size_t n, cudaStream_t s) {
+        const auto ab = thrust::make_zip_iterator(in, in + n);
+        temp.run([&](void* t, std::size_t& bytes) {
+          return cub::DeviceReduce::Reduce(t, bytes, thrust::make_transform_iterator(ab, product{}),
+                                           out, static_cast<int>(n), ::cuda::std::plus<>{}, 0.0f,
+                                           s);
+        });
+      },
+      2);
+}
+
+void argmax_cupar_f32(benchmark::State& state) {
+  fused_reduce_runner<iv>(state, [](const float* in, iv* out, std::size_t n, cudaStream_t s) {
+    const auto zip = thrust::make_zip_iterator(thrust::make_counting_iterator<long long>(0), in);
+    cupar::reduce(zip, out, n, argmax_op{}, iv{-1, -1e30f}, s);
+  });
+}
+
+void argmax_cub_f32(benchmark::State& state) {
+  cub_temp temp;
+  device_array<long long> index(1);
+  fused_reduce_runner<float>(
+      state, [&](const float* in, float* out, std::size_t n, cudaStream_t s) {
+        temp.run([&](void* t, std::size_t& bytes) {
+          return cub::DeviceReduce::ArgMax(t, bytes, in, out, index.get(), static_cast<int>(n), s);
+        });
+      });
+}
+
+void count_where_cupar_f32(benchmark::State& state) {
+  fused_reduce_runner<unsigned long long>(
+      state, [](const float* in, unsigned long long* out, std::size_t n, cudaStream_t s) {
+        cupar::reduce(thrust::make_transform_iterator(in, above_half{}), out, n,
+                      ::cuda::std::plus<>{}, 0ull, s);
+      });
+}
+
+void count_where_cub_f32(benchmark::State& state) {
+  cub_temp temp;
+  fused_reduce_runner<unsigned long long>(state, [&](const float* in, unsigned long long* out,
+                                                     std::size_t n, cudaStream_t s) {
+    temp.run([&](void* t, std::size_t& bytes) {
+      return cub::DeviceReduce::Reduce(t, bytes, thrust::make_transform_iterator(in, above_half{}),
+                                       out, static_cast<int>(n), ::cuda::std::plus<>{}, 0ull, s);
+    });
+  });
+}
+
+void inclusive_scan_out_cupar_f32(benchmark::State& state) {
+  unary_runner<float, float>(state, [](const float* in, float* out, std::size_t n, cudaStream_t s) {
+    cupar::inclusive_scan(in, thrust::make_transform_output_iterator(out, twice{}), n,
+                          ::cuda::std::plus<>{}, s);
+  });
+}
+
+void inclusive_scan_out_cub_f32(benchmark::State& state) {
+  cub_temp temp;
+  unary_runner<float, float>(
+      state, [&](const float* in, float* out, std::size_t n, cudaStream_t s) {
+        temp.run([&](void* t, std::size_t& bytes) {
+          return cub::DeviceScan::InclusiveScan(
+              t, bytes, in, thrust::make_transform_output_iterator(out, twice{}),
+              ::cuda::std::plus<>{}, static_cast<int>(n), s);
+        });
+      });
+}
+
+void merge_sort_computed_cupar_f32(benchmark::State& state) {
+  sort_keys_runner<float>(state, [](const float* in, float* out, std::size_t n, cudaStream_t s) {
+    cupar::sort_keys(thrust::make_transform_iterator(in, magnitude{}), out, n, less_f{}, s);
+  });
+}
+
+void merge_sort_computed_cub_f32(benchmark::State& state) {
+  cub_temp temp;
+  sort_keys_runner<float>(state, [&](const float* in, float* out, std::size_t n, cudaStream_t s) {
+    temp.run([&](void* t, std::size_t& bytes) {
+      return cub::DeviceMergeSort::SortKeysCopy(t, bytes,
+                                                thrust::make_transform_iterator(in, magnitude{}),
+                                                out, static_cast<int>(n), less_f{}, s);
+    });
+  });
+}
+
+}  // namespace cupar_bench
