@@ -86,8 +86,12 @@ endforeach()
 # instead of compiling CUB's kernels from source (2.1-2.4 s on the H100). CUB picks its tuning
 # from the type's size and whether it is primitive (a struct and its storage are not), so a class
 # gets the policy nvcc would give the struct. Merge sort pairs: struct keys with the 4- and 8-byte
-# payloads (an index, a row id) the arithmetic keys' sets have. CUPAR_JIT_STRUCT_CLASSES: "all"
-# (the 23 classes below, 138 sets), "none", or a list of classes (CI builds three).
+# payloads (an index, a row id) the arithmetic keys' sets have. Transforms: a record to a record of
+# the same class, and a record to an f32 or f64 (a field, a derived value: the common projections);
+# histograms of records binned by an f32 the sample operator computes, 32-bit counters. Other
+# mixes (an arithmetic type to a record, two records of different classes, binary transforms,
+# other level and counter types) compile from source once. CUPAR_JIT_STRUCT_CLASSES: "all" (the
+# 23 classes below, 230 sets), "none", or a list of classes (CI builds three).
 set(_struct_classes_all
     s4a4 s8a4 s12a4 s16a4 s20a4 s24a4 s28a4 s32a4
     s8a8 s16a8 s24a8 s32a8 s40a8 s48a8 s64a8 s96a8 s128a8
@@ -126,7 +130,11 @@ foreach(_s IN LISTS _struct_classes)
        "scan_exclusive<${_s}>"
        "merge_sort_keys<${_s}>"
        "merge_sort_pairs<${_s},s4a4>"
-       "merge_sort_pairs<${_s},s8a8>")
+       "merge_sort_pairs<${_s},s8a8>"
+       "transform_unary<${_s},${_s}>"
+       "transform_unary<${_s},f32>"
+       "transform_unary<${_s},f64>"
+       "histogram_even<${_s},f32,u32>")
 endforeach()
 
 # The data-processing families on structs (records filtered, partitioned, deduplicated;

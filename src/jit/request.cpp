@@ -32,20 +32,47 @@ int slot_type_index(family f, std::size_t slot) {
   }
 }
 
-/// Whether a user struct `t`, the first type of `set`, is served by the set of its struct class
-/// (its storage in place of the struct: reduce, the scans, merge sort keys and, with 4- or
-/// 8-byte payloads, merge sort pairs; CUPAR_JIT_STRUCT_CLASSES) because the library precompiled
-/// it; else the user's type itself is used and the kernels are compiled from source.
-bool use_struct_class(const set_spec& set, const jit_type& t) {
-  if (static_cast<int>(t.kind) != 0 || set.types.empty()) return false;
-  const family f = set.fam;
-  if (f != family::reduce && f != family::scan_inclusive && f != family::scan_exclusive &&
-      f != family::merge_sort_keys && f != family::merge_sort_pairs) {
-    return false;
+/// The positions of a set's types that a user struct may take and its struct class then serves:
+/// the element type of reduce, the scans and merge sort (keys; with 4- and 8-byte payloads for
+/// merge sort pairs), every type of the transforms, the samples of the histograms.
+bool struct_class_position(family f, std::size_t i) {
+  switch (f) {
+    case family::reduce:
+    case family::scan_inclusive:
+    case family::scan_exclusive:
+    case family::merge_sort_keys:
+    case family::merge_sort_pairs:
+    case family::histogram_even:
+    case family::histogram_range:
+      return i == 0;
+    case family::transform_unary:
+    case family::transform_binary:
+      return true;
+    default:
+      return false;
   }
+}
+
+/// `set` with each user struct (at a position its family allows) replaced by its struct class
+/// (opaque storage of its size and alignment), when the library precompiled that set
+/// (CUPAR_JIT_STRUCT_CLASSES); the operators' wrappers then bit-cast between the class and the
+/// struct the snippet sees. Otherwise false: the user's types are kept and the kernels are
+/// compiled from source.
+bool struct_class_set(const set_spec& set, const std::vector<const jit_type*>& user,
+                      set_spec& out) {
   set_spec candidate = set;
-  candidate.types[0] = type_ref::storage(t.size, t.align);
-  return precompiled_for_any_arch(candidate.key());
+  bool any = false;
+  for (std::size_t i = 0; i < candidate.types.size() && i < user.size(); ++i) {
+    const jit_type* t = user[i];
+    if (t == nullptr || static_cast<int>(t->kind) != 0 || !struct_class_position(set.fam, i)) {
+      continue;
+    }
+    candidate.types[i] = type_ref::storage(t->size, t->align);
+    any = true;
+  }
+  if (!any || !precompiled_for_any_arch(candidate.key())) return false;
+  out = std::move(candidate);
+  return true;
 }
 
 }  // namespace
@@ -84,11 +111,12 @@ build_spec set_request::spec() const {
       }
       if (plus) sp.set.types[1] = type_ref::of(*t[1]);  // the values' own type
   }
-  // A struct served by its precompiled class: the kernels move storage of its size and
-  // alignment; the operator's wrapper bit-casts to and from the struct the snippet sees.
-  if (!is_data_processing(fam) && t[0] != nullptr && use_struct_class(sp.set, *t[0])) {
+  // Structs served by their precompiled class: the kernels move storage of their size and
+  // alignment; the operator's wrapper bit-casts to and from the structs the snippet sees.
+  set_spec classed;
+  if (!is_data_processing(fam) && struct_class_set(sp.set, {t[0], t[1], t[2]}, classed)) {
     const std::vector<slot_spec> user_slots = slots_of(sp.set);
-    sp.set.types[0] = type_ref::storage(t[0]->size, t[0]->align);
+    sp.set = std::move(classed);
     for (std::size_t i = 0; i < user_slots.size(); ++i) {
       const cupar::jit::op& op = ops[i] != nullptr ? *ops[i] : default_op(user_slots[i]);
       sp.slots.push_back({op, user_slots[i].args, user_slots[i].result});

@@ -79,7 +79,7 @@ inline bool precompiled_here(const std::string& set_key) {
   const auto open = set_key.find('<'), close = set_key.find('>');
   if (open == std::string::npos || close == std::string::npos) return false;
   // Struct classes of reduce, the scans, merge sort keys and merge sort pairs with 4- and 8-byte
-  // payloads: CUPAR_JIT_STRUCT_CLASSES.
+  // payloads: CUPAR_JIT_STRUCT_CLASSES (transforms and histograms below).
   static const std::regex struct_set(
       "^(reduce|scan_inclusive|scan_exclusive|merge_sort_keys)<(s[0-9]+a[0-9]+)>$|"
       "^merge_sort_pairs<(s[0-9]+a[0-9]+),(s4a4|s8a8)>$");
@@ -91,6 +91,18 @@ inline bool precompiled_here(const std::string& set_key) {
   const auto type_listed = [&](const std::string& t) {
     return types == "all" || ("," + types + ",").find("," + t + ",") != std::string::npos;
   };
+  // Struct classes of the transforms (to the same class, to f32 or f64) and of the histograms
+  // (f32 levels, u32 counters): CUPAR_JIT_STRUCT_CLASSES, the arithmetic types subject to
+  // CUPAR_JIT_PRECOMPILE_TYPES.
+  static const std::regex struct_map(
+      "^transform_unary<(s[0-9]+a[0-9]+),(s[0-9]+a[0-9]+|f32|f64)>$|"
+      "^histogram_even<(s[0-9]+a[0-9]+),f32,u32>$");
+  if (std::regex_match(set_key, m, struct_map)) {
+    if (m[3].matched) return struct_class_listed(m[3].str()) && type_listed("f32");
+    const std::string out = m[2].str();
+    if (out[0] == 's') return out == m[1].str() && struct_class_listed(out);
+    return struct_class_listed(m[1].str()) && type_listed(out);
+  }
   // Struct classes of the data-processing families: CUPAR_JIT_STRUCT_DP_CLASSES, with 4- and
   // 8-byte keys (themselves subject to CUPAR_JIT_PRECOMPILE_TYPES) in the by-key families.
   static const std::regex dp_struct(

@@ -312,6 +312,7 @@ TEST(JitCompile, EveryFamilyBuildsWithPrecompiledKernelsAndFromSource) {
   EXPECT_EQ(s.tier, 2);
   EXPECT_FALSE(
       (cupar::jit::compile_transform<int, double>(op("x * 0.5"), 90, false).precompiled_kernels));
+  // pixel (4 bytes, aligned to 1) is of no struct class: from source.
   EXPECT_FALSE((cupar::jit::compile_histogram<pixel, float>(op("0.299f * x.r + 0.587f * x.g"), true,
                                                             90, false)
                     .precompiled_kernels));
@@ -342,6 +343,22 @@ TEST(JitCompile, StructsOfAPrecompiledClassLinkTheClassKernels) {
       {"merge_sort_pairs<s16a4,s8a8>",
        cupar::jit::compile_sort<stats4, double>(op("a.max < b.max"), 90, false),
        cupar::jit::compile_sort<stats4, double>(op("a.max < b.max"), 90, true)},
+      // Transforms: a record to a record of its class, a record to a float or a double.
+      {"transform_unary<s16a4,s16a4>",
+       cupar::jit::compile_transform<stats4, stats4>(
+           op("stats4{x.count, x.sum * s, x.min * s, x.max * s}").param("s", 2.0f), 90, false),
+       cupar::jit::compile_transform<stats4, stats4>(
+           op("stats4{x.count, x.sum * s, x.min * s, x.max * s}").param("s", 2.0f), 90, true)},
+      {"transform_unary<s8a4,f32>",
+       cupar::jit::compile_transform<padded, float>(op("x.tag == 1 ? x.value : 0.0f"), 90, false),
+       cupar::jit::compile_transform<padded, float>(op("x.tag == 1 ? x.value : 0.0f"), 90, true)},
+      {"transform_unary<s16a8,f64>",
+       cupar::jit::compile_transform<counted, double>(op("x.sum / x.count"), 90, false),
+       cupar::jit::compile_transform<counted, double>(op("x.sum / x.count"), 90, true)},
+      // A histogram of records binned by a float the sample operator computes.
+      {"histogram_even<s16a4,f32,u32>",
+       cupar::jit::compile_histogram<stats4, float>(op("x.sum / x.count"), true, 90, false),
+       cupar::jit::compile_histogram<stats4, float>(op("x.sum / x.count"), true, 90, true)},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.set);
@@ -357,6 +374,11 @@ TEST(JitCompile, StructsOfAPrecompiledClassLinkTheClassKernels) {
   const auto r = cupar::jit::compile_reduce<nine>(op("a"), 90, false);
   EXPECT_FALSE(r.precompiled_kernels);
   EXPECT_EQ(r.tier, 2);
+  // A mix the classes do not cover (a float to a record): from source.
+  const auto m =
+      cupar::jit::compile_transform<float, stats4>(op("stats4{1.0f, x, x, x}"), 90, false);
+  EXPECT_FALSE(m.precompiled_kernels);
+  EXPECT_EQ(m.tier, 2);
   // The operator still sees the user's struct: an unknown member fails in the snippet's line.
   try {
     (void)cupar::jit::compile_reduce<padded>(op("padded{a.tag, a.nope}"), 90, false);
