@@ -91,14 +91,15 @@ inline bool precompiled_here(const std::string& set_key) {
   const auto type_listed = [&](const std::string& t) {
     return types == "all" || ("," + types + ",").find("," + t + ",") != std::string::npos;
   };
-  // Struct classes of the transforms (to the same class, to f32 or f64) and of the histograms
-  // (f32 levels, u32 counters): CUPAR_JIT_STRUCT_CLASSES, the arithmetic types subject to
-  // CUPAR_JIT_PRECOMPILE_TYPES.
+  // Struct classes of the transforms (to the same class, to f32 or f64, from f32) and of the
+  // histograms (f32 levels, u32 counters): CUPAR_JIT_STRUCT_CLASSES, the arithmetic types subject
+  // to CUPAR_JIT_PRECOMPILE_TYPES.
   static const std::regex struct_map(
       "^transform_unary<(s[0-9]+a[0-9]+),(s[0-9]+a[0-9]+|f32|f64)>$|"
-      "^histogram_even<(s[0-9]+a[0-9]+),f32,u32>$");
+      "^histogram_even<(s[0-9]+a[0-9]+),f32,u32>$|^transform_unary<f32,(s[0-9]+a[0-9]+)>$");
   if (std::regex_match(set_key, m, struct_map)) {
     if (m[3].matched) return struct_class_listed(m[3].str()) && type_listed("f32");
+    if (m[4].matched) return struct_class_listed(m[4].str()) && type_listed("f32");
     const std::string out = m[2].str();
     if (out[0] == 's') return out == m[1].str() && struct_class_listed(out);
     return struct_class_listed(m[1].str()) && type_listed(out);

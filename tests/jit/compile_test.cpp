@@ -355,6 +355,9 @@ TEST(JitCompile, StructsOfAPrecompiledClassLinkTheClassKernels) {
       {"transform_unary<s16a8,f64>",
        cupar::jit::compile_transform<counted, double>(op("x.sum / x.count"), 90, false),
        cupar::jit::compile_transform<counted, double>(op("x.sum / x.count"), 90, true)},
+      {"transform_unary<f32,s16a4>",
+       cupar::jit::compile_transform<float, stats4>(op("stats4{1.0f, x, x, x}"), 90, false),
+       cupar::jit::compile_transform<float, stats4>(op("stats4{1.0f, x, x, x}"), 90, true)},
       // A histogram of records binned by a float the sample operator computes.
       {"histogram_even<s16a4,f32,u32>",
        cupar::jit::compile_histogram<stats4, float>(op("x.sum / x.count"), true, 90, false),
@@ -374,9 +377,9 @@ TEST(JitCompile, StructsOfAPrecompiledClassLinkTheClassKernels) {
   const auto r = cupar::jit::compile_reduce<nine>(op("a"), 90, false);
   EXPECT_FALSE(r.precompiled_kernels);
   EXPECT_EQ(r.tier, 2);
-  // A mix the classes do not cover (a float to a record): from source.
-  const auto m =
-      cupar::jit::compile_transform<float, stats4>(op("stats4{1.0f, x, x, x}"), 90, false);
+  // A mix the classes do not cover (a double to a record): from source.
+  const auto m = cupar::jit::compile_transform<double, stats4>(
+      op("stats4{1.0f, float(x), 0.0f, 0.0f}"), 90, false);
   EXPECT_FALSE(m.precompiled_kernels);
   EXPECT_EQ(m.tier, 2);
   // The operator still sees the user's struct: an unknown member fails in the snippet's line.
