@@ -64,6 +64,12 @@ struct halve_op {  // histogram sample operator: x / 2 as the level type
 struct record_key_op {
   __device__ float operator()(const record& r) const { return r.key; }
 };
+struct record_bumped_op {  // key doubled, payload + 1
+  __device__ record operator()(const record& r) const { return {r.key * 2.0f, r.payload + 1u}; }
+};
+struct record_of_key_op {  // a record of the key, payload 7
+  __device__ record operator()(float k) const { return {k, 7u}; }
+};
 
 template <class T>
 struct less_than_op {  // predicate x < t
@@ -136,6 +142,8 @@ struct compiled_ops {
     return {};
   }
   static record_key_op record_key() { return {}; }
+  static record_bumped_op record_bumped() { return {}; }
+  static record_of_key_op record_of_key() { return {}; }
   template <class T>
   static less_than_op<T> less_than(T t) {
     return {t};

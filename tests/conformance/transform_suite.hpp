@@ -295,6 +295,31 @@ TEST(TransformStruct, RecordToItsKey) {
   }
 }
 
+// A record to a record of its type, and a float to a record (the run-time operators take the
+// struct class's precompiled kernels where the build has that class, s8a4).
+TEST(TransformStruct, RecordToRecordAndKeyToRecord) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream stream;
+  for (std::size_t n : standard_sizes()) {
+    if (n > (std::size_t(1) << 22)) continue;
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto keys = random_values<float>(n, 950 + n, -1000, 1000);  // doubled exactly
+    std::vector<record> h(n), want(n), from_keys(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      h[i] = {keys[i], static_cast<std::uint32_t>(i * 3)};
+      want[i] = {keys[i] * 2.0f, static_cast<std::uint32_t>(i * 3 + 1)};
+      from_keys[i] = {keys[i], 7u};
+    }
+    device_buffer<record> in(h, stream), out(n, stream);
+    device_buffer<float> k(keys, stream);
+    out.fill_bytes(0xAB);
+    cupar::transform(in.data(), out.data(), n, Ops::record_bumped(), stream);
+    EXPECT_TRUE(bitwise_equal(out.to_host(), want));
+    cupar::transform(k.data(), out.data(), n, Ops::record_of_key(), stream);
+    EXPECT_TRUE(bitwise_equal(out.to_host(), from_keys));
+  }
+}
+
 namespace transform_ref {
 template <class A, class B, class Out>
 void check_mixed(std::size_t n, std::uint64_t seed) {

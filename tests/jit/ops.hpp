@@ -82,6 +82,10 @@ struct jit_ops {
     return cupar::jit::op("static_cast<" + l + ">(x) / static_cast<" + l + ">(2)");
   }
   static cupar::jit::op record_key() { return cupar::jit::op("x.key"); }
+  static cupar::jit::op record_bumped() {
+    return cupar::jit::op("record{x.key * 2.0f, x.payload + 1u}");
+  }
+  static cupar::jit::op record_of_key() { return cupar::jit::op("record{x, 7u}"); }
   template <class T>
   static cupar::jit::op less_than(T t) {
     return cupar::jit::op("x < t").param("t", t);
