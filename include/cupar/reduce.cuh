@@ -12,10 +12,37 @@
 
 #include <cub/device/device_reduce.cuh>
 
+#include <thrust/iterator/transform_iterator.h>
+
 #include <cstddef>
 #include <type_traits>
 
 namespace cupar {
+namespace detail {
+
+/// A Thrust transform iterator over a pointer: reduced with CUB's TransformReduce on the pointer
+/// itself, whose agent loads vectors and applies the transform in registers. CUB's Reduce over
+/// the iterator loads element by element (vector loads are for pointers only): the sum of squares
+/// of 2^28 floats took 363 us against the plain reduce's 349 us (H100, 2026-11-23).
+template <class It>
+struct transform_of_pointer : std::false_type {};
+template <class F, class P, class R, class V>
+struct transform_of_pointer<thrust::transform_iterator<F, P, R, V>>
+    : std::bool_constant<std::is_pointer_v<P>> {};
+
+/// One CUB reduction of d_in[0, count) into d_out (two-phase: temp == nullptr sizes it).
+template <class InIt, class OutIt, class Count, class Op, class T>
+cudaError_t cub_reduce(void* temp, std::size_t& bytes, InIt d_in, OutIt d_out, Count count, Op op,
+                       T init, cudaStream_t stream) {
+  if constexpr (transform_of_pointer<InIt>::value) {
+    return cub::DeviceReduce::TransformReduce(temp, bytes, d_in.base(), d_out, count, op,
+                                              d_in.functor(), init, stream);
+  } else {
+    return cub::DeviceReduce::Reduce(temp, bytes, d_in, d_out, count, op, init, stream);
+  }
+}
+
+}  // namespace detail
 
 /// Reduces `d_in[0, n)` with `op`, starting from `init`, into `*d_out` (device memory).
 ///
@@ -56,8 +83,7 @@ void reduce(InIt d_in, OutIt d_out, std::size_t n, Op op, detail::it_value_t<InI
   detail::run_with_temp_storage(
       "cub::DeviceReduce::Reduce", mr, stream, {n}, [&](void* temp, std::size_t& bytes) {
         return detail::with_count_width(n, [&](auto count) {
-          return cub::DeviceReduce::Reduce(temp, bytes, d_in, d_out, count, cub_op, init,
-                                           stream.get());
+          return detail::cub_reduce(temp, bytes, d_in, d_out, count, cub_op, init, stream.get());
         });
       });
 }
@@ -82,7 +108,7 @@ detail::it_value_t<InIt> reduce_value(InIt d_in, std::size_t n, Op op,
   T* d_out = nullptr;
   auto run = [&](void* temp, std::size_t& bytes) {
     return detail::with_count_width(n, [&](auto count) {
-      return cub::DeviceReduce::Reduce(temp, bytes, d_in, d_out, count, cub_op, init, stream.get());
+      return detail::cub_reduce(temp, bytes, d_in, d_out, count, cub_op, init, stream.get());
     });
   };
   std::size_t cub_bytes = detail::required_temp_bytes(call, {n}, run);
