@@ -101,10 +101,14 @@ void scan_by_key_impl(const char* fn, KeyIt d_keys, ValueIt d_values, OutIt d_ou
 /// values to d_aggregates_out[r], runs in input order, and the number of runs to *d_num_runs.
 /// n == 0 writes 0 and nothing else.
 ///
-/// @param d_keys_in, d_values_in       device inputs of n keys and n values (may be null when
-///                                     n == 0)
-/// @param d_keys_out, d_aggregates_out device outputs with room for one item per run (n at most);
-///                                     no output may overlap an input or the other output
+/// @param d_keys_in, d_values_in       device inputs of n keys and n values: pointers (null only
+///                                     when n == 0) or random-access input iterators (a Thrust
+///                                     transform iterator computing the keys, a constant
+///                                     iterator of ones to count ...); V is the values' value type
+/// @param d_keys_out, d_aggregates_out device outputs with room for one item per run (n at most):
+///                                     pointers or output iterators (a discard_iterator when the
+///                                     keys are not wanted); no pointer output may overlap a
+///                                     pointer input or the other output
 /// @param d_num_runs                   device count (one std::size_t)
 /// @param op                           binary operator V x V -> V (associative, need not be
 ///                                     commutative): a functor, a cuda::std function object or an
@@ -173,10 +177,12 @@ std::size_t reduce_by_key_count(KeyInIt d_keys_in, ValueInIt d_values_in, KeyOut
 /// keys): d_out[i] = v[h] op v[h + 1] op ... op v[i], h the first position of i's run.
 /// n == 0 writes nothing.
 ///
-/// @param d_keys, d_values  device inputs of n keys and n values (may be null when n == 0)
-/// @param d_out             device output of n values; may be d_values (in place) or d_keys (when
-///                          keys and values have the same size: the keys are overwritten), must
-///                          not otherwise overlap either (CUB's rule)
+/// @param d_keys, d_values  device inputs of n keys and n values: pointers (null only when
+///                          n == 0) or random-access input iterators
+/// @param d_out             device output of n values: a pointer or an output iterator; a pointer
+///                          may be a pointer d_values (in place) or d_keys (when keys and values
+///                          have the same size: the keys are overwritten), must not otherwise
+///                          overlap either (CUB's rule)
 /// @param op                binary operator V x V -> V (associative, need not be commutative)
 /// @param eq                equality K x K -> bool (default: cuda::std::equal_to<>)
 /// @throws std::invalid_argument for null pointers with n > 0 or partial overlaps

@@ -174,7 +174,9 @@ std::size_t partition_count(InIt d_in, OutIt d_out, std::size_t n, Pred pred, st
 /// d_unselected_out. Writes the sizes of the first two parts to d_counts[0] and d_counts[1].
 ///
 /// @param d_first_out, d_second_out, d_unselected_out  device outputs, each with room for the
-///                   items it may receive (n at most); disjoint from d_in and from each other
+///                   items it may receive (n at most): pointers or output iterators (a
+///                   discard_iterator for a part that is not wanted); pointers disjoint from a
+///                   pointer d_in and from each other
 /// @param d_counts   device array of two std::size_t
 /// Other parameters, exceptions and synchronisation as select_if.
 template <class InIt, class FirstIt, class SecondIt, class UnselectedIt, class First, class Second,
