@@ -262,10 +262,14 @@ TEST(Iterators, SelectAndPartitionReadComputedItemsAndDiscard) {
     for (std::size_t i = 0; i < f; ++i)
       thirds[i] = ll(3 * i);
     EXPECT_EQ(out.to_host(f), thirds);
-    // partition of computed items: the even ones first in input order.
-    const std::size_t p = cupar::partition_count(items, out.data(), n, is_even{}, stream);
+    // partition of computed items, written tripled through a transform output: the even ones
+    // first in input order.
+    const std::size_t p = cupar::partition_count(
+        items, thrust::make_transform_output_iterator(out.data(), times{3}), n, is_even{}, stream);
     ASSERT_EQ(p, want.size());
-    EXPECT_EQ(out.to_host(p), want);
+    std::vector<ll> want3(want.size());
+    std::transform(want.begin(), want.end(), want3.begin(), [](ll v) { return 3 * v; });
+    EXPECT_EQ(out.to_host(p), want3);
     // three_way_partition: below n/3 (first), even (second), the rest discarded.
     const ll third = ll(n / 3);
     const auto pc = cupar::three_way_partition_counts(items, first.data(), second.data(),
@@ -371,12 +375,14 @@ TEST(Iterators, SegmentedFamiliesTakeComputedOffsetsAndValues) {
     }
     device_buffer<std::int64_t> db(hb, stream), de(he, stream);
     device_buffer<ll> sums(segs, stream), out(n, stream);
-    // Values 0, 1, 2, ...; begin offsets computed, end offsets from an array.
-    cupar::segmented_reduce(make_counting_iterator<ll>(0), sums.data(), n, segs, begins, de.data(),
-                            plus_ll{}, ll{0}, stream);
+    // Values 0, 1, 2, ...; begin offsets computed, end offsets from an array; the sums written
+    // doubled through a transform output.
+    cupar::segmented_reduce(make_counting_iterator<ll>(0),
+                            thrust::make_transform_output_iterator(sums.data(), times{2}), n, segs,
+                            begins, de.data(), plus_ll{}, ll{0}, stream);
     std::vector<ll> want(segs);
     for (std::size_t s = 0; s < segs; ++s)
-      want[s] = sum_upto(std::size_t(he[s])) - sum_upto(std::size_t(hb[s]));
+      want[s] = 2 * (sum_upto(std::size_t(he[s])) - sum_upto(std::size_t(hb[s])));
     EXPECT_EQ(sums.to_host(), want);
     // Segmented scans over counting values (offsets are arrays: cupar's own kernel).
     cupar::segmented_inclusive_scan(thrust::make_constant_iterator<ll>(1), out.data(), n, segs,
@@ -409,12 +415,19 @@ TEST(Iterators, BinarySearchesOverComputedRangesAndNeedles) {
     device_buffer<std::uint32_t> lo(m, stream);
     device_buffer<std::uint64_t> hi(m, stream);
     cupar::lower_bound(sorted, n, make_counting_iterator<ll>(0), m, lo.data(), less_ll{}, stream);
-    cupar::upper_bound(sorted, n, make_counting_iterator<ll>(0), m, hi.data(), less_ll{}, stream);
+    // Upper bounds scattered in reverse needle order through a permutation output.
+    std::vector<ll> rev(m);
+    for (std::size_t j = 0; j < m; ++j)
+      rev[j] = ll(m - 1 - j);
+    device_buffer<ll> order(rev, stream);
+    cupar::upper_bound(sorted, n, make_counting_iterator<ll>(0), m,
+                       thrust::make_permutation_iterator(hi.data(), order.data()), less_ll{},
+                       stream);
     std::vector<std::uint32_t> wl(m);
     std::vector<std::uint64_t> wh(m);
     for (std::size_t j = 0; j < m; ++j) {
       wl[j] = std::uint32_t(std::min<std::size_t>((j + 1) / 2, n));
-      wh[j] = std::min<std::size_t>(j / 2 + 1, n);
+      wh[m - 1 - j] = std::min<std::size_t>(j / 2 + 1, n);
     }
     EXPECT_EQ(lo.to_host(), wl);
     EXPECT_EQ(hi.to_host(), wh);
