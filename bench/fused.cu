@@ -63,20 +63,6 @@ struct argmax_op {
   }
 };
 
-/// in[n] -> one Out, reading n floats. call(const float* in, Out* out, n, stream)
-template <class Out, class Call>
-void fused_reduce_runner(benchmark::State& state, Call call, int inputs = 1) {
-  run_guarded(state, true, [&] {
-    const std::size_t n = size_arg(state);
-    const std::size_t sets = rotation_sets(inputs * padded_bytes<float>(n) + 256);
-    rotating<float> in(inputs * n, sets);
-    rotating<Out> out(1, sets);
-    in.fill(seed_input, arithmetic_range<float>(), bench_stream());
-    time_gpu(state, {n, static_cast<double>(inputs * n * sizeof(float) + sizeof(Out))}, sets,
-             [&](std::size_t s) { call(in[s], out[s], n, bench_stream()); });
-  });
-}
-
 }  // namespace
 
 void reduce_sum_squares_cupar_f32(benchmark::State& state) {

@@ -11,6 +11,9 @@
 //   transform_unary   "2.0f * x + 1.0f";  transform_binary "a + b"
 //   merge_sort_*      comparator "a < b" (cupar::jit::less would run the radix sort instead)
 //   histogram_even_op sample operator "1.0f - x"
+//   reduce_sum_squares, count_where  transform_reduce: transform "x * x" / "x > 0.5f ? 1ull :
+//   0ull",
+//                     the named plus (the fused rows of fused.cu)
 #include "jit_rows.hpp"
 #include "rows.hpp"
 #include "runners.hpp"
@@ -72,10 +75,28 @@ void merge_sort_keys_jit(benchmark::State& state) {
   guard.check(state);
 }
 
+/// transform_reduce rows: the fused reductions of fused.cu with run-time operators (the transform
+/// a snippet, the reduction the named plus).
+template <class Out>
+void fused_reduce_jit(benchmark::State& state, const char* family, const op& transform) {
+  jit_row_guard guard(label(family, "f32", transform));
+  fused_reduce_runner<Out>(
+      state, jit_warmed(guard, [&](const float* in, Out* out, std::size_t n, cudaStream_t s) {
+        cupar::transform_reduce(in, out, n, transform, cupar::jit::plus, Out(0), s);
+      }));
+  guard.check(state);
+}
+
 }  // namespace
 
 void reduce_sum_cupar_jit_f32(benchmark::State& state) {
   reduce_jit<float>(state, "reduce_sum", op("a + b"), 0.0f);
+}
+void reduce_sum_squares_cupar_jit_f32(benchmark::State& state) {
+  fused_reduce_jit<float>(state, "reduce_sum_squares", op("x * x"));
+}
+void count_where_cupar_jit_f32(benchmark::State& state) {
+  fused_reduce_jit<unsigned long long>(state, "count_where", op("x > 0.5f ? 1ull : 0ull"));
 }
 void reduce_sum_cupar_jit_i32(benchmark::State& state) {
   reduce_jit<std::int32_t>(state, "reduce_sum", op("a + b"), 0);

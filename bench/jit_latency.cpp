@@ -18,7 +18,8 @@
 //   class, kernels compiled from source), reduce_by_key_u32_rec16 (a group-by: u32 keys, rec16
 //   values; the data-processing class set reduce_by_key<u32,s16a4>). reduce_point's struct is class
 //   s8a4: precompiled in the default build (CUPAR_JIT_STRUCT_CLASSES=all), compiled from source in
-//   builds without it.
+//   builds without it. sum_of_squares_f32: transform_reduce with a new transform "x * x" and the
+//   named plus (issue 10's fused sum of squares).
 // Measures, run in the order given:
 //   first_call    the first call with the case's operator; then waits for the background
 //                 (optimised) build, so that the cache directory holds it when the process ends
@@ -180,6 +181,35 @@ class reduce_f32 final : public workload {
     }
     if (!(std::fabs(got - ref) <= 1e-4 * mag + 1e-3)) {
       throw std::runtime_error("reduce_f32: wrong sum " + number(got) + " (expected " +
+                               number(ref) + ")");
+    }
+  }
+
+ private:
+  std::vector<float> host_;
+  cupar::device_buffer<float> in_, out_;
+};
+
+/// transform_reduce: the sum of squares, a new transform each time (the named plus as the
+/// reduction): cuda.compute's reduce over a TransformIterator (x * x) took 2.5 s per build.
+class sum_of_squares_f32 final : public workload {
+ public:
+  sum_of_squares_f32(std::size_t n, cudaStream_t s)
+      : workload(s), host_(host_values<float>(n, 1, {-1.0, 1.0})), in_(host_, s), out_(1, s) {}
+  op make_op(int i) const override {
+    return op(i == 0 ? std::string("x * x") : "x * x + 0.0f * " + std::to_string(i));
+  }
+  void call(const op& o) override {
+    cupar::transform_reduce(in_.data(), out_.data(), in_.size(), o, cupar::jit::plus, 0.0f,
+                            stream_);
+  }
+  void check() override {
+    const float got = out_.to_host()[0];
+    double ref = 0;
+    for (float x : host_)
+      ref += double(x) * x;
+    if (!(std::fabs(got - ref) <= 1e-4 * ref + 1e-3)) {
+      throw std::runtime_error("sum_of_squares_f32: wrong sum " + number(got) + " (expected " +
                                number(ref) + ")");
     }
   }
@@ -624,7 +654,8 @@ const char* const case_names[] = {"reduce_f32",
                                   "inclusive_scan_rec16",
                                   "merge_sort_rec32",
                                   "reduce_rec36",
-                                  "reduce_by_key_u32_rec16"};
+                                  "reduce_by_key_u32_rec16",
+                                  "sum_of_squares_f32"};
 
 std::unique_ptr<workload> make_workload(const std::string& name, std::size_t n, cudaStream_t s) {
   if (name == "reduce_f32") return std::make_unique<reduce_f32>(n, s);
@@ -644,6 +675,7 @@ std::unique_ptr<workload> make_workload(const std::string& name, std::size_t n, 
   if (name == "merge_sort_rec32") return std::make_unique<sort_rec32>(n, s);
   if (name == "reduce_rec36") return std::make_unique<reduce_rec36>(n, s);
   if (name == "reduce_by_key_u32_rec16") return std::make_unique<reduce_by_key_rec16>(n, s);
+  if (name == "sum_of_squares_f32") return std::make_unique<sum_of_squares_f32>(n, s);
   return nullptr;
 }
 

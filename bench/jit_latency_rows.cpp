@@ -267,6 +267,8 @@ const latency_case case_merge_sort_rec32{"merge_sort_rec32", "merge_sort_rec32",
 const latency_case case_reduce_rec36{"reduce_rec36", "reduce_rec36", "tiered", 3};
 const latency_case case_reduce_by_key_u32_rec16{"reduce_by_key_u32_rec16",
                                                 "reduce_by_key_u32_rec16", "tiered", 20};
+const latency_case case_sum_of_squares_f32{"sum_of_squares_f32", "sum_of_squares_f32", "tiered",
+                                           20};
 const latency_case case_reduce_f32_optimized{"reduce_f32_optimized", "reduce_f32", "optimized", 0};
 const latency_case case_merge_sort_keys_f32_optimized{"merge_sort_keys_f32_optimized",
                                                       "merge_sort_keys_f32", "optimized", 0};
@@ -463,6 +465,7 @@ CUPAR_LATENCY_ROWS(inclusive_scan_rec16)
 CUPAR_LATENCY_ROWS(merge_sort_rec32)
 CUPAR_LATENCY_ROWS(reduce_rec36)
 CUPAR_LATENCY_ROWS(reduce_by_key_u32_rec16)
+CUPAR_LATENCY_ROWS(sum_of_squares_f32)
 #undef CUPAR_LATENCY_ROWS
 
 }  // namespace cupar_bench

@@ -136,6 +136,7 @@
   X(merge_sort_pairs, cpu_omp, f32_u32, cpu_omp)                               \
                                                                                \
   X(reduce_sum_squares, cupar, f32, gpu)                                       \
+  X(reduce_sum_squares, cupar_jit, f32, gpu)                                   \
   X(reduce_sum_squares, cupar_unfused, f32, gpu)                               \
   X(reduce_sum_squares, cub, f32, gpu)                                         \
   X(dot, cupar, f32, gpu)                                                      \
@@ -143,6 +144,7 @@
   X(argmax, cupar, f32, gpu)                                                   \
   X(argmax, cub, f32, gpu)                                                     \
   X(count_where, cupar, f32, gpu)                                              \
+  X(count_where, cupar_jit, f32, gpu)                                          \
   X(count_where, cub, f32, gpu)                                                \
   X(inclusive_scan_out, cupar, f32, gpu)                                       \
   X(inclusive_scan_out, cub, f32, gpu)                                         \
@@ -261,6 +263,10 @@
   X(jit_latency, disk_cache_process, reduce_by_key_u32_rec16, once)            \
   X(jit_latency, warm_in_process, reduce_by_key_u32_rec16, once)               \
   X(jit_latency, new_operator_in_process, reduce_by_key_u32_rec16, once)       \
+  X(jit_latency, cold_process, sum_of_squares_f32, once)                       \
+  X(jit_latency, disk_cache_process, sum_of_squares_f32, once)                 \
+  X(jit_latency, warm_in_process, sum_of_squares_f32, once)                    \
+  X(jit_latency, new_operator_in_process, sum_of_squares_f32, once)            \
                                                                                \
   X(select_if, cupar, u32, gpu)                                                \
   X(select_if, cupar_jit, u32, gpu)                                            \

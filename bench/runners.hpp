@@ -114,6 +114,21 @@ void reduce_runner(benchmark::State& state, Call call) {
   });
 }
 
+/// `inputs` x n floats in -> one Out (the fused reductions of fused.cu and jit_kernels.cpp).
+/// call(const float* in, Out* out, n, stream)
+template <class Out, class Call>
+void fused_reduce_runner(benchmark::State& state, Call call, int inputs = 1) {
+  run_guarded(state, true, [&] {
+    const std::size_t n = size_arg(state);
+    const std::size_t sets = rotation_sets(inputs * padded_bytes<float>(n) + 256);
+    rotating<float> in(inputs * n, sets);
+    rotating<Out> out(1, sets);
+    in.fill(seed_input, arithmetic_range<float>(), bench_stream());
+    time_gpu(state, {n, static_cast<double>(inputs * n * sizeof(float) + sizeof(Out))}, sets,
+             [&](std::size_t s) { call(in[s], out[s], n, bench_stream()); });
+  });
+}
+
 /// in[n] -> out[n] (scans and unary transforms). call(const In* in, Out* out, n, stream)
 template <class In, class Out, class Call>
 void unary_runner(benchmark::State& state, Call call) {

@@ -22,7 +22,8 @@ struct jit_compile_args {
     sort_pairs,
     histogram_even,
     histogram_range,
-    data_processing,  // `what` says which
+    data_processing,   // `what` says which
+    transform_reduce,  // types {In, Acc}; op: the reduction, op2: the transform
   } kind;
   const jit_type* types[3];
   scalar level;
@@ -51,6 +52,23 @@ build_report compile_reduce(const op& o, int arch = 90, bool optimized = true) {
                                        &o,
                                        arch,
                                        optimized});
+}
+
+/// As compile_reduce, for transform_reduce: `transform` (In -> Acc, argument `x`) and the
+/// reduction `op` (Acc x Acc -> Acc) built together.
+template <class In, class Acc>
+build_report compile_transform_reduce(const op& transform, const op& o, int arch = 90,
+                                      bool optimized = true) {
+  ::cupar::detail::jit_compile_args a{
+      ::cupar::detail::jit_compile_args::transform_reduce,
+      {&::cupar::detail::jit_type_of<In>(), &::cupar::detail::jit_type_of<Acc>(), nullptr},
+      ::cupar::detail::scalar{},
+      0,
+      &o,
+      arch,
+      optimized};
+  a.op2 = &transform;
+  return ::cupar::detail::jit_compile(a);
 }
 
 /// As compile_reduce, for an inclusive or exclusive scan's operator.

@@ -39,4 +39,52 @@ T reduce_value(const T* d_in, std::size_t n, const jit::op& op, detail::type_ide
   return result;
 }
 
+/// Reduces transform(d_in[i]) for i in [0, n) with `op`, starting from `init`, into `*d_out`: the
+/// fused pass of a transform and a reduce (sum of squares: transform "x * x", op
+/// cupar::jit::plus; count where: transform "x > t ? 1ull : 0ull"), at the plain reduce's speed:
+/// CUB's reduce kernels load the elements (vector loads for arithmetic In) and apply `transform`
+/// in registers, with no temporary array.
+///
+/// @param d_in      device elements (may be null when n == 0)
+/// @param d_out     device result, one Acc; receives `init` when n == 0
+/// @param transform run-time operator In -> Acc, argument `x` (its result is converted to Acc)
+/// @param op        run-time operator Acc x Acc -> Acc, arguments `a`, `b` (associative)
+/// @param init      initial value, of the accumulator type Acc
+/// In, Acc: arithmetic types or structs described with CUPAR_JIT_TYPE.
+/// @throws std::invalid_argument for null pointers (d_in with n > 0, d_out)
+/// @throws cupar::jit_error when an operator does not compile or link (log and line inside)
+/// @throws cupar::out_of_memory, cupar::cuda_error
+/// Asynchronous. The first call with a new pair of operators compiles them (see jit.hpp).
+template <class In, class Acc>
+void transform_reduce(const In* d_in, Acc* d_out, std::size_t n, const jit::op& transform,
+                      const jit::op& op, detail::type_identity_t<Acc> init, stream_ref stream,
+                      memory_resource& mr = default_resource()) {
+  detail::jit_reduce_args a{
+      "cupar::transform_reduce", &detail::jit_type_of<Acc>(), d_in, d_out, nullptr, n, &op, &init};
+  a.transform = &transform;
+  a.in_type = &detail::jit_type_of<In>();
+  detail::jit_reduce(a, stream, mr);
+}
+
+/// As transform_reduce, and returns the result to the host. Acc is deduced from `init` (pass
+/// 0.0f, not 0, for a float sum). Synchronises `stream` (only it).
+template <class In, class Acc>
+Acc transform_reduce_value(const In* d_in, std::size_t n, const jit::op& transform,
+                           const jit::op& op, Acc init, stream_ref stream,
+                           memory_resource& mr = default_resource()) {
+  Acc result;
+  detail::jit_reduce_args a{"cupar::transform_reduce_value",
+                            &detail::jit_type_of<Acc>(),
+                            d_in,
+                            nullptr,
+                            &result,
+                            n,
+                            &op,
+                            &init};
+  a.transform = &transform;
+  a.in_type = &detail::jit_type_of<In>();
+  detail::jit_reduce(a, stream, mr);
+  return result;
+}
+
 }  // namespace cupar

@@ -59,11 +59,13 @@ void jit_reduce(const jit_reduce_args& a, stream_ref s, memory_resource& mr) {
   const char* fn = a.function;
   const device_guard device(s);  // before resolve(): the JIT builds for the current device
   const jit_type& t = *a.type;
-  require_size(fn, a.n, t.size);
+  const bool transformed = a.transform != nullptr;
+  const jit_type& in = transformed ? *a.in_type : t;
+  require_size(fn, a.n, in.size);
   require_data(fn, "d_in", a.in, a.n);
   if (a.out == nullptr && a.host_out == nullptr) throw_invalid_argument(fn, "d_out is null");
   const cupar::jit::named_op named = a.op->named();
-  if (named != cupar::jit::named_op::none && is_arithmetic(t)) {
+  if (!transformed && named != cupar::jit::named_op::none && is_arithmetic(t)) {
     bool done = false;
     visit_scalar(t.kind, [&](auto v) {
       using T = decltype(v);
@@ -86,14 +88,17 @@ void jit_reduce(const jit_reduce_args& a, stream_ref s, memory_resource& mr) {
     });
     if (done) return;
   }
-  set_request req{family::reduce, {&t}};
+  set_request req = transformed ? set_request{family::transform_reduce, {&in, &t}}
+                                : set_request{family::reduce, {&t}};
   req.ops[0] = a.op;
+  req.ops[1] = a.transform;
   const auto [devp, module] = resolve(req, a.plan, fn);
   const jit::device_info& dev = *devp;
   jit::launch_status st;
+  const void* transform_state = transformed ? a.transform->state() : nullptr;
   auto sizing = [&](void* temp, std::size_t& b) {
     jit::check_dispatch(jit::run_reduce(*module, dev, st, temp, b, a.in, a.out, a.n, a.op->state(),
-                                        a.init, t.size, s.get()),
+                                        a.init, t.size, s.get(), transform_state),
                         st, "cupar reduce (run-time operator)");
     return cudaSuccess;
   };
@@ -102,7 +107,7 @@ void jit_reduce(const jit_reduce_args& a, stream_ref s, memory_resource& mr) {
   reduce_with_result(a, s, mr, bytes, [&](void* temp, void* out) {
     std::size_t b = bytes;
     jit::check_dispatch(jit::run_reduce(*module, dev, st, temp, b, a.in, out, a.n, a.op->state(),
-                                        a.init, t.size, s.get()),
+                                        a.init, t.size, s.get(), transform_state),
                         st, "cupar reduce (run-time operator)");
   });
 }
@@ -324,6 +329,12 @@ set_request request_of(const jit_compile_args& c) {
   switch (c.kind) {
     case jit_compile_args::reduce:
       return with_op({family::reduce, {c.types[0]}}, c.op);
+    case jit_compile_args::transform_reduce: {
+      if (c.op2 == nullptr) throw_invalid_argument("cupar::jit", "no transform");
+      set_request r = with_op({family::transform_reduce, {c.types[0], c.types[1]}}, c.op);
+      r.ops[1] = c.op2;
+      return r;
+    }
     case jit_compile_args::scan_inclusive:
       return with_op({family::scan_inclusive, {c.types[0]}}, c.op);
     case jit_compile_args::scan_exclusive:

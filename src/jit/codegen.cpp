@@ -71,6 +71,7 @@ const family_info& info(family f) {
       {"segmented_scan_inclusive", "cupar_segmented_scan.cuh"},
       {"segmented_scan_exclusive", "cupar_segmented_scan.cuh"},
       {"binary_search", "cupar_binary_search.cuh"},
+      {"transform_reduce", "cupar_reduce.cuh"},
   };
   return table[static_cast<int>(f)];
 }
@@ -117,6 +118,10 @@ std::string typedefs_block(const set_spec& s) {
     case family::scan_inclusive:
     case family::scan_exclusive:
       out << "typedef " << t[0].name << " cupar_T;\n";
+      break;
+    case family::transform_reduce:
+      out << "#define CUPAR_TRANSFORM_REDUCE 1\ntypedef " << t[0].name << " cupar_In;\ntypedef "
+          << t[1].name << " cupar_T;\n";
       break;
     case family::transform_unary:
       out << "typedef " << t[0].name << " cupar_In;\ntypedef " << t[1].name << " cupar_Out;\n";
@@ -468,6 +473,9 @@ std::vector<slot_spec> slots_of(const set_spec& s) {
       return {binary_op_slot(t[0])};
     case family::binary_search:
       return {comparator_slot(t[0])};
+    case family::transform_reduce:
+      return {old_style_slot({t[1], t[1]}, t[1], {"a", "b"}, "operator"),
+              {"cupar_jit_xform", "transform", {t[0]}, t[1], {"x"}}};
   }
   return {};
 }
@@ -487,6 +495,7 @@ std::string generated_file_of(int index) {
 int kernel_count(family f) {
   switch (f) {
     case family::reduce:
+    case family::transform_reduce:
       return 3;
     case family::scan_inclusive:
     case family::scan_exclusive:
@@ -527,6 +536,20 @@ std::vector<std::string> name_expressions(family f) {
           "cupar_T*, cupar_offset, cupar_reduce_op, cupar_T, cupar_T, ::cuda::std::__identity>",
           "cub::detail::reduce::DeviceReduceKernel<cupar_policy, const cupar_T*, cupar_offset, "
           "cupar_reduce_op, cupar_T, ::cuda::std::__identity>",
+          "cub::detail::reduce::DeviceReduceSingleTileKernel<cupar_policy, cupar_T*, cupar_T*, "
+          "int, cupar_reduce_op, cupar_T, cupar_T, ::cuda::std::__identity>",
+          "cupar_meta<(long long)cupar_active::ReducePolicy::BLOCK_THREADS, "
+          "(long long)cupar_active::ReducePolicy::ITEMS_PER_THREAD, "
+          "(long long)cupar_active::SingleTilePolicy::BLOCK_THREADS, "
+          "(long long)cupar_active::SingleTilePolicy::ITEMS_PER_THREAD>"};
+    case family::transform_reduce:
+      // The first two kernels load cupar_In and apply the transform; the second pass reduces the
+      // partial results (accumulators) as reduce's does.
+      return {
+          "cub::detail::reduce::DeviceReduceSingleTileKernel<cupar_policy, const cupar_In*, "
+          "cupar_T*, cupar_offset, cupar_reduce_op, cupar_T, cupar_T, cupar_transform_op>",
+          "cub::detail::reduce::DeviceReduceKernel<cupar_policy, const cupar_In*, cupar_offset, "
+          "cupar_reduce_op, cupar_T, cupar_transform_op>",
           "cub::detail::reduce::DeviceReduceSingleTileKernel<cupar_policy, cupar_T*, cupar_T*, "
           "int, cupar_reduce_op, cupar_T, cupar_T, ::cuda::std::__identity>",
           "cupar_meta<(long long)cupar_active::ReducePolicy::BLOCK_THREADS, "

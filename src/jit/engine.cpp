@@ -193,7 +193,8 @@ void check_not_empty(const cupar::jit::op& op, const slot_spec& slot, bool sever
 }
 
 bool is_data_processing(family f) {
-  return static_cast<int>(f) >= static_cast<int>(family::select_if);
+  return static_cast<int>(f) >= static_cast<int>(family::select_if) &&
+         static_cast<int>(f) <= static_cast<int>(family::binary_search);
 }
 
 /// The precompiled object serving slot `i` of a data-processing build (a named operator on an
@@ -254,6 +255,9 @@ std::vector<std::string> occupancy_options(const set_spec& spec, const precompil
       // int8 and int16 need 48 registers with 64-bit offsets and spill under 32: not tried.
       if (size < 4) return {};
       return {blocks(32)};  // reduce meta: {reduce threads, items, single-tile threads, items}
+    case family::transform_reduce:  // the same kernels, sized by the accumulator
+      if (spec.types.size() < 2 || spec.types[1].size < 4) return {};
+      return {blocks(32)};
     case family::partition_if:
       if (arch != 90 || size != 4) return {};
       return {blocks(48)};  // select meta: {threads, items, vsmem}

@@ -134,10 +134,12 @@ inline void check_dispatch(cudaError_t status, const launch_status& launches, co
 
 // Host dispatch of each family (run_*.cu). All are CUB-style two-phase: with temp == null they
 // only compute `temp_bytes`.
+/// reduce and, with a transform's state (transform_reduce sets), transform_reduce.
 cudaError_t run_reduce(const loaded_module& m, const device_info& dev, launch_status& st,
                        void* temp, std::size_t& temp_bytes, const void* in, void* out,
                        std::size_t n, const void* op_state, const void* init,
-                       std::size_t value_size, cudaStream_t stream);
+                       std::size_t value_size, cudaStream_t stream,
+                       const void* transform_state = nullptr);
 cudaError_t run_scan(const loaded_module& m, const device_info& dev, launch_status& st, void* temp,
                      std::size_t& temp_bytes, const void* in, void* out, std::size_t n,
                      const void* op_state, const void* init /* null: inclusive */,
@@ -269,7 +271,7 @@ struct scan_by_key_launch {
   std::size_t key_size;  // CUB keeps each tile's predecessor key in temporary storage
   const void* op_state;
   const void* eq_state;
-  const void* init;  // exclusive: the initial value's bytes; null: inclusive
+  const void* init;        // exclusive: the initial value's bytes; null: inclusive
   bool op_inline = false;  // a "+plus" set: the operator is compiled in (an empty argument)
 };
 cudaError_t run_scan_by_key(const loaded_module& m, const device_info& dev, launch_status& st,

@@ -17,8 +17,14 @@ foreach(_t IN LISTS _types)
        "histogram_even<${_t},${_t},u32>"
        "histogram_even<${_t},${_t},u64>"
        "histogram_range<${_t},${_t},u32>"
-       "histogram_range<${_t},${_t},u64>")
+       "histogram_range<${_t},${_t},u64>"
+       "transform_reduce<${_t},${_t}>")
 endforeach()
+# transform_reduce into a wider accumulator: counts (u64) of floats and of u32s, sums of f32 in
+# f64 and of i32 in i64.
+list(APPEND CUPAR_PRECOMPILED_SETS
+     "transform_reduce<f32,u64>" "transform_reduce<f64,u64>" "transform_reduce<u32,u64>"
+     "transform_reduce<f32,f64>" "transform_reduce<i32,i64>")
 
 # The data-processing families: kernels compiled for size classes (the unsigned integer of each
 # size), so one set serves every arithmetic type of that size; the operators' generated wrappers

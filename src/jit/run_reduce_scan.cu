@@ -36,6 +36,11 @@ struct reduce_kernels {
 using reduce_dispatch = cub::DispatchReduce<const void*, void*, unsigned long long, erased_arg,
                                             erased_arg, erased_accum, ::cuda::std::__identity,
                                             reduce_hub, reduce_kernels, jit_launcher_factory>;
+// transform_reduce: the transform's state goes to the first pass's kernels (the second pass
+// reduces accumulators with CUB's identity, as for reduce).
+using transform_reduce_dispatch =
+    cub::DispatchReduce<const void*, void*, unsigned long long, erased_arg, erased_arg,
+                        erased_accum, erased_arg, reduce_hub, reduce_kernels, jit_launcher_factory>;
 
 // ---- scan: module meta = {threads, items, tile description bytes, payload bytes, tile state
 // object size} ----
@@ -101,9 +106,15 @@ using scan_dispatch =
 cudaError_t run_reduce(const loaded_module& m, const device_info& dev, launch_status& st,
                        void* temp, std::size_t& temp_bytes, const void* in, void* out,
                        std::size_t n, const void* op_state, const void* init,
-                       std::size_t value_size, cudaStream_t stream) {
+                       std::size_t value_size, cudaStream_t stream, const void* transform_state) {
   const reduce_policy policy{{static_cast<int>(m.meta(0)), static_cast<int>(m.meta(1))},
                              {static_cast<int>(m.meta(2)), static_cast<int>(m.meta(3))}};
+  if (transform_state != nullptr) {
+    return transform_reduce_dispatch::Dispatch(
+        temp, temp_bytes, in, out, static_cast<unsigned long long>(n), erased_arg{op_state},
+        erased_arg{init}, stream, erased_arg{transform_state}, reduce_kernels{&m, value_size},
+        jit_launcher_factory{&dev, &m, &st}, policy);
+  }
   return reduce_dispatch::Dispatch(temp, temp_bytes, in, out, static_cast<unsigned long long>(n),
                                    erased_arg{op_state}, erased_arg{init}, stream,
                                    ::cuda::std::__identity{}, reduce_kernels{&m, value_size},

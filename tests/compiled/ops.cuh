@@ -31,6 +31,22 @@ template <class T>
 struct min_op {
   __device__ T operator()(T a, T b) const { return b < a ? b : a; }
 };
+template <class T>
+struct square_op {  // x * x, wrapping for integers like the reference
+  __device__ T operator()(T x) const {
+    if constexpr (std::is_integral_v<T>) {
+      using U = std::make_unsigned_t<T>;
+      using W = std::conditional_t<(sizeof(T) <= 4), unsigned, unsigned long long>;
+      return static_cast<T>(static_cast<W>(static_cast<U>(x)) * static_cast<W>(static_cast<U>(x)));
+    } else {
+      return x * x;
+    }
+  }
+};
+template <class T>
+struct positive_one_op {  // 1 for x > 0, else 0 (count where, summed)
+  __device__ T operator()(T x) const { return x > T(0) ? T(1) : T(0); }
+};
 struct mat2_mul_op {
   __device__ mat2 operator()(const mat2& x, const mat2& y) const { return mat2_mul(x, y); }
 };
@@ -120,6 +136,14 @@ struct compiled_ops {
     return {};
   }
   static mat2_mul_op mat2_mul() { return {}; }
+  template <class T>
+  static square_op<T> square() {
+    return {};
+  }
+  template <class T>
+  static positive_one_op<T> positive_one() {
+    return {};
+  }
   template <class In, class Out>
   static affine_op<In, Out> affine() {
     return {};

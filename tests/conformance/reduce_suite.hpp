@@ -47,6 +47,57 @@ TYPED_TEST(Reduce, SumMatchesReferenceAtEverySize) {
   }
 }
 
+// transform_reduce: the sum of squares and a count where, each one fused pass, against the CPU
+// computing the transform first. For run-time operators each is one set with two operators (the
+// named plus of named_ops is compiled beside the transform there).
+TYPED_TEST(Reduce, TransformReduceFusesTheTransform) {
+  CUPAR_REQUIRE_GPU();
+  using T = TypeParam;
+  owned_stream stream;
+  for (std::size_t n : standard_sizes()) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto h = small_values<T>(n, 300 + n);
+    std::vector<T> squares(n), positive(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      if constexpr (std::is_integral_v<T>) {
+        using U = std::make_unsigned_t<T>;
+        using W = std::conditional_t<(sizeof(T) <= 4), unsigned, unsigned long long>;
+        squares[i] = static_cast<T>(static_cast<W>(static_cast<U>(h[i])) *
+                                    static_cast<W>(static_cast<U>(h[i])));
+      } else {
+        squares[i] = h[i] * h[i];
+      }
+      positive[i] = h[i] > T(0) ? T(1) : T(0);
+    }
+    device_buffer<T> in(h, stream), out(1, stream);
+    cupar::transform_reduce(in.data(), out.data(), n, Ops::template square<T>(),
+                            Ops::template plus<T>(), T(3), stream);
+    expect_sum(out.to_host()[0], squares, T(3));
+    const T count = cupar::transform_reduce_value(in.data(), n, Ops::template positive_one<T>(),
+                                                  Ops::template plus<T>(), T(0), stream);
+    expect_sum(count, positive, T(0));
+  }
+}
+
+TYPED_TEST(Reduce, TransformReduceChecksItsArguments) {
+  CUPAR_REQUIRE_GPU();
+  using T = TypeParam;
+  owned_stream stream;
+  device_buffer<T> out(1, stream);
+  EXPECT_THROW(
+      cupar::transform_reduce(static_cast<const T*>(nullptr), out.data(), 5,
+                              Ops::template square<T>(), Ops::template plus<T>(), T(0), stream),
+      std::invalid_argument);
+  EXPECT_THROW(
+      cupar::transform_reduce(out.data(), static_cast<T*>(nullptr), 1, Ops::template square<T>(),
+                              Ops::template plus<T>(), T(0), stream),
+      std::invalid_argument);
+  // n == 0 writes init.
+  cupar::transform_reduce(static_cast<const T*>(nullptr), out.data(), 0, Ops::template square<T>(),
+                          Ops::template plus<T>(), T(9), stream);
+  EXPECT_EQ(out.to_host()[0], T(9));
+}
+
 TYPED_TEST(Reduce, MaxAndMinOverTheFullRangeAreExact) {
   CUPAR_REQUIRE_GPU();
   using T = TypeParam;

@@ -393,6 +393,46 @@ TEST(JitCompile, StructsOfAPrecompiledClassLinkTheClassKernels) {
   }
 }
 
+// transform_reduce: the transform and the reduction compiled together and linked to the set's
+// precompiled kernels (CUB's reduce kernels with the transform applied after the loads).
+TEST(JitCompile, TransformReduceLinksTheTransformAndTheReduction) {
+  const op square("x * x");
+  const cupar::testing::class_case sum_of_squares{
+      "transform_reduce<f32,f32>",
+      cupar::jit::compile_transform_reduce<float, float>(square, op("a + b"), 90, false),
+      cupar::jit::compile_transform_reduce<float, float>(square, op("a + b"), 90, true)};
+  if (cupar::testing::precompiled_here(sum_of_squares.set)) {
+    cupar::testing::expect_served_by_set(sum_of_squares);
+    EXPECT_EQ(sum_of_squares.quick.kernels.size(), 3u);
+  }
+  // A count where into a 64-bit accumulator, with a run-time parameter and the named plus.
+  const auto count = cupar::jit::compile_transform_reduce<float, unsigned long long>(
+      op("x > t ? 1ull : 0ull").param("t", 0.5f), cupar::jit::plus, 90, false);
+  EXPECT_EQ(count.kernel_set, "transform_reduce<f32,u64>");
+  EXPECT_EQ(count.precompiled_kernels,
+            cupar::testing::precompiled_here("transform_reduce<f32,u64>"));
+  // A struct accumulator (count, sum, min, max of floats): compiled from source.
+  const auto stats = cupar::jit::compile_transform_reduce<float, stats4>(
+      op("stats4{1.0f, x, x, x}"),
+      op("stats4{a.count + b.count, a.sum + b.sum, fminf(a.min, b.min), fmaxf(a.max, b.max)}"), 90,
+      false);
+  EXPECT_FALSE(stats.precompiled_kernels);
+  EXPECT_EQ(stats.tier, 2);
+  // Each operator's errors name its role.
+  try {
+    (void)cupar::jit::compile_transform_reduce<float, float>(op("x.nope"), op("a + b"), 90, false);
+    FAIL() << "expected cupar::jit_error";
+  } catch (const cupar::jit_error& e) {
+    EXPECT_NE(std::string(e.what()).find("transform"), std::string::npos) << e.what();
+  }
+  try {
+    (void)cupar::jit::compile_transform_reduce<float, float>(square, op("a +"), 90, false);
+    FAIL() << "expected cupar::jit_error";
+  } catch (const cupar::jit_error& e) {
+    EXPECT_NE(std::string(e.what()).find("operator"), std::string::npos) << e.what();
+  }
+}
+
 TEST(JitCompile, ParametersAreCheckedWhenDeclaredAndSet) {
   EXPECT_THROW(op("a").param("a", 1.0f), std::invalid_argument);        // an argument's name
   EXPECT_THROW(op("x").param("2x", 1.0f), std::invalid_argument);       // not an identifier

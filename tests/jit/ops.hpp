@@ -50,6 +50,21 @@ struct jit_ops {
   static cupar::jit::op minimum() {
     return cupar::jit::op("b < a ? b : a");
   }
+  template <class T>
+  static cupar::jit::op square() {
+    if constexpr (std::is_integral_v<T>) {
+      const std::string u = cxx<std::make_unsigned_t<T>>();
+      const std::string w = sizeof(T) <= 4 ? "unsigned int" : "unsigned long long";
+      const std::string xw = "static_cast<" + w + ">(static_cast<" + u + ">(x))";
+      return cupar::jit::op("static_cast<" + cxx<T>() + ">(" + xw + " * " + xw + ")");
+    } else {
+      return cupar::jit::op("x * x");
+    }
+  }
+  template <class T>
+  static cupar::jit::op positive_one() {
+    return cupar::jit::op("x > " + cxx<T>() + "(0) ? " + cxx<T>() + "(1) : " + cxx<T>() + "(0)");
+  }
   static cupar::jit::op mat2_mul() {
     return cupar::jit::op(
         "mat2{a.a * b.a + a.b * b.c, a.a * b.b + a.b * b.d, a.c * b.a + a.d * b.c, "

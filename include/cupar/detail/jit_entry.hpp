@@ -54,14 +54,16 @@ struct plan_state;
 
 struct jit_reduce_args {
   const char* function;
-  const jit_type* type;
+  const jit_type* type;  // the accumulator's (the elements' when there is no transform)
   const void* in;
   void* out;       // device result (null: return to host_out)
   void* host_out;  // host result for reduce_value
   std::size_t n;
   const jit::op* op;
   const void* init;
-  const plan_state* plan = nullptr;  // set by plan objects: skips the cache lookup
+  const plan_state* plan = nullptr;    // set by plan objects: skips the cache lookup
+  const jit::op* transform = nullptr;  // transform_reduce: applied to each element first
+  const jit_type* in_type = nullptr;   // transform_reduce: the elements' type
 };
 CUPAR_EXPORT void jit_reduce(const jit_reduce_args& args, stream_ref stream, memory_resource& mr);
 
