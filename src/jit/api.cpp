@@ -90,8 +90,9 @@ void jit_reduce(const jit_reduce_args& a, stream_ref s, memory_resource& mr) {
   }
   set_request req = transformed ? set_request{family::transform_reduce, {&in, &t}}
                                 : set_request{family::reduce, {&t}};
-  req.ops[0] = a.op;
-  req.ops[1] = a.transform;
+  // transform_reduce: the transform first (slots_of: it anchors the build's cache entry).
+  req.ops[0] = transformed ? a.transform : a.op;
+  req.ops[1] = transformed ? a.op : nullptr;
   const auto [devp, module] = resolve(req, a.plan, fn);
   const jit::device_info& dev = *devp;
   jit::launch_status st;
@@ -331,8 +332,8 @@ set_request request_of(const jit_compile_args& c) {
       return with_op({family::reduce, {c.types[0]}}, c.op);
     case jit_compile_args::transform_reduce: {
       if (c.op2 == nullptr) throw_invalid_argument("cupar::jit", "no transform");
-      set_request r = with_op({family::transform_reduce, {c.types[0], c.types[1]}}, c.op);
-      r.ops[1] = c.op2;
+      set_request r = with_op({family::transform_reduce, {c.types[0], c.types[1]}}, c.op2);
+      r.ops[1] = c.op;
       return r;
     }
     case jit_compile_args::scan_inclusive:

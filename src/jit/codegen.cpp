@@ -474,8 +474,11 @@ std::vector<slot_spec> slots_of(const set_spec& s) {
     case family::binary_search:
       return {comparator_slot(t[0])};
     case family::transform_reduce:
-      return {old_style_slot({t[1], t[1]}, t[1], {"a", "b"}, "operator"),
-              {"cupar_jit_xform", "transform", {t[0]}, t[1], {"x"}}};
+      // The transform first: its operator holds the cache the build is found in, so the build
+      // lives as long as the transform (usually a snippet), while the reduction (often the
+      // named plus, alive for the whole program) is only kept alive by it.
+      return {{"cupar_jit_xform", "transform", {t[0]}, t[1], {"x"}},
+              old_style_slot({t[1], t[1]}, t[1], {"a", "b"}, "operator")};
   }
   return {};
 }

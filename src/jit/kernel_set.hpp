@@ -39,8 +39,8 @@ enum class family : std::uint8_t {
   segmented_scan_exclusive,  // {T}: operator
   binary_search,             // {T, Index}: comparator
   // reduce(transform(x)): CUB's reduce kernels with a transform applied after the loads
-  // (DispatchTransformReduce), {In, Acc}: the reduction operator (Acc x Acc -> Acc), then the
-  // transform (In -> Acc).
+  // (DispatchTransformReduce), {In, Acc}: the transform (In -> Acc), then the reduction operator
+  // (Acc x Acc -> Acc).
   transform_reduce,
 };
 inline constexpr int family_count = static_cast<int>(family::transform_reduce) + 1;
