@@ -42,6 +42,25 @@ cudaError_t cub_reduce(void* temp, std::size_t& bytes, InIt d_in, OutIt d_out, C
   }
 }
 
+/// Runs `run(temp, bytes, d_out)`, a CUB-style two-phase reduction writing one T to d_out, with
+/// the result slot and CUB's temporary storage in one allocation, and returns the result to the
+/// host, synchronising `stream` (a fault of an operator is reported here, named `fn`).
+template <class T, class Run>
+T reduce_to_host(const char* fn, const char* call, std::size_t n, stream_ref stream,
+                 memory_resource& mr, Run&& run) {
+  T* d_out = nullptr;
+  auto sized = [&](void* temp, std::size_t& bytes) { return run(temp, bytes, d_out); };
+  std::size_t cub_bytes = required_temp_bytes(call, {n}, sized);
+  const std::size_t slot = align_up(sizeof(T), 256);
+  temp_storage temp(mr, slot + cub_bytes, stream);
+  d_out = static_cast<T*>(temp.get());
+  check_cuda(sized(static_cast<unsigned char*>(temp.get()) + slot, cub_bytes), call);
+  T result;
+  check_cuda(cudaMemcpyAsync(&result, d_out, sizeof(T), cudaMemcpyDeviceToHost, stream.get()), fn);
+  check_cuda(cudaStreamSynchronize(stream.get()), fn);
+  return result;
+}
+
 }  // namespace detail
 
 /// Reduces `d_in[0, n)` with `op`, starting from `init`, into `*d_out` (device memory).
@@ -103,25 +122,13 @@ detail::it_value_t<InIt> reduce_value(InIt d_in, std::size_t n, Op op,
   detail::require_size(fn, n, sizeof(T));
   detail::require_range(fn, "d_in", d_in, n);
   auto cub_op = detail::with_result_type<T>(detail::transparent_op<T>(op));
-  const char* call = "cub::DeviceReduce::Reduce";
-  // The result slot and CUB's temporary storage share one allocation.
-  T* d_out = nullptr;
-  auto run = [&](void* temp, std::size_t& bytes) {
-    return detail::with_count_width(n, [&](auto count) {
-      return detail::cub_reduce(temp, bytes, d_in, d_out, count, cub_op, init, stream.get());
-    });
-  };
-  std::size_t cub_bytes = detail::required_temp_bytes(call, {n}, run);
-  const std::size_t slot = detail::align_up(sizeof(T), 256);
-  detail::temp_storage temp(mr, slot + cub_bytes, stream);
-  d_out = static_cast<T*>(temp.get());
-  detail::check_cuda(run(static_cast<unsigned char*>(temp.get()) + slot, cub_bytes), call);
-  T result;
-  detail::check_cuda(
-      cudaMemcpyAsync(&result, d_out, sizeof(T), cudaMemcpyDeviceToHost, stream.get()), fn);
-  // Named after the call: a fault of the operator is reported here.
-  detail::check_cuda(cudaStreamSynchronize(stream.get()), fn);
-  return result;
+  return detail::reduce_to_host<T>(fn, "cub::DeviceReduce::Reduce", n, stream, mr,
+                                   [&](void* temp, std::size_t& bytes, T* d_out) {
+                                     return detail::with_count_width(n, [&](auto count) {
+                                       return detail::cub_reduce(temp, bytes, d_in, d_out, count,
+                                                                 cub_op, init, stream.get());
+                                     });
+                                   });
 }
 
 /// Reduces transform(d_in[i]) for i in [0, n) with `op`, starting from `init`, into `*d_out`, in
@@ -178,26 +185,14 @@ Acc transform_reduce_value(InIt d_in, std::size_t n, Transform transform, Op op,
   detail::require_range(fn, "d_in", d_in, n);
   auto cub_op = detail::with_result_type<Acc>(detail::transparent_op<Acc>(op));
   auto cub_transform = detail::always_returning<Acc>(transform);
-  const char* call = "cub::DeviceReduce::TransformReduce";
-  // The result slot and CUB's temporary storage share one allocation.
-  Acc* d_out = nullptr;
-  auto run = [&](void* temp, std::size_t& bytes) {
-    return detail::with_count_width(n, [&](auto count) {
-      return cub::DeviceReduce::TransformReduce(temp, bytes, d_in, d_out, count, cub_op,
-                                                cub_transform, init, stream.get());
-    });
-  };
-  std::size_t cub_bytes = detail::required_temp_bytes(call, {n}, run);
-  const std::size_t slot = detail::align_up(sizeof(Acc), 256);
-  detail::temp_storage temp(mr, slot + cub_bytes, stream);
-  d_out = static_cast<Acc*>(temp.get());
-  detail::check_cuda(run(static_cast<unsigned char*>(temp.get()) + slot, cub_bytes), call);
-  Acc result;
-  detail::check_cuda(
-      cudaMemcpyAsync(&result, d_out, sizeof(Acc), cudaMemcpyDeviceToHost, stream.get()), fn);
-  // Named after the call: a fault of an operator is reported here.
-  detail::check_cuda(cudaStreamSynchronize(stream.get()), fn);
-  return result;
+  return detail::reduce_to_host<Acc>(fn, "cub::DeviceReduce::TransformReduce", n, stream, mr,
+                                     [&](void* temp, std::size_t& bytes, Acc* d_out) {
+                                       return detail::with_count_width(n, [&](auto count) {
+                                         return cub::DeviceReduce::TransformReduce(
+                                             temp, bytes, d_in, d_out, count, cub_op, cub_transform,
+                                             init, stream.get());
+                                       });
+                                     });
 }
 
 }  // namespace cupar

@@ -534,31 +534,23 @@ std::string meta_expression(int count) {
 std::vector<std::string> name_expressions(family f) {
   switch (f) {
     case family::reduce:
-      return {
-          "cub::detail::reduce::DeviceReduceSingleTileKernel<cupar_policy, const cupar_T*, "
-          "cupar_T*, cupar_offset, cupar_reduce_op, cupar_T, cupar_T, ::cuda::std::__identity>",
-          "cub::detail::reduce::DeviceReduceKernel<cupar_policy, const cupar_T*, cupar_offset, "
-          "cupar_reduce_op, cupar_T, ::cuda::std::__identity>",
-          "cub::detail::reduce::DeviceReduceSingleTileKernel<cupar_policy, cupar_T*, cupar_T*, "
-          "int, cupar_reduce_op, cupar_T, cupar_T, ::cuda::std::__identity>",
-          "cupar_meta<(long long)cupar_active::ReducePolicy::BLOCK_THREADS, "
-          "(long long)cupar_active::ReducePolicy::ITEMS_PER_THREAD, "
-          "(long long)cupar_active::SingleTilePolicy::BLOCK_THREADS, "
-          "(long long)cupar_active::SingleTilePolicy::ITEMS_PER_THREAD>"};
-    case family::transform_reduce:
-      // The first two kernels load cupar_In and apply the transform; the second pass reduces the
-      // partial results (accumulators) as reduce's does.
-      return {
-          "cub::detail::reduce::DeviceReduceSingleTileKernel<cupar_policy, const cupar_In*, "
-          "cupar_T*, cupar_offset, cupar_reduce_op, cupar_T, cupar_T, cupar_transform_op>",
-          "cub::detail::reduce::DeviceReduceKernel<cupar_policy, const cupar_In*, cupar_offset, "
-          "cupar_reduce_op, cupar_T, cupar_transform_op>",
-          "cub::detail::reduce::DeviceReduceSingleTileKernel<cupar_policy, cupar_T*, cupar_T*, "
-          "int, cupar_reduce_op, cupar_T, cupar_T, ::cuda::std::__identity>",
-          "cupar_meta<(long long)cupar_active::ReducePolicy::BLOCK_THREADS, "
-          "(long long)cupar_active::ReducePolicy::ITEMS_PER_THREAD, "
-          "(long long)cupar_active::SingleTilePolicy::BLOCK_THREADS, "
-          "(long long)cupar_active::SingleTilePolicy::ITEMS_PER_THREAD>"};
+    case family::transform_reduce: {
+      // transform_reduce: the first two kernels load cupar_In and apply the transform; the
+      // second pass reduces the partial results (accumulators) as reduce's does.
+      const bool transformed = f == family::transform_reduce;
+      const std::string in = transformed ? "const cupar_In*" : "const cupar_T*";
+      const std::string xform = transformed ? "cupar_transform_op" : "::cuda::std::__identity";
+      return {"cub::detail::reduce::DeviceReduceSingleTileKernel<cupar_policy, " + in +
+                  ", cupar_T*, cupar_offset, cupar_reduce_op, cupar_T, cupar_T, " + xform + ">",
+              "cub::detail::reduce::DeviceReduceKernel<cupar_policy, " + in +
+                  ", cupar_offset, cupar_reduce_op, cupar_T, " + xform + ">",
+              "cub::detail::reduce::DeviceReduceSingleTileKernel<cupar_policy, cupar_T*, cupar_T*, "
+              "int, cupar_reduce_op, cupar_T, cupar_T, ::cuda::std::__identity>",
+              "cupar_meta<(long long)cupar_active::ReducePolicy::BLOCK_THREADS, "
+              "(long long)cupar_active::ReducePolicy::ITEMS_PER_THREAD, "
+              "(long long)cupar_active::SingleTilePolicy::BLOCK_THREADS, "
+              "(long long)cupar_active::SingleTilePolicy::ITEMS_PER_THREAD>"};
+    }
     case family::scan_inclusive:
     case family::scan_exclusive: {
       const std::string init = f == family::scan_inclusive ? "cub::NullType" : "cupar_scan_init";
