@@ -30,16 +30,37 @@ template <class F, class P, class R, class V>
 struct transform_of_pointer<thrust::transform_iterator<F, P, R, V>>
     : std::bool_constant<std::is_pointer_v<P>> {};
 
-/// One CUB reduction of d_in[0, count) into d_out (two-phase: temp == nullptr sizes it).
-template <class InIt, class OutIt, class Count, class Op, class T>
-cudaError_t cub_reduce(void* temp, std::size_t& bytes, InIt d_in, OutIt d_out, Count count, Op op,
-                       T init, cudaStream_t stream) {
-  if constexpr (transform_of_pointer<InIt>::value) {
-    return cub::DeviceReduce::TransformReduce(temp, bytes, d_in.base(), d_out, count, op,
-                                              d_in.functor(), init, stream);
-  } else {
-    return cub::DeviceReduce::Reduce(temp, bytes, d_in, d_out, count, op, init, stream);
-  }
+/// reduce's CUB call over d_in[0, n) as a two-phase functor (temp, bytes, d_out) -> cudaError_t
+/// (temp == nullptr sizes it), shared by reduce() and reduce_value().
+template <class InIt, class Op, class T>
+auto reduce_call(InIt d_in, std::size_t n, Op op, T init, stream_ref stream) {
+  auto cub_op = with_result_type<T>(transparent_op<T>(op));
+  return [=](void* temp, std::size_t& bytes, auto d_out) {
+    return with_count_width(n, [&](auto count) {
+      if constexpr (transform_of_pointer<InIt>::value) {
+        return cub::DeviceReduce::TransformReduce(temp, bytes, d_in.base(), d_out, count, cub_op,
+                                                  d_in.functor(), init, stream.get());
+      } else {
+        return cub::DeviceReduce::Reduce(temp, bytes, d_in, d_out, count, cub_op, init,
+                                         stream.get());
+      }
+    });
+  };
+}
+
+/// transform_reduce's CUB call, as reduce_call (shared by transform_reduce() and
+/// transform_reduce_value()).
+template <class Acc, class InIt, class Transform, class Op>
+auto transform_reduce_call(InIt d_in, std::size_t n, Transform transform, Op op, Acc init,
+                           stream_ref stream) {
+  auto cub_op = with_result_type<Acc>(transparent_op<Acc>(op));
+  auto cub_transform = always_returning<Acc>(transform);
+  return [=](void* temp, std::size_t& bytes, Acc* d_out) {
+    return with_count_width(n, [&](auto count) {
+      return cub::DeviceReduce::TransformReduce(temp, bytes, d_in, d_out, count, cub_op,
+                                                cub_transform, init, stream.get());
+    });
+  };
 }
 
 /// Runs `run(temp, bytes, d_out)`, a CUB-style two-phase reduction writing one T to d_out, with
@@ -98,13 +119,10 @@ void reduce(InIt d_in, OutIt d_out, std::size_t n, Op op, detail::it_value_t<InI
   detail::require_size(fn, n, sizeof(T));
   detail::require_range(fn, "d_in", d_in, n);
   detail::require_pointer(fn, "d_out", detail::range_address(d_out));
-  auto cub_op = detail::with_result_type<T>(detail::transparent_op<T>(op));
+  const auto call = detail::reduce_call(d_in, n, op, init, stream);
   detail::run_with_temp_storage(
-      "cub::DeviceReduce::Reduce", mr, stream, {n}, [&](void* temp, std::size_t& bytes) {
-        return detail::with_count_width(n, [&](auto count) {
-          return detail::cub_reduce(temp, bytes, d_in, d_out, count, cub_op, init, stream.get());
-        });
-      });
+      "cub::DeviceReduce::Reduce", mr, stream, {n},
+      [&](void* temp, std::size_t& bytes) { return call(temp, bytes, d_out); });
 }
 
 /// Reduces like reduce() and returns the result to the host. Synchronises `stream` (only it).
@@ -121,14 +139,8 @@ detail::it_value_t<InIt> reduce_value(InIt d_in, std::size_t n, Op op,
   const detail::device_guard device(stream);
   detail::require_size(fn, n, sizeof(T));
   detail::require_range(fn, "d_in", d_in, n);
-  auto cub_op = detail::with_result_type<T>(detail::transparent_op<T>(op));
   return detail::reduce_to_host<T>(fn, "cub::DeviceReduce::Reduce", n, stream, mr,
-                                   [&](void* temp, std::size_t& bytes, T* d_out) {
-                                     return detail::with_count_width(n, [&](auto count) {
-                                       return detail::cub_reduce(temp, bytes, d_in, d_out, count,
-                                                                 cub_op, init, stream.get());
-                                     });
-                                   });
+                                   detail::reduce_call(d_in, n, op, init, stream));
 }
 
 /// Reduces transform(d_in[i]) for i in [0, n) with `op`, starting from `init`, into `*d_out`, in
@@ -158,15 +170,10 @@ void transform_reduce(InIt d_in, Acc* d_out, std::size_t n, Transform transform,
   detail::require_size(fn, n, sizeof(detail::it_value_t<InIt>));
   detail::require_range(fn, "d_in", d_in, n);
   detail::require_pointer(fn, "d_out", d_out);
-  auto cub_op = detail::with_result_type<Acc>(detail::transparent_op<Acc>(op));
-  auto cub_transform = detail::always_returning<Acc>(transform);
+  const auto call = detail::transform_reduce_call<Acc>(d_in, n, transform, op, init, stream);
   detail::run_with_temp_storage(
-      "cub::DeviceReduce::TransformReduce", mr, stream, {n}, [&](void* temp, std::size_t& bytes) {
-        return detail::with_count_width(n, [&](auto count) {
-          return cub::DeviceReduce::TransformReduce(temp, bytes, d_in, d_out, count, cub_op,
-                                                    cub_transform, init, stream.get());
-        });
-      });
+      "cub::DeviceReduce::TransformReduce", mr, stream, {n},
+      [&](void* temp, std::size_t& bytes) { return call(temp, bytes, d_out); });
 }
 
 /// As transform_reduce, and returns the result to the host; Acc is init's type. Synchronises
@@ -183,16 +190,9 @@ Acc transform_reduce_value(InIt d_in, std::size_t n, Transform transform, Op op,
   const detail::device_guard device(stream);
   detail::require_size(fn, n, sizeof(detail::it_value_t<InIt>));
   detail::require_range(fn, "d_in", d_in, n);
-  auto cub_op = detail::with_result_type<Acc>(detail::transparent_op<Acc>(op));
-  auto cub_transform = detail::always_returning<Acc>(transform);
-  return detail::reduce_to_host<Acc>(fn, "cub::DeviceReduce::TransformReduce", n, stream, mr,
-                                     [&](void* temp, std::size_t& bytes, Acc* d_out) {
-                                       return detail::with_count_width(n, [&](auto count) {
-                                         return cub::DeviceReduce::TransformReduce(
-                                             temp, bytes, d_in, d_out, count, cub_op, cub_transform,
-                                             init, stream.get());
-                                       });
-                                     });
+  return detail::reduce_to_host<Acc>(
+      fn, "cub::DeviceReduce::TransformReduce", n, stream, mr,
+      detail::transform_reduce_call<Acc>(d_in, n, transform, op, init, stream));
 }
 
 }  // namespace cupar

@@ -192,10 +192,6 @@ void check_not_empty(const cupar::jit::op& op, const slot_spec& slot, bool sever
   }
 }
 
-bool is_data_processing(family f) {
-  return static_cast<int>(f) >= static_cast<int>(family::select_if) &&
-         static_cast<int>(f) <= static_cast<int>(family::binary_search);
-}
 
 /// The precompiled object serving slot `i` of a data-processing build (a named operator on an
 /// arithmetic type), or null.
@@ -246,18 +242,18 @@ std::vector<std::string> occupancy_options(const set_spec& spec, const precompil
   auto blocks = [&](int registers) {
     return "-Xptxas=--minnctapersm=" + std::to_string(65536 / (threads * registers));
   };
-  const std::uint32_t size = spec.types.empty() ? 0 : spec.types[0].size;
+  // The element (the accumulator for transform_reduce, whose kernels are reduce's).
+  const std::size_t sized = spec.fam == family::transform_reduce ? 1 : 0;
+  const std::uint32_t size = spec.types.size() <= sized ? 0 : spec.types[sized].size;
   switch (spec.fam) {
     case family::scan_inclusive:
     case family::scan_exclusive:
       return {blocks(64)};  // scan meta: {threads, items, ...}
     case family::reduce:
+    case family::transform_reduce:
       // int8 and int16 need 48 registers with 64-bit offsets and spill under 32: not tried.
       if (size < 4) return {};
       return {blocks(32)};  // reduce meta: {reduce threads, items, single-tile threads, items}
-    case family::transform_reduce:  // the same kernels, sized by the accumulator
-      if (spec.types.size() < 2 || spec.types[1].size < 4) return {};
-      return {blocks(32)};
     case family::partition_if:
       if (arch != 90 || size != 4) return {};
       return {blocks(48)};  // select meta: {threads, items, vsmem}

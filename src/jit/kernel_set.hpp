@@ -45,6 +45,13 @@ enum class family : std::uint8_t {
 };
 inline constexpr int family_count = static_cast<int>(family::transform_reduce) + 1;
 
+/// The data-processing families: kernel sets compiled for size classes whose bits are the
+/// caller's types.
+inline bool is_data_processing(family f) {
+  return static_cast<int>(f) >= static_cast<int>(family::select_if) &&
+         static_cast<int>(f) <= static_cast<int>(family::binary_search);
+}
+
 /// An element type spelled for device code.
 struct type_ref {
   scalar kind = static_cast<scalar>(0);  // 0: user or storage type

@@ -48,11 +48,6 @@ struct resolved {
 /// process caches (building it on a miss).
 resolved resolve(const set_request& r, const plan_state* plan, const char* fn);
 
-/// The module's kernel set was compiled for size classes whose bits are the caller's types.
-inline bool is_data_processing(family f) {
-  return static_cast<int>(f) >= static_cast<int>(family::select_if) &&
-         static_cast<int>(f) <= static_cast<int>(family::binary_search);
-}
 
 }  // namespace jit
 
