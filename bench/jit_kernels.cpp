@@ -12,8 +12,10 @@
 //   merge_sort_*      comparator "a < b" (cupar::jit::less would run the radix sort instead)
 //   histogram_even_op sample operator "1.0f - x"
 //   reduce_sum_squares, count_where  transform_reduce: transform "x * x" / "x > 0.5f ? 1ull :
-//   0ull",
-//                     the named plus (the fused rows of fused.cu)
+//                     0ull", the named plus (the fused rows of fused.cu); cupar_jit_expr: the
+//                     same over an iterator expression (jit::transform), the "+index" sets
+//   dot, argmax       iterator expressions: transform<float>(zip(a, b), "x._0 * x._1");
+//                     zip({"i", counting(0ll)}, {"v", x}) into a struct {long long i; float v;}
 #include "jit_rows.hpp"
 #include "rows.hpp"
 #include "runners.hpp"
@@ -23,6 +25,9 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+
+// (index, value) of the argmax rows: lowest index on ties.
+CUPAR_JIT_STRUCT(bench_arg_f32, long long i; float v;)
 
 namespace cupar_bench {
 namespace {
@@ -87,7 +92,53 @@ void fused_reduce_jit(benchmark::State& state, const char* family, const op& tra
   guard.check(state);
 }
 
+/// Rows over run-time iterator expressions (jit_iterator.hpp): `expr(in, n)` builds the
+/// expression over the runner's input (inputs * n floats), rebuilt for every call as a user
+/// would (its shape is cached, so only the first call compiles).
+template <class Out, class Expr>
+void expression_reduce_jit(benchmark::State& state, const std::string& what, const op& reduction,
+                           Out init, int inputs, Expr expr) {
+  jit_row_guard guard(what);
+  fused_reduce_runner<Out>(
+      state,
+      jit_warmed(guard,
+                 [&](const float* in, Out* out, std::size_t n, cudaStream_t s) {
+                   cupar::reduce(expr(in, n), out, n, reduction, init, s);
+                 }),
+      inputs);
+  guard.check(state);
+}
+
 }  // namespace
+
+void reduce_sum_squares_cupar_jit_expr_f32(benchmark::State& state) {
+  expression_reduce_jit<float>(state, "reduce_sum_squares f32 transform(x, \"x * x\")",
+                               cupar::jit::plus, 0.0f, 1, [](const float* in, std::size_t) {
+                                 return cupar::jit::transform(in, op("x * x"));
+                               });
+}
+void dot_cupar_jit_f32(benchmark::State& state) {
+  expression_reduce_jit<float>(
+      state, "dot f32 transform<float>(zip(a, b), \"x._0 * x._1\")", cupar::jit::plus, 0.0f, 2,
+      [](const float* in, std::size_t n) {
+        return cupar::jit::transform<float>(cupar::jit::zip(in, in + n), op("x._0 * x._1"));
+      });
+}
+void argmax_cupar_jit_f32(benchmark::State& state) {
+  expression_reduce_jit<bench_arg_f32>(
+      state, "argmax f32 zip(counting(0ll), x)",
+      op("b.v > a.v || (b.v == a.v && b.i < a.i) ? b : a"), bench_arg_f32{-1, -1e30f}, 1,
+      [](const float* in, std::size_t) {
+        return cupar::jit::zip({{"i", cupar::jit::counting(0ll)}, {"v", in}});
+      });
+}
+void count_where_cupar_jit_expr_f32(benchmark::State& state) {
+  expression_reduce_jit<unsigned long long>(
+      state, "count_where f32 transform(x, \"x > 0.5f ? 1ull : 0ull\")", cupar::jit::plus, 0ull,
+      1, [](const float* in, std::size_t) {
+        return cupar::jit::transform<unsigned long long>(in, op("x > 0.5f ? 1ull : 0ull"));
+      });
+}
 
 void reduce_sum_cupar_jit_f32(benchmark::State& state) {
   reduce_jit<float>(state, "reduce_sum", op("a + b"), 0.0f);

@@ -137,14 +137,18 @@
                                                                                \
   X(reduce_sum_squares, cupar, f32, gpu)                                       \
   X(reduce_sum_squares, cupar_jit, f32, gpu)                                   \
+  X(reduce_sum_squares, cupar_jit_expr, f32, gpu)                              \
   X(reduce_sum_squares, cupar_unfused, f32, gpu)                               \
   X(reduce_sum_squares, cub, f32, gpu)                                         \
   X(dot, cupar, f32, gpu)                                                      \
+  X(dot, cupar_jit, f32, gpu)                                                  \
   X(dot, cub, f32, gpu)                                                        \
   X(argmax, cupar, f32, gpu)                                                   \
+  X(argmax, cupar_jit, f32, gpu)                                               \
   X(argmax, cub, f32, gpu)                                                     \
   X(count_where, cupar, f32, gpu)                                              \
   X(count_where, cupar_jit, f32, gpu)                                          \
+  X(count_where, cupar_jit_expr, f32, gpu)                                     \
   X(count_where, cub, f32, gpu)                                                \
   X(inclusive_scan_out, cupar, f32, gpu)                                       \
   X(inclusive_scan_out, cub, f32, gpu)                                         \

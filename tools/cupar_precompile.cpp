@@ -50,7 +50,7 @@ int compile_set(const std::string& key, int arch, const std::string& prefix) {
   jit::compile_request req;
   req.source = jit::set_source(spec, nullptr);
   req.name = "cupar_kernels.cu";
-  req.name_expressions = jit::name_expressions(spec.fam);
+  req.name_expressions = jit::name_expressions(spec);
   req.options = jit::compile_options(arch, true, true);
   req.kind = jit::output::ltoir;
   const jit::compile_result ltoir = jit::compile(req);

@@ -12,6 +12,7 @@
 #include <cupar/histogram.hpp>
 #include <cupar/jit.hpp>
 #include <cupar/jit_compile.hpp>
+#include <cupar/jit_iterator.hpp>
 #include <cupar/memory.hpp>
 #include <cupar/plan.hpp>
 #include <cupar/reduce.hpp>

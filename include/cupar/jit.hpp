@@ -141,6 +141,12 @@ class op {
   static op untrusted(std::string source) { return op(std::move(source), trust::untrusted); }
   /// A named operator.
   explicit op(named_op named) : def_(detail::make_op_definition(std::string(), named)) {}
+  /// Internal (iterator expressions): an operator of a prepared definition with its state bytes.
+  op(std::shared_ptr<const detail::op_definition> def, const unsigned char* state,
+     std::size_t bytes)
+      : def_(std::move(def)) {
+    std::memcpy(state_.data(), state, bytes < max_param_bytes ? bytes : max_param_bytes);
+  }
 
   /// Declares a run-time parameter usable by name in the snippet, with its initial value. T is
   /// an arithmetic type. Throws std::invalid_argument for a bad or duplicate name or when the

@@ -6,6 +6,7 @@
 
 #include <cupar/detail/jit_entry.hpp>
 #include <cupar/jit.hpp>
+#include <cupar/jit_iterator.hpp>
 
 #include <memory>
 
@@ -33,6 +34,7 @@ struct jit_compile_args {
   bool optimized;
   dp_op what = dp_op::select_if;
   const ::cupar::jit::op* op2 = nullptr;  // data_processing: the second slot's operator
+  const ::cupar::jit::iterator* iter = nullptr;  // reduce: an iterator expression as the input
 };
 CUPAR_EXPORT ::cupar::jit::build_report jit_compile(const jit_compile_args& args);
 /// Builds (or finds) what a plan runs, for the current device (see plan.hpp).
@@ -52,6 +54,23 @@ build_report compile_reduce(const op& o, int arch = 90, bool optimized = true) {
                                        &o,
                                        arch,
                                        optimized});
+}
+
+/// As compile_reduce, for a reduce over the iterator expression `in` into T (the expression's
+/// code and the operator built together, linked to the "+index" kernels). Null arrays are
+/// allowed (nothing runs).
+template <class T>
+build_report compile_reduce(const iterator& in, const op& o, int arch = 90,
+                            bool optimized = true) {
+  ::cupar::detail::jit_compile_args a{::cupar::detail::jit_compile_args::reduce,
+                                      {&::cupar::detail::jit_type_of<T>(), nullptr, nullptr},
+                                      ::cupar::detail::scalar{},
+                                      0,
+                                      &o,
+                                      arch,
+                                      optimized};
+  a.iter = &in;
+  return ::cupar::detail::jit_compile(a);
 }
 
 /// As compile_reduce, for transform_reduce: `transform` (In -> Acc, argument `x`) and the

@@ -4,10 +4,12 @@
 
 #include <cupar/detail/jit_entry.hpp>
 #include <cupar/jit.hpp>
+#include <cupar/jit_iterator.hpp>
 #include <cupar/memory.hpp>
 #include <cupar/stream.hpp>
 
 #include <cstddef>
+#include <type_traits>
 
 namespace cupar {
 
@@ -36,6 +38,48 @@ T reduce_value(const T* d_in, std::size_t n, const jit::op& op, detail::type_ide
   detail::jit_reduce(
       {"cupar::reduce_value", &detail::jit_type_of<T>(), d_in, nullptr, &result, n, &op, &init},
       stream, mr);
+  return result;
+}
+
+/// Reduces the first n elements of the iterator expression `in` (jit_iterator.hpp: counting,
+/// constant, transform, zip, permutation, reverse over device arrays) with `op`, starting from
+/// `init`, into `*d_out`: one fused pass, element i computed where the kernels would load it. Each
+/// element is converted to T; a zip's elements initialise a struct T's members in order (argmin
+/// and argmax: zip({{"i", counting(0ll)}, {"v", d_x}}) into a struct {long long i; float v;}).
+///
+/// @param in    the expression (its arrays must hold the elements it reads for i < n)
+/// @param d_out device result, one T; receives `init` when n == 0
+/// @param op    run-time operator T x T -> T, arguments `a`, `b` (associative)
+/// @param init  initial value
+/// T: an arithmetic type or a struct described with CUPAR_JIT_TYPE.
+/// @throws std::invalid_argument for a null d_out, a null array in `in` with n > 0, an expression
+///         whose pointers, values and parameters exceed cupar::jit::max_param_bytes, or a zip
+///         reduced into an arithmetic T
+/// @throws cupar::jit_error when a snippet does not compile or link (log and line inside)
+/// @throws cupar::out_of_memory, cupar::cuda_error
+/// Asynchronous. The first call with a new expression shape or operator compiles them (tens of
+/// milliseconds; see jit_iterator.hpp); the same shape over other arrays or values compiles
+/// nothing.
+template <class T, class I, class = std::enable_if_t<std::is_same_v<I, jit::iterator>>>
+void reduce(const I& in, T* d_out, std::size_t n, const jit::op& op,
+            detail::type_identity_t<T> init, stream_ref stream,
+            memory_resource& mr = default_resource()) {
+  detail::jit_reduce_args a{
+      "cupar::reduce", &detail::jit_type_of<T>(), nullptr, d_out, nullptr, n, &op, &init};
+  a.in_iter = &in;
+  detail::jit_reduce(a, stream, mr);
+}
+
+/// As reduce over an iterator expression, and returns the result to the host. T is deduced from
+/// `init` (pass 0.0f, not 0, for a float sum). Synchronises `stream` (only it).
+template <class T, class I, class = std::enable_if_t<std::is_same_v<I, jit::iterator>>>
+T reduce_value(const I& in, std::size_t n, const jit::op& op, T init, stream_ref stream,
+               memory_resource& mr = default_resource()) {
+  T result;
+  detail::jit_reduce_args a{
+      "cupar::reduce_value", &detail::jit_type_of<T>(), nullptr, nullptr, &result, n, &op, &init};
+  a.in_iter = &in;
+  detail::jit_reduce(a, stream, mr);
   return result;
 }
 

@@ -1,6 +1,7 @@
 // cupar: the library entry points of the algorithms with run-time operators.
 #include "dp_calls.hpp"
 #include "engine.hpp"
+#include "iterator_expr.hpp"
 #include "launch.hpp"
 #include "request.hpp"
 
@@ -20,6 +21,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 namespace cupar::detail {
 
@@ -59,11 +61,17 @@ void jit_reduce(const jit_reduce_args& a, stream_ref s, memory_resource& mr) {
   const char* fn = a.function;
   const device_guard device(s);  // before resolve(): the JIT builds for the current device
   const jit_type& t = *a.type;
-  const bool transformed = a.transform != nullptr;
-  const jit_type& in = transformed ? *a.in_type : t;
-  require_size(fn, a.n, in.size);
-  require_data(fn, "d_in", a.in, a.n);
+  const bool expression = a.in_iter != nullptr;
+  // An iterator expression is a transform of the indices (the "+index" sets): its operator,
+  // generated, computes element i and converts it to the accumulator type.
+  const bool transformed = a.transform != nullptr || expression;
+  const jit_type& in = expression ? jit::index_type() : transformed ? *a.in_type : t;
+  require_size(fn, a.n, expression ? t.size : in.size);
+  if (!expression) require_data(fn, "d_in", a.in, a.n);
   if (a.out == nullptr && a.host_out == nullptr) throw_invalid_argument(fn, "d_out is null");
+  std::optional<cupar::jit::op> loader;
+  if (expression) loader.emplace(jit::expression_op(*a.in_iter, t, a.n, fn));
+  const cupar::jit::op* transform = expression ? &*loader : a.transform;
   const cupar::jit::named_op named = a.op->named();
   if (!transformed && named != cupar::jit::named_op::none && is_arithmetic(t)) {
     bool done = false;
@@ -91,12 +99,13 @@ void jit_reduce(const jit_reduce_args& a, stream_ref s, memory_resource& mr) {
   set_request req = transformed ? set_request{family::transform_reduce, {&in, &t}}
                                 : set_request{family::reduce, {&t}};
   // transform_reduce: the transform first (slots_of: it anchors the build's cache entry).
-  req.ops[0] = transformed ? a.transform : a.op;
+  req.index = expression;
+  req.ops[0] = transformed ? transform : a.op;
   req.ops[1] = transformed ? a.op : nullptr;
-  const auto [devp, module] = resolve(req, a.plan, fn);
+  const auto [devp, module] = resolve(req, expression ? nullptr : a.plan, fn);
   const jit::device_info& dev = *devp;
   jit::launch_status st;
-  const void* transform_state = transformed ? a.transform->state() : nullptr;
+  const void* transform_state = transformed ? transform->state() : nullptr;
   auto sizing = [&](void* temp, std::size_t& b) {
     jit::check_dispatch(jit::run_reduce(*module, dev, st, temp, b, a.in, a.out, a.n, a.op->state(),
                                         a.init, t.size, s.get(), transform_state),
@@ -390,7 +399,19 @@ bool served_by_library(const set_request& r, const cupar::jit::op& op) {
 }  // namespace
 
 cupar::jit::build_report jit_compile(const jit_compile_args& c) {
-  const jit::build_spec spec = request_of(c).spec();
+  std::optional<cupar::jit::op> loader;
+  set_request req{family::reduce};
+  if (c.iter != nullptr) {
+    if (c.op == nullptr) throw_invalid_argument("cupar::jit", "no operator");
+    loader.emplace(jit::expression_op(*c.iter, *c.types[0], 0, "cupar::jit::compile_reduce"));
+    req = set_request{family::transform_reduce, {&jit::index_type(), c.types[0]}};
+    req.index = true;
+    req.ops[0] = &*loader;
+    req.ops[1] = c.op;
+  } else {
+    req = request_of(c);
+  }
+  const jit::build_spec spec = req.spec();
   const jit::built_binary b = jit::build_only(spec, c.arch, c.optimized ? 2 : 1);
   cupar::jit::build_report r;
   r.kernel_set = spec.set.key();

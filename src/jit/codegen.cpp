@@ -76,16 +76,61 @@ const family_info& info(family f) {
   return table[static_cast<int>(f)];
 }
 
+}  // namespace
+
+std::string parameter_lines(const std::vector<cupar::jit::detail::op_param>& params,
+                            std::size_t base) {
+  std::ostringstream out;
+  for (const auto& p : params) {
+    const char* type = scalar_cxx_name(p.type);
+    out << "  const " << type << " " << p.name << " = *reinterpret_cast<const " << type
+        << "*>(cupar_state + " << base + p.offset << ");\n";
+  }
+  return out.str();
+}
+
+std::string snippet_evaluation(const std::string& text, const std::string& file,
+                               const std::string& back_to, const std::string& result,
+                               const std::vector<const char*>& args) {
+  std::ostringstream out;
+  const std::size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '[') {
+    out << "  auto cupar_fn =\n#line 1 \"" << file << "\"\n"
+        << text << "\n#line 1 \"" << back_to << "\"\n  ;\n";
+    out << "  " << result << " cupar_result = cupar_fn(";
+    for (std::size_t i = 0; i < args.size(); ++i)
+      out << (i ? ", " : "") << args[i];
+    out << ");\n";
+  } else {
+    out << "  " << result << " cupar_result = (\n#line 1 \"" << file << "\"\n"
+        << text << "\n#line 1 \"" << back_to << "\"\n  );\n";
+  }
+  return out.str();
+}
+
+std::string type_definition_block(const type_ref& t, const char* back_to) {
+  if (t.definition.empty()) return std::string();
+  // Guarded: an iterator expression's generated code (iterator.cpp) defines the types it uses
+  // as well, and may name the set's own types.
+  const std::string guard = "CUPAR_TYPE_" + hex64(fnv1a(t.name));
+  std::ostringstream out;
+  out << "#ifndef " << guard << "\n#define " << guard << "\n";
+  out << "#line 1 \"cupar_type_" << t.name << "\"\n" << t.definition << "\n";
+  out << "#line 1 \"" << back_to << "\"\n";
+  out << "static_assert(sizeof(" << t.name << ") == " << t.size << " && alignof(" << t.name
+      << ") == " << t.align << ", \"cupar: the device definition of " << t.name
+      << " must have the host type's size and alignment (" << t.size << " bytes, aligned to "
+      << t.align << ")\");\n#endif\n";
+  return out.str();
+}
+
+namespace {
+
 /// Definitions of the user types a build uses, each once, with a check that the device type has
 /// the size and alignment of the host type.
 void add_type_definitions(std::ostringstream& out, std::set<std::string>& done, const type_ref& t) {
   if (t.definition.empty() || !done.insert(t.name).second) return;
-  out << "#line 1 \"cupar_type_" << t.name << "\"\n" << t.definition << "\n";
-  out << "#line 1 \"cupar_generated\"\n";
-  out << "static_assert(sizeof(" << t.name << ") == " << t.size << " && alignof(" << t.name
-      << ") == " << t.align << ", \"cupar: the device definition of " << t.name
-      << " must have the host type's size and alignment (" << t.size << " bytes, aligned to "
-      << t.align << ")\");\n";
+  out << type_definition_block(t, "cupar_generated");
 }
 
 std::string types_block(const set_spec& set, const build_spec* spec,
@@ -120,6 +165,9 @@ std::string typedefs_block(const set_spec& s) {
       out << "typedef " << t[0].name << " cupar_T;\n";
       break;
     case family::transform_reduce:
+      // "+index": the kernels read indices (cupar_index_iterator) and the first slot, an
+      // iterator expression (iterator.cpp), computes the element of each.
+      if (s.variant == "index") out << "#define CUPAR_INDEX_INPUT 1\n";
       out << "#define CUPAR_TRANSFORM_REDUCE 1\ntypedef " << t[0].name << " cupar_In;\ntypedef "
           << t[1].name << " cupar_T;\n";
       break;
@@ -264,27 +312,10 @@ std::string operator_function(const slot_spec& slot, const slot_binding& b, int 
       }
     }
   }
-  for (const auto& p : b.op.params()) {
-    const char* type = scalar_cxx_name(p.type);
-    out << "  const " << type << " " << p.name << " = *reinterpret_cast<const " << type
-        << "*>(cupar_state + " << p.offset << ");\n";
-  }
+  out << parameter_lines(b.op.params(), 0);
   out << "  (void)cupar_state;\n";
-  const std::string text = snippet_text(b.op);
-  const std::string file = snippet_file_of(index);
-  std::size_t first = text.find_first_not_of(" \t\r\n");
-  const bool lambda = first != std::string::npos && text[first] == '[';
-  if (lambda) {
-    out << "  auto cupar_fn =\n#line 1 \"" << file << "\"\n"
-        << text << "\n#line 1 \"" << generated << "\"\n  ;\n";
-    out << "  " << b.result.name << " cupar_result = cupar_fn(";
-    for (std::size_t i = 0; i < slot.arg_names.size(); ++i)
-      out << (i ? ", " : "") << slot.arg_names[i];
-    out << ");\n";
-  } else {
-    out << "  " << b.result.name << " cupar_result = (\n#line 1 \"" << file << "\"\n"
-        << text << "\n#line 1 \"" << generated << "\"\n  );\n";
-  }
+  out << snippet_evaluation(snippet_text(b.op), snippet_file_of(index), generated, b.result.name,
+                            slot.arg_names);
   if (same_type(slot.result, b.result)) {
     out << "  return cupar_result;\n}\n";
   } else {
@@ -477,6 +508,10 @@ std::vector<slot_spec> slots_of(const set_spec& s) {
       // The transform first: its operator holds the cache the build is found in, so the build
       // lives as long as the transform (usually a snippet), while the reduction (often the
       // named plus, alive for the whole program) is only kept alive by it.
+      if (s.variant == "index") {
+        return {{"cupar_jit_xform", "iterator expression", {t[0]}, t[1], {"cupar_i"}},
+                old_style_slot({t[1], t[1]}, t[1], {"a", "b"}, "operator")};
+      }
       return {{"cupar_jit_xform", "transform", {t[0]}, t[1], {"x"}},
               old_style_slot({t[1], t[1]}, t[1], {"a", "b"}, "operator")};
   }
@@ -531,14 +566,18 @@ std::string meta_expression(int count) {
 }
 }  // namespace
 
-std::vector<std::string> name_expressions(family f) {
+std::vector<std::string> name_expressions(const set_spec& set) {
+  const family f = set.fam;
   switch (f) {
     case family::reduce:
     case family::transform_reduce: {
       // transform_reduce: the first two kernels load cupar_In and apply the transform; the
-      // second pass reduces the partial results (accumulators) as reduce's does.
+      // second pass reduces the partial results (accumulators) as reduce's does. "+index": they
+      // read indices, which the first slot turns into elements.
       const bool transformed = f == family::transform_reduce;
-      const std::string in = transformed ? "const cupar_In*" : "const cupar_T*";
+      const std::string in = !transformed             ? "const cupar_T*"
+                             : set.variant == "index" ? "cupar_index_iterator"
+                                                      : "const cupar_In*";
       const std::string xform = transformed ? "cupar_transform_op" : "::cuda::std::__identity";
       return {"cub::detail::reduce::DeviceReduceSingleTileKernel<cupar_policy, " + in +
                   ", cupar_T*, cupar_offset, cupar_reduce_op, cupar_T, cupar_T, " + xform + ">",

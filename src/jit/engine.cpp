@@ -204,10 +204,19 @@ const precompiled_named* named_object_for(const build_spec& spec, const slot_spe
   return find_named_object(named_object_key(slot.symbol, user, b.op.named()), arch);
 }
 
-compile_request::snippet_ref snippet_of(const slot_spec& slot, const slot_binding& b, int index) {
-  return {snippet_file_of(index),    generated_file_of(index),
-          snippet_text(b.op),        slot.what,
-          role_description(slot, b), &b.op};
+/// The snippets of slot `index` for mapping errors and checking text: the operator's, or for an
+/// operator cupar generated (an iterator expression) its own code, which is not checked as user
+/// text, and the user's snippets it places (iterator.cpp).
+void add_snippets(compile_request& req, const slot_spec& slot, const slot_binding& b, int index) {
+  const auto& def = *b.op.definition();
+  req.snippets.push_back({snippet_file_of(index), generated_file_of(index), snippet_text(b.op),
+                          slot.what, role_description(slot, b),
+                          def.generated ? nullptr : &b.op});
+  for (const auto& p : def.parts) {
+    req.snippets.push_back({p.file, "cupar_expression", snippet_text(p.op),
+                            "iterator expression's transform",
+                            "a unary operator of the iterator expression (argument x)", &p.op});
+  }
 }
 
 /// Link options giving a set's kernels the occupancy the compiled path gets, or none.
@@ -284,7 +293,7 @@ built_binary build_from_precompiled(const build_spec& spec, int arch, const prec
     }
     check_not_empty(spec.slots[i].op, slots[i], slots.size() > 1);
     compiled.push_back(static_cast<int>(i));
-    req.snippets.push_back(snippet_of(slots[i], spec.slots[i], static_cast<int>(i)));
+    add_snippets(req, slots[i], spec.slots[i], static_cast<int>(i));
   }
   compile_result op_bin;
   if (!compiled.empty()) {
@@ -333,12 +342,12 @@ built_binary build_from_source(const build_spec& spec, int arch) {
   compile_request req;
   for (std::size_t i = 0; i < slots.size(); ++i) {
     check_not_empty(spec.slots[i].op, slots[i], slots.size() > 1);
-    req.snippets.push_back(snippet_of(slots[i], spec.slots[i], static_cast<int>(i)));
+    add_snippets(req, slots[i], spec.slots[i], static_cast<int>(i));
   }
   req.source = set_source(spec.set, &spec);
   req.name = "cupar_kernels.cu";
   req.options = compile_options(arch, false, false);
-  req.name_expressions = name_expressions(spec.set.fam);
+  req.name_expressions = name_expressions(spec.set);
   req.kind = output::cubin;
   const compile_result r = compile(req);
   engine_counters().kernel_compiles++;

@@ -117,10 +117,27 @@ struct build_spec {
 /// "merge_sort_pairs<f32,s4a4>". Throws std::invalid_argument.
 set_spec parse_set_key(const std::string& key);
 
+/// The lines that declare an operator's run-time parameters in a generated function, read from
+/// the state bytes `cupar_state` at `base` + each one's offset.
+std::string parameter_lines(const std::vector<cupar::jit::detail::op_param>& params,
+                            std::size_t base);
+
+/// The lines that evaluate a snippet into `Result cupar_result`: an expression in parentheses,
+/// or a lambda (text starting with '[') bound to cupar_fn and called with `args`; the snippet
+/// under `#line 1 "file"`, the lines after it attributed to `back_to`.
+std::string snippet_evaluation(const std::string& text, const std::string& file,
+                               const std::string& back_to, const std::string& result,
+                               const std::vector<const char*>& args);
+
+/// The definition of a user type `t` (empty for others), guarded so that it may appear more than
+/// once in a source, with a check that the device type has the host type's size and alignment;
+/// `back_to`: the pseudo-file the lines after it are attributed to.
+std::string type_definition_block(const type_ref& t, const char* back_to);
+
 /// Number of kernels (entry points) of a family's set; the metadata expression comes after them.
 int kernel_count(family f);
 /// NVRTC name expressions: the kernels in role order, then the metadata carrier.
-std::vector<std::string> name_expressions(family f);
+std::vector<std::string> name_expressions(const set_spec& set);
 /// Metadata values from the carrier's lowered name ("_Z10cupar_metaIJLx256E...EEvv").
 std::vector<long long> parse_meta(const std::string& lowered_name);
 

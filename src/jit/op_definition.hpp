@@ -21,6 +21,16 @@ struct op_definition {
   std::string preamble;
   std::size_t state_bytes = 0;
   trust level = trust::trusted;
+  /// Operators cupar generates (iterator expressions, iterator.cpp): `source` and `preamble`
+  /// are cupar's own code, which places the user's snippets given by `parts` in their own
+  /// pseudo-files (compile errors point into them; their text is checked as the operators'
+  /// trust level says), and whose state bytes the generator fills.
+  bool generated = false;
+  struct part {
+    std::string file;  // e.g. "cupar_transform_1"
+    cupar::jit::op op;
+  };
+  std::vector<part> parts;
 
   /// Identity of everything that changes the compiled operator (not the parameter values).
   std::string fingerprint() const;

@@ -18,8 +18,11 @@ foreach(_t IN LISTS _types)
        "histogram_even<${_t},${_t},u64>"
        "histogram_range<${_t},${_t},u32>"
        "histogram_range<${_t},${_t},u64>"
-       "transform_reduce<${_t},${_t}>")
+       "transform_reduce<${_t},${_t}>"
+       "transform_reduce<u64,${_t}>+index")
 endforeach()
+# "transform_reduce<u64,T>+index": reduce over a run-time iterator expression (jit_iterator.hpp)
+# into T: the kernels read indices, the expression's generated code computes each element.
 # transform_reduce into a wider accumulator: counts (u64) of floats and of u32s, sums of f32 in
 # f64 and of i32 in i64.
 list(APPEND CUPAR_PRECOMPILED_SETS
@@ -141,7 +144,8 @@ foreach(_s IN LISTS _struct_classes)
        "transform_unary<${_s},f32>"
        "transform_unary<${_s},f64>"
        "transform_unary<f32,${_s}>"
-       "histogram_even<${_s},f32,u32>")
+       "histogram_even<${_s},f32,u32>"
+       "transform_reduce<u64,${_s}>+index")
 endforeach()
 
 # The data-processing families on structs (records filtered, partitioned, deduplicated;

@@ -48,6 +48,8 @@ bool struct_class_position(family f, std::size_t i) {
     case family::transform_unary:
     case family::transform_binary:
       return true;
+    case family::transform_reduce:
+      return i == 1;  // the accumulator (an iterator expression's struct, an argmin's pair)
     default:
       return false;
   }
@@ -87,6 +89,7 @@ fast_key set_request::key(int arch) const {
   if (in_place) k.extra |= 1u << 31;
   if (wide) k.extra |= 1u << 30;
   if (plus) k.extra |= 1u << 29;
+  if (index) k.extra |= 1u << 28;
   // The first slot's operator holds the cache this key is looked up in; the others are named.
   if (ops[1] != nullptr) k.d1 = ops[1]->definition().get();
   return k;
@@ -111,6 +114,7 @@ build_spec set_request::spec() const {
       }
       if (plus) sp.set.types[1] = type_ref::of(*t[1]);  // the values' own type
   }
+  if (index) sp.set.variant = "index";
   // Structs served by their precompiled class: the kernels move storage of their size and
   // alignment; the operator's wrapper bit-casts to and from the structs the snippet sees.
   set_spec classed;

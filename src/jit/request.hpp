@@ -29,6 +29,8 @@ struct set_request {
   /// arithmetic value type: cuda::std::plus<> compiled into the kernels, the value type itself
   /// rather than its size class, and one slot, the equality, given by ops[1]).
   bool plus = false;
+  /// transform_reduce: the "+index" sets (the input is an iterator expression, ops[0]).
+  bool index = false;
   /// The slots' operators (slot order of slots_of); the first one anchors the per-operator
   /// cache. Null: the slot's default, the named equal_to or less.
   const cupar::jit::op* ops[2] = {nullptr, nullptr};

@@ -94,6 +94,11 @@ inline bool precompiled_here(const std::string& set_key) {
   // Struct classes of the transforms (to the same class, to f32 or f64, from f32) and of the
   // histograms (f32 levels, u32 counters): CUPAR_JIT_STRUCT_CLASSES, the arithmetic types subject
   // to CUPAR_JIT_PRECOMPILE_TYPES.
+  // Reduces over iterator expressions into a struct class: CUPAR_JIT_STRUCT_CLASSES (and u64).
+  static const std::regex index_struct("^transform_reduce<u64,(s[0-9]+a[0-9]+)>\\+index$");
+  if (std::regex_match(set_key, m, index_struct)) {
+    return struct_class_listed(m[1].str()) && type_listed("u64");
+  }
   static const std::regex struct_map(
       "^transform_unary<(s[0-9]+a[0-9]+),(s[0-9]+a[0-9]+|f32|f64)>$|"
       "^histogram_even<(s[0-9]+a[0-9]+),f32,u32>$|^transform_unary<f32,(s[0-9]+a[0-9]+)>$");

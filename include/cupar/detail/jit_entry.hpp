@@ -11,6 +11,10 @@
 #include <cstdint>
 #include <type_traits>
 
+namespace cupar::jit {
+class iterator;
+}
+
 namespace cupar::detail {
 
 /// An element type as the JIT sees it. One static instance per C++ type (jit_type_of), so the
@@ -64,6 +68,7 @@ struct jit_reduce_args {
   const plan_state* plan = nullptr;    // set by plan objects: skips the cache lookup
   const jit::op* transform = nullptr;  // transform_reduce: applied to each element first
   const jit_type* in_type = nullptr;   // transform_reduce: the elements' type
+  const jit::iterator* in_iter = nullptr;  // an iterator expression instead of `in`
 };
 CUPAR_EXPORT void jit_reduce(const jit_reduce_args& args, stream_ref stream, memory_resource& mr);
 

@@ -1,0 +1,145 @@
+// cupar: run-time iterator expressions. An input an algorithm reads through code instead of from
+// an array: counting(start), constant(value), transform(input, op), zip(inputs...),
+// permutation(values, indices), reverse(input), over device arrays, composed freely and fused:
+// the algorithm's kernels compute element i of the expression where they would have loaded it,
+// in one pass, with no temporary array.
+//
+//   // dot product: one pass over a and b
+//   float dot = cupar::reduce_value(
+//       jit::transform<float>(jit::zip(d_a, d_b), "x._0 * x._1"), n, jit::plus, 0.0f, s);
+//   // index of the largest value, lowest index on ties
+//   CUPAR_JIT_STRUCT(arg, long long i; float v;)
+//   arg best = cupar::reduce_value(
+//       jit::zip({{"i", jit::counting(0ll)}, {"v", d_x}}), n,
+//       jit::op("b.v > a.v || (b.v == a.v && b.i < a.i) ? b : a"), arg{-1, -INFINITY}, s);
+//
+// How an expression is served: the library precompiles, for each accumulator type it precompiles
+// reduce for (the arithmetic types and the struct classes, docs/JIT.md), a reduce whose kernels
+// read indices; the expression is generated as a small device function of the index (its
+// pointers, start values, constants and the transforms' parameters live in the operator state)
+// and compiled and linked like an operator: ready in tens of milliseconds, then inlined by the
+// optimised (tier 2) build, which is the fused pass. Builds are cached by the expression's
+// shape (kinds, types, snippets), not its pointers or values, so rebuilding the same expression
+// for each call over other arrays compiles nothing.
+//
+// Today the reduce family takes iterator expressions (reduce, reduce_value); the other families
+// take pointers (docs/DESIGN_FUSION.md says what comes next).
+#pragma once
+
+#include <cupar/detail/jit_entry.hpp>
+#include <cupar/jit.hpp>
+
+#include <cstddef>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace cupar::jit {
+
+namespace detail {
+struct iterator_node;
+using node_ptr = std::shared_ptr<const iterator_node>;
+CUPAR_EXPORT node_ptr iterator_pointer(const cupar::detail::jit_type& t, const void* p);
+CUPAR_EXPORT node_ptr iterator_counting(const cupar::detail::jit_type& t, const void* start);
+CUPAR_EXPORT node_ptr iterator_constant(const cupar::detail::jit_type& t, const void* value);
+CUPAR_EXPORT node_ptr iterator_transform(const node_ptr& in, const op& f,
+                                         const cupar::detail::jit_type* result);
+CUPAR_EXPORT node_ptr iterator_zip(const std::vector<std::pair<std::string, node_ptr>>& fields);
+CUPAR_EXPORT node_ptr iterator_permutation(const node_ptr& values, const node_ptr& indices);
+CUPAR_EXPORT node_ptr iterator_reverse(const node_ptr& in);
+CUPAR_EXPORT const cupar::detail::jit_type& iterator_value_type(const iterator_node& n);
+}  // namespace detail
+
+/// A run-time iterator expression: a read-only input whose element i is computed on the device.
+/// Cheap to copy (it shares its immutable tree). Pointers inside it must stay valid until the
+/// algorithms using it have run.
+class iterator {
+ public:
+  /// A device array: element i is d[i]. T: an arithmetic type or a struct described with
+  /// CUPAR_JIT_TYPE. The pointer may be null only for calls with n == 0.
+  template <class T, class = std::enable_if_t<!std::is_void_v<T>>>
+  iterator(const T* d)  // NOLINT(google-explicit-constructor): arrays are iterators
+      : node_(detail::iterator_pointer(::cupar::detail::jit_type_of<T>(), d)) {}
+  template <class T, class = std::enable_if_t<!std::is_void_v<T>>>
+  iterator(T* d)  // NOLINT(google-explicit-constructor)
+      : iterator(static_cast<const T*>(d)) {}
+
+  explicit iterator(detail::node_ptr node) : node_(std::move(node)) {}
+
+  /// The element type as the JIT sees it (a zip's: a generated struct).
+  const ::cupar::detail::jit_type& value_type() const {
+    return detail::iterator_value_type(*node_);
+  }
+  const detail::node_ptr& node() const noexcept { return node_; }
+
+ private:
+  detail::node_ptr node_;
+};
+
+/// start, start + 1, ... (T: an integral type; wraps as T does).
+template <class T>
+iterator counting(T start) {
+  static_assert(std::is_integral_v<T> && !std::is_same_v<T, bool>,
+                "cupar::jit::counting: the start is an integer");
+  return iterator(detail::iterator_counting(::cupar::detail::jit_type_of<T>(), &start));
+}
+
+/// `value` at every position (T: arithmetic or a CUPAR_JIT_TYPE struct).
+template <class T>
+iterator constant(T value) {
+  return iterator(detail::iterator_constant(::cupar::detail::jit_type_of<T>(), &value));
+}
+
+/// f(in[i]), with f a unary run-time operator (argument `x`, run-time parameters allowed; their
+/// values are taken when the expression is built), its result converted to R (arithmetic or a
+/// CUPAR_JIT_TYPE struct). A zip's element is a struct: `x.name` or `x._0` (see zip).
+template <class R>
+iterator transform(const iterator& in, const op& f) {
+  return iterator(detail::iterator_transform(in.node(), f, &::cupar::detail::jit_type_of<R>()));
+}
+/// f(in[i]) converted to in's element type (not for zips: name the result type).
+inline iterator transform(const iterator& in, const op& f) {
+  return iterator(detail::iterator_transform(in.node(), f, nullptr));
+}
+
+/// A field of a zip with a name the snippets use: zip({{"i", counting(0ll)}, {"v", d_x}}).
+struct field {
+  std::string name;
+  iterator input;
+};
+
+/// Element i is a struct of the inputs' elements i, fields named by the caller (C++ identifiers,
+/// not starting with cupar_), laid out in order as a C++ struct of those types would be. Reduced
+/// into a struct type T, the fields initialise T's members in order (aggregate initialisation:
+/// same types or conversions without narrowing).
+inline iterator zip(const std::vector<field>& fields) {
+  std::vector<std::pair<std::string, detail::node_ptr>> f;
+  f.reserve(fields.size());
+  for (const auto& x : fields)
+    f.emplace_back(x.name, x.input.node());
+  return iterator(detail::iterator_zip(f));
+}
+/// As zip(fields), with the fields named _0, _1, ... in order.
+template <class... I>
+iterator zip(const I&... inputs) {
+  static_assert(sizeof...(I) > 0, "cupar::jit::zip: at least one input");
+  std::vector<std::pair<std::string, detail::node_ptr>> f;
+  int i = 0;
+  (f.emplace_back("_" + std::to_string(i++), iterator(inputs).node()), ...);
+  return iterator(detail::iterator_zip(f));
+}
+
+/// values[indices[i]] (a gather; indices of an integral type, each within values' extent).
+inline iterator permutation(const iterator& values, const iterator& indices) {
+  return iterator(detail::iterator_permutation(values.node(), indices.node()));
+}
+
+/// in[n - 1 - i], where n is the element count of the call the expression is used in.
+inline iterator reverse(const iterator& in) {
+  return iterator(detail::iterator_reverse(in.node()));
+}
+
+}  // namespace cupar::jit

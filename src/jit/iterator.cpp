@@ -1,0 +1,368 @@
+// cupar: run-time iterator expressions (jit_iterator.hpp): the immutable node tree the builders
+// make, and the device code generated from it for the "+index" kernel sets: one function of the
+// index that loads, computes and converts element i, compiled and linked like an operator.
+#include "iterator_expr.hpp"
+#include "kernel_set.hpp"
+#include "op_definition.hpp"
+
+#include <cupar/detail/checks.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+namespace cupar::jit::detail {
+
+struct iterator_node {
+  enum class kind { pointer, counting, constant, transform, zip, permutation, reverse };
+  kind k = kind::pointer;
+  cupar::detail::jit_type type{};
+  std::string zip_name, zip_definition;  // a zip's generated struct (`type` points into them)
+  const void* pointer = nullptr;
+  std::vector<unsigned char> bytes;  // counting start, constant value
+  std::vector<node_ptr> children;
+  std::vector<std::string> fields;     // zip
+  std::unique_ptr<cupar::jit::op> op;  // transform
+};
+
+namespace {
+
+using kind = iterator_node::kind;
+using cupar::detail::jit_type;
+using cupar::detail::scalar;
+using cupar::detail::throw_invalid_argument;
+
+bool is_integral(const jit_type& t) {
+  return static_cast<int>(t.kind) != 0 && !cupar::detail::scalar_is_float(t.kind);
+}
+
+bool is_zip(const jit_type& t) {
+  return static_cast<int>(t.kind) == 0 && std::strncmp(t.name, "cupar_zip_", 10) == 0;
+}
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  }
+  return true;
+}
+
+std::uint64_t fnv1a(const std::string& s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::shared_ptr<iterator_node> leaf(kind k, const jit_type& t, const void* value) {
+  auto n = std::make_shared<iterator_node>();
+  n->k = k;
+  n->type = t;
+  if (value != nullptr) {
+    const auto* b = static_cast<const unsigned char*>(value);
+    n->bytes.assign(b, b + t.size);
+  }
+  return n;
+}
+
+void require_node(const node_ptr& n, const char* fn, const char* what) {
+  if (!n) throw_invalid_argument(fn, std::string(what) + " is an empty iterator");
+}
+
+}  // namespace
+
+node_ptr iterator_pointer(const jit_type& t, const void* p) {
+  auto n = leaf(kind::pointer, t, nullptr);
+  n->pointer = p;
+  return n;
+}
+
+node_ptr iterator_counting(const jit_type& t, const void* start) {
+  return leaf(kind::counting, t, start);
+}
+
+node_ptr iterator_constant(const jit_type& t, const void* value) {
+  if (t.size > max_param_bytes) {
+    throw_invalid_argument("cupar::jit::constant",
+                           "the value takes " + std::to_string(t.size) + " bytes; at most " +
+                               std::to_string(max_param_bytes) + " fit an expression's state");
+  }
+  return leaf(kind::constant, t, value);
+}
+
+node_ptr iterator_transform(const node_ptr& in, const op& f, const jit_type* result) {
+  constexpr const char* fn = "cupar::jit::transform";
+  require_node(in, fn, "the input");
+  if (f.is_named()) {
+    throw_invalid_argument(fn,
+                           "a transform takes a unary snippet (argument x), not a named operator");
+  }
+  if (f.source().find_first_not_of(" \t\r\n") == std::string::npos) {
+    throw_invalid_argument(fn, "the transform's source is empty");
+  }
+  if (result == nullptr && is_zip(in->type)) {
+    throw_invalid_argument(fn,
+                           "the element of a zip is a struct: name the transform's result type, "
+                           "cupar::jit::transform<R>(input, op)");
+  }
+  auto n = std::make_shared<iterator_node>();
+  n->k = kind::transform;
+  n->type = result != nullptr ? *result : in->type;
+  n->children = {in};
+  n->op = std::make_unique<op>(f);
+  return n;
+}
+
+node_ptr iterator_zip(const std::vector<std::pair<std::string, node_ptr>>& fields) {
+  constexpr const char* fn = "cupar::jit::zip";
+  if (fields.empty()) throw_invalid_argument(fn, "a zip needs at least one input");
+  auto n = std::make_shared<iterator_node>();
+  n->k = kind::zip;
+  std::set<std::string> names;
+  std::string body;
+  std::uint32_t offset = 0, align = 1;
+  for (const auto& [name, child] : fields) {
+    require_node(child, fn, ("field " + name).c_str());
+    if (!is_identifier(name) || name.rfind("cupar_", 0) == 0) {
+      throw_invalid_argument(fn, "field name \"" + name +
+                                     "\" is not a C++ identifier (or starts with cupar_, "
+                                     "which is the library's)");
+    }
+    if (!names.insert(name).second) {
+      throw_invalid_argument(fn, "field name \"" + name + "\" is given twice");
+    }
+    const jit_type& t = child->type;
+    offset = (offset + t.align - 1) / t.align * t.align + t.size;
+    align = std::max(align, t.align);
+    body += std::string(t.name) + " " + name + "; ";
+    n->children.push_back(child);
+    n->fields.push_back(name);
+  }
+  char hash[17];
+  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(fnv1a(body)));
+  n->zip_name = std::string("cupar_zip_") + hash;
+  n->zip_definition = "struct " + n->zip_name + " { " + body + "};";
+  n->type = {static_cast<scalar>(0), n->zip_name.c_str(), n->zip_definition.c_str(),
+             (offset + align - 1) / align * align, align};
+  return n;
+}
+
+node_ptr iterator_permutation(const node_ptr& values, const node_ptr& indices) {
+  constexpr const char* fn = "cupar::jit::permutation";
+  require_node(values, fn, "the values");
+  require_node(indices, fn, "the indices");
+  if (!is_integral(indices->type)) {
+    throw_invalid_argument(fn, std::string("the indices are ") + indices->type.name +
+                                   ", not an integral type");
+  }
+  auto n = std::make_shared<iterator_node>();
+  n->k = kind::permutation;
+  n->type = values->type;
+  n->children = {values, indices};
+  return n;
+}
+
+node_ptr iterator_reverse(const node_ptr& in) {
+  require_node(in, "cupar::jit::reverse", "the input");
+  auto n = std::make_shared<iterator_node>();
+  n->k = kind::reverse;
+  n->type = in->type;
+  n->children = {in};
+  return n;
+}
+
+const jit_type& iterator_value_type(const iterator_node& n) {
+  return n.type;
+}
+
+}  // namespace cupar::jit::detail
+
+namespace cupar::detail::jit {
+namespace {
+
+using cupar::jit::detail::iterator_node;
+using cupar::jit::detail::op_definition;
+using kind = iterator_node::kind;
+
+/// The pseudo-file of the code generated around the transforms' snippets.
+constexpr const char* expression_file = "cupar_expression";
+
+/// Walks an expression once, writing its device code and its state.
+struct generator {
+  const char* fn;
+  std::size_t n;
+  std::ostringstream pre;  // the definition's preamble: types, zips, the transforms' functions
+  std::set<std::string> defined, preambles;
+  alignas(16) unsigned char state[cupar::jit::max_param_bytes] = {};
+  std::size_t used = 0;
+  long long n_offset = -1;
+  std::vector<op_definition::part> parts;
+  bool untrusted = false;
+
+  std::size_t alloc(std::size_t size, std::size_t align) {
+    const std::size_t at = (used + align - 1) / align * align;
+    if (at + size > cupar::jit::max_param_bytes) {
+      throw_invalid_argument(
+          fn, "the iterator expression's pointers, values and parameters take more than " +
+                  std::to_string(cupar::jit::max_param_bytes) +
+                  " bytes (8 a pointer; a start or constant its size; a transform its "
+                  "parameters)");
+    }
+    used = at + size;
+    return at;
+  }
+  static std::string read(std::size_t off, const std::string& type) {
+    return "(*reinterpret_cast<const " + type + "*>(cupar_state + " + std::to_string(off) + "))";
+  }
+  void define(const jit_type& t) {
+    if (t.definition == nullptr || !defined.insert(t.name).second) return;
+    pre << type_definition_block(type_ref::of(t), expression_file);
+  }
+
+  std::string code(const iterator_node& x, const std::string& i) {
+    const std::string type = x.type.name;
+    switch (x.k) {
+      case kind::pointer: {
+        if (x.pointer == nullptr && n > 0) {
+          throw_invalid_argument(fn, "an array of the iterator expression (of " + type +
+                                         ") is null but n = " + std::to_string(n));
+        }
+        define(x.type);
+        const std::size_t off = alloc(sizeof(void*), alignof(void*));
+        std::memcpy(state + off, &x.pointer, sizeof(void*));
+        return "(*reinterpret_cast<const " + type + "* const*>(cupar_state + " +
+               std::to_string(off) + "))[" + i + "]";
+      }
+      case kind::counting: {
+        const std::size_t off = alloc(x.type.size, x.type.align);
+        std::memcpy(state + off, x.bytes.data(), x.type.size);
+        return "((" + type + ")(" + read(off, type) + " + (" + i + ")))";
+      }
+      case kind::constant: {
+        define(x.type);
+        const std::size_t off = alloc(x.type.size, x.type.align);
+        std::memcpy(state + off, x.bytes.data(), x.type.size);
+        return read(off, type);
+      }
+      case kind::transform:
+        return transform(x, i);
+      case kind::zip: {
+        std::string fields;
+        for (std::size_t f = 0; f < x.children.size(); ++f)
+          fields += (f ? ", " : "") + code(*x.children[f], i);
+        define(x.type);
+        return type + "{" + fields + "}";
+      }
+      case kind::permutation: {
+        const std::string index = code(*x.children[1], i);
+        return code(*x.children[0], "(unsigned long long)(" + index + ")");
+      }
+      case kind::reverse: {
+        if (n_offset < 0) {
+          n_offset = static_cast<long long>(alloc(8, 8));
+          const unsigned long long count = n;
+          std::memcpy(state + n_offset, &count, 8);
+        }
+        return code(*x.children[0], "(" +
+                                        read(static_cast<std::size_t>(n_offset),
+                                             "unsigned long long") +
+                                        " - 1ull - (" + i + "))");
+      }
+    }
+    return std::string();
+  }
+
+  /// A transform: its snippet in a function of its own (its pseudo-file cupar_transform_<k>),
+  /// its parameters at their offsets within its part of the state.
+  std::string transform(const iterator_node& x, const std::string& i) {
+    const std::string in = code(*x.children[0], i);
+    const cupar::jit::op& f = *x.op;
+    const auto& def = *f.definition();
+    const std::size_t base = def.state_bytes == 0 ? 0 : alloc(def.state_bytes, 8);
+    std::memcpy(state + base, f.state(), def.state_bytes);
+    define(x.type);
+    const int k = static_cast<int>(parts.size()) + 1;
+    const std::string file = "cupar_transform_" + std::to_string(k);
+    const std::string name = "cupar_xf_" + std::to_string(k);
+    const std::string& preamble = def.preamble;
+    if (!preamble.empty() && preambles.insert(preamble).second) {
+      pre << "#line 1 \"cupar_preamble\"\n" << preamble << "\n#line 1 \"" << expression_file
+          << "\"\n";
+    }
+    const std::string result = x.type.name;
+    pre << "__device__ __forceinline__ " << result << " " << name
+        << "(const unsigned char* cupar_state, " << x.children[0]->type.name << " x) {\n";
+    pre << parameter_lines(def.params, base);
+    pre << "  (void)cupar_state;\n";
+    pre << snippet_evaluation(f.source(), file, expression_file, result, {"x"});
+    pre << "  return cupar_result;\n}\n";
+    parts.push_back({file, f});
+    untrusted = untrusted || f.trust_level() == cupar::jit::trust::untrusted;
+    return name + "(cupar_state, " + in + ")";
+  }
+};
+
+/// One definition per expression shape (its generated code), so that the per-operator cache
+/// finds the builds of an expression rebuilt for each call. Bounded: past the limit the table
+/// starts again (definitions that operators still hold live on).
+std::shared_ptr<const op_definition> interned(const std::string& source,
+                                              const std::string& preamble, bool untrusted,
+                                              std::vector<op_definition::part>& parts) {
+  static std::mutex mutex;
+  static std::unordered_map<std::string, std::shared_ptr<const op_definition>> table;
+  std::string key = (untrusted ? "u\n" : "t\n") + source;
+  key += '\x01';
+  key += preamble;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = table.find(key); it != table.end()) return it->second;
+  if (table.size() >= 4096) table.clear();
+  auto def = std::make_shared<op_definition>();
+  def->source = source;
+  def->preamble = preamble;
+  def->level = untrusted ? cupar::jit::trust::untrusted : cupar::jit::trust::trusted;
+  def->generated = true;
+  def->parts = std::move(parts);
+  table.emplace(std::move(key), def);
+  return def;
+}
+
+}  // namespace
+
+const jit_type& index_type() {
+  return jit_type_of<unsigned long long>();
+}
+
+cupar::jit::op expression_op(const cupar::jit::iterator& it, const jit_type& acc, std::size_t n,
+                             const char* fn) {
+  const iterator_node& root = *it.node();
+  generator g{fn, n};
+  g.pre << "#line 1 \"" << expression_file << "\"\n";
+  std::string source;
+  if (root.k == kind::zip) {
+    if (static_cast<int>(acc.kind) != 0) {
+      throw_invalid_argument(fn, std::string("the elements of a zip are structs; they reduce into "
+                                             "a struct type (CUPAR_JIT_TYPE) whose members take "
+                                             "the fields in order, not into ") +
+                                     acc.name);
+    }
+    // The accumulator's members initialised from the fields, in order.
+    std::string fields;
+    for (std::size_t f = 0; f < root.children.size(); ++f)
+      fields += (f ? ", " : "") + g.code(*root.children[f], "cupar_i");
+    source = std::string(acc.name) + "{" + fields + "}";
+  } else {
+    source = g.code(root, "cupar_i");
+  }
+  auto def = interned(source, g.pre.str(), g.untrusted, g.parts);
+  return cupar::jit::op(std::move(def), g.state, g.used);
+}
+
+}  // namespace cupar::detail::jit

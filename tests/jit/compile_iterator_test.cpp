@@ -1,0 +1,165 @@
+// cupar tests: run-time iterator expressions (jit_iterator.hpp), compile only (NVRTC and
+// nvJitLink, no GPU): the expression's generated code and the operator linked to the "+index"
+// reduce sets, the builders' argument checks, and errors in the transforms' snippets.
+#include "common/precompiled.hpp"
+#include "jit/class_sets.hpp"
+
+#include <cupar/cupar.hpp>
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace jit = cupar::jit;
+using jit::op;
+
+// (index, value) for argmin / argmax: 16 bytes aligned to 8, the class s16a8.
+CUPAR_JIT_STRUCT(arg_f32, long long i; float v;)
+// (sum, count) for a mean: 8 bytes aligned to 4, the class s8a4.
+CUPAR_JIT_STRUCT(sum_count, float sum; unsigned count;)
+// A record read from an array (its definition appears in the expression's code and, as the
+// accumulator, in the operator's: both must compile together).
+CUPAR_JIT_STRUCT(rec12, float x; float y; float w;)
+
+namespace {
+
+const float* no_floats = nullptr;  // compile-only: arrays are never read
+
+const op sum_op("a + b");
+
+TEST(JitIteratorCompile, SumOfSquaresDotAndCountWhereLinkToTheIndexSets) {
+  const jit::iterator squares = jit::transform<float>(no_floats, op("x * x"));
+  const cupar::testing::class_case sum_of_squares{
+      "transform_reduce<u64,f32>+index", jit::compile_reduce<float>(squares, sum_op, 90, false),
+      jit::compile_reduce<float>(squares, sum_op, 90, true)};
+  EXPECT_EQ(sum_of_squares.quick.kernel_set, sum_of_squares.set);
+  if (cupar::testing::precompiled_here(sum_of_squares.set)) {
+    cupar::testing::expect_served_by_set(sum_of_squares);
+    EXPECT_EQ(sum_of_squares.quick.kernels.size(), 3u);
+  }
+  // The dot product: a zip of two arrays, its fields named positionally.
+  const auto dot = jit::compile_reduce<float>(
+      jit::transform<float>(jit::zip(no_floats, no_floats), op("x._0 * x._1")), jit::plus, 90,
+      true);
+  EXPECT_EQ(dot.kernel_set, "transform_reduce<u64,f32>+index");
+  EXPECT_EQ(dot.tier, 2);
+  // Count where, with a run-time parameter, into a 64-bit count.
+  const auto count = jit::compile_reduce<unsigned long long>(
+      jit::transform<unsigned long long>(no_floats, op("x > t ? 1ull : 0ull").param("t", 0.5f)),
+      jit::plus, 90, false);
+  EXPECT_EQ(count.kernel_set, "transform_reduce<u64,u64>+index");
+  EXPECT_EQ(count.precompiled_kernels,
+            cupar::testing::precompiled_here("transform_reduce<u64,u64>+index"));
+}
+
+TEST(JitIteratorCompile, ArgmaxOverAZipWithACountingIndexIsAStructClass) {
+  const jit::iterator indexed = jit::zip({{"i", jit::counting(0ll)}, {"v", no_floats}});
+  const op argmax("b.v > a.v || (b.v == a.v && b.i < a.i) ? b : a");
+  const cupar::testing::class_case c{"transform_reduce<u64,s16a8>+index",
+                                     jit::compile_reduce<arg_f32>(indexed, argmax, 90, false),
+                                     jit::compile_reduce<arg_f32>(indexed, argmax, 90, true)};
+  EXPECT_EQ(c.quick.kernel_set, c.set);
+  if (cupar::testing::precompiled_here(c.set)) cupar::testing::expect_served_by_set(c);
+  // A mean where: a struct the transform builds from a float.
+  const auto mean = jit::compile_reduce<sum_count>(
+      jit::transform<sum_count>(no_floats,
+                                op("x > t ? sum_count{x, 1u} : sum_count{0.0f, 0u}").param("t", 0.f)),
+      op("sum_count{a.sum + b.sum, a.count + b.count}"), 90, true);
+  EXPECT_EQ(mean.tier, 2);
+}
+
+TEST(JitIteratorCompile, ExpressionsCompose) {
+  const unsigned* no_indices = nullptr;
+  // A transform of a zip of a counting index, a gather, a reversed array and a constant.
+  const jit::iterator e = jit::transform<double>(
+      jit::zip({{"i", jit::counting(7)},
+                {"g", jit::permutation(no_floats, no_indices)},
+                {"r", jit::reverse(no_floats)},
+                {"c", jit::constant(2.5)}}),
+      op("x.i * x.c + x.g - x.r + s").param("s", 1.0));
+  const auto b = jit::compile_reduce<double>(e, jit::maximum, 90, true);
+  EXPECT_EQ(b.kernel_set, "transform_reduce<u64,f64>+index");
+  EXPECT_EQ(b.tier, 2);
+  // Transforms of transforms, a permutation of a zip (one gathered index for both fields).
+  const auto nested = jit::compile_reduce<float>(
+      jit::transform(jit::transform(jit::transform<float>(
+                                        jit::permutation(jit::zip(no_floats, no_floats),
+                                                         jit::counting(0u)),
+                                        op("x._0 - x._1")),
+                                    op("x * x")),
+                     op("[](float v) { return sqrtf(v); }")),
+      sum_op, 90, false);
+  EXPECT_EQ(nested.kernel_set, "transform_reduce<u64,f32>+index");
+}
+
+TEST(JitIteratorCompile, StructArraysAndStructAccumulatorsCompileTogether) {
+  // A struct read from an array and reduced as itself: its definition is in both the
+  // expression's code and the operator's (from source here unless its class is precompiled).
+  const rec12* records = nullptr;
+  const auto b = jit::compile_reduce<rec12>(
+      jit::iterator(records), op("rec12{a.x + b.x, a.y + b.y, a.w < b.w ? a.w : b.w}"), 90,
+      false);
+  EXPECT_EQ(b.kernel_set.rfind("transform_reduce<u64,", 0), 0u) << b.kernel_set;
+  // A field of a struct array, projected by a transform.
+  const auto field = jit::compile_reduce<float>(jit::transform<float>(records, op("x.x * x.w")),
+                                                sum_op, 90, false);
+  EXPECT_EQ(field.kernel_set, "transform_reduce<u64,f32>+index");
+}
+
+TEST(JitIteratorCompile, BuildersCheckTheirArguments) {
+  EXPECT_THROW(jit::zip(std::vector<jit::field>{}), std::invalid_argument);
+  EXPECT_THROW(jit::zip({{"a", no_floats}, {"a", no_floats}}), std::invalid_argument);
+  EXPECT_THROW(jit::zip({{"2a", no_floats}}), std::invalid_argument);
+  EXPECT_THROW(jit::zip({{"cupar_x", no_floats}}), std::invalid_argument);
+  // A zip's element is a struct: a transform of it names its result type.
+  EXPECT_THROW(jit::transform(jit::zip(no_floats, no_floats), op("x._0")), std::invalid_argument);
+  EXPECT_THROW(jit::transform(no_floats, jit::plus), std::invalid_argument);  // not unary
+  EXPECT_THROW(jit::transform(no_floats, op("  ")), std::invalid_argument);
+  EXPECT_THROW(jit::permutation(no_floats, no_floats), std::invalid_argument);  // float indices
+  // A zip reduced into an arithmetic type.
+  EXPECT_THROW(jit::compile_reduce<float>(jit::zip(no_floats, no_floats), sum_op),
+               std::invalid_argument);
+  // More than 64 bytes of state: nine pointers.
+  EXPECT_THROW(jit::compile_reduce<float>(
+                   jit::transform<float>(
+                       jit::zip(no_floats, no_floats, no_floats, no_floats, no_floats, no_floats,
+                                no_floats, no_floats, no_floats),
+                       op("x._0")),
+                   sum_op),
+               std::invalid_argument);
+  // Eight fit.
+  EXPECT_NO_THROW(jit::compile_reduce<float>(
+      jit::transform<float>(jit::zip(no_floats, no_floats, no_floats, no_floats, no_floats,
+                                     no_floats, no_floats, no_floats),
+                            op("x._0 + x._7")),
+      sum_op, 90, false));
+}
+
+TEST(JitIteratorCompile, ErrorsInATransformPointAtItsSnippet) {
+  try {
+    (void)jit::compile_reduce<float>(
+        jit::transform<float>(jit::transform<float>(no_floats, op("x * 2")), op("x +* 1")),
+        sum_op, 90, false);
+    FAIL() << "expected cupar::jit_error";
+  } catch (const cupar::jit_error& e) {
+    EXPECT_EQ(e.stage(), cupar::jit_stage::compile);
+    // The second transform's pseudo-file, at its first line.
+    EXPECT_NE(e.log().find("cupar_transform_2"), std::string::npos) << e.log();
+    EXPECT_EQ(e.line(), 1) << e.what();
+  }
+  // Untrusted text in a transform is held to the untrusted rules.
+  try {
+    (void)jit::compile_reduce<float>(
+        jit::transform<float>(no_floats, op::untrusted("#include \"/etc/hostname\"\nx")), sum_op,
+        90, false);
+    FAIL() << "expected cupar::jit_error";
+  } catch (const cupar::jit_error& e) {
+    EXPECT_EQ(e.stage(), cupar::jit_stage::compile);
+    EXPECT_NE(std::string(e.what()).find("preprocessor"), std::string::npos) << e.what();
+  }
+  // The JIT keeps working.
+  EXPECT_NO_THROW(jit::compile_reduce<float>(jit::transform<float>(no_floats, op("x + 1")),
+                                             sum_op, 90, false));
+}
+
+}  // namespace

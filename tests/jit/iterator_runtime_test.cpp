@@ -1,0 +1,259 @@
+// cupar tests: reduce over run-time iterator expressions on the GPU (jit_iterator.hpp), against
+// CPU references: the fused cases of issue 10 (sum of squares, dot product, argmax / argmin with
+// ties, count where, mean where), every builder (counting, constant, transform, zip,
+// permutation, reverse) and their compositions, sizes 0, 1, odd and large (one above 2^31
+// elements: a counting expression reads no memory), both tiers, the shape cache, argument
+// checks. Compiled by g++.
+#include "../common/gpu.hpp"
+#include "../common/streams.hpp"
+
+#include <cupar/cupar.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace jit = cupar::jit;
+using cupar::testing::owned_stream;
+using jit::op;
+
+CUPAR_JIT_STRUCT(arg_f32, long long i; float v;)
+CUPAR_JIT_STRUCT(sum_count, double sum; unsigned long long count;)
+
+namespace {
+
+const std::vector<std::size_t> sizes = {0, 1, 2, 1001, (1u << 20) + 3, 1u << 24};
+
+/// Small integers as floating-point values: sums of products stay exact in double.
+template <class T>
+std::vector<T> small_values(std::size_t n, unsigned seed, int lo = -8, int hi = 8) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> d(lo, hi);
+  std::vector<T> v(n);
+  for (auto& x : v)
+    x = static_cast<T>(d(rng));
+  return v;
+}
+
+/// Every case twice: with the operators called out of line (tier 1, the first call) and inlined
+/// (tier 2, after the background build), which must agree with the CPU alike.
+template <class F>
+void both_tiers(F&& run) {
+  run();
+  jit::wait_for_background_builds();
+  run();
+}
+
+TEST(JitIterator, SumOfSquaresDotAndCountWhereMatchTheCpu) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  for (std::size_t n : sizes) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto ha = small_values<double>(n, 1), hb = small_values<double>(n, 2);
+    cupar::device_buffer<double> a(ha, s), b(hb, s);
+    double squares = 0, dot = 0;
+    unsigned long long above = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      squares += ha[i] * ha[i];
+      dot += ha[i] * hb[i];
+      above += ha[i] > 2.5 ? 1 : 0;
+    }
+    both_tiers([&] {
+      EXPECT_EQ(cupar::reduce_value(jit::transform(a.data(), op("x * x")), n, jit::plus, 0.0, s),
+                squares);
+      EXPECT_EQ(cupar::reduce_value(jit::transform<double>(jit::zip(a.data(), b.data()),
+                                                           op("x._0 * x._1")),
+                                    n, jit::plus, 0.0, s),
+                dot);
+      EXPECT_EQ(cupar::reduce_value(jit::transform<unsigned long long>(
+                                        a.data(), op("x > t ? 1ull : 0ull").param("t", 2.5)),
+                                    n, jit::plus, 0ull, s),
+                above);
+    });
+  }
+}
+
+TEST(JitIterator, SumOfSquaresOfFloatsIntoADeviceResult) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const std::size_t n = (1u << 22) + 17;
+  const auto h = small_values<float>(n, 3);
+  cupar::device_buffer<float> x(h, s), out(1, s);
+  double expected = 0;
+  for (float v : h)
+    expected += static_cast<double>(v) * v;
+  cupar::reduce(jit::transform(x.data(), op("x * x")), out.data(), n, jit::plus, 0.0f, s);
+  // Float sums of 4M squares up to 64: exact below 2^24 per partial, close overall.
+  EXPECT_NEAR(out.to_host()[0], expected, expected * 1e-5);
+}
+
+TEST(JitIterator, ArgmaxAndArgminTakeTheLowestIndexOnTies) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const op argmax("b.v > a.v || (b.v == a.v && b.i < a.i) ? b : a");
+  const op argmin("b.v < a.v || (b.v == a.v && b.i < a.i) ? b : a");
+  for (std::size_t n : sizes) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    // Few distinct values: the extremes occur many times.
+    const auto h = small_values<float>(n, 4, 0, 5);
+    cupar::device_buffer<float> x(h, s);
+    arg_f32 hi{-1, -INFINITY}, lo{-1, INFINITY};
+    for (std::size_t i = 0; i < n; ++i) {
+      if (h[i] > hi.v) hi = {static_cast<long long>(i), h[i]};
+      if (h[i] < lo.v) lo = {static_cast<long long>(i), h[i]};
+    }
+    both_tiers([&] {
+      const jit::iterator indexed = jit::zip({{"i", jit::counting(0ll)}, {"v", x.data()}});
+      const arg_f32 got_hi = cupar::reduce_value(indexed, n, argmax, arg_f32{-1, -INFINITY}, s);
+      const arg_f32 got_lo = cupar::reduce_value(indexed, n, argmin, arg_f32{-1, INFINITY}, s);
+      EXPECT_EQ(got_hi.i, hi.i);
+      EXPECT_EQ(got_hi.v, hi.v);
+      EXPECT_EQ(got_lo.i, lo.i);
+      EXPECT_EQ(got_lo.v, lo.v);
+    });
+  }
+}
+
+TEST(JitIterator, MeanWhereReducesAStructTheTransformBuilds) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  for (std::size_t n : sizes) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto h = small_values<double>(n, 5);
+    cupar::device_buffer<double> x(h, s);
+    sum_count expected{0, 0};
+    for (double v : h) {
+      if (v < 0) expected = {expected.sum + v, expected.count + 1};
+    }
+    both_tiers([&] {
+      const sum_count got = cupar::reduce_value(
+          jit::transform<sum_count>(x.data(),
+                                    op("x < t ? sum_count{x, 1ull} : sum_count{0.0, 0ull}")
+                                        .param("t", 0.0)),
+          n, op("sum_count{a.sum + b.sum, a.count + b.count}"), sum_count{0, 0}, s);
+      EXPECT_EQ(got.sum, expected.sum);
+      EXPECT_EQ(got.count, expected.count);
+    });
+  }
+}
+
+TEST(JitIterator, CountingConstantPermutationAndReverseMatchTheCpu) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  for (std::size_t n : sizes) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    std::mt19937 rng(6);
+    std::vector<unsigned> hv(n), hidx(n);
+    for (auto& v : hv)
+      v = rng() % 1000;
+    for (auto& i : hidx)
+      i = static_cast<unsigned>(n == 0 ? 0 : rng() % n);
+    cupar::device_buffer<unsigned> v(hv, s), idx(hidx, s);
+    unsigned long long counting = 0, gathered = 0, weighted = 0, mixed = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      counting += 5 + i;
+      gathered += hv[hidx[i]];
+      weighted += static_cast<unsigned long long>(i) * hv[n - 1 - i];
+      mixed += 3ull * hv[hidx[n - 1 - i]] + i;
+    }
+    both_tiers([&] {
+      EXPECT_EQ(cupar::reduce_value(jit::transform<unsigned long long>(jit::counting(5ull),
+                                                                       op("x")),
+                                    n, jit::plus, 0ull, s),
+                counting);
+      EXPECT_EQ(cupar::reduce_value(jit::transform<unsigned long long>(jit::constant(3u), op("x")),
+                                    n, jit::plus, 0ull, s),
+                3ull * n);
+      EXPECT_EQ(cupar::reduce_value(jit::transform<unsigned long long>(
+                                        jit::permutation(v.data(), idx.data()), op("x")),
+                                    n, jit::plus, 0ull, s),
+                gathered);
+      EXPECT_EQ(cupar::reduce_value(
+                    jit::transform<unsigned long long>(
+                        jit::zip({{"i", jit::counting(0ull)}, {"v", jit::reverse(v.data())}}),
+                        op("x.i * x.v")),
+                    n, jit::plus, 0ull, s),
+                weighted);
+      // A gather through reversed indices, scaled by a constant, plus a counting index.
+      EXPECT_EQ(cupar::reduce_value(
+                    jit::transform<unsigned long long>(
+                        jit::zip({{"g", jit::permutation(v.data(), jit::reverse(idx.data()))},
+                                  {"k", jit::constant(3ull)},
+                                  {"i", jit::counting(0ull)}}),
+                        op("x.k * x.g + x.i")),
+                    n, jit::plus, 0ull, s),
+                mixed);
+    });
+  }
+}
+
+TEST(JitIterator, TheSameShapeOverOtherArraysAndValuesCompilesNothing) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const std::size_t n = 4099;
+  const auto h1 = small_values<float>(n, 7), h2 = small_values<float>(n, 8);
+  cupar::device_buffer<float> x1(h1, s), x2(h2, s);
+  auto sum_above = [&](const std::vector<float>& h, float t) {
+    double r = 0;
+    for (float v : h)
+      r += v > t ? v * 2.0 : 0.0;
+    return r;
+  };
+  // A unique snippet, so that no earlier test built this shape.
+  op above("x > t ? x * 2.0 : 0.0 /* shape cache test */");
+  above.param("t", 0.0f);
+  auto run = [&](const float* d, float t) {
+    above.set("t", t);
+    return cupar::reduce_value(jit::transform<double>(d, above), n, jit::plus, 0.0, s);
+  };
+  EXPECT_EQ(run(x1.data(), 0.0f), sum_above(h1, 0.0f));
+  jit::wait_for_background_builds();
+  const auto before = jit::get_stats();
+  EXPECT_EQ(run(x2.data(), 1.0f), sum_above(h2, 1.0f));
+  EXPECT_EQ(run(x1.data(), -3.0f), sum_above(h1, -3.0f));
+  const auto after = jit::get_stats();
+  EXPECT_EQ(after.operator_compiles, before.operator_compiles);
+  EXPECT_EQ(after.kernel_compiles, before.kernel_compiles);
+  EXPECT_EQ(after.links, before.links);
+}
+
+TEST(JitIterator, ResultsIntoDeviceMemoryAndEmptyInputs) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  cupar::device_buffer<long long> out(1, s);
+  const long long* none = nullptr;
+  // n == 0: the initial value, arrays unread (null allowed).
+  cupar::reduce(jit::transform(none, op("x * 2")), out.data(), 0, jit::plus, 42ll, s);
+  EXPECT_EQ(out.to_host()[0], 42);
+  // A null array with elements to read is refused before anything runs, and the library keeps
+  // working.
+  EXPECT_THROW(cupar::reduce(jit::transform(none, op("x * 2")), out.data(), 5, jit::plus, 0ll, s),
+               std::invalid_argument);
+  EXPECT_THROW(cupar::reduce_value(jit::zip(none, none), 5, jit::plus, 0ll, s),
+               std::invalid_argument);
+  EXPECT_THROW(cupar::reduce(jit::counting(0ll), static_cast<long long*>(nullptr), 5, jit::plus,
+                             0ll, s),
+               std::invalid_argument);
+  cupar::reduce(jit::counting(-2ll), out.data(), 5, jit::plus, 0ll, s);
+  EXPECT_EQ(out.to_host()[0], -2 - 1 + 0 + 1 + 2);
+}
+
+TEST(JitIterator, CountsPast2To31WithSixtyFourBitIndices) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  // No memory read: element i is computed from i alone.
+  const std::size_t n = (std::size_t(1) << 31) + 5;
+  const unsigned long long sum =
+      cupar::reduce_value(jit::counting(0ull), n, jit::plus, 0ull, s);
+  EXPECT_EQ(sum, static_cast<unsigned long long>(n) * (n - 1) / 2);
+  const unsigned long long thirds = cupar::reduce_value(
+      jit::transform<unsigned long long>(jit::counting(0ull), op("x % 3 == 0 ? 1ull : 0ull")), n,
+      jit::plus, 0ull, s);
+  EXPECT_EQ(thirds, (n + 2) / 3);
+}
+
+}  // namespace
