@@ -63,7 +63,9 @@ struct jit_ops {
   }
   template <class T>
   static cupar::jit::op positive_one() {
-    return cupar::jit::op("x > " + cxx<T>() + "(0) ? " + cxx<T>() + "(1) : " + cxx<T>() + "(0)");
+    // C-style casts: a functional cast cannot spell "signed char" or "unsigned long".
+    const std::string t = "(" + cxx<T>() + ")";
+    return cupar::jit::op("x > " + t + "0 ? " + t + "1 : " + t + "0");
   }
   static cupar::jit::op mat2_mul() {
     return cupar::jit::op(
