@@ -100,6 +100,19 @@ SHARED_MEMORY_TOOLS = {"racecheck", "synccheck"}
 SUBSET_OUT_SHARED = SUBSET_OUT + ["u8", "u16", "f64"]
 SHARED_MEMORY_SKIP = {"cupar_memory_tests", "cupar_memory_reliability_tests",
                       "cupar_library_radix_sort_tests"}
+# Cases of cupar's own kernels' suites that run CUB's kernels only, left out under the
+# shared-memory tools: the segmented sorts (CUB's segmented radix sort) took two of
+# cupar_segmented_tests' eight racecheck shards past the 420 s limit in the sixth version's run
+# (2026-11-24, H100), where the rest of the run took 461 s.
+SHARED_MEMORY_CUB_CASES = {"cupar_segmented_tests": ["SegmentedSort*"]}
+# Reports triaged as not concerning cupar's code, left out under one tool with the reason
+# (docs/RELIABILITY.md): (test, gtest pattern, tool, why).
+TRIAGED = [
+    ("cupar_iterator_tests", "Iterators.ArgmaxOverAZip*", "initcheck",
+     "CUB's second reduce pass loads the first pass's (long long, float) tuples as two 8-byte "
+     "words, and the 4 bytes of padding after the float were never written: 9 reports per run, "
+     "on padding no code uses"),
+]
 # Job-seconds per shard measured on the H100 (2026-11-23, 16 jobs at a time) by tool, for the
 # longest-first order: racecheck costs several times memcheck per kernel.
 TOOL_WEIGHT = {"memcheck": 1.0, "racecheck": 4.0, "synccheck": 1.5, "initcheck": 1.0}
@@ -301,7 +314,11 @@ def main():
             if whole:
                 add(tool, t, shards, excluding(light, [], out), whole[0][2], "planted")
                 continue
-            add(tool, t, shards, excluding(light, [p[1] for p in planted], out), (), None)
+            left_out = [p[1] for p in planted]
+            if tool in SHARED_MEMORY_TOOLS:
+                left_out += SHARED_MEMORY_CUB_CASES.get(t["name"], [])
+            left_out += [x[1] for x in TRIAGED if x[0] == t["name"] and x[2] == tool]
+            add(tool, t, shards, excluding(light, left_out, out), (), None)
             for p in planted:
                 add(tool, t, 1, p[1], p[2], "planted", alone=t["name"] in EXCLUSIVE)
     canary = os.path.join(build, "tests", "reliability", "cupar_sanitizer_canary")

@@ -34,7 +34,7 @@ struct jit_compile_args {
   bool optimized;
   dp_op what = dp_op::select_if;
   const ::cupar::jit::op* op2 = nullptr;  // data_processing: the second slot's operator
-  const ::cupar::jit::iterator* iter = nullptr;  // reduce: an iterator expression as the input
+  const ::cupar::jit::iterator* iter = nullptr;  // reduce, scans: an iterator expression input
 };
 CUPAR_EXPORT ::cupar::jit::build_report jit_compile(const jit_compile_args& args);
 /// Builds (or finds) what a plan runs, for the current device (see plan.hpp).
@@ -63,6 +63,22 @@ template <class T>
 build_report compile_reduce(const iterator& in, const op& o, int arch = 90,
                             bool optimized = true) {
   ::cupar::detail::jit_compile_args a{::cupar::detail::jit_compile_args::reduce,
+                                      {&::cupar::detail::jit_type_of<T>(), nullptr, nullptr},
+                                      ::cupar::detail::scalar{},
+                                      0,
+                                      &o,
+                                      arch,
+                                      optimized};
+  a.iter = &in;
+  return ::cupar::detail::jit_compile(a);
+}
+
+/// As compile_scan, for a scan of the iterator expression `in` into T (the "+index" scan sets).
+template <class T>
+build_report compile_scan(const iterator& in, const op& o, bool inclusive, int arch = 90,
+                          bool optimized = true) {
+  ::cupar::detail::jit_compile_args a{inclusive ? ::cupar::detail::jit_compile_args::scan_inclusive
+                                                : ::cupar::detail::jit_compile_args::scan_exclusive,
                                       {&::cupar::detail::jit_type_of<T>(), nullptr, nullptr},
                                       ::cupar::detail::scalar{},
                                       0,

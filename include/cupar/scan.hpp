@@ -4,10 +4,12 @@
 
 #include <cupar/detail/jit_entry.hpp>
 #include <cupar/jit.hpp>
+#include <cupar/jit_iterator.hpp>
 #include <cupar/memory.hpp>
 #include <cupar/stream.hpp>
 
 #include <cstddef>
+#include <type_traits>
 
 namespace cupar {
 
@@ -31,6 +33,34 @@ void exclusive_scan(const T* d_in, T* d_out, std::size_t n, const jit::op& op,
                     memory_resource& mr = default_resource()) {
   detail::jit_scan({"cupar::exclusive_scan", &detail::jit_type_of<T>(), d_in, d_out, n, &op, &init},
                    stream, mr);
+}
+
+/// Inclusive scan of the first n elements of the iterator expression `in` (jit_iterator.hpp)
+/// into d_out, each element converted to T: one fused pass (a prefix sum of squares, a running
+/// count of a predicate, a scan of a gather). d_out must not be an array `in` reads.
+/// @throws std::invalid_argument for a null d_out with n > 0, a null array in `in` with n > 0, or
+///         an expression whose state exceeds cupar::jit::max_param_bytes
+/// @throws cupar::jit_error, cupar::out_of_memory, cupar::cuda_error
+/// Asynchronous. The first call with a new expression shape or operator compiles them (tens of
+/// milliseconds); the same shape over other arrays or values compiles nothing.
+template <class T, class I, class = std::enable_if_t<std::is_same_v<I, jit::iterator>>>
+void inclusive_scan(const I& in, T* d_out, std::size_t n, const jit::op& op, stream_ref stream,
+                    memory_resource& mr = default_resource()) {
+  detail::jit_scan_args a{
+      "cupar::inclusive_scan", &detail::jit_type_of<T>(), nullptr, d_out, n, &op, nullptr};
+  a.in_iter = &in;
+  detail::jit_scan(a, stream, mr);
+}
+
+/// Exclusive scan of an iterator expression; as the inclusive one otherwise.
+template <class T, class I, class = std::enable_if_t<std::is_same_v<I, jit::iterator>>>
+void exclusive_scan(const I& in, T* d_out, std::size_t n, const jit::op& op,
+                    detail::type_identity_t<T> init, stream_ref stream,
+                    memory_resource& mr = default_resource()) {
+  detail::jit_scan_args a{
+      "cupar::exclusive_scan", &detail::jit_type_of<T>(), nullptr, d_out, n, &op, &init};
+  a.in_iter = &in;
+  detail::jit_scan(a, stream, mr);
 }
 
 }  // namespace cupar

@@ -126,13 +126,20 @@ void jit_scan(const jit_scan_args& a, stream_ref s, memory_resource& mr) {
   const char* fn = a.function;
   const device_guard device(s);
   const jit_type& t = *a.type;
+  const bool expression = a.in_iter != nullptr;
   require_size(fn, a.n, t.size);
-  require_data(fn, "d_in", a.in, a.n);
+  if (!expression) require_data(fn, "d_in", a.in, a.n);
   require_data(fn, "d_out", a.out, a.n);
-  require_same_or_disjoint(fn, "d_in", a.in, a.n * t.size, "d_out", a.out, a.n * t.size);
+  if (!expression) {
+    require_same_or_disjoint(fn, "d_in", a.in, a.n * t.size, "d_out", a.out, a.n * t.size);
+  }
+  // An iterator expression: the "+index" sets, whose input computes element i with the
+  // generated operator in the first slot (its arrays are checked as it is generated).
+  std::optional<cupar::jit::op> loader;
+  if (expression) loader.emplace(jit::expression_op(*a.in_iter, t, a.n, fn));
   if (a.n == 0) return;
   const cupar::jit::named_op named = a.op->named();
-  if (named != cupar::jit::named_op::none && is_arithmetic(t)) {
+  if (!expression && named != cupar::jit::named_op::none && is_arithmetic(t)) {
     bool done = false;
     visit_scalar(t.kind, [&](auto v) {
       using T = decltype(v);
@@ -145,15 +152,18 @@ void jit_scan(const jit_scan_args& a, stream_ref s, memory_resource& mr) {
   }
   const family f = a.init == nullptr ? family::scan_inclusive : family::scan_exclusive;
   set_request req{f, {&t}};
-  req.ops[0] = a.op;
-  const auto [devp, module] = resolve(req, a.plan, fn);
+  req.index = expression;
+  req.ops[0] = expression ? &*loader : a.op;
+  req.ops[1] = expression ? a.op : nullptr;
+  const auto [devp, module] = resolve(req, expression ? nullptr : a.plan, fn);
   const jit::device_info& dev = *devp;
   jit::launch_status st;
+  const void* expression_state = expression ? loader->state() : nullptr;
   run_with_temp_storage("cupar scan (run-time operator)", mr, s, {a.n, module->serial()},
                         [&](void* temp, std::size_t& bytes) {
-                          const cudaError_t e =
-                              jit::run_scan(*module, dev, st, temp, bytes, a.in, a.out, a.n,
-                                            a.op->state(), a.init, s.get());
+                          const cudaError_t e = jit::run_scan(
+                              *module, dev, st, temp, bytes, a.in, a.out, a.n, a.op->state(),
+                              a.init, s.get(), expression_state);
                           jit::check_dispatch(e, st, "cupar scan (run-time operator)");
                           return cudaSuccess;
                         });
@@ -403,8 +413,16 @@ cupar::jit::build_report jit_compile(const jit_compile_args& c) {
   set_request req{family::reduce};
   if (c.iter != nullptr) {
     if (c.op == nullptr) throw_invalid_argument("cupar::jit", "no operator");
-    loader.emplace(jit::expression_op(*c.iter, *c.types[0], 0, "cupar::jit::compile_reduce"));
-    req = set_request{family::transform_reduce, {&jit::index_type(), c.types[0]}};
+    const bool scan = c.kind == jit_compile_args::scan_inclusive ||
+                      c.kind == jit_compile_args::scan_exclusive;
+    if (!scan && c.kind != jit_compile_args::reduce) {
+      throw_invalid_argument("cupar::jit", "iterator expressions are taken by reduce and scans");
+    }
+    loader.emplace(jit::expression_op(*c.iter, *c.types[0], 0, "cupar::jit::compile"));
+    req = scan ? set_request{c.kind == jit_compile_args::scan_inclusive ? family::scan_inclusive
+                                                                         : family::scan_exclusive,
+                             {c.types[0]}}
+               : set_request{family::transform_reduce, {&jit::index_type(), c.types[0]}};
     req.index = true;
     req.ops[0] = &*loader;
     req.ops[1] = c.op;

@@ -162,6 +162,7 @@ std::string typedefs_block(const set_spec& s) {
     case family::reduce:
     case family::scan_inclusive:
     case family::scan_exclusive:
+      if (s.variant == "index") out << "#define CUPAR_INDEX_INPUT 1\n";
       out << "typedef " << t[0].name << " cupar_T;\n";
       break;
     case family::transform_reduce:
@@ -468,9 +469,15 @@ slot_spec comparator_slot(const type_ref& c) {
 std::vector<slot_spec> slots_of(const set_spec& s) {
   const auto& t = s.types;
   switch (s.fam) {
-    case family::reduce:
     case family::scan_inclusive:
     case family::scan_exclusive:
+      if (s.variant == "index") {  // the iterator expression first: it anchors the cache entry
+        return {{"cupar_jit_xform", "iterator expression", {type_ref::of(scalar::u64)}, t[0],
+                 {"cupar_i"}},
+                old_style_slot({t[0], t[0]}, t[0], {"a", "b"}, "operator")};
+      }
+      return {old_style_slot({t[0], t[0]}, t[0], {"a", "b"}, "operator")};
+    case family::reduce:
       return {old_style_slot({t[0], t[0]}, t[0], {"a", "b"}, "operator")};
     case family::transform_unary:
       return {old_style_slot({t[0]}, t[1], {"x"}, "operator")};
@@ -594,9 +601,10 @@ std::vector<std::string> name_expressions(const set_spec& set) {
     case family::scan_exclusive: {
       const std::string init = f == family::scan_inclusive ? "cub::NullType" : "cupar_scan_init";
       return {"cub::detail::scan::DeviceScanInitKernel<cupar_tile_state>",
-              "cub::detail::scan::DeviceScanKernel<cupar_policy, const cupar_T*, cupar_T*, "
-              "cupar_tile_state, cupar_scan_op, " +
-                  init + ", cupar_offset, cupar_T, false>",
+              "cub::detail::scan::DeviceScanKernel<cupar_policy, " +
+                  std::string(set.variant == "index" ? "cupar_expr_iterator" : "const cupar_T*") +
+                  ", cupar_T*, cupar_tile_state, cupar_scan_op, " + init +
+                  ", cupar_offset, cupar_T, false>",
               "cupar_meta<(long long)cupar_active::ScanPolicyT::BLOCK_THREADS, "
               "(long long)cupar_active::ScanPolicyT::ITEMS_PER_THREAD, "
               "(long long)cupar_tile_state::description_bytes_per_tile, "

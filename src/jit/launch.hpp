@@ -140,10 +140,12 @@ cudaError_t run_reduce(const loaded_module& m, const device_info& dev, launch_st
                        std::size_t n, const void* op_state, const void* init,
                        std::size_t value_size, cudaStream_t stream,
                        const void* transform_state = nullptr);
+/// Scans; with an iterator expression's state (the "+index" sets) the input is the expression
+/// (`in` unused).
 cudaError_t run_scan(const loaded_module& m, const device_info& dev, launch_status& st, void* temp,
                      std::size_t& temp_bytes, const void* in, void* out, std::size_t n,
                      const void* op_state, const void* init /* null: inclusive */,
-                     cudaStream_t stream);
+                     cudaStream_t stream, const void* expression_state = nullptr);
 
 }  // namespace cupar::detail::jit
 

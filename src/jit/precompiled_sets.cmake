@@ -19,10 +19,14 @@ foreach(_t IN LISTS _types)
        "histogram_range<${_t},${_t},u32>"
        "histogram_range<${_t},${_t},u64>"
        "transform_reduce<${_t},${_t}>"
-       "transform_reduce<u64,${_t}>+index")
+       "transform_reduce<u64,${_t}>+index"
+       "scan_inclusive<${_t}>+index"
+       "scan_exclusive<${_t}>+index")
 endforeach()
 # "transform_reduce<u64,T>+index": reduce over a run-time iterator expression (jit_iterator.hpp)
 # into T: the kernels read indices, the expression's generated code computes each element.
+# "scan_*<T>+index": scans of an expression (the kernels read it through cupar_expr_iterator);
+# struct classes of these compile from source once.
 # transform_reduce into a wider accumulator: counts (u64) of floats and of u32s, sums of f32 in
 # f64 and of i32 in i64.
 list(APPEND CUPAR_PRECOMPILED_SETS

@@ -6,6 +6,8 @@
 #include <cub/device/dispatch/dispatch_reduce.cuh>
 #include <cub/device/dispatch/dispatch_scan.cuh>
 
+#include <cstring>
+
 namespace cupar::detail::jit {
 namespace {
 
@@ -96,10 +98,19 @@ struct scan_kernels {
     return s;
   }
 };
-template <class Init>
+template <class Init, class In = const void*>
 using scan_dispatch =
-    cub::DispatchScan<const void*, void*, erased_arg, Init, unsigned long long, erased_accum,
+    cub::DispatchScan<In, void*, erased_arg, Init, unsigned long long, erased_accum,
                       cub::ForceInclusive::No, scan_hub, scan_kernels, jit_launcher_factory>;
+
+/// The "+index" sets' input as the kernels take it by value (jit_ops/cupar_scan.cuh,
+/// cupar_expr_iterator): the expression's state, then the first index.
+struct alignas(16) expression_input {
+  unsigned char state[cupar::jit::max_param_bytes];
+  unsigned long long base;
+};
+static_assert(sizeof(expression_input) == cupar::jit::max_param_bytes + 16,
+              "cupar_expr_iterator's layout: 64 state bytes, the index, padding to 16");
 
 }  // namespace
 
@@ -123,9 +134,23 @@ cudaError_t run_reduce(const loaded_module& m, const device_info& dev, launch_st
 
 cudaError_t run_scan(const loaded_module& m, const device_info& dev, launch_status& st, void* temp,
                      std::size_t& temp_bytes, const void* in, void* out, std::size_t n,
-                     const void* op_state, const void* init, cudaStream_t stream) {
+                     const void* op_state, const void* init, cudaStream_t stream,
+                     const void* expression_state) {
   const scan_policy policy{{static_cast<int>(m.meta(0)), static_cast<int>(m.meta(1))}};
   const auto count = static_cast<unsigned long long>(n);
+  if (expression_state != nullptr) {
+    expression_input e{};
+    std::memcpy(e.state, expression_state, sizeof e.state);
+    const erased_arg input{&e};
+    if (init == nullptr) {
+      return scan_dispatch<cub::NullType, erased_arg>::Dispatch(
+          temp, temp_bytes, input, out, erased_arg{op_state}, cub::NullType{}, count, stream,
+          scan_kernels{&m}, jit_launcher_factory{&dev, &m, &st}, policy);
+    }
+    return scan_dispatch<erased_arg, erased_arg>::Dispatch(
+        temp, temp_bytes, input, out, erased_arg{op_state}, erased_arg{init}, count, stream,
+        scan_kernels{&m}, jit_launcher_factory{&dev, &m, &st}, policy);
+  }
   if (init == nullptr) {
     return scan_dispatch<cub::NullType>::Dispatch(temp, temp_bytes, in, out, erased_arg{op_state},
                                                   cub::NullType{}, count, stream, scan_kernels{&m},

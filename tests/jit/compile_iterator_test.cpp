@@ -106,6 +106,29 @@ TEST(JitIteratorCompile, StructArraysAndStructAccumulatorsCompileTogether) {
   EXPECT_EQ(field.kernel_set, "transform_reduce<u64,f32>+index");
 }
 
+TEST(JitIteratorCompile, ScansOfExpressionsLinkToTheIndexScanSets) {
+  // A running count of a predicate, and a prefix sum of a gather (the expression in the first
+  // slot, the scan's operator in the second).
+  const unsigned* no_indices = nullptr;
+  for (bool inclusive : {true, false}) {
+    SCOPED_TRACE(inclusive ? "inclusive" : "exclusive");
+    const std::string set = std::string(inclusive ? "scan_inclusive" : "scan_exclusive") +
+                            "<f32>+index";
+    const jit::iterator above = jit::transform<float>(no_floats, op("x > 0.5f ? 1.0f : 0.0f"));
+    const cupar::testing::class_case c{set, jit::compile_scan<float>(above, sum_op, inclusive, 90, false),
+                                       jit::compile_scan<float>(above, sum_op, inclusive, 90, true)};
+    EXPECT_EQ(c.quick.kernel_set, set);
+    if (cupar::testing::precompiled_here(set)) {
+      cupar::testing::expect_served_by_set(c);
+      EXPECT_EQ(c.quick.kernels.size(), 2u);
+    }
+    const auto gather = jit::compile_scan<float>(jit::permutation(no_floats, no_indices),
+                                                 jit::maximum, inclusive, 90, true);
+    EXPECT_EQ(gather.kernel_set, set);
+    EXPECT_EQ(gather.tier, 2);
+  }
+}
+
 TEST(JitIteratorCompile, BuildersCheckTheirArguments) {
   EXPECT_THROW(jit::zip(std::vector<jit::field>{}), std::invalid_argument);
   EXPECT_THROW(jit::zip({{"a", no_floats}, {"a", no_floats}}), std::invalid_argument);

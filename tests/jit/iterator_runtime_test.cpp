@@ -1,6 +1,6 @@
 // cupar tests: reduce over run-time iterator expressions on the GPU (jit_iterator.hpp), against
 // CPU references: the fused cases of issue 10 (sum of squares, dot product, argmax / argmin with
-// ties, count where, mean where), every builder (counting, constant, transform, zip,
+// ties, count where, mean where), scans of expressions, every builder (counting, constant, transform, zip,
 // permutation, reverse) and their compositions, sizes 0, 1, odd and large (one above 2^31
 // elements: a counting expression reads no memory), both tiers, the shape cache, argument
 // checks. Compiled by g++.
@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -187,6 +188,44 @@ TEST(JitIterator, CountingConstantPermutationAndReverseMatchTheCpu) {
                         op("x.k * x.g + x.i")),
                     n, jit::plus, 0ull, s),
                 mixed);
+    });
+  }
+}
+
+TEST(JitIterator, ScansOfExpressionsMatchTheCpu) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  for (std::size_t n : sizes) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto h = small_values<double>(n, 9);
+    std::mt19937 rng(10);
+    std::vector<unsigned> hidx(n);
+    for (auto& i : hidx)
+      i = static_cast<unsigned>(n == 0 ? 0 : rng() % n);
+    cupar::device_buffer<double> x(h, s), out(n, s);
+    cupar::device_buffer<unsigned> idx(hidx, s);
+    cupar::device_buffer<unsigned long long> counts(n, s);
+    std::vector<double> squares(n), gathered_max(n);
+    std::vector<unsigned long long> running(n);
+    double acc = 0, mx = -1e300;
+    unsigned long long c = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      acc += h[i] * h[i];
+      squares[i] = acc;
+      mx = std::max(mx, h[hidx[i]]);
+      gathered_max[i] = mx;
+      running[i] = c;  // exclusive: the count before i
+      c += h[i] > 0 ? 1 : 0;
+    }
+    both_tiers([&] {
+      cupar::inclusive_scan(jit::transform(x.data(), op("x * x")), out.data(), n, jit::plus, s);
+      EXPECT_EQ(out.to_host(), squares);
+      cupar::inclusive_scan(jit::permutation(x.data(), idx.data()), out.data(), n, jit::maximum,
+                            s);
+      EXPECT_EQ(out.to_host(), gathered_max);
+      cupar::exclusive_scan(jit::transform<unsigned long long>(x.data(), op("x > 0 ? 1ull : 0ull")),
+                            counts.data(), n, jit::plus, 0ull, s);
+      EXPECT_EQ(counts.to_host(), running);
     });
   }
 }

@@ -81,6 +81,7 @@ struct jit_scan_args {
   const jit::op* op;
   const void* init;                  // exclusive scans; null for inclusive
   const plan_state* plan = nullptr;  // set by plan objects: skips the cache lookup
+  const jit::iterator* in_iter = nullptr;  // an iterator expression instead of `in`
 };
 CUPAR_EXPORT void jit_scan(const jit_scan_args& args, stream_ref stream, memory_resource& mr);
 
