@@ -22,8 +22,9 @@
 // shape (kinds, types, snippets), not its pointers or values, so rebuilding the same expression
 // for each call over other arrays compiles nothing.
 //
-// Today the reduce family takes iterator expressions (reduce, reduce_value); the other families
-// take pointers (docs/DESIGN_FUSION.md says what comes next).
+// Today reduce, reduce_value, inclusive_scan and exclusive_scan take iterator expressions (the
+// scans through "+index" scan sets whose kernels read the expression by value); the other
+// families take pointers, and outputs are pointers (docs/DESIGN_FUSION.md says what comes next).
 #pragma once
 
 #include <cupar/detail/jit_entry.hpp>
