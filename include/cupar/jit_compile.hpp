@@ -56,13 +56,12 @@ build_report compile_reduce(const op& o, int arch = 90, bool optimized = true) {
                                        optimized});
 }
 
-/// As compile_reduce, for a reduce over the iterator expression `in` into T (the expression's
-/// code and the operator built together, linked to the "+index" kernels). Null arrays are
-/// allowed (nothing runs).
+namespace detail {
+/// A compile-only build of `kind` (reduce or a scan) over an iterator expression into T.
 template <class T>
-build_report compile_reduce(const iterator& in, const op& o, int arch = 90,
-                            bool optimized = true) {
-  ::cupar::detail::jit_compile_args a{::cupar::detail::jit_compile_args::reduce,
+build_report compile_over(::cupar::detail::jit_compile_args::kind_t kind, const iterator& in,
+                          const op& o, int arch, bool optimized) {
+  ::cupar::detail::jit_compile_args a{kind,
                                       {&::cupar::detail::jit_type_of<T>(), nullptr, nullptr},
                                       ::cupar::detail::scalar{},
                                       0,
@@ -72,21 +71,25 @@ build_report compile_reduce(const iterator& in, const op& o, int arch = 90,
   a.iter = &in;
   return ::cupar::detail::jit_compile(a);
 }
+}  // namespace detail
+
+/// As compile_reduce, for a reduce over the iterator expression `in` into T (the expression's
+/// code and the operator built together, linked to the "+index" kernels). Null arrays are
+/// allowed (nothing runs).
+template <class T>
+build_report compile_reduce(const iterator& in, const op& o, int arch = 90,
+                            bool optimized = true) {
+  return detail::compile_over<T>(::cupar::detail::jit_compile_args::reduce, in, o, arch,
+                                 optimized);
+}
 
 /// As compile_scan, for a scan of the iterator expression `in` into T (the "+index" scan sets).
 template <class T>
 build_report compile_scan(const iterator& in, const op& o, bool inclusive, int arch = 90,
                           bool optimized = true) {
-  ::cupar::detail::jit_compile_args a{inclusive ? ::cupar::detail::jit_compile_args::scan_inclusive
-                                                : ::cupar::detail::jit_compile_args::scan_exclusive,
-                                      {&::cupar::detail::jit_type_of<T>(), nullptr, nullptr},
-                                      ::cupar::detail::scalar{},
-                                      0,
-                                      &o,
-                                      arch,
-                                      optimized};
-  a.iter = &in;
-  return ::cupar::detail::jit_compile(a);
+  return detail::compile_over<T>(inclusive ? ::cupar::detail::jit_compile_args::scan_inclusive
+                                           : ::cupar::detail::jit_compile_args::scan_exclusive,
+                                 in, o, arch, optimized);
 }
 
 /// As compile_reduce, for transform_reduce: `transform` (In -> Acc, argument `x`) and the

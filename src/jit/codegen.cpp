@@ -78,6 +78,10 @@ const family_info& info(family f) {
 
 }  // namespace
 
+std::string hash_hex(const std::string& text) {
+  return hex64(fnv1a(text));
+}
+
 std::string parameter_lines(const std::vector<cupar::jit::detail::op_param>& params,
                             std::size_t base) {
   std::ostringstream out;

@@ -53,15 +53,6 @@ bool is_identifier(const std::string& s) {
   return true;
 }
 
-std::uint64_t fnv1a(const std::string& s) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
 std::shared_ptr<iterator_node> leaf(kind k, const jit_type& t, const void* value) {
   auto n = std::make_shared<iterator_node>();
   n->k = k;
@@ -146,9 +137,7 @@ node_ptr iterator_zip(const std::vector<std::pair<std::string, node_ptr>>& field
     n->children.push_back(child);
     n->fields.push_back(name);
   }
-  char hash[17];
-  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(fnv1a(body)));
-  n->zip_name = std::string("cupar_zip_") + hash;
+  n->zip_name = "cupar_zip_" + cupar::detail::jit::hash_hex(body);
   n->zip_definition = "struct " + n->zip_name + " { " + body + "};";
   n->type = {static_cast<scalar>(0), n->zip_name.c_str(), n->zip_definition.c_str(),
              (offset + align - 1) / align * align, align};

@@ -117,6 +117,9 @@ struct build_spec {
 /// "merge_sort_pairs<f32,s4a4>". Throws std::invalid_argument.
 set_spec parse_set_key(const std::string& key);
 
+/// A stable 64-bit hash of `text` (FNV-1a) as 16 hex digits, for generated names and keys.
+std::string hash_hex(const std::string& text);
+
 /// The lines that declare an operator's run-time parameters in a generated function, read from
 /// the state bytes `cupar_state` at `base` + each one's offset.
 std::string parameter_lines(const std::vector<cupar::jit::detail::op_param>& params,
