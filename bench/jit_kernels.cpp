@@ -112,17 +112,16 @@ void expression_reduce_jit(benchmark::State& state, const std::string& what, con
 }  // namespace
 
 void reduce_sum_squares_cupar_jit_expr_f32(benchmark::State& state) {
-  expression_reduce_jit<float>(state, "reduce_sum_squares f32 transform(x, \"x * x\")",
-                               cupar::jit::plus, 0.0f, 1, [](const float* in, std::size_t) {
-                                 return cupar::jit::transform(in, op("x * x"));
-                               });
+  expression_reduce_jit<float>(
+      state, "reduce_sum_squares f32 transform(x, \"x * x\")", cupar::jit::plus, 0.0f, 1,
+      [](const float* in, std::size_t) { return cupar::jit::transform(in, op("x * x")); });
 }
 void dot_cupar_jit_f32(benchmark::State& state) {
-  expression_reduce_jit<float>(
-      state, "dot f32 transform<float>(zip(a, b), \"x._0 * x._1\")", cupar::jit::plus, 0.0f, 2,
-      [](const float* in, std::size_t n) {
-        return cupar::jit::transform<float>(cupar::jit::zip(in, in + n), op("x._0 * x._1"));
-      });
+  expression_reduce_jit<float>(state, "dot f32 transform<float>(zip(a, b), \"x._0 * x._1\")",
+                               cupar::jit::plus, 0.0f, 2, [](const float* in, std::size_t n) {
+                                 return cupar::jit::transform<float>(cupar::jit::zip(in, in + n),
+                                                                     op("x._0 * x._1"));
+                               });
 }
 void argmax_cupar_jit_f32(benchmark::State& state) {
   expression_reduce_jit<bench_arg_f32>(
@@ -134,8 +133,8 @@ void argmax_cupar_jit_f32(benchmark::State& state) {
 }
 void count_where_cupar_jit_expr_f32(benchmark::State& state) {
   expression_reduce_jit<unsigned long long>(
-      state, "count_where f32 transform(x, \"x > 0.5f ? 1ull : 0ull\")", cupar::jit::plus, 0ull,
-      1, [](const float* in, std::size_t) {
+      state, "count_where f32 transform(x, \"x > 0.5f ? 1ull : 0ull\")", cupar::jit::plus, 0ull, 1,
+      [](const float* in, std::size_t) {
         return cupar::jit::transform<unsigned long long>(in, op("x > 0.5f ? 1ull : 0ull"));
       });
 }

@@ -27,7 +27,9 @@ struct cupar_expr_iterator {
   typedef ::cuda::std::random_access_iterator_tag iterator_category;
   cupar_op_state state;
   unsigned long long base;
-  __device__ __forceinline__ cupar_T operator*() const { return cupar_jit_xform(state.bytes, base); }
+  __device__ __forceinline__ cupar_T operator*() const {
+    return cupar_jit_xform(state.bytes, base);
+  }
   __device__ __forceinline__ cupar_T operator[](difference_type i) const {
     return cupar_jit_xform(state.bytes, base + static_cast<unsigned long long>(i));
   }
@@ -40,7 +42,8 @@ struct cupar_expr_iterator {
     base += static_cast<unsigned long long>(i);
     return *this;
   }
-  __host__ __device__ __forceinline__ difference_type operator-(const cupar_expr_iterator& o) const {
+  __host__ __device__ __forceinline__ difference_type
+  operator-(const cupar_expr_iterator& o) const {
     return static_cast<difference_type>(base - o.base);
   }
 };

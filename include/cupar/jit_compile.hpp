@@ -33,7 +33,7 @@ struct jit_compile_args {
   int arch;
   bool optimized;
   dp_op what = dp_op::select_if;
-  const ::cupar::jit::op* op2 = nullptr;  // data_processing: the second slot's operator
+  const ::cupar::jit::op* op2 = nullptr;         // data_processing: the second slot's operator
   const ::cupar::jit::iterator* iter = nullptr;  // reduce, scans: an iterator expression input
 };
 CUPAR_EXPORT ::cupar::jit::build_report jit_compile(const jit_compile_args& args);
@@ -77,10 +77,8 @@ build_report compile_over(::cupar::detail::jit_compile_args::kind_t kind, const 
 /// code and the operator built together, linked to the "+index" kernels). Null arrays are
 /// allowed (nothing runs).
 template <class T>
-build_report compile_reduce(const iterator& in, const op& o, int arch = 90,
-                            bool optimized = true) {
-  return detail::compile_over<T>(::cupar::detail::jit_compile_args::reduce, in, o, arch,
-                                 optimized);
+build_report compile_reduce(const iterator& in, const op& o, int arch = 90, bool optimized = true) {
+  return detail::compile_over<T>(::cupar::detail::jit_compile_args::reduce, in, o, arch, optimized);
 }
 
 /// As compile_scan, for a scan of the iterator expression `in` into T (the "+index" scan sets).

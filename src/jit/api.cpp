@@ -65,8 +65,8 @@ void jit_reduce(const jit_reduce_args& a, stream_ref s, memory_resource& mr) {
   // An iterator expression is a transform of the indices (the "+index" sets): its operator,
   // generated, computes element i and converts it to the accumulator type.
   const bool transformed = a.transform != nullptr || expression;
-  const jit_type& in = expression ? jit::index_type() : transformed ? *a.in_type : t;
-  require_size(fn, a.n, expression ? t.size : in.size);
+  const jit_type& in = a.transform != nullptr ? *a.in_type : t;  // the elements read
+  require_size(fn, a.n, in.size);
   if (!expression) require_data(fn, "d_in", a.in, a.n);
   if (a.out == nullptr && a.host_out == nullptr) throw_invalid_argument(fn, "d_out is null");
   std::optional<cupar::jit::op> loader;
@@ -96,13 +96,15 @@ void jit_reduce(const jit_reduce_args& a, stream_ref s, memory_resource& mr) {
     });
     if (done) return;
   }
-  set_request req = transformed ? set_request{family::transform_reduce, {&in, &t}}
-                                : set_request{family::reduce, {&t}};
-  // transform_reduce: the transform first (slots_of: it anchors the build's cache entry).
-  req.index = expression;
-  req.ops[0] = transformed ? transform : a.op;
-  req.ops[1] = transformed ? a.op : nullptr;
-  const auto [devp, module] = resolve(req, expression ? nullptr : a.plan, fn);
+  set_request req = expression    ? jit::expression_request(family::reduce, t, *loader, a.op)
+                    : transformed ? set_request{family::transform_reduce, {&in, &t}}
+                                  : set_request{family::reduce, {&t}};
+  if (!expression) {
+    // transform_reduce: the transform first (slots_of: it anchors the build's cache entry).
+    req.ops[0] = transformed ? transform : a.op;
+    req.ops[1] = transformed ? a.op : nullptr;
+  }
+  const auto [devp, module] = resolve(req, a.plan, fn);
   const jit::device_info& dev = *devp;
   jit::launch_status st;
   const void* transform_state = transformed ? transform->state() : nullptr;
@@ -151,19 +153,18 @@ void jit_scan(const jit_scan_args& a, stream_ref s, memory_resource& mr) {
     if (done) return;
   }
   const family f = a.init == nullptr ? family::scan_inclusive : family::scan_exclusive;
-  set_request req{f, {&t}};
-  req.index = expression;
-  req.ops[0] = expression ? &*loader : a.op;
-  req.ops[1] = expression ? a.op : nullptr;
-  const auto [devp, module] = resolve(req, expression ? nullptr : a.plan, fn);
+  set_request req =
+      expression ? jit::expression_request(f, t, *loader, a.op) : set_request{f, {&t}};
+  if (!expression) req.ops[0] = a.op;
+  const auto [devp, module] = resolve(req, a.plan, fn);
   const jit::device_info& dev = *devp;
   jit::launch_status st;
   const void* expression_state = expression ? loader->state() : nullptr;
   run_with_temp_storage("cupar scan (run-time operator)", mr, s, {a.n, module->serial()},
                         [&](void* temp, std::size_t& bytes) {
-                          const cudaError_t e = jit::run_scan(
-                              *module, dev, st, temp, bytes, a.in, a.out, a.n, a.op->state(),
-                              a.init, s.get(), expression_state);
+                          const cudaError_t e =
+                              jit::run_scan(*module, dev, st, temp, bytes, a.in, a.out, a.n,
+                                            a.op->state(), a.init, s.get(), expression_state);
                           jit::check_dispatch(e, st, "cupar scan (run-time operator)");
                           return cudaSuccess;
                         });
@@ -413,19 +414,16 @@ cupar::jit::build_report jit_compile(const jit_compile_args& c) {
   set_request req{family::reduce};
   if (c.iter != nullptr) {
     if (c.op == nullptr) throw_invalid_argument("cupar::jit", "no operator");
-    const bool scan = c.kind == jit_compile_args::scan_inclusive ||
-                      c.kind == jit_compile_args::scan_exclusive;
+    const bool scan =
+        c.kind == jit_compile_args::scan_inclusive || c.kind == jit_compile_args::scan_exclusive;
     if (!scan && c.kind != jit_compile_args::reduce) {
       throw_invalid_argument("cupar::jit", "iterator expressions are taken by reduce and scans");
     }
     loader.emplace(jit::expression_op(*c.iter, *c.types[0], 0, "cupar::jit::compile"));
-    req = scan ? set_request{c.kind == jit_compile_args::scan_inclusive ? family::scan_inclusive
-                                                                         : family::scan_exclusive,
-                             {c.types[0]}}
-               : set_request{family::transform_reduce, {&jit::index_type(), c.types[0]}};
-    req.index = true;
-    req.ops[0] = &*loader;
-    req.ops[1] = c.op;
+    const family f = !scan                                        ? family::reduce
+                     : c.kind == jit_compile_args::scan_inclusive ? family::scan_inclusive
+                                                                  : family::scan_exclusive;
+    req = jit::expression_request(f, *c.types[0], *loader, c.op);
   } else {
     req = request_of(c);
   }

@@ -116,7 +116,7 @@ std::string type_definition_block(const type_ref& t, const char* back_to) {
   if (t.definition.empty()) return std::string();
   // Guarded: an iterator expression's generated code (iterator.cpp) defines the types it uses
   // as well, and may name the set's own types.
-  const std::string guard = "CUPAR_TYPE_" + hex64(fnv1a(t.name));
+  const std::string guard = "CUPAR_TYPE_" + hash_hex(t.name);
   std::ostringstream out;
   out << "#ifndef " << guard << "\n#define " << guard << "\n";
   out << "#line 1 \"cupar_type_" << t.name << "\"\n" << t.definition << "\n";
@@ -398,7 +398,7 @@ std::string type_ref::key() const {
   if (is_boolean()) return "bool";
   if (definition.empty()) return "s" + std::to_string(size) + "a" + std::to_string(align);
   return name + "/" + std::to_string(size) + "/" + std::to_string(align) + "/" +
-         hex64(fnv1a(definition));
+         hash_hex(definition);
 }
 
 std::string set_spec::key() const {
@@ -476,7 +476,10 @@ std::vector<slot_spec> slots_of(const set_spec& s) {
     case family::scan_inclusive:
     case family::scan_exclusive:
       if (s.variant == "index") {  // the iterator expression first: it anchors the cache entry
-        return {{"cupar_jit_xform", "iterator expression", {type_ref::of(scalar::u64)}, t[0],
+        return {{"cupar_jit_xform",
+                 "iterator expression",
+                 {type_ref::of(scalar::u64)},
+                 t[0],
                  {"cupar_i"}},
                 old_style_slot({t[0], t[0]}, t[0], {"a", "b"}, "operator")};
       }

@@ -192,7 +192,6 @@ void check_not_empty(const cupar::jit::op& op, const slot_spec& slot, bool sever
   }
 }
 
-
 /// The precompiled object serving slot `i` of a data-processing build (a named operator on an
 /// arithmetic type), or null.
 const precompiled_named* named_object_for(const build_spec& spec, const slot_spec& slot,
@@ -210,8 +209,7 @@ const precompiled_named* named_object_for(const build_spec& spec, const slot_spe
 void add_snippets(compile_request& req, const slot_spec& slot, const slot_binding& b, int index) {
   const auto& def = *b.op.definition();
   req.snippets.push_back({snippet_file_of(index), generated_file_of(index), snippet_text(b.op),
-                          slot.what, role_description(slot, b),
-                          def.generated ? nullptr : &b.op});
+                          slot.what, role_description(slot, b), def.generated ? nullptr : &b.op});
   for (const auto& p : def.parts) {
     req.snippets.push_back({p.file, "cupar_expression", snippet_text(p.op),
                             "iterator expression's transform",

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <set>
@@ -149,8 +148,8 @@ node_ptr iterator_permutation(const node_ptr& values, const node_ptr& indices) {
   require_node(values, fn, "the values");
   require_node(indices, fn, "the indices");
   if (!is_integral(indices->type)) {
-    throw_invalid_argument(fn, std::string("the indices are ") + indices->type.name +
-                                   ", not an integral type");
+    throw_invalid_argument(
+        fn, std::string("the indices are ") + indices->type.name + ", not an integral type");
   }
   auto n = std::make_shared<iterator_node>();
   n->k = kind::permutation;
@@ -260,10 +259,9 @@ struct generator {
           const unsigned long long count = n;
           std::memcpy(state + n_offset, &count, 8);
         }
-        return code(*x.children[0], "(" +
-                                        read(static_cast<std::size_t>(n_offset),
-                                             "unsigned long long") +
-                                        " - 1ull - (" + i + "))");
+        return code(*x.children[0],
+                    "(" + read(static_cast<std::size_t>(n_offset), "unsigned long long") +
+                        " - 1ull - (" + i + "))");
       }
     }
     return std::string();
@@ -283,8 +281,8 @@ struct generator {
     const std::string name = "cupar_xf_" + std::to_string(k);
     const std::string& preamble = def.preamble;
     if (!preamble.empty() && preambles.insert(preamble).second) {
-      pre << "#line 1 \"cupar_preamble\"\n" << preamble << "\n#line 1 \"" << expression_file
-          << "\"\n";
+      pre << "#line 1 \"cupar_preamble\"\n"
+          << preamble << "\n#line 1 \"" << expression_file << "\"\n";
     }
     const std::string result = x.type.name;
     pre << "__device__ __forceinline__ " << result << " " << name

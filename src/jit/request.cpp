@@ -1,6 +1,8 @@
 // cupar internal: turning a library call's types and operators into a JIT build request.
 #include "request.hpp"
 
+#include "iterator_expr.hpp"
+
 #include "op_definition.hpp"
 #include "precompiled.hpp"
 
@@ -145,6 +147,16 @@ build_spec set_request::spec() const {
     sp.slots.push_back(std::move(b));
   }
   return sp;
+}
+
+set_request expression_request(family f, const jit_type& t, const cupar::jit::op& loader,
+                               const cupar::jit::op* op) {
+  set_request r = f == family::reduce ? set_request{family::transform_reduce, {&index_type(), &t}}
+                                      : set_request{f, {&t}};
+  r.index = true;
+  r.ops[0] = &loader;
+  r.ops[1] = op;
+  return r;
 }
 
 const cupar::jit::op& set_request::anchor() const {

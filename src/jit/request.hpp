@@ -41,6 +41,12 @@ struct set_request {
   const cupar::jit::op& anchor() const;
 };
 
+/// The request of an iterator expression read by `f` (reduce, scan_inclusive, scan_exclusive)
+/// into `t`: the "+index" sets (reduce's are transform_reduce<u64, t>+index), the expression's
+/// generated operator `loader` in the first slot (it anchors the cache), `op` in the second.
+set_request expression_request(family f, const jit_type& t, const cupar::jit::op& loader,
+                               const cupar::jit::op* op);
+
 struct resolved {
   const device_info* dev;
   std::shared_ptr<const loaded_module> module;
@@ -49,7 +55,6 @@ struct resolved {
 /// The module serving `r` on the current device: the plan's, or through the per-operator and
 /// process caches (building it on a miss).
 resolved resolve(const set_request& r, const plan_state* plan, const char* fn);
-
 
 }  // namespace jit
 

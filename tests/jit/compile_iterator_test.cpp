@@ -62,8 +62,8 @@ TEST(JitIteratorCompile, ArgmaxOverAZipWithACountingIndexIsAStructClass) {
   if (cupar::testing::precompiled_here(c.set)) cupar::testing::expect_served_by_set(c);
   // A mean where: a struct the transform builds from a float.
   const auto mean = jit::compile_reduce<sum_count>(
-      jit::transform<sum_count>(no_floats,
-                                op("x > t ? sum_count{x, 1u} : sum_count{0.0f, 0u}").param("t", 0.f)),
+      jit::transform<sum_count>(
+          no_floats, op("x > t ? sum_count{x, 1u} : sum_count{0.0f, 0u}").param("t", 0.f)),
       op("sum_count{a.sum + b.sum, a.count + b.count}"), 90, true);
   EXPECT_EQ(mean.tier, 2);
 }
@@ -71,23 +71,23 @@ TEST(JitIteratorCompile, ArgmaxOverAZipWithACountingIndexIsAStructClass) {
 TEST(JitIteratorCompile, ExpressionsCompose) {
   const unsigned* no_indices = nullptr;
   // A transform of a zip of a counting index, a gather, a reversed array and a constant.
-  const jit::iterator e = jit::transform<double>(
-      jit::zip({{"i", jit::counting(7)},
-                {"g", jit::permutation(no_floats, no_indices)},
-                {"r", jit::reverse(no_floats)},
-                {"c", jit::constant(2.5)}}),
-      op("x.i * x.c + x.g - x.r + s").param("s", 1.0));
+  const jit::iterator e =
+      jit::transform<double>(jit::zip({{"i", jit::counting(7)},
+                                       {"g", jit::permutation(no_floats, no_indices)},
+                                       {"r", jit::reverse(no_floats)},
+                                       {"c", jit::constant(2.5)}}),
+                             op("x.i * x.c + x.g - x.r + s").param("s", 1.0));
   const auto b = jit::compile_reduce<double>(e, jit::maximum, 90, true);
   EXPECT_EQ(b.kernel_set, "transform_reduce<u64,f64>+index");
   EXPECT_EQ(b.tier, 2);
   // Transforms of transforms, a permutation of a zip (one gathered index for both fields).
   const auto nested = jit::compile_reduce<float>(
-      jit::transform(jit::transform(jit::transform<float>(
-                                        jit::permutation(jit::zip(no_floats, no_floats),
-                                                         jit::counting(0u)),
-                                        op("x._0 - x._1")),
-                                    op("x * x")),
-                     op("[](float v) { return sqrtf(v); }")),
+      jit::transform(
+          jit::transform(jit::transform<float>(
+                             jit::permutation(jit::zip(no_floats, no_floats), jit::counting(0u)),
+                             op("x._0 - x._1")),
+                         op("x * x")),
+          op("[](float v) { return sqrtf(v); }")),
       sum_op, 90, false);
   EXPECT_EQ(nested.kernel_set, "transform_reduce<u64,f32>+index");
 }
@@ -97,8 +97,7 @@ TEST(JitIteratorCompile, StructArraysAndStructAccumulatorsCompileTogether) {
   // expression's code and the operator's (from source here unless its class is precompiled).
   const rec12* records = nullptr;
   const auto b = jit::compile_reduce<rec12>(
-      jit::iterator(records), op("rec12{a.x + b.x, a.y + b.y, a.w < b.w ? a.w : b.w}"), 90,
-      false);
+      jit::iterator(records), op("rec12{a.x + b.x, a.y + b.y, a.w < b.w ? a.w : b.w}"), 90, false);
   EXPECT_EQ(b.kernel_set.rfind("transform_reduce<u64,", 0), 0u) << b.kernel_set;
   // A field of a struct array, projected by a transform.
   const auto field = jit::compile_reduce<float>(jit::transform<float>(records, op("x.x * x.w")),
@@ -112,11 +111,12 @@ TEST(JitIteratorCompile, ScansOfExpressionsLinkToTheIndexScanSets) {
   const unsigned* no_indices = nullptr;
   for (bool inclusive : {true, false}) {
     SCOPED_TRACE(inclusive ? "inclusive" : "exclusive");
-    const std::string set = std::string(inclusive ? "scan_inclusive" : "scan_exclusive") +
-                            "<f32>+index";
+    const std::string set =
+        std::string(inclusive ? "scan_inclusive" : "scan_exclusive") + "<f32>+index";
     const jit::iterator above = jit::transform<float>(no_floats, op("x > 0.5f ? 1.0f : 0.0f"));
-    const cupar::testing::class_case c{set, jit::compile_scan<float>(above, sum_op, inclusive, 90, false),
-                                       jit::compile_scan<float>(above, sum_op, inclusive, 90, true)};
+    const cupar::testing::class_case c{
+        set, jit::compile_scan<float>(above, sum_op, inclusive, 90, false),
+        jit::compile_scan<float>(above, sum_op, inclusive, 90, true)};
     EXPECT_EQ(c.quick.kernel_set, set);
     if (cupar::testing::precompiled_here(set)) {
       cupar::testing::expect_served_by_set(c);
@@ -143,13 +143,13 @@ TEST(JitIteratorCompile, BuildersCheckTheirArguments) {
   EXPECT_THROW(jit::compile_reduce<float>(jit::zip(no_floats, no_floats), sum_op),
                std::invalid_argument);
   // More than 64 bytes of state: nine pointers.
-  EXPECT_THROW(jit::compile_reduce<float>(
-                   jit::transform<float>(
-                       jit::zip(no_floats, no_floats, no_floats, no_floats, no_floats, no_floats,
-                                no_floats, no_floats, no_floats),
-                       op("x._0")),
-                   sum_op),
-               std::invalid_argument);
+  EXPECT_THROW(
+      jit::compile_reduce<float>(
+          jit::transform<float>(jit::zip(no_floats, no_floats, no_floats, no_floats, no_floats,
+                                         no_floats, no_floats, no_floats, no_floats),
+                                op("x._0")),
+          sum_op),
+      std::invalid_argument);
   // Eight fit.
   EXPECT_NO_THROW(jit::compile_reduce<float>(
       jit::transform<float>(jit::zip(no_floats, no_floats, no_floats, no_floats, no_floats,
@@ -161,8 +161,8 @@ TEST(JitIteratorCompile, BuildersCheckTheirArguments) {
 TEST(JitIteratorCompile, ErrorsInATransformPointAtItsSnippet) {
   try {
     (void)jit::compile_reduce<float>(
-        jit::transform<float>(jit::transform<float>(no_floats, op("x * 2")), op("x +* 1")),
-        sum_op, 90, false);
+        jit::transform<float>(jit::transform<float>(no_floats, op("x * 2")), op("x +* 1")), sum_op,
+        90, false);
     FAIL() << "expected cupar::jit_error";
   } catch (const cupar::jit_error& e) {
     EXPECT_EQ(e.stage(), cupar::jit_stage::compile);
@@ -181,8 +181,8 @@ TEST(JitIteratorCompile, ErrorsInATransformPointAtItsSnippet) {
     EXPECT_NE(std::string(e.what()).find("preprocessor"), std::string::npos) << e.what();
   }
   // The JIT keeps working.
-  EXPECT_NO_THROW(jit::compile_reduce<float>(jit::transform<float>(no_floats, op("x + 1")),
-                                             sum_op, 90, false));
+  EXPECT_NO_THROW(
+      jit::compile_reduce<float>(jit::transform<float>(no_floats, op("x + 1")), sum_op, 90, false));
 }
 
 }  // namespace

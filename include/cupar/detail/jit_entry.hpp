@@ -65,9 +65,9 @@ struct jit_reduce_args {
   std::size_t n;
   const jit::op* op;
   const void* init;
-  const plan_state* plan = nullptr;    // set by plan objects: skips the cache lookup
-  const jit::op* transform = nullptr;  // transform_reduce: applied to each element first
-  const jit_type* in_type = nullptr;   // transform_reduce: the elements' type
+  const plan_state* plan = nullptr;        // set by plan objects: skips the cache lookup
+  const jit::op* transform = nullptr;      // transform_reduce: applied to each element first
+  const jit_type* in_type = nullptr;       // transform_reduce: the elements' type
   const jit::iterator* in_iter = nullptr;  // an iterator expression instead of `in`
 };
 CUPAR_EXPORT void jit_reduce(const jit_reduce_args& args, stream_ref stream, memory_resource& mr);
@@ -79,8 +79,8 @@ struct jit_scan_args {
   void* out;
   std::size_t n;
   const jit::op* op;
-  const void* init;                  // exclusive scans; null for inclusive
-  const plan_state* plan = nullptr;  // set by plan objects: skips the cache lookup
+  const void* init;                        // exclusive scans; null for inclusive
+  const plan_state* plan = nullptr;        // set by plan objects: skips the cache lookup
   const jit::iterator* in_iter = nullptr;  // an iterator expression instead of `in`
 };
 CUPAR_EXPORT void jit_scan(const jit_scan_args& args, stream_ref stream, memory_resource& mr);
