@@ -7,6 +7,8 @@
 //   argmax/<impl>/f32              reduce over zip(counting, x), (index, value) accumulator,
 //                                  lowest index on ties; cub: DeviceReduce::ArgMax
 //   count_where/<impl>/f32         reduce(transform(x, x > 0.5 ? 1 : 0), plus) as u64
+//   scan_squares/<impl>/f32        inclusive scan of x * x read through a transform iterator
+//                                  (cupar_jit_expr: jit::transform(x, "x * x"), jit_kernels.cpp)
 //   inclusive_scan_out/<impl>/f32  inclusive scan of x written through a transform output
 //                                  iterator (2 * s)
 //   merge_sort_computed/<impl>/f32 sort of keys |x| computed by a transform iterator
@@ -153,6 +155,25 @@ void count_where_cub_f32(benchmark::State& state) {
                                        out, static_cast<int>(n), ::cuda::std::plus<>{}, 0ull, s);
     });
   });
+}
+
+void scan_squares_cupar_f32(benchmark::State& state) {
+  unary_runner<float, float>(state, [](const float* in, float* out, std::size_t n, cudaStream_t s) {
+    cupar::inclusive_scan(thrust::make_transform_iterator(in, square{}), out, n,
+                          ::cuda::std::plus<>{}, s);
+  });
+}
+
+void scan_squares_cub_f32(benchmark::State& state) {
+  cub_temp temp;
+  unary_runner<float, float>(
+      state, [&](const float* in, float* out, std::size_t n, cudaStream_t s) {
+        temp.run([&](void* t, std::size_t& bytes) {
+          return cub::DeviceScan::InclusiveScan(t, bytes,
+                                                thrust::make_transform_iterator(in, square{}), out,
+                                                ::cuda::std::plus<>{}, static_cast<int>(n), s);
+        });
+      });
 }
 
 void inclusive_scan_out_cupar_f32(benchmark::State& state) {

@@ -14,6 +14,7 @@
 //   reduce_sum_squares, count_where  transform_reduce: transform "x * x" / "x > 0.5f ? 1ull :
 //                     0ull", the named plus (the fused rows of fused.cu); cupar_jit_expr: the
 //                     same over an iterator expression (jit::transform), the "+index" sets
+//   scan_squares      inclusive scan of the expression transform(x, "x * x") ("+index" scan sets)
 //   dot, argmax       iterator expressions: transform<float>(zip(a, b), "x._0 * x._1");
 //                     zip({"i", counting(0ll)}, {"v", x}) into a struct {long long i; float v;}
 #include "jit_rows.hpp"
@@ -137,6 +138,16 @@ void count_where_cupar_jit_expr_f32(benchmark::State& state) {
       [](const float* in, std::size_t) {
         return cupar::jit::transform<unsigned long long>(in, op("x > 0.5f ? 1ull : 0ull"));
       });
+}
+
+void scan_squares_cupar_jit_expr_f32(benchmark::State& state) {
+  const op square("x * x");
+  jit_row_guard guard("scan_squares f32 transform(x, \"x * x\")");
+  unary_runner<float, float>(
+      state, jit_warmed(guard, [&](const float* in, float* out, std::size_t n, cudaStream_t s) {
+        cupar::inclusive_scan(cupar::jit::transform(in, square), out, n, cupar::jit::plus, s);
+      }));
+  guard.check(state);
 }
 
 void reduce_sum_cupar_jit_f32(benchmark::State& state) {

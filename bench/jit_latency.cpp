@@ -22,6 +22,8 @@
 //   named plus (issue 10's fused sum of squares). dot_f32, argmax_f32: reduces over iterator
 //   expressions (jit_iterator.hpp), transform<float>(zip(a, b), "x._0 * x._1") with a new
 //   transform each, and zip(counting(0ll), x) into a struct with a new reduction each.
+//   scan_squares_f32: an inclusive scan of the expression transform(x, "x * x"), a new transform
+//   each time (the "+index" scan sets).
 // Measures, run in the order given:
 //   first_call    the first call with the case's operator; then waits for the background
 //                 (optimised) build, so that the cache directory holds it when the process ends
@@ -284,6 +286,36 @@ class argmax_f32 final : public workload {
   std::vector<float> host_;
   cupar::device_buffer<float> in_;
   cupar::device_buffer<lat_arg_f32> out_;
+};
+
+/// A scan of an iterator expression: the running sum of squares, a new transform each time, the
+/// expression rebuilt for every call (the "+index" scan sets).
+class scan_squares_f32 final : public workload {
+ public:
+  scan_squares_f32(std::size_t n, cudaStream_t s)
+      : workload(s), host_(host_values<float>(n, 1, {-1.0, 1.0})), in_(host_, s), out_(n, s) {}
+  op make_op(int i) const override {
+    return op(i == 0 ? std::string("x * x") : "x * x + 0.0f * " + std::to_string(i));
+  }
+  void call(const op& o) override {
+    cupar::inclusive_scan(cupar::jit::transform(in_.data(), o), out_.data(), in_.size(),
+                          cupar::jit::plus, stream_);
+  }
+  void check() override {
+    const std::vector<float> got = out_.to_host();
+    double ref = 0;
+    for (std::size_t i = 0; i < host_.size(); ++i) {
+      ref += double(host_[i]) * host_[i];
+      if (!(std::fabs(got[i] - ref) <= 1e-4 * ref + 1e-3)) {
+        throw std::runtime_error("scan_squares_f32: wrong prefix at " + std::to_string(i) + ": " +
+                                 number(got[i]) + " (expected " + number(ref) + ")");
+      }
+    }
+  }
+
+ private:
+  std::vector<float> host_;
+  cupar::device_buffer<float> in_, out_;
 };
 
 class merge_sort_keys_f32 final : public workload {
@@ -724,7 +756,8 @@ const char* const case_names[] = {"reduce_f32",
                                   "reduce_by_key_u32_rec16",
                                   "sum_of_squares_f32",
                                   "dot_f32",
-                                  "argmax_f32"};
+                                  "argmax_f32",
+                                  "scan_squares_f32"};
 
 std::unique_ptr<workload> make_workload(const std::string& name, std::size_t n, cudaStream_t s) {
   if (name == "reduce_f32") return std::make_unique<reduce_f32>(n, s);
@@ -747,6 +780,7 @@ std::unique_ptr<workload> make_workload(const std::string& name, std::size_t n, 
   if (name == "sum_of_squares_f32") return std::make_unique<sum_of_squares_f32>(n, s);
   if (name == "dot_f32") return std::make_unique<dot_f32>(n, s);
   if (name == "argmax_f32") return std::make_unique<argmax_f32>(n, s);
+  if (name == "scan_squares_f32") return std::make_unique<scan_squares_f32>(n, s);
   return nullptr;
 }
 

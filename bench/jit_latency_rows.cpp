@@ -269,6 +269,11 @@ const latency_case case_reduce_by_key_u32_rec16{"reduce_by_key_u32_rec16",
                                                 "reduce_by_key_u32_rec16", "tiered", 20};
 const latency_case case_sum_of_squares_f32{"sum_of_squares_f32", "sum_of_squares_f32", "tiered",
                                            20};
+// Iterator expressions (issue 10): a new transform of zip(a, b), a new reduction over
+// zip(counting, x), a new transform scanned; 20 new operators each, the expression rebuilt per call.
+const latency_case case_dot_f32{"dot_f32", "dot_f32", "tiered", 20};
+const latency_case case_argmax_f32{"argmax_f32", "argmax_f32", "tiered", 20};
+const latency_case case_scan_squares_f32{"scan_squares_f32", "scan_squares_f32", "tiered", 20};
 const latency_case case_reduce_f32_optimized{"reduce_f32_optimized", "reduce_f32", "optimized", 0};
 const latency_case case_merge_sort_keys_f32_optimized{"merge_sort_keys_f32_optimized",
                                                       "merge_sort_keys_f32", "optimized", 0};
@@ -466,6 +471,9 @@ CUPAR_LATENCY_ROWS(merge_sort_rec32)
 CUPAR_LATENCY_ROWS(reduce_rec36)
 CUPAR_LATENCY_ROWS(reduce_by_key_u32_rec16)
 CUPAR_LATENCY_ROWS(sum_of_squares_f32)
+CUPAR_LATENCY_ROWS(dot_f32)
+CUPAR_LATENCY_ROWS(argmax_f32)
+CUPAR_LATENCY_ROWS(scan_squares_f32)
 #undef CUPAR_LATENCY_ROWS
 
 }  // namespace cupar_bench

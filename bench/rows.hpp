@@ -150,6 +150,9 @@
   X(count_where, cupar_jit, f32, gpu)                                          \
   X(count_where, cupar_jit_expr, f32, gpu)                                     \
   X(count_where, cub, f32, gpu)                                                \
+  X(scan_squares, cupar, f32, gpu)                                             \
+  X(scan_squares, cupar_jit_expr, f32, gpu)                                    \
+  X(scan_squares, cub, f32, gpu)                                               \
   X(inclusive_scan_out, cupar, f32, gpu)                                       \
   X(inclusive_scan_out, cub, f32, gpu)                                         \
   X(merge_sort_computed, cupar, f32, gpu)                                      \
@@ -271,6 +274,18 @@
   X(jit_latency, disk_cache_process, sum_of_squares_f32, once)                 \
   X(jit_latency, warm_in_process, sum_of_squares_f32, once)                    \
   X(jit_latency, new_operator_in_process, sum_of_squares_f32, once)            \
+  X(jit_latency, cold_process, dot_f32, once)                                  \
+  X(jit_latency, disk_cache_process, dot_f32, once)                            \
+  X(jit_latency, warm_in_process, dot_f32, once)                               \
+  X(jit_latency, new_operator_in_process, dot_f32, once)                       \
+  X(jit_latency, cold_process, argmax_f32, once)                               \
+  X(jit_latency, disk_cache_process, argmax_f32, once)                         \
+  X(jit_latency, warm_in_process, argmax_f32, once)                            \
+  X(jit_latency, new_operator_in_process, argmax_f32, once)                    \
+  X(jit_latency, cold_process, scan_squares_f32, once)                         \
+  X(jit_latency, disk_cache_process, scan_squares_f32, once)                   \
+  X(jit_latency, warm_in_process, scan_squares_f32, once)                      \
+  X(jit_latency, new_operator_in_process, scan_squares_f32, once)              \
                                                                                \
   X(select_if, cupar, u32, gpu)                                                \
   X(select_if, cupar_jit, u32, gpu)                                            \
