@@ -8,7 +8,9 @@
 //                     precompiled in the library, nothing compiled at run time)
 //   reduce_max        "a < b ? b : a"
 //   inclusive_scan    "a + b"
-//   transform_unary   "2.0f * x + 1.0f";  transform_binary "a + b"
+//   transform_unary   "2.0f * x + 1.0f";  transform_binary "a + b"; cupar_jit_expr: the same through
+//                     transform over expressions (the "for_each" set); transform_mixed i32 -> f64
+//                     "x * 0.5" (no CUB set for the pair: the pointer call runs for_each)
 //   merge_sort_*      comparator "a < b" (cupar::jit::less would run the radix sort instead)
 //   histogram_even_op sample operator "1.0f - x"
 //   reduce_sum_squares, count_where  transform_reduce: transform "x * x" / "x > 0.5f ? 1ull :
@@ -187,6 +189,39 @@ void transform_unary_cupar_jit_f32(benchmark::State& state) {
       state, jit_warmed(guard, [&](const float* in, float* out, std::size_t n, cudaStream_t s) {
         cupar::transform(in, out, n, f, s);
       }));
+  guard.check(state);
+}
+
+// The "for_each" set: transform over expressions (here plain arrays as expressions), and a pair
+// of types without a precompiled CUB transform set, which the pointer call routes there.
+void transform_unary_cupar_jit_expr_f32(benchmark::State& state) {
+  const op f("2.0f * x + 1.0f");
+  jit_row_guard guard("transform_unary f32 for_each \"2.0f * x + 1.0f\"");
+  unary_runner<float, float>(
+      state, jit_warmed(guard, [&](const float* in, float* out, std::size_t n, cudaStream_t s) {
+        cupar::transform(cupar::jit::iterator(in), cupar::jit::output(out), n, f, s);
+      }));
+  guard.check(state);
+}
+
+void transform_binary_cupar_jit_expr_i32(benchmark::State& state) {
+  const op f("a + b");
+  jit_row_guard guard("transform_binary i32 for_each \"a + b\"");
+  binary_runner<std::int32_t, std::int32_t, std::int32_t>(
+      state, jit_warmed(guard, [&](const std::int32_t* a, const std::int32_t* b, std::int32_t* out,
+                                   std::size_t n, cudaStream_t s) {
+        cupar::transform(cupar::jit::iterator(a), cupar::jit::iterator(b), cupar::jit::output(out),
+                         n, f, s);
+      }));
+  guard.check(state);
+}
+
+void transform_mixed_cupar_jit_i32_f64(benchmark::State& state) {
+  const op f("x * 0.5");
+  jit_row_guard guard("transform_mixed i32 -> f64 \"x * 0.5\" (for_each)");
+  unary_runner<std::int32_t, double>(
+      state, jit_warmed(guard, [&](const std::int32_t* in, double* out, std::size_t n,
+                                   cudaStream_t s) { cupar::transform(in, out, n, f, s); }));
   guard.check(state);
 }
 

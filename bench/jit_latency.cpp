@@ -23,7 +23,8 @@
 //   expressions (jit_iterator.hpp), transform<float>(zip(a, b), "x._0 * x._1") with a new
 //   transform each, and zip(counting(0ll), x) into a struct with a new reduction each.
 //   scan_squares_f32: an inclusive scan of the expression transform(x, "x * x"), a new transform
-//   each time (the "+index" scan sets).
+//   each time (the "+index" scan sets). transform_rec16_f32: a binary transform (rec16, f32) ->
+//   f64, a new operator each time (no CUB transform set for the types: the "for_each" kernels).
 // Measures, run in the order given:
 //   first_call    the first call with the case's operator; then waits for the background
 //                 (optimised) build, so that the cache directory holds it when the process ends
@@ -372,6 +373,46 @@ class reduce_point final : public workload {
  private:
   std::vector<point> host_;
   cupar::device_buffer<point> in_, out_;
+};
+
+/// A binary transform of a struct and a float into a double, (rec16, f32) -> f64: no CUB transform
+/// set for the combination, so the "for_each" kernels serve it (before: CUB's transform kernels
+/// compiled from source, about 2.5 s per operator); a new operator each time.
+class transform_rec16_f32 final : public workload {
+ public:
+  transform_rec16_f32(std::size_t n, cudaStream_t s) : workload(s), host_(n), w_(n), out_(n, s) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const float v = static_cast<float>(static_cast<int>(i % 17) - 8);
+      host_[i] = rec16{static_cast<float>(i % 4 + 1), v * 4.0f, v, v};
+      w_[i] = static_cast<float>(i % 5);
+    }
+    in_ = cupar::device_buffer<rec16>(host_, s);
+    win_ = cupar::device_buffer<float>(w_, s);
+  }
+  op make_op(int i) const override {
+    return op(i == 0 ? std::string("a.sum / a.count + b")
+                     : "a.sum / a.count + b + 0.0f * " + std::to_string(i));
+  }
+  void call(const op& o) override {
+    cupar::transform(in_.data(), win_.data(), out_.data(), host_.size(), o, stream_);
+  }
+  void check() override {
+    const std::vector<double> got = out_.to_host();
+    for (std::size_t i = 0; i < host_.size(); ++i) {
+      const double want = double(host_[i].sum / host_[i].count + w_[i]);
+      if (got[i] != want) {
+        throw std::runtime_error("transform_rec16_f32: wrong value at " + std::to_string(i) + ": " +
+                                 number(got[i]) + " (expected " + number(want) + ")");
+      }
+    }
+  }
+
+ private:
+  std::vector<rec16> host_;
+  std::vector<float> w_;
+  cupar::device_buffer<rec16> in_;
+  cupar::device_buffer<float> win_;
+  cupar::device_buffer<double> out_;
 };
 
 /// Reduce (or inclusive scan) of rec16 records: count, sum, min, max merged. Small integers in
@@ -757,7 +798,8 @@ const char* const case_names[] = {"reduce_f32",
                                   "sum_of_squares_f32",
                                   "dot_f32",
                                   "argmax_f32",
-                                  "scan_squares_f32"};
+                                  "scan_squares_f32",
+                                  "transform_rec16_f32"};
 
 std::unique_ptr<workload> make_workload(const std::string& name, std::size_t n, cudaStream_t s) {
   if (name == "reduce_f32") return std::make_unique<reduce_f32>(n, s);
@@ -781,6 +823,7 @@ std::unique_ptr<workload> make_workload(const std::string& name, std::size_t n, 
   if (name == "dot_f32") return std::make_unique<dot_f32>(n, s);
   if (name == "argmax_f32") return std::make_unique<argmax_f32>(n, s);
   if (name == "scan_squares_f32") return std::make_unique<scan_squares_f32>(n, s);
+  if (name == "transform_rec16_f32") return std::make_unique<transform_rec16_f32>(n, s);
   return nullptr;
 }
 

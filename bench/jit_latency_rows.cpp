@@ -274,6 +274,9 @@ const latency_case case_sum_of_squares_f32{"sum_of_squares_f32", "sum_of_squares
 const latency_case case_dot_f32{"dot_f32", "dot_f32", "tiered", 20};
 const latency_case case_argmax_f32{"argmax_f32", "argmax_f32", "tiered", 20};
 const latency_case case_scan_squares_f32{"scan_squares_f32", "scan_squares_f32", "tiered", 20};
+// A binary struct transform (rec16, f32) -> f64: the "for_each" kernels (issue 11).
+const latency_case case_transform_rec16_f32{"transform_rec16_f32", "transform_rec16_f32", "tiered",
+                                            20};
 const latency_case case_reduce_f32_optimized{"reduce_f32_optimized", "reduce_f32", "optimized", 0};
 const latency_case case_merge_sort_keys_f32_optimized{"merge_sort_keys_f32_optimized",
                                                       "merge_sort_keys_f32", "optimized", 0};
@@ -474,6 +477,7 @@ CUPAR_LATENCY_ROWS(sum_of_squares_f32)
 CUPAR_LATENCY_ROWS(dot_f32)
 CUPAR_LATENCY_ROWS(argmax_f32)
 CUPAR_LATENCY_ROWS(scan_squares_f32)
+CUPAR_LATENCY_ROWS(transform_rec16_f32)
 #undef CUPAR_LATENCY_ROWS
 
 }  // namespace cupar_bench

@@ -160,16 +160,21 @@
                                                                                \
   X(transform_unary, cupar, f32, gpu)                                          \
   X(transform_unary, cupar_jit, f32, gpu)                                      \
+  X(transform_unary, cupar_jit_expr, f32, gpu)                                 \
   X(transform_unary, cub, f32, gpu)                                            \
   X(transform_unary, thrust, f32, gpu)                                         \
   X(transform_unary, cpu_seq, f32, cpu_seq)                                    \
   X(transform_unary, cpu_omp, f32, cpu_omp)                                    \
   X(transform_binary, cupar, i32, gpu)                                         \
   X(transform_binary, cupar_jit, i32, gpu)                                     \
+  X(transform_binary, cupar_jit_expr, i32, gpu)                                \
   X(transform_binary, cub, i32, gpu)                                           \
   X(transform_binary, thrust, i32, gpu)                                        \
   X(transform_binary, cpu_seq, i32, cpu_seq)                                   \
   X(transform_binary, cpu_omp, i32, cpu_omp)                                   \
+  X(transform_mixed, cupar, i32_f64, gpu)                                      \
+  X(transform_mixed, cupar_jit, i32_f64, gpu)                                  \
+  X(transform_mixed, cub, i32_f64, gpu)                                        \
                                                                                \
   X(histogram_even, cupar, f32, gpu)                                           \
   X(histogram_even, cub, f32, gpu)                                             \
@@ -286,6 +291,10 @@
   X(jit_latency, disk_cache_process, scan_squares_f32, once)                   \
   X(jit_latency, warm_in_process, scan_squares_f32, once)                      \
   X(jit_latency, new_operator_in_process, scan_squares_f32, once)              \
+  X(jit_latency, cold_process, transform_rec16_f32, once)                      \
+  X(jit_latency, disk_cache_process, transform_rec16_f32, once)                \
+  X(jit_latency, warm_in_process, transform_rec16_f32, once)                   \
+  X(jit_latency, new_operator_in_process, transform_rec16_f32, once)           \
                                                                                \
   X(select_if, cupar, u32, gpu)                                                \
   X(select_if, cupar_jit, u32, gpu)                                            \

@@ -45,6 +45,24 @@ void transform_binary_cupar_i32(benchmark::State& state) {
                  cudaStream_t s) { cupar::transform(a, b, out, n, op, s); });
 }
 
+// Mixed types: i32 -> f64, x * 0.5 (cupar_jit: no precompiled CUB set for the pair, so the run-time
+// path runs its "for_each" kernels; jit_kernels.cpp).
+void transform_mixed_cupar_i32_f64(benchmark::State& state) {
+  auto op = [] __device__(std::int32_t x) { return x * 0.5; };
+  unary_runner<std::int32_t, double>(
+      state, [=](const std::int32_t* in, double* out, std::size_t n, cudaStream_t s) {
+        cupar::transform(in, out, n, op, s);
+      });
+}
+
+void transform_mixed_cub_i32_f64(benchmark::State& state) {
+  auto op = [] __device__(std::int32_t x) -> double { return x * 0.5; };
+  unary_runner<std::int32_t, double>(
+      state, [=](const std::int32_t* in, double* out, std::size_t n, cudaStream_t s) {
+        CUPAR_BENCH_CUDA(cub::DeviceTransform::Transform(in, out, static_cast<int>(n), op, s));
+      });
+}
+
 void transform_binary_cub_i32(benchmark::State& state) {
   auto op = [] __device__(std::int32_t a, std::int32_t b) -> std::int32_t { return a + b; };
   binary_runner<std::int32_t, std::int32_t, std::int32_t>(

@@ -46,7 +46,7 @@ SUBJECTS = ["cupar", "cupar_jit", "cupar_jit_expr", "cupar_jit_named", "cupar_ji
 GPU_PEERS = ["cub", "cub_i64", "thrust"]
 CPU_PEERS = ["cpu_seq", "cpu_omp"]
 FAMILY_ORDER = ["reduce_sum", "reduce_max", "inclusive_scan", "exclusive_scan", "transform_unary",
-                "transform_binary", "radix_sort_keys", "radix_sort_pairs", "merge_sort_keys",
+                "transform_binary", "transform_mixed", "radix_sort_keys", "radix_sort_pairs", "merge_sort_keys",
                 "merge_sort_pairs", "reduce_struct", "inclusive_scan_struct", "histogram_even",
                 "histogram_even_op", "histogram_range", "reduce_sum_squares", "dot", "argmax",
                 "count_where", "scan_squares", "inclusive_scan_out", "merge_sort_computed"]
@@ -58,8 +58,11 @@ FAMILY_TITLES = {
                   "`a + b`; cupar_jit_named: cupar::jit::plus, precompiled)",
     "reduce_max": "reduce, max with a __device__ lambda (cupar_jit: snippet `a < b ? b : a`)",
     "inclusive_scan": "inclusive scan, sum (cupar_jit: snippet `a + b`)",
-    "transform_unary": "transform, unary 2x + 1 (cupar_jit: snippet `2.0f * x + 1.0f`)",
+    "transform_unary": "transform, unary 2x + 1 (cupar_jit: snippet `2.0f * x + 1.0f`; "
+                       "cupar_jit_expr: over expressions, the for_each kernels)",
     "transform_binary": "transform, binary a + b",
+    "transform_mixed": "transform, i32 -> f64 x * 0.5 (cupar_jit: no CUB set for the pair, the "
+                       "for_each kernels)",
     "radix_sort_keys": "radix sort, keys",
     "radix_sort_pairs": "radix sort, key-value pairs",
     "merge_sort_keys": "merge sort (comparator `a < b`: lambda; cupar_jit: snippet), keys; "

@@ -35,6 +35,9 @@ struct jit_compile_args {
   dp_op what = dp_op::select_if;
   const ::cupar::jit::op* op2 = nullptr;         // data_processing: the second slot's operator
   const ::cupar::jit::iterator* iter = nullptr;  // reduce, scans: an iterator expression input
+  // transform over expressions (the "for_each" set): the output, and the second input
+  const ::cupar::jit::output* out = nullptr;
+  const ::cupar::jit::iterator* iter2 = nullptr;
 };
 CUPAR_EXPORT ::cupar::jit::build_report jit_compile(const jit_compile_args& args);
 /// Builds (or finds) what a plan runs, for the current device (see plan.hpp).
@@ -132,6 +135,40 @@ build_report compile_transform(const op& o, int arch = 90, bool optimized = true
        &o,
        arch,
        optimized});
+}
+
+/// As compile_reduce, for transform over expressions (transform.hpp): `in` an iterator
+/// expression (or an array), `out` an output expression (or an array), `o` unary (argument x).
+/// What transform runs for them: the "for_each" set with the code generated for their shape (also
+/// what a call on pointers runs for types without precompiled CUB transform kernels; the typed
+/// compile_transform<In, Out> builds CUB's kernels, which plans use). Null arrays are allowed.
+inline build_report compile_transform(const iterator& in, const output& out, const op& o,
+                                      int arch = 90, bool optimized = true) {
+  ::cupar::detail::jit_compile_args a{::cupar::detail::jit_compile_args::transform_unary,
+                                      {nullptr, nullptr, nullptr},
+                                      ::cupar::detail::scalar{},
+                                      0,
+                                      &o,
+                                      arch,
+                                      optimized};
+  a.iter = &in;
+  a.out = &out;
+  return ::cupar::detail::jit_compile(a);
+}
+/// As above, for a binary transform (arguments a, b) of two expressions.
+inline build_report compile_transform(const iterator& a, const iterator& b, const output& out,
+                                      const op& o, int arch = 90, bool optimized = true) {
+  ::cupar::detail::jit_compile_args c{::cupar::detail::jit_compile_args::transform_binary,
+                                      {nullptr, nullptr, nullptr},
+                                      ::cupar::detail::scalar{},
+                                      0,
+                                      &o,
+                                      arch,
+                                      optimized};
+  c.iter = &a;
+  c.iter2 = &b;
+  c.out = &out;
+  return ::cupar::detail::jit_compile(c);
 }
 
 /// As compile_reduce, for a binary transform (A, B) -> Out.

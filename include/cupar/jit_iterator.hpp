@@ -23,8 +23,11 @@
 // for each call over other arrays compiles nothing.
 //
 // Today reduce, reduce_value, inclusive_scan and exclusive_scan take iterator expressions (the
-// scans through "+index" scan sets whose kernels read the expression by value); the other
-// families take pointers, and outputs are pointers (docs/DESIGN_FUSION.md says what comes next).
+// scans through "+index" scan sets whose kernels read the expression by value), and transform
+// takes them as inputs and output expressions (an array, discard(), transform_output) as its
+// output: one precompiled "for_each" kernel set walks the indices and calls the generated code
+// that loads, applies the operator and stores, so every combination of types is served without
+// compiling kernels. The other families take pointers (docs/DESIGN_FUSION.md).
 #pragma once
 
 #include <cupar/detail/jit_entry.hpp>
@@ -52,6 +55,10 @@ CUPAR_EXPORT node_ptr iterator_zip(const std::vector<std::pair<std::string, node
 CUPAR_EXPORT node_ptr iterator_permutation(const node_ptr& values, const node_ptr& indices);
 CUPAR_EXPORT node_ptr iterator_reverse(const node_ptr& in);
 CUPAR_EXPORT const cupar::detail::jit_type& iterator_value_type(const iterator_node& n);
+CUPAR_EXPORT node_ptr output_pointer(const cupar::detail::jit_type& t, void* p);
+CUPAR_EXPORT node_ptr output_discard();
+CUPAR_EXPORT node_ptr output_transform(const node_ptr& out, const op& f,
+                                       const cupar::detail::jit_type* value);
 }  // namespace detail
 
 /// A run-time iterator expression: a read-only input whose element i is computed on the device.
@@ -141,6 +148,43 @@ inline iterator permutation(const iterator& values, const iterator& indices) {
 /// in[n - 1 - i], where n is the element count of the call the expression is used in.
 inline iterator reverse(const iterator& in) {
   return iterator(detail::iterator_reverse(in.node()));
+}
+
+/// A run-time output expression: where an algorithm's element i goes, through code instead of
+/// straight into an array: a device array (`T*`, implicit), discard(), transform_output(out, f).
+/// Cheap to copy. Pointers inside it must stay valid until the algorithms using it have run.
+class output {
+ public:
+  /// A device array: element i is stored to d[i], converted to T as by assignment. T: an
+  /// arithmetic type or a struct described with CUPAR_JIT_TYPE. Null only for calls with n == 0.
+  template <class T, class = std::enable_if_t<!std::is_void_v<T> && !std::is_const_v<T>>>
+  output(T* d)  // NOLINT(google-explicit-constructor): arrays are outputs
+      : node_(detail::output_pointer(::cupar::detail::jit_type_of<T>(), d)) {}
+
+  explicit output(detail::node_ptr node) : node_(std::move(node)) {}
+
+  const detail::node_ptr& node() const noexcept { return node_; }
+
+ private:
+  detail::node_ptr node_;
+};
+
+/// Takes any value and stores nothing (an algorithm's output the caller does not need).
+inline output discard() {
+  return output(detail::output_discard());
+}
+
+/// Element i is f(v) stored to `out`, where v is the value the algorithm writes, taken as V (an
+/// arithmetic type or a CUPAR_JIT_TYPE struct; argument `x` of the unary run-time operator f,
+/// run-time parameters allowed), and f's result is converted to what `out` takes.
+template <class V>
+output transform_output(const output& out, const op& f) {
+  return output(detail::output_transform(out.node(), f, &::cupar::detail::jit_type_of<V>()));
+}
+/// As transform_output<V>, with V the element type of `out` (an array or another
+/// transform_output; not discard()).
+inline output transform_output(const output& out, const op& f) {
+  return output(detail::output_transform(out.node(), f, nullptr));
 }
 
 }  // namespace cupar::jit

@@ -3,6 +3,7 @@
 #include "engine.hpp"
 #include "iterator_expr.hpp"
 #include "launch.hpp"
+#include "precompiled.hpp"
 #include "request.hpp"
 
 #include "compiled/named_ops.hpp"
@@ -19,7 +20,10 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <memory>
 #include <optional>
 
@@ -170,6 +174,65 @@ void jit_scan(const jit_scan_args& a, stream_ref s, memory_resource& mr) {
                         });
 }
 
+namespace {
+
+/// Runs transform through the "for_each" set: `arity` input expressions, an output expression.
+void run_apply(const char* fn, int arity, const cupar::jit::iterator* const* in,
+               const cupar::jit::output& out, std::size_t n, const cupar::jit::op& op,
+               stream_ref s) {
+  // Generated (and its arrays checked) also for n == 0, so a malformed call fails on every n.
+  const jit::for_each_op apply = jit::transform_apply_op(in, arity, out, op, n, fn);
+  if (n == 0) return;
+  set_request req{family::for_each, {&jit::index_type()}};
+  req.ops[0] = &apply.op;
+  const auto [devp, module] = resolve(req, nullptr, fn);
+  jit::launch_status st;
+  jit::check_dispatch(
+      jit::run_for_each(*module, *devp, st, n, apply.items, apply.op.state(), s.get()), st,
+      "cupar transform (run-time operator)");
+}
+
+/// Whether the library precompiled CUB's transform kernels for the types of `r` (the types
+/// themselves, or a user struct's class); remembered per combination of types.
+bool transform_precompiled(const set_request& r) {
+  const bool same = r.fam == family::transform_unary ? r.t[0] == r.t[1]
+                                                     : r.t[0] == r.t[1] && r.t[1] == r.t[2];
+  if (same && is_arithmetic(*r.t[0])) return true;  // every arithmetic T -> T set is built
+  static std::mutex mutex;
+  static std::map<std::array<const jit_type*, 3>, bool> known;
+  const std::array<const jit_type*, 3> key{r.t[0], r.t[1], r.t[2]};
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = known.find(key); it != known.end()) return it->second;
+  }
+  const bool built = jit::precompiled_for_any_arch(r.spec().set.key());
+  std::lock_guard<std::mutex> lock(mutex);
+  known.emplace(key, built);
+  return built;
+}
+
+}  // namespace
+
+void jit_transform_apply(const jit_apply_args& a, stream_ref s) {
+  const char* fn = a.function;
+  const device_guard device(s);
+  if (a.arity < 1 || a.arity > 2 || a.out == nullptr || a.op == nullptr) {
+    throw_invalid_argument(fn, "malformed call");
+  }
+  static const char* in_names[2][2] = {{"in", ""}, {"a", "b"}};
+  const auto [out, out_size] = jit::output_array(*a.out);
+  require_size(fn, a.n, out_size);
+  for (int i = 0; i < a.arity; ++i) {
+    const auto [in, in_size] = jit::input_array(*a.in[i]);
+    require_size(fn, a.n, in_size);
+    if (in != nullptr && out != nullptr) {
+      require_same_or_disjoint(fn, in_names[a.arity - 1][i], in, a.n * in_size, "out", out,
+                               a.n * out_size);
+    }
+  }
+  run_apply(fn, a.arity, a.in, *a.out, a.n, *a.op, s);
+}
+
 void jit_transform(const jit_transform_args& a, stream_ref s) {
   const char* fn = a.function;
   const device_guard device(s);
@@ -191,6 +254,20 @@ void jit_transform(const jit_transform_args& a, stream_ref s) {
                   {a.in_types[0], a.arity == 2 ? a.in_types[1] : a.out_type,
                    a.arity == 2 ? a.out_type : nullptr}};
   req.ops[0] = a.op;
+  if (a.plan == nullptr && !transform_precompiled(req)) {
+    // Types without precompiled CUB transform kernels (mixed types, structs without a class set):
+    // the "for_each" set with the arrays as expressions, ready in tens of milliseconds instead
+    // of compiling CUB's kernels from source (seconds).
+    const cupar::jit::iterator ins[2] = {
+        cupar::jit::iterator(cupar::jit::detail::iterator_pointer(*a.in_types[0], a.in[0])),
+        cupar::jit::iterator(cupar::jit::detail::iterator_pointer(
+            a.arity == 2 ? *a.in_types[1] : *a.in_types[0], a.in[a.arity == 2 ? 1 : 0]))};
+    const cupar::jit::output out(
+        cupar::jit::detail::output_pointer(*a.out_type, a.out));
+    const cupar::jit::iterator* in[2] = {&ins[0], &ins[1]};
+    run_apply(fn, a.arity, in, out, a.n, *a.op, s);
+    return;
+  }
   const auto [devp, module] = resolve(req, a.plan, fn);
   const jit::device_info& dev = *devp;
   jit::launch_status st;
@@ -412,7 +489,16 @@ bool served_by_library(const set_request& r, const cupar::jit::op& op) {
 cupar::jit::build_report jit_compile(const jit_compile_args& c) {
   std::optional<cupar::jit::op> loader;
   set_request req{family::reduce};
-  if (c.iter != nullptr) {
+  if (c.out != nullptr) {
+    // transform over expressions: the "for_each" set.
+    if (c.op == nullptr || c.iter == nullptr) throw_invalid_argument("cupar::jit", "no operator");
+    const int arity = c.iter2 != nullptr ? 2 : 1;
+    const cupar::jit::iterator* ins[2] = {c.iter, c.iter2};
+    loader.emplace(
+        jit::transform_apply_op(ins, arity, *c.out, *c.op, 0, "cupar::jit::compile").op);
+    req = set_request{family::for_each, {&jit::index_type()}};
+    req.ops[0] = &*loader;
+  } else if (c.iter != nullptr) {
     if (c.op == nullptr) throw_invalid_argument("cupar::jit", "no operator");
     const bool scan =
         c.kind == jit_compile_args::scan_inclusive || c.kind == jit_compile_args::scan_exclusive;

@@ -72,6 +72,7 @@ const family_info& info(family f) {
       {"segmented_scan_exclusive", "cupar_segmented_scan.cuh"},
       {"binary_search", "cupar_binary_search.cuh"},
       {"transform_reduce", "cupar_reduce.cuh"},
+      {"for_each", "cupar_for_each.cuh"},
   };
   return table[static_cast<int>(f)];
 }
@@ -234,6 +235,8 @@ std::string typedefs_block(const set_spec& s) {
       break;
     case family::binary_search:
       out << "typedef " << t[0].name << " cupar_T;\ntypedef " << t[1].name << " cupar_I;\n";
+      break;
+    case family::for_each:
       break;
   }
   return out.str();
@@ -528,6 +531,10 @@ std::vector<slot_spec> slots_of(const set_spec& s) {
       }
       return {{"cupar_jit_xform", "transform", {t[0]}, t[1], {"x"}},
               old_style_slot({t[1], t[1]}, t[1], {"a", "b"}, "operator")};
+    case family::for_each:
+      // The thread's first index and the count (the generated code knows its stride and items).
+      return {{"cupar_jit_apply", "iterator expression", {t[0], t[0]}, type_ref::of(scalar::i32),
+               {"cupar_i", "cupar_n"}}};
   }
   return {};
 }
@@ -563,6 +570,7 @@ int kernel_count(family f) {
       return 3;
     case family::segmented_reduce:
     case family::binary_search:
+    case family::for_each:
       return 1;
     default:
       return 2;  // the data-processing families: an initialisation kernel and the sweep
@@ -702,6 +710,8 @@ std::vector<std::string> name_expressions(const set_spec& set) {
           "cupar::detail::bsearch::kernel<cub::NullType, cupar_T, cupar_I, "
           "cupar_binary_search_comp>",
           meta_expression(1)};
+    case family::for_each:
+      return {"cupar_for_each_kernel", meta_expression(1)};
   }
   return {};
 }

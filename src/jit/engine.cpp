@@ -211,9 +211,12 @@ void add_snippets(compile_request& req, const slot_spec& slot, const slot_bindin
   req.snippets.push_back({snippet_file_of(index), generated_file_of(index), snippet_text(b.op),
                           slot.what, role_description(slot, b), def.generated ? nullptr : &b.op});
   for (const auto& p : def.parts) {
-    req.snippets.push_back({p.file, "cupar_expression", snippet_text(p.op),
-                            "iterator expression's transform",
-                            "a unary operator of the iterator expression (argument x)", &p.op});
+    req.snippets.push_back(
+        {p.file, "cupar_expression", snippet_text(p.op),
+         p.what.empty() ? std::string("iterator expression's transform") : p.what,
+         p.role.empty() ? std::string("a unary operator of the iterator expression (argument x)")
+                        : p.role,
+         &p.op});
   }
 }
 

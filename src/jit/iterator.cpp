@@ -18,7 +18,19 @@
 namespace cupar::jit::detail {
 
 struct iterator_node {
-  enum class kind { pointer, counting, constant, transform, zip, permutation, reverse };
+  enum class kind {
+    pointer,
+    counting,
+    constant,
+    transform,
+    zip,
+    permutation,
+    reverse,
+    // outputs (jit::output): `type` is the value the output takes (discard: none, "void")
+    out_pointer,
+    out_discard,
+    out_transform,
+  };
   kind k = kind::pointer;
   cupar::detail::jit_type type{};
   std::string zip_name, zip_definition;  // a zip's generated struct (`type` points into them)
@@ -171,6 +183,41 @@ const jit_type& iterator_value_type(const iterator_node& n) {
   return n.type;
 }
 
+node_ptr output_pointer(const jit_type& t, void* p) {
+  auto n = leaf(kind::out_pointer, t, nullptr);
+  n->pointer = p;
+  return n;
+}
+
+node_ptr output_discard() {
+  static const jit_type none{static_cast<scalar>(0), "void", nullptr, 0, 1};
+  return leaf(kind::out_discard, none, nullptr);
+}
+
+node_ptr output_transform(const node_ptr& out, const op& f, const jit_type* value) {
+  constexpr const char* fn = "cupar::jit::transform_output";
+  require_node(out, fn, "the output");
+  if (f.is_named()) {
+    throw_invalid_argument(fn,
+                           "a transform output takes a unary snippet (argument x), not a named "
+                           "operator");
+  }
+  if (f.source().find_first_not_of(" \t\r\n") == std::string::npos) {
+    throw_invalid_argument(fn, "the transform's source is empty");
+  }
+  if (value == nullptr && out->k == kind::out_discard) {
+    throw_invalid_argument(fn,
+                           "discard() takes any value: name the value type, "
+                           "cupar::jit::transform_output<V>(out, op)");
+  }
+  auto n = std::make_shared<iterator_node>();
+  n->k = kind::out_transform;
+  n->type = value != nullptr ? *value : out->type;
+  n->children = {out};
+  n->op = std::make_unique<op>(f);
+  return n;
+}
+
 }  // namespace cupar::jit::detail
 
 namespace cupar::detail::jit {
@@ -253,6 +300,10 @@ struct generator {
         const std::string index = code(*x.children[1], i);
         return code(*x.children[0], "(unsigned long long)(" + index + ")");
       }
+      case kind::out_pointer:
+      case kind::out_discard:
+      case kind::out_transform:
+        throw_invalid_argument(fn, "an output expression used as an input");
       case kind::reverse: {
         if (n_offset < 0) {
           n_offset = static_cast<long long>(alloc(8, 8));
@@ -267,33 +318,79 @@ struct generator {
     return std::string();
   }
 
-  /// A transform: its snippet in a function of its own (its pseudo-file cupar_transform_<k>),
-  /// its parameters at their offsets within its part of the state.
-  std::string transform(const iterator_node& x, const std::string& i) {
-    const std::string in = code(*x.children[0], i);
-    const cupar::jit::op& f = *x.op;
+  /// A user's snippet in a function of its own, `name(cupar_state, args...) -> result` (result
+  /// "auto": the snippet's own type), under its own pseudo-file `file`, its run-time parameters
+  /// read at their offsets within its part of the state.
+  void snippet_function(const cupar::jit::op& f, const std::string& name, const std::string& file,
+                        const std::string& result,
+                        const std::vector<std::pair<std::string, const char*>>& args,
+                        std::string what = std::string(), std::string role = std::string()) {
     const auto& def = *f.definition();
     const std::size_t base = def.state_bytes == 0 ? 0 : alloc(def.state_bytes, 8);
     std::memcpy(state + base, f.state(), def.state_bytes);
-    define(x.type);
-    const int k = static_cast<int>(parts.size()) + 1;
-    const std::string file = "cupar_transform_" + std::to_string(k);
-    const std::string name = "cupar_xf_" + std::to_string(k);
     const std::string& preamble = def.preamble;
     if (!preamble.empty() && preambles.insert(preamble).second) {
       pre << "#line 1 \"cupar_preamble\"\n"
           << preamble << "\n#line 1 \"" << expression_file << "\"\n";
     }
-    const std::string result = x.type.name;
+    std::vector<const char*> names;
     pre << "__device__ __forceinline__ " << result << " " << name
-        << "(const unsigned char* cupar_state, " << x.children[0]->type.name << " x) {\n";
+        << "(const unsigned char* cupar_state";
+    for (const auto& [type, arg] : args) {
+      pre << ", " << type << " " << arg;
+      names.push_back(arg);
+    }
+    pre << ") {\n";
     pre << parameter_lines(def.params, base);
     pre << "  (void)cupar_state;\n";
-    pre << snippet_evaluation(f.source(), file, expression_file, result, {"x"});
+    pre << snippet_evaluation(snippet_text(f), file, expression_file, result, names);
     pre << "  return cupar_result;\n}\n";
-    parts.push_back({file, f});
+    parts.push_back({file, f, std::move(what), std::move(role)});
     untrusted = untrusted || f.trust_level() == cupar::jit::trust::untrusted;
+  }
+
+  /// A transform: its snippet in a function of its own (its pseudo-file cupar_transform_<k>).
+  std::string transform(const iterator_node& x, const std::string& i) {
+    const std::string in = code(*x.children[0], i);
+    define(x.type);
+    const int k = static_cast<int>(parts.size()) + 1;
+    const std::string name = "cupar_xf_" + std::to_string(k);
+    snippet_function(*x.op, name, "cupar_transform_" + std::to_string(k), x.type.name,
+                     {{x.children[0]->type.name, "x"}});
     return name + "(cupar_state, " + in + ")";
+  }
+
+  /// The statement storing `value` as element `i` of the output expression `o`.
+  std::string store(const iterator_node& o, const std::string& i, const std::string& value) {
+    switch (o.k) {
+      case kind::out_pointer: {
+        if (o.pointer == nullptr && n > 0) {
+          throw_invalid_argument(fn, std::string("the output array (of ") + o.type.name +
+                                         ") is null but n = " + std::to_string(n));
+        }
+        define(o.type);
+        const std::size_t off = alloc(sizeof(void*), alignof(void*));
+        std::memcpy(state + off, &o.pointer, sizeof(void*));
+        return "(*reinterpret_cast<" + std::string(o.type.name) + "* const*>(cupar_state + " +
+               std::to_string(off) + "))[" + i + "] = " + value + ";";
+      }
+      case kind::out_discard:
+        return "(void)(" + value + ");";
+      case kind::out_transform: {
+        define(o.type);
+        const iterator_node& to = *o.children[0];
+        const int k = static_cast<int>(parts.size()) + 1;
+        const std::string name = "cupar_xf_" + std::to_string(k);
+        snippet_function(*o.op, name, "cupar_transform_" + std::to_string(k),
+                         to.k == kind::out_discard ? "auto" : to.type.name,
+                         {{o.type.name, "x"}}, "transform output",
+                         "a unary operator of the transform output (argument x)");
+        return store(to, i, name + "(cupar_state, " + value + ")");
+      }
+      default:
+        throw_invalid_argument(fn, "an input expression used as an output");
+    }
+    return std::string();
   }
 };
 
@@ -350,6 +447,79 @@ cupar::jit::op expression_op(const cupar::jit::iterator& it, const jit_type& acc
   }
   auto def = interned(source, g.pre.str(), g.untrusted, g.parts);
   return cupar::jit::op(std::move(def), g.state, g.used);
+}
+
+unsigned for_each_items(std::size_t bytes_per_index) {
+  return bytes_per_index <= 4 ? 8u : bytes_per_index <= 8 ? 4u : bytes_per_index <= 16 ? 2u : 1u;
+}
+
+for_each_op transform_apply_op(const cupar::jit::iterator* const* ins, int arity,
+                               const cupar::jit::output& out, const cupar::jit::op& f,
+                               std::size_t n, const char* fn) {
+  generator g{fn, n};
+  g.pre << "#line 1 \"" << expression_file << "\"\n";
+  const iterator_node& o = *out.node();
+  // Loads: each input's element at cupar_j into cupar_v<a>[cupar_k].
+  std::string loads;
+  std::size_t bytes = 0;
+  std::vector<std::pair<std::string, const char*>> args;
+  static const char* const unary_names[] = {"x"};
+  static const char* const binary_names[] = {"a", "b"};
+  for (int a = 0; a < arity; ++a) {
+    const iterator_node& in = *ins[a]->node();
+    g.define(in.type);
+    loads += "      cupar_v" + std::to_string(a) + "[cupar_k] = " + g.code(in, "cupar_j") + ";\n";
+    bytes += in.type.size;
+    args.emplace_back(in.type.name, arity == 1 ? unary_names[a] : binary_names[a]);
+  }
+  // The operator, its result converted to what the output takes.
+  const std::string result = o.k == kind::out_discard ? "auto" : o.type.name;
+  g.define(o.type);
+  g.snippet_function(f, "cupar_operator_fn", "cupar_operator", result, args, "operator",
+                     arity == 1 ? "the transform's unary operator (argument x)"
+                                : "the transform's binary operator (arguments a, b)");
+  std::string call = "cupar_operator_fn(cupar_state";
+  for (int a = 0; a < arity; ++a)
+    call += ", cupar_v" + std::to_string(a) + "[cupar_k]";
+  call += ")";
+  const std::string store = g.store(o, "cupar_j", call);
+  const unsigned items = for_each_items(bytes);
+  const std::string k = std::to_string(items);
+  const std::string index =
+      "      const unsigned long long cupar_j = cupar_i + " + std::to_string(for_each_threads) +
+      "ull * static_cast<unsigned long long>(cupar_k);\n";
+  const std::string loop = "    for (int cupar_k = 0; cupar_k < " + k + "; ++cupar_k) {\n";
+  // The loads of all items first, then the stores: each thread keeps `items` loads in flight.
+  std::ostringstream apply;
+  apply << "__device__ __forceinline__ int cupar_apply(const unsigned char* cupar_state, "
+           "unsigned long long cupar_i, unsigned long long cupar_n) {\n";
+  for (int a = 0; a < arity; ++a)
+    apply << "  " << ins[a]->node()->type.name << " cupar_v" << a << "[" << k << "];\n";
+  apply << "  if (cupar_i + " << (items - 1) * for_each_threads << "ull < cupar_n) {\n"
+        << "#pragma unroll\n"
+        << loop << index << loads << "    }\n"
+        << "#pragma unroll\n"
+        << loop << index << "      " << store << "\n    }\n"
+        << "  } else {\n"
+        << loop << index << "      if (cupar_j >= cupar_n) break;\n" << loads << "    }\n"
+        << loop << index << "      if (cupar_j >= cupar_n) break;\n      " << store << "\n    }\n"
+        << "  }\n  (void)cupar_state;\n  return 0;\n}\n";
+  g.pre << apply.str();
+  auto def = interned("cupar_apply(cupar_state, cupar_i, cupar_n)", g.pre.str(), g.untrusted,
+                      g.parts);
+  return {cupar::jit::op(std::move(def), g.state, g.used), items};
+}
+
+std::pair<const void*, std::size_t> output_array(const cupar::jit::output& out) {
+  const iterator_node& o = *out.node();
+  if (o.k != kind::out_pointer) return {nullptr, 0};
+  return {o.pointer, o.type.size};
+}
+
+std::pair<const void*, std::size_t> input_array(const cupar::jit::iterator& in) {
+  const iterator_node& i = *in.node();
+  if (i.k != kind::pointer) return {nullptr, 0};
+  return {i.pointer, i.type.size};
 }
 
 }  // namespace cupar::detail::jit

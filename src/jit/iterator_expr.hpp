@@ -7,6 +7,7 @@
 #include <cupar/jit_iterator.hpp>
 
 #include <cstddef>
+#include <utility>
 
 namespace cupar::detail::jit {
 
@@ -21,5 +22,31 @@ cupar::jit::op expression_op(const cupar::jit::iterator& it, const jit_type& acc
 
 /// The type of the "+index" sets' input (unsigned long long indices).
 const jit_type& index_type();
+
+/// Threads per block of the "for_each" set's kernel (jit_ops/cupar_for_each.cuh): the generated
+/// code of a thread handles the indices first, first + this, ... (`items` of them).
+inline constexpr unsigned for_each_threads = 256;
+
+/// Indices per thread of the "for_each" kernel for inputs of `bytes_per_index` bytes together:
+/// enough loads in flight per thread to keep the memory busy, few enough registers.
+unsigned for_each_items(std::size_t bytes_per_index);
+
+/// The operator of the "for_each" set (its cupar_jit_apply slot) for transform: for each index
+/// of its thread, the inputs' elements (`arity` of them: 1 or 2) loaded, `f` applied (argument
+/// x, or a and b) and the result stored through `out`; `items`: indices per thread, which the
+/// launch's tile must match. Cached by shape like expression_op. Throws std::invalid_argument,
+/// naming `fn`, for a null array with n > 0 or a state larger than cupar::jit::max_param_bytes.
+struct for_each_op {
+  cupar::jit::op op;
+  unsigned items;
+};
+for_each_op transform_apply_op(const cupar::jit::iterator* const* ins, int arity,
+                               const cupar::jit::output& out, const cupar::jit::op& f,
+                               std::size_t n, const char* fn);
+
+/// The array of an expression that is a plain array and its element size, else {null, 0} (for
+/// the callers' range checks).
+std::pair<const void*, std::size_t> input_array(const cupar::jit::iterator& in);
+std::pair<const void*, std::size_t> output_array(const cupar::jit::output& out);
 
 }  // namespace cupar::detail::jit

@@ -42,8 +42,12 @@ enum class family : std::uint8_t {
   // (DispatchTransformReduce), {In, Acc}: the transform (In -> Acc), then the reduction operator
   // (Acc x Acc -> Acc).
   transform_reduce,
+  // One kernel walking indices; its only slot, cupar_jit_apply (generated, iterator.cpp), loads,
+  // applies the operator and stores with the caller's types, so one set, {u64}, serves transforms
+  // of every type combination, iterator expressions and output expressions included.
+  for_each,
 };
-inline constexpr int family_count = static_cast<int>(family::transform_reduce) + 1;
+inline constexpr int family_count = static_cast<int>(family::for_each) + 1;
 
 /// The data-processing families: kernel sets compiled for size classes whose bits are the
 /// caller's types.

@@ -167,6 +167,12 @@ cudaError_t run_transform(const loaded_module& m, const device_info& dev, launch
                           int arity, const void* const* inputs, void* out, std::size_t n,
                           const void* op_state, cudaStream_t stream);
 
+/// The "for_each" set (module meta: block threads): `items` indices per thread (the generated
+/// slot's choice), one tile of block threads x items per block, at most the grid's limit of
+/// blocks (the kernel strides over the rest). No temporary storage.
+cudaError_t run_for_each(const loaded_module& m, const device_info& dev, launch_status& st,
+                         std::size_t n, unsigned items, const void* op_state, cudaStream_t stream);
+
 /// Histogram (module meta: block threads, pixels per thread, sizes of the privatized and output
 /// bin-selection operators). Mirrors CUB's DispatchHistogram for one channel.
 struct histogram_launch {

@@ -29,6 +29,9 @@ struct op_definition {
   struct part {
     std::string file;  // e.g. "cupar_transform_1"
     cupar::jit::op op;
+    // For messages (empty: an iterator expression's transform of argument x).
+    std::string what = std::string();
+    std::string role = std::string();
   };
   std::vector<part> parts;
 

@@ -32,6 +32,10 @@ endforeach()
 list(APPEND CUPAR_PRECOMPILED_SETS
      "transform_reduce<f32,u64>" "transform_reduce<f64,u64>" "transform_reduce<u32,u64>"
      "transform_reduce<f32,f64>" "transform_reduce<i32,i64>")
+# transform over iterator and output expressions, and transforms of types without CUB transform
+# sets (mixed types, structs of no class): one kernel walking indices whose slot, generated per
+# call shape, loads, applies and stores with the caller's types (jit_ops/cupar_for_each.cuh).
+list(APPEND CUPAR_PRECOMPILED_SETS "for_each<u64>")
 
 # The data-processing families: kernels compiled for size classes (the unsigned integer of each
 # size), so one set serves every arithmetic type of that size; the operators' generated wrappers

@@ -169,6 +169,7 @@ const cupar::jit::op& set_request::anchor() const {
       CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR,
       CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR,
       CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR,
+      CUPAR_ANCHOR,
 #undef CUPAR_ANCHOR
   };
   static_assert(sizeof(anchors) / sizeof(anchors[0]) == family_count, "one anchor per family");

@@ -185,4 +185,72 @@ TEST(JitIteratorCompile, ErrorsInATransformPointAtItsSnippet) {
       jit::compile_reduce<float>(jit::transform<float>(no_floats, op("x + 1")), sum_op, 90, false));
 }
 
+// transform over expressions: one "for_each" set for every shape and type combination, only the
+// generated code compiled and linked (tier 1, then the inlined tier 2).
+TEST(JitIteratorCompile, TransformsOfExpressionsLinkToTheForEachSet) {
+  double* no_doubles = nullptr;
+  float* no_out = nullptr;
+  const cupar::testing::class_case scale{
+      "for_each<u64>", jit::compile_transform(no_floats, no_out, op("2.0f * x + 1.0f"), 90, false),
+      jit::compile_transform(no_floats, no_out, op("2.0f * x + 1.0f"), 90, true)};
+  EXPECT_EQ(scale.quick.kernel_set, scale.set);
+  if (cupar::testing::precompiled_here(scale.set)) {
+    cupar::testing::expect_served_by_set(scale);
+    EXPECT_EQ(scale.quick.kernels.size(), 1u);
+  }
+  // A binary transform of a zip and a counting index into a transform output, and a struct out.
+  const auto b = jit::compile_transform(
+      jit::zip({{"x", no_floats}, {"w", jit::constant(0.5f)}}), jit::counting(3ll),
+      jit::transform_output<double>(no_doubles, op("x * s").param("s", 2.0)),
+      op("a.x * a.w + double(b)"), 90, true);
+  EXPECT_EQ(b.kernel_set, "for_each<u64>");
+  EXPECT_EQ(b.tier, 2);
+  arg_f32* no_args = nullptr;
+  EXPECT_EQ(jit::compile_transform(jit::zip({{"i", jit::counting(0ll)}, {"v", no_floats}}),
+                                   no_args, op("arg_f32{x.i, x.v}"), 90, false)
+                .kernel_set,
+            "for_each<u64>");
+  // discard(): the operator's own result type; a transform output into discard names its V.
+  EXPECT_NO_THROW(jit::compile_transform(no_floats, jit::discard(), op("x + 1"), 90, false));
+  EXPECT_NO_THROW(jit::compile_transform(
+      no_floats, jit::transform_output<float>(jit::discard(), op("x * 2")), op("x"), 90, false));
+}
+
+TEST(JitIteratorCompile, OutputBuildersAndTransformsCheckTheirArguments) {
+  float* no_out = nullptr;
+  EXPECT_THROW(jit::transform_output(jit::discard(), op("x")), std::invalid_argument);
+  EXPECT_THROW(jit::transform_output(no_out, jit::plus), std::invalid_argument);
+  EXPECT_THROW(jit::transform_output(no_out, op(" ")), std::invalid_argument);
+  // A result the output cannot take fails to compile in the operator's pseudo-file.
+  try {
+    (void)jit::compile_transform(no_floats, no_out, op("arg_f32{1, x}"), 90, false);
+    FAIL() << "expected cupar::jit_error";
+  } catch (const cupar::jit_error& e) {
+    EXPECT_EQ(e.stage(), cupar::jit_stage::compile);
+  }
+  // A syntax error in a transform output's snippet points at it.
+  try {
+    (void)jit::compile_transform(no_floats, jit::transform_output(no_out, op("x +* 2")),
+                                 op("x"), 90, false);
+    FAIL() << "expected cupar::jit_error";
+  } catch (const cupar::jit_error& e) {
+    EXPECT_NE(e.log().find("cupar_transform_1"), std::string::npos) << e.log();
+    EXPECT_EQ(e.line(), 1) << e.what();
+  }
+  // ... and in the operator itself at its own pseudo-file.
+  try {
+    (void)jit::compile_transform(no_floats, no_out, op("x\n+* 2"), 90, false);
+    FAIL() << "expected cupar::jit_error";
+  } catch (const cupar::jit_error& e) {
+    EXPECT_NE(e.log().find("cupar_operator"), std::string::npos) << e.log();
+    EXPECT_EQ(e.line(), 2) << e.what();
+  }
+  // Untrusted text in a transform output is held to the untrusted rules.
+  EXPECT_THROW(jit::compile_transform(no_floats,
+                                      jit::transform_output(no_out, op::untrusted("#define Y\nx")),
+                                      op("x"), 90, false),
+               cupar::jit_error);
+  EXPECT_NO_THROW(jit::compile_transform(no_floats, no_out, op("x + 1"), 90, false));
+}
+
 }  // namespace

@@ -1,9 +1,11 @@
 // cupar tests: reduce over run-time iterator expressions on the GPU (jit_iterator.hpp), against
 // CPU references: the fused cases of issue 10 (sum of squares, dot product, argmax / argmin with
-// ties, count where, mean where), scans of expressions, every builder (counting, constant, transform, zip,
+// ties, count where, mean where), scans of expressions, transforms of expressions into output
+// expressions (the "for_each" set), every builder (counting, constant, transform, zip,
 // permutation, reverse) and their compositions, sizes 0, 1, odd and large (one above 2^31
 // elements: a counting expression reads no memory), both tiers, the shape cache, argument
 // checks. Compiled by g++.
+#include "../common/data.hpp"
 #include "../common/gpu.hpp"
 #include "../common/streams.hpp"
 
@@ -293,6 +295,149 @@ TEST(JitIterator, CountsPast2To31WithSixtyFourBitIndices) {
       jit::transform<unsigned long long>(jit::counting(0ull), op("x % 3 == 0 ? 1ull : 0ull")), n,
       jit::plus, 0ull, s);
   EXPECT_EQ(thirds, (n + 2) / 3);
+}
+
+// transform over expressions into output expressions (the "for_each" set), both tiers.
+TEST(JitIterator, TransformsOfExpressionsMatchTheCpu) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  for (std::size_t n : sizes) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto ha = small_values<float>(n, 11), hb = small_values<float>(n, 12);
+    std::mt19937 rng(13);
+    std::vector<unsigned> hidx(n);
+    for (auto& i : hidx)
+      i = static_cast<unsigned>(n == 0 ? 0 : rng() % n);
+    cupar::device_buffer<float> a(ha, s), b(hb, s), f(n, s);
+    cupar::device_buffer<unsigned> idx(hidx, s);
+    cupar::device_buffer<double> d(n, s);
+    cupar::device_buffer<long long> l(n, s);
+    cupar::device_buffer<arg_f32> args(n, s);
+    std::vector<float> scaled(n), inplace(n);
+    std::vector<double> dot_out(n);
+    std::vector<long long> diff(n), ramp(n);
+    std::vector<arg_f32> pairs(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      scaled[i] = 2.0f * ha[i] + 1.0f;
+      inplace[i] = scaled[i] * scaled[i];
+      dot_out[i] = (double(ha[i]) * hb[i]) * 3.0;
+      diff[i] = static_cast<long long>(ha[hidx[i]]) - static_cast<long long>(ha[n - 1 - i]);
+      ramp[i] = 7 + 2 * static_cast<long long>(i);
+      pairs[i] = {static_cast<long long>(i), hb[i]};
+    }
+    both_tiers([&] {
+      cupar::transform(a.data(), jit::output(f.data()), n, op("2.0f * x + 1.0f"), s);
+      EXPECT_EQ(f.to_host(), scaled);
+      // In place: the output is the input.
+      cupar::transform(jit::iterator(f.data()), f.data(), n, op("x * x"), s);
+      EXPECT_EQ(f.to_host(), inplace);
+      // A zip of two arrays into a transform output with a run-time parameter.
+      cupar::transform(jit::zip(a.data(), b.data()),
+                       jit::transform_output<double>(d.data(), op("x * k").param("k", 3.0)), n,
+                       op("double(x._0) * x._1"), s);
+      EXPECT_EQ(d.to_host(), dot_out);
+      // Binary: a gather and a reversed array.
+      cupar::transform(jit::permutation(a.data(), idx.data()), jit::reverse(a.data()), l.data(), n,
+                       op("(long long)a - (long long)b"), s);
+      EXPECT_EQ(l.to_host(), diff);
+      // No memory read: a counting index and a constant.
+      cupar::transform(jit::counting(7ll), jit::constant(2ll), l.data(), n, op("a + b * (a - 7)"),
+                       s);
+      EXPECT_EQ(l.to_host(), ramp);
+      // A struct out of a zip.
+      cupar::transform(jit::zip({{"i", jit::counting(0ll)}, {"v", b.data()}}), args.data(), n,
+                       op("arg_f32{x.i, x.v}"), s);
+      const auto got = args.to_host();
+      for (std::size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(got[i].i, pairs[i].i) << i;
+        ASSERT_EQ(got[i].v, pairs[i].v) << i;
+      }
+      // discard(): runs, stores nothing.
+      cupar::transform(a.data(), jit::discard(), n, op("x * 2"), s);
+      EXPECT_EQ(a.to_host(), ha);
+    });
+  }
+}
+
+// Pointer transforms of types without precompiled CUB transform kernels (mixed arithmetic types,
+// structs of no class, binary struct transforms) run the "for_each" set: no kernel is compiled.
+TEST(JitIterator, MixedAndStructTransformsCompileNoKernels) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const std::size_t n = (1u << 20) + 7;
+  const auto hi = small_values<int>(n, 14);
+  const auto hd = small_values<double>(n, 15);
+  std::vector<sum_count> hs(n);
+  for (std::size_t i = 0; i < n; ++i)
+    hs[i] = {hd[i], static_cast<unsigned long long>(i % 5 + 1)};
+  cupar::device_buffer<int> in(hi, s);
+  cupar::device_buffer<double> dd(hd, s), out(n, s);
+  cupar::device_buffer<sum_count> sc(hs, s), sc_out(n, s);
+  // Unique snippets, so that nothing earlier built them.
+  const op half("x * 0.5 /* mixed types, for_each */");
+  const op mean("a.sum / double(a.count) + b /* struct and double */");
+  const op merge("sum_count{x.sum * 2.0, x.count + 1ull} /* struct to struct */");
+  const auto before = jit::get_stats();
+  both_tiers([&] {
+    cupar::transform(in.data(), out.data(), n, half, s);
+    auto got = out.to_host();
+    for (std::size_t i = 0; i < n; ++i)
+      ASSERT_EQ(got[i], hi[i] * 0.5) << i;
+    cupar::transform(sc.data(), dd.data(), out.data(), n, mean, s);
+    got = out.to_host();
+    for (std::size_t i = 0; i < n; ++i)
+      ASSERT_EQ(got[i], hs[i].sum / double(hs[i].count) + hd[i]) << i;
+    cupar::transform(sc.data(), sc_out.data(), n, merge, s);
+    const auto merged = sc_out.to_host();
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(merged[i].sum, hs[i].sum * 2.0) << i;
+      ASSERT_EQ(merged[i].count, hs[i].count + 1) << i;
+    }
+  });
+  EXPECT_EQ(jit::get_stats().kernel_compiles, before.kernel_compiles);
+}
+
+TEST(JitIterator, TransformsCheckTheirArgumentsAndKeepWorking) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  cupar::device_buffer<float> x(std::vector<float>(100, 1.0f), s), y(100, s);
+  float* none = nullptr;
+  // n == 0: nothing runs, null arrays allowed.
+  EXPECT_NO_THROW(cupar::transform(jit::iterator(none), none, 0, op("x"), s));
+  EXPECT_THROW(cupar::transform(jit::iterator(none), y.data(), 5, op("x"), s),
+               std::invalid_argument);
+  EXPECT_THROW(cupar::transform(jit::iterator(x.data()), none, 5, op("x"), s),
+               std::invalid_argument);
+  EXPECT_THROW(cupar::transform(jit::counting(0), jit::transform_output(none, op("x")), 5,
+                                op("float(x)"), s),
+               std::invalid_argument);
+  // Overlapping but not the same range.
+  EXPECT_THROW(cupar::transform(jit::iterator(x.data()), x.data() + 1, 50, op("x"), s),
+               std::invalid_argument);
+  cupar::transform(jit::counting(0), y.data(), 100, op("float(x) * 0.5f"), s);
+  const auto got = y.to_host();
+  for (int i = 0; i < 100; ++i)
+    ASSERT_EQ(got[i], i * 0.5f);
+}
+
+// More than 2^31 indices: 64-bit indices in the generated code and the kernel's tiles.
+TEST(JitIterator, TransformsPast2To31Elements) {
+  CUPAR_REQUIRE_GPU();
+  const std::size_t n = (std::size_t(1) << 31) + 5;
+  if (cupar::testing::test_size_limit() < n) {
+    GTEST_SKIP() << "CUPAR_TEST_SCALE limits the sizes below 2^31";
+  }
+  owned_stream s;
+  cupar::device_buffer<unsigned char> out(n, s);
+  cupar::transform(jit::counting(0ull), out.data(), n, op("(unsigned char)(x % 251)"), s);
+  // Read back through an expression: the sum of the bytes, and the last one.
+  const unsigned long long sum = cupar::reduce_value(
+      jit::transform<unsigned long long>(out.data(), op("x")), n, jit::plus, 0ull, s);
+  const unsigned long long full = n / 251, rest = n % 251;
+  EXPECT_EQ(sum, full * (250ull * 251 / 2) + rest * (rest - 1) / 2);
+  unsigned char last = 0;
+  out.copy_to_host(&last, 1, n - 1);
+  EXPECT_EQ(last, static_cast<unsigned char>((n - 1) % 251));
 }
 
 }  // namespace

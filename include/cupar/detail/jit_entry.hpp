@@ -13,6 +13,7 @@
 
 namespace cupar::jit {
 class iterator;
+class output;
 }
 
 namespace cupar::detail {
@@ -97,6 +98,17 @@ struct jit_transform_args {
   const plan_state* plan = nullptr;  // set by plan objects: skips the cache lookup
 };
 CUPAR_EXPORT void jit_transform(const jit_transform_args& args, stream_ref stream);
+
+/// transform over iterator expressions into an output expression (the "for_each" set).
+struct jit_apply_args {
+  const char* function;
+  int arity;  // 1 or 2
+  const jit::iterator* in[2];
+  const jit::output* out;
+  std::size_t n;
+  const jit::op* op;
+};
+CUPAR_EXPORT void jit_transform_apply(const jit_apply_args& args, stream_ref stream);
 
 struct jit_sort_args {
   const char* function;
