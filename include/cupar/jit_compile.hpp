@@ -93,6 +93,24 @@ build_report compile_scan(const iterator& in, const op& o, bool inclusive, int a
                                  in, o, arch, optimized);
 }
 
+/// As compile_scan, for a scan of the iterator expression `in` into the output expression `out`
+/// with values of type T (the "+io" scan sets).
+template <class T>
+build_report compile_scan(const iterator& in, const output& out, const op& o, bool inclusive,
+                          int arch = 90, bool optimized = true) {
+  ::cupar::detail::jit_compile_args a{inclusive ? ::cupar::detail::jit_compile_args::scan_inclusive
+                                                : ::cupar::detail::jit_compile_args::scan_exclusive,
+                                      {&::cupar::detail::jit_type_of<T>(), nullptr, nullptr},
+                                      ::cupar::detail::scalar{},
+                                      0,
+                                      &o,
+                                      arch,
+                                      optimized};
+  a.iter = &in;
+  a.out = &out;
+  return ::cupar::detail::jit_compile(a);
+}
+
 /// As compile_reduce, for transform_reduce: `transform` (In -> Acc, argument `x`) and the
 /// reduction `op` (Acc x Acc -> Acc) built together.
 template <class In, class Acc>

@@ -63,4 +63,36 @@ void exclusive_scan(const I& in, T* d_out, std::size_t n, const jit::op& op,
   detail::jit_scan(a, stream, mr);
 }
 
+/// Inclusive scan with values of type T (named: cupar::inclusive_scan<float>(...)) of the first
+/// n elements of the iterator expression `in` (or an array), each converted to T, written
+/// through the output expression `out` (jit_iterator.hpp: an array, jit::transform_output,
+/// jit::discard()): one fused pass, e.g. a running sum written scaled, or into another type.
+/// `out` must not write an array `in` reads.
+/// @throws std::invalid_argument for a null array in `in` or `out` with n > 0, or an expression
+///         whose state exceeds cupar::jit::max_param_bytes
+/// @throws cupar::jit_error, cupar::out_of_memory, cupar::cuda_error
+/// Asynchronous. The "+io" scan sets: precompiled for the arithmetic types (the expressions'
+/// code and the operator compiled and linked, tens of milliseconds), from source for structs.
+template <class T>
+void inclusive_scan(const jit::iterator& in, const jit::output& out, std::size_t n,
+                    const jit::op& op, stream_ref stream, memory_resource& mr = default_resource()) {
+  detail::jit_scan_args a{
+      "cupar::inclusive_scan", &detail::jit_type_of<T>(), nullptr, nullptr, n, &op, nullptr};
+  a.in_iter = &in;
+  a.out_iter = &out;
+  detail::jit_scan(a, stream, mr);
+}
+
+/// Exclusive scan into an output expression, T deduced from `init`; as the inclusive one.
+template <class T>
+void exclusive_scan(const jit::iterator& in, const jit::output& out, std::size_t n,
+                    const jit::op& op, T init, stream_ref stream,
+                    memory_resource& mr = default_resource()) {
+  detail::jit_scan_args a{
+      "cupar::exclusive_scan", &detail::jit_type_of<T>(), nullptr, nullptr, n, &op, &init};
+  a.in_iter = &in;
+  a.out_iter = &out;
+  detail::jit_scan(a, stream, mr);
+}
+
 }  // namespace cupar

@@ -133,16 +133,20 @@ void jit_scan(const jit_scan_args& a, stream_ref s, memory_resource& mr) {
   const device_guard device(s);
   const jit_type& t = *a.type;
   const bool expression = a.in_iter != nullptr;
+  const bool output = a.out_iter != nullptr;
+  if (output && !expression) throw_invalid_argument(fn, "an output expression needs an input one");
   require_size(fn, a.n, t.size);
   if (!expression) require_data(fn, "d_in", a.in, a.n);
-  require_data(fn, "d_out", a.out, a.n);
+  if (!output) require_data(fn, "d_out", a.out, a.n);
   if (!expression) {
     require_same_or_disjoint(fn, "d_in", a.in, a.n * t.size, "d_out", a.out, a.n * t.size);
   }
   // An iterator expression: the "+index" sets, whose input computes element i with the
-  // generated operator in the first slot (its arrays are checked as it is generated).
-  std::optional<cupar::jit::op> loader;
+  // generated operator in the first slot (its arrays are checked as it is generated); with an
+  // output expression the "+io" sets, whose third slot stores element i through it.
+  std::optional<cupar::jit::op> loader, store;
   if (expression) loader.emplace(jit::expression_op(*a.in_iter, t, a.n, fn));
+  if (output) store.emplace(jit::store_op(*a.out_iter, t, a.n, fn));
   if (a.n == 0) return;
   const cupar::jit::named_op named = a.op->named();
   if (!expression && named != cupar::jit::named_op::none && is_arithmetic(t)) {
@@ -157,18 +161,20 @@ void jit_scan(const jit_scan_args& a, stream_ref s, memory_resource& mr) {
     if (done) return;
   }
   const family f = a.init == nullptr ? family::scan_inclusive : family::scan_exclusive;
-  set_request req =
-      expression ? jit::expression_request(f, t, *loader, a.op) : set_request{f, {&t}};
+  set_request req = output       ? jit::expression_request(f, t, *loader, a.op, *store)
+                    : expression ? jit::expression_request(f, t, *loader, a.op)
+                                 : set_request{f, {&t}};
   if (!expression) req.ops[0] = a.op;
   const auto [devp, module] = resolve(req, a.plan, fn);
   const jit::device_info& dev = *devp;
   jit::launch_status st;
   const void* expression_state = expression ? loader->state() : nullptr;
+  const void* output_state = output ? store->state() : nullptr;
   run_with_temp_storage("cupar scan (run-time operator)", mr, s, {a.n, module->serial()},
                         [&](void* temp, std::size_t& bytes) {
-                          const cudaError_t e =
-                              jit::run_scan(*module, dev, st, temp, bytes, a.in, a.out, a.n,
-                                            a.op->state(), a.init, s.get(), expression_state);
+                          const cudaError_t e = jit::run_scan(
+                              *module, dev, st, temp, bytes, a.in, a.out, a.n, a.op->state(),
+                              a.init, s.get(), expression_state, output_state);
                           jit::check_dispatch(e, st, "cupar scan (run-time operator)");
                           return cudaSuccess;
                         });
@@ -489,7 +495,19 @@ bool served_by_library(const set_request& r, const cupar::jit::op& op) {
 cupar::jit::build_report jit_compile(const jit_compile_args& c) {
   std::optional<cupar::jit::op> loader;
   set_request req{family::reduce};
-  if (c.out != nullptr) {
+  const bool scan_kind =
+      c.kind == jit_compile_args::scan_inclusive || c.kind == jit_compile_args::scan_exclusive;
+  std::optional<cupar::jit::op> store;
+  if (c.out != nullptr && scan_kind) {
+    // A scan from an expression into an output expression: the "+io" scan sets.
+    if (c.op == nullptr || c.iter == nullptr) throw_invalid_argument("cupar::jit", "no operator");
+    loader.emplace(jit::expression_op(*c.iter, *c.types[0], 0, "cupar::jit::compile"));
+    store.emplace(jit::store_op(*c.out, *c.types[0], 0, "cupar::jit::compile"));
+    req = jit::expression_request(c.kind == jit_compile_args::scan_inclusive
+                                      ? family::scan_inclusive
+                                      : family::scan_exclusive,
+                                  *c.types[0], *loader, c.op, *store);
+  } else if (c.out != nullptr) {
     // transform over expressions: the "for_each" set.
     if (c.op == nullptr || c.iter == nullptr) throw_invalid_argument("cupar::jit", "no operator");
     const int arity = c.iter2 != nullptr ? 2 : 1;

@@ -167,7 +167,8 @@ std::string typedefs_block(const set_spec& s) {
     case family::reduce:
     case family::scan_inclusive:
     case family::scan_exclusive:
-      if (s.variant == "index") out << "#define CUPAR_INDEX_INPUT 1\n";
+      if (s.variant == "index" || s.variant == "io") out << "#define CUPAR_INDEX_INPUT 1\n";
+      if (s.variant == "io") out << "#define CUPAR_INDEX_OUTPUT 1\n";
       out << "typedef " << t[0].name << " cupar_T;\n";
       break;
     case family::transform_reduce:
@@ -478,13 +479,21 @@ std::vector<slot_spec> slots_of(const set_spec& s) {
   switch (s.fam) {
     case family::scan_inclusive:
     case family::scan_exclusive:
-      if (s.variant == "index") {  // the iterator expression first: it anchors the cache entry
-        return {{"cupar_jit_xform",
-                 "iterator expression",
-                 {type_ref::of(scalar::u64)},
-                 t[0],
-                 {"cupar_i"}},
-                old_style_slot({t[0], t[0]}, t[0], {"a", "b"}, "operator")};
+      if (s.variant == "index" || s.variant == "io") {
+        // The iterator expression first: it anchors the cache entry. "+io": the output
+        // expression's store last.
+        std::vector<slot_spec> slots = {
+            {"cupar_jit_xform", "iterator expression", {type_ref::of(scalar::u64)}, t[0],
+             {"cupar_i"}},
+            old_style_slot({t[0], t[0]}, t[0], {"a", "b"}, "operator")};
+        if (s.variant == "io") {
+          slots.push_back({"cupar_jit_store",
+                           "output expression",
+                           {type_ref::of(scalar::u64), t[0]},
+                           type_ref::of(scalar::i32),
+                           {"cupar_i", "cupar_v"}});
+        }
+        return slots;
       }
       return {old_style_slot({t[0], t[0]}, t[0], {"a", "b"}, "operator")};
     case family::reduce:
@@ -617,8 +626,9 @@ std::vector<std::string> name_expressions(const set_spec& set) {
       const std::string init = f == family::scan_inclusive ? "cub::NullType" : "cupar_scan_init";
       return {"cub::detail::scan::DeviceScanInitKernel<cupar_tile_state>",
               "cub::detail::scan::DeviceScanKernel<cupar_policy, " +
-                  std::string(set.variant == "index" ? "cupar_expr_iterator" : "const cupar_T*") +
-                  ", cupar_T*, cupar_tile_state, cupar_scan_op, " + init +
+                  std::string(set.variant.empty() ? "const cupar_T*" : "cupar_expr_iterator") +
+                  (set.variant == "io" ? ", cupar_expr_output" : ", cupar_T*") +
+                  ", cupar_tile_state, cupar_scan_op, " + init +
                   ", cupar_offset, cupar_T, false>",
               "cupar_meta<(long long)cupar_active::ScanPolicyT::BLOCK_THREADS, "
               "(long long)cupar_active::ScanPolicyT::ITEMS_PER_THREAD, "

@@ -377,11 +377,13 @@ struct generator {
       case kind::out_discard:
         return "(void)(" + value + ");";
       case kind::out_transform: {
+        // Named apart from the input's transforms: a scan's input and output expressions are
+        // operators of their own, compiled into one program.
         define(o.type);
         const iterator_node& to = *o.children[0];
         const int k = static_cast<int>(parts.size()) + 1;
-        const std::string name = "cupar_xf_" + std::to_string(k);
-        snippet_function(*o.op, name, "cupar_transform_" + std::to_string(k),
+        const std::string name = "cupar_oxf_" + std::to_string(k);
+        snippet_function(*o.op, name, "cupar_output_transform_" + std::to_string(k),
                          to.k == kind::out_discard ? "auto" : to.type.name,
                          {{o.type.name, "x"}}, "transform output",
                          "a unary operator of the transform output (argument x)");
@@ -508,6 +510,20 @@ for_each_op transform_apply_op(const cupar::jit::iterator* const* ins, int arity
   auto def = interned("cupar_apply(cupar_state, cupar_i, cupar_n)", g.pre.str(), g.untrusted,
                       g.parts);
   return {cupar::jit::op(std::move(def), g.state, g.used), items};
+}
+
+cupar::jit::op store_op(const cupar::jit::output& out, const jit_type& v, std::size_t n,
+                        const char* fn) {
+  generator g{fn, n};
+  g.pre << "#line 1 \"" << expression_file << "\"\n";
+  g.define(v);
+  const std::string stmt = g.store(*out.node(), "cupar_i", "cupar_v");
+  g.pre << "__device__ __forceinline__ int cupar_store(const unsigned char* cupar_state, "
+           "unsigned long long cupar_i, "
+        << v.name << " cupar_v) {\n  " << stmt << "\n  (void)cupar_state;\n  return 0;\n}\n";
+  auto def = interned("cupar_store(cupar_state, cupar_i, cupar_v)", g.pre.str(), g.untrusted,
+                      g.parts);
+  return cupar::jit::op(std::move(def), g.state, g.used);
 }
 
 std::pair<const void*, std::size_t> output_array(const cupar::jit::output& out) {

@@ -44,6 +44,11 @@ for_each_op transform_apply_op(const cupar::jit::iterator* const* ins, int arity
                                const cupar::jit::output& out, const cupar::jit::op& f,
                                std::size_t n, const char* fn);
 
+/// The operator of the "+io" scan sets' store slot: element i (the scan's value, of type `v`)
+/// stored through the output expression `out`. Throws as expression_op.
+cupar::jit::op store_op(const cupar::jit::output& out, const jit_type& v, std::size_t n,
+                        const char* fn);
+
 /// The array of an expression that is a plain array and its element size, else {null, 0} (for
 /// the callers' range checks).
 std::pair<const void*, std::size_t> input_array(const cupar::jit::iterator& in);

@@ -141,11 +141,13 @@ cudaError_t run_reduce(const loaded_module& m, const device_info& dev, launch_st
                        std::size_t value_size, cudaStream_t stream,
                        const void* transform_state = nullptr);
 /// Scans; with an iterator expression's state (the "+index" sets) the input is the expression
-/// (`in` unused).
+/// (`in` unused), and with an output expression's state too (the "+io" sets) the output (`out`
+/// unused).
 cudaError_t run_scan(const loaded_module& m, const device_info& dev, launch_status& st, void* temp,
                      std::size_t& temp_bytes, const void* in, void* out, std::size_t n,
                      const void* op_state, const void* init /* null: inclusive */,
-                     cudaStream_t stream, const void* expression_state = nullptr);
+                     cudaStream_t stream, const void* expression_state = nullptr,
+                     const void* output_state = nullptr);
 
 }  // namespace cupar::detail::jit
 

@@ -21,11 +21,14 @@ foreach(_t IN LISTS _types)
        "transform_reduce<${_t},${_t}>"
        "transform_reduce<u64,${_t}>+index"
        "scan_inclusive<${_t}>+index"
-       "scan_exclusive<${_t}>+index")
+       "scan_exclusive<${_t}>+index"
+       "scan_inclusive<${_t}>+io"
+       "scan_exclusive<${_t}>+io")
 endforeach()
 # "transform_reduce<u64,T>+index": reduce over a run-time iterator expression (jit_iterator.hpp)
 # into T: the kernels read indices, the expression's generated code computes each element.
 # "scan_*<T>+index": scans of an expression (the kernels read it through cupar_expr_iterator);
+# "scan_*<T>+io": also written through an output expression (cupar_expr_output);
 # struct classes of these compile from source once.
 # transform_reduce into a wider accumulator: counts (u64) of floats and of u32s, sums of f32 in
 # f64 and of i32 in i64.

@@ -92,8 +92,10 @@ fast_key set_request::key(int arch) const {
   if (wide) k.extra |= 1u << 30;
   if (plus) k.extra |= 1u << 29;
   if (index) k.extra |= 1u << 28;
+  if (io) k.extra |= 1u << 27;
   // The first slot's operator holds the cache this key is looked up in; the others are named.
   if (ops[1] != nullptr) k.d1 = ops[1]->definition().get();
+  if (ops[2] != nullptr) k.d2 = ops[2]->definition().get();
   return k;
 }
 
@@ -116,7 +118,7 @@ build_spec set_request::spec() const {
       }
       if (plus) sp.set.types[1] = type_ref::of(*t[1]);  // the values' own type
   }
-  if (index) sp.set.variant = "index";
+  if (index) sp.set.variant = io ? "io" : "index";
   // Structs served by their precompiled class: the kernels move storage of their size and
   // alignment; the operator's wrapper bit-casts to and from the structs the snippet sees.
   set_spec classed;
@@ -156,6 +158,14 @@ set_request expression_request(family f, const jit_type& t, const cupar::jit::op
   r.index = true;
   r.ops[0] = &loader;
   r.ops[1] = op;
+  return r;
+}
+
+set_request expression_request(family f, const jit_type& t, const cupar::jit::op& loader,
+                               const cupar::jit::op* op, const cupar::jit::op& store) {
+  set_request r = expression_request(f, t, loader, op);
+  r.io = true;
+  r.ops[2] = &store;
   return r;
 }
 

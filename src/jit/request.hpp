@@ -31,9 +31,11 @@ struct set_request {
   bool plus = false;
   /// transform_reduce: the "+index" sets (the input is an iterator expression, ops[0]).
   bool index = false;
+  /// Scans: the "+io" sets (also the output is an expression, its store ops[2]).
+  bool io = false;
   /// The slots' operators (slot order of slots_of); the first one anchors the per-operator
   /// cache. Null: the slot's default, the named equal_to or less.
-  const cupar::jit::op* ops[2] = {nullptr, nullptr};
+  const cupar::jit::op* ops[3] = {nullptr, nullptr, nullptr};
 
   fast_key key(int arch) const;
   build_spec spec() const;
@@ -46,6 +48,10 @@ struct set_request {
 /// generated operator `loader` in the first slot (it anchors the cache), `op` in the second.
 set_request expression_request(family f, const jit_type& t, const cupar::jit::op& loader,
                                const cupar::jit::op* op);
+/// As expression_request for a scan whose output is an expression too: the "+io" scan sets, the
+/// output's generated store in the third slot.
+set_request expression_request(family f, const jit_type& t, const cupar::jit::op& loader,
+                               const cupar::jit::op* op, const cupar::jit::op& store);
 
 struct resolved {
   const device_info* dev;

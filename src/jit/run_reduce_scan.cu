@@ -98,9 +98,9 @@ struct scan_kernels {
     return s;
   }
 };
-template <class Init, class In = const void*>
+template <class Init, class In = const void*, class Out = void*>
 using scan_dispatch =
-    cub::DispatchScan<In, void*, erased_arg, Init, unsigned long long, erased_accum,
+    cub::DispatchScan<In, Out, erased_arg, Init, unsigned long long, erased_accum,
                       cub::ForceInclusive::No, scan_hub, scan_kernels, jit_launcher_factory>;
 
 /// The "+index" sets' input as the kernels take it by value (jit_ops/cupar_scan.cuh,
@@ -135,9 +135,24 @@ cudaError_t run_reduce(const loaded_module& m, const device_info& dev, launch_st
 cudaError_t run_scan(const loaded_module& m, const device_info& dev, launch_status& st, void* temp,
                      std::size_t& temp_bytes, const void* in, void* out, std::size_t n,
                      const void* op_state, const void* init, cudaStream_t stream,
-                     const void* expression_state) {
+                     const void* expression_state, const void* output_state) {
   const scan_policy policy{{static_cast<int>(m.meta(0)), static_cast<int>(m.meta(1))}};
   const auto count = static_cast<unsigned long long>(n);
+  if (output_state != nullptr) {
+    // "+io": both expressions by value (cupar_expr_iterator, cupar_expr_output).
+    expression_input e{}, o{};
+    std::memcpy(e.state, expression_state, sizeof e.state);
+    std::memcpy(o.state, output_state, sizeof o.state);
+    const erased_arg input{&e}, output{&o};
+    if (init == nullptr) {
+      return scan_dispatch<cub::NullType, erased_arg, erased_arg>::Dispatch(
+          temp, temp_bytes, input, output, erased_arg{op_state}, cub::NullType{}, count, stream,
+          scan_kernels{&m}, jit_launcher_factory{&dev, &m, &st}, policy);
+    }
+    return scan_dispatch<erased_arg, erased_arg, erased_arg>::Dispatch(
+        temp, temp_bytes, input, output, erased_arg{op_state}, erased_arg{init}, count, stream,
+        scan_kernels{&m}, jit_launcher_factory{&dev, &m, &st}, policy);
+  }
   if (expression_state != nullptr) {
     expression_input e{};
     std::memcpy(e.state, expression_state, sizeof e.state);

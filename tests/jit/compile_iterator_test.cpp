@@ -216,6 +216,31 @@ TEST(JitIteratorCompile, TransformsOfExpressionsLinkToTheForEachSet) {
       no_floats, jit::transform_output<float>(jit::discard(), op("x * 2")), op("x"), 90, false));
 }
 
+// A scan written through an output expression: the "+io" scan sets (the input expression, the
+// operator and the output's store in three slots, compiled together and linked).
+TEST(JitIteratorCompile, ScansIntoOutputExpressionsLinkToTheIoScanSets) {
+  float* no_out = nullptr;
+  double* no_doubles = nullptr;
+  const jit::output twice = jit::transform_output(no_out, op("2.0f * x"));
+  const cupar::testing::class_case c{
+      "scan_inclusive<f32>+io", jit::compile_scan<float>(no_floats, twice, sum_op, true, 90, false),
+      jit::compile_scan<float>(no_floats, twice, sum_op, true, 90, true)};
+  EXPECT_EQ(c.quick.kernel_set, c.set);
+  if (cupar::testing::precompiled_here(c.set)) {
+    cupar::testing::expect_served_by_set(c);
+    EXPECT_EQ(c.quick.kernels.size(), 2u);
+  }
+  // Input and output transforms together (their functions are named apart), into another type.
+  const auto e = jit::compile_scan<float>(
+      jit::transform(no_floats, op("x * x")),
+      jit::transform_output<float>(no_doubles, op("double(x) * k").param("k", 0.5)), jit::maximum,
+      false, 90, true);
+  EXPECT_EQ(e.kernel_set, "scan_exclusive<f32>+io");
+  EXPECT_EQ(e.tier, 2);
+  EXPECT_NO_THROW(
+      jit::compile_scan<float>(no_floats, jit::discard(), sum_op, true, 90, false));
+}
+
 TEST(JitIteratorCompile, OutputBuildersAndTransformsCheckTheirArguments) {
   float* no_out = nullptr;
   EXPECT_THROW(jit::transform_output(jit::discard(), op("x")), std::invalid_argument);
@@ -234,7 +259,7 @@ TEST(JitIteratorCompile, OutputBuildersAndTransformsCheckTheirArguments) {
                                  op("x"), 90, false);
     FAIL() << "expected cupar::jit_error";
   } catch (const cupar::jit_error& e) {
-    EXPECT_NE(e.log().find("cupar_transform_1"), std::string::npos) << e.log();
+    EXPECT_NE(e.log().find("cupar_output_transform_1"), std::string::npos) << e.log();
     EXPECT_EQ(e.line(), 1) << e.what();
   }
   // ... and in the operator itself at its own pseudo-file.

@@ -359,6 +359,38 @@ TEST(JitIterator, TransformsOfExpressionsMatchTheCpu) {
   }
 }
 
+// Scans written through output expressions (the "+io" scan sets), both tiers.
+TEST(JitIterator, ScansIntoOutputExpressionsMatchTheCpu) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  for (std::size_t n : sizes) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto h = small_values<float>(n, 16);
+    cupar::device_buffer<float> x(h, s), out(n, s);
+    cupar::device_buffer<double> d(n, s);
+    std::vector<float> twice(n);
+    std::vector<double> running_max(n);
+    float acc = 0;
+    double mx = -1e30;
+    for (std::size_t i = 0; i < n; ++i) {
+      acc += h[i];
+      twice[i] = 2.0f * acc;
+      running_max[i] = mx * 0.5;  // exclusive: the max before i
+      mx = std::max(mx, double(h[i]) * h[i]);
+    }
+    both_tiers([&] {
+      cupar::inclusive_scan<float>(x.data(), jit::transform_output(out.data(), op("2.0f * x")),
+                                   n, jit::plus, s);
+      EXPECT_EQ(out.to_host(), twice);
+      cupar::exclusive_scan(jit::transform<double>(x.data(), op("double(x) * x")),
+                            jit::transform_output<double>(d.data(), op("x * k").param("k", 0.5)),
+                            n, jit::maximum, -1e30, s);
+      EXPECT_EQ(d.to_host(), running_max);
+      cupar::inclusive_scan<float>(x.data(), jit::discard(), n, jit::plus, s);
+    });
+  }
+}
+
 // Pointer transforms of types without precompiled CUB transform kernels (mixed arithmetic types,
 // structs of no class, binary struct transforms) run the "for_each" set: no kernel is compiled.
 TEST(JitIterator, MixedAndStructTransformsCompileNoKernels) {

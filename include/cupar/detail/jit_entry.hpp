@@ -83,6 +83,7 @@ struct jit_scan_args {
   const void* init;                        // exclusive scans; null for inclusive
   const plan_state* plan = nullptr;        // set by plan objects: skips the cache lookup
   const jit::iterator* in_iter = nullptr;  // an iterator expression instead of `in`
+  const jit::output* out_iter = nullptr;   // an output expression instead of `out` (with in_iter)
 };
 CUPAR_EXPORT void jit_scan(const jit_scan_args& args, stream_ref stream, memory_resource& mr);
 
