@@ -17,6 +17,7 @@
 //                     0ull", the named plus (the fused rows of fused.cu); cupar_jit_expr: the
 //                     same over an iterator expression (jit::transform), the "+index" sets
 //   scan_squares      inclusive scan of the expression transform(x, "x * x") ("+index" scan sets)
+//   inclusive_scan_out  inclusive scan written through transform_output(out, "2.0f * x") ("+io")
 //   dot, argmax       iterator expressions: transform<float>(zip(a, b), "x._0 * x._1");
 //                     zip({"i", counting(0ll)}, {"v", x}) into a struct {long long i; float v;}
 #include "jit_rows.hpp"
@@ -148,6 +149,19 @@ void scan_squares_cupar_jit_expr_f32(benchmark::State& state) {
   unary_runner<float, float>(
       state, jit_warmed(guard, [&](const float* in, float* out, std::size_t n, cudaStream_t s) {
         cupar::inclusive_scan(cupar::jit::transform(in, square), out, n, cupar::jit::plus, s);
+      }));
+  guard.check(state);
+}
+
+// A scan written through a transform output (2 s), the "+io" scan sets: fused.cu's
+// inclusive_scan_out rows on the run-time path.
+void inclusive_scan_out_cupar_jit_expr_f32(benchmark::State& state) {
+  const op twice("2.0f * x");
+  jit_row_guard guard("inclusive_scan_out f32 transform_output(out, \"2.0f * x\")");
+  unary_runner<float, float>(
+      state, jit_warmed(guard, [&](const float* in, float* out, std::size_t n, cudaStream_t s) {
+        cupar::inclusive_scan<float>(in, cupar::jit::transform_output(out, twice), n,
+                                     cupar::jit::plus, s);
       }));
   guard.check(state);
 }

@@ -154,6 +154,7 @@
   X(scan_squares, cupar_jit_expr, f32, gpu)                                    \
   X(scan_squares, cub, f32, gpu)                                               \
   X(inclusive_scan_out, cupar, f32, gpu)                                       \
+  X(inclusive_scan_out, cupar_jit_expr, f32, gpu)                              \
   X(inclusive_scan_out, cub, f32, gpu)                                         \
   X(merge_sort_computed, cupar, f32, gpu)                                      \
   X(merge_sort_computed, cub, f32, gpu)                                        \
