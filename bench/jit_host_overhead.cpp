@@ -5,6 +5,7 @@
 //   cupar_jit       the free function (cupar::reduce, ...) with one jit::op object reused by
 //                   every call: each call looks its build up in the operator's cache
 //   cupar_jit_plan  a plan (reduce_plan, scan_plan, transform_plan) built once: no lookup
+//   cupar_jit_expr  over iterator expressions rebuilt for every call (their code generated again)
 //
 // Operators as in the kernel rows: "a + b" (reduce, scan), "2.0f * x + 1.0f" (transform). The
 // warm-up (jit_rows.hpp) waits for the optimised build, so the loop runs the same kernels as
@@ -81,6 +82,29 @@ void host_overhead_cupar_jit_plan_transform_f32(benchmark::State& state) {
       state, jit_warmed(guard, [&](const float* in, float* out, std::size_t n, cudaStream_t s) {
         if (!plan) plan.emplace(op("2.0f * x + 1.0f"));
         (*plan)(in, out, n, s);
+      }));
+  guard.check(state);
+}
+
+// Expressions: the per-call code generation (the expression's shape generated again, its
+// interned definition found) on top of the lookup: transform over the arrays as expressions
+// (the for_each set) and a reduce over transform(x, "x * x") (the "+index" reduce sets).
+void host_overhead_cupar_jit_expr_transform_f32(benchmark::State& state) {
+  const op f("2.0f * x + 1.0f");
+  jit_row_guard guard("host_overhead transform over expressions f32 \"2.0f * x + 1.0f\"");
+  host_overhead_runner(
+      state, jit_warmed(guard, [&](const float* in, float* out, std::size_t n, cudaStream_t s) {
+        cupar::transform(cupar::jit::iterator(in), cupar::jit::output(out), n, f, s);
+      }));
+  guard.check(state);
+}
+
+void host_overhead_cupar_jit_expr_reduce_f32(benchmark::State& state) {
+  const op square("x * x");
+  jit_row_guard guard("host_overhead reduce over transform(x, \"x * x\") f32");
+  host_overhead_runner(
+      state, jit_warmed(guard, [&](const float* in, float* out, std::size_t n, cudaStream_t s) {
+        cupar::reduce(cupar::jit::transform(in, square), out, n, cupar::jit::plus, 0.0f, s);
       }));
   guard.check(state);
 }

@@ -205,6 +205,8 @@
   X(host_overhead, cupar_jit, transform_f32, host_overhead)                    \
   X(host_overhead, cupar_jit_plan, transform_f32, host_overhead)               \
   X(host_overhead, cub, transform_f32, host_overhead)                          \
+  X(host_overhead, cupar_jit_expr, transform_f32, host_overhead)               \
+  X(host_overhead, cupar_jit_expr, reduce_f32, host_overhead)                  \
                                                                                \
   X(jit_latency, cold_process, reduce_f32, once)                               \
   X(jit_latency, disk_cache_process, reduce_f32, once)                         \
