@@ -240,6 +240,7 @@ struct generator {
   std::size_t used = 0;
   long long n_offset = -1;
   std::vector<op_definition::part> parts;
+  int output_transforms = 0;  // numbered apart: cupar_output_transform_<k>
   bool untrusted = false;
 
   std::size_t alloc(std::size_t size, std::size_t align) {
@@ -381,7 +382,7 @@ struct generator {
         // operators of their own, compiled into one program.
         define(o.type);
         const iterator_node& to = *o.children[0];
-        const int k = static_cast<int>(parts.size()) + 1;
+        const int k = ++output_transforms;
         const std::string name = "cupar_oxf_" + std::to_string(k);
         snippet_function(*o.op, name, "cupar_output_transform_" + std::to_string(k),
                          to.k == kind::out_discard ? "auto" : to.type.name,
