@@ -322,7 +322,7 @@ TEST(JitIterator, TransformsOfExpressionsMatchTheCpu) {
       inplace[i] = scaled[i] * scaled[i];
       dot_out[i] = (double(ha[i]) * hb[i]) * 3.0;
       diff[i] = static_cast<long long>(ha[hidx[i]]) - static_cast<long long>(ha[n - 1 - i]);
-      ramp[i] = 7 + 2 * static_cast<long long>(i);
+      ramp[i] = 7 + 3 * static_cast<long long>(i);  // a + b * (a - 7), a = 7 + i, b = 2
       pairs[i] = {static_cast<long long>(i), hb[i]};
     }
     both_tiers([&] {
