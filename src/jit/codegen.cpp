@@ -94,6 +94,12 @@ std::string parameter_lines(const std::vector<cupar::jit::detail::op_param>& par
   return out.str();
 }
 
+std::string preamble_text_block(const std::string& preamble, const std::string& back_to) {
+  const std::string guard = "CUPAR_PREAMBLE_" + hash_hex(preamble);
+  return "#ifndef " + guard + "\n#define " + guard + "\n#line 1 \"" + preamble_file + "\"\n" +
+         preamble + "\n#line 1 \"" + back_to + "\"\n#endif\n";
+}
+
 std::string snippet_evaluation(const std::string& text, const std::string& file,
                                const std::string& back_to, const std::string& result,
                                const std::vector<const char*>& args) {
@@ -789,8 +795,7 @@ namespace {
 std::string preamble_block(const cupar::jit::op& op) {
   const std::string& pre = cupar::jit::detail::op_preamble(*op.definition());
   if (pre.empty()) return std::string();
-  return std::string("#line 1 \"") + preamble_file + "\"\n" + pre +
-         "\n#line 1 \"cupar_generated\"\n";
+  return preamble_text_block(pre, "cupar_generated");
 }
 
 /// Preambles of the given slots, each distinct one once (two slots often share one operator

@@ -331,8 +331,7 @@ struct generator {
     std::memcpy(state + base, f.state(), def.state_bytes);
     const std::string& preamble = def.preamble;
     if (!preamble.empty() && preambles.insert(preamble).second) {
-      pre << "#line 1 \"cupar_preamble\"\n"
-          << preamble << "\n#line 1 \"" << expression_file << "\"\n";
+      pre << preamble_text_block(preamble, expression_file);
     }
     std::vector<const char*> names;
     pre << "__device__ __forceinline__ " << result << " " << name

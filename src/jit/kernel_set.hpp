@@ -124,6 +124,12 @@ set_spec parse_set_key(const std::string& key);
 /// A stable 64-bit hash of `text` (FNV-1a) as 16 hex digits, for generated names and keys.
 std::string hash_hex(const std::string& text);
 
+/// An operator's preamble under `#line 1 "cupar_preamble"`, the lines after it attributed to
+/// `back_to`, guarded by a hash of its text: one program may hold the same preamble more than once
+/// (an operator's own, and inside the generated code of expressions that use the operator or
+/// another operator with the same preamble), and it must compile once.
+std::string preamble_text_block(const std::string& preamble, const std::string& back_to);
+
 /// The lines that declare an operator's run-time parameters in a generated function, read from
 /// the state bytes `cupar_state` at `base` + each one's offset.
 std::string parameter_lines(const std::vector<cupar::jit::detail::op_param>& params,

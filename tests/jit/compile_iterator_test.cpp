@@ -241,6 +241,26 @@ TEST(JitIteratorCompile, ScansIntoOutputExpressionsLinkToTheIoScanSets) {
       jit::compile_scan<float>(no_floats, jit::discard(), sum_op, true, 90, false));
 }
 
+// One preamble (an unguarded function definition) used by the input's transform, the output's
+// transform and the scan's operator: it appears in three operators of one program and must
+// compile once (the preamble blocks are guarded by a hash of their text).
+TEST(JitIteratorCompile, APreambleSharedByTheExpressionsAndTheOperatorCompilesOnce) {
+  float* no_out = nullptr;
+  const std::string helper = "__device__ float cupar_test_twice(float v) { return 2.0f * v; }";
+  const op in_op = op("cupar_test_twice(x)").preamble(helper);
+  const op out_op = op("cupar_test_twice(x) + 1.0f").preamble(helper);
+  const op scan_op = op("cupar_test_twice(a) + b").preamble(helper);
+  for (bool optimized : {false, true}) {
+    SCOPED_TRACE(optimized ? "tier 2" : "tier 1");
+    EXPECT_NO_THROW(jit::compile_scan<float>(jit::transform(no_floats, in_op),
+                                             jit::transform_output(no_out, out_op), scan_op, true,
+                                             90, optimized));
+    EXPECT_NO_THROW(jit::compile_transform(jit::transform(no_floats, in_op),
+                                           jit::transform_output(no_out, out_op), in_op, 90,
+                                           optimized));
+  }
+}
+
 TEST(JitIteratorCompile, OutputBuildersAndTransformsCheckTheirArguments) {
   float* no_out = nullptr;
   EXPECT_THROW(jit::transform_output(jit::discard(), op("x")), std::invalid_argument);
