@@ -75,6 +75,16 @@ void configure_pool(int device) {
 //   new allocation at the same address).
 
 constexpr std::size_t cache_block_limit = std::size_t(64) << 20;
+
+/// CUPAR_KEEP_BLOCKS=0 in the environment: keep nothing, every block goes straight back to the
+/// pool (a diagnostic switch, read once: docs/RELIABILITY.md, Open 0).
+bool keeping_enabled() {
+  static const bool on = [] {
+    const char* e = std::getenv("CUPAR_KEEP_BLOCKS");
+    return !(e != nullptr && std::string(e) == "0");
+  }();
+  return on;
+}
 constexpr std::size_t cache_total_limit = std::size_t(1) << 30;
 constexpr int blocks_per_stream = 4;
 constexpr int cached_streams = 64;
@@ -502,7 +512,7 @@ void* async_pool_resource::do_allocate(std::size_t bytes, stream_ref stream) {
 
 void async_pool_resource::do_deallocate(void* ptr, std::size_t bytes, stream_ref stream) noexcept {
   if (ptr == nullptr) return;
-  if (bytes <= cache_block_limit) {
+  if (bytes <= cache_block_limit && keeping_enabled()) {
     const stream_facts facts = facts_of(stream.get());
     int device = 0;
     if (facts.known) {

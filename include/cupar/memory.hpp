@@ -61,6 +61,9 @@ namespace detail {
 /// (they died with it); call release_cached_memory() before cudaDeviceReset() so that a leak
 /// checker reporting at the reset sees them freed.
 ///
+/// With CUPAR_KEEP_BLOCKS=0 in the environment (read once) nothing is kept: every block goes back
+/// to the pool at once (a diagnostic switch; the pool itself still reuses freed memory).
+///
 /// Throws cupar::out_of_memory (with the bytes asked) when the pool cannot grow (after giving
 /// the blocks kept for the stream back to it), leaving no CUDA error pending.
 class CUPAR_EXPORT async_pool_resource final : public memory_resource {

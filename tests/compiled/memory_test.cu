@@ -10,11 +10,13 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <cstdlib>
 #include <memory>
 #include <new>
 #include <numeric>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -284,6 +286,26 @@ TEST(DefaultResource, CallsCanBeCapturedIntoAGraph) {
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
   // And the stream works normally afterwards.
   EXPECT_EQ(cupar::reduce_value(in.data(), n, plus, 0u, s), expected_sum);
+}
+
+// CUPAR_KEEP_BLOCKS=0 (the ctest entry cupar_memory_no_keep_tests sets it): nothing is kept, and
+// the blocks still serve every allocation.
+TEST(DefaultResource, KeepsNothingWhenToldNot) {
+  CUPAR_REQUIRE_GPU();
+  const char* env = std::getenv("CUPAR_KEEP_BLOCKS");
+  if (env == nullptr || std::string(env) != "0") {
+    GTEST_SKIP() << "runs with CUPAR_KEEP_BLOCKS=0 (ctest: cupar_memory_no_keep_tests)";
+  }
+  cupar::memory_resource& mr = cupar::default_resource();
+  owned_stream a;
+  for (std::size_t bytes : {1000, 5000, 1 << 20}) {
+    void* p = mr.allocate(bytes, a);
+    ASSERT_NE(p, nullptr);
+    ASSERT_EQ(cudaMemsetAsync(p, 1, bytes, a.get()), cudaSuccess);
+    mr.deallocate(p, bytes, a);
+    EXPECT_EQ(cupar::cached_memory_bytes(), 0u) << bytes;
+  }
+  ASSERT_EQ(cudaStreamSynchronize(a.get()), cudaSuccess);
 }
 
 // Threads on their own streams (more streams than the resource keeps blocks for), each calling
