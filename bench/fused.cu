@@ -166,14 +166,13 @@ void scan_squares_cupar_f32(benchmark::State& state) {
 
 void scan_squares_cub_f32(benchmark::State& state) {
   cub_temp temp;
-  unary_runner<float, float>(
-      state, [&](const float* in, float* out, std::size_t n, cudaStream_t s) {
-        temp.run([&](void* t, std::size_t& bytes) {
-          return cub::DeviceScan::InclusiveScan(t, bytes,
-                                                thrust::make_transform_iterator(in, square{}), out,
-                                                ::cuda::std::plus<>{}, static_cast<int>(n), s);
-        });
-      });
+  unary_runner<float, float>(state, [&](const float* in, float* out, std::size_t n,
+                                        cudaStream_t s) {
+    temp.run([&](void* t, std::size_t& bytes) {
+      return cub::DeviceScan::InclusiveScan(t, bytes, thrust::make_transform_iterator(in, square{}),
+                                            out, ::cuda::std::plus<>{}, static_cast<int>(n), s);
+    });
+  });
 }
 
 void inclusive_scan_out_cupar_f32(benchmark::State& state) {

@@ -8,7 +8,8 @@
 //                     precompiled in the library, nothing compiled at run time)
 //   reduce_max        "a < b ? b : a"
 //   inclusive_scan    "a + b"
-//   transform_unary   "2.0f * x + 1.0f";  transform_binary "a + b"; cupar_jit_expr: the same through
+//   transform_unary   "2.0f * x + 1.0f";  transform_binary "a + b"; cupar_jit_expr: the same
+//   through
 //                     transform over expressions (the "for_each" set); transform_mixed i32 -> f64
 //                     "x * 0.5" (no CUB set for the pair: the pointer call runs for_each)
 //   merge_sort_*      comparator "a < b" (cupar::jit::less would run the radix sort instead)

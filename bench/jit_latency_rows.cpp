@@ -270,7 +270,8 @@ const latency_case case_reduce_by_key_u32_rec16{"reduce_by_key_u32_rec16",
 const latency_case case_sum_of_squares_f32{"sum_of_squares_f32", "sum_of_squares_f32", "tiered",
                                            20};
 // Iterator expressions (issue 10): a new transform of zip(a, b), a new reduction over
-// zip(counting, x), a new transform scanned; 20 new operators each, the expression rebuilt per call.
+// zip(counting, x), a new transform scanned; 20 new operators each, the expression rebuilt per
+// call.
 const latency_case case_dot_f32{"dot_f32", "dot_f32", "tiered", 20};
 const latency_case case_argmax_f32{"argmax_f32", "argmax_f32", "tiered", 20};
 const latency_case case_scan_squares_f32{"scan_squares_f32", "scan_squares_f32", "tiered", 20};

@@ -60,19 +60,25 @@ build_report compile_reduce(const op& o, int arch = 90, bool optimized = true) {
 }
 
 namespace detail {
-/// A compile-only build of `kind` (reduce or a scan) over an iterator expression into T.
+/// A compile-only build of `kind` over expressions: reduce or a scan of `in` into `type` (with an
+/// output expression `out`: a scan written through it), or transform (`type` null) of `in` (and
+/// `in2`) into `out`.
+inline build_report compile_over(::cupar::detail::jit_compile_args::kind_t kind,
+                                 const ::cupar::detail::jit_type* type, const iterator& in,
+                                 const iterator* in2, const output* out, const op& o, int arch,
+                                 bool optimized) {
+  ::cupar::detail::jit_compile_args a{
+      kind, {type, nullptr, nullptr}, ::cupar::detail::scalar{}, 0, &o, arch, optimized};
+  a.iter = &in;
+  a.iter2 = in2;
+  a.out = out;
+  return ::cupar::detail::jit_compile(a);
+}
 template <class T>
 build_report compile_over(::cupar::detail::jit_compile_args::kind_t kind, const iterator& in,
                           const op& o, int arch, bool optimized) {
-  ::cupar::detail::jit_compile_args a{kind,
-                                      {&::cupar::detail::jit_type_of<T>(), nullptr, nullptr},
-                                      ::cupar::detail::scalar{},
-                                      0,
-                                      &o,
-                                      arch,
-                                      optimized};
-  a.iter = &in;
-  return ::cupar::detail::jit_compile(a);
+  return compile_over(kind, &::cupar::detail::jit_type_of<T>(), in, nullptr, nullptr, o, arch,
+                      optimized);
 }
 }  // namespace detail
 
@@ -98,17 +104,10 @@ build_report compile_scan(const iterator& in, const op& o, bool inclusive, int a
 template <class T>
 build_report compile_scan(const iterator& in, const output& out, const op& o, bool inclusive,
                           int arch = 90, bool optimized = true) {
-  ::cupar::detail::jit_compile_args a{inclusive ? ::cupar::detail::jit_compile_args::scan_inclusive
-                                                : ::cupar::detail::jit_compile_args::scan_exclusive,
-                                      {&::cupar::detail::jit_type_of<T>(), nullptr, nullptr},
-                                      ::cupar::detail::scalar{},
-                                      0,
-                                      &o,
-                                      arch,
-                                      optimized};
-  a.iter = &in;
-  a.out = &out;
-  return ::cupar::detail::jit_compile(a);
+  return detail::compile_over(inclusive ? ::cupar::detail::jit_compile_args::scan_inclusive
+                                        : ::cupar::detail::jit_compile_args::scan_exclusive,
+                              &::cupar::detail::jit_type_of<T>(), in, nullptr, &out, o, arch,
+                              optimized);
 }
 
 /// As compile_reduce, for transform_reduce: `transform` (In -> Acc, argument `x`) and the
@@ -162,31 +161,14 @@ build_report compile_transform(const op& o, int arch = 90, bool optimized = true
 /// compile_transform<In, Out> builds CUB's kernels, which plans use). Null arrays are allowed.
 inline build_report compile_transform(const iterator& in, const output& out, const op& o,
                                       int arch = 90, bool optimized = true) {
-  ::cupar::detail::jit_compile_args a{::cupar::detail::jit_compile_args::transform_unary,
-                                      {nullptr, nullptr, nullptr},
-                                      ::cupar::detail::scalar{},
-                                      0,
-                                      &o,
-                                      arch,
-                                      optimized};
-  a.iter = &in;
-  a.out = &out;
-  return ::cupar::detail::jit_compile(a);
+  return detail::compile_over(::cupar::detail::jit_compile_args::transform_unary, nullptr, in,
+                              nullptr, &out, o, arch, optimized);
 }
 /// As above, for a binary transform (arguments a, b) of two expressions.
 inline build_report compile_transform(const iterator& a, const iterator& b, const output& out,
                                       const op& o, int arch = 90, bool optimized = true) {
-  ::cupar::detail::jit_compile_args c{::cupar::detail::jit_compile_args::transform_binary,
-                                      {nullptr, nullptr, nullptr},
-                                      ::cupar::detail::scalar{},
-                                      0,
-                                      &o,
-                                      arch,
-                                      optimized};
-  c.iter = &a;
-  c.iter2 = &b;
-  c.out = &out;
-  return ::cupar::detail::jit_compile(c);
+  return detail::compile_over(::cupar::detail::jit_compile_args::transform_binary, nullptr, a, &b,
+                              &out, o, arch, optimized);
 }
 
 /// As compile_reduce, for a binary transform (A, B) -> Out.

@@ -75,7 +75,8 @@ void exclusive_scan(const I& in, T* d_out, std::size_t n, const jit::op& op,
 /// code and the operator compiled and linked, tens of milliseconds), from source for structs.
 template <class T>
 void inclusive_scan(const jit::iterator& in, const jit::output& out, std::size_t n,
-                    const jit::op& op, stream_ref stream, memory_resource& mr = default_resource()) {
+                    const jit::op& op, stream_ref stream,
+                    memory_resource& mr = default_resource()) {
   detail::jit_scan_args a{
       "cupar::inclusive_scan", &detail::jit_type_of<T>(), nullptr, nullptr, n, &op, nullptr};
   a.in_iter = &in;

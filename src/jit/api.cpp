@@ -23,8 +23,8 @@
 #include <array>
 #include <cstring>
 #include <map>
-#include <mutex>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 namespace cupar::detail {
@@ -201,8 +201,8 @@ void run_apply(const char* fn, int arity, const cupar::jit::iterator* const* in,
 /// Whether the library precompiled CUB's transform kernels for the types of `r` (the types
 /// themselves, or a user struct's class); remembered per combination of types.
 bool transform_precompiled(const set_request& r) {
-  const bool same = r.fam == family::transform_unary ? r.t[0] == r.t[1]
-                                                     : r.t[0] == r.t[1] && r.t[1] == r.t[2];
+  const bool same =
+      r.fam == family::transform_unary ? r.t[0] == r.t[1] : r.t[0] == r.t[1] && r.t[1] == r.t[2];
   if (same && is_arithmetic(*r.t[0])) return true;  // every arithmetic T -> T set is built
   static std::mutex mutex;
   static std::map<std::array<const jit_type*, 3>, bool> known;
@@ -268,8 +268,7 @@ void jit_transform(const jit_transform_args& a, stream_ref s) {
         cupar::jit::iterator(cupar::jit::detail::iterator_pointer(*a.in_types[0], a.in[0])),
         cupar::jit::iterator(cupar::jit::detail::iterator_pointer(
             a.arity == 2 ? *a.in_types[1] : *a.in_types[0], a.in[a.arity == 2 ? 1 : 0]))};
-    const cupar::jit::output out(
-        cupar::jit::detail::output_pointer(*a.out_type, a.out));
+    const cupar::jit::output out(cupar::jit::detail::output_pointer(*a.out_type, a.out));
     const cupar::jit::iterator* in[2] = {&ins[0], &ins[1]};
     run_apply(fn, a.arity, in, out, a.n, *a.op, s);
     return;
@@ -503,17 +502,16 @@ cupar::jit::build_report jit_compile(const jit_compile_args& c) {
     if (c.op == nullptr || c.iter == nullptr) throw_invalid_argument("cupar::jit", "no operator");
     loader.emplace(jit::expression_op(*c.iter, *c.types[0], 0, "cupar::jit::compile"));
     store.emplace(jit::store_op(*c.out, *c.types[0], 0, "cupar::jit::compile"));
-    req = jit::expression_request(c.kind == jit_compile_args::scan_inclusive
-                                      ? family::scan_inclusive
-                                      : family::scan_exclusive,
-                                  *c.types[0], *loader, c.op, *store);
+    req =
+        jit::expression_request(c.kind == jit_compile_args::scan_inclusive ? family::scan_inclusive
+                                                                           : family::scan_exclusive,
+                                *c.types[0], *loader, c.op, *store);
   } else if (c.out != nullptr) {
     // transform over expressions: the "for_each" set.
     if (c.op == nullptr || c.iter == nullptr) throw_invalid_argument("cupar::jit", "no operator");
     const int arity = c.iter2 != nullptr ? 2 : 1;
     const cupar::jit::iterator* ins[2] = {c.iter, c.iter2};
-    loader.emplace(
-        jit::transform_apply_op(ins, arity, *c.out, *c.op, 0, "cupar::jit::compile").op);
+    loader.emplace(jit::transform_apply_op(ins, arity, *c.out, *c.op, 0, "cupar::jit::compile").op);
     req = set_request{family::for_each, {&jit::index_type()}};
     req.ops[0] = &*loader;
   } else if (c.iter != nullptr) {

@@ -488,10 +488,12 @@ std::vector<slot_spec> slots_of(const set_spec& s) {
       if (s.variant == "index" || s.variant == "io") {
         // The iterator expression first: it anchors the cache entry. "+io": the output
         // expression's store last.
-        std::vector<slot_spec> slots = {
-            {"cupar_jit_xform", "iterator expression", {type_ref::of(scalar::u64)}, t[0],
-             {"cupar_i"}},
-            old_style_slot({t[0], t[0]}, t[0], {"a", "b"}, "operator")};
+        std::vector<slot_spec> slots = {{"cupar_jit_xform",
+                                         "iterator expression",
+                                         {type_ref::of(scalar::u64)},
+                                         t[0],
+                                         {"cupar_i"}},
+                                        old_style_slot({t[0], t[0]}, t[0], {"a", "b"}, "operator")};
         if (s.variant == "io") {
           slots.push_back({"cupar_jit_store",
                            "output expression",
@@ -548,7 +550,10 @@ std::vector<slot_spec> slots_of(const set_spec& s) {
               old_style_slot({t[1], t[1]}, t[1], {"a", "b"}, "operator")};
     case family::for_each:
       // The thread's first index and the count (the generated code knows its stride and items).
-      return {{"cupar_jit_apply", "iterator expression", {t[0], t[0]}, type_ref::of(scalar::i32),
+      return {{"cupar_jit_apply",
+               "iterator expression",
+               {t[0], t[0]},
+               type_ref::of(scalar::i32),
                {"cupar_i", "cupar_n"}}};
   }
   return {};
@@ -634,8 +639,7 @@ std::vector<std::string> name_expressions(const set_spec& set) {
               "cub::detail::scan::DeviceScanKernel<cupar_policy, " +
                   std::string(set.variant.empty() ? "const cupar_T*" : "cupar_expr_iterator") +
                   (set.variant == "io" ? ", cupar_expr_output" : ", cupar_T*") +
-                  ", cupar_tile_state, cupar_scan_op, " + init +
-                  ", cupar_offset, cupar_T, false>",
+                  ", cupar_tile_state, cupar_scan_op, " + init + ", cupar_offset, cupar_T, false>",
               "cupar_meta<(long long)cupar_active::ScanPolicyT::BLOCK_THREADS, "
               "(long long)cupar_active::ScanPolicyT::ITEMS_PER_THREAD, "
               "(long long)cupar_tile_state::description_bytes_per_tile, "

@@ -384,8 +384,8 @@ struct generator {
         const int k = ++output_transforms;
         const std::string name = "cupar_oxf_" + std::to_string(k);
         snippet_function(*o.op, name, "cupar_output_transform_" + std::to_string(k),
-                         to.k == kind::out_discard ? "auto" : to.type.name,
-                         {{o.type.name, "x"}}, "transform output",
+                         to.k == kind::out_discard ? "auto" : to.type.name, {{o.type.name, "x"}},
+                         "transform output",
                          "a unary operator of the transform output (argument x)");
         return store(to, i, name + "(cupar_state, " + value + ")");
       }
@@ -487,9 +487,9 @@ for_each_op transform_apply_op(const cupar::jit::iterator* const* ins, int arity
   const std::string store = g.store(o, "cupar_j", call);
   const unsigned items = for_each_items(bytes);
   const std::string k = std::to_string(items);
-  const std::string index =
-      "      const unsigned long long cupar_j = cupar_i + " + std::to_string(for_each_threads) +
-      "ull * static_cast<unsigned long long>(cupar_k);\n";
+  const std::string index = "      const unsigned long long cupar_j = cupar_i + " +
+                            std::to_string(for_each_threads) +
+                            "ull * static_cast<unsigned long long>(cupar_k);\n";
   const std::string loop = "    for (int cupar_k = 0; cupar_k < " + k + "; ++cupar_k) {\n";
   // The loads of all items first, then the stores: each thread keeps `items` loads in flight.
   std::ostringstream apply;
@@ -503,12 +503,13 @@ for_each_op transform_apply_op(const cupar::jit::iterator* const* ins, int arity
         << "#pragma unroll\n"
         << loop << index << "      " << store << "\n    }\n"
         << "  } else {\n"
-        << loop << index << "      if (cupar_j >= cupar_n) break;\n" << loads << "    }\n"
+        << loop << index << "      if (cupar_j >= cupar_n) break;\n"
+        << loads << "    }\n"
         << loop << index << "      if (cupar_j >= cupar_n) break;\n      " << store << "\n    }\n"
         << "  }\n  (void)cupar_state;\n  return 0;\n}\n";
   g.pre << apply.str();
-  auto def = interned("cupar_apply(cupar_state, cupar_i, cupar_n)", g.pre.str(), g.untrusted,
-                      g.parts);
+  auto def =
+      interned("cupar_apply(cupar_state, cupar_i, cupar_n)", g.pre.str(), g.untrusted, g.parts);
   return {cupar::jit::op(std::move(def), g.state, g.used), items};
 }
 
@@ -521,8 +522,8 @@ cupar::jit::op store_op(const cupar::jit::output& out, const jit_type& v, std::s
   g.pre << "__device__ __forceinline__ int cupar_store(const unsigned char* cupar_state, "
            "unsigned long long cupar_i, "
         << v.name << " cupar_v) {\n  " << stmt << "\n  (void)cupar_state;\n  return 0;\n}\n";
-  auto def = interned("cupar_store(cupar_state, cupar_i, cupar_v)", g.pre.str(), g.untrusted,
-                      g.parts);
+  auto def =
+      interned("cupar_store(cupar_state, cupar_i, cupar_v)", g.pre.str(), g.untrusted, g.parts);
   return cupar::jit::op(std::move(def), g.state, g.used);
 }
 

@@ -175,11 +175,11 @@ const cupar::jit::op& set_request::anchor() const {
   // cache holds builds for every type of the family; keys tell them apart).
   static const cupar::jit::op anchors[family_count] = {
 #define CUPAR_ANCHOR cupar::jit::op(std::string("/* cupar anchor */"))
-      CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR,
-      CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR,
-      CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR,
-      CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR,
-      CUPAR_ANCHOR,
+      CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR,
+      CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR,
+      CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR,
+      CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR,
+      CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR, CUPAR_ANCHOR,
 #undef CUPAR_ANCHOR
   };
   static_assert(sizeof(anchors) / sizeof(anchors[0]) == family_count, "one anchor per family");

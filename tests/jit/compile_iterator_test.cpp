@@ -206,8 +206,8 @@ TEST(JitIteratorCompile, TransformsOfExpressionsLinkToTheForEachSet) {
   EXPECT_EQ(b.kernel_set, "for_each<u64>");
   EXPECT_EQ(b.tier, 2);
   arg_f32* no_args = nullptr;
-  EXPECT_EQ(jit::compile_transform(jit::zip({{"i", jit::counting(0ll)}, {"v", no_floats}}),
-                                   no_args, op("arg_f32{x.i, x.v}"), 90, false)
+  EXPECT_EQ(jit::compile_transform(jit::zip({{"i", jit::counting(0ll)}, {"v", no_floats}}), no_args,
+                                   op("arg_f32{x.i, x.v}"), 90, false)
                 .kernel_set,
             "for_each<u64>");
   // discard(): the operator's own result type; a transform output into discard names its V.
@@ -237,8 +237,7 @@ TEST(JitIteratorCompile, ScansIntoOutputExpressionsLinkToTheIoScanSets) {
       false, 90, true);
   EXPECT_EQ(e.kernel_set, "scan_exclusive<f32>+io");
   EXPECT_EQ(e.tier, 2);
-  EXPECT_NO_THROW(
-      jit::compile_scan<float>(no_floats, jit::discard(), sum_op, true, 90, false));
+  EXPECT_NO_THROW(jit::compile_scan<float>(no_floats, jit::discard(), sum_op, true, 90, false));
 }
 
 // One preamble (an unguarded function definition) used by the input's transform, the output's
@@ -275,8 +274,8 @@ TEST(JitIteratorCompile, OutputBuildersAndTransformsCheckTheirArguments) {
   }
   // A syntax error in a transform output's snippet points at it.
   try {
-    (void)jit::compile_transform(no_floats, jit::transform_output(no_out, op("x +* 2")),
-                                 op("x"), 90, false);
+    (void)jit::compile_transform(no_floats, jit::transform_output(no_out, op("x +* 2")), op("x"),
+                                 90, false);
     FAIL() << "expected cupar::jit_error";
   } catch (const cupar::jit_error& e) {
     EXPECT_NE(e.log().find("cupar_output_transform_1"), std::string::npos) << e.log();

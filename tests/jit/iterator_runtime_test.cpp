@@ -68,9 +68,9 @@ TEST(JitIterator, SumOfSquaresDotAndCountWhereMatchTheCpu) {
     both_tiers([&] {
       EXPECT_EQ(cupar::reduce_value(jit::transform(a.data(), op("x * x")), n, jit::plus, 0.0, s),
                 squares);
-      EXPECT_EQ(cupar::reduce_value(jit::transform<double>(jit::zip(a.data(), b.data()),
-                                                           op("x._0 * x._1")),
-                                    n, jit::plus, 0.0, s),
+      EXPECT_EQ(cupar::reduce_value(
+                    jit::transform<double>(jit::zip(a.data(), b.data()), op("x._0 * x._1")), n,
+                    jit::plus, 0.0, s),
                 dot);
       EXPECT_EQ(cupar::reduce_value(jit::transform<unsigned long long>(
                                         a.data(), op("x > t ? 1ull : 0ull").param("t", 2.5)),
@@ -134,9 +134,8 @@ TEST(JitIterator, MeanWhereReducesAStructTheTransformBuilds) {
     }
     both_tiers([&] {
       const sum_count got = cupar::reduce_value(
-          jit::transform<sum_count>(x.data(),
-                                    op("x < t ? sum_count{x, 1ull} : sum_count{0.0, 0ull}")
-                                        .param("t", 0.0)),
+          jit::transform<sum_count>(
+              x.data(), op("x < t ? sum_count{x, 1ull} : sum_count{0.0, 0ull}").param("t", 0.0)),
           n, op("sum_count{a.sum + b.sum, a.count + b.count}"), sum_count{0, 0}, s);
       EXPECT_EQ(got.sum, expected.sum);
       EXPECT_EQ(got.count, expected.count);
@@ -164,10 +163,10 @@ TEST(JitIterator, CountingConstantPermutationAndReverseMatchTheCpu) {
       mixed += 3ull * hv[hidx[n - 1 - i]] + i;
     }
     both_tiers([&] {
-      EXPECT_EQ(cupar::reduce_value(jit::transform<unsigned long long>(jit::counting(5ull),
-                                                                       op("x")),
-                                    n, jit::plus, 0ull, s),
-                counting);
+      EXPECT_EQ(
+          cupar::reduce_value(jit::transform<unsigned long long>(jit::counting(5ull), op("x")), n,
+                              jit::plus, 0ull, s),
+          counting);
       EXPECT_EQ(cupar::reduce_value(jit::transform<unsigned long long>(jit::constant(3u), op("x")),
                                     n, jit::plus, 0ull, s),
                 3ull * n);
@@ -222,8 +221,7 @@ TEST(JitIterator, ScansOfExpressionsMatchTheCpu) {
     both_tiers([&] {
       cupar::inclusive_scan(jit::transform(x.data(), op("x * x")), out.data(), n, jit::plus, s);
       EXPECT_EQ(out.to_host(), squares);
-      cupar::inclusive_scan(jit::permutation(x.data(), idx.data()), out.data(), n, jit::maximum,
-                            s);
+      cupar::inclusive_scan(jit::permutation(x.data(), idx.data()), out.data(), n, jit::maximum, s);
       EXPECT_EQ(out.to_host(), gathered_max);
       cupar::exclusive_scan(jit::transform<unsigned long long>(x.data(), op("x > 0 ? 1ull : 0ull")),
                             counts.data(), n, jit::plus, 0ull, s);
@@ -276,9 +274,9 @@ TEST(JitIterator, ResultsIntoDeviceMemoryAndEmptyInputs) {
                std::invalid_argument);
   EXPECT_THROW(cupar::reduce_value(jit::zip(none, none), 5, jit::plus, 0ll, s),
                std::invalid_argument);
-  EXPECT_THROW(cupar::reduce(jit::counting(0ll), static_cast<long long*>(nullptr), 5, jit::plus,
-                             0ll, s),
-               std::invalid_argument);
+  EXPECT_THROW(
+      cupar::reduce(jit::counting(0ll), static_cast<long long*>(nullptr), 5, jit::plus, 0ll, s),
+      std::invalid_argument);
   cupar::reduce(jit::counting(-2ll), out.data(), 5, jit::plus, 0ll, s);
   EXPECT_EQ(out.to_host()[0], -2 - 1 + 0 + 1 + 2);
 }
@@ -288,8 +286,7 @@ TEST(JitIterator, CountsPast2To31WithSixtyFourBitIndices) {
   owned_stream s;
   // No memory read: element i is computed from i alone.
   const std::size_t n = (std::size_t(1) << 31) + 5;
-  const unsigned long long sum =
-      cupar::reduce_value(jit::counting(0ull), n, jit::plus, 0ull, s);
+  const unsigned long long sum = cupar::reduce_value(jit::counting(0ull), n, jit::plus, 0ull, s);
   EXPECT_EQ(sum, static_cast<unsigned long long>(n) * (n - 1) / 2);
   const unsigned long long thirds = cupar::reduce_value(
       jit::transform<unsigned long long>(jit::counting(0ull), op("x % 3 == 0 ? 1ull : 0ull")), n,
@@ -379,12 +376,12 @@ TEST(JitIterator, ScansIntoOutputExpressionsMatchTheCpu) {
       mx = std::max(mx, double(h[i]) * h[i]);
     }
     both_tiers([&] {
-      cupar::inclusive_scan<float>(x.data(), jit::transform_output(out.data(), op("2.0f * x")),
-                                   n, jit::plus, s);
+      cupar::inclusive_scan<float>(x.data(), jit::transform_output(out.data(), op("2.0f * x")), n,
+                                   jit::plus, s);
       EXPECT_EQ(out.to_host(), twice);
       cupar::exclusive_scan(jit::transform<double>(x.data(), op("double(x) * x")),
-                            jit::transform_output<double>(d.data(), op("x * k").param("k", 0.5)),
-                            n, jit::maximum, -1e30, s);
+                            jit::transform_output<double>(d.data(), op("x * k").param("k", 0.5)), n,
+                            jit::maximum, -1e30, s);
       EXPECT_EQ(d.to_host(), running_max);
       cupar::inclusive_scan<float>(x.data(), jit::discard(), n, jit::plus, s);
     });

@@ -14,7 +14,7 @@
 namespace cupar::jit {
 class iterator;
 class output;
-}
+}  // namespace cupar::jit
 
 namespace cupar::detail {
 
