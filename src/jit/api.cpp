@@ -266,8 +266,9 @@ void jit_transform(const jit_transform_args& a, stream_ref s) {
     // of compiling CUB's kernels from source (seconds).
     const cupar::jit::iterator ins[2] = {
         cupar::jit::iterator(cupar::jit::detail::iterator_pointer(*a.in_types[0], a.in[0])),
-        cupar::jit::iterator(cupar::jit::detail::iterator_pointer(
-            a.arity == 2 ? *a.in_types[1] : *a.in_types[0], a.in[a.arity == 2 ? 1 : 0]))};
+        cupar::jit::iterator(a.arity == 2
+                                 ? cupar::jit::detail::iterator_pointer(*a.in_types[1], a.in[1])
+                                 : cupar::jit::detail::node_ptr())};
     const cupar::jit::output out(cupar::jit::detail::output_pointer(*a.out_type, a.out));
     const cupar::jit::iterator* in[2] = {&ins[0], &ins[1]};
     run_apply(fn, a.arity, in, out, a.n, *a.op, s);
@@ -492,23 +493,16 @@ bool served_by_library(const set_request& r, const cupar::jit::op& op) {
 }  // namespace
 
 cupar::jit::build_report jit_compile(const jit_compile_args& c) {
-  std::optional<cupar::jit::op> loader;
+  std::optional<cupar::jit::op> loader, store;
   set_request req{family::reduce};
-  const bool scan_kind =
+  const bool scan =
       c.kind == jit_compile_args::scan_inclusive || c.kind == jit_compile_args::scan_exclusive;
-  std::optional<cupar::jit::op> store;
-  if (c.out != nullptr && scan_kind) {
-    // A scan from an expression into an output expression: the "+io" scan sets.
-    if (c.op == nullptr || c.iter == nullptr) throw_invalid_argument("cupar::jit", "no operator");
-    loader.emplace(jit::expression_op(*c.iter, *c.types[0], 0, "cupar::jit::compile"));
-    store.emplace(jit::store_op(*c.out, *c.types[0], 0, "cupar::jit::compile"));
-    req =
-        jit::expression_request(c.kind == jit_compile_args::scan_inclusive ? family::scan_inclusive
-                                                                           : family::scan_exclusive,
-                                *c.types[0], *loader, c.op, *store);
-  } else if (c.out != nullptr) {
+  if (c.out != nullptr && c.iter == nullptr) {
+    throw_invalid_argument("cupar::jit", "an output expression needs an input expression");
+  }
+  if (c.out != nullptr && !scan) {
     // transform over expressions: the "for_each" set.
-    if (c.op == nullptr || c.iter == nullptr) throw_invalid_argument("cupar::jit", "no operator");
+    if (c.op == nullptr) throw_invalid_argument("cupar::jit", "no operator");
     const int arity = c.iter2 != nullptr ? 2 : 1;
     const cupar::jit::iterator* ins[2] = {c.iter, c.iter2};
     loader.emplace(jit::transform_apply_op(ins, arity, *c.out, *c.op, 0, "cupar::jit::compile").op);
@@ -516,8 +510,6 @@ cupar::jit::build_report jit_compile(const jit_compile_args& c) {
     req.ops[0] = &*loader;
   } else if (c.iter != nullptr) {
     if (c.op == nullptr) throw_invalid_argument("cupar::jit", "no operator");
-    const bool scan =
-        c.kind == jit_compile_args::scan_inclusive || c.kind == jit_compile_args::scan_exclusive;
     if (!scan && c.kind != jit_compile_args::reduce) {
       throw_invalid_argument("cupar::jit", "iterator expressions are taken by reduce and scans");
     }
@@ -525,7 +517,13 @@ cupar::jit::build_report jit_compile(const jit_compile_args& c) {
     const family f = !scan                                        ? family::reduce
                      : c.kind == jit_compile_args::scan_inclusive ? family::scan_inclusive
                                                                   : family::scan_exclusive;
-    req = jit::expression_request(f, *c.types[0], *loader, c.op);
+    if (c.out != nullptr) {
+      // A scan into an output expression: the "+io" scan sets.
+      store.emplace(jit::store_op(*c.out, *c.types[0], 0, "cupar::jit::compile"));
+      req = jit::expression_request(f, *c.types[0], *loader, c.op, *store);
+    } else {
+      req = jit::expression_request(f, *c.types[0], *loader, c.op);
+    }
   } else {
     req = request_of(c);
   }

@@ -79,6 +79,17 @@ void require_node(const node_ptr& n, const char* fn, const char* what) {
   if (!n) throw_invalid_argument(fn, std::string(what) + " is an empty iterator");
 }
 
+/// The operator of a transform (of an input or an output): a non-empty unary snippet.
+void require_unary_snippet(const op& f, const char* fn, const char* what) {
+  if (f.is_named()) {
+    throw_invalid_argument(
+        fn, std::string(what) + " takes a unary snippet (argument x), not a named operator");
+  }
+  if (f.source().find_first_not_of(" \t\r\n") == std::string::npos) {
+    throw_invalid_argument(fn, "the transform's source is empty");
+  }
+}
+
 }  // namespace
 
 node_ptr iterator_pointer(const jit_type& t, const void* p) {
@@ -103,13 +114,7 @@ node_ptr iterator_constant(const jit_type& t, const void* value) {
 node_ptr iterator_transform(const node_ptr& in, const op& f, const jit_type* result) {
   constexpr const char* fn = "cupar::jit::transform";
   require_node(in, fn, "the input");
-  if (f.is_named()) {
-    throw_invalid_argument(fn,
-                           "a transform takes a unary snippet (argument x), not a named operator");
-  }
-  if (f.source().find_first_not_of(" \t\r\n") == std::string::npos) {
-    throw_invalid_argument(fn, "the transform's source is empty");
-  }
+  require_unary_snippet(f, fn, "a transform");
   if (result == nullptr && is_zip(in->type)) {
     throw_invalid_argument(fn,
                            "the element of a zip is a struct: name the transform's result type, "
@@ -197,14 +202,7 @@ node_ptr output_discard() {
 node_ptr output_transform(const node_ptr& out, const op& f, const jit_type* value) {
   constexpr const char* fn = "cupar::jit::transform_output";
   require_node(out, fn, "the output");
-  if (f.is_named()) {
-    throw_invalid_argument(fn,
-                           "a transform output takes a unary snippet (argument x), not a named "
-                           "operator");
-  }
-  if (f.source().find_first_not_of(" \t\r\n") == std::string::npos) {
-    throw_invalid_argument(fn, "the transform's source is empty");
-  }
+  require_unary_snippet(f, fn, "a transform output");
   if (value == nullptr && out->k == kind::out_discard) {
     throw_invalid_argument(fn,
                            "discard() takes any value: name the value type, "
@@ -451,9 +449,13 @@ cupar::jit::op expression_op(const cupar::jit::iterator& it, const jit_type& acc
   return cupar::jit::op(std::move(def), g.state, g.used);
 }
 
+namespace {
+/// Indices per thread of the "for_each" kernel for inputs of `bytes_per_index` bytes together:
+/// enough loads in flight per thread to keep the memory busy, few enough registers.
 unsigned for_each_items(std::size_t bytes_per_index) {
   return bytes_per_index <= 4 ? 8u : bytes_per_index <= 8 ? 4u : bytes_per_index <= 16 ? 2u : 1u;
 }
+}  // namespace
 
 for_each_op transform_apply_op(const cupar::jit::iterator* const* ins, int arity,
                                const cupar::jit::output& out, const cupar::jit::op& f,

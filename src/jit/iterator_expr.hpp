@@ -27,10 +27,6 @@ const jit_type& index_type();
 /// code of a thread handles the indices first, first + this, ... (`items` of them).
 inline constexpr unsigned for_each_threads = 256;
 
-/// Indices per thread of the "for_each" kernel for inputs of `bytes_per_index` bytes together:
-/// enough loads in flight per thread to keep the memory busy, few enough registers.
-unsigned for_each_items(std::size_t bytes_per_index);
-
 /// The operator of the "for_each" set (its cupar_jit_apply slot) for transform: for each index
 /// of its thread, the inputs' elements (`arity` of them: 1 or 2) loaded, `f` applied (argument
 /// x, or a and b) and the result stored through `out`; `items`: indices per thread, which the

@@ -138,42 +138,28 @@ cudaError_t run_scan(const loaded_module& m, const device_info& dev, launch_stat
                      const void* expression_state, const void* output_state) {
   const scan_policy policy{{static_cast<int>(m.meta(0)), static_cast<int>(m.meta(1))}};
   const auto count = static_cast<unsigned long long>(n);
-  if (output_state != nullptr) {
-    // "+io": both expressions by value (cupar_expr_iterator, cupar_expr_output).
-    expression_input e{}, o{};
-    std::memcpy(e.state, expression_state, sizeof e.state);
-    std::memcpy(o.state, output_state, sizeof o.state);
-    const erased_arg input{&e}, output{&o};
+  // One dispatch for every form: the input and output as arrays or, for the "+index" and "+io"
+  // sets, as the expressions' states passed by value (cupar_expr_iterator, cupar_expr_output).
+  auto dispatch = [&](auto input, auto output) {
+    using In = decltype(input);
+    using Out = decltype(output);
     if (init == nullptr) {
-      return scan_dispatch<cub::NullType, erased_arg, erased_arg>::Dispatch(
+      return scan_dispatch<cub::NullType, In, Out>::Dispatch(
           temp, temp_bytes, input, output, erased_arg{op_state}, cub::NullType{}, count, stream,
           scan_kernels{&m}, jit_launcher_factory{&dev, &m, &st}, policy);
     }
-    return scan_dispatch<erased_arg, erased_arg, erased_arg>::Dispatch(
+    return scan_dispatch<erased_arg, In, Out>::Dispatch(
         temp, temp_bytes, input, output, erased_arg{op_state}, erased_arg{init}, count, stream,
         scan_kernels{&m}, jit_launcher_factory{&dev, &m, &st}, policy);
+  };
+  expression_input e{}, o{};
+  if (expression_state != nullptr) std::memcpy(e.state, expression_state, sizeof e.state);
+  if (output_state != nullptr) {
+    std::memcpy(o.state, output_state, sizeof o.state);
+    return dispatch(erased_arg{&e}, erased_arg{&o});
   }
-  if (expression_state != nullptr) {
-    expression_input e{};
-    std::memcpy(e.state, expression_state, sizeof e.state);
-    const erased_arg input{&e};
-    if (init == nullptr) {
-      return scan_dispatch<cub::NullType, erased_arg>::Dispatch(
-          temp, temp_bytes, input, out, erased_arg{op_state}, cub::NullType{}, count, stream,
-          scan_kernels{&m}, jit_launcher_factory{&dev, &m, &st}, policy);
-    }
-    return scan_dispatch<erased_arg, erased_arg>::Dispatch(
-        temp, temp_bytes, input, out, erased_arg{op_state}, erased_arg{init}, count, stream,
-        scan_kernels{&m}, jit_launcher_factory{&dev, &m, &st}, policy);
-  }
-  if (init == nullptr) {
-    return scan_dispatch<cub::NullType>::Dispatch(temp, temp_bytes, in, out, erased_arg{op_state},
-                                                  cub::NullType{}, count, stream, scan_kernels{&m},
-                                                  jit_launcher_factory{&dev, &m, &st}, policy);
-  }
-  return scan_dispatch<erased_arg>::Dispatch(temp, temp_bytes, in, out, erased_arg{op_state},
-                                             erased_arg{init}, count, stream, scan_kernels{&m},
-                                             jit_launcher_factory{&dev, &m, &st}, policy);
+  if (expression_state != nullptr) return dispatch(erased_arg{&e}, out);
+  return dispatch(in, out);
 }
 
 }  // namespace cupar::detail::jit

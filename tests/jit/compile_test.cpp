@@ -259,8 +259,8 @@ TEST(JitCompile, OptimisedScansAreLinkedForTheCompiledPathsOccupancy) {
     EXPECT_EQ(f.tier, 2);
     // (Only links to a precompiled set carry the target: a profile without the set builds from
     // source.)
-    EXPECT_EQ(f.register_capped, cupar::testing::precompiled_here(inclusive ? "scan_inclusive<f32>"
-                                                                            : "scan_exclusive<f32>"));
+    EXPECT_EQ(f.register_capped, cupar::testing::precompiled_here(
+                                     inclusive ? "scan_inclusive<f32>" : "scan_exclusive<f32>"));
     EXPECT_FALSE(
         cupar::jit::compile_scan<float>(op("a + b"), inclusive, 90, false).register_capped);
   }
