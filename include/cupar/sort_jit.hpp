@@ -35,7 +35,19 @@ void stable_sort_keys(const Key* d_keys_in, Key* d_keys_out, std::size_t n, cons
                    stream, mr);
 }
 
-/// Sorts key-value pairs by key with a run-time comparator. Values: any trivially copyable type.
+/// Sorts key-value pairs by key with a run-time comparator. Values: any trivially copyable type,
+/// moved as bytes (no CUPAR_JIT_TYPE needed). The merge sort moves 4- and 8-byte values itself
+/// (an 8-byte value of alignment 4 too, when both arrays are 8-byte aligned); other values (1, 2,
+/// 12, 16 bytes, ...) are sorted by a 4-byte index (8-byte from 2^32 pairs) and gathered by it
+/// in one more pass, with temporary storage for two index arrays (and a copy of the values when
+/// sorting in place). Either way only the comparator is compiled at run time. Keys and values may
+/// each be sorted in place; the key and value arrays must not overlap each other.
+/// @param d_keys_in/d_keys_out      device keys (null only when n == 0)
+/// @param d_values_in/d_values_out  device values (null only when n == 0)
+/// @param n     number of pairs
+/// @param comp  run-time comparator of arguments `a`, `b` (the keys)
+/// @throws std::invalid_argument, cupar::jit_error, cupar::out_of_memory, cupar::cuda_error
+/// Asynchronous.
 template <class Key, class Value>
 void sort_pairs(const Key* d_keys_in, Key* d_keys_out, const Value* d_values_in,
                 Value* d_values_out, std::size_t n, const jit::op& comp, stream_ref stream,

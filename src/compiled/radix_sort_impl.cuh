@@ -2,6 +2,7 @@
 // translation unit per key type so the instantiations build in parallel.
 #pragma once
 
+#include "index_gather.hpp"
 #include "radix_sort.hpp"
 
 #include <cupar/detail/temp_storage.hpp>
@@ -14,11 +15,6 @@
 #include <type_traits>
 
 namespace cupar::detail {
-
-// Index-gather helpers for values the sort cannot move itself (radix_sort_gather.cu).
-void radix_iota(void* d_indices, std::size_t index_size, std::size_t n, stream_ref stream);
-void radix_gather(const void* d_src, void* d_dst, const void* d_indices, std::size_t index_size,
-                  std::size_t value_size, std::size_t n, stream_ref stream);
 
 namespace radix {
 

@@ -6,6 +6,7 @@
 #include "precompiled.hpp"
 #include "request.hpp"
 
+#include "compiled/index_gather.hpp"
 #include "compiled/named_ops.hpp"
 
 #include <cupar/detail/checks.hpp>
@@ -22,6 +23,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -282,6 +284,45 @@ void jit_transform(const jit_transform_args& a, stream_ref s) {
       "cupar transform (run-time operator)");
 }
 
+namespace {
+
+/// Whether the library precompiled merge sort pairs for the key and payload types of `r` (the
+/// types themselves, or a struct's class); remembered per pair of types.
+bool merge_sort_pairs_precompiled(const set_request& r) {
+  static std::mutex mutex;
+  static std::map<std::pair<const jit_type*, const jit_type*>, bool> known;
+  const std::pair<const jit_type*, const jit_type*> key{r.t[0], r.value};
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = known.find(key); it != known.end()) return it->second;
+  }
+  const bool built = jit::precompiled_for_any_arch(r.spec().set.key());
+  std::lock_guard<std::mutex> lock(mutex);
+  known.emplace(key, built);
+  return built;
+}
+
+/// The payload type a merge sort of pairs moves: a 4- or 8-byte payload whose arrays are both
+/// aligned to its size takes the set of that size and alignment (the kernels only move its bytes),
+/// so a {float, int} payload (8 bytes, alignment 4) needs no set of its own.
+const jit_type* sort_payload_type(const jit_type* value, const void* in, const void* out) {
+  static const jit_type word4{static_cast<scalar>(0), "", nullptr, 4, 4};
+  static const jit_type word8{static_cast<scalar>(0), "", nullptr, 8, 8};
+  const std::size_t size = value->size;
+  if (value->align == size || (size != 4 && size != 8)) return value;
+  const auto bits = reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out);
+  if (bits % size != 0) return value;
+  return size == 4 ? &word4 : &word8;
+}
+
+/// The index type a sort of n pairs moves instead of the payload.
+const jit_type& sort_index_type(std::size_t n) {
+  return n > std::numeric_limits<std::uint32_t>::max() ? jit_type_of<unsigned long long>()
+                                                       : jit_type_of<std::uint32_t>();
+}
+
+}  // namespace
+
 void jit_sort(const jit_sort_args& a, stream_ref s, memory_resource& mr) {
   const char* fn = a.function;
   const device_guard device(s);
@@ -316,8 +357,41 @@ void jit_sort(const jit_sort_args& a, stream_ref s, memory_resource& mr) {
   }
   const family f = pairs ? family::merge_sort_pairs : family::merge_sort_keys;
   set_request req{f, {&k}};
-  req.value = a.value_type;
+  req.value = pairs && a.plan == nullptr
+                  ? sort_payload_type(a.value_type, a.values_in, a.values_out)
+                  : a.value_type;
   req.ops[0] = a.op;
+  if (pairs && a.plan == nullptr && !merge_sort_pairs_precompiled(req)) {
+    // A payload without a precompiled set (a struct of another size than 4 or 8 bytes, 1- and
+    // 2-byte values): sort the keys with a 4- or 8-byte index as payload, whose sets exist for
+    // every precompiled key, then gather the values by the sorted index in one pass, as the
+    // radix sort does for such payloads. Only the comparator is compiled, not CUB's kernels from
+    // source. The sort stays stable: equal keys keep their indices, so their values, in order.
+    const jit_type& index = sort_index_type(a.n);
+    set_request by_index = req;
+    by_index.value = &index;
+    if (merge_sort_pairs_precompiled(by_index)) {
+      const std::size_t ib = align_up(a.n * index.size, 256);
+      const bool in_place = a.values_in == a.values_out;
+      temp_storage temp(mr, 2 * ib + (in_place ? vb : 0), s);
+      auto* base = static_cast<unsigned char*>(temp.get());
+      radix_iota(base, index.size, a.n, s);
+      jit_sort_args sorted = a;
+      sorted.value_type = &index;
+      sorted.values_in = base;
+      sorted.values_out = base + ib;
+      jit_sort(sorted, s, mr);
+      const void* src = a.values_in;
+      if (in_place) {
+        check_cuda(
+            cudaMemcpyAsync(base + 2 * ib, a.values_in, vb, cudaMemcpyDeviceToDevice, s.get()),
+            "cudaMemcpyAsync");
+        src = base + 2 * ib;
+      }
+      radix_gather(src, a.values_out, base + ib, index.size, vsize, a.n, s);
+      return;
+    }
+  }
   const auto [devp, module] = resolve(req, a.plan, fn);
   const jit::device_info& dev = *devp;
   jit::launch_status st;

@@ -2,6 +2,7 @@
 // (in process, many threads, on disk, corrupt entries), tiers, plans, errors. Compiled by g++.
 #include "../common/data.hpp"
 #include "../common/gpu.hpp"
+#include "../common/precompiled.hpp"
 #include "../common/streams.hpp"
 
 #include <cupar/cupar.hpp>
@@ -285,4 +286,103 @@ TEST(JitRuntime, UserStructsThroughEveryFamily) {
     if (b >= 0 && b < 10) ref_bins[b]++;
   }
   EXPECT_EQ(bins.to_host(), ref_bins);
+}
+
+namespace {
+
+struct rgb {  // 12 bytes, no merge sort set of its own
+  float r, g, b;
+};
+struct tagged {  // 8 bytes at alignment 4: takes the 8-byte set when its arrays are 8-aligned
+  float weight;
+  std::uint32_t tag;
+};
+struct wide24 {  // 24 bytes at alignment 8
+  double a;
+  std::uint64_t b;
+  std::uint32_t c, d;
+};
+
+/// Payload i: a value that names its input position i, so a moved or lost payload shows.
+template <class V>
+V payload_of(std::size_t i) {
+  const auto u = static_cast<std::uint32_t>(i);
+  if constexpr (std::is_same_v<V, std::uint16_t>) {
+    return static_cast<std::uint16_t>(u * 40503u);
+  } else if constexpr (std::is_same_v<V, rgb>) {
+    return {static_cast<float>(u), static_cast<float>(u % 7), -static_cast<float>(u)};
+  } else if constexpr (std::is_same_v<V, tagged>) {
+    return {static_cast<float>(u) * 0.5f, ~u};
+  } else {
+    return {static_cast<double>(u) + 0.25, std::uint64_t(u) << 20 | 5u, u, u ^ 0xABCDu};
+  }
+}
+
+template <class V>
+bool same_bytes(const V& x, const V& y) {
+  return std::memcmp(&x, &y, sizeof(V)) == 0;
+}
+
+/// Stable sort of (key, payload) pairs by a snippet comparator, against std::stable_sort, out of
+/// place and in place.
+template <class K, class V>
+void check_sort_pairs_by_index(const char* comparator, bool descending, std::size_t n,
+                               cupar::stream_ref s) {
+  SCOPED_TRACE(std::string("payload of ") + std::to_string(sizeof(V)) + " bytes, n = " +
+               std::to_string(n));
+  const auto keys = cupar::testing::random_values<K>(n, 90 + n, -50, 50);  // many equal keys
+  std::vector<V> values(n);
+  for (std::size_t i = 0; i < n; ++i)
+    values[i] = payload_of<V>(i);
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), std::size_t(0));
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return descending ? keys[b] < keys[a] : keys[a] < keys[b];
+  });
+  const op comp(comparator);
+  cupar::device_buffer<K> k_in(keys, s), k_out(n, s);
+  cupar::device_buffer<V> v_in(values, s), v_out(n, s);
+  for (int in_place = 0; in_place < 2; ++in_place) {
+    SCOPED_TRACE(in_place ? "in place" : "out of place");
+    if (in_place) {
+      k_out.copy_from_host(keys.data(), n);
+      v_out.copy_from_host(values.data(), n);
+      cupar::stable_sort_pairs(k_out.data(), k_out.data(), v_out.data(), v_out.data(), n, comp,
+                               s);
+    } else {
+      cupar::stable_sort_pairs(k_in.data(), k_out.data(), v_in.data(), v_out.data(), n, comp, s);
+    }
+    const auto got_k = k_out.to_host();
+    const auto got_v = v_out.to_host();
+    ASSERT_EQ(got_k.size(), n);
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(got_k[i], keys[order[i]]) << "key at " << i;
+      ASSERT_TRUE(same_bytes(got_v[i], values[order[i]])) << "payload at " << i;
+    }
+  }
+}
+
+}  // namespace
+
+// Merge sort pairs whose payload has no precompiled set (2 bytes, 12- and 24-byte structs, an
+// 8-byte struct of alignment 4) sort the keys with an index payload and gather the values: only
+// the comparator is compiled, never CUB's kernels from source (they took 2-3 s an operator).
+TEST(JitRuntime, SortPairsWithPayloadsOfNoSetCompileOnlyTheComparator) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const auto before = cupar::jit::get_stats();
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(7), std::size_t(4353),
+                        cupar::testing::scaled(std::size_t(300001))}) {
+    check_sort_pairs_by_index<int, std::uint16_t>("a < b", false, n, s);
+    check_sort_pairs_by_index<int, rgb>("b < a", true, n, s);
+    check_sort_pairs_by_index<float, tagged>("a < b", false, n, s);
+    check_sort_pairs_by_index<float, wide24>("b < a", true, n, s);
+  }
+  const auto after = cupar::jit::get_stats();
+  if (cupar::testing::precompiled_here("merge_sort_pairs<i32,s4a4>") &&
+      cupar::testing::precompiled_here("merge_sort_pairs<f32,s4a4>") &&
+      cupar::testing::precompiled_here("merge_sort_pairs<f32,s8a8>")) {
+    EXPECT_EQ(after.kernel_compiles, before.kernel_compiles);
+  }
+  EXPECT_GE(after.operator_compiles, before.operator_compiles);
 }
