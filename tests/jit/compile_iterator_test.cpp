@@ -58,8 +58,11 @@ TEST(JitIteratorCompile, ArgmaxOverAZipWithACountingIndexIsAStructClass) {
   const cupar::testing::class_case c{"transform_reduce<u64,s16a8>+index",
                                      jit::compile_reduce<arg_f32>(indexed, argmax, 90, false),
                                      jit::compile_reduce<arg_f32>(indexed, argmax, 90, true)};
-  EXPECT_EQ(c.quick.kernel_set, c.set);
-  if (cupar::testing::precompiled_here(c.set)) cupar::testing::expect_served_by_set(c);
+  // Without the class set (a filtered build) the kernels compile from source for arg_f32 itself.
+  if (cupar::testing::precompiled_here(c.set)) {
+    EXPECT_EQ(c.quick.kernel_set, c.set);
+    cupar::testing::expect_served_by_set(c);
+  }
   // A mean where: a struct the transform builds from a float.
   const auto mean = jit::compile_reduce<sum_count>(
       jit::transform<sum_count>(
