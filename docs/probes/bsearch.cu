@@ -139,11 +139,13 @@ int main() {
       }
     };
     run(0, ref);
+    CK(cudaStreamSynchronize(st));
     std::vector<u32> hr(m), ho(m);
     CK(cudaMemcpy(hr.data(), ref, m * 4, cudaMemcpyDeviceToHost));
     for (int v = 1; v < 5; ++v) {
       CK(cudaMemset(out, 0xff, m * 4));
       run(v, out);
+      CK(cudaStreamSynchronize(st));  // st does not synchronise with the legacy default stream
       CK(cudaMemcpy(ho.data(), out, m * 4, cudaMemcpyDeviceToHost));
       if (ho != hr) printf("2^%d %s: WRONG\n", lg, names[v]);
     }

@@ -39,10 +39,11 @@ void search_impl(const char* fn, SortedIt d_sorted, std::size_t n, NeedleIt d_ne
                       range_address(d_out), sizeof(T), sizeof(Index),
                       static_cast<std::uint64_t>(std::numeric_limits<Index>::max()));
   if (m == 0) return;
-  int device = 0, max_grid = 0;
+  int device = 0, sms = 0;
   check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-  check_cuda(cudaDeviceGetAttribute(&max_grid, cudaDevAttrMaxGridDimX, device),
+  check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
              "cudaDeviceGetAttribute");
+  const int max_grid = sms * bsearch::blocks_per_sm;  // resident blocks (binary_search.cuh)
   if constexpr (std::is_pointer_v<SortedIt> && std::is_pointer_v<NeedleIt> &&
                 std::is_pointer_v<OutIt> &&
                 std::is_same_v<std::remove_cv_t<it_value_t<SortedIt>>, T>) {

@@ -82,7 +82,8 @@ cudaError_t dispatch(void* temp, std::size_t& temp_bytes, In d_in, Out d_out, st
 namespace bsearch {
 
 /// Launches the binary search kernel over m needles (one thread each, at most `max_grid` blocks
-/// of `threads`, grid-stride beyond). Nothing is launched when m is 0.
+/// of `threads`, each looping over needles beyond: the resident grid, so that each block loads
+/// its sample of the sorted range once). Nothing is launched when m is 0.
 template <class Kernel, class LauncherFactory, class Sorted, class Needles, class Out, class Comp>
 cudaError_t dispatch(Kernel kernel, LauncherFactory launcher, int threads, int max_grid,
                      Sorted d_sorted, std::uint64_t n, Needles d_needles, std::uint64_t m,
