@@ -207,8 +207,11 @@ void histogram_range(const Sample* d_samples, Counter* d_histogram, int num_leve
 /// Counts op(d_samples[i]) into num_levels - 1 evenly spaced bins over [lower, upper), with a
 /// run-time sample operator of argument `x` (e.g. "x.price", "log2f(x)"). The operator's result is
 /// converted to `Level` (arithmetic) and binned like samples of type Level. Samples may be a
-/// struct described with CUPAR_JIT_TYPE. Other parameters, exceptions and synchronisation as
-/// histogram_even without an operator; plus cupar::jit_error for an operator that does not build.
+/// struct described with CUPAR_JIT_TYPE. Struct samples run fused kernels precompiled for their
+/// size class with f32 levels and 32-bit counters; with other levels or counters the operator
+/// first writes the n levels to temporary storage (one more pass), then they are binned as
+/// Level samples. Other parameters, exceptions and synchronisation as histogram_even without an
+/// operator; plus cupar::jit_error for an operator that does not build.
 template <class Sample, class Counter, class Level>
 void histogram_even(const Sample* d_samples, Counter* d_histogram, int num_levels, Level lower,
                     Level upper, std::size_t n, const jit::op& op, stream_ref stream,
@@ -224,7 +227,8 @@ void histogram_even(const Sample* d_samples, Counter* d_histogram, int num_level
 }
 
 /// Counts op(d_samples[i]) into the bins [h_levels[i], h_levels[i + 1]) with a run-time sample
-/// operator. As histogram_range without an operator otherwise.
+/// operator (struct samples: the levels are written to temporary storage first, as for
+/// histogram_even with levels other than f32). As histogram_range without an operator otherwise.
 template <class Sample, class Counter, class Level>
 void histogram_range(const Sample* d_samples, Counter* d_histogram, int num_levels,
                      const Level* h_levels, std::size_t n, const jit::op& op, stream_ref stream,

@@ -28,6 +28,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <tuple>
 
 namespace cupar::detail {
 
@@ -200,15 +201,15 @@ void run_apply(const char* fn, int arity, const cupar::jit::iterator* const* in,
       "cupar transform (run-time operator)");
 }
 
-/// Whether the library precompiled CUB's transform kernels for the types of `r` (the types
-/// themselves, or a user struct's class); remembered per combination of types.
-bool transform_precompiled(const set_request& r) {
-  const bool same =
-      r.fam == family::transform_unary ? r.t[0] == r.t[1] : r.t[0] == r.t[1] && r.t[1] == r.t[2];
-  if (same && is_arithmetic(*r.t[0])) return true;  // every arithmetic T -> T set is built
+/// Whether the library precompiled the kernel set `r` asks for (a user struct: its class's set),
+/// remembered per family and types, so that the per-call path pays a map lookup, not the set's
+/// key.
+bool precompiled_request(const set_request& r) {
+  using key_t = std::tuple<family, const jit_type*, const jit_type*, const jit_type*,
+                           const jit_type*, scalar, scalar>;
   static std::mutex mutex;
-  static std::map<std::array<const jit_type*, 3>, bool> known;
-  const std::array<const jit_type*, 3> key{r.t[0], r.t[1], r.t[2]};
+  static std::map<key_t, bool> known;
+  const key_t key{r.fam, r.t[0], r.t[1], r.t[2], r.value, r.level, r.counter};
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (auto it = known.find(key); it != known.end()) return it->second;
@@ -217,6 +218,15 @@ bool transform_precompiled(const set_request& r) {
   std::lock_guard<std::mutex> lock(mutex);
   known.emplace(key, built);
   return built;
+}
+
+/// Whether the library precompiled CUB's transform kernels for the types of `r` (the types
+/// themselves, or a user struct's class).
+bool transform_precompiled(const set_request& r) {
+  const bool same =
+      r.fam == family::transform_unary ? r.t[0] == r.t[1] : r.t[0] == r.t[1] && r.t[1] == r.t[2];
+  if (same && is_arithmetic(*r.t[0])) return true;  // every arithmetic T -> T set is built
+  return precompiled_request(r);
 }
 
 }  // namespace
@@ -286,22 +296,6 @@ void jit_transform(const jit_transform_args& a, stream_ref s) {
 
 namespace {
 
-/// Whether the library precompiled merge sort pairs for the key and payload types of `r` (the
-/// types themselves, or a struct's class); remembered per pair of types.
-bool merge_sort_pairs_precompiled(const set_request& r) {
-  static std::mutex mutex;
-  static std::map<std::pair<const jit_type*, const jit_type*>, bool> known;
-  const std::pair<const jit_type*, const jit_type*> key{r.t[0], r.value};
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (auto it = known.find(key); it != known.end()) return it->second;
-  }
-  const bool built = jit::precompiled_for_any_arch(r.spec().set.key());
-  std::lock_guard<std::mutex> lock(mutex);
-  known.emplace(key, built);
-  return built;
-}
-
 /// The payload type a merge sort of pairs moves: a 4- or 8-byte payload whose arrays are both
 /// aligned to its size takes the set of that size and alignment (the kernels only move its bytes),
 /// so a {float, int} payload (8 bytes, alignment 4) needs no set of its own.
@@ -361,7 +355,7 @@ void jit_sort(const jit_sort_args& a, stream_ref s, memory_resource& mr) {
                   ? sort_payload_type(a.value_type, a.values_in, a.values_out)
                   : a.value_type;
   req.ops[0] = a.op;
-  if (pairs && a.plan == nullptr && !merge_sort_pairs_precompiled(req)) {
+  if (pairs && a.plan == nullptr && !precompiled_request(req)) {
     // A payload without a precompiled set (a struct of another size than 4 or 8 bytes, 1- and
     // 2-byte values): sort the keys with a 4- or 8-byte index as payload, whose sets exist for
     // every precompiled key, then gather the values by the sorted index in one pass, as the
@@ -370,7 +364,7 @@ void jit_sort(const jit_sort_args& a, stream_ref s, memory_resource& mr) {
     const jit_type& index = sort_index_type(a.n);
     set_request by_index = req;
     by_index.value = &index;
-    if (merge_sort_pairs_precompiled(by_index)) {
+    if (precompiled_request(by_index)) {
       const std::size_t ib = align_up(a.n * index.size, 256);
       const bool in_place = a.values_in == a.values_out;
       temp_storage temp(mr, 2 * ib + (in_place ? vb : 0), s);
@@ -461,6 +455,26 @@ void jit_histogram(const jit_histogram_args& a, stream_ref s, memory_resource& m
   req.level = a.level;
   req.counter = a.counter_size == 4 ? scalar::u32 : scalar::u64;
   req.ops[0] = a.op;
+  if (static_cast<int>(t.kind) == 0 && a.plan == nullptr && !precompiled_request(req)) {
+    // Struct samples whose class has no histogram set for these levels and counters (the class
+    // sets cover even bins with f32 levels and u32 counters): the operator maps the samples to
+    // Level in one pass of the type-free "for_each" set, into temporary storage, and the
+    // library's precompiled histogram of Level samples bins them. Not fused (one more read and
+    // write of n levels), but only the operator compiles, not CUB's kernels from source.
+    visit_scalar(a.level, [&](auto v) {
+      using L = decltype(v);
+      temp_storage levels_of(mr, a.n * sizeof(L), s);
+      const cupar::jit::iterator in(cupar::jit::detail::iterator_pointer(t, a.samples));
+      const cupar::jit::output out(
+          cupar::jit::detail::output_pointer(jit_type_of<L>(), levels_of.get()));
+      const cupar::jit::iterator* ins[1] = {&in};
+      run_apply(fn, 1, ins, out, a.n, *a.op, s);
+      histogram({fn, a.level, levels_of.get(), a.n, a.histogram, a.counter_size, a.num_levels,
+                 a.lower, a.upper, a.levels},
+                s, mr);
+    });
+    return;
+  }
   const auto [devp, module] = resolve(req, a.plan, fn);
   const jit::device_info& dev = *devp;
   const std::size_t level_size = static_cast<std::size_t>(

@@ -386,3 +386,52 @@ TEST(JitRuntime, SortPairsWithPayloadsOfNoSetCompileOnlyTheComparator) {
   }
   EXPECT_GE(after.operator_compiles, before.operator_compiles);
 }
+
+// Histograms of struct samples with levels or counters the struct classes have no set for (range
+// bins, integer and double levels, 64-bit counters): the operator maps the samples to the level
+// type in one for_each pass and the precompiled histogram of that type bins them; only the
+// operator compiles.
+TEST(JitRuntime, HistogramsOfStructSamplesWithAnyLevelsCompileOnlyTheOperator) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const auto before = cupar::jit::get_stats();
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(4999),
+                        cupar::testing::scaled(std::size_t(1000003))}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    std::vector<trade> h(n);
+    for (std::size_t i = 0; i < n; ++i)
+      h[i] = {static_cast<float>((i * 37) % 101), int(i % 9) - 1};  // quantities -1..7
+    cupar::device_buffer<trade> in(h, s);
+    // Range bins over the price, f32 levels, 64-bit counters.
+    const std::vector<float> levels = {0.0f, 10.0f, 25.5f, 50.0f, 101.0f};
+    cupar::device_buffer<unsigned long long> range(levels.size() - 1, s);
+    range.fill_bytes(0xFF);
+    cupar::histogram_range(in.data(), range.data(), static_cast<int>(levels.size()), levels.data(),
+                           n, op("x.price"), s);
+    std::vector<unsigned long long> want_range(levels.size() - 1, 0);
+    for (const auto& t : h)
+      for (std::size_t b = 0; b + 1 < levels.size(); ++b)
+        if (t.price >= levels[b] && t.price < levels[b + 1]) want_range[b]++;
+    EXPECT_EQ(range.to_host(), want_range);
+    // Even bins over the quantity, int levels [0, 7): -1 and 7 fall outside.
+    cupar::device_buffer<unsigned> even_int(7, s);
+    cupar::histogram_even(in.data(), even_int.data(), 8, 0, 7, n, op("x.quantity"), s);
+    std::vector<unsigned> want_int(7, 0);
+    for (const auto& t : h)
+      if (t.quantity >= 0 && t.quantity < 7) want_int[t.quantity]++;
+    EXPECT_EQ(even_int.to_host(), want_int);
+    // Even bins of double levels over a computed value, 64-bit counters.
+    cupar::device_buffer<unsigned long long> even_f64(10, s);
+    cupar::histogram_even(in.data(), even_f64.data(), 11, 0.0, 101.0, n,
+                          op("double(x.price) + 0.25 * x.quantity"), s);
+    std::vector<unsigned long long> want_f64(10, 0);
+    for (const auto& t : h) {
+      const double v = double(t.price) + 0.25 * t.quantity;
+      if (v >= 0.0 && v < 101.0) want_f64[static_cast<int>(v * (10.0 / 101.0))]++;
+    }
+    EXPECT_EQ(even_f64.to_host(), want_f64);
+  }
+  if (cupar::testing::precompiled_here("for_each<u64>")) {
+    EXPECT_EQ(cupar::jit::get_stats().kernel_compiles, before.kernel_compiles);
+  }
+}
