@@ -83,8 +83,16 @@ TEST(JitRuntime, SixteenThreadsAskingForANewOperatorCompileItOnce) {
   const auto after = cupar::jit::get_stats();
   cupar::jit::set_mode(mode);
   EXPECT_EQ(correct.load(), 16);
-  EXPECT_EQ(after.operator_compiles - before.operator_compiles, 1u) << "one build for all threads";
-  EXPECT_EQ(after.links - before.links, 1u);
+  // One build for all threads: the operator alone on the precompiled set, or (a build whose
+  // CUPAR_JIT_PRECOMPILE_FILTER left reduce<f64> out) the kernels from source.
+  const bool set = cupar::testing::precompiled_here("reduce<f64>");
+  EXPECT_EQ((set ? after.operator_compiles - before.operator_compiles
+                 : after.kernel_compiles - before.kernel_compiles),
+            1u)
+      << "one build for all threads";
+  if (set) {
+    EXPECT_EQ(after.links - before.links, 1u);
+  }
   EXPECT_GE(after.memory_hits - before.memory_hits, 15u);
 }
 
@@ -107,6 +115,10 @@ TEST(JitRuntime, TiersGiveBitIdenticalResults) {
 
 TEST(JitRuntime, TieredBuildUpgradesToTheOptimisedKernels) {
   CUPAR_REQUIRE_GPU();
+  if (!cupar::testing::precompiled_here("reduce<i32>")) {
+    GTEST_SKIP() << "reduce<i32> is not precompiled in this build (CUPAR_JIT_PRECOMPILE_FILTER "
+                    "or _TYPES): its operators compile the kernels from source, with no tiers";
+  }
   owned_stream s;
   const std::vector<int> h(5000, 3);
   cupar::device_buffer<int> in(h, s);
