@@ -268,6 +268,9 @@ struct stats {
   std::uint64_t background_skipped = 0;   ///< tier-2 builds dropped: retired by
                                           ///< clear_memory_cache before they began, no plan
                                           ///< holding them
+  /// Iterator expressions (jit_iterator.hpp) whose device code was generated before for their
+  /// shape: the call only filled in their pointers, values and parameters.
+  std::uint64_t expression_code_reuses = 0;
 };
 CUPAR_EXPORT stats get_stats() noexcept;
 

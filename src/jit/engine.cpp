@@ -750,6 +750,7 @@ stats get_stats() noexcept {
   s.background_builds = c.background_builds;
   s.background_failures = c.background_failures;
   s.background_skipped = c.background_skipped;
+  s.expression_code_reuses = c.expression_code_reuses;
   return s;
 }
 

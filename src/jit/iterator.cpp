@@ -1,6 +1,7 @@
 // cupar: run-time iterator expressions (jit_iterator.hpp): the immutable node tree the builders
 // make, and the device code generated from it for the "+index" kernel sets: one function of the
 // index that loads, computes and converts element i, compiled and linked like an operator.
+#include "engine.hpp"
 #include "iterator_expr.hpp"
 #include "kernel_set.hpp"
 #include "op_definition.hpp"
@@ -9,10 +10,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <unordered_map>
 
 namespace cupar::jit::detail {
@@ -228,10 +231,12 @@ using kind = iterator_node::kind;
 /// The pseudo-file of the code generated around the transforms' snippets.
 constexpr const char* expression_file = "cupar_expression";
 
-/// Walks an expression once, writing its device code and its state.
+/// Walks an expression once, writing its device code and its state; with `emit` false it writes
+/// the state alone (and checks the arrays), in the same order, for a shape whose code is cached.
 struct generator {
   const char* fn;
   std::size_t n;
+  bool emit = true;
   std::ostringstream pre;  // the definition's preamble: types, zips, the transforms' functions
   std::set<std::string> defined, preambles;
   alignas(16) unsigned char state[cupar::jit::max_param_bytes] = {};
@@ -257,7 +262,7 @@ struct generator {
     return "(*reinterpret_cast<const " + type + "*>(cupar_state + " + std::to_string(off) + "))";
   }
   void define(const jit_type& t) {
-    if (t.definition == nullptr || !defined.insert(t.name).second) return;
+    if (!emit || t.definition == nullptr || !defined.insert(t.name).second) return;
     pre << type_definition_block(type_ref::of(t), expression_file);
   }
 
@@ -272,18 +277,21 @@ struct generator {
         define(x.type);
         const std::size_t off = alloc(sizeof(void*), alignof(void*));
         std::memcpy(state + off, &x.pointer, sizeof(void*));
+        if (!emit) return std::string();
         return "(*reinterpret_cast<const " + type + "* const*>(cupar_state + " +
                std::to_string(off) + "))[" + i + "]";
       }
       case kind::counting: {
         const std::size_t off = alloc(x.type.size, x.type.align);
         std::memcpy(state + off, x.bytes.data(), x.type.size);
+        if (!emit) return std::string();
         return "((" + type + ")(" + read(off, type) + " + (" + i + ")))";
       }
       case kind::constant: {
         define(x.type);
         const std::size_t off = alloc(x.type.size, x.type.align);
         std::memcpy(state + off, x.bytes.data(), x.type.size);
+        if (!emit) return std::string();
         return read(off, type);
       }
       case kind::transform:
@@ -327,6 +335,8 @@ struct generator {
     const auto& def = *f.definition();
     const std::size_t base = def.state_bytes == 0 ? 0 : alloc(def.state_bytes, 8);
     std::memcpy(state + base, f.state(), def.state_bytes);
+    untrusted = untrusted || f.trust_level() == cupar::jit::trust::untrusted;
+    if (!emit) return;
     const std::string& preamble = def.preamble;
     if (!preamble.empty() && preambles.insert(preamble).second) {
       pre << preamble_text_block(preamble, expression_file);
@@ -344,7 +354,6 @@ struct generator {
     pre << snippet_evaluation(snippet_text(f), file, expression_file, result, names);
     pre << "  return cupar_result;\n}\n";
     parts.push_back({file, f, std::move(what), std::move(role)});
-    untrusted = untrusted || f.trust_level() == cupar::jit::trust::untrusted;
   }
 
   /// A transform: its snippet in a function of its own (its pseudo-file cupar_transform_<k>).
@@ -369,6 +378,7 @@ struct generator {
         define(o.type);
         const std::size_t off = alloc(sizeof(void*), alignof(void*));
         std::memcpy(state + off, &o.pointer, sizeof(void*));
+        if (!emit) return std::string();
         return "(*reinterpret_cast<" + std::string(o.type.name) + "* const*>(cupar_state + " +
                std::to_string(off) + "))[" + i + "] = " + value + ";";
       }
@@ -418,35 +428,169 @@ std::shared_ptr<const op_definition> interned(const std::string& source,
   return def;
 }
 
+template <class T>
+void append_bytes(std::string& k, const T& v) {
+  k.append(reinterpret_cast<const char*>(&v), sizeof(T));
+}
+
+void append_type(std::string& k, const jit_type& t) {
+  k += t.name;  // a zip's generated name, too, when a permutation or reverse takes its type
+  k += ';';
+  // A user type's definition is static (one per type: jit_type_of); a zip's lives in its node,
+  // and its name is a hash of it.
+  if (std::strncmp(t.name, "cupar_zip_", 10) != 0) append_bytes(k, t.definition);
+  append_bytes(k, t.size);
+  append_bytes(k, t.align);
+  append_bytes(k, t.kind);
+}
+
+/// The key of a generated definition: what its code depends on (kinds, types, the transforms'
+/// operator definitions by address), not the pointers, values and parameters the state holds.
+/// `refs` keeps the definitions named by address alive as long as the cache entry, so that an
+/// address is never another definition's.
+struct shape_key {
+  std::string k;
+  std::vector<std::shared_ptr<const op_definition>> refs;
+  void add_op(const cupar::jit::op& f) {
+    append_bytes(k, f.definition().get());
+    refs.push_back(f.definition());
+  }
+};
+
+/// Appends the shape of expression `x` to the key.
+void append_shape(shape_key& key, const iterator_node& x) {
+  std::string& k = key.k;
+  k += static_cast<char>('a' + static_cast<int>(x.k));
+  if (x.k == kind::zip) {
+    k += x.zip_name;  // a hash of the fields' names and types
+    k += ';';
+  } else {
+    append_type(k, x.type);
+  }
+  if (x.op) key.add_op(*x.op);
+  for (const auto& c : x.children)
+    append_shape(key, *c);
+  k += ')';
+}
+
+/// Generated definitions by expression shape (and what else the generated code depends on), so
+/// that a call with an expression of a known shape only fills the state (2-5 us a call of
+/// generating code before). Bounded like interned().
+struct cached_shape {
+  std::shared_ptr<const op_definition> def;
+  unsigned items = 0;
+  std::vector<std::shared_ptr<const op_definition>> refs;
+};
+std::mutex shape_mutex;
+std::unordered_map<std::string, cached_shape> shapes;
+
+bool find_shape(const std::string& key, cached_shape& out) {
+  std::lock_guard<std::mutex> lock(shape_mutex);
+  auto it = shapes.find(key);
+  if (it == shapes.end()) return false;
+  out.def = it->second.def;
+  out.items = it->second.items;
+  return true;
+}
+
+/// CUPAR_JIT_CHECK_SHAPE_CACHE=1 (the iterator suites set it): every cache hit also generates
+/// the code and state from scratch and throws std::logic_error unless both agree, so the tests
+/// check that filling the state alone writes what the generation writes.
+bool checking_shapes() {
+  static const bool on = [] {
+    const char* v = std::getenv("CUPAR_JIT_CHECK_SHAPE_CACHE");
+    return v != nullptr && v[0] == '1';
+  }();
+  return on;
+}
+
+void check_hit(const char* what, const cupar::jit::op& cached, const cupar::jit::op& fresh) {
+  const auto& a = *cached.definition();
+  const auto& b = *fresh.definition();
+  const std::size_t bytes = cupar::jit::max_param_bytes;
+  if (a.source != b.source || a.preamble != b.preamble || a.level != b.level ||
+      std::memcmp(cached.state(), fresh.state(), bytes) != 0) {
+    throw std::logic_error(std::string("cupar internal: the cached code of an iterator "
+                                       "expression's shape (") +
+                           what + ") differs from the code or state generated anew");
+  }
+}
+
+void remember_shape(shape_key&& key, std::shared_ptr<const op_definition> def, unsigned items) {
+  std::lock_guard<std::mutex> lock(shape_mutex);
+  if (shapes.size() >= 4096) shapes.clear();
+  shapes.emplace(std::move(key.k), cached_shape{std::move(def), items, std::move(key.refs)});
+}
+
 }  // namespace
 
 const jit_type& index_type() {
   return jit_type_of<unsigned long long>();
 }
 
+namespace {
+
+/// The operator of `key`: from the cache, with only the state filled (`fill`, which must fill it
+/// as `generate` does), or generated (`generate`: code and state, with its `items`) and
+/// remembered.
+template <class Fill, class Generate>
+std::pair<cupar::jit::op, unsigned> cached_or_generated(shape_key&& key, const char* what,
+                                                        const char* fn, std::size_t n, Fill&& fill,
+                                                        Generate&& generate) {
+  if (cached_shape c; find_shape(key.k, c)) {
+    generator g{fn, n};
+    g.emit = false;
+    fill(g);
+    cupar::jit::op hit(std::move(c.def), g.state, g.used);
+    if (checking_shapes()) check_hit(what, hit, generate().first);
+    engine_counters().expression_code_reuses++;
+    return {std::move(hit), c.items};
+  }
+  std::pair<cupar::jit::op, unsigned> made = generate();
+  remember_shape(std::move(key), made.first.definition(), made.second);
+  return made;
+}
+
+}  // namespace
+
 cupar::jit::op expression_op(const cupar::jit::iterator& it, const jit_type& acc, std::size_t n,
                              const char* fn) {
   const iterator_node& root = *it.node();
-  generator g{fn, n};
-  g.pre << "#line 1 \"" << expression_file << "\"\n";
-  std::string source;
-  if (root.k == kind::zip) {
-    if (static_cast<int>(acc.kind) != 0) {
-      throw_invalid_argument(fn, std::string("the elements of a zip are structs; they reduce into "
-                                             "a struct type (CUPAR_JIT_TYPE) whose members take "
-                                             "the fields in order, not into ") +
-                                     acc.name);
+  shape_key key{"E", {}};
+  append_type(key.k, acc);
+  append_shape(key, root);
+  auto fill = [&](generator& g) {
+    if (root.k == kind::zip) {
+      for (const auto& child : root.children)
+        g.code(*child, "cupar_i");
+    } else {
+      g.code(root, "cupar_i");
     }
-    // The accumulator's members initialised from the fields, in order.
-    std::string fields;
-    for (std::size_t f = 0; f < root.children.size(); ++f)
-      fields += (f ? ", " : "") + g.code(*root.children[f], "cupar_i");
-    source = std::string(acc.name) + "{" + fields + "}";
-  } else {
-    source = g.code(root, "cupar_i");
-  }
-  auto def = interned(source, g.pre.str(), g.untrusted, g.parts);
-  return cupar::jit::op(std::move(def), g.state, g.used);
+  };
+  auto generate = [&]() -> std::pair<cupar::jit::op, unsigned> {
+    generator g{fn, n};
+    g.pre << "#line 1 \"" << expression_file << "\"\n";
+    std::string source;
+    if (root.k == kind::zip) {
+      if (static_cast<int>(acc.kind) != 0) {
+        throw_invalid_argument(fn,
+                               std::string("the elements of a zip are structs; they reduce into "
+                                           "a struct type (CUPAR_JIT_TYPE) whose members take "
+                                           "the fields in order, not into ") +
+                                   acc.name);
+      }
+      // The accumulator's members initialised from the fields, in order.
+      std::string fields;
+      for (std::size_t f = 0; f < root.children.size(); ++f)
+        fields += (f ? ", " : "") + g.code(*root.children[f], "cupar_i");
+      source = std::string(acc.name) + "{" + fields + "}";
+    } else {
+      source = g.code(root, "cupar_i");
+    }
+    auto def = interned(source, g.pre.str(), g.untrusted, g.parts);
+    return {cupar::jit::op(std::move(def), g.state, g.used), 0u};
+  };
+  return cached_or_generated(std::move(key), "an input expression", fn, n, fill, generate).first;
 }
 
 namespace {
@@ -460,73 +604,99 @@ unsigned for_each_items(std::size_t bytes_per_index) {
 for_each_op transform_apply_op(const cupar::jit::iterator* const* ins, int arity,
                                const cupar::jit::output& out, const cupar::jit::op& f,
                                std::size_t n, const char* fn) {
-  generator g{fn, n};
-  g.pre << "#line 1 \"" << expression_file << "\"\n";
   const iterator_node& o = *out.node();
-  // Loads: each input's element at cupar_j into cupar_v<a>[cupar_k].
-  std::string loads;
-  std::size_t bytes = 0;
-  std::vector<std::pair<std::string, const char*>> args;
-  static const char* const unary_names[] = {"x"};
-  static const char* const binary_names[] = {"a", "b"};
-  for (int a = 0; a < arity; ++a) {
-    const iterator_node& in = *ins[a]->node();
-    g.define(in.type);
-    loads += "      cupar_v" + std::to_string(a) + "[cupar_k] = " + g.code(in, "cupar_j") + ";\n";
-    bytes += in.type.size;
-    args.emplace_back(in.type.name, arity == 1 ? unary_names[a] : binary_names[a]);
-  }
-  // The operator, its result converted to what the output takes.
-  const std::string result = o.k == kind::out_discard ? "auto" : o.type.name;
-  g.define(o.type);
-  g.snippet_function(f, "cupar_operator_fn", "cupar_operator", result, args, "operator",
-                     arity == 1 ? "the transform's unary operator (argument x)"
-                                : "the transform's binary operator (arguments a, b)");
-  std::string call = "cupar_operator_fn(cupar_state";
+  shape_key key{"T", {}};
+  key.k += static_cast<char>('0' + arity);
+  key.add_op(f);
   for (int a = 0; a < arity; ++a)
-    call += ", cupar_v" + std::to_string(a) + "[cupar_k]";
-  call += ")";
-  const std::string store = g.store(o, "cupar_j", call);
-  const unsigned items = for_each_items(bytes);
-  const std::string k = std::to_string(items);
-  const std::string index = "      const unsigned long long cupar_j = cupar_i + " +
-                            std::to_string(for_each_threads) +
-                            "ull * static_cast<unsigned long long>(cupar_k);\n";
-  const std::string loop = "    for (int cupar_k = 0; cupar_k < " + k + "; ++cupar_k) {\n";
-  // The loads of all items first, then the stores: each thread keeps `items` loads in flight.
-  std::ostringstream apply;
-  apply << "__device__ __forceinline__ int cupar_apply(const unsigned char* cupar_state, "
-           "unsigned long long cupar_i, unsigned long long cupar_n) {\n";
-  for (int a = 0; a < arity; ++a)
-    apply << "  " << ins[a]->node()->type.name << " cupar_v" << a << "[" << k << "];\n";
-  apply << "  if (cupar_i + " << (items - 1) * for_each_threads << "ull < cupar_n) {\n"
-        << "#pragma unroll\n"
-        << loop << index << loads << "    }\n"
-        << "#pragma unroll\n"
-        << loop << index << "      " << store << "\n    }\n"
-        << "  } else {\n"
-        << loop << index << "      if (cupar_j >= cupar_n) break;\n"
-        << loads << "    }\n"
-        << loop << index << "      if (cupar_j >= cupar_n) break;\n      " << store << "\n    }\n"
-        << "  }\n  (void)cupar_state;\n  return 0;\n}\n";
-  g.pre << apply.str();
-  auto def =
-      interned("cupar_apply(cupar_state, cupar_i, cupar_n)", g.pre.str(), g.untrusted, g.parts);
-  return {cupar::jit::op(std::move(def), g.state, g.used), items};
+    append_shape(key, *ins[a]->node());
+  key.k += '|';
+  append_shape(key, o);
+  // The state in the order the generation fills it: the inputs, the operator's parameters, the
+  // output's.
+  auto fill = [&](generator& g) {
+    for (int a = 0; a < arity; ++a)
+      g.code(*ins[a]->node(), "cupar_j");
+    g.snippet_function(f, "", "", "", {});
+    g.store(o, "cupar_j", "");
+  };
+  auto generate = [&]() -> std::pair<cupar::jit::op, unsigned> {
+    generator g{fn, n};
+    g.pre << "#line 1 \"" << expression_file << "\"\n";
+    // Loads: each input's element at cupar_j into cupar_v<a>[cupar_k].
+    std::string loads;
+    std::size_t bytes = 0;
+    std::vector<std::pair<std::string, const char*>> args;
+    static const char* const unary_names[] = {"x"};
+    static const char* const binary_names[] = {"a", "b"};
+    for (int a = 0; a < arity; ++a) {
+      const iterator_node& in = *ins[a]->node();
+      g.define(in.type);
+      loads += "      cupar_v" + std::to_string(a) + "[cupar_k] = " + g.code(in, "cupar_j") + ";\n";
+      bytes += in.type.size;
+      args.emplace_back(in.type.name, arity == 1 ? unary_names[a] : binary_names[a]);
+    }
+    // The operator, its result converted to what the output takes.
+    const std::string result = o.k == kind::out_discard ? "auto" : o.type.name;
+    g.define(o.type);
+    g.snippet_function(f, "cupar_operator_fn", "cupar_operator", result, args, "operator",
+                       arity == 1 ? "the transform's unary operator (argument x)"
+                                  : "the transform's binary operator (arguments a, b)");
+    std::string call = "cupar_operator_fn(cupar_state";
+    for (int a = 0; a < arity; ++a)
+      call += ", cupar_v" + std::to_string(a) + "[cupar_k]";
+    call += ")";
+    const std::string store = g.store(o, "cupar_j", call);
+    const unsigned items = for_each_items(bytes);
+    const std::string k = std::to_string(items);
+    const std::string index = "      const unsigned long long cupar_j = cupar_i + " +
+                              std::to_string(for_each_threads) +
+                              "ull * static_cast<unsigned long long>(cupar_k);\n";
+    const std::string loop = "    for (int cupar_k = 0; cupar_k < " + k + "; ++cupar_k) {\n";
+    // The loads of all items first, then the stores: each thread keeps `items` loads in flight.
+    std::ostringstream apply;
+    apply << "__device__ __forceinline__ int cupar_apply(const unsigned char* cupar_state, "
+             "unsigned long long cupar_i, unsigned long long cupar_n) {\n";
+    for (int a = 0; a < arity; ++a)
+      apply << "  " << ins[a]->node()->type.name << " cupar_v" << a << "[" << k << "];\n";
+    apply << "  if (cupar_i + " << (items - 1) * for_each_threads << "ull < cupar_n) {\n"
+          << "#pragma unroll\n"
+          << loop << index << loads << "    }\n"
+          << "#pragma unroll\n"
+          << loop << index << "      " << store << "\n    }\n"
+          << "  } else {\n"
+          << loop << index << "      if (cupar_j >= cupar_n) break;\n"
+          << loads << "    }\n"
+          << loop << index << "      if (cupar_j >= cupar_n) break;\n      " << store << "\n    }\n"
+          << "  }\n  (void)cupar_state;\n  return 0;\n}\n";
+    g.pre << apply.str();
+    auto def =
+        interned("cupar_apply(cupar_state, cupar_i, cupar_n)", g.pre.str(), g.untrusted, g.parts);
+    return {cupar::jit::op(std::move(def), g.state, g.used), items};
+  };
+  auto made = cached_or_generated(std::move(key), "a transform", fn, n, fill, generate);
+  return {std::move(made.first), made.second};
 }
 
 cupar::jit::op store_op(const cupar::jit::output& out, const jit_type& v, std::size_t n,
                         const char* fn) {
-  generator g{fn, n};
-  g.pre << "#line 1 \"" << expression_file << "\"\n";
-  g.define(v);
-  const std::string stmt = g.store(*out.node(), "cupar_i", "cupar_v");
-  g.pre << "__device__ __forceinline__ int cupar_store(const unsigned char* cupar_state, "
-           "unsigned long long cupar_i, "
-        << v.name << " cupar_v) {\n  " << stmt << "\n  (void)cupar_state;\n  return 0;\n}\n";
-  auto def =
-      interned("cupar_store(cupar_state, cupar_i, cupar_v)", g.pre.str(), g.untrusted, g.parts);
-  return cupar::jit::op(std::move(def), g.state, g.used);
+  shape_key key{"S", {}};
+  append_type(key.k, v);
+  append_shape(key, *out.node());
+  auto fill = [&](generator& g) { g.store(*out.node(), "cupar_i", "cupar_v"); };
+  auto generate = [&]() -> std::pair<cupar::jit::op, unsigned> {
+    generator g{fn, n};
+    g.pre << "#line 1 \"" << expression_file << "\"\n";
+    g.define(v);
+    const std::string stmt = g.store(*out.node(), "cupar_i", "cupar_v");
+    g.pre << "__device__ __forceinline__ int cupar_store(const unsigned char* cupar_state, "
+             "unsigned long long cupar_i, "
+          << v.name << " cupar_v) {\n  " << stmt << "\n  (void)cupar_state;\n  return 0;\n}\n";
+    auto def =
+        interned("cupar_store(cupar_state, cupar_i, cupar_v)", g.pre.str(), g.untrusted, g.parts);
+    return {cupar::jit::op(std::move(def), g.state, g.used), 0u};
+  };
+  return cached_or_generated(std::move(key), "an output expression", fn, n, fill, generate).first;
 }
 
 std::pair<const void*, std::size_t> output_array(const cupar::jit::output& out) {

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 
 namespace jit = cupar::jit;
@@ -301,3 +302,43 @@ TEST(JitIteratorCompile, OutputBuildersAndTransformsCheckTheirArguments) {
 }
 
 }  // namespace
+
+// An expression rebuilt for every call over other arrays, starts, constants and parameter values
+// reuses the code generated for its shape: only the state changes. The suites run with
+// CUPAR_JIT_CHECK_SHAPE_CACHE=1, under which every reuse is also generated anew and compared,
+// state included (std::logic_error on any difference).
+TEST(JitIteratorCompile, ExpressionsOfOneShapeReuseTheirGeneratedCode) {
+  op scale("x * s + t");
+  scale.param("s", 2.0f).param("t", 1.0f);
+  op out_scale("double(x) * k");
+  out_scale.param("k", 0.5);
+  const op apply("a.x * a.w + double(b)");
+  const op copy("x");
+  const auto reuses = [] { return jit::get_stats().expression_code_reuses; };
+  for (int call = 0; call < 3; ++call) {
+    SCOPED_TRACE("call " + std::to_string(call));
+    const auto* in = reinterpret_cast<const float*>(std::uintptr_t(0x10000 + 0x1000 * call));
+    auto* out = reinterpret_cast<double*>(std::uintptr_t(0x80000 + 0x1000 * call));
+    auto* out_f = reinterpret_cast<float*>(std::uintptr_t(0x90000 + 0x1000 * call));
+    scale.set("s", 2.0f + static_cast<float>(call));
+    out_scale.set("k", 0.5 * call);
+    // A binary transform: a zip of a transform and a constant, a reversed counting index, into
+    // a transform output.
+    const auto before_transform = reuses();
+    const auto t = jit::compile_transform(
+        jit::zip({{"x", jit::transform(in, scale)}, {"w", jit::constant(0.25f * call)}}),
+        jit::reverse(jit::counting(static_cast<long long>(call))),
+        jit::transform_output<double>(out, out_scale), apply, 90, false);
+    EXPECT_EQ(t.kernel_set, "for_each<u64>");
+    // The inputs, the operator and the output: one definition, generated once.
+    EXPECT_EQ(reuses(), before_transform + (call > 0 ? 1u : 0u));
+    // A scan of a gather through a transform output (the input and the store slots).
+    const auto before_scan = reuses();
+    const auto s = jit::compile_scan<float>(
+        jit::permutation(jit::transform(in, scale), jit::counting(static_cast<unsigned>(7 * call))),
+        jit::transform_output<float>(out_f, copy), sum_op, true, 90, false);
+    EXPECT_EQ(s.kernel_set, "scan_inclusive<f32>+io");
+    // The input expression and the output's store: two definitions.
+    EXPECT_EQ(reuses(), before_scan + (call > 0 ? 2u : 0u));
+  }
+}
