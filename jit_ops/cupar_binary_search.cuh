@@ -17,4 +17,3 @@ struct cupar_binary_search_comp {
 };
 
 static constexpr long long cupar_m0 = cupar::detail::bsearch::block_threads;
-static constexpr long long cupar_m1 = cupar::detail::bsearch::blocks_per_sm;

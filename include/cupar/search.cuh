@@ -43,13 +43,12 @@ void search_impl(const char* fn, SortedIt d_sorted, std::size_t n, NeedleIt d_ne
   check_cuda(cudaGetDevice(&device), "cudaGetDevice");
   check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device),
              "cudaDeviceGetAttribute");
-  const int max_grid = sms * bsearch::blocks_per_sm;  // resident blocks (binary_search.cuh)
   if constexpr (std::is_pointer_v<SortedIt> && std::is_pointer_v<NeedleIt> &&
                 std::is_pointer_v<OutIt> &&
                 std::is_same_v<std::remove_cv_t<it_value_t<SortedIt>>, T>) {
     check_cuda(
         bsearch::dispatch(&bsearch::kernel<cub::NullType, T, Index, Comp>,
-                          cub::detail::TripleChevronFactory{}, bsearch::block_threads, max_grid,
+                          cub::detail::TripleChevronFactory{}, bsearch::block_threads, sms,
                           static_cast<const T*>(d_sorted), n, static_cast<const T*>(d_needles), m,
                           d_out, comp, upper, stream.get()),
         "cupar binary search kernel launch");
@@ -57,7 +56,7 @@ void search_impl(const char* fn, SortedIt d_sorted, std::size_t n, NeedleIt d_ne
     check_cuda(
         bsearch::dispatch(
             &bsearch::iterator_kernel<cub::NullType, T, Index, Comp, SortedIt, NeedleIt, OutIt>,
-            cub::detail::TripleChevronFactory{}, bsearch::block_threads, max_grid, d_sorted, n,
+            cub::detail::TripleChevronFactory{}, bsearch::block_threads, sms, d_sorted, n,
             d_needles, m, d_out, comp, upper, stream.get()),
         "cupar binary search kernel launch");
   }

@@ -729,7 +729,7 @@ std::vector<std::string> name_expressions(const set_spec& set) {
       return {
           "cupar::detail::bsearch::kernel<cub::NullType, cupar_T, cupar_I, "
           "cupar_binary_search_comp>",
-          meta_expression(2)};
+          meta_expression(1)};
     case family::for_each:
       return {"cupar_for_each_kernel", meta_expression(1)};
   }

@@ -247,8 +247,8 @@ void add_snippets(compile_request& req, const slot_spec& slot, const slot_bindin
 /// blocks) and ran at 0.969-0.973 of the functor at 2^24..2^28 on the H100 (ptxas -v, compile
 /// only, 2026-11-24). A struct scan is therefore tried at 48 registers first, then at 64.
 ///
-/// These builds are therefore linked with these options, each list in turn, the first that
-/// ptxas reports no spills for kept, and linked again without them when every list spills
+/// These builds are linked with these options, each list in turn, the first that ptxas reports
+/// no spills for kept, and linked again without them when every list spills
 /// (operators that need more registers). Reduces of 1- and 2-byte elements, which spill under
 /// 32, are not tried.
 std::vector<std::vector<std::string>> occupancy_options(const set_spec& spec,

@@ -266,26 +266,27 @@ struct generator {
     pre << type_definition_block(type_ref::of(t), expression_file);
   }
 
+  /// The expression's element `i` as device code (with `emit` false: nothing, the state alone).
   std::string code(const iterator_node& x, const std::string& i) {
-    const std::string type = x.type.name;
+    const char* type = x.type.name;
     switch (x.k) {
       case kind::pointer: {
         if (x.pointer == nullptr && n > 0) {
-          throw_invalid_argument(fn, "an array of the iterator expression (of " + type +
-                                         ") is null but n = " + std::to_string(n));
+          throw_invalid_argument(fn, std::string("an array of the iterator expression (of ") +
+                                         type + ") is null but n = " + std::to_string(n));
         }
         define(x.type);
         const std::size_t off = alloc(sizeof(void*), alignof(void*));
         std::memcpy(state + off, &x.pointer, sizeof(void*));
         if (!emit) return std::string();
-        return "(*reinterpret_cast<const " + type + "* const*>(cupar_state + " +
+        return std::string("(*reinterpret_cast<const ") + type + "* const*>(cupar_state + " +
                std::to_string(off) + "))[" + i + "]";
       }
       case kind::counting: {
         const std::size_t off = alloc(x.type.size, x.type.align);
         std::memcpy(state + off, x.bytes.data(), x.type.size);
         if (!emit) return std::string();
-        return "((" + type + ")(" + read(off, type) + " + (" + i + ")))";
+        return std::string("((") + type + ")(" + read(off, type) + " + (" + i + ")))";
       }
       case kind::constant: {
         define(x.type);
@@ -298,14 +299,17 @@ struct generator {
         return transform(x, i);
       case kind::zip: {
         std::string fields;
-        for (std::size_t f = 0; f < x.children.size(); ++f)
-          fields += (f ? ", " : "") + code(*x.children[f], i);
+        for (std::size_t f = 0; f < x.children.size(); ++f) {
+          const std::string field = code(*x.children[f], i);
+          if (emit) fields += (f ? ", " : "") + field;
+        }
+        if (!emit) return std::string();
         define(x.type);
-        return type + "{" + fields + "}";
+        return type + ("{" + fields + "}");
       }
       case kind::permutation: {
         const std::string index = code(*x.children[1], i);
-        return code(*x.children[0], "(unsigned long long)(" + index + ")");
+        return code(*x.children[0], emit ? "(unsigned long long)(" + index + ")" : std::string());
       }
       case kind::out_pointer:
       case kind::out_discard:
@@ -317,12 +321,22 @@ struct generator {
           const unsigned long long count = n;
           std::memcpy(state + n_offset, &count, 8);
         }
+        if (!emit) return code(*x.children[0], std::string());
         return code(*x.children[0],
                     "(" + read(static_cast<std::size_t>(n_offset), "unsigned long long") +
                         " - 1ull - (" + i + "))");
       }
     }
     return std::string();
+  }
+
+  /// A user's snippet's part of the state: its run-time parameters, copied at the offset returned.
+  std::size_t snippet_state(const cupar::jit::op& f) {
+    const auto& def = *f.definition();
+    const std::size_t base = def.state_bytes == 0 ? 0 : alloc(def.state_bytes, 8);
+    std::memcpy(state + base, f.state(), def.state_bytes);
+    untrusted = untrusted || f.trust_level() == cupar::jit::trust::untrusted;
+    return base;
   }
 
   /// A user's snippet in a function of its own, `name(cupar_state, args...) -> result` (result
@@ -332,11 +346,8 @@ struct generator {
                         const std::string& result,
                         const std::vector<std::pair<std::string, const char*>>& args,
                         std::string what = std::string(), std::string role = std::string()) {
+    const std::size_t base = snippet_state(f);
     const auto& def = *f.definition();
-    const std::size_t base = def.state_bytes == 0 ? 0 : alloc(def.state_bytes, 8);
-    std::memcpy(state + base, f.state(), def.state_bytes);
-    untrusted = untrusted || f.trust_level() == cupar::jit::trust::untrusted;
-    if (!emit) return;
     const std::string& preamble = def.preamble;
     if (!preamble.empty() && preambles.insert(preamble).second) {
       pre << preamble_text_block(preamble, expression_file);
@@ -359,6 +370,10 @@ struct generator {
   /// A transform: its snippet in a function of its own (its pseudo-file cupar_transform_<k>).
   std::string transform(const iterator_node& x, const std::string& i) {
     const std::string in = code(*x.children[0], i);
+    if (!emit) {
+      snippet_state(*x.op);
+      return std::string();
+    }
     define(x.type);
     const int k = static_cast<int>(parts.size()) + 1;
     const std::string name = "cupar_xf_" + std::to_string(k);
@@ -383,12 +398,17 @@ struct generator {
                std::to_string(off) + "))[" + i + "] = " + value + ";";
       }
       case kind::out_discard:
+        if (!emit) return std::string();
         return "(void)(" + value + ");";
       case kind::out_transform: {
+        const iterator_node& to = *o.children[0];
+        if (!emit) {
+          snippet_state(*o.op);
+          return store(to, i, value);
+        }
         // Named apart from the input's transforms: a scan's input and output expressions are
         // operators of their own, compiled into one program.
         define(o.type);
-        const iterator_node& to = *o.children[0];
         const int k = ++output_transforms;
         const std::string name = "cupar_oxf_" + std::to_string(k);
         snippet_function(*o.op, name, "cupar_output_transform_" + std::to_string(k),
@@ -617,8 +637,8 @@ for_each_op transform_apply_op(const cupar::jit::iterator* const* ins, int arity
   auto fill = [&](generator& g) {
     for (int a = 0; a < arity; ++a)
       g.code(*ins[a]->node(), "cupar_j");
-    g.snippet_function(f, "", "", "", {});
-    g.store(o, "cupar_j", "");
+    g.snippet_state(f);
+    g.store(o, "cupar_j", std::string());
   };
   auto generate = [&]() -> std::pair<cupar::jit::op, unsigned> {
     generator g{fn, n};

@@ -10,9 +10,8 @@ namespace cupar::detail::jit {
 cudaError_t run_binary_search(const loaded_module& m, const device_info& dev, launch_status& st,
                               const search_launch& s, cudaStream_t stream) {
   const cudaError_t error = bsearch::dispatch(
-      m.kernel(0), jit_launcher_factory{&dev, &m, &st}, static_cast<int>(m.meta(0)),
-      std::min(dev.max_grid_dim_x, dev.sm_count * static_cast<int>(m.meta(1))), s.sorted, s.n,
-      s.needles, s.m, s.out, erased_arg{s.comp_state}, s.upper, stream);
+      m.kernel(0), jit_launcher_factory{&dev, &m, &st}, static_cast<int>(m.meta(0)), dev.sm_count,
+      s.sorted, s.n, s.needles, s.m, s.out, erased_arg{s.comp_state}, s.upper, stream);
   return st.first == CUDA_SUCCESS ? error : cudaErrorLaunchFailure;
 }
 

@@ -6,6 +6,8 @@
 // (nvcc); the kernels are in detail/device/.
 #pragma once
 
+#include <cupar/detail/device/binary_search.cuh>
+
 #include <cub/util_temporary_storage.cuh>
 
 #include <cuda_runtime_api.h>
@@ -81,16 +83,18 @@ cudaError_t dispatch(void* temp, std::size_t& temp_bytes, In d_in, Out d_out, st
 
 namespace bsearch {
 
-/// Launches the binary search kernel over m needles (one thread each, at most `max_grid` blocks
-/// of `threads`, each looping over needles beyond: the resident grid, so that each block loads
-/// its sample of the sorted range once). Nothing is launched when m is 0.
+/// Launches the binary search kernel over m needles (one thread each, at most the resident grid
+/// of `sm_count` x blocks_per_sm blocks of `threads`, each looping over needles beyond, so that
+/// each block loads its sample of the sorted range once: binary_search.cuh). Nothing is launched
+/// when m is 0.
 template <class Kernel, class LauncherFactory, class Sorted, class Needles, class Out, class Comp>
-cudaError_t dispatch(Kernel kernel, LauncherFactory launcher, int threads, int max_grid,
+cudaError_t dispatch(Kernel kernel, LauncherFactory launcher, int threads, int sm_count,
                      Sorted d_sorted, std::uint64_t n, Needles d_needles, std::uint64_t m,
                      Out d_out, Comp comp, bool upper, cudaStream_t stream) {
   if (m == 0) return cudaSuccess;
   const std::uint64_t blocks = (m + static_cast<std::uint64_t>(threads) - 1) / threads;
-  const int grid = static_cast<int>(std::min<std::uint64_t>(blocks, std::uint64_t(max_grid)));
+  const std::uint64_t resident = std::uint64_t(sm_count) * blocks_per_sm;
+  const int grid = static_cast<int>(std::min<std::uint64_t>(blocks, resident));
   const unsigned long long n_arg = n, m_arg = m;
   const int upper_arg = upper ? 1 : 0;
   return launcher(grid, threads, 0, stream)
