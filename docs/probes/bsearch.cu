@@ -131,11 +131,21 @@ int main() {
     const char* names[] = {"cupar", "stream", "sample", "sample_str", "thrust"};
     auto run = [&](int v, u32* o) {
       switch (v) {
-        case 0: plain<false><<<blocks, 256, 0, st>>>(s, n, nd, m, o); break;
-        case 1: plain<true><<<blocks, 256, 0, st>>>(s, n, nd, m, o); break;
-        case 2: sampled<false><<<sms * occ_s, 256, 0, st>>>(s, n, nd, m, o); break;
-        case 3: sampled<true><<<sms * occ_ss, 256, 0, st>>>(s, n, nd, m, o); break;
-        case 4: thrust::lower_bound(thrust::cuda::par.on(st), s, s + n, nd, nd + m, o); break;
+        case 0:
+          plain<false><<<blocks, 256, 0, st>>>(s, n, nd, m, o);
+          break;
+        case 1:
+          plain<true><<<blocks, 256, 0, st>>>(s, n, nd, m, o);
+          break;
+        case 2:
+          sampled<false><<<sms * occ_s, 256, 0, st>>>(s, n, nd, m, o);
+          break;
+        case 3:
+          sampled<true><<<sms * occ_ss, 256, 0, st>>>(s, n, nd, m, o);
+          break;
+        case 4:
+          thrust::lower_bound(thrust::cuda::par.on(st), s, s + n, nd, nd + m, o);
+          break;
       }
     };
     run(0, ref);
@@ -158,7 +168,8 @@ int main() {
       for (int v = 0; v < 5; ++v) {
         run(v, out);
         CK(cudaEventRecord(a, st));
-        for (int k = 0; k < reps; ++k) run(v, out);
+        for (int k = 0; k < reps; ++k)
+          run(v, out);
         CK(cudaEventRecord(b, st));
         CK(cudaEventSynchronize(b));
         float ms = 0;

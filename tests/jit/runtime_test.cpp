@@ -160,13 +160,12 @@ TEST(JitRuntime, DiskCacheServesASecondProcessAndRejectsCorruptEntries) {
     const std::string out = (dir / (label + ".out")).string();
     // The sharding variables are dropped: under a sharded run (scripts/sanitize.py) the child
     // would otherwise run its one test only if it fell in the parent's shard.
-    const std::string cmd = "env -u CUPAR_DISABLE_DISK_CACHE -u GTEST_SHARD_INDEX "
-                            "-u GTEST_TOTAL_SHARDS -u GTEST_SHARD_STATUS_FILE CUPAR_CACHE_DIR='" +
-                            dir.string() +
-                            "' CUPAR_JIT_MODE=optimized CUPAR_TEST_CHILD='" + source + "' '" +
-                            fs::read_symlink("/proc/self/exe").string() +
-                            "' --gtest_filter=JitRuntime.DiskCacheServesASecondProcess* > '" + out +
-                            "' 2>&1";
+    const std::string cmd =
+        "env -u CUPAR_DISABLE_DISK_CACHE -u GTEST_SHARD_INDEX "
+        "-u GTEST_TOTAL_SHARDS -u GTEST_SHARD_STATUS_FILE CUPAR_CACHE_DIR='" +
+        dir.string() + "' CUPAR_JIT_MODE=optimized CUPAR_TEST_CHILD='" + source + "' '" +
+        fs::read_symlink("/proc/self/exe").string() +
+        "' --gtest_filter=JitRuntime.DiskCacheServesASecondProcess* > '" + out + "' 2>&1";
     EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
     std::ifstream in(out);
     std::string line, result;
@@ -340,8 +339,8 @@ bool same_bytes(const V& x, const V& y) {
 template <class K, class V>
 void check_sort_pairs_by_index(const char* comparator, bool descending, std::size_t n,
                                cupar::stream_ref s) {
-  SCOPED_TRACE(std::string("payload of ") + std::to_string(sizeof(V)) + " bytes, n = " +
-               std::to_string(n));
+  SCOPED_TRACE(std::string("payload of ") + std::to_string(sizeof(V)) +
+               " bytes, n = " + std::to_string(n));
   const auto keys = cupar::testing::random_values<K>(n, 90 + n, -50, 50);  // many equal keys
   std::vector<V> values(n);
   for (std::size_t i = 0; i < n; ++i)
@@ -359,8 +358,7 @@ void check_sort_pairs_by_index(const char* comparator, bool descending, std::siz
     if (in_place) {
       k_out.copy_from_host(keys.data(), n);
       v_out.copy_from_host(values.data(), n);
-      cupar::stable_sort_pairs(k_out.data(), k_out.data(), v_out.data(), v_out.data(), n, comp,
-                               s);
+      cupar::stable_sort_pairs(k_out.data(), k_out.data(), v_out.data(), v_out.data(), n, comp, s);
     } else {
       cupar::stable_sort_pairs(k_in.data(), k_out.data(), v_in.data(), v_out.data(), n, comp, s);
     }
