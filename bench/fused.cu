@@ -12,6 +12,9 @@
 //   inclusive_scan_out/<impl>/f32  inclusive scan of x written through a transform output
 //                                  iterator (2 * s)
 //   merge_sort_computed/<impl>/f32 sort of keys |x| computed by a transform iterator
+//   sort_computed/<impl>/u32       radix sort of keys x * 7 (cub: DeviceTransform into a
+//                                  temporary, then DeviceRadixSort; cupar_jit_expr:
+//                                  sort_keys(jit::transform(x, "x * 7u"), ..., jit::less))
 //
 // Compare with the plain rows (reduce_sum/cub/f32, inclusive_scan/cub/f32, copy/cuda_memcpy) for
 // the fraction of copy bandwidth.
@@ -25,6 +28,7 @@
 #include <thrust/iterator/transform_output_iterator.h>
 #include <thrust/iterator/zip_iterator.h>
 #include <cub/device/device_merge_sort.cuh>
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_transform.cuh>
@@ -52,6 +56,9 @@ struct twice {
 };
 struct magnitude {
   __host__ __device__ float operator()(float x) const { return x < 0 ? -x : x; }
+};
+struct times7 {
+  __host__ __device__ std::uint32_t operator()(std::uint32_t x) const { return x * 7u; }
 };
 struct less_f {
   __host__ __device__ bool operator()(float a, float b) const { return a < b; }
@@ -209,6 +216,23 @@ void merge_sort_computed_cub_f32(benchmark::State& state) {
                                                 out, static_cast<int>(n), less_f{}, s);
     });
   });
+}
+
+// A radix sort of keys computed by a transform (x * 7, wrapping): CUB's radix sort takes arrays,
+// so a CUB user writes the keys first (DeviceTransform into a temporary) and sorts them. The
+// run-time path does the same (sort_computed/cupar_jit_expr, jit_kernels.cpp).
+void sort_computed_cub_u32(benchmark::State& state) {
+  cub_temp temp;
+  device_array<std::uint32_t> keys(size_arg(state));
+  sort_keys_runner<std::uint32_t>(
+      state, [&](const std::uint32_t* in, std::uint32_t* out, std::size_t n, cudaStream_t s) {
+        CUPAR_BENCH_CUDA(
+            cub::DeviceTransform::Transform(in, keys.get(), static_cast<int>(n), times7{}, s));
+        temp.run([&](void* t, std::size_t& bytes) {
+          return cub::DeviceRadixSort::SortKeys(t, bytes, keys.get(), out, static_cast<int>(n), 0,
+                                                32, s);
+        });
+      });
 }
 
 }  // namespace cupar_bench

@@ -167,6 +167,20 @@ void inclusive_scan_out_cupar_jit_expr_f32(benchmark::State& state) {
   guard.check(state);
 }
 
+// A radix sort of keys computed by the expression transform(x, "x * 7u") (fused.cu's
+// sort_computed rows): the expression written to the output by the "for_each" kernels, then
+// sorted there.
+void sort_computed_cupar_jit_expr_u32(benchmark::State& state) {
+  const op times7("x * 7u");
+  jit_row_guard guard("sort_computed u32 transform(x, \"x * 7u\"), jit::less");
+  sort_keys_runner<std::uint32_t>(
+      state, jit_warmed(guard, [&](const std::uint32_t* in, std::uint32_t* out, std::size_t n,
+                                   cudaStream_t s) {
+        cupar::sort_keys(cupar::jit::transform(in, times7), out, n, cupar::jit::less, s);
+      }));
+  guard.check(state);
+}
+
 void reduce_sum_cupar_jit_f32(benchmark::State& state) {
   reduce_jit<float>(state, "reduce_sum", op("a + b"), 0.0f);
 }

@@ -25,6 +25,10 @@
 //   scan_squares_f32: an inclusive scan of the expression transform(x, "x * x"), a new transform
 //   each time (the "+index" scan sets). transform_rec16_f32: a binary transform (rec16, f32) ->
 //   f64, a new operator each time (no CUB transform set for the types: the "for_each" kernels).
+//   select_expr_f32: select_if of transform(x, "x * 2.0f"), a new transform each time (the
+//   "+index" stream compaction sets); sort_computed_u32: a radix sort of the keys
+//   transform(v, "(x * 7u) % 1000003u"), a new transform each time (written by the "for_each"
+//   kernels, then sorted).
 // Measures, run in the order given:
 //   first_call    the first call with the case's operator; then waits for the background
 //                 (optimised) build, so that the cache directory holds it when the process ends
@@ -317,6 +321,67 @@ class scan_squares_f32 final : public workload {
  private:
   std::vector<float> host_;
   cupar::device_buffer<float> in_, out_;
+};
+
+/// select_if of an iterator expression (the "+index" stream compaction sets): the values
+/// transform(x, "x * 2.0f") with a new transform each time, kept where "x > 1.0f".
+class select_expr_f32 final : public workload {
+ public:
+  select_expr_f32(std::size_t n, cudaStream_t s)
+      : workload(s), host_(host_values<float>(n, 5, {-1.0, 1.0})), in_(host_, s), out_(n, s) {}
+  op make_op(int i) const override {
+    return op(i == 0 ? std::string("x * 2.0f") : "x * 2.0f + 0.0f * " + std::to_string(i));
+  }
+  void call(const op& o) override {
+    count_ = cupar::select_if_count(cupar::jit::transform(in_.data(), o), out_.data(), in_.size(),
+                                    pred_, stream_);
+  }
+  void check() override {
+    std::size_t want = 0;
+    for (float x : host_)
+      want += x * 2.0f > 1.0f;
+    if (count_ != want) {
+      throw std::runtime_error("select_expr_f32: wrong count " + std::to_string(count_) +
+                               " (expected " + std::to_string(want) + ")");
+    }
+  }
+
+ private:
+  std::vector<float> host_;
+  cupar::device_buffer<float> in_, out_;
+  op pred_{"x > 1.0f"};
+  std::size_t count_ = 0;
+};
+
+/// A sort of computed keys: transform(v, "(x * 7u) % 1000003u"), a new transform each time,
+/// sorted by the library's radix sort (jit::less): the expression is written to the output in
+/// one pass of the "for_each" set, then sorted there.
+class sort_computed_u32 final : public workload {
+ public:
+  sort_computed_u32(std::size_t n, cudaStream_t s)
+      : workload(s),
+        host_(host_values<std::uint32_t>(n, 6, {0.0, 4294967295.0})),
+        in_(host_, s),
+        out_(n, s) {}
+  op make_op(int i) const override {
+    return op(i == 0 ? std::string("(x * 7u) % 1000003u")
+                     : "(x * 7u) % 1000003u + 0u * " + std::to_string(i) + "u");
+  }
+  void call(const op& o) override {
+    cupar::sort_keys(cupar::jit::transform(in_.data(), o), out_.data(), in_.size(),
+                     cupar::jit::less, stream_);
+  }
+  void check() override {
+    std::vector<std::uint32_t> want(host_.size());
+    for (std::size_t i = 0; i < host_.size(); ++i)
+      want[i] = (host_[i] * 7u) % 1000003u;
+    std::sort(want.begin(), want.end());
+    if (out_.to_host() != want) throw std::runtime_error("sort_computed_u32: wrong order");
+  }
+
+ private:
+  std::vector<std::uint32_t> host_;
+  cupar::device_buffer<std::uint32_t> in_, out_;
 };
 
 class merge_sort_keys_f32 final : public workload {
@@ -799,7 +864,9 @@ const char* const case_names[] = {"reduce_f32",
                                   "dot_f32",
                                   "argmax_f32",
                                   "scan_squares_f32",
-                                  "transform_rec16_f32"};
+                                  "transform_rec16_f32",
+                                  "select_expr_f32",
+                                  "sort_computed_u32"};
 
 std::unique_ptr<workload> make_workload(const std::string& name, std::size_t n, cudaStream_t s) {
   if (name == "reduce_f32") return std::make_unique<reduce_f32>(n, s);
@@ -824,6 +891,8 @@ std::unique_ptr<workload> make_workload(const std::string& name, std::size_t n, 
   if (name == "argmax_f32") return std::make_unique<argmax_f32>(n, s);
   if (name == "scan_squares_f32") return std::make_unique<scan_squares_f32>(n, s);
   if (name == "transform_rec16_f32") return std::make_unique<transform_rec16_f32>(n, s);
+  if (name == "select_expr_f32") return std::make_unique<select_expr_f32>(n, s);
+  if (name == "sort_computed_u32") return std::make_unique<sort_computed_u32>(n, s);
   return nullptr;
 }
 

@@ -278,6 +278,10 @@ const latency_case case_scan_squares_f32{"scan_squares_f32", "scan_squares_f32",
 // A binary struct transform (rec16, f32) -> f64: the "for_each" kernels (issue 11).
 const latency_case case_transform_rec16_f32{"transform_rec16_f32", "transform_rec16_f32", "tiered",
                                             20};
+// Expressions in the data-processing families and sorts: select_if of a new transform (fused,
+// the "+index" sets), a radix sort of keys computed by a new transform (written, then sorted).
+const latency_case case_select_expr_f32{"select_expr_f32", "select_expr_f32", "tiered", 20};
+const latency_case case_sort_computed_u32{"sort_computed_u32", "sort_computed_u32", "tiered", 20};
 const latency_case case_reduce_f32_optimized{"reduce_f32_optimized", "reduce_f32", "optimized", 0};
 const latency_case case_merge_sort_keys_f32_optimized{"merge_sort_keys_f32_optimized",
                                                       "merge_sort_keys_f32", "optimized", 0};
@@ -479,6 +483,8 @@ CUPAR_LATENCY_ROWS(dot_f32)
 CUPAR_LATENCY_ROWS(argmax_f32)
 CUPAR_LATENCY_ROWS(scan_squares_f32)
 CUPAR_LATENCY_ROWS(transform_rec16_f32)
+CUPAR_LATENCY_ROWS(select_expr_f32)
+CUPAR_LATENCY_ROWS(sort_computed_u32)
 #undef CUPAR_LATENCY_ROWS
 
 }  // namespace cupar_bench

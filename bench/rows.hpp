@@ -158,6 +158,8 @@
   X(inclusive_scan_out, cub, f32, gpu)                                         \
   X(merge_sort_computed, cupar, f32, gpu)                                      \
   X(merge_sort_computed, cub, f32, gpu)                                        \
+  X(sort_computed, cupar_jit_expr, u32, gpu)                                   \
+  X(sort_computed, cub, u32, gpu)                                              \
                                                                                \
   X(transform_unary, cupar, f32, gpu)                                          \
   X(transform_unary, cupar_jit, f32, gpu)                                      \
@@ -298,12 +300,24 @@
   X(jit_latency, disk_cache_process, transform_rec16_f32, once)                \
   X(jit_latency, warm_in_process, transform_rec16_f32, once)                   \
   X(jit_latency, new_operator_in_process, transform_rec16_f32, once)           \
+  X(jit_latency, cold_process, select_expr_f32, once)                          \
+  X(jit_latency, disk_cache_process, select_expr_f32, once)                    \
+  X(jit_latency, warm_in_process, select_expr_f32, once)                       \
+  X(jit_latency, new_operator_in_process, select_expr_f32, once)               \
+  X(jit_latency, cold_process, sort_computed_u32, once)                        \
+  X(jit_latency, disk_cache_process, sort_computed_u32, once)                  \
+  X(jit_latency, warm_in_process, sort_computed_u32, once)                     \
+  X(jit_latency, new_operator_in_process, sort_computed_u32, once)             \
                                                                                \
   X(select_if, cupar, u32, gpu)                                                \
   X(select_if, cupar_jit, u32, gpu)                                            \
   X(select_if, cub, u32, gpu)                                                  \
   X(select_if, thrust, u32, gpu)                                               \
   X(select_if, cpu_seq, u32, cpu_seq)                                          \
+  X(select_if_transformed, cupar, u32, gpu)                                    \
+  X(select_if_transformed, cupar_jit_expr, u32, gpu)                           \
+  X(select_if_transformed, cupar_jit_unfused, u32, gpu)                        \
+  X(select_if_transformed, cub, u32, gpu)                                      \
   X(select_flagged, cupar, u32, gpu)                                           \
   X(select_flagged, cub, u32, gpu)                                             \
   X(select_flagged, thrust, u32, gpu)                                          \

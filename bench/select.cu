@@ -9,6 +9,7 @@
 
 #include <thrust/copy.h>
 #include <thrust/execution_policy.h>
+#include <thrust/iterator/transform_iterator.h>
 #include <thrust/partition.h>
 #include <thrust/unique.h>
 #include <cub/device/device_partition.cuh>
@@ -42,6 +43,11 @@ unsigned grid_for(std::size_t n) {
 struct below {
   std::uint32_t t;
   __device__ bool operator()(std::uint32_t x) const { return x < t; }
+};
+
+/// The transform of the select_if_transformed rows: x * 3 (wrapping), still every bit pattern.
+struct times3 {
+  __host__ __device__ std::uint32_t operator()(std::uint32_t x) const { return x * 3u; }
 };
 
 struct flag_set {
@@ -86,6 +92,25 @@ void select_if_thrust_u32(benchmark::State& state) {
   select_runner<u32>(
       state, [](const u32* in, u32* out, std::size_t*, std::size_t n, cudaStream_t s) {
         thrust::copy_if(thrust::cuda::par.on(s), in, in + n, out, below{select_threshold});
+      });
+}
+
+// select_if of a transform (x * 3, then x < 2^31): the fused input read through an iterator.
+void select_if_transformed_cupar_u32(benchmark::State& state) {
+  select_runner<u32>(
+      state, [](const u32* in, u32* out, std::size_t* count, std::size_t n, cudaStream_t s) {
+        cupar::select_if(thrust::make_transform_iterator(in, times3{}), out, count, n,
+                         below{select_threshold}, s);
+      });
+}
+void select_if_transformed_cub_u32(benchmark::State& state) {
+  cub_temp temp;
+  select_runner<u32>(
+      state, [&](const u32* in, u32* out, std::size_t* count, std::size_t n, cudaStream_t s) {
+        temp.run([&](void* t, std::size_t& bytes) {
+          return cub::DeviceSelect::If(t, bytes, thrust::make_transform_iterator(in, times3{}), out,
+                                       count, static_cast<int>(n), below{select_threshold}, s);
+        });
       });
 }
 

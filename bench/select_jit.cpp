@@ -5,6 +5,7 @@
 //   select_if, partition  "x < t" with the parameter t = 2^31
 //   three_way_partition   "x < t" with t = 2^30, then "x < t" with t = 2^31
 //   unique                "a == b"; cupar_jit_named: no equality given (the precompiled ==)
+//   select_if_transformed select_if of transform(x, "x * 3u") by "x < t" (fused, and unfused)
 #include "jit_rows.hpp"
 #include "rows.hpp"
 #include "select_runners.hpp"
@@ -32,6 +33,31 @@ void select_if_cupar_jit_u32(benchmark::State& state) {
   select_runner<u32>(state, jit_warmed(guard, [&](const u32* in, u32* out, std::size_t* count,
                                                   std::size_t n, cudaStream_t s) {
                        cupar::select_if(in, out, count, n, pred, s);
+                     }));
+  guard.check(state);
+}
+
+// select_if of the expression transform(x, "x * 3u") (select.cu's select_if_transformed rows):
+// cupar_jit_expr reads it in the "+index" kernels; cupar_jit_unfused writes the transform to a
+// temporary array first, then selects from it (what a caller without expressions does).
+void select_if_transformed_cupar_jit_expr_u32(benchmark::State& state) {
+  const op pred = below(select_threshold), times3("x * 3u");
+  jit_row_guard guard("select_if_transformed u32 transform(x, \"x * 3u\"), \"x < t\"");
+  select_runner<u32>(state, jit_warmed(guard, [&](const u32* in, u32* out, std::size_t* count,
+                                                  std::size_t n, cudaStream_t s) {
+                       cupar::select_if(cupar::jit::transform(in, times3), out, count, n, pred, s);
+                     }));
+  guard.check(state);
+}
+
+void select_if_transformed_cupar_jit_unfused_u32(benchmark::State& state) {
+  const op pred = below(select_threshold), times3("x * 3u");
+  cupar::device_buffer<u32> tmp(size_arg(state), cupar::stream_ref(bench_stream()));
+  jit_row_guard guard("select_if_transformed u32 transform then select_if");
+  select_runner<u32>(state, jit_warmed(guard, [&](const u32* in, u32* out, std::size_t* count,
+                                                  std::size_t n, cudaStream_t s) {
+                       cupar::transform(in, tmp.data(), n, times3, s);
+                       cupar::select_if(tmp.data(), out, count, n, pred, s);
                      }));
   guard.check(state);
 }

@@ -4,6 +4,8 @@
 // class cupar_T (and cupar_F, the flags' class, for mode 1), and the slot functions:
 //   mode 0, 3: cupar_jit_pred(const unsigned char* state, cupar_T x) -> bool
 //   mode 2:    cupar_jit_eq(const unsigned char* state, cupar_T a, cupar_T b) -> bool
+// With CUPAR_INDEX_INPUT ("+index" sets, modes 0, 2 and 3) the input is an iterator expression
+// (cupar_expr_input.cuh) whose first slot, cupar_jit_xform, computes each element.
 //
 // CUB 3.0.1 defines the sweep kernel and the streaming context in its host dispatch header
 // (dispatch_select_if.cuh), which NVRTC cannot compile; both are mirrored here, line for line,
@@ -51,6 +53,13 @@ struct cupar_select_streaming {
     }
   }
 };
+
+#if defined(CUPAR_INDEX_INPUT)
+#include "cupar_expr_input.cuh"
+typedef cupar_expr_iterator cupar_select_in;
+#else
+typedef const cupar_T* cupar_select_in;
+#endif
 
 #if CUPAR_SELECT_MODE == 0 || CUPAR_SELECT_MODE == 3
 struct cupar_select_op {
@@ -106,7 +115,7 @@ struct cupar_select_agent {
 
 typedef cub::detail::vsmem_helper_default_fallback_policy_t<
     cupar_policy::ActivePolicy::SelectIfPolicyT,
-    cupar_select_agent<CUPAR_SELECT_IMPL>::template agent_t, const cupar_T*, cupar_flags_in,
+    cupar_select_agent<CUPAR_SELECT_IMPL>::template agent_t, cupar_select_in, cupar_flags_in,
     cupar_T*, cupar_select_op, cupar_equality_op, cupar_partition_offset, cupar_select_streaming>
     cupar_select_vsmem;
 
@@ -117,7 +126,7 @@ __global__ void cupar_select_init(cupar_tile_state tile_state, int num_tiles,
 }
 
 __launch_bounds__(int(cupar_select_vsmem::agent_policy_t::BLOCK_THREADS)) __global__
-    void cupar_select_sweep(const cupar_T* d_in, cupar_flags_in d_flags, cupar_T* d_selected_out,
+    void cupar_select_sweep(cupar_select_in d_in, cupar_flags_in d_flags, cupar_T* d_selected_out,
                             cupar_num_selected_out d_num_selected_out, cupar_tile_state tile_status,
                             cupar_select_op select_op, cupar_equality_op equality_op,
                             cupar_partition_offset num_items, int num_tiles,

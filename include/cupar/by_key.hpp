@@ -31,6 +31,7 @@
 #include <cupar/detail/jit_entry.hpp>
 #include <cupar/detail/type_id.hpp>
 #include <cupar/jit.hpp>
+#include <cupar/jit_iterator.hpp>
 #include <cupar/memory.hpp>
 #include <cupar/select.hpp>
 #include <cupar/stream.hpp>
@@ -41,12 +42,12 @@ namespace cupar {
 
 namespace detail {
 template <class K, class V>
-jit_dp_args by_key_args(const char* fn, dp_op what, std::size_t n, const void* keys,
-                        const void* values) {
+jit_dp_args by_key_args(const char* fn, dp_op what, std::size_t n, const jit::input<K>& keys,
+                        const jit::input<V>& values) {
   jit_dp_args a = dp_args<K>(fn, what, n);
   a.types[1] = &jit_type_of<V>();
-  a.in[0] = keys;
-  a.in[1] = values;
+  set_input(a, 0, keys);
+  set_input(a, 1, values);
   return a;
 }
 }  // namespace detail
@@ -55,7 +56,10 @@ jit_dp_args by_key_args(const char* fn, dp_op what, std::size_t n, const void* k
 /// d_keys_out[r] and v_first op ... op v_last of its values to d_aggregates_out[r], runs in input
 /// order, and the number of runs to *d_num_runs. n == 0 writes 0 and nothing else.
 ///
-/// @param d_keys_in, d_values_in       device inputs of n keys and n values (may be null when
+/// @param d_keys_in, d_values_in       device inputs of n keys and n values, each an array or an
+///                                     iterator expression written to a temporary array first
+///                                     (jit::input; e.g. the values jit::transform<double>(
+///                                     jit::zip(d_a, d_b), "x._0 * x._1")); may be null when
 ///                                     n == 0)
 /// @param d_keys_out, d_aggregates_out device outputs with room for one item per run (n at most);
 ///                                     no output may overlap an input or the other output
@@ -69,9 +73,9 @@ jit_dp_args by_key_args(const char* fn, dp_op what, std::size_t n, const void* k
 /// @throws cupar::out_of_memory, cupar::cuda_error
 /// Asynchronous. CUB's DeviceReduce::ReduceByKey with 64-bit counts.
 template <class K, class V>
-void reduce_by_key(const K* d_keys_in, const V* d_values_in, K* d_keys_out, V* d_aggregates_out,
-                   std::size_t* d_num_runs, std::size_t n, const jit::op& op, const jit::op& eq,
-                   stream_ref stream, memory_resource& mr = default_resource()) {
+void reduce_by_key(jit::input_t<K> d_keys_in, jit::input_t<V> d_values_in, K* d_keys_out,
+                   V* d_aggregates_out, std::size_t* d_num_runs, std::size_t n, const jit::op& op,
+                   const jit::op& eq, stream_ref stream, memory_resource& mr = default_resource()) {
   auto a = detail::by_key_args<K, V>("cupar::reduce_by_key", detail::dp_op::reduce_by_key, n,
                                      d_keys_in, d_values_in);
   a.out[0] = d_keys_out;
@@ -84,9 +88,9 @@ void reduce_by_key(const K* d_keys_in, const V* d_values_in, K* d_keys_out, V* d
 
 /// reduce_by_key with `==` on the keys.
 template <class K, class V>
-void reduce_by_key(const K* d_keys_in, const V* d_values_in, K* d_keys_out, V* d_aggregates_out,
-                   std::size_t* d_num_runs, std::size_t n, const jit::op& op, stream_ref stream,
-                   memory_resource& mr = default_resource()) {
+void reduce_by_key(jit::input_t<K> d_keys_in, jit::input_t<V> d_values_in, K* d_keys_out,
+                   V* d_aggregates_out, std::size_t* d_num_runs, std::size_t n, const jit::op& op,
+                   stream_ref stream, memory_resource& mr = default_resource()) {
   auto a = detail::by_key_args<K, V>("cupar::reduce_by_key", detail::dp_op::reduce_by_key, n,
                                      d_keys_in, d_values_in);
   a.out[0] = d_keys_out;
@@ -98,9 +102,9 @@ void reduce_by_key(const K* d_keys_in, const V* d_values_in, K* d_keys_out, V* d
 
 /// As reduce_by_key, and returns the number of runs. Synchronises `stream` (only it).
 template <class K, class V>
-std::size_t reduce_by_key_count(const K* d_keys_in, const V* d_values_in, K* d_keys_out,
-                                V* d_aggregates_out, std::size_t n, const jit::op& op,
-                                const jit::op& eq, stream_ref stream,
+std::size_t reduce_by_key_count(jit::input_t<K> d_keys_in, jit::input_t<V> d_values_in,
+                                K* d_keys_out, V* d_aggregates_out, std::size_t n,
+                                const jit::op& op, const jit::op& eq, stream_ref stream,
                                 memory_resource& mr = default_resource()) {
   std::size_t count = 0;
   auto a = detail::by_key_args<K, V>("cupar::reduce_by_key_count", detail::dp_op::reduce_by_key, n,
@@ -116,9 +120,10 @@ std::size_t reduce_by_key_count(const K* d_keys_in, const V* d_values_in, K* d_k
 
 /// reduce_by_key_count with `==` on the keys.
 template <class K, class V>
-std::size_t reduce_by_key_count(const K* d_keys_in, const V* d_values_in, K* d_keys_out,
-                                V* d_aggregates_out, std::size_t n, const jit::op& op,
-                                stream_ref stream, memory_resource& mr = default_resource()) {
+std::size_t reduce_by_key_count(jit::input_t<K> d_keys_in, jit::input_t<V> d_values_in,
+                                K* d_keys_out, V* d_aggregates_out, std::size_t n,
+                                const jit::op& op, stream_ref stream,
+                                memory_resource& mr = default_resource()) {
   std::size_t count = 0;
   auto a = detail::by_key_args<K, V>("cupar::reduce_by_key_count", detail::dp_op::reduce_by_key, n,
                                      d_keys_in, d_values_in);
@@ -133,7 +138,9 @@ std::size_t reduce_by_key_count(const K* d_keys_in, const V* d_values_in, K* d_k
 /// Inclusive scan of each run of equal consecutive keys: d_out[i] = v[h] op v[h + 1] op ... op
 /// v[i], h the first position of i's run. n == 0 writes nothing.
 ///
-/// @param d_keys, d_values  device inputs of n keys and n values (may be null when n == 0)
+/// @param d_keys, d_values  device inputs of n keys and n values (may be null when n == 0); the
+///                          values may be an iterator expression, written to a temporary array
+///                          first (jit::input)
 /// @param d_out             device output of n values; may be d_values (in place) or d_keys (when
 ///                          keys and values have the same size: the keys are overwritten), must
 ///                          not otherwise overlap either (CUB's rule)
@@ -143,7 +150,7 @@ std::size_t reduce_by_key_count(const K* d_keys_in, const V* d_values_in, K* d_k
 /// @throws cupar::jit_error ("operator" or "equality"), cupar::out_of_memory, cupar::cuda_error
 /// Asynchronous. CUB's DeviceScan::InclusiveScanByKey with 64-bit counts.
 template <class K, class V>
-void inclusive_scan_by_key(const K* d_keys, const V* d_values, V* d_out, std::size_t n,
+void inclusive_scan_by_key(const K* d_keys, jit::input_t<V> d_values, V* d_out, std::size_t n,
                            const jit::op& op, const jit::op& eq, stream_ref stream,
                            memory_resource& mr = default_resource()) {
   auto a = detail::by_key_args<K, V>("cupar::inclusive_scan_by_key",
@@ -156,7 +163,7 @@ void inclusive_scan_by_key(const K* d_keys, const V* d_values, V* d_out, std::si
 
 /// inclusive_scan_by_key with `==` on the keys.
 template <class K, class V>
-void inclusive_scan_by_key(const K* d_keys, const V* d_values, V* d_out, std::size_t n,
+void inclusive_scan_by_key(const K* d_keys, jit::input_t<V> d_values, V* d_out, std::size_t n,
                            const jit::op& op, stream_ref stream,
                            memory_resource& mr = default_resource()) {
   auto a = detail::by_key_args<K, V>("cupar::inclusive_scan_by_key",
@@ -170,7 +177,7 @@ void inclusive_scan_by_key(const K* d_keys, const V* d_values, V* d_out, std::si
 /// d_out[h] = init at the first position h of each run, d_out[i] = init op (v[h] op ... op
 /// v[i - 1]) after it. Parameters, exceptions and synchronisation as inclusive_scan_by_key.
 template <class K, class V>
-void exclusive_scan_by_key(const K* d_keys, const V* d_values, V* d_out, std::size_t n,
+void exclusive_scan_by_key(const K* d_keys, jit::input_t<V> d_values, V* d_out, std::size_t n,
                            const jit::op& op, detail::type_identity_t<V> init, const jit::op& eq,
                            stream_ref stream, memory_resource& mr = default_resource()) {
   auto a = detail::by_key_args<K, V>("cupar::exclusive_scan_by_key",
@@ -184,7 +191,7 @@ void exclusive_scan_by_key(const K* d_keys, const V* d_values, V* d_out, std::si
 
 /// exclusive_scan_by_key with `==` on the keys.
 template <class K, class V>
-void exclusive_scan_by_key(const K* d_keys, const V* d_values, V* d_out, std::size_t n,
+void exclusive_scan_by_key(const K* d_keys, jit::input_t<V> d_values, V* d_out, std::size_t n,
                            const jit::op& op, detail::type_identity_t<V> init, stream_ref stream,
                            memory_resource& mr = default_resource()) {
   auto a = detail::by_key_args<K, V>("cupar::exclusive_scan_by_key",

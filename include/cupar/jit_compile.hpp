@@ -244,6 +244,51 @@ build_report compile_dp(::cupar::detail::dp_op what, const op* first, const op* 
 // Compile-only builds of the data-processing families' operators (see compile_reduce). A null
 // equality or comparator stands for the default (==, <), whose precompiled object is linked.
 
+/// select_if, partition and unique reading the iterator expression `in` as elements of T (the
+/// "+index" stream compaction sets: the expression's code and the operator built together).
+template <class T>
+build_report compile_select_if(const iterator& in, const op& pred, int arch = 90,
+                               bool optimized = true) {
+  ::cupar::detail::jit_compile_args a{::cupar::detail::jit_compile_args::data_processing,
+                                      {&::cupar::detail::jit_type_of<T>(), nullptr, nullptr},
+                                      ::cupar::detail::scalar{},
+                                      0,
+                                      &pred,
+                                      arch,
+                                      optimized};
+  a.iter = &in;
+  return ::cupar::detail::jit_compile(a);
+}
+template <class T>
+build_report compile_partition(const iterator& in, const op& pred, int arch = 90,
+                               bool optimized = true) {
+  ::cupar::detail::jit_compile_args a{::cupar::detail::jit_compile_args::data_processing,
+                                      {&::cupar::detail::jit_type_of<T>(), nullptr, nullptr},
+                                      ::cupar::detail::scalar{},
+                                      0,
+                                      &pred,
+                                      arch,
+                                      optimized};
+  a.what = ::cupar::detail::dp_op::partition;
+  a.iter = &in;
+  return ::cupar::detail::jit_compile(a);
+}
+/// unique over an expression; a null equality stands for ==.
+template <class T>
+build_report compile_unique(const iterator& in, const op* eq, int arch = 90,
+                            bool optimized = true) {
+  ::cupar::detail::jit_compile_args a{::cupar::detail::jit_compile_args::data_processing,
+                                      {&::cupar::detail::jit_type_of<T>(), nullptr, nullptr},
+                                      ::cupar::detail::scalar{},
+                                      0,
+                                      eq,
+                                      arch,
+                                      optimized};
+  a.what = ::cupar::detail::dp_op::unique;
+  a.iter = &in;
+  return ::cupar::detail::jit_compile(a);
+}
+
 /// select_if's predicate on T.
 template <class T>
 build_report compile_select_if(const op& pred, int arch = 90, bool optimized = true) {

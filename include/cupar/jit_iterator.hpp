@@ -27,10 +27,13 @@
 // takes them as inputs and output expressions (an array, discard(), transform_output) as its
 // output: one precompiled "for_each" kernel set walks the indices and calls the generated code
 // that loads, applies the operator and stores, so every combination of types is served without
-// compiling kernels. The other families take pointers (docs/DESIGN_FUSION.md).
+// compiling kernels. The data-processing families and the run-time sorts take expressions as
+// inputs through jit::input<T> (below): select_if, partition and unique fused, the others after
+// writing the expression to a temporary array (docs/DESIGN_FUSION.md).
 #pragma once
 
 #include <cupar/detail/jit_entry.hpp>
+#include <cupar/detail/type_id.hpp>
 #include <cupar/jit.hpp>
 
 #include <cstddef>
@@ -149,6 +152,39 @@ inline iterator permutation(const iterator& values, const iterator& indices) {
 inline iterator reverse(const iterator& in) {
   return iterator(detail::iterator_reverse(in.node()));
 }
+
+/// An input of elements of type T as the data-processing families and the run-time sorts take
+/// it: a device array (`const T*` or `T*`, implicit) or an iterator expression (implicit from
+/// `jit::iterator`) whose element i, converted to T, is the input's element i. Functions take it
+/// as `jit::input_t<T>`, so T is deduced from their other arguments (an output array, a sorted
+/// range) and an array argument of another type does not convert.
+///
+/// How each family reads an expression: select_if, partition and unique read it in their own
+/// kernels (fused: one pass, no temporary); the other families' kernels take arrays, so the
+/// expression is first written to a temporary array of T by one fused pass (the "for_each"
+/// kernels, only the expression's code compiled), which costs a write and a read of n elements
+/// of T and n * sizeof(T) bytes of temporary storage from the call's memory resource.
+/// Holds a reference to the expression: build it in the call's argument list or keep it alive
+/// until the call returns (the call reads it before returning; the device work it queues does not).
+template <class T>
+class input {
+ public:
+  input(const T* d) noexcept : array_(d) {}               // NOLINT(google-explicit-constructor)
+  input(std::nullptr_t) noexcept {}                       // NOLINT(google-explicit-constructor)
+  input(const iterator& e) noexcept : expression_(&e) {}  // NOLINT(google-explicit-constructor)
+
+  /// The array, or null for an expression (or a null array).
+  const T* array() const noexcept { return array_; }
+  /// The expression, or null for an array.
+  const iterator* expression() const noexcept { return expression_; }
+
+ private:
+  const T* array_ = nullptr;
+  const iterator* expression_ = nullptr;
+};
+/// jit::input<T> as a parameter type that does not take part in deducing T.
+template <class T>
+using input_t = typename ::cupar::detail::type_identity<input<T>>::type;
 
 /// A run-time output expression: where an algorithm's element i goes, through code instead of
 /// straight into an array: a device array (`T*`, implicit), discard(), transform_output(out, f).

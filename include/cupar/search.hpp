@@ -22,6 +22,7 @@
 
 #include <cupar/detail/jit_entry.hpp>
 #include <cupar/jit.hpp>
+#include <cupar/jit_iterator.hpp>
 #include <cupar/memory.hpp>
 #include <cupar/stream.hpp>
 
@@ -38,15 +39,17 @@ inline constexpr bool is_search_index_v =
     (sizeof(Index) == 4 || sizeof(Index) == 8);
 
 template <class T, class Index>
-void jit_search(const char* fn, dp_op what, const T* d_sorted, std::size_t n, const T* d_needles,
-                std::size_t m, Index* d_out, const jit::op* comp, stream_ref stream) {
+void jit_search(const char* fn, dp_op what, const T* d_sorted, std::size_t n,
+                const jit::input<T>& d_needles, std::size_t m, Index* d_out, const jit::op* comp,
+                stream_ref stream) {
   static_assert(is_search_index_v<Index>,
                 "cupar::lower_bound / upper_bound: positions are 4- or 8-byte integers");
   jit_dp_args a{fn, what};
   a.types[0] = &jit_type_of<T>();
   a.types[1] = &jit_type_of<Index>();
   a.in[0] = d_sorted;
-  a.in[1] = d_needles;
+  a.in[1] = d_needles.array();
+  a.in_iter[1] = d_needles.expression();
   a.out[0] = d_out;
   a.n = n;
   a.m = m;
@@ -62,7 +65,9 @@ void jit_search(const char* fn, dp_op what, const T* d_sorted, std::size_t n, co
 ///
 /// @param d_sorted   device range sorted by comp (may be null when n == 0)
 /// @param n          number of elements of the range (64-bit)
-/// @param d_needles  device needles (may be null when m == 0)
+/// @param d_needles  device needles, or an iterator expression written to a temporary array of m
+///                   needles first (jit::input; the default resource's memory); may be null
+///                   when m == 0
 /// @param m          number of needles (64-bit)
 /// @param d_out      device positions, m of them; must not overlap d_sorted or d_needles
 /// @param comp       strict weak ordering T x T -> bool; cupar::jit::less / greater compile
@@ -74,8 +79,8 @@ void jit_search(const char* fn, dp_op what, const T* d_sorted, std::size_t n, co
 /// @throws cupar::out_of_memory, cupar::cuda_error
 /// Asynchronous: does not synchronise the stream; needs no temporary storage.
 template <class T, class Index>
-void lower_bound(const T* d_sorted, std::size_t n, const T* d_needles, std::size_t m, Index* d_out,
-                 const jit::op& comp, stream_ref stream) {
+void lower_bound(const T* d_sorted, std::size_t n, jit::input_t<T> d_needles, std::size_t m,
+                 Index* d_out, const jit::op& comp, stream_ref stream) {
   detail::jit_search("cupar::lower_bound", detail::dp_op::lower_bound, d_sorted, n, d_needles, m,
                      d_out, &comp, stream);
 }
@@ -84,8 +89,8 @@ void lower_bound(const T* d_sorted, std::size_t n, const T* d_needles, std::size
 /// comparator precompiled for arithmetic T; a struct needs a device-side operator< in its
 /// CUPAR_JIT_TYPE definition).
 template <class T, class Index>
-void lower_bound(const T* d_sorted, std::size_t n, const T* d_needles, std::size_t m, Index* d_out,
-                 stream_ref stream) {
+void lower_bound(const T* d_sorted, std::size_t n, jit::input_t<T> d_needles, std::size_t m,
+                 Index* d_out, stream_ref stream) {
   detail::jit_search("cupar::lower_bound", detail::dp_op::lower_bound, d_sorted, n, d_needles, m,
                      d_out, static_cast<const jit::op*>(nullptr), stream);
 }
@@ -93,16 +98,16 @@ void lower_bound(const T* d_sorted, std::size_t n, const T* d_needles, std::size
 /// For each of the m needles, the position of the first element of d_sorted[0, n) that the needle
 /// is less than under `comp`, or n. Parameters, exceptions and synchronisation as lower_bound.
 template <class T, class Index>
-void upper_bound(const T* d_sorted, std::size_t n, const T* d_needles, std::size_t m, Index* d_out,
-                 const jit::op& comp, stream_ref stream) {
+void upper_bound(const T* d_sorted, std::size_t n, jit::input_t<T> d_needles, std::size_t m,
+                 Index* d_out, const jit::op& comp, stream_ref stream) {
   detail::jit_search("cupar::upper_bound", detail::dp_op::upper_bound, d_sorted, n, d_needles, m,
                      d_out, &comp, stream);
 }
 
 /// upper_bound with the default comparator `<` on T (see lower_bound).
 template <class T, class Index>
-void upper_bound(const T* d_sorted, std::size_t n, const T* d_needles, std::size_t m, Index* d_out,
-                 stream_ref stream) {
+void upper_bound(const T* d_sorted, std::size_t n, jit::input_t<T> d_needles, std::size_t m,
+                 Index* d_out, stream_ref stream) {
   detail::jit_search("cupar::upper_bound", detail::dp_op::upper_bound, d_sorted, n, d_needles, m,
                      d_out, static_cast<const jit::op*>(nullptr), stream);
 }

@@ -28,6 +28,7 @@
 #include <cupar/detail/jit_entry.hpp>
 #include <cupar/detail/type_id.hpp>
 #include <cupar/jit.hpp>
+#include <cupar/jit_iterator.hpp>
 #include <cupar/memory.hpp>
 #include <cupar/stream.hpp>
 #include <cupar/types.hpp>
@@ -76,12 +77,13 @@ CUPAR_EXPORT void segmented_sort(const segmented_sort_args& args, stream_ref str
                                  memory_resource& mr);
 
 template <class T>
-jit_dp_args segmented_args(const char* fn, dp_op what, const T* d_in, T* d_out, std::size_t n,
-                           std::size_t num_segments, const std::int64_t* d_begin,
+jit_dp_args segmented_args(const char* fn, dp_op what, const jit::input<T>& d_in, T* d_out,
+                           std::size_t n, std::size_t num_segments, const std::int64_t* d_begin,
                            const std::int64_t* d_end, const jit::op& op) {
   jit_dp_args a{fn, what};
   a.types[0] = &jit_type_of<T>();
-  a.in[0] = d_in;
+  a.in[0] = d_in.array();
+  a.in_iter[0] = d_in.expression();
   a.out[0] = d_out;
   a.n = n;
   a.m = num_segments;
@@ -119,7 +121,8 @@ inline void check_segments(const std::int64_t* d_begin_offsets, const std::int64
 /// from `init`, into d_out[s]: init op x_begin op ... op x_end-1 in CUB's order (op must be
 /// associative; its operands keep their order). An empty segment gets init.
 ///
-/// @param d_in          device values (may be null when n == 0)
+/// @param d_in          device values, or an iterator expression written to a temporary array of
+///                      n values first (jit::input); may be null when n == 0
 /// @param d_out         device results, one per segment; must not overlap d_in or the offsets
 /// @param n             number of values d_in holds (the segments index [0, n))
 /// @param num_segments  number of segments (may exceed 2^31)
@@ -135,7 +138,7 @@ inline void check_segments(const std::int64_t* d_begin_offsets, const std::int64
 /// @throws cupar::out_of_memory, cupar::cuda_error
 /// Asynchronous. The first call with a new operator compiles it (see jit.hpp).
 template <class T>
-void segmented_reduce(const T* d_in, T* d_out, std::size_t n, std::size_t num_segments,
+void segmented_reduce(jit::input_t<T> d_in, T* d_out, std::size_t n, std::size_t num_segments,
                       const std::int64_t* d_begin_offsets, const std::int64_t* d_end_offsets,
                       const jit::op& op, detail::type_identity_t<T> init, stream_ref stream,
                       memory_resource& mr = default_resource()) {
@@ -150,7 +153,8 @@ void segmented_reduce(const T* d_in, T* d_out, std::size_t n, std::size_t num_se
 /// item i of segment s, d_out[i] = d_in[begin_s] op ... op d_in[i]; each segment starts afresh.
 /// Items outside every segment are not written.
 ///
-/// @param d_in          device values (may be null when n == 0)
+/// @param d_in          device values, or an iterator expression written to a temporary array of
+///                      n values first (jit::input); may be null when n == 0
 /// @param d_out         device output of n items; may equal d_in (in place), must not otherwise
 ///                      overlap it, nor overlap the offsets
 /// @param n             number of items (64-bit)
@@ -161,8 +165,8 @@ void segmented_reduce(const T* d_in, T* d_out, std::size_t n, std::size_t num_se
 /// Exceptions and synchronisation as segmented_reduce. Floating-point results may differ from a
 /// sequential scan by rounding (the scan runs in parallel), and between runs.
 template <class T>
-void segmented_inclusive_scan(const T* d_in, T* d_out, std::size_t n, std::size_t num_segments,
-                              const std::int64_t* d_begin_offsets,
+void segmented_inclusive_scan(jit::input_t<T> d_in, T* d_out, std::size_t n,
+                              std::size_t num_segments, const std::int64_t* d_begin_offsets,
                               const std::int64_t* d_end_offsets, const jit::op& op,
                               stream_ref stream, memory_resource& mr = default_resource()) {
   auto a = detail::segmented_args<T>("cupar::segmented_inclusive_scan",
@@ -176,8 +180,8 @@ void segmented_inclusive_scan(const T* d_in, T* d_out, std::size_t n, std::size_
 /// d_out[i] = init op d_in[begin_s] op ... op d_in[i - 1]. Items outside every segment are not
 /// written. Parameters, exceptions and synchronisation as segmented_inclusive_scan.
 template <class T>
-void segmented_exclusive_scan(const T* d_in, T* d_out, std::size_t n, std::size_t num_segments,
-                              const std::int64_t* d_begin_offsets,
+void segmented_exclusive_scan(jit::input_t<T> d_in, T* d_out, std::size_t n,
+                              std::size_t num_segments, const std::int64_t* d_begin_offsets,
                               const std::int64_t* d_end_offsets, const jit::op& op,
                               detail::type_identity_t<T> init, stream_ref stream,
                               memory_resource& mr = default_resource()) {

@@ -4,6 +4,7 @@
 
 #include <cupar/detail/jit_entry.hpp>
 #include <cupar/jit.hpp>
+#include <cupar/jit_iterator.hpp>
 #include <cupar/memory.hpp>
 #include <cupar/stream.hpp>
 
@@ -14,25 +15,47 @@ namespace cupar {
 /// Sorts keys with a run-time comparator of arguments `a`, `b`, true when a goes before b (e.g.
 /// "a.key < b.key"). Merge sort of CUB; cupar::jit::less / greater on arithmetic keys run the
 /// (faster, stable) radix sort instead. Keys: arithmetic or a struct described with
-/// CUPAR_JIT_TYPE. d_keys_out may equal d_keys_in.
+/// CUPAR_JIT_TYPE. d_keys_out may equal d_keys_in. d_keys_in may be an iterator expression
+/// (jit::input: a gather jit::permutation(d_keys, d_rows), computed keys jit::transform(...)): the
+/// sorts take arrays, so it is written to d_keys_out in one pass (only its code is compiled) and
+/// sorted there in place; it must not read d_keys_out.
 /// @throws std::invalid_argument, cupar::jit_error, cupar::out_of_memory, cupar::cuda_error
 /// Asynchronous.
 template <class Key>
-void sort_keys(const Key* d_keys_in, Key* d_keys_out, std::size_t n, const jit::op& comp,
+void sort_keys(jit::input_t<Key> d_keys_in, Key* d_keys_out, std::size_t n, const jit::op& comp,
                stream_ref stream, memory_resource& mr = default_resource()) {
-  detail::jit_sort({"cupar::sort_keys", false, &detail::jit_type_of<Key>(), nullptr, d_keys_in,
-                    d_keys_out, nullptr, nullptr, n, &comp},
-                   stream, mr);
+  detail::jit_sort_args a{"cupar::sort_keys",
+                          false,
+                          &detail::jit_type_of<Key>(),
+                          nullptr,
+                          d_keys_in.array(),
+                          d_keys_out,
+                          nullptr,
+                          nullptr,
+                          n,
+                          &comp};
+  a.keys_iter = d_keys_in.expression();
+  detail::jit_sort(a, stream, mr);
 }
 
 /// As sort_keys with a run-time comparator, and stable (it always is: CUB's merge sort kernels
 /// and the radix sort are stable).
 template <class Key>
-void stable_sort_keys(const Key* d_keys_in, Key* d_keys_out, std::size_t n, const jit::op& comp,
-                      stream_ref stream, memory_resource& mr = default_resource()) {
-  detail::jit_sort({"cupar::stable_sort_keys", true, &detail::jit_type_of<Key>(), nullptr,
-                    d_keys_in, d_keys_out, nullptr, nullptr, n, &comp},
-                   stream, mr);
+void stable_sort_keys(jit::input_t<Key> d_keys_in, Key* d_keys_out, std::size_t n,
+                      const jit::op& comp, stream_ref stream,
+                      memory_resource& mr = default_resource()) {
+  detail::jit_sort_args a{"cupar::stable_sort_keys",
+                          true,
+                          &detail::jit_type_of<Key>(),
+                          nullptr,
+                          d_keys_in.array(),
+                          d_keys_out,
+                          nullptr,
+                          nullptr,
+                          n,
+                          &comp};
+  a.keys_iter = d_keys_in.expression();
+  detail::jit_sort(a, stream, mr);
 }
 
 /// Sorts key-value pairs by key with a run-time comparator. Values: any trivially copyable type,
@@ -42,37 +65,57 @@ void stable_sort_keys(const Key* d_keys_in, Key* d_keys_out, std::size_t n, cons
 /// in one more pass, with temporary storage for two index arrays (and a copy of the values when
 /// sorting in place). Either way only the comparator is compiled at run time. Keys and values may
 /// each be sorted in place; the key and value arrays must not overlap each other.
-/// @param d_keys_in/d_keys_out      device keys (null only when n == 0)
+/// @param d_keys_in/d_keys_out      device keys (null only when n == 0); d_keys_in may be an
+///                                  iterator expression (a gather, computed keys: jit::input),
+///                                  written to d_keys_out in one pass and sorted there
 /// @param d_values_in/d_values_out  device values (null only when n == 0)
 /// @param n     number of pairs
 /// @param comp  run-time comparator of arguments `a`, `b` (the keys)
 /// @throws std::invalid_argument, cupar::jit_error, cupar::out_of_memory, cupar::cuda_error
 /// Asynchronous.
 template <class Key, class Value>
-void sort_pairs(const Key* d_keys_in, Key* d_keys_out, const Value* d_values_in,
+void sort_pairs(jit::input_t<Key> d_keys_in, Key* d_keys_out, const Value* d_values_in,
                 Value* d_values_out, std::size_t n, const jit::op& comp, stream_ref stream,
                 memory_resource& mr = default_resource()) {
   static_assert(std::is_trivially_copyable_v<Value>,
                 "cupar::sort_pairs: Value must be trivially copyable");
   static const detail::jit_type value{static_cast<detail::scalar>(0), "", nullptr, sizeof(Value),
                                       alignof(Value)};
-  detail::jit_sort({"cupar::sort_pairs", false, &detail::jit_type_of<Key>(), &value, d_keys_in,
-                    d_keys_out, d_values_in, d_values_out, n, &comp},
-                   stream, mr);
+  detail::jit_sort_args a{"cupar::sort_pairs",
+                          false,
+                          &detail::jit_type_of<Key>(),
+                          &value,
+                          d_keys_in.array(),
+                          d_keys_out,
+                          d_values_in,
+                          d_values_out,
+                          n,
+                          &comp};
+  a.keys_iter = d_keys_in.expression();
+  detail::jit_sort(a, stream, mr);
 }
 
 /// As sort_pairs with a run-time comparator, and stable.
 template <class Key, class Value>
-void stable_sort_pairs(const Key* d_keys_in, Key* d_keys_out, const Value* d_values_in,
+void stable_sort_pairs(jit::input_t<Key> d_keys_in, Key* d_keys_out, const Value* d_values_in,
                        Value* d_values_out, std::size_t n, const jit::op& comp, stream_ref stream,
                        memory_resource& mr = default_resource()) {
   static_assert(std::is_trivially_copyable_v<Value>,
                 "cupar::stable_sort_pairs: Value must be trivially copyable");
   static const detail::jit_type value{static_cast<detail::scalar>(0), "", nullptr, sizeof(Value),
                                       alignof(Value)};
-  detail::jit_sort({"cupar::stable_sort_pairs", true, &detail::jit_type_of<Key>(), &value,
-                    d_keys_in, d_keys_out, d_values_in, d_values_out, n, &comp},
-                   stream, mr);
+  detail::jit_sort_args a{"cupar::stable_sort_pairs",
+                          true,
+                          &detail::jit_type_of<Key>(),
+                          &value,
+                          d_keys_in.array(),
+                          d_keys_out,
+                          d_values_in,
+                          d_values_out,
+                          n,
+                          &comp};
+  a.keys_iter = d_keys_in.expression();
+  detail::jit_sort(a, stream, mr);
 }
 
 }  // namespace cupar

@@ -19,6 +19,7 @@
 
 #include <cupar/detail/jit_entry.hpp>
 #include <cupar/jit.hpp>
+#include <cupar/jit_iterator.hpp>
 #include <cupar/memory.hpp>
 #include <cupar/select.hpp>
 #include <cupar/stream.hpp>
@@ -32,7 +33,9 @@ namespace cupar {
 /// (arguments `a`, `b`; e.g. "a.id == b.id") finds equal from d_in[0, n) to d_out, in input
 /// order, and writes their number to *d_num_selected.
 ///
-/// @param d_in           device input (may be null when n == 0)
+/// @param d_in           device input, or an iterator expression read by the kernels in the same
+///                       pass (jit::input; e.g. jit::transform(d_x, "x * 2.0f")); may be null
+///                       when n == 0
 /// @param d_out          device output with room for n items; must not overlap d_in
 /// @param d_num_selected device count (one std::size_t)
 /// @param eq             equality T x T -> bool; an equivalence relation
@@ -42,10 +45,10 @@ namespace cupar {
 /// @throws cupar::out_of_memory, cupar::cuda_error
 /// Asynchronous.
 template <class T>
-void unique(const T* d_in, T* d_out, std::size_t* d_num_selected, std::size_t n, const jit::op& eq,
-            stream_ref stream, memory_resource& mr = default_resource()) {
+void unique(jit::input_t<T> d_in, T* d_out, std::size_t* d_num_selected, std::size_t n,
+            const jit::op& eq, stream_ref stream, memory_resource& mr = default_resource()) {
   auto a = detail::dp_args<T>("cupar::unique", detail::dp_op::unique, n);
-  a.in[0] = d_in;
+  detail::set_input(a, 0, d_in);
   a.out[0] = d_out;
   a.d_count = d_num_selected;
   a.ops[0] = &eq;
@@ -55,10 +58,10 @@ void unique(const T* d_in, T* d_out, std::size_t* d_num_selected, std::size_t n,
 /// unique with `==` as the equality. T: an arithmetic type (kernels precompiled in the library)
 /// or a struct described with CUPAR_JIT_TYPE that has an operator== in its device definition.
 template <class T>
-void unique(const T* d_in, T* d_out, std::size_t* d_num_selected, std::size_t n, stream_ref stream,
-            memory_resource& mr = default_resource()) {
+void unique(jit::input_t<T> d_in, T* d_out, std::size_t* d_num_selected, std::size_t n,
+            stream_ref stream, memory_resource& mr = default_resource()) {
   auto a = detail::dp_args<T>("cupar::unique", detail::dp_op::unique, n);
-  a.in[0] = d_in;
+  detail::set_input(a, 0, d_in);
   a.out[0] = d_out;
   a.d_count = d_num_selected;
   detail::jit_data_processing(a, stream, mr);
@@ -66,11 +69,11 @@ void unique(const T* d_in, T* d_out, std::size_t* d_num_selected, std::size_t n,
 
 /// As unique, and returns the number of items kept. Synchronises `stream` (only it).
 template <class T>
-std::size_t unique_count(const T* d_in, T* d_out, std::size_t n, const jit::op& eq,
+std::size_t unique_count(jit::input_t<T> d_in, T* d_out, std::size_t n, const jit::op& eq,
                          stream_ref stream, memory_resource& mr = default_resource()) {
   std::size_t count = 0;
   auto a = detail::dp_args<T>("cupar::unique_count", detail::dp_op::unique, n);
-  a.in[0] = d_in;
+  detail::set_input(a, 0, d_in);
   a.out[0] = d_out;
   a.host_count = &count;
   a.ops[0] = &eq;
@@ -80,11 +83,11 @@ std::size_t unique_count(const T* d_in, T* d_out, std::size_t n, const jit::op& 
 
 /// unique_count with `==` as the equality.
 template <class T>
-std::size_t unique_count(const T* d_in, T* d_out, std::size_t n, stream_ref stream,
+std::size_t unique_count(jit::input_t<T> d_in, T* d_out, std::size_t n, stream_ref stream,
                          memory_resource& mr = default_resource()) {
   std::size_t count = 0;
   auto a = detail::dp_args<T>("cupar::unique_count", detail::dp_op::unique, n);
-  a.in[0] = d_in;
+  detail::set_input(a, 0, d_in);
   a.out[0] = d_out;
   a.host_count = &count;
   detail::jit_data_processing(a, stream, mr);
@@ -96,7 +99,9 @@ std::size_t unique_count(const T* d_in, T* d_out, std::size_t n, stream_ref stre
 /// d_values_in to d_values_out, in input order, and writes the number of runs to
 /// *d_num_selected. n == 0 writes 0 and nothing else.
 ///
-/// @param d_keys_in, d_values_in    device inputs of n keys and n values (may be null when
+/// @param d_keys_in, d_values_in    device inputs of n keys and n values, each an array or an
+///                                  iterator expression written to a temporary array first
+///                                  (jit::input; may be null when
 ///                                  n == 0)
 /// @param d_keys_out, d_values_out  device outputs with room for one item per run (n at most);
 ///                                  no output may overlap an input or the other output (CUB
@@ -109,13 +114,13 @@ std::size_t unique_count(const T* d_in, T* d_out, std::size_t n, stream_ref stre
 /// @throws cupar::out_of_memory, cupar::cuda_error
 /// Asynchronous.
 template <class K, class V>
-void unique_by_key(const K* d_keys_in, const V* d_values_in, K* d_keys_out, V* d_values_out,
-                   std::size_t* d_num_selected, std::size_t n, const jit::op& eq, stream_ref stream,
-                   memory_resource& mr = default_resource()) {
+void unique_by_key(jit::input_t<K> d_keys_in, jit::input_t<V> d_values_in, K* d_keys_out,
+                   V* d_values_out, std::size_t* d_num_selected, std::size_t n, const jit::op& eq,
+                   stream_ref stream, memory_resource& mr = default_resource()) {
   auto a = detail::dp_args<K>("cupar::unique_by_key", detail::dp_op::unique_by_key, n);
   a.types[1] = &detail::jit_type_of<V>();
-  a.in[0] = d_keys_in;
-  a.in[1] = d_values_in;
+  detail::set_input(a, 0, d_keys_in);
+  detail::set_input(a, 1, d_values_in);
   a.out[0] = d_keys_out;
   a.out[1] = d_values_out;
   a.d_count = d_num_selected;
@@ -127,13 +132,13 @@ void unique_by_key(const K* d_keys_in, const V* d_values_in, K* d_keys_out, V* d
 /// library for every arithmetic K and V) or a struct described with CUPAR_JIT_TYPE that has an
 /// operator== in its device definition; V: any type.
 template <class K, class V>
-void unique_by_key(const K* d_keys_in, const V* d_values_in, K* d_keys_out, V* d_values_out,
-                   std::size_t* d_num_selected, std::size_t n, stream_ref stream,
+void unique_by_key(jit::input_t<K> d_keys_in, jit::input_t<V> d_values_in, K* d_keys_out,
+                   V* d_values_out, std::size_t* d_num_selected, std::size_t n, stream_ref stream,
                    memory_resource& mr = default_resource()) {
   auto a = detail::dp_args<K>("cupar::unique_by_key", detail::dp_op::unique_by_key, n);
   a.types[1] = &detail::jit_type_of<V>();
-  a.in[0] = d_keys_in;
-  a.in[1] = d_values_in;
+  detail::set_input(a, 0, d_keys_in);
+  detail::set_input(a, 1, d_values_in);
   a.out[0] = d_keys_out;
   a.out[1] = d_values_out;
   a.d_count = d_num_selected;
@@ -142,14 +147,14 @@ void unique_by_key(const K* d_keys_in, const V* d_values_in, K* d_keys_out, V* d
 
 /// As unique_by_key, and returns the number of runs. Synchronises `stream` (only it).
 template <class K, class V>
-std::size_t unique_by_key_count(const K* d_keys_in, const V* d_values_in, K* d_keys_out,
-                                V* d_values_out, std::size_t n, const jit::op& eq,
+std::size_t unique_by_key_count(jit::input_t<K> d_keys_in, jit::input_t<V> d_values_in,
+                                K* d_keys_out, V* d_values_out, std::size_t n, const jit::op& eq,
                                 stream_ref stream, memory_resource& mr = default_resource()) {
   std::size_t count = 0;
   auto a = detail::dp_args<K>("cupar::unique_by_key_count", detail::dp_op::unique_by_key, n);
   a.types[1] = &detail::jit_type_of<V>();
-  a.in[0] = d_keys_in;
-  a.in[1] = d_values_in;
+  detail::set_input(a, 0, d_keys_in);
+  detail::set_input(a, 1, d_values_in);
   a.out[0] = d_keys_out;
   a.out[1] = d_values_out;
   a.host_count = &count;
@@ -160,14 +165,14 @@ std::size_t unique_by_key_count(const K* d_keys_in, const V* d_values_in, K* d_k
 
 /// unique_by_key_count with `==` on the keys.
 template <class K, class V>
-std::size_t unique_by_key_count(const K* d_keys_in, const V* d_values_in, K* d_keys_out,
-                                V* d_values_out, std::size_t n, stream_ref stream,
+std::size_t unique_by_key_count(jit::input_t<K> d_keys_in, jit::input_t<V> d_values_in,
+                                K* d_keys_out, V* d_values_out, std::size_t n, stream_ref stream,
                                 memory_resource& mr = default_resource()) {
   std::size_t count = 0;
   auto a = detail::dp_args<K>("cupar::unique_by_key_count", detail::dp_op::unique_by_key, n);
   a.types[1] = &detail::jit_type_of<V>();
-  a.in[0] = d_keys_in;
-  a.in[1] = d_values_in;
+  detail::set_input(a, 0, d_keys_in);
+  detail::set_input(a, 1, d_values_in);
   a.out[0] = d_keys_out;
   a.out[1] = d_values_out;
   a.host_count = &count;
@@ -189,7 +194,8 @@ inline constexpr bool is_run_length_count_v =
 /// precompiled in the library for every arithmetic K with 4- and 8-byte counts (structs with an
 /// operator== in their CUPAR_JIT_TYPE definition are compiled once at run time).
 ///
-/// @param d_in          device input (may be null when n == 0)
+/// @param d_in          device input, or an iterator expression written to a temporary array of
+///                      n keys first (jit::input); may be null when n == 0
 /// @param d_unique_out  device output with room for one item per run (n at most)
 /// @param d_counts_out  device output with room for one count per run. Count: a 4- or 8-byte
 ///                      integer type; a run longer than it holds wraps around (only possible for
@@ -202,13 +208,14 @@ inline constexpr bool is_run_length_count_v =
 ///         cupar::out_of_memory, cupar::cuda_error
 /// Asynchronous. CUB's DeviceRunLengthEncode::Encode, with 64-bit item counts.
 template <class K, class Count>
-void run_length_encode(const K* d_in, K* d_unique_out, Count* d_counts_out, std::size_t* d_num_runs,
-                       std::size_t n, stream_ref stream, memory_resource& mr = default_resource()) {
+void run_length_encode(jit::input_t<K> d_in, K* d_unique_out, Count* d_counts_out,
+                       std::size_t* d_num_runs, std::size_t n, stream_ref stream,
+                       memory_resource& mr = default_resource()) {
   static_assert(detail::is_run_length_count_v<Count>,
                 "cupar::run_length_encode: counts are 4- or 8-byte integers");
   auto a = detail::dp_args<K>("cupar::run_length_encode", detail::dp_op::run_length_encode, n);
   a.types[1] = &detail::jit_type_of<Count>();
-  a.in[0] = d_in;
+  detail::set_input(a, 0, d_in);
   a.out[0] = d_unique_out;
   a.out[1] = d_counts_out;
   a.d_count = d_num_runs;
@@ -217,7 +224,7 @@ void run_length_encode(const K* d_in, K* d_unique_out, Count* d_counts_out, std:
 
 /// As run_length_encode, and returns the number of runs. Synchronises `stream` (only it).
 template <class K, class Count>
-std::size_t run_length_encode_count(const K* d_in, K* d_unique_out, Count* d_counts_out,
+std::size_t run_length_encode_count(jit::input_t<K> d_in, K* d_unique_out, Count* d_counts_out,
                                     std::size_t n, stream_ref stream,
                                     memory_resource& mr = default_resource()) {
   static_assert(detail::is_run_length_count_v<Count>,
@@ -226,7 +233,7 @@ std::size_t run_length_encode_count(const K* d_in, K* d_unique_out, Count* d_cou
   auto a =
       detail::dp_args<K>("cupar::run_length_encode_count", detail::dp_op::run_length_encode, n);
   a.types[1] = &detail::jit_type_of<Count>();
-  a.in[0] = d_in;
+  detail::set_input(a, 0, d_in);
   a.out[0] = d_unique_out;
   a.out[1] = d_counts_out;
   a.host_count = &count;

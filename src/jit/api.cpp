@@ -201,6 +201,25 @@ void run_apply(const char* fn, int arity, const cupar::jit::iterator* const* in,
       "cupar transform (run-time operator)");
 }
 
+}  // namespace
+
+void materialize(const cupar::jit::iterator& in, const jit_type& t, void* dst, std::size_t n,
+                 stream_ref s, const char* fn) {
+  const cupar::jit::output out(cupar::jit::detail::output_pointer(t, dst));
+  // Generated (and its arrays checked) also for n == 0, as transform does.
+  const jit::for_each_op apply = jit::convert_apply_op(in, out, n, fn);
+  if (n == 0) return;
+  set_request req{family::for_each, {&jit::index_type()}};
+  req.ops[0] = &apply.op;
+  const auto [devp, module] = resolve(req, nullptr, fn);
+  jit::launch_status st;
+  jit::check_dispatch(
+      jit::run_for_each(*module, *devp, st, n, apply.items, apply.op.state(), s.get()), st,
+      "cupar: an iterator expression materialised (run-time operator)");
+}
+
+namespace {
+
 /// Whether the library precompiled the kernel set `r` asks for (a user struct: its class's set),
 /// remembered per family and types, so that the per-call path pays a map lookup, not the set's
 /// key.
@@ -321,6 +340,17 @@ void jit_sort(const jit_sort_args& a, stream_ref s, memory_resource& mr) {
   const char* fn = a.function;
   const device_guard device(s);
   const jit_type& k = *a.key_type;
+  if (a.keys_iter != nullptr) {
+    // Keys given as an expression (a gather, a computed key): the sorts take arrays, so the
+    // expression is written to d_keys_out in one pass, which is then sorted in place.
+    require_size(fn, a.n, k.size);
+    require_data(fn, "d_keys_out", a.keys_out, a.n);
+    materialize(*a.keys_iter, k, a.keys_out, a.n, s, fn);
+    jit_sort_args b = a;
+    b.keys_iter = nullptr;
+    b.keys_in = a.keys_out;
+    return jit_sort(b, s, mr);
+  }
   const bool pairs = a.value_type != nullptr;
   const std::size_t vsize = pairs ? a.value_type->size : 0;
   require_size(fn, a.n, std::max<std::size_t>(k.size, vsize));
@@ -596,6 +626,16 @@ cupar::jit::build_report jit_compile(const jit_compile_args& c) {
     loader.emplace(jit::transform_apply_op(ins, arity, *c.out, *c.op, 0, "cupar::jit::compile").op);
     req = set_request{family::for_each, {&jit::index_type()}};
     req.ops[0] = &*loader;
+  } else if (c.iter != nullptr && c.kind == jit_compile_args::data_processing) {
+    // select_if, partition, unique over an expression: the "+index" stream compaction sets.
+    if (c.what != dp_op::select_if && c.what != dp_op::partition && c.what != dp_op::unique) {
+      throw_invalid_argument("cupar::jit",
+                             "of the data-processing families, select_if, partition and unique "
+                             "read iterator expressions in their kernels");
+    }
+    loader.emplace(jit::expression_op(*c.iter, *c.types[0], 0, "cupar::jit::compile"));
+    const cupar::jit::op* ops[2] = {c.op, c.op2};
+    req = dp_expression_request(c.what, c.types, ops, *loader);
   } else if (c.iter != nullptr) {
     if (c.op == nullptr) throw_invalid_argument("cupar::jit", "no operator");
     if (!scan && c.kind != jit_compile_args::reduce) {

@@ -1,11 +1,15 @@
 // cupar: the library entry of the data-processing families with run-time operators.
 #include "dp_calls.hpp"
+#include "iterator_expr.hpp"
 #include "precompiled.hpp"
 
-#include <cupar/detail/device_guard.hpp>
 #include <cupar/detail/checks.hpp>
+#include <cupar/detail/device_guard.hpp>
+#include <cupar/detail/temp_storage.hpp>
 
 #include <atomic>
+#include <optional>
+#include <string>
 
 namespace cupar::detail {
 
@@ -89,8 +93,64 @@ jit::set_request dp_request(dp_op what, const jit_type* const types[2],
   return r;
 }
 
+namespace {
+
+/// Whether the kernels of `what` read an iterator expression themselves (the "+index" sets of
+/// stream compaction); the other families' kernels take arrays.
+bool reads_expressions(dp_op what) {
+  return what == dp_op::select_if || what == dp_op::partition || what == dp_op::unique;
+}
+
+void dispatch(const jit_dp_args& a, stream_ref s, memory_resource& mr);
+
+/// A call whose expression inputs are first written to temporary arrays (one fused pass each,
+/// the "for_each" set), then served by the family's kernels on arrays. The temporaries go back
+/// to `mr` on the stream when the call returns (or throws).
+void with_materialised_inputs(const jit_dp_args& a, stream_ref s, memory_resource& mr) {
+  jit_dp_args b = a;
+  std::optional<temp_storage> temps[2];
+  const bool search = family_of(a.what) == jit::family::binary_search;
+  for (int k = 0; k < 2; ++k) {
+    if (a.in_iter[k] == nullptr) continue;
+    // Input 1 is the values (by key), or the needles of a search, which have the sorted range's
+    // type and their own count.
+    const bool needles = search && k == 1;
+    const jit_type& t = k == 0 || needles ? *a.types[0] : *a.types[1];
+    const std::size_t count = needles ? a.m : a.n;
+    require_size(a.function, count, t.size);
+    temps[k].emplace(mr, count * t.size, s);
+    materialize(*a.in_iter[k], t, temps[k]->get(), count, s, a.function);
+    b.in[k] = temps[k]->get();
+    b.in_iter[k] = nullptr;
+  }
+  dispatch(b, s, mr);
+}
+
+}  // namespace
+
 void jit_data_processing(const jit_dp_args& a, stream_ref s, memory_resource& mr) {
   const device_guard device(s);  // before any build: the JIT builds for the current device
+  jit_dp_args b = a;
+  for (int k = 0; k < 2; ++k) {
+    // An expression that is a plain array of the call's own type is that array.
+    if (b.in_iter[k] == nullptr) continue;
+    const auto [array, size] = jit::input_array(*b.in_iter[k]);
+    const bool needles = family_of(a.what) == jit::family::binary_search && k == 1;
+    const jit_type* t = k == 0 || needles ? a.types[0] : a.types[1];
+    if (array != nullptr && t != nullptr &&
+        b.in_iter[k]->value_type().name == std::string(t->name) && size == t->size) {
+      b.in[k] = array;
+      b.in_iter[k] = nullptr;
+    }
+  }
+  if (b.in_iter[0] == nullptr && b.in_iter[1] == nullptr) return dispatch(b, s, mr);
+  if (reads_expressions(b.what) && b.in_iter[1] == nullptr) return call_select(b, s, mr);
+  with_materialised_inputs(b, s, mr);
+}
+
+namespace {
+
+void dispatch(const jit_dp_args& a, stream_ref s, memory_resource& mr) {
   switch (a.what) {
     case dp_op::select_if:
     case dp_op::select_flagged:
@@ -115,5 +175,7 @@ void jit_data_processing(const jit_dp_args& a, stream_ref s, memory_resource& mr
   }
   throw_invalid_argument(a.function, "unknown data-processing operation");
 }
+
+}  // namespace
 
 }  // namespace cupar::detail

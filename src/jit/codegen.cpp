@@ -214,6 +214,8 @@ std::string typedefs_block(const set_spec& s) {
                                                          : 3;
       out << "#define CUPAR_SELECT_MODE " << mode << "\n";
       if (s.variant == "inplace") out << "#define CUPAR_SELECT_IN_PLACE 1\n";
+      // "+index": the input is an iterator expression (cupar_expr_input.cuh).
+      if (s.variant == "index") out << "#define CUPAR_INDEX_INPUT 1\n";
       out << "typedef " << t[0].name << " cupar_T;\n";
       if (s.fam == family::select_flagged) out << "typedef " << t[1].name << " cupar_F;\n";
       break;
@@ -476,6 +478,9 @@ slot_spec predicate_slot(const type_ref& c, int which) {
           type_ref::boolean(),
           {"x"}};
 }
+slot_spec expression_slot(const type_ref& c) {
+  return {"cupar_jit_xform", "iterator expression", {type_ref::of(scalar::u64)}, c, {"cupar_i"}};
+}
 slot_spec comparator_slot(const type_ref& c) {
   return {"cupar_jit_comp", "comparator", {c, c}, type_ref::boolean(), {"a", "b"}};
 }
@@ -518,10 +523,13 @@ std::vector<slot_spec> slots_of(const set_spec& s) {
       return {old_style_slot({t[0]}, t[1], {"x"}, "sample operator")};
     case family::select_if:
     case family::partition_if:
+      if (s.variant == "index") return {expression_slot(t[0]), predicate_slot(t[0], 1)};
       return {predicate_slot(t[0], 1)};
     case family::select_flagged:
       return {};
     case family::unique:
+      if (s.variant == "index") return {expression_slot(t[0]), equality_slot(t[0])};
+      return {equality_slot(t[0])};
     case family::unique_by_key:
     case family::run_length_encode:
       return {equality_slot(t[0])};

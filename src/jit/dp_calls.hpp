@@ -5,6 +5,7 @@
 #include "request.hpp"
 
 #include <cupar/detail/jit_entry.hpp>
+#include <cupar/jit_iterator.hpp>
 #include <cupar/memory.hpp>
 #include <cupar/stream.hpp>
 
@@ -19,7 +20,21 @@ jit::family family_of(dp_op what);
 jit::set_request dp_request(dp_op what, const jit_type* const types[2],
                             const cupar::jit::op* const ops[2], bool in_place);
 
+/// Writes the first n elements of the iterator expression `in`, converted to `t`, to the device
+/// array `dst` in one pass of the "for_each" set (only the expression's code is compiled; api.cpp).
+/// For families whose kernels take arrays where the caller gave an expression.
+void materialize(const cupar::jit::iterator& in, const jit_type& t, void* dst, std::size_t n,
+                 stream_ref s, const char* fn);
+
+/// select_if, partition and unique: an expression input (a.in_iter[0]) is read by the kernels of
+/// the "+index" sets, fused; the other families get their expressions materialised first.
 void call_select(const jit_dp_args& a, stream_ref s, memory_resource& mr);
+/// The request of select_if, partition or unique reading the iterator expression whose generated
+/// code is `loader` (the "+index" sets: the expression in the first slot, anchoring the cache, the
+/// family's operator after it).
+jit::set_request dp_expression_request(dp_op what, const jit_type* const types[2],
+                                       const cupar::jit::op* const ops[2],
+                                       const cupar::jit::op& loader);
 void call_three_way(const jit_dp_args& a, stream_ref s, memory_resource& mr);
 void call_by_key(const jit_dp_args& a, stream_ref s, memory_resource& mr);
 void call_segmented(const jit_dp_args& a, stream_ref s, memory_resource& mr);

@@ -621,13 +621,26 @@ unsigned for_each_items(std::size_t bytes_per_index) {
 }
 }  // namespace
 
-for_each_op transform_apply_op(const cupar::jit::iterator* const* ins, int arity,
-                               const cupar::jit::output& out, const cupar::jit::op& f,
-                               std::size_t n, const char* fn) {
+namespace {
+
+/// The "for_each" operator of transform_apply_op (`f` given) and convert_apply_op (`f` null:
+/// the input's element converted to what the output takes, a zip's fields initialising the
+/// output's struct in order).
+for_each_op apply_op(const cupar::jit::iterator* const* ins, int arity,
+                     const cupar::jit::output& out, const cupar::jit::op* f, std::size_t n,
+                     const char* fn) {
   const iterator_node& o = *out.node();
-  shape_key key{"T", {}};
+  // A conversion of a zip builds the output's struct from the fields (aggregate initialisation).
+  const bool zip_to_struct = f == nullptr && ins[0]->node()->k == kind::zip;
+  if (zip_to_struct && (o.k == kind::out_discard || static_cast<int>(o.type.kind) != 0)) {
+    throw_invalid_argument(fn, std::string("the elements of a zip are structs; they convert into "
+                                           "a struct type (CUPAR_JIT_TYPE) whose members take "
+                                           "the fields in order, not into ") +
+                                   o.type.name);
+  }
+  shape_key key{f != nullptr ? "T" : "C", {}};
   key.k += static_cast<char>('0' + arity);
-  key.add_op(f);
+  if (f != nullptr) key.add_op(*f);
   for (int a = 0; a < arity; ++a)
     append_shape(key, *ins[a]->node());
   key.k += '|';
@@ -637,7 +650,7 @@ for_each_op transform_apply_op(const cupar::jit::iterator* const* ins, int arity
   auto fill = [&](generator& g) {
     for (int a = 0; a < arity; ++a)
       g.code(*ins[a]->node(), "cupar_j");
-    g.snippet_state(f);
+    if (f != nullptr) g.snippet_state(*f);
     g.store(o, "cupar_j", std::string());
   };
   auto generate = [&]() -> std::pair<cupar::jit::op, unsigned> {
@@ -649,23 +662,38 @@ for_each_op transform_apply_op(const cupar::jit::iterator* const* ins, int arity
     std::vector<std::pair<std::string, const char*>> args;
     static const char* const unary_names[] = {"x"};
     static const char* const binary_names[] = {"a", "b"};
+    std::vector<std::string> held;  // the type each input's loaded elements are held as
     for (int a = 0; a < arity; ++a) {
       const iterator_node& in = *ins[a]->node();
       g.define(in.type);
-      loads += "      cupar_v" + std::to_string(a) + "[cupar_k] = " + g.code(in, "cupar_j") + ";\n";
+      std::string value;
+      if (zip_to_struct) {
+        for (std::size_t c = 0; c < in.children.size(); ++c)
+          value += (c ? ", " : "") + g.code(*in.children[c], "cupar_j");
+        g.define(o.type);
+        value = std::string(o.type.name) + "{" + value + "}";
+        held.emplace_back(o.type.name);
+      } else {
+        value = g.code(in, "cupar_j");
+        held.emplace_back(in.type.name);
+      }
+      loads += "      cupar_v" + std::to_string(a) + "[cupar_k] = " + value + ";\n";
       bytes += in.type.size;
       args.emplace_back(in.type.name, arity == 1 ? unary_names[a] : binary_names[a]);
     }
-    // The operator, its result converted to what the output takes.
+    // The operator, its result converted to what the output takes (a conversion: the element).
     const std::string result = o.k == kind::out_discard ? "auto" : o.type.name;
     g.define(o.type);
-    g.snippet_function(f, "cupar_operator_fn", "cupar_operator", result, args, "operator",
-                       arity == 1 ? "the transform's unary operator (argument x)"
-                                  : "the transform's binary operator (arguments a, b)");
-    std::string call = "cupar_operator_fn(cupar_state";
-    for (int a = 0; a < arity; ++a)
-      call += ", cupar_v" + std::to_string(a) + "[cupar_k]";
-    call += ")";
+    std::string call = "cupar_v0[cupar_k]";
+    if (f != nullptr) {
+      g.snippet_function(*f, "cupar_operator_fn", "cupar_operator", result, args, "operator",
+                         arity == 1 ? "the transform's unary operator (argument x)"
+                                    : "the transform's binary operator (arguments a, b)");
+      call = "cupar_operator_fn(cupar_state";
+      for (int a = 0; a < arity; ++a)
+        call += ", cupar_v" + std::to_string(a) + "[cupar_k]";
+      call += ")";
+    }
     const std::string store = g.store(o, "cupar_j", call);
     const unsigned items = for_each_items(bytes);
     const std::string k = std::to_string(items);
@@ -678,7 +706,7 @@ for_each_op transform_apply_op(const cupar::jit::iterator* const* ins, int arity
     apply << "__device__ __forceinline__ int cupar_apply(const unsigned char* cupar_state, "
              "unsigned long long cupar_i, unsigned long long cupar_n) {\n";
     for (int a = 0; a < arity; ++a)
-      apply << "  " << ins[a]->node()->type.name << " cupar_v" << a << "[" << k << "];\n";
+      apply << "  " << held[static_cast<std::size_t>(a)] << " cupar_v" << a << "[" << k << "];\n";
     apply << "  if (cupar_i + " << (items - 1) * for_each_threads << "ull < cupar_n) {\n"
           << "#pragma unroll\n"
           << loop << index << loads << "    }\n"
@@ -694,8 +722,23 @@ for_each_op transform_apply_op(const cupar::jit::iterator* const* ins, int arity
         interned("cupar_apply(cupar_state, cupar_i, cupar_n)", g.pre.str(), g.untrusted, g.parts);
     return {cupar::jit::op(std::move(def), g.state, g.used), items};
   };
-  auto made = cached_or_generated(std::move(key), "a transform", fn, n, fill, generate);
+  auto made = cached_or_generated(std::move(key), f != nullptr ? "a transform" : "a conversion", fn,
+                                  n, fill, generate);
   return {std::move(made.first), made.second};
+}
+
+}  // namespace
+
+for_each_op transform_apply_op(const cupar::jit::iterator* const* ins, int arity,
+                               const cupar::jit::output& out, const cupar::jit::op& f,
+                               std::size_t n, const char* fn) {
+  return apply_op(ins, arity, out, &f, n, fn);
+}
+
+for_each_op convert_apply_op(const cupar::jit::iterator& in, const cupar::jit::output& out,
+                             std::size_t n, const char* fn) {
+  const cupar::jit::iterator* ins[1] = {&in};
+  return apply_op(ins, 1, out, nullptr, n, fn);
 }
 
 cupar::jit::op store_op(const cupar::jit::output& out, const jit_type& v, std::size_t n,

@@ -40,6 +40,12 @@ for_each_op transform_apply_op(const cupar::jit::iterator* const* ins, int arity
                                const cupar::jit::output& out, const cupar::jit::op& f,
                                std::size_t n, const char* fn);
 
+/// As transform_apply_op without an operator: element i of `in` converted to what `out` takes
+/// (as by assignment; a zip's fields initialise the output's struct in order), for materialising
+/// an expression into an array. Throws as transform_apply_op, and for a zip into a non-struct.
+for_each_op convert_apply_op(const cupar::jit::iterator& in, const cupar::jit::output& out,
+                             std::size_t n, const char* fn);
+
 /// The operator of the "+io" scan sets' store slot: element i (the scan's value, of type `v`)
 /// stored through the output expression `out`. Throws as expression_op.
 cupar::jit::op store_op(const cupar::jit::output& out, const jit_type& v, std::size_t n,

@@ -86,7 +86,10 @@ struct type_ref {
 struct set_spec {
   family fam;
   std::vector<type_ref> types;
-  std::string variant;      // "" or "inplace" (select_if, select_flagged: output may be the input)
+  // "" or "inplace" (select_if, select_flagged: output may be the input), "index" (the input is
+  // an iterator expression: reduce, scans, select_if, partition_if, unique), "io" (scans: also
+  // the output), "wide", "plus" (the by-key families)
+  std::string variant;
   std::string key() const;  // e.g. "reduce<f32>", "histogram_even<u8,u8,u32>", "select_if<u32>"
 };
 
@@ -176,6 +179,9 @@ slot_spec binary_op_slot(const type_ref& c);             // cupar_jit_op(a, b) -
 slot_spec equality_slot(const type_ref& c);              // cupar_jit_eq(a, b) -> bool
 slot_spec predicate_slot(const type_ref& c, int which);  // cupar_jit_pred / _pred2(x) -> bool
 slot_spec comparator_slot(const type_ref& c);            // cupar_jit_comp(a, b) -> bool
+/// The first slot of the "+index" stream compaction sets: element cupar_i of an iterator
+/// expression, as the class `c` (its generated wrapper bit-casts from the caller's type).
+slot_spec expression_slot(const type_ref& c);  // cupar_jit_xform(cupar_i) -> c
 
 /// Named operators on arithmetic types filling a slot of a data-processing family are
 /// precompiled when the library is built, so such calls compile nothing (they are linked).

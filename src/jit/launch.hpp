@@ -202,9 +202,19 @@ namespace cupar::detail::jit {
 
 /// Stream compaction (module meta: block threads, items per thread, virtual shared memory per
 /// block). Mirrors CUB's DispatchSelectIf::Invoke, partitions of at most INT_MAX items included.
+/// The "+index" sets' input as the kernels take it by value (jit_ops/cupar_expr_input.cuh,
+/// cupar_expr_iterator): the expression's state, then the first index.
+struct alignas(16) expression_input {
+  unsigned char state[cupar::jit::max_param_bytes];
+  unsigned long long base;
+};
+static_assert(sizeof(expression_input) == cupar::jit::max_param_bytes + 16,
+              "cupar_expr_iterator's layout: 64 state bytes, the index, padding to 16");
+
 struct select_launch {
-  const void* in;
-  const void* flags;  // select_flagged, else null
+  const void* in;                // null with an expression input
+  const void* expression_state;  // "+index" sets: the input expression's state, else null
+  const void* flags;             // select_flagged, else null
   void* out;
   void* d_count;  // device count of selected items (64-bit)
   std::size_t n;

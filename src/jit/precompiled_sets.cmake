@@ -43,14 +43,20 @@ list(APPEND CUPAR_PRECOMPILED_SETS "for_each<u64>")
 # The data-processing families: kernels compiled for size classes (the unsigned integer of each
 # size), so one set serves every arithmetic type of that size; the operators' generated wrappers
 # reinterpret the bits as the caller's types.
+# "+index": the input is a run-time iterator expression (jit_iterator.hpp) read by the kernels
+# (cupar_expr_input.cuh), fused; the other families write an expression to a temporary array
+# first (the for_each set), so they need no variant.
 set(_classes u8 u16 u32 u64)
 foreach(_c IN LISTS _classes)
   list(APPEND CUPAR_PRECOMPILED_SETS
        "select_if<${_c}>"
        "select_if<${_c}>+inplace"
+       "select_if<${_c}>+index"
        "partition_if<${_c}>"
+       "partition_if<${_c}>+index"
        "three_way_partition<${_c}>"
-       "unique<${_c}>")
+       "unique<${_c}>"
+       "unique<${_c}>+index")
   foreach(_f IN ITEMS u8 u32)
     list(APPEND CUPAR_PRECOMPILED_SETS "select_flagged<${_c},${_f}>" "select_flagged<${_c},${_f}>+inplace")
   endforeach()
@@ -163,9 +169,10 @@ endforeach()
 # accumulators such as (count, sum, min, max) reduced or scanned by key or by segment): their
 # kernels already move opaque storage of the struct's size and alignment when compiled from
 # source, so a precompiled set of that class serves every struct of it, the operator linked in
-# as for the arithmetic size classes. 16 sets per class; by default for the record shapes met
+# as for the arithmetic size classes. 18 sets per class; by default for the record shapes met
 # most (8, 16 and 20 bytes of 4-byte fields, the last a (key, count, sum, min, max) group-by row
-# as examples/groupby.cpp has it; 8, 16 and 32 bytes with 8-byte ones): 96 sets.
+# as examples/groupby.cpp has it; 8, 16 and 32 bytes with 8-byte ones): 108 sets (the "+index"
+# selections and partitions of zips into such records included).
 # CUPAR_JIT_STRUCT_DP_CLASSES: "default", "none", or a list. Struct keys in the by-key families,
 # binary searches and select_flagged on structs still compile from source.
 set(_struct_dp_classes_default s8a4 s16a4 s20a4 s8a8 s16a8 s32a8)
@@ -179,7 +186,9 @@ foreach(_s IN LISTS _struct_dp_classes)
   list(APPEND CUPAR_PRECOMPILED_SETS
        "select_if<${_s}>"
        "select_if<${_s}>+inplace"
+       "select_if<${_s}>+index"
        "partition_if<${_s}>"
+       "partition_if<${_s}>+index"
        "three_way_partition<${_s}>"
        "unique<${_s}>"
        "segmented_reduce<${_s}>"

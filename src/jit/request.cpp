@@ -144,6 +144,11 @@ build_spec set_request::spec() const {
       continue;
     }
     const type_ref user = type_ref::of(*t[plus ? 0 : slot_type_index(fam, i)]);
+    if (index && i == 0) {
+      // The iterator expression of a "+index" set: an index in, the caller's type out.
+      sp.slots.push_back({op, slots[i].args, user});
+      continue;
+    }
     slot_binding b{op, std::vector<type_ref>(slots[i].args.size(), user),
                    slots[i].result.is_boolean() ? type_ref::boolean() : user};
     sp.slots.push_back(std::move(b));
@@ -153,6 +158,7 @@ build_spec set_request::spec() const {
 
 set_request expression_request(family f, const jit_type& t, const cupar::jit::op& loader,
                                const cupar::jit::op* op) {
+  // Reduce's "+index" sets are transform_reduce<u64, T>; the others keep their family.
   set_request r = f == family::reduce ? set_request{family::transform_reduce, {&index_type(), &t}}
                                       : set_request{f, {&t}};
   r.index = true;

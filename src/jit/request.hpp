@@ -29,7 +29,8 @@ struct set_request {
   /// arithmetic value type: cuda::std::plus<> compiled into the kernels, the value type itself
   /// rather than its size class, and one slot, the equality, given by ops[1]).
   bool plus = false;
-  /// transform_reduce: the "+index" sets (the input is an iterator expression, ops[0]).
+  /// transform_reduce, the scans, select_if, partition_if, unique: the "+index" sets (the input
+  /// is an iterator expression, ops[0]; the family's own operator follows it).
   bool index = false;
   /// Scans: the "+io" sets (also the output is an expression, its store ops[2]).
   bool io = false;
@@ -43,9 +44,10 @@ struct set_request {
   const cupar::jit::op& anchor() const;
 };
 
-/// The request of an iterator expression read by `f` (reduce, scan_inclusive, scan_exclusive)
-/// into `t`: the "+index" sets (reduce's are transform_reduce<u64, t>+index), the expression's
-/// generated operator `loader` in the first slot (it anchors the cache), `op` in the second.
+/// The request of an iterator expression read by `f` (reduce, scan_inclusive, scan_exclusive,
+/// select_if, partition_if, unique) into `t`: the "+index" sets (reduce's are transform_reduce<u64,
+/// t>+index), the expression's generated operator `loader` in the first slot (it anchors the
+/// cache), `op` in the second.
 set_request expression_request(family f, const jit_type& t, const cupar::jit::op& loader,
                                const cupar::jit::op* op);
 /// As expression_request for a scan whose output is an expression too: the "+io" scan sets, the

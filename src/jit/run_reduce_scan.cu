@@ -103,15 +103,6 @@ using scan_dispatch =
     cub::DispatchScan<In, Out, erased_arg, Init, unsigned long long, erased_accum,
                       cub::ForceInclusive::No, scan_hub, scan_kernels, jit_launcher_factory>;
 
-/// The "+index" sets' input as the kernels take it by value (jit_ops/cupar_scan.cuh,
-/// cupar_expr_iterator): the expression's state, then the first index.
-struct alignas(16) expression_input {
-  unsigned char state[cupar::jit::max_param_bytes];
-  unsigned long long base;
-};
-static_assert(sizeof(expression_input) == cupar::jit::max_param_bytes + 16,
-              "cupar_expr_iterator's layout: 64 state bytes, the index, padding to 16");
-
 }  // namespace
 
 cudaError_t run_reduce(const loaded_module& m, const device_info& dev, launch_status& st,

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstring>
 
 namespace cupar::detail::jit {
 namespace {
@@ -61,6 +62,10 @@ cudaError_t run_select(const loaded_module& m, const device_info& dev, launch_st
   const erased_arg equality_op{s.eq_state != nullptr ? s.eq_state : &null_type};
   const cub::detail::vsmem_t vsmem{allocations[1]};
   jit_launcher_factory launch{&dev, &m, &st};
+  // "+index" sets: the input expression's state by value (cupar_expr_iterator), from index 0;
+  // the kernels add each partition's offset to it as to a pointer.
+  expression_input e{};
+  if (s.expression_state != nullptr) std::memcpy(e.state, s.expression_state, sizeof e.state);
   for (long long p = 0; p < num_partitions; ++p) {
     const long long offset = p * max_partition_size;
     const long long items = p + 1 == num_partitions ? n - offset : max_partition_size;
@@ -72,9 +77,16 @@ cudaError_t run_select(const loaded_module& m, const device_info& dev, launch_st
     launch(init_grid, init_threads, 0, stream).doit(m.kernel(0), tile_state, num_tiles, s.d_count);
     // No early return for n == 0: the initialisation kernel writes the zero count.
     if (items == 0) break;
-    launch(num_tiles, block_threads, 0, stream)
-        .doit(m.kernel(1), s.in, s.flags, s.out, s.d_count, tile_state, select_op, equality_op,
-              static_cast<int>(items), num_tiles, streaming, vsmem);
+    auto sweep = [&](const auto& input) {
+      launch(num_tiles, block_threads, 0, stream)
+          .doit(m.kernel(1), input, s.flags, s.out, s.d_count, tile_state, select_op, equality_op,
+                static_cast<int>(items), num_tiles, streaming, vsmem);
+    };
+    if (s.expression_state != nullptr) {
+      sweep(erased_arg{&e});
+    } else {
+      sweep(s.in);
+    }
     // CUB's streaming_context_t::advance
     std::swap(streaming.d_num_selected_in, streaming.d_num_selected_out);
     streaming.first_partition = false;

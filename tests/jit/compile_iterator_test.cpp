@@ -342,3 +342,75 @@ TEST(JitIteratorCompile, ExpressionsOfOneShapeReuseTheirGeneratedCode) {
     EXPECT_EQ(reuses(), before_scan + (call > 0 ? 2u : 0u));
   }
 }
+
+// A (tag, value) record of 8 bytes aligned to 4: the data-processing class s8a4.
+CUPAR_JIT_STRUCT(tag_f32, unsigned tag; float v;)
+
+namespace {
+
+TEST(JitIteratorCompile, SelectPartitionAndUniqueOfExpressionsLinkToTheIndexSets) {
+  const unsigned* no_indices = nullptr;
+  const jit::iterator doubled = jit::transform(no_floats, op("x * 2.0f"));
+  const op above(op("x > t").param("t", 0.5f));
+  // The kernels of the size class read the expression (u32 for floats), the expression's code
+  // and the predicate, equality or comparator compiled and linked to them.
+  const cupar::testing::class_case select{"select_if<u32>+index",
+                                          jit::compile_select_if<float>(doubled, above, 90, false),
+                                          jit::compile_select_if<float>(doubled, above, 90, true)};
+  const cupar::testing::class_case partition{
+      "partition_if<u64>+index",
+      jit::compile_partition<unsigned long long>(jit::counting(0ull), op("x % 3ull == 0ull"), 90,
+                                                 false),
+      jit::compile_partition<unsigned long long>(jit::counting(0ull), op("x % 3ull == 0ull"), 90,
+                                                 true)};
+  const jit::iterator gathered = jit::permutation(no_floats, no_indices);
+  const cupar::testing::class_case unique{"unique<u32>+index",
+                                          jit::compile_unique<float>(gathered, nullptr, 90, false),
+                                          jit::compile_unique<float>(gathered, nullptr, 90, true)};
+  // A zip selected into a record of its class (aggregate initialisation, fields in order).
+  const jit::iterator tagged = jit::zip({{"tag", jit::counting(0u)}, {"v", no_floats}});
+  const op positive("x.v > 0.0f");
+  const cupar::testing::class_case records{
+      "select_if<s8a4>+index", jit::compile_select_if<tag_f32>(tagged, positive, 90, false),
+      jit::compile_select_if<tag_f32>(tagged, positive, 90, true)};
+  for (const auto* c : {&select, &partition, &unique, &records}) {
+    SCOPED_TRACE(c->set);
+    EXPECT_EQ(c->optimised.tier, 2);
+    // Without the set (a filtered build) the kernels compile from source with the expression.
+    if (cupar::testing::precompiled_here(c->set)) {
+      cupar::testing::expect_served_by_set(*c);
+      EXPECT_EQ(c->quick.kernels.size(), 2u);
+    }
+  }
+}
+
+TEST(JitIteratorCompile, ErrorsInASelectionOverAnExpressionNameTheirSnippet) {
+  const jit::iterator doubled = jit::transform(no_floats, op("x * 2.0f"));
+  try {
+    (void)jit::compile_select_if<float>(doubled, op("x > undefined_name"), 90, false);
+    FAIL() << "expected a jit_error";
+  } catch (const cupar::jit_error& e) {
+    EXPECT_NE(std::string(e.what()).find("undefined_name"), std::string::npos) << e.what();
+  }
+  try {
+    (void)jit::compile_select_if<float>(jit::transform(no_floats, op("x * missing")),
+                                        op("x > 0.0f"), 90, false);
+    FAIL() << "expected a jit_error";
+  } catch (const cupar::jit_error& e) {
+    EXPECT_NE(std::string(e.what()).find("missing"), std::string::npos) << e.what();
+  }
+  // Of the data-processing families only the stream compaction reads expressions in its kernels.
+  const op sum("a + b");
+  cupar::detail::jit_compile_args a{cupar::detail::jit_compile_args::data_processing,
+                                    {&cupar::detail::jit_type_of<float>(), nullptr, nullptr},
+                                    cupar::detail::scalar{},
+                                    0,
+                                    &sum,
+                                    90,
+                                    false};
+  a.what = cupar::detail::dp_op::segmented_reduce;
+  a.iter = &doubled;
+  EXPECT_THROW((void)cupar::detail::jit_compile(a), std::invalid_argument);
+}
+
+}  // namespace

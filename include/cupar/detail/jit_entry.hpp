@@ -122,7 +122,8 @@ struct jit_sort_args {
   void* values_out;
   std::size_t n;
   const jit::op* op;
-  const plan_state* plan = nullptr;  // set by plan objects: skips the cache lookup
+  const plan_state* plan = nullptr;          // set by plan objects: skips the cache lookup
+  const jit::iterator* keys_iter = nullptr;  // an expression in place of keys_in
 };
 CUPAR_EXPORT void jit_sort(const jit_sort_args& args, stream_ref stream, memory_resource& mr);
 
@@ -171,6 +172,8 @@ struct jit_dp_args {
   dp_op what;
   const jit_type* types[2] = {nullptr, nullptr};  // T or K; then V, Flag, Count or Index
   const void* in[2] = {nullptr, nullptr};         // items or keys; values, flags or needles
+  /// Iterator expressions in place of in[0] / in[1] (jit::input): null where in[] is an array.
+  const jit::iterator* in_iter[2] = {nullptr, nullptr};
   void* out[3] = {nullptr, nullptr, nullptr};
   std::size_t* d_count = nullptr;     // device count(s) the call writes
   std::size_t* host_count = nullptr;  // the *_count forms: count(s) returned to the host
