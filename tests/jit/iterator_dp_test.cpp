@@ -333,8 +333,8 @@ TEST(JitIteratorDp, ArraysGivenAsExpressionsAndArgumentChecks) {
   EXPECT_THROW(
       cupar::select_if_count(jit::zip(x.data(), y.data()), out.data(), n, op("x._0 > 0.0f"), s),
       std::invalid_argument);
-  // The library keeps working after the errors.
-  c = cupar::select_if_count(jit::transform(x.data(), op("x + 1.0f")), out.data(), n,
+  // The library keeps working after the errors (y: x was compacted in place above).
+  c = cupar::select_if_count(jit::transform(y.data(), op("x + 1.0f")), out.data(), n,
                              op("x > 5.5f"), s);
   EXPECT_EQ(c, 500u);
 }
