@@ -67,8 +67,8 @@ if [[ "${CUPAR_CMAKE_ARGS:-}" != *CUPAR_JIT_PRECOMPILE_TYPES* ]]; then
       -DCUPAR_JIT_STRUCT_DP_CLASSES=default -DCUPAR_TEST_TYPES=all)
   else
     echo "test.sh: no GPU found: precompiling the JIT kernel sets of i32, u32, u64, f32, f64 and" \
-      "the struct classes s8a4, s16a4, s16a8 (reduce, scans, merge sort; none for the" \
-      "data-processing families) only, without the named-plus, histogram and arithmetic" \
+      "the struct classes s8a4, s16a4, s16a8 (for reduce, scans, merge sort; no struct" \
+      "classes of the data-processing families) only, without the named-plus, histogram and arithmetic" \
       "merge-sort-pair sets, GPU suites for one type per group, device code as PTX only" \
       "(nothing runs it), and no benchmark build (its report scripts' self-tests still run)"
     precompile=("-DCUPAR_JIT_PRECOMPILE_TYPES=i32;u32;u64;f32;f64"
