@@ -31,12 +31,14 @@ jit::set_request compaction_request(const jit_dp_args& a) {
   return req;
 }
 
-void unique_by_key(const jit_dp_args& a, stream_ref s, memory_resource& mr) {
+void unique_by_key(const jit_dp_args& a, stream_ref s, memory_resource& mr,
+                   const pending_inputs* pending) {
   const char* fn = a.function;
   const std::size_t ks = a.types[0]->size, vs = a.types[1]->size;
   const dp_range in[2] = {{"d_keys_in", a.in[0], ks}, {"d_values_in", a.in[1], vs}};
   const dp_range out[2] = {{"d_keys_out", a.out[0], ks}, {"d_values_out", a.out[1], vs}};
   check_by_key_compaction(fn, a.n, in, out, "d_num_selected", a.d_count, a.host_count != nullptr);
+  write_pending(pending, s);
   const jit::set_request req = compaction_request(a);
   const auto [devp, module] = jit::resolve(req, nullptr, fn);
   const jit::device_info& dev = *devp;
@@ -55,7 +57,8 @@ void unique_by_key(const jit_dp_args& a, stream_ref s, memory_resource& mr) {
 }
 
 /// reduce_by_key, and run_length_encode (no values, no operator: the kernels count).
-void reduce_by_key(const jit_dp_args& a, stream_ref s, memory_resource& mr) {
+void reduce_by_key(const jit_dp_args& a, stream_ref s, memory_resource& mr,
+                   const pending_inputs* pending) {
   const char* fn = a.function;
   const bool run_length = a.what == dp_op::run_length_encode;
   const std::size_t ks = a.types[0]->size, vs = a.types[1]->size;
@@ -71,6 +74,7 @@ void reduce_by_key(const jit_dp_args& a, stream_ref s, memory_resource& mr) {
     check_by_key_compaction(fn, a.n, in, out, "d_num_runs", a.d_count, to_host);
   }
   if (!run_length && a.ops[0] == nullptr) throw_invalid_argument(fn, "no operator");
+  write_pending(pending, s);
   const jit::set_request req = compaction_request(a);
   const auto [devp, module] = jit::resolve(req, nullptr, fn);
   const jit::device_info& dev = *devp;
@@ -93,13 +97,15 @@ void reduce_by_key(const jit_dp_args& a, stream_ref s, memory_resource& mr) {
               });
 }
 
-void scan_by_key(const jit_dp_args& a, stream_ref s, memory_resource& mr) {
+void scan_by_key(const jit_dp_args& a, stream_ref s, memory_resource& mr,
+                 const pending_inputs* pending) {
   const char* fn = a.function;
   const std::size_t ks = a.types[0]->size, vs = a.types[1]->size;
   check_scan_by_key(fn, a.in[0], ks, a.in[1], a.out[0], vs, a.n);
   const bool exclusive = a.what == dp_op::exclusive_scan_by_key;
   if (a.ops[0] == nullptr) throw_invalid_argument(fn, "no operator");
   if (exclusive && a.init == nullptr) throw_invalid_argument(fn, "no initial value");
+  write_pending(pending, s);
   if (a.n == 0) return;  // nothing to write (CUB launches nothing either)
   const jit::set_request req = dp_request(a.what, a.types, a.ops, false);
   const auto [devp, module] = jit::resolve(req, nullptr, fn);
@@ -124,16 +130,17 @@ void scan_by_key(const jit_dp_args& a, stream_ref s, memory_resource& mr) {
 
 }  // namespace
 
-void call_by_key(const jit_dp_args& a, stream_ref s, memory_resource& mr) {
+void call_by_key(const jit_dp_args& a, stream_ref s, memory_resource& mr,
+                 const pending_inputs* pending) {
   switch (a.what) {
     case dp_op::unique_by_key:
-      return unique_by_key(a, s, mr);
+      return unique_by_key(a, s, mr, pending);
     case dp_op::run_length_encode:
     case dp_op::reduce_by_key:
-      return reduce_by_key(a, s, mr);
+      return reduce_by_key(a, s, mr, pending);
     case dp_op::inclusive_scan_by_key:
     case dp_op::exclusive_scan_by_key:
-      return scan_by_key(a, s, mr);
+      return scan_by_key(a, s, mr, pending);
     default:
       throw_invalid_argument(a.function, "not a by-key operation");
   }

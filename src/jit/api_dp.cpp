@@ -101,14 +101,18 @@ bool reads_expressions(dp_op what) {
   return what == dp_op::select_if || what == dp_op::partition || what == dp_op::unique;
 }
 
-void dispatch(const jit_dp_args& a, stream_ref s, memory_resource& mr);
+void dispatch(const jit_dp_args& a, stream_ref s, memory_resource& mr,
+              const pending_inputs* pending = nullptr);
 
-/// A call whose expression inputs are first written to temporary arrays (one fused pass each,
-/// the "for_each" set), then served by the family's kernels on arrays. The temporaries go back
-/// to `mr` on the stream when the call returns (or throws).
+/// A call whose expression inputs are written to temporary arrays (one fused pass each, the
+/// "for_each" set), then served by the family's kernels on arrays. The temporaries are taken
+/// first (nothing runs), the family checks its arguments against them, then the expressions are
+/// written (pending_inputs). They go back to `mr` on the stream when the call returns (or throws).
 void with_materialised_inputs(const jit_dp_args& a, stream_ref s, memory_resource& mr) {
   jit_dp_args b = a;
   std::optional<temp_storage> temps[2];
+  pending_inputs pending;
+  pending.function = a.function;
   const bool search = family_of(a.what) == jit::family::binary_search;
   for (int k = 0; k < 2; ++k) {
     if (a.in_iter[k] == nullptr) continue;
@@ -119,11 +123,14 @@ void with_materialised_inputs(const jit_dp_args& a, stream_ref s, memory_resourc
     const std::size_t count = needles ? a.m : a.n;
     require_size(a.function, count, t.size);
     temps[k].emplace(mr, count * t.size, s);
-    materialize(*a.in_iter[k], t, temps[k]->get(), count, s, a.function);
+    pending.expression[k] = a.in_iter[k];
+    pending.dst[k] = temps[k]->get();
+    pending.type[k] = &t;
+    pending.count[k] = count;
     b.in[k] = temps[k]->get();
     b.in_iter[k] = nullptr;
   }
-  dispatch(b, s, mr);
+  dispatch(b, s, mr, &pending);
 }
 
 }  // namespace
@@ -150,28 +157,29 @@ void jit_data_processing(const jit_dp_args& a, stream_ref s, memory_resource& mr
 
 namespace {
 
-void dispatch(const jit_dp_args& a, stream_ref s, memory_resource& mr) {
+void dispatch(const jit_dp_args& a, stream_ref s, memory_resource& mr,
+              const pending_inputs* pending) {
   switch (a.what) {
     case dp_op::select_if:
     case dp_op::select_flagged:
     case dp_op::partition:
     case dp_op::unique:
-      return call_select(a, s, mr);
+      return call_select(a, s, mr, pending);
     case dp_op::three_way_partition:
-      return call_three_way(a, s, mr);
+      return call_three_way(a, s, mr, pending);
     case dp_op::unique_by_key:
     case dp_op::run_length_encode:
     case dp_op::reduce_by_key:
     case dp_op::inclusive_scan_by_key:
     case dp_op::exclusive_scan_by_key:
-      return call_by_key(a, s, mr);
+      return call_by_key(a, s, mr, pending);
     case dp_op::segmented_reduce:
     case dp_op::segmented_inclusive_scan:
     case dp_op::segmented_exclusive_scan:
-      return call_segmented(a, s, mr);
+      return call_segmented(a, s, mr, pending);
     case dp_op::lower_bound:
     case dp_op::upper_bound:
-      return call_search(a, s, mr);
+      return call_search(a, s, mr, pending);
   }
   throw_invalid_argument(a.function, "unknown data-processing operation");
 }

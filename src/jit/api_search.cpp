@@ -30,7 +30,8 @@ std::uint64_t index_max(const jit_type& t) {
 
 }  // namespace
 
-void call_search(const jit_dp_args& a, stream_ref s, memory_resource&) {
+void call_search(const jit_dp_args& a, stream_ref s, memory_resource&,
+                 const pending_inputs* pending) {
   const char* fn = a.function;
   const jit_type& index = *a.types[1];
   if (index_max(index) == 0) {
@@ -38,6 +39,7 @@ void call_search(const jit_dp_args& a, stream_ref s, memory_resource&) {
   }
   check_binary_search(fn, a.in[0], a.n, a.in[1], a.m, a.out[0], a.types[0]->size, index.size,
                       index_max(index));
+  write_pending(pending, s);
   if (a.m == 0) return;
   const jit::set_request req = dp_request(a.what, a.types, a.ops, false);
   const auto [devp, module] = jit::resolve(req, nullptr, fn);

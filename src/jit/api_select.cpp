@@ -21,7 +21,8 @@ jit::set_request dp_expression_request(dp_op what, const jit_type* const types[2
   return r;
 }
 
-void call_select(const jit_dp_args& a, stream_ref s, memory_resource& mr) {
+void call_select(const jit_dp_args& a, stream_ref s, memory_resource& mr,
+                 const pending_inputs* pending) {
   const char* fn = a.function;
   const jit_type& t = *a.types[0];
   const bool to_host = a.host_count != nullptr;
@@ -39,6 +40,7 @@ void call_select(const jit_dp_args& a, stream_ref s, memory_resource& mr) {
     check_select(fn, a.in[0], a.out[0], a.d_count, to_host, a.n, t.size, may_alias);
     if (flagged) check_flags(fn, a.in[1], a.n, a.types[1]->size, a.out[0], t.size);
   }
+  write_pending(pending, s);
   const bool in_place = expression == nullptr && may_alias && a.n != 0 && a.in[0] == a.out[0];
   std::optional<cupar::jit::op> loader;
   if (expression != nullptr) loader.emplace(jit::expression_op(*expression, t, a.n, fn));

@@ -7,11 +7,13 @@
 
 namespace cupar::detail {
 
-void call_three_way(const jit_dp_args& a, stream_ref s, memory_resource& mr) {
+void call_three_way(const jit_dp_args& a, stream_ref s, memory_resource& mr,
+                    const pending_inputs* pending) {
   const char* fn = a.function;
   const jit_type& t = *a.types[0];
   const void* outs[3] = {a.out[0], a.out[1], a.out[2]};
   check_three_way(fn, a.in[0], outs, a.d_count, a.host_count != nullptr, a.n, t.size);
+  write_pending(pending, s);
   const jit::set_request req = dp_request(a.what, a.types, a.ops, false);
   const auto [devp, module] = jit::resolve(req, nullptr, fn);
   const jit::device_info& dev = *devp;

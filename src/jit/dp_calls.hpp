@@ -26,18 +26,45 @@ jit::set_request dp_request(dp_op what, const jit_type* const types[2],
 void materialize(const cupar::jit::iterator& in, const jit_type& t, void* dst, std::size_t n,
                  stream_ref s, const char* fn);
 
+/// Expression inputs of a call whose family's kernels take arrays: the temporary arrays
+/// (already in the call's in[]) they are written to by write(), which each family calls after its
+/// argument checks and before any build or launch, so that bad arguments are refused before
+/// anything runs.
+struct pending_inputs {
+  const cupar::jit::iterator* expression[2] = {nullptr, nullptr};
+  void* dst[2] = {nullptr, nullptr};
+  const jit_type* type[2] = {nullptr, nullptr};
+  std::size_t count[2] = {0, 0};
+  const char* function = nullptr;
+  void write(stream_ref s) const {
+    for (int k = 0; k < 2; ++k) {
+      if (expression[k] != nullptr)
+        materialize(*expression[k], *type[k], dst[k], count[k], s, function);
+    }
+  }
+};
+/// Called by the families after their checks: writes the pending expression inputs, if any.
+inline void write_pending(const pending_inputs* p, stream_ref s) {
+  if (p != nullptr) p->write(s);
+}
+
 /// select_if, partition and unique: an expression input (a.in_iter[0]) is read by the kernels of
 /// the "+index" sets, fused; the other families get their expressions materialised first.
-void call_select(const jit_dp_args& a, stream_ref s, memory_resource& mr);
+void call_select(const jit_dp_args& a, stream_ref s, memory_resource& mr,
+                 const pending_inputs* pending = nullptr);
 /// The request of select_if, partition or unique reading the iterator expression whose generated
 /// code is `loader` (the "+index" sets: the expression in the first slot, anchoring the cache, the
 /// family's operator after it).
 jit::set_request dp_expression_request(dp_op what, const jit_type* const types[2],
                                        const cupar::jit::op* const ops[2],
                                        const cupar::jit::op& loader);
-void call_three_way(const jit_dp_args& a, stream_ref s, memory_resource& mr);
-void call_by_key(const jit_dp_args& a, stream_ref s, memory_resource& mr);
-void call_segmented(const jit_dp_args& a, stream_ref s, memory_resource& mr);
-void call_search(const jit_dp_args& a, stream_ref s, memory_resource& mr);
+void call_three_way(const jit_dp_args& a, stream_ref s, memory_resource& mr,
+                    const pending_inputs* pending = nullptr);
+void call_by_key(const jit_dp_args& a, stream_ref s, memory_resource& mr,
+                 const pending_inputs* pending = nullptr);
+void call_segmented(const jit_dp_args& a, stream_ref s, memory_resource& mr,
+                    const pending_inputs* pending = nullptr);
+void call_search(const jit_dp_args& a, stream_ref s, memory_resource& mr,
+                 const pending_inputs* pending = nullptr);
 
 }  // namespace cupar::detail

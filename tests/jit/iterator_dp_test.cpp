@@ -333,6 +333,18 @@ TEST(JitIteratorDp, ArraysGivenAsExpressionsAndArgumentChecks) {
   EXPECT_THROW(
       cupar::select_if_count(jit::zip(x.data(), y.data()), out.data(), n, op("x._0 > 0.0f"), s),
       std::invalid_argument);
+  // Bad arguments of a family that writes an expression to a temporary array first are refused
+  // before the expression is compiled or written (a transform no other call compiled).
+  jit::wait_for_background_builds();
+  const jit::stats before = jit::get_stats();
+  EXPECT_THROW(cupar::reduce_by_key_count(
+                   jit::transform<unsigned>(jit::counting(0u), op("x / 3u + 17u")), y.data(),
+                   static_cast<unsigned*>(nullptr), out.data(), n, jit::plus, s),
+               std::invalid_argument);
+  EXPECT_THROW(cupar::lower_bound(y.data(), n, jit::transform(y.data(), op("x + 0.25f")), n,
+                                  static_cast<unsigned*>(nullptr), s),
+               std::invalid_argument);
+  EXPECT_EQ(jit::get_stats().operator_compiles, before.operator_compiles);
   // The library keeps working after the errors (y: x was compacted in place above).
   c = cupar::select_if_count(jit::transform(y.data(), op("x + 1.0f")), out.data(), n,
                              op("x > 5.5f"), s);
