@@ -244,49 +244,40 @@ build_report compile_dp(::cupar::detail::dp_op what, const op* first, const op* 
 // Compile-only builds of the data-processing families' operators (see compile_reduce). A null
 // equality or comparator stands for the default (==, <), whose precompiled object is linked.
 
+namespace detail {
+template <class T>
+build_report compile_dp_over(::cupar::detail::dp_op what, const iterator& in, const op* o, int arch,
+                             bool optimized) {
+  ::cupar::detail::jit_compile_args a{::cupar::detail::jit_compile_args::data_processing,
+                                      {&::cupar::detail::jit_type_of<T>(), nullptr, nullptr},
+                                      ::cupar::detail::scalar{},
+                                      0,
+                                      o,
+                                      arch,
+                                      optimized};
+  a.what = what;
+  a.iter = &in;
+  return ::cupar::detail::jit_compile(a);
+}
+}  // namespace detail
+
 /// select_if, partition and unique reading the iterator expression `in` as elements of T (the
 /// "+index" stream compaction sets: the expression's code and the operator built together).
 template <class T>
 build_report compile_select_if(const iterator& in, const op& pred, int arch = 90,
                                bool optimized = true) {
-  ::cupar::detail::jit_compile_args a{::cupar::detail::jit_compile_args::data_processing,
-                                      {&::cupar::detail::jit_type_of<T>(), nullptr, nullptr},
-                                      ::cupar::detail::scalar{},
-                                      0,
-                                      &pred,
-                                      arch,
-                                      optimized};
-  a.iter = &in;
-  return ::cupar::detail::jit_compile(a);
+  return detail::compile_dp_over<T>(::cupar::detail::dp_op::select_if, in, &pred, arch, optimized);
 }
 template <class T>
 build_report compile_partition(const iterator& in, const op& pred, int arch = 90,
                                bool optimized = true) {
-  ::cupar::detail::jit_compile_args a{::cupar::detail::jit_compile_args::data_processing,
-                                      {&::cupar::detail::jit_type_of<T>(), nullptr, nullptr},
-                                      ::cupar::detail::scalar{},
-                                      0,
-                                      &pred,
-                                      arch,
-                                      optimized};
-  a.what = ::cupar::detail::dp_op::partition;
-  a.iter = &in;
-  return ::cupar::detail::jit_compile(a);
+  return detail::compile_dp_over<T>(::cupar::detail::dp_op::partition, in, &pred, arch, optimized);
 }
 /// unique over an expression; a null equality stands for ==.
 template <class T>
 build_report compile_unique(const iterator& in, const op* eq, int arch = 90,
                             bool optimized = true) {
-  ::cupar::detail::jit_compile_args a{::cupar::detail::jit_compile_args::data_processing,
-                                      {&::cupar::detail::jit_type_of<T>(), nullptr, nullptr},
-                                      ::cupar::detail::scalar{},
-                                      0,
-                                      eq,
-                                      arch,
-                                      optimized};
-  a.what = ::cupar::detail::dp_op::unique;
-  a.iter = &in;
-  return ::cupar::detail::jit_compile(a);
+  return detail::compile_dp_over<T>(::cupar::detail::dp_op::unique, in, eq, arch, optimized);
 }
 
 /// select_if's predicate on T.

@@ -12,6 +12,25 @@
 
 namespace cupar {
 
+namespace detail {
+/// The run-time sorts' call: keys (an array or an expression), values as bytes (null: keys only).
+template <class Key>
+void jit_sort_call(const char* fn, bool stable, const jit::input<Key>& keys_in, Key* keys_out,
+                   const jit_type* value, const void* values_in, void* values_out, std::size_t n,
+                   const jit::op& comp, stream_ref stream, memory_resource& mr) {
+  jit_sort_args a{fn,       stable,    &jit_type_of<Key>(), value, keys_in.array(),
+                  keys_out, values_in, values_out,          n,     &comp};
+  a.keys_iter = keys_in.expression();
+  jit_sort(a, stream, mr);
+}
+/// A trivially copyable payload as the sorts move it: bytes of its size and alignment.
+template <class Value>
+const jit_type& payload_type() {
+  static const jit_type value{static_cast<scalar>(0), "", nullptr, sizeof(Value), alignof(Value)};
+  return value;
+}
+}  // namespace detail
+
 /// Sorts keys with a run-time comparator of arguments `a`, `b`, true when a goes before b (e.g.
 /// "a.key < b.key"). Merge sort of CUB; cupar::jit::less / greater on arithmetic keys run the
 /// (faster, stable) radix sort instead. Keys: arithmetic or a struct described with
@@ -24,18 +43,8 @@ namespace cupar {
 template <class Key>
 void sort_keys(jit::input_t<Key> d_keys_in, Key* d_keys_out, std::size_t n, const jit::op& comp,
                stream_ref stream, memory_resource& mr = default_resource()) {
-  detail::jit_sort_args a{"cupar::sort_keys",
-                          false,
-                          &detail::jit_type_of<Key>(),
-                          nullptr,
-                          d_keys_in.array(),
-                          d_keys_out,
-                          nullptr,
-                          nullptr,
-                          n,
-                          &comp};
-  a.keys_iter = d_keys_in.expression();
-  detail::jit_sort(a, stream, mr);
+  detail::jit_sort_call("cupar::sort_keys", false, d_keys_in, d_keys_out, nullptr, nullptr, nullptr,
+                        n, comp, stream, mr);
 }
 
 /// As sort_keys with a run-time comparator, and stable (it always is: CUB's merge sort kernels
@@ -44,18 +53,8 @@ template <class Key>
 void stable_sort_keys(jit::input_t<Key> d_keys_in, Key* d_keys_out, std::size_t n,
                       const jit::op& comp, stream_ref stream,
                       memory_resource& mr = default_resource()) {
-  detail::jit_sort_args a{"cupar::stable_sort_keys",
-                          true,
-                          &detail::jit_type_of<Key>(),
-                          nullptr,
-                          d_keys_in.array(),
-                          d_keys_out,
-                          nullptr,
-                          nullptr,
-                          n,
-                          &comp};
-  a.keys_iter = d_keys_in.expression();
-  detail::jit_sort(a, stream, mr);
+  detail::jit_sort_call("cupar::stable_sort_keys", true, d_keys_in, d_keys_out, nullptr, nullptr,
+                        nullptr, n, comp, stream, mr);
 }
 
 /// Sorts key-value pairs by key with a run-time comparator. Values: any trivially copyable type,
@@ -79,20 +78,9 @@ void sort_pairs(jit::input_t<Key> d_keys_in, Key* d_keys_out, const Value* d_val
                 memory_resource& mr = default_resource()) {
   static_assert(std::is_trivially_copyable_v<Value>,
                 "cupar::sort_pairs: Value must be trivially copyable");
-  static const detail::jit_type value{static_cast<detail::scalar>(0), "", nullptr, sizeof(Value),
-                                      alignof(Value)};
-  detail::jit_sort_args a{"cupar::sort_pairs",
-                          false,
-                          &detail::jit_type_of<Key>(),
-                          &value,
-                          d_keys_in.array(),
-                          d_keys_out,
-                          d_values_in,
-                          d_values_out,
-                          n,
-                          &comp};
-  a.keys_iter = d_keys_in.expression();
-  detail::jit_sort(a, stream, mr);
+  detail::jit_sort_call("cupar::sort_pairs", false, d_keys_in, d_keys_out,
+                        &detail::payload_type<Value>(), d_values_in, d_values_out, n, comp, stream,
+                        mr);
 }
 
 /// As sort_pairs with a run-time comparator, and stable.
@@ -102,20 +90,9 @@ void stable_sort_pairs(jit::input_t<Key> d_keys_in, Key* d_keys_out, const Value
                        memory_resource& mr = default_resource()) {
   static_assert(std::is_trivially_copyable_v<Value>,
                 "cupar::stable_sort_pairs: Value must be trivially copyable");
-  static const detail::jit_type value{static_cast<detail::scalar>(0), "", nullptr, sizeof(Value),
-                                      alignof(Value)};
-  detail::jit_sort_args a{"cupar::stable_sort_pairs",
-                          true,
-                          &detail::jit_type_of<Key>(),
-                          &value,
-                          d_keys_in.array(),
-                          d_keys_out,
-                          d_values_in,
-                          d_values_out,
-                          n,
-                          &comp};
-  a.keys_iter = d_keys_in.expression();
-  detail::jit_sort(a, stream, mr);
+  detail::jit_sort_call("cupar::stable_sort_pairs", true, d_keys_in, d_keys_out,
+                        &detail::payload_type<Value>(), d_values_in, d_values_out, n, comp, stream,
+                        mr);
 }
 
 }  // namespace cupar

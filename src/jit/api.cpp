@@ -185,20 +185,25 @@ void jit_scan(const jit_scan_args& a, stream_ref s, memory_resource& mr) {
 
 namespace {
 
-/// Runs transform through the "for_each" set: `arity` input expressions, an output expression.
-void run_apply(const char* fn, int arity, const cupar::jit::iterator* const* in,
-               const cupar::jit::output& out, std::size_t n, const cupar::jit::op& op,
-               stream_ref s) {
-  // Generated (and its arrays checked) also for n == 0, so a malformed call fails on every n.
-  const jit::for_each_op apply = jit::transform_apply_op(in, arity, out, op, n, fn);
+/// Runs the "for_each" set with its generated slot `apply` over n indices. The slot is generated
+/// (and its arrays checked) by the caller also for n == 0, so a malformed call fails on every n.
+void run_for_each_op(const jit::for_each_op& apply, std::size_t n, stream_ref s, const char* fn,
+                     const char* call) {
   if (n == 0) return;
   set_request req{family::for_each, {&jit::index_type()}};
   req.ops[0] = &apply.op;
   const auto [devp, module] = resolve(req, nullptr, fn);
   jit::launch_status st;
   jit::check_dispatch(
-      jit::run_for_each(*module, *devp, st, n, apply.items, apply.op.state(), s.get()), st,
-      "cupar transform (run-time operator)");
+      jit::run_for_each(*module, *devp, st, n, apply.items, apply.op.state(), s.get()), st, call);
+}
+
+/// Runs transform through the "for_each" set: `arity` input expressions, an output expression.
+void run_apply(const char* fn, int arity, const cupar::jit::iterator* const* in,
+               const cupar::jit::output& out, std::size_t n, const cupar::jit::op& op,
+               stream_ref s) {
+  run_for_each_op(jit::transform_apply_op(in, arity, out, op, n, fn), n, s, fn,
+                  "cupar transform (run-time operator)");
 }
 
 }  // namespace
@@ -206,16 +211,8 @@ void run_apply(const char* fn, int arity, const cupar::jit::iterator* const* in,
 void materialize(const cupar::jit::iterator& in, const jit_type& t, void* dst, std::size_t n,
                  stream_ref s, const char* fn) {
   const cupar::jit::output out(cupar::jit::detail::output_pointer(t, dst));
-  // Generated (and its arrays checked) also for n == 0, as transform does.
-  const jit::for_each_op apply = jit::convert_apply_op(in, out, n, fn);
-  if (n == 0) return;
-  set_request req{family::for_each, {&jit::index_type()}};
-  req.ops[0] = &apply.op;
-  const auto [devp, module] = resolve(req, nullptr, fn);
-  jit::launch_status st;
-  jit::check_dispatch(
-      jit::run_for_each(*module, *devp, st, n, apply.items, apply.op.state(), s.get()), st,
-      "cupar: an iterator expression materialised (run-time operator)");
+  run_for_each_op(jit::convert_apply_op(in, out, n, fn), n, s, fn,
+                  "cupar: an iterator expression materialised (run-time operator)");
 }
 
 namespace {

@@ -5,6 +5,7 @@
 // large, both tiers, the argument checks. Compiled by g++.
 #include "../common/gpu.hpp"
 #include "../common/streams.hpp"
+#include "iterator_helpers.hpp"
 
 #include <cupar/cupar.hpp>
 
@@ -27,15 +28,11 @@ CUPAR_JIT_STRUCT(tag_value, unsigned tag; float v;)
 
 namespace {
 
-const std::vector<std::size_t> sizes = {0, 1, 2, 1001, (1u << 20) + 3, 1u << 24};
+using cupar::testing::both_tiers;
+const std::vector<std::size_t>& sizes = cupar::testing::expression_sizes;
 
-std::vector<float> small_floats(std::size_t n, unsigned seed, int lo = -8, int hi = 8) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> d(lo, hi);
-  std::vector<float> v(n);
-  for (auto& x : v)
-    x = static_cast<float>(d(rng));
-  return v;
+std::vector<float> small_floats(std::size_t n, unsigned seed) {
+  return cupar::testing::small_values<float>(n, seed);
 }
 
 /// A permutation of [0, n) (the indices of a gather).
@@ -44,13 +41,6 @@ std::vector<unsigned> shuffled(std::size_t n, unsigned seed) {
   std::iota(v.begin(), v.end(), 0u);
   std::shuffle(v.begin(), v.end(), std::mt19937(seed));
   return v;
-}
-
-template <class F>
-void both_tiers(F&& run) {
-  run();
-  jit::wait_for_background_builds();
-  run();
 }
 
 template <class T>

@@ -8,6 +8,7 @@
 #include "../common/data.hpp"
 #include "../common/gpu.hpp"
 #include "../common/streams.hpp"
+#include "iterator_helpers.hpp"
 
 #include <cupar/cupar.hpp>
 
@@ -29,27 +30,9 @@ CUPAR_JIT_STRUCT(sum_count, double sum; unsigned long long count;)
 
 namespace {
 
-const std::vector<std::size_t> sizes = {0, 1, 2, 1001, (1u << 20) + 3, 1u << 24};
-
-/// Small integers as floating-point values: sums of products stay exact in double.
-template <class T>
-std::vector<T> small_values(std::size_t n, unsigned seed, int lo = -8, int hi = 8) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> d(lo, hi);
-  std::vector<T> v(n);
-  for (auto& x : v)
-    x = static_cast<T>(d(rng));
-  return v;
-}
-
-/// Every case twice: with the operators called out of line (tier 1, the first call) and inlined
-/// (tier 2, after the background build), which must agree with the CPU alike.
-template <class F>
-void both_tiers(F&& run) {
-  run();
-  jit::wait_for_background_builds();
-  run();
-}
+using cupar::testing::both_tiers;
+using cupar::testing::small_values;
+const std::vector<std::size_t>& sizes = cupar::testing::expression_sizes;
 
 TEST(JitIterator, SumOfSquaresDotAndCountWhereMatchTheCpu) {
   CUPAR_REQUIRE_GPU();
