@@ -186,6 +186,19 @@ class input {
 template <class T>
 using input_t = typename ::cupar::detail::type_identity<input<T>>::type;
 
+}  // namespace cupar::jit
+
+namespace cupar::detail {
+/// Input k of a data-processing call: an array (in[k]) or an iterator expression (in_iter[k]).
+template <class T>
+void set_input(jit_dp_args& a, int k, const ::cupar::jit::input<T>& in) {
+  a.in[k] = in.array();
+  a.in_iter[k] = in.expression();
+}
+}  // namespace cupar::detail
+
+namespace cupar::jit {
+
 /// A run-time output expression: where an algorithm's element i goes, through code instead of
 /// straight into an array: a device array (`T*`, implicit), discard(), transform_output(out, f).
 /// Cheap to copy. Pointers inside it must stay valid until the algorithms using it have run.

@@ -48,8 +48,7 @@ void jit_search(const char* fn, dp_op what, const T* d_sorted, std::size_t n,
   a.types[0] = &jit_type_of<T>();
   a.types[1] = &jit_type_of<Index>();
   a.in[0] = d_sorted;
-  a.in[1] = d_needles.array();
-  a.in_iter[1] = d_needles.expression();
+  set_input(a, 1, d_needles);
   a.out[0] = d_out;
   a.n = n;
   a.m = m;

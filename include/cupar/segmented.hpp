@@ -82,8 +82,7 @@ jit_dp_args segmented_args(const char* fn, dp_op what, const jit::input<T>& d_in
                            const std::int64_t* d_end, const jit::op& op) {
   jit_dp_args a{fn, what};
   a.types[0] = &jit_type_of<T>();
-  a.in[0] = d_in.array();
-  a.in_iter[0] = d_in.expression();
+  set_input(a, 0, d_in);
   a.out[0] = d_out;
   a.n = n;
   a.m = num_segments;

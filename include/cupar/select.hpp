@@ -35,13 +35,6 @@ const jit_type& flag_type() {
   }
 }
 
-/// Input k of a call: an array (in[k]) or an iterator expression (in_iter[k]).
-template <class T>
-void set_input(jit_dp_args& a, int k, const jit::input<T>& in) {
-  a.in[k] = in.array();
-  a.in_iter[k] = in.expression();
-}
-
 template <class T>
 jit_dp_args dp_args(const char* fn, dp_op what, std::size_t n) {
   jit_dp_args a{fn, what};

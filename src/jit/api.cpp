@@ -333,21 +333,15 @@ const jit_type& sort_index_type(std::size_t n) {
 
 }  // namespace
 
-void jit_sort(const jit_sort_args& a, stream_ref s, memory_resource& mr) {
+void jit_sort(const jit_sort_args& call, stream_ref s, memory_resource& mr) {
+  // Keys given as an expression (a gather, a computed key): the sorts take arrays, so the
+  // expression is written to d_keys_out in one pass once the arguments are checked, and sorted
+  // there in place.
+  jit_sort_args a = call;
+  if (a.keys_iter != nullptr) a.keys_in = a.keys_out;
   const char* fn = a.function;
   const device_guard device(s);
   const jit_type& k = *a.key_type;
-  if (a.keys_iter != nullptr) {
-    // Keys given as an expression (a gather, a computed key): the sorts take arrays, so the
-    // expression is written to d_keys_out in one pass, which is then sorted in place.
-    require_size(fn, a.n, k.size);
-    require_data(fn, "d_keys_out", a.keys_out, a.n);
-    materialize(*a.keys_iter, k, a.keys_out, a.n, s, fn);
-    jit_sort_args b = a;
-    b.keys_iter = nullptr;
-    b.keys_in = a.keys_out;
-    return jit_sort(b, s, mr);
-  }
   const bool pairs = a.value_type != nullptr;
   const std::size_t vsize = pairs ? a.value_type->size : 0;
   require_size(fn, a.n, std::max<std::size_t>(k.size, vsize));
@@ -362,6 +356,10 @@ void jit_sort(const jit_sort_args& a, stream_ref s, memory_resource& mr) {
     require_disjoint(fn, "d_keys_out", a.keys_out, kb, "d_values_out", a.values_out, vb);
     require_disjoint(fn, "d_keys_out", a.keys_out, kb, "d_values_in", a.values_in, vb);
     require_disjoint(fn, "d_keys_in", a.keys_in, kb, "d_values_out", a.values_out, vb);
+  }
+  if (a.keys_iter != nullptr) {
+    materialize(*a.keys_iter, k, a.keys_out, a.n, s, fn);
+    a.keys_iter = nullptr;
   }
   if (a.n == 0) return;
   const cupar::jit::named_op named = a.op->named();
@@ -625,7 +623,7 @@ cupar::jit::build_report jit_compile(const jit_compile_args& c) {
     req.ops[0] = &*loader;
   } else if (c.iter != nullptr && c.kind == jit_compile_args::data_processing) {
     // select_if, partition, unique over an expression: the "+index" stream compaction sets.
-    if (c.what != dp_op::select_if && c.what != dp_op::partition && c.what != dp_op::unique) {
+    if (!reads_expressions(c.what)) {
       throw_invalid_argument("cupar::jit",
                              "of the data-processing families, select_if, partition and unique "
                              "read iterator expressions in their kernels");

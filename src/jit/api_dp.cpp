@@ -8,8 +8,8 @@
 #include <cupar/detail/temp_storage.hpp>
 
 #include <atomic>
+#include <cstring>
 #include <optional>
-#include <string>
 
 namespace cupar::detail {
 
@@ -95,10 +95,16 @@ jit::set_request dp_request(dp_op what, const jit_type* const types[2],
 
 namespace {
 
-/// Whether the kernels of `what` read an iterator expression themselves (the "+index" sets of
-/// stream compaction); the other families' kernels take arrays.
-bool reads_expressions(dp_op what) {
-  return what == dp_op::select_if || what == dp_op::partition || what == dp_op::unique;
+/// Input k of a call: its element type and count. Input 1 is the values (by key), or the needles
+/// of a search, which have the sorted range's type and their own count.
+bool is_needles(const jit_dp_args& a, int k) {
+  return k == 1 && (a.what == dp_op::lower_bound || a.what == dp_op::upper_bound);
+}
+const jit_type& input_type(const jit_dp_args& a, int k) {
+  return k == 0 || is_needles(a, k) ? *a.types[0] : *a.types[1];
+}
+std::size_t input_count(const jit_dp_args& a, int k) {
+  return is_needles(a, k) ? a.m : a.n;
 }
 
 void dispatch(const jit_dp_args& a, stream_ref s, memory_resource& mr,
@@ -113,14 +119,10 @@ void with_materialised_inputs(const jit_dp_args& a, stream_ref s, memory_resourc
   std::optional<temp_storage> temps[2];
   pending_inputs pending;
   pending.function = a.function;
-  const bool search = family_of(a.what) == jit::family::binary_search;
   for (int k = 0; k < 2; ++k) {
     if (a.in_iter[k] == nullptr) continue;
-    // Input 1 is the values (by key), or the needles of a search, which have the sorted range's
-    // type and their own count.
-    const bool needles = search && k == 1;
-    const jit_type& t = k == 0 || needles ? *a.types[0] : *a.types[1];
-    const std::size_t count = needles ? a.m : a.n;
+    const jit_type& t = input_type(a, k);
+    const std::size_t count = input_count(a, k);
     require_size(a.function, count, t.size);
     temps[k].emplace(mr, count * t.size, s);
     pending.expression[k] = a.in_iter[k];
@@ -142,10 +144,9 @@ void jit_data_processing(const jit_dp_args& a, stream_ref s, memory_resource& mr
     // An expression that is a plain array of the call's own type is that array.
     if (b.in_iter[k] == nullptr) continue;
     const auto [array, size] = jit::input_array(*b.in_iter[k]);
-    const bool needles = family_of(a.what) == jit::family::binary_search && k == 1;
-    const jit_type* t = k == 0 || needles ? a.types[0] : a.types[1];
-    if (array != nullptr && t != nullptr &&
-        b.in_iter[k]->value_type().name == std::string(t->name) && size == t->size) {
+    const jit_type& t = input_type(a, k);
+    if (array != nullptr && size == t.size &&
+        std::strcmp(b.in_iter[k]->value_type().name, t.name) == 0) {
       b.in[k] = array;
       b.in_iter[k] = nullptr;
     }

@@ -493,11 +493,7 @@ std::vector<slot_spec> slots_of(const set_spec& s) {
       if (s.variant == "index" || s.variant == "io") {
         // The iterator expression first: it anchors the cache entry. "+io": the output
         // expression's store last.
-        std::vector<slot_spec> slots = {{"cupar_jit_xform",
-                                         "iterator expression",
-                                         {type_ref::of(scalar::u64)},
-                                         t[0],
-                                         {"cupar_i"}},
+        std::vector<slot_spec> slots = {expression_slot(t[0]),
                                         old_style_slot({t[0], t[0]}, t[0], {"a", "b"}, "operator")};
         if (s.variant == "io") {
           slots.push_back({"cupar_jit_store",

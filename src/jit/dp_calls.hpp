@@ -48,6 +48,12 @@ inline void write_pending(const pending_inputs* p, stream_ref s) {
   if (p != nullptr) p->write(s);
 }
 
+/// Whether the kernels of `what` read an iterator expression themselves (select_if, partition,
+/// unique: the "+index" stream compaction sets); the other families' kernels take arrays.
+inline bool reads_expressions(dp_op what) {
+  return what == dp_op::select_if || what == dp_op::partition || what == dp_op::unique;
+}
+
 /// select_if, partition and unique: an expression input (a.in_iter[0]) is read by the kernels of
 /// the "+index" sets, fused; the other families get their expressions materialised first.
 void call_select(const jit_dp_args& a, stream_ref s, memory_resource& mr,

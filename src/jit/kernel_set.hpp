@@ -179,8 +179,8 @@ slot_spec binary_op_slot(const type_ref& c);             // cupar_jit_op(a, b) -
 slot_spec equality_slot(const type_ref& c);              // cupar_jit_eq(a, b) -> bool
 slot_spec predicate_slot(const type_ref& c, int which);  // cupar_jit_pred / _pred2(x) -> bool
 slot_spec comparator_slot(const type_ref& c);            // cupar_jit_comp(a, b) -> bool
-/// The first slot of the "+index" stream compaction sets: element cupar_i of an iterator
-/// expression, as the class `c` (its generated wrapper bit-casts from the caller's type).
+/// The first slot of the "+index" scan and stream compaction sets: element cupar_i of an iterator
+/// expression, as `c` (for a size class its generated wrapper bit-casts from the caller's type).
 slot_spec expression_slot(const type_ref& c);  // cupar_jit_xform(cupar_i) -> c
 
 /// Named operators on arithmetic types filling a slot of a data-processing family are
