@@ -318,6 +318,9 @@
   X(select_if_transformed, cupar_jit_expr, u32, gpu)                           \
   X(select_if_transformed, cupar_jit_unfused, u32, gpu)                        \
   X(select_if_transformed, cub, u32, gpu)                                      \
+  X(select_if_output, cupar_jit_expr, u32, gpu)                                \
+  X(select_if_output, cupar_jit_unfused, u32, gpu)                             \
+  X(select_if_output, cub, u32, gpu)                                           \
   X(select_flagged, cupar, u32, gpu)                                           \
   X(select_flagged, cub, u32, gpu)                                             \
   X(select_flagged, thrust, u32, gpu)                                          \

@@ -10,6 +10,7 @@
 #include <thrust/copy.h>
 #include <thrust/execution_policy.h>
 #include <thrust/iterator/transform_iterator.h>
+#include <thrust/iterator/transform_output_iterator.h>
 #include <thrust/partition.h>
 #include <thrust/unique.h>
 #include <cub/device/device_partition.cuh>
@@ -109,6 +110,19 @@ void select_if_transformed_cub_u32(benchmark::State& state) {
       state, [&](const u32* in, u32* out, std::size_t* count, std::size_t n, cudaStream_t s) {
         temp.run([&](void* t, std::size_t& bytes) {
           return cub::DeviceSelect::If(t, bytes, thrust::make_transform_iterator(in, times3{}), out,
+                                       count, static_cast<int>(n), below{select_threshold}, s);
+        });
+      });
+}
+
+// select_if written through a transform output iterator (x * 3 stored for the selected items).
+void select_if_output_cub_u32(benchmark::State& state) {
+  cub_temp temp;
+  select_runner<u32>(
+      state, [&](const u32* in, u32* out, std::size_t* count, std::size_t n, cudaStream_t s) {
+        temp.run([&](void* t, std::size_t& bytes) {
+          return cub::DeviceSelect::If(t, bytes, in,
+                                       thrust::make_transform_output_iterator(out, times3{}),
                                        count, static_cast<int>(n), below{select_threshold}, s);
         });
       });

@@ -6,6 +6,9 @@
 //   three_way_partition   "x < t" with t = 2^30, then "x < t" with t = 2^31
 //   unique                "a == b"; cupar_jit_named: no equality given (the precompiled ==)
 //   select_if_transformed select_if of transform(x, "x * 3u") by "x < t" (fused, and unfused)
+//   select_if_output      select_if by "x < t" written through transform_output(out, "x * 3u")
+//                         (the kernels write a temporary, one bounded pass stores it), and
+//                         unfused (select_if to an array, then a transform of all n items)
 #include "jit_rows.hpp"
 #include "rows.hpp"
 #include "select_runners.hpp"
@@ -58,6 +61,32 @@ void select_if_transformed_cupar_jit_unfused_u32(benchmark::State& state) {
                                                   std::size_t n, cudaStream_t s) {
                        cupar::transform(in, tmp.data(), n, times3, s);
                        cupar::select_if(tmp.data(), out, count, n, pred, s);
+                     }));
+  guard.check(state);
+}
+
+// select_if through an output expression (select.cu's select_if_output rows): the library's
+// kernels write a temporary array, then one pass bounded by the device count stores it through
+// transform_output(out, "x * 3u"). Unfused: select into a temporary, transform all n of it.
+void select_if_output_cupar_jit_expr_u32(benchmark::State& state) {
+  const op pred = below(select_threshold), times3("x * 3u");
+  jit_row_guard guard("select_if_output u32 \"x < t\" -> transform_output(out, \"x * 3u\")");
+  select_runner<u32>(state, jit_warmed(guard, [&](const u32* in, u32* out, std::size_t* count,
+                                                  std::size_t n, cudaStream_t s) {
+                       cupar::select_if<u32>(in, cupar::jit::transform_output(out, times3), count,
+                                             n, pred, s);
+                     }));
+  guard.check(state);
+}
+
+void select_if_output_cupar_jit_unfused_u32(benchmark::State& state) {
+  const op pred = below(select_threshold), times3("x * 3u");
+  cupar::device_buffer<u32> tmp(size_arg(state), cupar::stream_ref(bench_stream()));
+  jit_row_guard guard("select_if_output u32 select_if then transform");
+  select_runner<u32>(state, jit_warmed(guard, [&](const u32* in, u32* out, std::size_t* count,
+                                                  std::size_t n, cudaStream_t s) {
+                       cupar::select_if(in, tmp.data(), count, n, pred, s);
+                       cupar::transform(tmp.data(), out, n, times3, s);
                      }));
   guard.check(state);
 }

@@ -34,6 +34,7 @@
 #include <cupar/jit_iterator.hpp>
 #include <cupar/memory.hpp>
 #include <cupar/select.hpp>
+#include <cupar/unique.hpp>
 #include <cupar/stream.hpp>
 
 #include <cstddef>
@@ -41,14 +42,21 @@
 namespace cupar {
 
 namespace detail {
-template <class K, class V>
-jit_dp_args by_key_args(const char* fn, dp_op what, std::size_t n, const jit::input<K>& keys,
-                        const jit::input<V>& values) {
+/// The scans by key: keys and values in (arrays or expressions), one output.
+template <class K, class V, class Out>
+void scan_by_key_call(const char* fn, dp_op what, const ::cupar::jit::input<K>& keys,
+                      const ::cupar::jit::input<V>& values, const Out& out, std::size_t n,
+                      const ::cupar::jit::op& op, const V* init, const ::cupar::jit::op* eq, stream_ref stream,
+                      memory_resource& mr) {
   jit_dp_args a = dp_args<K>(fn, what, n);
   a.types[1] = &jit_type_of<V>();
   set_input(a, 0, keys);
   set_input(a, 1, values);
-  return a;
+  set_output(a, 0, out);
+  a.ops[0] = &op;
+  a.ops[1] = eq;
+  a.init = init;
+  jit_data_processing(a, stream, mr);
 }
 }  // namespace detail
 
@@ -76,14 +84,19 @@ template <class K, class V>
 void reduce_by_key(jit::input_t<K> d_keys_in, jit::input_t<V> d_values_in, K* d_keys_out,
                    V* d_aggregates_out, std::size_t* d_num_runs, std::size_t n, const jit::op& op,
                    const jit::op& eq, stream_ref stream, memory_resource& mr = default_resource()) {
-  auto a = detail::by_key_args<K, V>("cupar::reduce_by_key", detail::dp_op::reduce_by_key, n,
-                                     d_keys_in, d_values_in);
-  a.out[0] = d_keys_out;
-  a.out[1] = d_aggregates_out;
-  a.d_count = d_num_runs;
-  a.ops[0] = &op;
-  a.ops[1] = &eq;
-  detail::jit_data_processing(a, stream, mr);
+  detail::by_key_compaction<K, V>("cupar::reduce_by_key", detail::dp_op::reduce_by_key, d_keys_in,
+                                  &d_values_in, d_keys_out, d_aggregates_out, d_num_runs, nullptr,
+                                  n, &op, &eq, stream, mr);
+}
+/// reduce_by_key through output expressions (e.g. jit::discard() for the keys), K and V named.
+template <class K, class V>
+void reduce_by_key(jit::input_t<K> d_keys_in, jit::input_t<V> d_values_in,
+                   const jit::output& keys_out, const jit::output& aggregates_out,
+                   std::size_t* d_num_runs, std::size_t n, const jit::op& op, const jit::op& eq,
+                   stream_ref stream, memory_resource& mr = default_resource()) {
+  detail::by_key_compaction<K, V>("cupar::reduce_by_key", detail::dp_op::reduce_by_key, d_keys_in,
+                                  &d_values_in, keys_out, aggregates_out, d_num_runs, nullptr, n,
+                                  &op, &eq, stream, mr);
 }
 
 /// reduce_by_key with `==` on the keys.
@@ -91,13 +104,19 @@ template <class K, class V>
 void reduce_by_key(jit::input_t<K> d_keys_in, jit::input_t<V> d_values_in, K* d_keys_out,
                    V* d_aggregates_out, std::size_t* d_num_runs, std::size_t n, const jit::op& op,
                    stream_ref stream, memory_resource& mr = default_resource()) {
-  auto a = detail::by_key_args<K, V>("cupar::reduce_by_key", detail::dp_op::reduce_by_key, n,
-                                     d_keys_in, d_values_in);
-  a.out[0] = d_keys_out;
-  a.out[1] = d_aggregates_out;
-  a.d_count = d_num_runs;
-  a.ops[0] = &op;
-  detail::jit_data_processing(a, stream, mr);
+  detail::by_key_compaction<K, V>("cupar::reduce_by_key", detail::dp_op::reduce_by_key, d_keys_in,
+                                  &d_values_in, d_keys_out, d_aggregates_out, d_num_runs, nullptr,
+                                  n, &op, nullptr, stream, mr);
+}
+/// reduce_by_key with `==` through output expressions, K and V named.
+template <class K, class V>
+void reduce_by_key(jit::input_t<K> d_keys_in, jit::input_t<V> d_values_in,
+                   const jit::output& keys_out, const jit::output& aggregates_out,
+                   std::size_t* d_num_runs, std::size_t n, const jit::op& op, stream_ref stream,
+                   memory_resource& mr = default_resource()) {
+  detail::by_key_compaction<K, V>("cupar::reduce_by_key", detail::dp_op::reduce_by_key, d_keys_in,
+                                  &d_values_in, keys_out, aggregates_out, d_num_runs, nullptr, n,
+                                  &op, nullptr, stream, mr);
 }
 
 /// As reduce_by_key, and returns the number of runs. Synchronises `stream` (only it).
@@ -107,14 +126,21 @@ std::size_t reduce_by_key_count(jit::input_t<K> d_keys_in, jit::input_t<V> d_val
                                 const jit::op& op, const jit::op& eq, stream_ref stream,
                                 memory_resource& mr = default_resource()) {
   std::size_t count = 0;
-  auto a = detail::by_key_args<K, V>("cupar::reduce_by_key_count", detail::dp_op::reduce_by_key, n,
-                                     d_keys_in, d_values_in);
-  a.out[0] = d_keys_out;
-  a.out[1] = d_aggregates_out;
-  a.host_count = &count;
-  a.ops[0] = &op;
-  a.ops[1] = &eq;
-  detail::jit_data_processing(a, stream, mr);
+  detail::by_key_compaction<K, V>("cupar::reduce_by_key_count", detail::dp_op::reduce_by_key,
+                                  d_keys_in, &d_values_in, d_keys_out, d_aggregates_out, nullptr,
+                                  &count, n, &op, &eq, stream, mr);
+  return count;
+}
+/// reduce_by_key_count through output expressions, K and V named.
+template <class K, class V>
+std::size_t reduce_by_key_count(jit::input_t<K> d_keys_in, jit::input_t<V> d_values_in,
+                                const jit::output& keys_out, const jit::output& aggregates_out,
+                                std::size_t n, const jit::op& op, const jit::op& eq,
+                                stream_ref stream, memory_resource& mr = default_resource()) {
+  std::size_t count = 0;
+  detail::by_key_compaction<K, V>("cupar::reduce_by_key_count", detail::dp_op::reduce_by_key,
+                                  d_keys_in, &d_values_in, keys_out, aggregates_out, nullptr,
+                                  &count, n, &op, &eq, stream, mr);
   return count;
 }
 
@@ -125,13 +151,21 @@ std::size_t reduce_by_key_count(jit::input_t<K> d_keys_in, jit::input_t<V> d_val
                                 const jit::op& op, stream_ref stream,
                                 memory_resource& mr = default_resource()) {
   std::size_t count = 0;
-  auto a = detail::by_key_args<K, V>("cupar::reduce_by_key_count", detail::dp_op::reduce_by_key, n,
-                                     d_keys_in, d_values_in);
-  a.out[0] = d_keys_out;
-  a.out[1] = d_aggregates_out;
-  a.host_count = &count;
-  a.ops[0] = &op;
-  detail::jit_data_processing(a, stream, mr);
+  detail::by_key_compaction<K, V>("cupar::reduce_by_key_count", detail::dp_op::reduce_by_key,
+                                  d_keys_in, &d_values_in, d_keys_out, d_aggregates_out, nullptr,
+                                  &count, n, &op, nullptr, stream, mr);
+  return count;
+}
+/// reduce_by_key_count with `==` through output expressions, K and V named.
+template <class K, class V>
+std::size_t reduce_by_key_count(jit::input_t<K> d_keys_in, jit::input_t<V> d_values_in,
+                                const jit::output& keys_out, const jit::output& aggregates_out,
+                                std::size_t n, const jit::op& op, stream_ref stream,
+                                memory_resource& mr = default_resource()) {
+  std::size_t count = 0;
+  detail::by_key_compaction<K, V>("cupar::reduce_by_key_count", detail::dp_op::reduce_by_key,
+                                  d_keys_in, &d_values_in, keys_out, aggregates_out, nullptr,
+                                  &count, n, &op, nullptr, stream, mr);
   return count;
 }
 
@@ -140,7 +174,8 @@ std::size_t reduce_by_key_count(jit::input_t<K> d_keys_in, jit::input_t<V> d_val
 ///
 /// @param d_keys, d_values  device inputs of n keys and n values (may be null when n == 0); the
 ///                          values may be an iterator expression, written to a temporary array
-///                          first (jit::input)
+///                          first (jit::input); so may the keys in the overloads with K and V
+///                          named, which take an output expression too (select.hpp's top)
 /// @param d_out             device output of n values; may be d_values (in place) or d_keys (when
 ///                          keys and values have the same size: the keys are overwritten), must
 ///                          not otherwise overlap either (CUB's rule)
@@ -153,12 +188,18 @@ template <class K, class V>
 void inclusive_scan_by_key(const K* d_keys, jit::input_t<V> d_values, V* d_out, std::size_t n,
                            const jit::op& op, const jit::op& eq, stream_ref stream,
                            memory_resource& mr = default_resource()) {
-  auto a = detail::by_key_args<K, V>("cupar::inclusive_scan_by_key",
-                                     detail::dp_op::inclusive_scan_by_key, n, d_keys, d_values);
-  a.out[0] = d_out;
-  a.ops[0] = &op;
-  a.ops[1] = &eq;
-  detail::jit_data_processing(a, stream, mr);
+  detail::scan_by_key_call<K, V>("cupar::inclusive_scan_by_key",
+                                 detail::dp_op::inclusive_scan_by_key, d_keys, d_values, d_out, n,
+                                 op, nullptr, &eq, stream, mr);
+}
+/// inclusive_scan_by_key over key expressions into an output expression, K and V named.
+template <class K, class V>
+void inclusive_scan_by_key(jit::input_t<K> keys, jit::input_t<V> values, const jit::output& out,
+                           std::size_t n, const jit::op& op, const jit::op& eq, stream_ref stream,
+                           memory_resource& mr = default_resource()) {
+  detail::scan_by_key_call<K, V>("cupar::inclusive_scan_by_key",
+                                 detail::dp_op::inclusive_scan_by_key, keys, values, out, n, op,
+                                 nullptr, &eq, stream, mr);
 }
 
 /// inclusive_scan_by_key with `==` on the keys.
@@ -166,11 +207,18 @@ template <class K, class V>
 void inclusive_scan_by_key(const K* d_keys, jit::input_t<V> d_values, V* d_out, std::size_t n,
                            const jit::op& op, stream_ref stream,
                            memory_resource& mr = default_resource()) {
-  auto a = detail::by_key_args<K, V>("cupar::inclusive_scan_by_key",
-                                     detail::dp_op::inclusive_scan_by_key, n, d_keys, d_values);
-  a.out[0] = d_out;
-  a.ops[0] = &op;
-  detail::jit_data_processing(a, stream, mr);
+  detail::scan_by_key_call<K, V>("cupar::inclusive_scan_by_key",
+                                 detail::dp_op::inclusive_scan_by_key, d_keys, d_values, d_out, n,
+                                 op, nullptr, nullptr, stream, mr);
+}
+/// inclusive_scan_by_key with `==`, over expressions, K and V named.
+template <class K, class V>
+void inclusive_scan_by_key(jit::input_t<K> keys, jit::input_t<V> values, const jit::output& out,
+                           std::size_t n, const jit::op& op, stream_ref stream,
+                           memory_resource& mr = default_resource()) {
+  detail::scan_by_key_call<K, V>("cupar::inclusive_scan_by_key",
+                                 detail::dp_op::inclusive_scan_by_key, keys, values, out, n, op,
+                                 nullptr, nullptr, stream, mr);
 }
 
 /// Exclusive scan of each run of equal consecutive keys, seeded with `init` in every run:
@@ -180,13 +228,19 @@ template <class K, class V>
 void exclusive_scan_by_key(const K* d_keys, jit::input_t<V> d_values, V* d_out, std::size_t n,
                            const jit::op& op, detail::type_identity_t<V> init, const jit::op& eq,
                            stream_ref stream, memory_resource& mr = default_resource()) {
-  auto a = detail::by_key_args<K, V>("cupar::exclusive_scan_by_key",
-                                     detail::dp_op::exclusive_scan_by_key, n, d_keys, d_values);
-  a.out[0] = d_out;
-  a.ops[0] = &op;
-  a.ops[1] = &eq;
-  a.init = &init;
-  detail::jit_data_processing(a, stream, mr);
+  detail::scan_by_key_call<K, V>("cupar::exclusive_scan_by_key",
+                                 detail::dp_op::exclusive_scan_by_key, d_keys, d_values, d_out, n,
+                                 op, &init, &eq, stream, mr);
+}
+/// exclusive_scan_by_key over expressions, K and V named.
+template <class K, class V>
+void exclusive_scan_by_key(jit::input_t<K> keys, jit::input_t<V> values, const jit::output& out,
+                           std::size_t n, const jit::op& op, detail::type_identity_t<V> init,
+                           const jit::op& eq, stream_ref stream,
+                           memory_resource& mr = default_resource()) {
+  detail::scan_by_key_call<K, V>("cupar::exclusive_scan_by_key",
+                                 detail::dp_op::exclusive_scan_by_key, keys, values, out, n, op,
+                                 &init, &eq, stream, mr);
 }
 
 /// exclusive_scan_by_key with `==` on the keys.
@@ -194,12 +248,18 @@ template <class K, class V>
 void exclusive_scan_by_key(const K* d_keys, jit::input_t<V> d_values, V* d_out, std::size_t n,
                            const jit::op& op, detail::type_identity_t<V> init, stream_ref stream,
                            memory_resource& mr = default_resource()) {
-  auto a = detail::by_key_args<K, V>("cupar::exclusive_scan_by_key",
-                                     detail::dp_op::exclusive_scan_by_key, n, d_keys, d_values);
-  a.out[0] = d_out;
-  a.ops[0] = &op;
-  a.init = &init;
-  detail::jit_data_processing(a, stream, mr);
+  detail::scan_by_key_call<K, V>("cupar::exclusive_scan_by_key",
+                                 detail::dp_op::exclusive_scan_by_key, d_keys, d_values, d_out, n,
+                                 op, &init, nullptr, stream, mr);
+}
+/// exclusive_scan_by_key with `==`, over expressions, K and V named.
+template <class K, class V>
+void exclusive_scan_by_key(jit::input_t<K> keys, jit::input_t<V> values, const jit::output& out,
+                           std::size_t n, const jit::op& op, detail::type_identity_t<V> init,
+                           stream_ref stream, memory_resource& mr = default_resource()) {
+  detail::scan_by_key_call<K, V>("cupar::exclusive_scan_by_key",
+                                 detail::dp_op::exclusive_scan_by_key, keys, values, out, n, op,
+                                 &init, nullptr, stream, mr);
 }
 
 }  // namespace cupar

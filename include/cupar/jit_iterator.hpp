@@ -29,7 +29,10 @@
 // that loads, applies the operator and stores, so every combination of types is served without
 // compiling kernels. The data-processing families and the run-time sorts take expressions as
 // inputs through jit::input<T> (below): select_if, partition and unique fused, the others after
-// writing the expression to a temporary array (docs/DESIGN_FUSION.md).
+// writing the expression to a temporary array (docs/DESIGN_FUSION.md). Their outputs take output
+// expressions in overloads whose element types are named (select_if<float>(in, jit::discard(),
+// ...)): the kernels write a temporary array, stored through the expression by one more pass
+// that reads the call's count on the device (only what the call wrote is stored).
 #pragma once
 
 #include <cupar/detail/jit_entry.hpp>
@@ -237,3 +240,13 @@ inline output transform_output(const output& out, const op& f) {
 }
 
 }  // namespace cupar::jit
+
+namespace cupar::detail {
+/// Output k of a data-processing call: an array (out[k]) or an output expression (out_iter[k]).
+inline void set_output(jit_dp_args& a, int k, void* array) {
+  a.out[k] = array;
+}
+inline void set_output(jit_dp_args& a, int k, const ::cupar::jit::output& out) {
+  a.out_iter[k] = &out;
+}
+}  // namespace cupar::detail

@@ -38,18 +38,18 @@ inline constexpr bool is_search_index_v =
     std::is_integral_v<Index> && !std::is_same_v<Index, bool> &&
     (sizeof(Index) == 4 || sizeof(Index) == 8);
 
-template <class T, class Index>
-void jit_search(const char* fn, dp_op what, const T* d_sorted, std::size_t n,
-                const jit::input<T>& d_needles, std::size_t m, Index* d_out, const jit::op* comp,
-                stream_ref stream) {
+template <class T, class Index, class Out>
+void jit_search(const char* fn, dp_op what, const ::cupar::jit::input<T>& sorted, std::size_t n,
+                const ::cupar::jit::input<T>& d_needles, std::size_t m, const Out& out,
+                const ::cupar::jit::op* comp, stream_ref stream) {
   static_assert(is_search_index_v<Index>,
                 "cupar::lower_bound / upper_bound: positions are 4- or 8-byte integers");
   jit_dp_args a{fn, what};
   a.types[0] = &jit_type_of<T>();
   a.types[1] = &jit_type_of<Index>();
-  a.in[0] = d_sorted;
+  set_input(a, 0, sorted);
   set_input(a, 1, d_needles);
-  a.out[0] = d_out;
+  set_output(a, 0, out);
   a.n = n;
   a.m = m;
   a.ops[0] = comp;
@@ -80,8 +80,17 @@ void jit_search(const char* fn, dp_op what, const T* d_sorted, std::size_t n,
 template <class T, class Index>
 void lower_bound(const T* d_sorted, std::size_t n, jit::input_t<T> d_needles, std::size_t m,
                  Index* d_out, const jit::op& comp, stream_ref stream) {
-  detail::jit_search("cupar::lower_bound", detail::dp_op::lower_bound, d_sorted, n, d_needles, m,
-                     d_out, &comp, stream);
+  detail::jit_search<T, Index>("cupar::lower_bound", detail::dp_op::lower_bound, d_sorted, n,
+                               d_needles, m, d_out, &comp, stream);
+}
+/// lower_bound with the sorted range an array or an iterator expression (written to a temporary
+/// array of n elements first) and the positions written through an output expression (an array
+/// of any integer type, jit::transform_output; see select.hpp's top); T and Index named.
+template <class T, class Index>
+void lower_bound(jit::input_t<T> sorted, std::size_t n, jit::input_t<T> d_needles, std::size_t m,
+                 const jit::output& out, const jit::op& comp, stream_ref stream) {
+  detail::jit_search<T, Index>("cupar::lower_bound", detail::dp_op::lower_bound, sorted, n,
+                               d_needles, m, out, &comp, stream);
 }
 
 /// lower_bound with the default comparator `<` on T (served by the library: kernels and the
@@ -90,8 +99,15 @@ void lower_bound(const T* d_sorted, std::size_t n, jit::input_t<T> d_needles, st
 template <class T, class Index>
 void lower_bound(const T* d_sorted, std::size_t n, jit::input_t<T> d_needles, std::size_t m,
                  Index* d_out, stream_ref stream) {
-  detail::jit_search("cupar::lower_bound", detail::dp_op::lower_bound, d_sorted, n, d_needles, m,
-                     d_out, static_cast<const jit::op*>(nullptr), stream);
+  detail::jit_search<T, Index>("cupar::lower_bound", detail::dp_op::lower_bound, d_sorted, n,
+                               d_needles, m, d_out, nullptr, stream);
+}
+/// lower_bound with `<` over expressions, T and Index named.
+template <class T, class Index>
+void lower_bound(jit::input_t<T> sorted, std::size_t n, jit::input_t<T> d_needles, std::size_t m,
+                 const jit::output& out, stream_ref stream) {
+  detail::jit_search<T, Index>("cupar::lower_bound", detail::dp_op::lower_bound, sorted, n,
+                               d_needles, m, out, nullptr, stream);
 }
 
 /// For each of the m needles, the position of the first element of d_sorted[0, n) that the needle
@@ -99,16 +115,30 @@ void lower_bound(const T* d_sorted, std::size_t n, jit::input_t<T> d_needles, st
 template <class T, class Index>
 void upper_bound(const T* d_sorted, std::size_t n, jit::input_t<T> d_needles, std::size_t m,
                  Index* d_out, const jit::op& comp, stream_ref stream) {
-  detail::jit_search("cupar::upper_bound", detail::dp_op::upper_bound, d_sorted, n, d_needles, m,
-                     d_out, &comp, stream);
+  detail::jit_search<T, Index>("cupar::upper_bound", detail::dp_op::upper_bound, d_sorted, n,
+                               d_needles, m, d_out, &comp, stream);
+}
+/// upper_bound over expressions, T and Index named (see lower_bound).
+template <class T, class Index>
+void upper_bound(jit::input_t<T> sorted, std::size_t n, jit::input_t<T> d_needles, std::size_t m,
+                 const jit::output& out, const jit::op& comp, stream_ref stream) {
+  detail::jit_search<T, Index>("cupar::upper_bound", detail::dp_op::upper_bound, sorted, n,
+                               d_needles, m, out, &comp, stream);
 }
 
 /// upper_bound with the default comparator `<` on T (see lower_bound).
 template <class T, class Index>
 void upper_bound(const T* d_sorted, std::size_t n, jit::input_t<T> d_needles, std::size_t m,
                  Index* d_out, stream_ref stream) {
-  detail::jit_search("cupar::upper_bound", detail::dp_op::upper_bound, d_sorted, n, d_needles, m,
-                     d_out, static_cast<const jit::op*>(nullptr), stream);
+  detail::jit_search<T, Index>("cupar::upper_bound", detail::dp_op::upper_bound, d_sorted, n,
+                               d_needles, m, d_out, nullptr, stream);
+}
+/// upper_bound with `<` over expressions, T and Index named.
+template <class T, class Index>
+void upper_bound(jit::input_t<T> sorted, std::size_t n, jit::input_t<T> d_needles, std::size_t m,
+                 const jit::output& out, stream_ref stream) {
+  detail::jit_search<T, Index>("cupar::upper_bound", detail::dp_op::upper_bound, sorted, n,
+                               d_needles, m, out, nullptr, stream);
 }
 
 }  // namespace cupar

@@ -76,20 +76,26 @@ struct segmented_sort_args {
 CUPAR_EXPORT void segmented_sort(const segmented_sort_args& args, stream_ref stream,
                                  memory_resource& mr);
 
-template <class T>
-jit_dp_args segmented_args(const char* fn, dp_op what, const jit::input<T>& d_in, T* d_out,
-                           std::size_t n, std::size_t num_segments, const std::int64_t* d_begin,
-                           const std::int64_t* d_end, const jit::op& op) {
+/// The segmented families with run-time operators: input, output (an array or an output
+/// expression), offsets (arrays or expressions).
+template <class T, class Out>
+void segmented_call(const char* fn, dp_op what, const ::cupar::jit::input<T>& d_in, const Out& out,
+                    std::size_t n, std::size_t num_segments, const ::cupar::jit::input<std::int64_t>& begin,
+                    const ::cupar::jit::input<std::int64_t>& end, const ::cupar::jit::op& op, const T* init,
+                    stream_ref stream, memory_resource& mr) {
   jit_dp_args a{fn, what};
   a.types[0] = &jit_type_of<T>();
   set_input(a, 0, d_in);
-  a.out[0] = d_out;
+  set_output(a, 0, out);
   a.n = n;
   a.m = num_segments;
-  a.begin_offsets = d_begin;
-  a.end_offsets = d_end;
+  a.begin_offsets = begin.array();
+  a.end_offsets = end.array();
+  a.offsets_iter[0] = begin.expression();
+  a.offsets_iter[1] = end.expression();
   a.ops[0] = &op;
-  return a;
+  a.init = init;
+  jit_data_processing(a, stream, mr);
 }
 
 }  // namespace detail
@@ -122,11 +128,14 @@ inline void check_segments(const std::int64_t* d_begin_offsets, const std::int64
 ///
 /// @param d_in          device values, or an iterator expression written to a temporary array of
 ///                      n values first (jit::input); may be null when n == 0
-/// @param d_out         device results, one per segment; must not overlap d_in or the offsets
+/// @param d_out         device results, one per segment; must not overlap d_in or the offsets.
+///                      The overload with T named takes an output expression
 /// @param n             number of values d_in holds (the segments index [0, n))
 /// @param num_segments  number of segments (may exceed 2^31)
 /// @param d_begin_offsets, d_end_offsets  the segments (see the rules at the top of this file:
-///                      any order, overlaps allowed)
+///                      any order, overlaps allowed); arrays or iterator expressions of int64
+///                      (e.g. fixed-size segments: jit::transform(jit::counting(0ll), "x * 64")),
+///                      written to temporary arrays of num_segments offsets first
 /// @param op            binary operator T x T -> T, e.g. cupar::jit::op("a + b") or
 ///                      cupar::jit::plus (named operators compile nothing)
 /// @param init          initial value of every segment
@@ -138,14 +147,24 @@ inline void check_segments(const std::int64_t* d_begin_offsets, const std::int64
 /// Asynchronous. The first call with a new operator compiles it (see jit.hpp).
 template <class T>
 void segmented_reduce(jit::input_t<T> d_in, T* d_out, std::size_t n, std::size_t num_segments,
-                      const std::int64_t* d_begin_offsets, const std::int64_t* d_end_offsets,
-                      const jit::op& op, detail::type_identity_t<T> init, stream_ref stream,
+                      jit::input<std::int64_t> d_begin_offsets,
+                      jit::input<std::int64_t> d_end_offsets, const jit::op& op,
+                      detail::type_identity_t<T> init, stream_ref stream,
                       memory_resource& mr = default_resource()) {
-  auto a =
-      detail::segmented_args<T>("cupar::segmented_reduce", detail::dp_op::segmented_reduce, d_in,
-                                d_out, n, num_segments, d_begin_offsets, d_end_offsets, op);
-  a.init = &init;
-  detail::jit_data_processing(a, stream, mr);
+  detail::segmented_call<T>("cupar::segmented_reduce", detail::dp_op::segmented_reduce, d_in,
+                            d_out, n, num_segments, d_begin_offsets, d_end_offsets, op, &init,
+                            stream, mr);
+}
+/// segmented_reduce into an output expression (one result per segment), T named.
+template <class T>
+void segmented_reduce(jit::input_t<T> d_in, const jit::output& out, std::size_t n,
+                      std::size_t num_segments, jit::input<std::int64_t> d_begin_offsets,
+                      jit::input<std::int64_t> d_end_offsets, const jit::op& op,
+                      detail::type_identity_t<T> init, stream_ref stream,
+                      memory_resource& mr = default_resource()) {
+  detail::segmented_call<T>("cupar::segmented_reduce", detail::dp_op::segmented_reduce, d_in, out,
+                            n, num_segments, d_begin_offsets, d_end_offsets, op, &init, stream,
+                            mr);
 }
 
 /// Inclusive scan of each segment with the run-time operator `op` (arguments `a`, `b`): for an
@@ -155,7 +174,10 @@ void segmented_reduce(jit::input_t<T> d_in, T* d_out, std::size_t n, std::size_t
 /// @param d_in          device values, or an iterator expression written to a temporary array of
 ///                      n values first (jit::input); may be null when n == 0
 /// @param d_out         device output of n items; may equal d_in (in place), must not otherwise
-///                      overlap it, nor overlap the offsets
+///                      overlap it, nor overlap the offsets. The overloads with T named take an
+///                      output expression: every item is stored through it, those outside every
+///                      segment with the input's value (the scan runs in place in a temporary
+///                      copy of the input)
 /// @param n             number of items (64-bit)
 /// @param num_segments  number of segments
 /// @param d_begin_offsets, d_end_offsets  the segments: in increasing order and disjoint
@@ -165,13 +187,22 @@ void segmented_reduce(jit::input_t<T> d_in, T* d_out, std::size_t n, std::size_t
 /// sequential scan by rounding (the scan runs in parallel), and between runs.
 template <class T>
 void segmented_inclusive_scan(jit::input_t<T> d_in, T* d_out, std::size_t n,
-                              std::size_t num_segments, const std::int64_t* d_begin_offsets,
-                              const std::int64_t* d_end_offsets, const jit::op& op,
+                              std::size_t num_segments, jit::input<std::int64_t> d_begin_offsets,
+                              jit::input<std::int64_t> d_end_offsets, const jit::op& op,
                               stream_ref stream, memory_resource& mr = default_resource()) {
-  auto a = detail::segmented_args<T>("cupar::segmented_inclusive_scan",
-                                     detail::dp_op::segmented_inclusive_scan, d_in, d_out, n,
-                                     num_segments, d_begin_offsets, d_end_offsets, op);
-  detail::jit_data_processing(a, stream, mr);
+  detail::segmented_call<T>("cupar::segmented_inclusive_scan",
+                            detail::dp_op::segmented_inclusive_scan, d_in, d_out, n, num_segments,
+                            d_begin_offsets, d_end_offsets, op, nullptr, stream, mr);
+}
+/// segmented_inclusive_scan into an output expression, T named.
+template <class T>
+void segmented_inclusive_scan(jit::input_t<T> d_in, const jit::output& out, std::size_t n,
+                              std::size_t num_segments, jit::input<std::int64_t> d_begin_offsets,
+                              jit::input<std::int64_t> d_end_offsets, const jit::op& op,
+                              stream_ref stream, memory_resource& mr = default_resource()) {
+  detail::segmented_call<T>("cupar::segmented_inclusive_scan",
+                            detail::dp_op::segmented_inclusive_scan, d_in, out, n, num_segments,
+                            d_begin_offsets, d_end_offsets, op, nullptr, stream, mr);
 }
 
 /// Exclusive scan of each segment with the run-time operator `op`, each segment starting from
@@ -180,15 +211,24 @@ void segmented_inclusive_scan(jit::input_t<T> d_in, T* d_out, std::size_t n,
 /// written. Parameters, exceptions and synchronisation as segmented_inclusive_scan.
 template <class T>
 void segmented_exclusive_scan(jit::input_t<T> d_in, T* d_out, std::size_t n,
-                              std::size_t num_segments, const std::int64_t* d_begin_offsets,
-                              const std::int64_t* d_end_offsets, const jit::op& op,
+                              std::size_t num_segments, jit::input<std::int64_t> d_begin_offsets,
+                              jit::input<std::int64_t> d_end_offsets, const jit::op& op,
                               detail::type_identity_t<T> init, stream_ref stream,
                               memory_resource& mr = default_resource()) {
-  auto a = detail::segmented_args<T>("cupar::segmented_exclusive_scan",
-                                     detail::dp_op::segmented_exclusive_scan, d_in, d_out, n,
-                                     num_segments, d_begin_offsets, d_end_offsets, op);
-  a.init = &init;
-  detail::jit_data_processing(a, stream, mr);
+  detail::segmented_call<T>("cupar::segmented_exclusive_scan",
+                            detail::dp_op::segmented_exclusive_scan, d_in, d_out, n, num_segments,
+                            d_begin_offsets, d_end_offsets, op, &init, stream, mr);
+}
+/// segmented_exclusive_scan into an output expression, T named.
+template <class T>
+void segmented_exclusive_scan(jit::input_t<T> d_in, const jit::output& out, std::size_t n,
+                              std::size_t num_segments, jit::input<std::int64_t> d_begin_offsets,
+                              jit::input<std::int64_t> d_end_offsets, const jit::op& op,
+                              detail::type_identity_t<T> init, stream_ref stream,
+                              memory_resource& mr = default_resource()) {
+  detail::segmented_call<T>("cupar::segmented_exclusive_scan",
+                            detail::dp_op::segmented_exclusive_scan, d_in, out, n, num_segments,
+                            d_begin_offsets, d_end_offsets, op, &init, stream, mr);
 }
 
 /// Sorts the keys of each segment, ascending or descending (arithmetic keys; precompiled in the

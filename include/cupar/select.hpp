@@ -5,6 +5,15 @@
 // Counts: every function writes the number of items it selected to device memory (`std::size_t`,
 // so counts above 2^32 work) and does not synchronise; its `_count` form returns that number to
 // the host instead, synchronising the stream (only it).
+//
+// Output expressions: every function has an overload whose outputs are jit::output (an array of
+// any type the items convert to, jit::transform_output, jit::discard(); jit_iterator.hpp) and
+// whose element types are named, since nothing deduces them: cupar::select_if<float>(d_x,
+// jit::transform_output<float>(d_y, "x * 2.0f"), ...). The kernels write a temporary array of n
+// items (from `mr`), which one more pass stores through the expression, only the items the call
+// wrote (the pass reads the count on the device: nothing synchronises); a discard() output costs
+// the temporary alone. An output expression that is a plain array of the call's type is that
+// array: no temporary, no pass.
 #pragma once
 
 #include <cupar/detail/jit_entry.hpp>
@@ -14,6 +23,7 @@
 #include <cupar/stream.hpp>
 
 #include <cstddef>
+#include <optional>
 #include <type_traits>
 
 namespace cupar {
@@ -42,6 +52,63 @@ jit_dp_args dp_args(const char* fn, dp_op what, std::size_t n) {
   a.n = n;
   return a;
 }
+
+/// select_if, partition, unique: one input, one output (an array or an output expression), a
+/// count to device memory or (host_count) to the host, the family's operator (null: default).
+template <class T, class Out>
+void compaction_call(const char* fn, dp_op what, const ::cupar::jit::input<T>& in, const Out& out,
+                     std::size_t* d_count, std::size_t* host_count, std::size_t n,
+                     const ::cupar::jit::op* op, stream_ref stream, memory_resource& mr) {
+  auto a = dp_args<T>(fn, what, n);
+  set_input(a, 0, in);
+  set_output(a, 0, out);
+  a.d_count = d_count;
+  a.host_count = host_count;
+  a.ops[0] = op;
+  jit_data_processing(a, stream, mr);
+}
+
+/// "x != 0" as a flag byte: an expression of bool flags is written as bytes of 0 and 1.
+CUPAR_EXPORT const ::cupar::jit::op& nonzero_flag();
+
+template <class T, class Flag, class Out>
+void flagged_call(const char* fn, const ::cupar::jit::input<T>& in, const ::cupar::jit::input<Flag>& flags,
+                  const Out& out, std::size_t* d_count, std::size_t* host_count, std::size_t n,
+                  stream_ref stream, memory_resource& mr) {
+  static_assert(std::is_integral_v<Flag>,
+                "cupar::select_flagged: flags are integers or bool (non-zero selects)");
+  auto a = dp_args<T>(fn, dp_op::select_flagged, n);
+  a.types[1] = &flag_type<Flag>();
+  set_input(a, 0, in);
+  set_input(a, 1, flags);
+  // bool flags are bytes: an expression's values are tested for non-zero, not truncated.
+  std::optional<::cupar::jit::iterator> bytes;
+  if (std::is_same_v<Flag, bool> && flags.expression() != nullptr) {
+    bytes.emplace(::cupar::jit::transform<unsigned char>(*flags.expression(), nonzero_flag()));
+    a.in_iter[1] = &*bytes;
+  }
+  set_output(a, 0, out);
+  a.d_count = d_count;
+  a.host_count = host_count;
+  jit_data_processing(a, stream, mr);
+}
+
+template <class T, class Out>
+void three_way_call(const char* fn, const ::cupar::jit::input<T>& in, const Out& first_out,
+                    const Out& second_out, const Out& unselected_out, std::size_t* d_counts,
+                    std::size_t* host_counts, std::size_t n, const ::cupar::jit::op& first,
+                    const ::cupar::jit::op& second, stream_ref stream, memory_resource& mr) {
+  auto a = dp_args<T>(fn, dp_op::three_way_partition, n);
+  set_input(a, 0, in);
+  set_output(a, 0, first_out);
+  set_output(a, 1, second_out);
+  set_output(a, 2, unselected_out);
+  a.d_count = d_counts;
+  a.host_count = host_counts;
+  a.ops[0] = &first;
+  a.ops[1] = &second;
+  jit_data_processing(a, stream, mr);
+}
 }  // namespace detail
 
 /// Copies the items x of d_in[0, n) for which the run-time predicate `pred` (argument `x`, e.g.
@@ -64,12 +131,16 @@ jit_dp_args dp_args(const char* fn, dp_op what, std::size_t n) {
 template <class T>
 void select_if(jit::input_t<T> d_in, T* d_out, std::size_t* d_num_selected, std::size_t n,
                const jit::op& pred, stream_ref stream, memory_resource& mr = default_resource()) {
-  auto a = detail::dp_args<T>("cupar::select_if", detail::dp_op::select_if, n);
-  detail::set_input(a, 0, d_in);
-  a.out[0] = d_out;
-  a.d_count = d_num_selected;
-  a.ops[0] = &pred;
-  detail::jit_data_processing(a, stream, mr);
+  detail::compaction_call("cupar::select_if", detail::dp_op::select_if, d_in, d_out,
+                          d_num_selected, nullptr, n, &pred, stream, mr);
+}
+/// select_if through an output expression (see the top of this file), T named.
+template <class T>
+void select_if(jit::input_t<T> d_in, const jit::output& out, std::size_t* d_num_selected,
+               std::size_t n, const jit::op& pred, stream_ref stream,
+               memory_resource& mr = default_resource()) {
+  detail::compaction_call("cupar::select_if", detail::dp_op::select_if, d_in, out, d_num_selected,
+                          nullptr, n, &pred, stream, mr);
 }
 
 /// As select_if, and returns the number of items selected. Synchronises `stream` (only it).
@@ -77,12 +148,18 @@ template <class T>
 std::size_t select_if_count(jit::input_t<T> d_in, T* d_out, std::size_t n, const jit::op& pred,
                             stream_ref stream, memory_resource& mr = default_resource()) {
   std::size_t count = 0;
-  auto a = detail::dp_args<T>("cupar::select_if_count", detail::dp_op::select_if, n);
-  detail::set_input(a, 0, d_in);
-  a.out[0] = d_out;
-  a.host_count = &count;
-  a.ops[0] = &pred;
-  detail::jit_data_processing(a, stream, mr);
+  detail::compaction_call("cupar::select_if_count", detail::dp_op::select_if, d_in, d_out,
+                          nullptr, &count, n, &pred, stream, mr);
+  return count;
+}
+/// select_if_count through an output expression, T named; the stores are done when it returns.
+template <class T>
+std::size_t select_if_count(jit::input_t<T> d_in, const jit::output& out, std::size_t n,
+                            const jit::op& pred, stream_ref stream,
+                            memory_resource& mr = default_resource()) {
+  std::size_t count = 0;
+  detail::compaction_call("cupar::select_if_count", detail::dp_op::select_if, d_in, out, nullptr,
+                          &count, n, &pred, stream, mr);
   return count;
 }
 
@@ -94,7 +171,9 @@ std::size_t select_if_count(jit::input_t<T> d_in, T* d_out, std::size_t n, const
 /// @param d_in           device input, or an iterator expression written to a temporary array of
 ///                       n items first (jit::input); may be null when n == 0
 /// @param d_flags        device flags, an integer type or bool (may be null when n == 0); must
-///                       not overlap d_out
+///                       not overlap d_out. In the overload with Flag named, an iterator
+///                       expression too (written to a temporary array of n flags first; bool
+///                       flags: its values tested for non-zero)
 /// @param d_out          device output; may equal d_in (in place), must not otherwise overlap it
 /// @param d_num_selected device count (one std::size_t)
 /// @throws std::invalid_argument, cupar::jit_error, cupar::out_of_memory, cupar::cuda_error
@@ -103,31 +182,37 @@ template <class T, class Flag>
 void select_flagged(jit::input_t<T> d_in, const Flag* d_flags, T* d_out,
                     std::size_t* d_num_selected, std::size_t n, stream_ref stream,
                     memory_resource& mr = default_resource()) {
-  static_assert(std::is_integral_v<Flag>,
-                "cupar::select_flagged: flags are integers or bool (non-zero selects)");
-  auto a = detail::dp_args<T>("cupar::select_flagged", detail::dp_op::select_flagged, n);
-  a.types[1] = &detail::flag_type<Flag>();
-  detail::set_input(a, 0, d_in);
-  a.in[1] = d_flags;
-  a.out[0] = d_out;
-  a.d_count = d_num_selected;
-  detail::jit_data_processing(a, stream, mr);
+  detail::flagged_call<T, Flag>("cupar::select_flagged", d_in, d_flags, d_out, d_num_selected,
+                                nullptr, n, stream, mr);
+}
+/// select_flagged with the flags an array or an iterator expression and the output an array or
+/// an output expression (see the top of this file); T and Flag named
+/// (cupar::select_flagged<float, bool>(d_x, jit::transform<bool>(d_y, "x > 0"), d_out, ...)).
+template <class T, class Flag>
+void select_flagged(jit::input_t<T> d_in, jit::input_t<Flag> flags, const jit::output& out,
+                    std::size_t* d_num_selected, std::size_t n, stream_ref stream,
+                    memory_resource& mr = default_resource()) {
+  detail::flagged_call<T, Flag>("cupar::select_flagged", d_in, flags, out, d_num_selected,
+                                nullptr, n, stream, mr);
 }
 
 /// As select_flagged, and returns the number of items selected. Synchronises `stream`.
 template <class T, class Flag>
 std::size_t select_flagged_count(jit::input_t<T> d_in, const Flag* d_flags, T* d_out, std::size_t n,
                                  stream_ref stream, memory_resource& mr = default_resource()) {
-  static_assert(std::is_integral_v<Flag>,
-                "cupar::select_flagged_count: flags are integers or bool (non-zero selects)");
   std::size_t count = 0;
-  auto a = detail::dp_args<T>("cupar::select_flagged_count", detail::dp_op::select_flagged, n);
-  a.types[1] = &detail::flag_type<Flag>();
-  detail::set_input(a, 0, d_in);
-  a.in[1] = d_flags;
-  a.out[0] = d_out;
-  a.host_count = &count;
-  detail::jit_data_processing(a, stream, mr);
+  detail::flagged_call<T, Flag>("cupar::select_flagged_count", d_in, d_flags, d_out, nullptr,
+                                &count, n, stream, mr);
+  return count;
+}
+/// select_flagged_count with flags and output expressions, T and Flag named.
+template <class T, class Flag>
+std::size_t select_flagged_count(jit::input_t<T> d_in, jit::input_t<Flag> flags,
+                                 const jit::output& out, std::size_t n, stream_ref stream,
+                                 memory_resource& mr = default_resource()) {
+  std::size_t count = 0;
+  detail::flagged_call<T, Flag>("cupar::select_flagged_count", d_in, flags, out, nullptr, &count,
+                                n, stream, mr);
   return count;
 }
 
@@ -142,12 +227,16 @@ std::size_t select_flagged_count(jit::input_t<T> d_in, const Flag* d_flags, T* d
 template <class T>
 void partition(jit::input_t<T> d_in, T* d_out, std::size_t* d_num_selected, std::size_t n,
                const jit::op& pred, stream_ref stream, memory_resource& mr = default_resource()) {
-  auto a = detail::dp_args<T>("cupar::partition", detail::dp_op::partition, n);
-  detail::set_input(a, 0, d_in);
-  a.out[0] = d_out;
-  a.d_count = d_num_selected;
-  a.ops[0] = &pred;
-  detail::jit_data_processing(a, stream, mr);
+  detail::compaction_call("cupar::partition", detail::dp_op::partition, d_in, d_out,
+                          d_num_selected, nullptr, n, &pred, stream, mr);
+}
+/// partition through an output expression (all n items are stored), T named.
+template <class T>
+void partition(jit::input_t<T> d_in, const jit::output& out, std::size_t* d_num_selected,
+               std::size_t n, const jit::op& pred, stream_ref stream,
+               memory_resource& mr = default_resource()) {
+  detail::compaction_call("cupar::partition", detail::dp_op::partition, d_in, out, d_num_selected,
+                          nullptr, n, &pred, stream, mr);
 }
 
 /// As partition, and returns the number of items selected. Synchronises `stream`.
@@ -155,12 +244,18 @@ template <class T>
 std::size_t partition_count(jit::input_t<T> d_in, T* d_out, std::size_t n, const jit::op& pred,
                             stream_ref stream, memory_resource& mr = default_resource()) {
   std::size_t count = 0;
-  auto a = detail::dp_args<T>("cupar::partition_count", detail::dp_op::partition, n);
-  detail::set_input(a, 0, d_in);
-  a.out[0] = d_out;
-  a.host_count = &count;
-  a.ops[0] = &pred;
-  detail::jit_data_processing(a, stream, mr);
+  detail::compaction_call("cupar::partition_count", detail::dp_op::partition, d_in, d_out,
+                          nullptr, &count, n, &pred, stream, mr);
+  return count;
+}
+/// partition_count through an output expression, T named.
+template <class T>
+std::size_t partition_count(jit::input_t<T> d_in, const jit::output& out, std::size_t n,
+                            const jit::op& pred, stream_ref stream,
+                            memory_resource& mr = default_resource()) {
+  std::size_t count = 0;
+  detail::compaction_call("cupar::partition_count", detail::dp_op::partition, d_in, out, nullptr,
+                          &count, n, &pred, stream, mr);
   return count;
 }
 
@@ -178,15 +273,19 @@ void three_way_partition(jit::input_t<T> d_in, T* d_first_out, T* d_second_out, 
                          std::size_t* d_counts, std::size_t n, const jit::op& first,
                          const jit::op& second, stream_ref stream,
                          memory_resource& mr = default_resource()) {
-  auto a = detail::dp_args<T>("cupar::three_way_partition", detail::dp_op::three_way_partition, n);
-  detail::set_input(a, 0, d_in);
-  a.out[0] = d_first_out;
-  a.out[1] = d_second_out;
-  a.out[2] = d_unselected_out;
-  a.d_count = d_counts;
-  a.ops[0] = &first;
-  a.ops[1] = &second;
-  detail::jit_data_processing(a, stream, mr);
+  detail::three_way_call<T, T*>("cupar::three_way_partition", d_in, d_first_out, d_second_out,
+                                d_unselected_out, d_counts, nullptr, n, first, second, stream, mr);
+}
+/// three_way_partition through output expressions (each part's items stored), T named.
+template <class T>
+void three_way_partition(jit::input_t<T> d_in, const jit::output& first_out,
+                         const jit::output& second_out, const jit::output& unselected_out,
+                         std::size_t* d_counts, std::size_t n, const jit::op& first,
+                         const jit::op& second, stream_ref stream,
+                         memory_resource& mr = default_resource()) {
+  detail::three_way_call<T, jit::output>("cupar::three_way_partition", d_in, first_out,
+                                         second_out, unselected_out, d_counts, nullptr, n, first,
+                                         second, stream, mr);
 }
 
 /// As three_way_partition, and returns the sizes of the first two parts. Synchronises `stream`.
@@ -197,16 +296,23 @@ partition_counts three_way_partition_counts(jit::input_t<T> d_in, T* d_first_out
                                             stream_ref stream,
                                             memory_resource& mr = default_resource()) {
   std::size_t counts[2] = {0, 0};
-  auto a = detail::dp_args<T>("cupar::three_way_partition_counts",
-                              detail::dp_op::three_way_partition, n);
-  detail::set_input(a, 0, d_in);
-  a.out[0] = d_first_out;
-  a.out[1] = d_second_out;
-  a.out[2] = d_unselected_out;
-  a.host_count = counts;
-  a.ops[0] = &first;
-  a.ops[1] = &second;
-  detail::jit_data_processing(a, stream, mr);
+  detail::three_way_call<T, T*>("cupar::three_way_partition_counts", d_in, d_first_out,
+                                d_second_out, d_unselected_out, nullptr, counts, n, first, second,
+                                stream, mr);
+  return {counts[0], counts[1]};
+}
+/// three_way_partition_counts through output expressions, T named.
+template <class T>
+partition_counts three_way_partition_counts(jit::input_t<T> d_in, const jit::output& first_out,
+                                            const jit::output& second_out,
+                                            const jit::output& unselected_out, std::size_t n,
+                                            const jit::op& first, const jit::op& second,
+                                            stream_ref stream,
+                                            memory_resource& mr = default_resource()) {
+  std::size_t counts[2] = {0, 0};
+  detail::three_way_call<T, jit::output>("cupar::three_way_partition_counts", d_in, first_out,
+                                         second_out, unselected_out, nullptr, counts, n, first,
+                                         second, stream, mr);
   return {counts[0], counts[1]};
 }
 

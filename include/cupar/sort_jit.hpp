@@ -13,14 +13,43 @@
 namespace cupar {
 
 namespace detail {
-/// The run-time sorts' call: keys (an array or an expression), values as bytes (null: keys only).
-template <class Key>
-void jit_sort_call(const char* fn, bool stable, const jit::input<Key>& keys_in, Key* keys_out,
-                   const jit_type* value, const void* values_in, void* values_out, std::size_t n,
-                   const jit::op& comp, stream_ref stream, memory_resource& mr) {
-  jit_sort_args a{fn,       stable,    &jit_type_of<Key>(), value, keys_in.array(),
-                  keys_out, values_in, values_out,          n,     &comp};
+inline void set_sort_output(void*& array, const ::cupar::jit::output*& expression, void* p) {
+  array = p;
+  expression = nullptr;
+}
+inline void set_sort_output(void*& array, const ::cupar::jit::output*& expression, const ::cupar::jit::output& o) {
+  array = nullptr;
+  expression = &o;
+}
+
+/// The type the JIT knows a sort's values by, for values given or written as expressions; null
+/// for a type it does not know (such values are moved as bytes, from and to arrays only).
+template <class Value>
+const jit_type* value_jit_type() {
+  if constexpr (is_scalar_v<Value> || has_type_source<Value>::value) {
+    return &jit_type_of<Value>();
+  } else {
+    return nullptr;
+  }
+}
+
+/// The run-time sorts' call: keys (an array or an expression) into an array or an output
+/// expression; values (null: keys only), moved as bytes of `value`, likewise.
+template <class Key, class Value, class KeysOut, class ValuesOut>
+void jit_sort_call(const char* fn, bool stable, const ::cupar::jit::input<Key>& keys_in,
+                   const KeysOut& keys_out, const jit_type* value,
+                   const ::cupar::jit::input<Value>* values_in, const ValuesOut& values_out, std::size_t n,
+                   const ::cupar::jit::op& comp, stream_ref stream, memory_resource& mr) {
+  jit_sort_args a{fn,      stable,  &jit_type_of<Key>(), value, keys_in.array(),
+                  nullptr, nullptr, nullptr,             n,     &comp};
   a.keys_iter = keys_in.expression();
+  set_sort_output(a.keys_out, a.keys_out_iter, keys_out);
+  if (values_in != nullptr) {
+    a.values_in = values_in->array();
+    a.values_iter = values_in->expression();
+    set_sort_output(a.values_out, a.values_out_iter, values_out);
+    a.value_jit_type = value_jit_type<Value>();
+  }
   jit_sort(a, stream, mr);
 }
 /// A trivially copyable payload as the sorts move it: bytes of its size and alignment.
@@ -43,8 +72,17 @@ const jit_type& payload_type() {
 template <class Key>
 void sort_keys(jit::input_t<Key> d_keys_in, Key* d_keys_out, std::size_t n, const jit::op& comp,
                stream_ref stream, memory_resource& mr = default_resource()) {
-  detail::jit_sort_call("cupar::sort_keys", false, d_keys_in, d_keys_out, nullptr, nullptr, nullptr,
-                        n, comp, stream, mr);
+  detail::jit_sort_call<Key, Key>("cupar::sort_keys", false, d_keys_in, d_keys_out, nullptr,
+                                  nullptr, nullptr, n, comp, stream, mr);
+}
+/// sort_keys into an output expression (an array of any type Key converts to,
+/// jit::transform_output; jit_iterator.hpp), Key named: the sort writes a temporary array of n
+/// keys (from `mr`), which one more pass stores through the expression.
+template <class Key>
+void sort_keys(jit::input_t<Key> d_keys_in, const jit::output& keys_out, std::size_t n,
+               const jit::op& comp, stream_ref stream, memory_resource& mr = default_resource()) {
+  detail::jit_sort_call<Key, Key>("cupar::sort_keys", false, d_keys_in, keys_out, nullptr,
+                                  nullptr, nullptr, n, comp, stream, mr);
 }
 
 /// As sort_keys with a run-time comparator, and stable (it always is: CUB's merge sort kernels
@@ -53,8 +91,16 @@ template <class Key>
 void stable_sort_keys(jit::input_t<Key> d_keys_in, Key* d_keys_out, std::size_t n,
                       const jit::op& comp, stream_ref stream,
                       memory_resource& mr = default_resource()) {
-  detail::jit_sort_call("cupar::stable_sort_keys", true, d_keys_in, d_keys_out, nullptr, nullptr,
-                        nullptr, n, comp, stream, mr);
+  detail::jit_sort_call<Key, Key>("cupar::stable_sort_keys", true, d_keys_in, d_keys_out, nullptr,
+                                  nullptr, nullptr, n, comp, stream, mr);
+}
+/// stable_sort_keys into an output expression, Key named.
+template <class Key>
+void stable_sort_keys(jit::input_t<Key> d_keys_in, const jit::output& keys_out, std::size_t n,
+                      const jit::op& comp, stream_ref stream,
+                      memory_resource& mr = default_resource()) {
+  detail::jit_sort_call<Key, Key>("cupar::stable_sort_keys", true, d_keys_in, keys_out, nullptr,
+                                  nullptr, nullptr, n, comp, stream, mr);
 }
 
 /// Sorts key-value pairs by key with a run-time comparator. Values: any trivially copyable type,
@@ -78,9 +124,25 @@ void sort_pairs(jit::input_t<Key> d_keys_in, Key* d_keys_out, const Value* d_val
                 memory_resource& mr = default_resource()) {
   static_assert(std::is_trivially_copyable_v<Value>,
                 "cupar::sort_pairs: Value must be trivially copyable");
-  detail::jit_sort_call("cupar::sort_pairs", false, d_keys_in, d_keys_out,
-                        &detail::payload_type<Value>(), d_values_in, d_values_out, n, comp, stream,
-                        mr);
+  const jit::input<Value> values(d_values_in);
+  detail::jit_sort_call<Key, Value>("cupar::sort_pairs", false, d_keys_in, d_keys_out,
+                                    &detail::payload_type<Value>(), &values, d_values_out, n, comp,
+                                    stream, mr);
+}
+/// sort_pairs with the values an array or an iterator expression (e.g. jit::counting(0) for the
+/// sorting permutation; written to the values' output first, and sorted there) and the keys and
+/// values written to arrays or through output expressions (e.g. jit::discard() for the sorted
+/// keys; see sort_keys); Key and Value named. Values given or written as expressions need a type
+/// the JIT knows (arithmetic or CUPAR_JIT_TYPE).
+template <class Key, class Value>
+void sort_pairs(jit::input_t<Key> d_keys_in, const jit::output& keys_out,
+                jit::input_t<Value> values_in, const jit::output& values_out, std::size_t n,
+                const jit::op& comp, stream_ref stream, memory_resource& mr = default_resource()) {
+  static_assert(std::is_trivially_copyable_v<Value>,
+                "cupar::sort_pairs: Value must be trivially copyable");
+  detail::jit_sort_call<Key, Value>("cupar::sort_pairs", false, d_keys_in, keys_out,
+                                    &detail::payload_type<Value>(), &values_in, values_out, n,
+                                    comp, stream, mr);
 }
 
 /// As sort_pairs with a run-time comparator, and stable.
@@ -90,9 +152,22 @@ void stable_sort_pairs(jit::input_t<Key> d_keys_in, Key* d_keys_out, const Value
                        memory_resource& mr = default_resource()) {
   static_assert(std::is_trivially_copyable_v<Value>,
                 "cupar::stable_sort_pairs: Value must be trivially copyable");
-  detail::jit_sort_call("cupar::stable_sort_pairs", true, d_keys_in, d_keys_out,
-                        &detail::payload_type<Value>(), d_values_in, d_values_out, n, comp, stream,
-                        mr);
+  const jit::input<Value> values(d_values_in);
+  detail::jit_sort_call<Key, Value>("cupar::stable_sort_pairs", true, d_keys_in, d_keys_out,
+                                    &detail::payload_type<Value>(), &values, d_values_out, n, comp,
+                                    stream, mr);
+}
+/// stable_sort_pairs over expressions, Key and Value named (see sort_pairs).
+template <class Key, class Value>
+void stable_sort_pairs(jit::input_t<Key> d_keys_in, const jit::output& keys_out,
+                       jit::input_t<Value> values_in, const jit::output& values_out, std::size_t n,
+                       const jit::op& comp, stream_ref stream,
+                       memory_resource& mr = default_resource()) {
+  static_assert(std::is_trivially_copyable_v<Value>,
+                "cupar::stable_sort_pairs: Value must be trivially copyable");
+  detail::jit_sort_call<Key, Value>("cupar::stable_sort_pairs", true, d_keys_in, keys_out,
+                                    &detail::payload_type<Value>(), &values_in, values_out, n,
+                                    comp, stream, mr);
 }
 
 }  // namespace cupar

@@ -36,7 +36,8 @@ namespace cupar {
 /// @param d_in           device input, or an iterator expression read by the kernels in the same
 ///                       pass (jit::input; e.g. jit::transform(d_x, "x * 2.0f")); may be null
 ///                       when n == 0
-/// @param d_out          device output with room for n items; must not overlap d_in
+/// @param d_out          device output with room for n items; must not overlap d_in. The
+///                       overloads with T named take an output expression (select.hpp's top)
 /// @param d_num_selected device count (one std::size_t)
 /// @param eq             equality T x T -> bool; an equivalence relation
 /// @throws std::invalid_argument for null pointers with n > 0, a null d_num_selected or
@@ -47,12 +48,16 @@ namespace cupar {
 template <class T>
 void unique(jit::input_t<T> d_in, T* d_out, std::size_t* d_num_selected, std::size_t n,
             const jit::op& eq, stream_ref stream, memory_resource& mr = default_resource()) {
-  auto a = detail::dp_args<T>("cupar::unique", detail::dp_op::unique, n);
-  detail::set_input(a, 0, d_in);
-  a.out[0] = d_out;
-  a.d_count = d_num_selected;
-  a.ops[0] = &eq;
-  detail::jit_data_processing(a, stream, mr);
+  detail::compaction_call("cupar::unique", detail::dp_op::unique, d_in, d_out, d_num_selected,
+                          nullptr, n, &eq, stream, mr);
+}
+/// unique through an output expression, T named.
+template <class T>
+void unique(jit::input_t<T> d_in, const jit::output& out, std::size_t* d_num_selected,
+            std::size_t n, const jit::op& eq, stream_ref stream,
+            memory_resource& mr = default_resource()) {
+  detail::compaction_call("cupar::unique", detail::dp_op::unique, d_in, out, d_num_selected,
+                          nullptr, n, &eq, stream, mr);
 }
 
 /// unique with `==` as the equality. T: an arithmetic type (kernels precompiled in the library)
@@ -60,11 +65,15 @@ void unique(jit::input_t<T> d_in, T* d_out, std::size_t* d_num_selected, std::si
 template <class T>
 void unique(jit::input_t<T> d_in, T* d_out, std::size_t* d_num_selected, std::size_t n,
             stream_ref stream, memory_resource& mr = default_resource()) {
-  auto a = detail::dp_args<T>("cupar::unique", detail::dp_op::unique, n);
-  detail::set_input(a, 0, d_in);
-  a.out[0] = d_out;
-  a.d_count = d_num_selected;
-  detail::jit_data_processing(a, stream, mr);
+  detail::compaction_call("cupar::unique", detail::dp_op::unique, d_in, d_out, d_num_selected,
+                          nullptr, n, nullptr, stream, mr);
+}
+/// unique with `==` through an output expression, T named.
+template <class T>
+void unique(jit::input_t<T> d_in, const jit::output& out, std::size_t* d_num_selected,
+            std::size_t n, stream_ref stream, memory_resource& mr = default_resource()) {
+  detail::compaction_call("cupar::unique", detail::dp_op::unique, d_in, out, d_num_selected,
+                          nullptr, n, nullptr, stream, mr);
 }
 
 /// As unique, and returns the number of items kept. Synchronises `stream` (only it).
@@ -72,12 +81,18 @@ template <class T>
 std::size_t unique_count(jit::input_t<T> d_in, T* d_out, std::size_t n, const jit::op& eq,
                          stream_ref stream, memory_resource& mr = default_resource()) {
   std::size_t count = 0;
-  auto a = detail::dp_args<T>("cupar::unique_count", detail::dp_op::unique, n);
-  detail::set_input(a, 0, d_in);
-  a.out[0] = d_out;
-  a.host_count = &count;
-  a.ops[0] = &eq;
-  detail::jit_data_processing(a, stream, mr);
+  detail::compaction_call("cupar::unique_count", detail::dp_op::unique, d_in, d_out, nullptr,
+                          &count, n, &eq, stream, mr);
+  return count;
+}
+/// unique_count through an output expression, T named.
+template <class T>
+std::size_t unique_count(jit::input_t<T> d_in, const jit::output& out, std::size_t n,
+                         const jit::op& eq, stream_ref stream,
+                         memory_resource& mr = default_resource()) {
+  std::size_t count = 0;
+  detail::compaction_call("cupar::unique_count", detail::dp_op::unique, d_in, out, nullptr,
+                          &count, n, &eq, stream, mr);
   return count;
 }
 
@@ -86,13 +101,42 @@ template <class T>
 std::size_t unique_count(jit::input_t<T> d_in, T* d_out, std::size_t n, stream_ref stream,
                          memory_resource& mr = default_resource()) {
   std::size_t count = 0;
-  auto a = detail::dp_args<T>("cupar::unique_count", detail::dp_op::unique, n);
-  detail::set_input(a, 0, d_in);
-  a.out[0] = d_out;
-  a.host_count = &count;
-  detail::jit_data_processing(a, stream, mr);
+  detail::compaction_call("cupar::unique_count", detail::dp_op::unique, d_in, d_out, nullptr,
+                          &count, n, nullptr, stream, mr);
   return count;
 }
+/// unique_count with `==` through an output expression, T named.
+template <class T>
+std::size_t unique_count(jit::input_t<T> d_in, const jit::output& out, std::size_t n,
+                         stream_ref stream, memory_resource& mr = default_resource()) {
+  std::size_t count = 0;
+  detail::compaction_call("cupar::unique_count", detail::dp_op::unique, d_in, out, nullptr,
+                          &count, n, nullptr, stream, mr);
+  return count;
+}
+
+namespace detail {
+/// unique_by_key, run_length_encode and reduce_by_key: keys and (values) in, two outputs (arrays
+/// or output expressions), a count to device memory or to the host.
+template <class K, class V, class KOut, class VOut>
+void by_key_compaction(const char* fn, dp_op what, const ::cupar::jit::input<K>& keys,
+                       const ::cupar::jit::input<V>* values, const KOut& keys_out, const VOut& second_out,
+                       std::size_t* d_count, std::size_t* host_count, std::size_t n,
+                       const ::cupar::jit::op* op0, const ::cupar::jit::op* op1, stream_ref stream,
+                       memory_resource& mr) {
+  auto a = dp_args<K>(fn, what, n);
+  a.types[1] = &jit_type_of<V>();
+  set_input(a, 0, keys);
+  if (values != nullptr) set_input(a, 1, *values);
+  set_output(a, 0, keys_out);
+  set_output(a, 1, second_out);
+  a.d_count = d_count;
+  a.host_count = host_count;
+  a.ops[0] = op0;
+  a.ops[1] = op1;
+  jit_data_processing(a, stream, mr);
+}
+}  // namespace detail
 
 /// Copies the first key of each run of equal consecutive keys of d_keys_in[0, n) (equality `eq`,
 /// arguments `a`, `b`, e.g. "a.id == b.id") to d_keys_out and the value at the same position of
@@ -105,7 +149,8 @@ std::size_t unique_count(jit::input_t<T> d_in, T* d_out, std::size_t n, stream_r
 ///                                  n == 0)
 /// @param d_keys_out, d_values_out  device outputs with room for one item per run (n at most);
 ///                                  no output may overlap an input or the other output (CUB
-///                                  does not compact in place)
+///                                  does not compact in place). The overloads with K and V named
+///                                  take output expressions (select.hpp's top)
 /// @param d_num_selected            device count (one std::size_t)
 /// @param eq                        equality K x K -> bool
 /// @throws std::invalid_argument for null pointers with n > 0, a null d_num_selected or
@@ -117,15 +162,19 @@ template <class K, class V>
 void unique_by_key(jit::input_t<K> d_keys_in, jit::input_t<V> d_values_in, K* d_keys_out,
                    V* d_values_out, std::size_t* d_num_selected, std::size_t n, const jit::op& eq,
                    stream_ref stream, memory_resource& mr = default_resource()) {
-  auto a = detail::dp_args<K>("cupar::unique_by_key", detail::dp_op::unique_by_key, n);
-  a.types[1] = &detail::jit_type_of<V>();
-  detail::set_input(a, 0, d_keys_in);
-  detail::set_input(a, 1, d_values_in);
-  a.out[0] = d_keys_out;
-  a.out[1] = d_values_out;
-  a.d_count = d_num_selected;
-  a.ops[0] = &eq;
-  detail::jit_data_processing(a, stream, mr);
+  detail::by_key_compaction<K, V>("cupar::unique_by_key", detail::dp_op::unique_by_key, d_keys_in,
+                                  &d_values_in, d_keys_out, d_values_out, d_num_selected, nullptr,
+                                  n, &eq, nullptr, stream, mr);
+}
+/// unique_by_key through output expressions, K and V named.
+template <class K, class V>
+void unique_by_key(jit::input_t<K> d_keys_in, jit::input_t<V> d_values_in,
+                   const jit::output& keys_out, const jit::output& values_out,
+                   std::size_t* d_num_selected, std::size_t n, const jit::op& eq,
+                   stream_ref stream, memory_resource& mr = default_resource()) {
+  detail::by_key_compaction<K, V>("cupar::unique_by_key", detail::dp_op::unique_by_key, d_keys_in,
+                                  &d_values_in, keys_out, values_out, d_num_selected, nullptr, n,
+                                  &eq, nullptr, stream, mr);
 }
 
 /// unique_by_key with `==` on the keys. K: an arithmetic type (kernels precompiled in the
@@ -135,14 +184,19 @@ template <class K, class V>
 void unique_by_key(jit::input_t<K> d_keys_in, jit::input_t<V> d_values_in, K* d_keys_out,
                    V* d_values_out, std::size_t* d_num_selected, std::size_t n, stream_ref stream,
                    memory_resource& mr = default_resource()) {
-  auto a = detail::dp_args<K>("cupar::unique_by_key", detail::dp_op::unique_by_key, n);
-  a.types[1] = &detail::jit_type_of<V>();
-  detail::set_input(a, 0, d_keys_in);
-  detail::set_input(a, 1, d_values_in);
-  a.out[0] = d_keys_out;
-  a.out[1] = d_values_out;
-  a.d_count = d_num_selected;
-  detail::jit_data_processing(a, stream, mr);
+  detail::by_key_compaction<K, V>("cupar::unique_by_key", detail::dp_op::unique_by_key, d_keys_in,
+                                  &d_values_in, d_keys_out, d_values_out, d_num_selected, nullptr,
+                                  n, nullptr, nullptr, stream, mr);
+}
+/// unique_by_key with `==` through output expressions, K and V named.
+template <class K, class V>
+void unique_by_key(jit::input_t<K> d_keys_in, jit::input_t<V> d_values_in,
+                   const jit::output& keys_out, const jit::output& values_out,
+                   std::size_t* d_num_selected, std::size_t n, stream_ref stream,
+                   memory_resource& mr = default_resource()) {
+  detail::by_key_compaction<K, V>("cupar::unique_by_key", detail::dp_op::unique_by_key, d_keys_in,
+                                  &d_values_in, keys_out, values_out, d_num_selected, nullptr, n,
+                                  nullptr, nullptr, stream, mr);
 }
 
 /// As unique_by_key, and returns the number of runs. Synchronises `stream` (only it).
@@ -151,15 +205,21 @@ std::size_t unique_by_key_count(jit::input_t<K> d_keys_in, jit::input_t<V> d_val
                                 K* d_keys_out, V* d_values_out, std::size_t n, const jit::op& eq,
                                 stream_ref stream, memory_resource& mr = default_resource()) {
   std::size_t count = 0;
-  auto a = detail::dp_args<K>("cupar::unique_by_key_count", detail::dp_op::unique_by_key, n);
-  a.types[1] = &detail::jit_type_of<V>();
-  detail::set_input(a, 0, d_keys_in);
-  detail::set_input(a, 1, d_values_in);
-  a.out[0] = d_keys_out;
-  a.out[1] = d_values_out;
-  a.host_count = &count;
-  a.ops[0] = &eq;
-  detail::jit_data_processing(a, stream, mr);
+  detail::by_key_compaction<K, V>("cupar::unique_by_key_count", detail::dp_op::unique_by_key,
+                                  d_keys_in, &d_values_in, d_keys_out, d_values_out, nullptr,
+                                  &count, n, &eq, nullptr, stream, mr);
+  return count;
+}
+/// unique_by_key_count through output expressions, K and V named.
+template <class K, class V>
+std::size_t unique_by_key_count(jit::input_t<K> d_keys_in, jit::input_t<V> d_values_in,
+                                const jit::output& keys_out, const jit::output& values_out,
+                                std::size_t n, const jit::op& eq, stream_ref stream,
+                                memory_resource& mr = default_resource()) {
+  std::size_t count = 0;
+  detail::by_key_compaction<K, V>("cupar::unique_by_key_count", detail::dp_op::unique_by_key,
+                                  d_keys_in, &d_values_in, keys_out, values_out, nullptr, &count,
+                                  n, &eq, nullptr, stream, mr);
   return count;
 }
 
@@ -169,14 +229,21 @@ std::size_t unique_by_key_count(jit::input_t<K> d_keys_in, jit::input_t<V> d_val
                                 K* d_keys_out, V* d_values_out, std::size_t n, stream_ref stream,
                                 memory_resource& mr = default_resource()) {
   std::size_t count = 0;
-  auto a = detail::dp_args<K>("cupar::unique_by_key_count", detail::dp_op::unique_by_key, n);
-  a.types[1] = &detail::jit_type_of<V>();
-  detail::set_input(a, 0, d_keys_in);
-  detail::set_input(a, 1, d_values_in);
-  a.out[0] = d_keys_out;
-  a.out[1] = d_values_out;
-  a.host_count = &count;
-  detail::jit_data_processing(a, stream, mr);
+  detail::by_key_compaction<K, V>("cupar::unique_by_key_count", detail::dp_op::unique_by_key,
+                                  d_keys_in, &d_values_in, d_keys_out, d_values_out, nullptr,
+                                  &count, n, nullptr, nullptr, stream, mr);
+  return count;
+}
+/// unique_by_key_count with `==` through output expressions, K and V named.
+template <class K, class V>
+std::size_t unique_by_key_count(jit::input_t<K> d_keys_in, jit::input_t<V> d_values_in,
+                                const jit::output& keys_out, const jit::output& values_out,
+                                std::size_t n, stream_ref stream,
+                                memory_resource& mr = default_resource()) {
+  std::size_t count = 0;
+  detail::by_key_compaction<K, V>("cupar::unique_by_key_count", detail::dp_op::unique_by_key,
+                                  d_keys_in, &d_values_in, keys_out, values_out, nullptr, &count,
+                                  n, nullptr, nullptr, stream, mr);
   return count;
 }
 
@@ -213,13 +280,21 @@ void run_length_encode(jit::input_t<K> d_in, K* d_unique_out, Count* d_counts_ou
                        memory_resource& mr = default_resource()) {
   static_assert(detail::is_run_length_count_v<Count>,
                 "cupar::run_length_encode: counts are 4- or 8-byte integers");
-  auto a = detail::dp_args<K>("cupar::run_length_encode", detail::dp_op::run_length_encode, n);
-  a.types[1] = &detail::jit_type_of<Count>();
-  detail::set_input(a, 0, d_in);
-  a.out[0] = d_unique_out;
-  a.out[1] = d_counts_out;
-  a.d_count = d_num_runs;
-  detail::jit_data_processing(a, stream, mr);
+  detail::by_key_compaction<K, Count>("cupar::run_length_encode", detail::dp_op::run_length_encode,
+                                      d_in, nullptr, d_unique_out, d_counts_out, d_num_runs,
+                                      nullptr, n, nullptr, nullptr, stream, mr);
+}
+/// run_length_encode through output expressions (e.g. jit::discard() for the items when only the
+/// lengths matter), K and Count named.
+template <class K, class Count>
+void run_length_encode(jit::input_t<K> d_in, const jit::output& unique_out,
+                       const jit::output& counts_out, std::size_t* d_num_runs, std::size_t n,
+                       stream_ref stream, memory_resource& mr = default_resource()) {
+  static_assert(detail::is_run_length_count_v<Count>,
+                "cupar::run_length_encode: counts are 4- or 8-byte integers");
+  detail::by_key_compaction<K, Count>("cupar::run_length_encode", detail::dp_op::run_length_encode,
+                                      d_in, nullptr, unique_out, counts_out, d_num_runs, nullptr,
+                                      n, nullptr, nullptr, stream, mr);
 }
 
 /// As run_length_encode, and returns the number of runs. Synchronises `stream` (only it).
@@ -230,14 +305,24 @@ std::size_t run_length_encode_count(jit::input_t<K> d_in, K* d_unique_out, Count
   static_assert(detail::is_run_length_count_v<Count>,
                 "cupar::run_length_encode_count: counts are 4- or 8-byte integers");
   std::size_t count = 0;
-  auto a =
-      detail::dp_args<K>("cupar::run_length_encode_count", detail::dp_op::run_length_encode, n);
-  a.types[1] = &detail::jit_type_of<Count>();
-  detail::set_input(a, 0, d_in);
-  a.out[0] = d_unique_out;
-  a.out[1] = d_counts_out;
-  a.host_count = &count;
-  detail::jit_data_processing(a, stream, mr);
+  detail::by_key_compaction<K, Count>("cupar::run_length_encode_count",
+                                      detail::dp_op::run_length_encode, d_in, nullptr,
+                                      d_unique_out, d_counts_out, nullptr, &count, n, nullptr,
+                                      nullptr, stream, mr);
+  return count;
+}
+/// run_length_encode_count through output expressions, K and Count named.
+template <class K, class Count>
+std::size_t run_length_encode_count(jit::input_t<K> d_in, const jit::output& unique_out,
+                                    const jit::output& counts_out, std::size_t n,
+                                    stream_ref stream, memory_resource& mr = default_resource()) {
+  static_assert(detail::is_run_length_count_v<Count>,
+                "cupar::run_length_encode_count: counts are 4- or 8-byte integers");
+  std::size_t count = 0;
+  detail::by_key_compaction<K, Count>("cupar::run_length_encode_count",
+                                      detail::dp_op::run_length_encode, d_in, nullptr, unique_out,
+                                      counts_out, nullptr, &count, n, nullptr, nullptr, stream,
+                                      mr);
   return count;
 }
 

@@ -183,19 +183,30 @@ void jit_scan(const jit_scan_args& a, stream_ref s, memory_resource& mr) {
                         });
 }
 
+for_each_pass prepare_for_each(jit::for_each_op apply, std::size_t n, const char* fn) {
+  for_each_pass p{std::move(apply), n, {}};
+  if (n == 0) return p;
+  set_request req{family::for_each, {&jit::index_type()}};
+  req.ops[0] = &p.apply.op;
+  p.module = resolve(req, nullptr, fn);
+  return p;
+}
+
+void for_each_pass::launch(stream_ref s, const char* call) const {
+  if (n == 0) return;
+  jit::launch_status st;
+  jit::check_dispatch(jit::run_for_each(*module.module, *module.dev, st, n, apply.items,
+                                        apply.op.state(), s.get()),
+                      st, call);
+}
+
 namespace {
 
 /// Runs the "for_each" set with its generated slot `apply` over n indices. The slot is generated
 /// (and its arrays checked) by the caller also for n == 0, so a malformed call fails on every n.
-void run_for_each_op(const jit::for_each_op& apply, std::size_t n, stream_ref s, const char* fn,
+void run_for_each_op(jit::for_each_op apply, std::size_t n, stream_ref s, const char* fn,
                      const char* call) {
-  if (n == 0) return;
-  set_request req{family::for_each, {&jit::index_type()}};
-  req.ops[0] = &apply.op;
-  const auto [devp, module] = resolve(req, nullptr, fn);
-  jit::launch_status st;
-  jit::check_dispatch(
-      jit::run_for_each(*module, *devp, st, n, apply.items, apply.op.state(), s.get()), st, call);
+  prepare_for_each(std::move(apply), n, fn).launch(s, call);
 }
 
 /// Runs transform through the "for_each" set: `arity` input expressions, an output expression.
@@ -213,6 +224,18 @@ void materialize(const cupar::jit::iterator& in, const jit_type& t, void* dst, s
   const cupar::jit::output out(cupar::jit::detail::output_pointer(t, dst));
   run_for_each_op(jit::convert_apply_op(in, out, n, fn), n, s, fn,
                   "cupar: an iterator expression materialised (run-time operator)");
+}
+
+void pending_inputs::write(stream_ref s) const {
+  for (const input& x : slot) {
+    if (x.expression != nullptr) {
+      materialize(*x.expression, *x.type, x.dst, x.count, s, function);
+    } else if (x.copy != nullptr && x.count != 0) {
+      check_cuda(cudaMemcpyAsync(x.dst, x.copy, x.count * x.type->size, cudaMemcpyDeviceToDevice,
+                                 s.get()),
+                 function);
+    }
+  }
 }
 
 namespace {
@@ -333,14 +356,76 @@ const jit_type& sort_index_type(std::size_t n) {
 
 }  // namespace
 
+namespace {
+
+/// A sort whose keys or values go through output expressions: the sort writes temporary arrays,
+/// which one "for_each" pass each (prepared before the sort) stores through the expressions;
+/// discard() takes the temporary alone. An output expression that is a plain array of the
+/// call's type is that array.
+void sort_into_expressions(const jit_sort_args& call, stream_ref s, memory_resource& mr) {
+  const char* fn = call.function;
+  jit_sort_args b = call;
+  b.keys_out_iter = nullptr;
+  b.values_out_iter = nullptr;
+  const bool pairs = call.value_type != nullptr;
+  require_size(fn, call.n, std::max<std::size_t>(call.key_type->size,
+                                                 pairs ? call.value_type->size : 0));
+  std::optional<temp_storage> temps[2];
+  std::optional<for_each_pass> stores[2];
+  const cupar::jit::output* outs[2] = {call.keys_out_iter, pairs ? call.values_out_iter : nullptr};
+  const jit_type* types[2] = {call.key_type, call.value_jit_type};
+  void** dst[2] = {&b.keys_out, &b.values_out};
+  for (int k = 0; k < 2; ++k) {
+    if (outs[k] == nullptr) continue;
+    const jit_type* t = types[k];
+    const bool discard = jit::is_discard(*outs[k]);
+    if (t == nullptr && !discard) {
+      throw_invalid_argument(fn, "values written through an output expression need a type the "
+                                 "JIT knows (arithmetic, or a struct described with "
+                                 "CUPAR_JIT_TYPE)");
+    }
+    if (t != nullptr) {
+      const auto [array, size] = jit::output_array(*outs[k]);
+      if (array != nullptr && size == t->size &&
+          std::strcmp(jit::output_type_name(*outs[k]), t->name) == 0) {
+        *dst[k] = const_cast<void*>(array);
+        continue;
+      }
+    }
+    const std::size_t size = k == 0 ? call.key_type->size : call.value_type->size;
+    temps[k].emplace(mr, call.n * size, s);
+    *dst[k] = temps[k]->get();
+    if (discard) continue;
+    stores[k].emplace(prepare_for_each(
+        jit::bounded_store_op(*dst[k], *t, *outs[k], call.n, {}, fn), call.n, fn));
+  }
+  jit_sort(b, s, mr);
+  for (const auto& store : stores) {
+    if (store) store->launch(s, "cupar: a sort's output expression stored (run-time operator)");
+  }
+}
+
+}  // namespace
+
 void jit_sort(const jit_sort_args& call, stream_ref s, memory_resource& mr) {
-  // Keys given as an expression (a gather, a computed key): the sorts take arrays, so the
-  // expression is written to d_keys_out in one pass once the arguments are checked, and sorted
-  // there in place.
+  const device_guard device(s);
+  if (call.keys_out_iter != nullptr || call.values_out_iter != nullptr) {
+    return sort_into_expressions(call, s, mr);
+  }
+  // Keys (values) given as an expression (a gather, a computed key, counting positions): the
+  // sorts take arrays, so the expression is written to d_keys_out (d_values_out) in one pass once
+  // the arguments are checked, and sorted there in place.
   jit_sort_args a = call;
   if (a.keys_iter != nullptr) a.keys_in = a.keys_out;
   const char* fn = a.function;
-  const device_guard device(s);
+  if (a.values_iter != nullptr) {
+    if (a.value_type == nullptr) throw_invalid_argument(fn, "values given to a keys-only sort");
+    if (a.value_jit_type == nullptr) {
+      throw_invalid_argument(fn, "values given as an iterator expression need a type the JIT "
+                                 "knows (arithmetic, or a struct described with CUPAR_JIT_TYPE)");
+    }
+    a.values_in = a.values_out;
+  }
   const jit_type& k = *a.key_type;
   const bool pairs = a.value_type != nullptr;
   const std::size_t vsize = pairs ? a.value_type->size : 0;
@@ -360,6 +445,10 @@ void jit_sort(const jit_sort_args& call, stream_ref s, memory_resource& mr) {
   if (a.keys_iter != nullptr) {
     materialize(*a.keys_iter, k, a.keys_out, a.n, s, fn);
     a.keys_iter = nullptr;
+  }
+  if (a.values_iter != nullptr) {
+    materialize(*a.values_iter, *a.value_jit_type, a.values_out, a.n, s, fn);
+    a.values_iter = nullptr;
   }
   if (a.n == 0) return;
   const cupar::jit::named_op named = a.op->named();

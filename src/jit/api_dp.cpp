@@ -4,10 +4,15 @@
 #include "precompiled.hpp"
 
 #include <cupar/detail/checks.hpp>
+#include <cupar/detail/cuda_check.hpp>
 #include <cupar/detail/device_guard.hpp>
 #include <cupar/detail/temp_storage.hpp>
+#include <cupar/select.hpp>
+
+#include <cuda_runtime_api.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 
@@ -107,6 +112,76 @@ std::size_t input_count(const jit_dp_args& a, int k) {
   return is_needles(a, k) ? a.m : a.n;
 }
 
+/// Output k of a call: its element type (the keys' or items' for the first output; the second
+/// output of the by-key families holds values or run lengths, a search's positions), how many
+/// elements it has room for, and how many of them the call writes.
+const jit_type& output_type(const jit_dp_args& a, int k) {
+  switch (a.what) {
+    case dp_op::unique_by_key:
+    case dp_op::run_length_encode:
+    case dp_op::reduce_by_key:
+      return k == 0 ? *a.types[0] : *a.types[1];
+    case dp_op::inclusive_scan_by_key:
+    case dp_op::exclusive_scan_by_key:
+    case dp_op::lower_bound:
+    case dp_op::upper_bound:
+      return *a.types[1];
+    default:
+      return *a.types[0];
+  }
+}
+std::size_t output_capacity(const jit_dp_args& a) {
+  return a.what == dp_op::segmented_reduce || a.what == dp_op::lower_bound ||
+                 a.what == dp_op::upper_bound
+             ? a.m
+             : a.n;
+}
+/// Whether the call writes counts (select, unique, the by-key compactions, three-way partition;
+/// partition writes one too, but fills its whole output).
+bool writes_count(dp_op what) {
+  switch (what) {
+    case dp_op::select_if:
+    case dp_op::select_flagged:
+    case dp_op::partition:
+    case dp_op::three_way_partition:
+    case dp_op::unique:
+    case dp_op::unique_by_key:
+    case dp_op::run_length_encode:
+    case dp_op::reduce_by_key:
+      return true;
+    default:
+      return false;
+  }
+}
+jit::store_bound::kind_t output_bound(dp_op what, int k) {
+  using b = jit::store_bound;
+  switch (what) {
+    case dp_op::select_if:
+    case dp_op::select_flagged:
+    case dp_op::unique:
+    case dp_op::unique_by_key:
+    case dp_op::run_length_encode:
+    case dp_op::reduce_by_key:
+      return b::first;
+    case dp_op::three_way_partition:
+      return k == 0 ? b::first : k == 1 ? b::second : b::rest;
+    default:
+      return b::all;  // partition (selected, then the rest), scans, segmented, searches
+  }
+}
+
+const jit_type& offset_type() {
+  return jit_type_of<std::int64_t>();
+}
+
+/// Whether an expression is a plain array of type `t` (then the call takes the array itself).
+const void* plain_array(const std::pair<const void*, std::size_t>& array, const char* name,
+                        const jit_type& t) {
+  return array.first != nullptr && array.second == t.size && std::strcmp(name, t.name) == 0
+             ? array.first
+             : nullptr;
+}
+
 void dispatch(const jit_dp_args& a, stream_ref s, memory_resource& mr,
               const pending_inputs* pending = nullptr);
 
@@ -114,25 +189,98 @@ void dispatch(const jit_dp_args& a, stream_ref s, memory_resource& mr,
 /// "for_each" set), then served by the family's kernels on arrays. The temporaries are taken
 /// first (nothing runs), the family checks its arguments against them, then the expressions are
 /// written (pending_inputs). They go back to `mr` on the stream when the call returns (or throws).
-void with_materialised_inputs(const jit_dp_args& a, stream_ref s, memory_resource& mr) {
+void with_materialised_inputs(const jit_dp_args& a, stream_ref s, memory_resource& mr,
+                              pending_inputs& pending) {
   jit_dp_args b = a;
-  std::optional<temp_storage> temps[2];
-  pending_inputs pending;
-  pending.function = a.function;
-  for (int k = 0; k < 2; ++k) {
-    if (a.in_iter[k] == nullptr) continue;
-    const jit_type& t = input_type(a, k);
-    const std::size_t count = input_count(a, k);
+  std::optional<temp_storage> temps[4];
+  for (int k = 0; k < 4; ++k) {
+    const cupar::jit::iterator* e = k < 2 ? a.in_iter[k] : a.offsets_iter[k - 2];
+    if (e == nullptr) continue;
+    const jit_type& t = k < 2 ? input_type(a, k) : offset_type();
+    const std::size_t count = k < 2 ? input_count(a, k) : a.m;
     require_size(a.function, count, t.size);
     temps[k].emplace(mr, count * t.size, s);
-    pending.expression[k] = a.in_iter[k];
-    pending.dst[k] = temps[k]->get();
-    pending.type[k] = &t;
-    pending.count[k] = count;
-    b.in[k] = temps[k]->get();
-    b.in_iter[k] = nullptr;
+    pending.slot[k] = {e, nullptr, temps[k]->get(), &t, count};
+    if (k < 2) {
+      b.in[k] = temps[k]->get();
+      b.in_iter[k] = nullptr;
+    } else {
+      (k == 2 ? b.begin_offsets : b.end_offsets) = static_cast<std::int64_t*>(temps[k]->get());
+      b.offsets_iter[k - 2] = nullptr;
+    }
   }
   dispatch(b, s, mr, &pending);
+}
+
+/// Serves a call whose outputs are arrays: the families' own kernels on arrays, or reading an
+/// input expression themselves (select_if, partition, unique), or after writing the input
+/// expressions to temporary arrays.
+void route(const jit_dp_args& b, stream_ref s, memory_resource& mr, pending_inputs& pending) {
+  const bool offsets = b.offsets_iter[0] != nullptr || b.offsets_iter[1] != nullptr;
+  if (b.in_iter[0] == nullptr && b.in_iter[1] == nullptr && !offsets) {
+    return dispatch(b, s, mr, &pending);
+  }
+  if (reads_expressions(b.what) && b.in_iter[1] == nullptr) return call_select(b, s, mr, &pending);
+  with_materialised_inputs(b, s, mr, pending);
+}
+
+/// A call with output expressions: each such output is written by the family to a temporary
+/// array, then stored through the expression by one "for_each" pass (prepared, so compiled and
+/// linked, before the family runs) that stores only what the family wrote: a count it wrote to
+/// device memory bounds the pass on the device, so nothing waits for the count. discard()
+/// outputs get the temporary alone. The `_count` forms count into a slot of their own, copied to
+/// the host after the stores, and synchronise once.
+void with_output_expressions(const jit_dp_args& a, stream_ref s, memory_resource& mr) {
+  const char* fn = a.function;
+  jit_dp_args b = a;
+  pending_inputs pending;
+  pending.function = fn;
+  const bool counted = writes_count(a.what);
+  const std::size_t words = a.what == dp_op::three_way_partition ? 2 : 1;
+  std::optional<temp_storage> slot, temps[3];
+  if (counted && a.host_count != nullptr) {
+    slot.emplace(mr, words * sizeof(std::size_t), s);
+    b.d_count = static_cast<std::size_t*>(slot->get());
+    b.host_count = nullptr;
+  }
+  if (counted && b.d_count == nullptr) throw_invalid_argument(fn, "the device count is null");
+  const std::size_t capacity = output_capacity(a);
+  std::optional<for_each_pass> stores[3];
+  for (int k = 0; k < 3; ++k) {
+    if (a.out_iter[k] == nullptr) continue;
+    const jit_type& t = output_type(a, k);
+    require_size(fn, capacity, t.size);
+    temps[k].emplace(mr, capacity * t.size, s);
+    b.out[k] = temps[k]->get();
+    b.out_iter[k] = nullptr;
+    if (jit::is_discard(*a.out_iter[k])) continue;
+    const jit::store_bound bound{output_bound(a.what, k), b.d_count};
+    stores[k].emplace(prepare_for_each(
+        jit::bounded_store_op(b.out[k], t, *a.out_iter[k], capacity, bound, fn), capacity, fn));
+  }
+  const bool segmented_scan = a.what == dp_op::segmented_inclusive_scan ||
+                              a.what == dp_op::segmented_exclusive_scan;
+  if (segmented_scan && a.out_iter[0] != nullptr) {
+    // The scans leave the items outside every segment unwritten: scan in place in the temporary,
+    // which holds the input first, so those items are stored through the expression unchanged.
+    const jit_type& t = *a.types[0];
+    if (a.in_iter[0] == nullptr) require_data(fn, "d_in", a.in[0], a.n);
+    pending.slot[0] = {a.in_iter[0], a.in_iter[0] == nullptr ? a.in[0] : nullptr, b.out[0], &t,
+                       a.n};
+    b.in[0] = b.out[0];
+    b.in_iter[0] = nullptr;
+  }
+  route(b, s, mr, pending);
+  const char* call = "cupar: an output expression stored (run-time operator)";
+  for (const auto& store : stores) {
+    if (store) store->launch(s, call);
+  }
+  if (slot) {
+    check_cuda(cudaMemcpyAsync(a.host_count, slot->get(), words * sizeof(std::size_t),
+                               cudaMemcpyDeviceToHost, s.get()),
+               fn);
+    s.synchronize();
+  }
 }
 
 }  // namespace
@@ -140,20 +288,38 @@ void with_materialised_inputs(const jit_dp_args& a, stream_ref s, memory_resourc
 void jit_data_processing(const jit_dp_args& a, stream_ref s, memory_resource& mr) {
   const device_guard device(s);  // before any build: the JIT builds for the current device
   jit_dp_args b = a;
+  // Expressions that are plain arrays of the call's own types are those arrays.
   for (int k = 0; k < 2; ++k) {
-    // An expression that is a plain array of the call's own type is that array.
     if (b.in_iter[k] == nullptr) continue;
-    const auto [array, size] = jit::input_array(*b.in_iter[k]);
-    const jit_type& t = input_type(a, k);
-    if (array != nullptr && size == t.size &&
-        std::strcmp(b.in_iter[k]->value_type().name, t.name) == 0) {
-      b.in[k] = array;
+    if (const void* p = plain_array(jit::input_array(*b.in_iter[k]),
+                                    b.in_iter[k]->value_type().name, input_type(a, k))) {
+      b.in[k] = p;
       b.in_iter[k] = nullptr;
     }
   }
-  if (b.in_iter[0] == nullptr && b.in_iter[1] == nullptr) return dispatch(b, s, mr);
-  if (reads_expressions(b.what) && b.in_iter[1] == nullptr) return call_select(b, s, mr);
-  with_materialised_inputs(b, s, mr);
+  for (int k = 0; k < 2; ++k) {
+    if (b.offsets_iter[k] == nullptr) continue;
+    if (const void* p = plain_array(jit::input_array(*b.offsets_iter[k]),
+                                    b.offsets_iter[k]->value_type().name, offset_type())) {
+      (k == 0 ? b.begin_offsets : b.end_offsets) = static_cast<const std::int64_t*>(p);
+      b.offsets_iter[k] = nullptr;
+    }
+  }
+  bool outputs = false;
+  for (int k = 0; k < 3; ++k) {
+    if (b.out_iter[k] == nullptr) continue;
+    const auto array = jit::output_array(*b.out_iter[k]);
+    if (const void* p = plain_array(array, jit::output_type_name(*b.out_iter[k]), output_type(a, k))) {
+      b.out[k] = const_cast<void*>(p);
+      b.out_iter[k] = nullptr;
+    } else {
+      outputs = true;
+    }
+  }
+  if (outputs) return with_output_expressions(b, s, mr);
+  pending_inputs pending;
+  pending.function = a.function;
+  route(b, s, mr, pending);
 }
 
 namespace {
@@ -186,5 +352,14 @@ void dispatch(const jit_dp_args& a, stream_ref s, memory_resource& mr,
 }
 
 }  // namespace
+
+}  // namespace cupar::detail
+
+namespace cupar::detail {
+
+const cupar::jit::op& nonzero_flag() {
+  static const cupar::jit::op f("x != 0");
+  return f;
+}
 
 }  // namespace cupar::detail

@@ -2,6 +2,7 @@
 // call to its family's file (api_select.cpp, api_by_key.cpp, api_segmented.cpp, api_search.cpp).
 #pragma once
 
+#include "iterator_expr.hpp"
 #include "request.hpp"
 
 #include <cupar/detail/jit_entry.hpp>
@@ -20,28 +21,41 @@ jit::family family_of(dp_op what);
 jit::set_request dp_request(dp_op what, const jit_type* const types[2],
                             const cupar::jit::op* const ops[2], bool in_place);
 
+/// A pass of the "for_each" set over n indices with its generated slot, resolved (compiled and
+/// linked: a jit_error for a malformed snippet) by prepare_for_each, so that it can be prepared
+/// before an algorithm runs and launched after it (the output expressions' store passes).
+struct for_each_pass {
+  jit::for_each_op apply;
+  std::size_t n = 0;
+  jit::resolved module;  // empty when n == 0
+  /// Queues the pass on `s`; `call` names it in errors.
+  void launch(stream_ref s, const char* call) const;
+};
+for_each_pass prepare_for_each(jit::for_each_op apply, std::size_t n, const char* fn);
+
 /// Writes the first n elements of the iterator expression `in`, converted to `t`, to the device
 /// array `dst` in one pass of the "for_each" set (only the expression's code is compiled; api.cpp).
 /// For families whose kernels take arrays where the caller gave an expression.
 void materialize(const cupar::jit::iterator& in, const jit_type& t, void* dst, std::size_t n,
                  stream_ref s, const char* fn);
 
-/// Expression inputs of a call whose family's kernels take arrays: the temporary arrays
-/// (already in the call's in[]) they are written to by write(), which each family calls after its
-/// argument checks and before any build or launch, so that bad arguments are refused before
-/// anything runs.
+/// Inputs of a call whose family's kernels take arrays, still to be written to the temporary
+/// arrays (already in the call's in[] / offsets) that stand for them: iterator expressions
+/// (slots 0 and 1: the inputs; 2 and 3: the begin / end offsets) or a copy of an array (a
+/// segmented scan into an output expression scans a copy of its input in place). write() runs
+/// them; each family calls it after its argument checks and before any build or launch, so that
+/// bad arguments are refused before anything runs.
 struct pending_inputs {
-  const cupar::jit::iterator* expression[2] = {nullptr, nullptr};
-  void* dst[2] = {nullptr, nullptr};
-  const jit_type* type[2] = {nullptr, nullptr};
-  std::size_t count[2] = {0, 0};
+  struct input {
+    const cupar::jit::iterator* expression = nullptr;
+    const void* copy = nullptr;  // an array copied instead (no expression)
+    void* dst = nullptr;
+    const jit_type* type = nullptr;
+    std::size_t count = 0;
+  };
+  input slot[4];
   const char* function = nullptr;
-  void write(stream_ref s) const {
-    for (int k = 0; k < 2; ++k) {
-      if (expression[k] != nullptr)
-        materialize(*expression[k], *type[k], dst[k], count[k], s, function);
-    }
-  }
+  void write(stream_ref s) const;
 };
 /// Called by the families after their checks: writes the pending expression inputs, if any.
 inline void write_pending(const pending_inputs* p, stream_ref s) {

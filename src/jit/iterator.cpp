@@ -330,6 +330,36 @@ struct generator {
     return std::string();
   }
 
+  /// The statement bounding cupar_n by the count(s) the call wrote to device memory (their
+  /// pointer in the state), so that a store pass launched for a capacity stores only what the
+  /// algorithm wrote.
+  std::string bound(const store_bound& b) {
+    if (b.counts == nullptr) {
+      throw_invalid_argument(fn, "internal: a bounded store without its device count");
+    }
+    const std::size_t off = alloc(sizeof(void*), alignof(void*));
+    std::memcpy(state + off, &b.counts, sizeof(void*));
+    if (!emit) return std::string();
+    std::string c = "(*reinterpret_cast<const unsigned long long* const*>(cupar_state + " +
+                    std::to_string(off) + "))";
+    std::string value;
+    switch (b.kind) {
+      case store_bound::first:
+        value = c + "[0]";
+        break;
+      case store_bound::second:
+        value = c + "[1]";
+        break;
+      case store_bound::rest:
+        value = "cupar_n - " + c + "[0] - " + c + "[1]";
+        break;
+      case store_bound::all:
+        return std::string();
+    }
+    return "  {\n    const unsigned long long cupar_bound = " + value +
+           ";\n    if (cupar_bound < cupar_n) cupar_n = cupar_bound;\n  }\n";
+  }
+
   /// A user's snippet's part of the state: its run-time parameters, copied at the offset returned.
   std::size_t snippet_state(const cupar::jit::op& f) {
     const auto& def = *f.definition();
@@ -628,7 +658,7 @@ namespace {
 /// output's struct in order).
 for_each_op apply_op(const cupar::jit::iterator* const* ins, int arity,
                      const cupar::jit::output& out, const cupar::jit::op* f, std::size_t n,
-                     const char* fn) {
+                     const char* fn, const store_bound* bound = nullptr) {
   const iterator_node& o = *out.node();
   // A conversion of a zip builds the output's struct from the fields (aggregate initialisation).
   const bool zip_to_struct = f == nullptr && ins[0]->node()->k == kind::zip;
@@ -645,9 +675,14 @@ for_each_op apply_op(const cupar::jit::iterator* const* ins, int arity,
     append_shape(key, *ins[a]->node());
   key.k += '|';
   append_shape(key, o);
-  // The state in the order the generation fills it: the inputs, the operator's parameters, the
-  // output's.
+  if (bound != nullptr) {
+    key.k += 'B';
+    key.k += static_cast<char>('0' + static_cast<int>(bound->kind));
+  }
+  // The state in the order the generation fills it: the bound's counts, the inputs, the
+  // operator's parameters, the output's.
   auto fill = [&](generator& g) {
+    if (bound != nullptr) g.bound(*bound);
     for (int a = 0; a < arity; ++a)
       g.code(*ins[a]->node(), "cupar_j");
     if (f != nullptr) g.snippet_state(*f);
@@ -656,6 +691,7 @@ for_each_op apply_op(const cupar::jit::iterator* const* ins, int arity,
   auto generate = [&]() -> std::pair<cupar::jit::op, unsigned> {
     generator g{fn, n};
     g.pre << "#line 1 \"" << expression_file << "\"\n";
+    const std::string bounded = bound != nullptr ? g.bound(*bound) : std::string();
     // Loads: each input's element at cupar_j into cupar_v<a>[cupar_k].
     std::string loads;
     std::size_t bytes = 0;
@@ -704,7 +740,8 @@ for_each_op apply_op(const cupar::jit::iterator* const* ins, int arity,
     // The loads of all items first, then the stores: each thread keeps `items` loads in flight.
     std::ostringstream apply;
     apply << "__device__ __forceinline__ int cupar_apply(const unsigned char* cupar_state, "
-             "unsigned long long cupar_i, unsigned long long cupar_n) {\n";
+             "unsigned long long cupar_i, unsigned long long cupar_n) {\n"
+          << bounded;
     for (int a = 0; a < arity; ++a)
       apply << "  " << held[static_cast<std::size_t>(a)] << " cupar_v" << a << "[" << k << "];\n";
     apply << "  if (cupar_i + " << (items - 1) * for_each_threads << "ull < cupar_n) {\n"
@@ -741,6 +778,14 @@ for_each_op convert_apply_op(const cupar::jit::iterator& in, const cupar::jit::o
   return apply_op(ins, 1, out, nullptr, n, fn);
 }
 
+for_each_op bounded_store_op(const void* src, const jit_type& t, const cupar::jit::output& out,
+                             std::size_t n, const store_bound& bound, const char* fn) {
+  const cupar::jit::iterator in(cupar::jit::detail::iterator_pointer(t, src));
+  const cupar::jit::iterator* ins[1] = {&in};
+  return apply_op(ins, 1, out, nullptr, n, fn,
+                  bound.kind == store_bound::all ? nullptr : &bound);
+}
+
 cupar::jit::op store_op(const cupar::jit::output& out, const jit_type& v, std::size_t n,
                         const char* fn) {
   shape_key key{"S", {}};
@@ -766,6 +811,14 @@ std::pair<const void*, std::size_t> output_array(const cupar::jit::output& out) 
   const iterator_node& o = *out.node();
   if (o.k != kind::out_pointer) return {nullptr, 0};
   return {o.pointer, o.type.size};
+}
+
+bool is_discard(const cupar::jit::output& out) {
+  return out.node()->k == kind::out_discard;
+}
+
+const char* output_type_name(const cupar::jit::output& out) {
+  return out.node()->type.name;
 }
 
 std::pair<const void*, std::size_t> input_array(const cupar::jit::iterator& in) {

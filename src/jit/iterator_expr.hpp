@@ -46,6 +46,21 @@ for_each_op transform_apply_op(const cupar::jit::iterator* const* ins, int arity
 for_each_op convert_apply_op(const cupar::jit::iterator& in, const cupar::jit::output& out,
                              std::size_t n, const char* fn);
 
+/// How many of a store pass's n indices it stores: all, or as many as a count the algorithm
+/// before it wrote to device memory: counts[0], counts[1], or n - counts[0] - counts[1] (the
+/// third part of a three-way partition).
+struct store_bound {
+  enum kind_t { all, first, second, rest } kind = all;
+  const std::size_t* counts = nullptr;  // device
+};
+
+/// The "for_each" operator storing src[i] (a device array of `t`, which an algorithm wrote)
+/// through the output expression `out`, converted to what it takes, for i < n within `bound`
+/// (read on the device: the algorithm's count need not reach the host). For the outputs of
+/// algorithms whose kernels write arrays. Throws as transform_apply_op.
+for_each_op bounded_store_op(const void* src, const jit_type& t, const cupar::jit::output& out,
+                             std::size_t n, const store_bound& bound, const char* fn);
+
 /// The operator of the "+io" scan sets' store slot: element i (the scan's value, of type `v`)
 /// stored through the output expression `out`. Throws as expression_op.
 cupar::jit::op store_op(const cupar::jit::output& out, const jit_type& v, std::size_t n,
@@ -55,5 +70,8 @@ cupar::jit::op store_op(const cupar::jit::output& out, const jit_type& v, std::s
 /// the callers' range checks).
 std::pair<const void*, std::size_t> input_array(const cupar::jit::iterator& in);
 std::pair<const void*, std::size_t> output_array(const cupar::jit::output& out);
+/// Whether `out` is discard(); the name of the type an output takes.
+bool is_discard(const cupar::jit::output& out);
+const char* output_type_name(const cupar::jit::output& out);
 
 }  // namespace cupar::detail::jit

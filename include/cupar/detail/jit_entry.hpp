@@ -124,6 +124,12 @@ struct jit_sort_args {
   const jit::op* op;
   const plan_state* plan = nullptr;          // set by plan objects: skips the cache lookup
   const jit::iterator* keys_iter = nullptr;  // an expression in place of keys_in
+  const jit::iterator* values_iter = nullptr;  // an expression in place of values_in
+  const jit::output* keys_out_iter = nullptr;    // an output expression in place of keys_out
+  const jit::output* values_out_iter = nullptr;  // ... in place of values_out
+  /// The values' type as the JIT sees it (arithmetic or CUPAR_JIT_TYPE), for values given or
+  /// written as expressions; null when the value type has none (moved as bytes only).
+  const jit_type* value_jit_type = nullptr;
 };
 CUPAR_EXPORT void jit_sort(const jit_sort_args& args, stream_ref stream, memory_resource& mr);
 
@@ -175,12 +181,16 @@ struct jit_dp_args {
   /// Iterator expressions in place of in[0] / in[1] (jit::input): null where in[] is an array.
   const jit::iterator* in_iter[2] = {nullptr, nullptr};
   void* out[3] = {nullptr, nullptr, nullptr};
+  /// Output expressions in place of out[k] (jit::output): null where out[k] is an array.
+  const jit::output* out_iter[3] = {nullptr, nullptr, nullptr};
   std::size_t* d_count = nullptr;     // device count(s) the call writes
   std::size_t* host_count = nullptr;  // the *_count forms: count(s) returned to the host
   std::size_t n = 0;
   std::size_t m = 0;  // needles (binary search) or segments
   const std::int64_t* begin_offsets = nullptr;
   const std::int64_t* end_offsets = nullptr;
+  /// Iterator expressions in place of the begin / end offsets (segmented families).
+  const jit::iterator* offsets_iter[2] = {nullptr, nullptr};
   const jit::op* ops[2] = {nullptr, nullptr};  // null: the default (equality, less)
   const void* init = nullptr;
 };
