@@ -28,7 +28,9 @@
 //   select_expr_f32: select_if of transform(x, "x * 2.0f"), a new transform each time (the
 //   "+index" stream compaction sets); sort_computed_u32: a radix sort of the keys
 //   transform(v, "(x * 7u) % 1000003u"), a new transform each time (written by the "for_each"
-//   kernels, then sorted).
+//   kernels, then sorted). select_output_f32: select_if of x by "x > 0.5f" written through
+//   transform_output(out, "x * 2.0f"), a new output transform each time (the stream compaction
+//   set, then a "for_each" store pass bounded by the device count).
 // Measures, run in the order given:
 //   first_call    the first call with the case's operator; then waits for the background
 //                 (optimised) build, so that the cache directory holds it when the process ends
@@ -382,6 +384,37 @@ class sort_computed_u32 final : public workload {
  private:
   std::vector<std::uint32_t> host_;
   cupar::device_buffer<std::uint32_t> in_, out_;
+};
+
+/// select_if into an output expression: x where "x > 0.5f", stored through
+/// transform_output(out, "x * 2.0f") with a new output transform each time.
+class select_output_f32 final : public workload {
+ public:
+  select_output_f32(std::size_t n, cudaStream_t s)
+      : workload(s), host_(host_values<float>(n, 7, {-1.0, 1.0})), in_(host_, s), out_(n, s) {}
+  op make_op(int i) const override {
+    return op(i == 0 ? std::string("x * 2.0f") : "x * 2.0f + 0.0f * " + std::to_string(i));
+  }
+  void call(const op& o) override {
+    count_ = cupar::select_if_count<float>(in_.data(),
+                                           cupar::jit::transform_output(out_.data(), o),
+                                           in_.size(), pred_, stream_);
+  }
+  void check() override {
+    std::vector<float> want;
+    for (float x : host_) {
+      if (x > 0.5f) want.push_back(x * 2.0f);
+    }
+    std::vector<float> got = out_.to_host();
+    got.resize(count_);
+    if (got != want) throw std::runtime_error("select_output_f32: wrong values or count");
+  }
+
+ private:
+  std::vector<float> host_;
+  cupar::device_buffer<float> in_, out_;
+  op pred_{"x > 0.5f"};
+  std::size_t count_ = 0;
 };
 
 class merge_sort_keys_f32 final : public workload {
@@ -866,7 +899,8 @@ const char* const case_names[] = {"reduce_f32",
                                   "scan_squares_f32",
                                   "transform_rec16_f32",
                                   "select_expr_f32",
-                                  "sort_computed_u32"};
+                                  "sort_computed_u32",
+                                  "select_output_f32"};
 
 std::unique_ptr<workload> make_workload(const std::string& name, std::size_t n, cudaStream_t s) {
   if (name == "reduce_f32") return std::make_unique<reduce_f32>(n, s);
@@ -893,6 +927,7 @@ std::unique_ptr<workload> make_workload(const std::string& name, std::size_t n, 
   if (name == "transform_rec16_f32") return std::make_unique<transform_rec16_f32>(n, s);
   if (name == "select_expr_f32") return std::make_unique<select_expr_f32>(n, s);
   if (name == "sort_computed_u32") return std::make_unique<sort_computed_u32>(n, s);
+  if (name == "select_output_f32") return std::make_unique<select_output_f32>(n, s);
   return nullptr;
 }
 

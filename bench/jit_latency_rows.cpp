@@ -282,6 +282,8 @@ const latency_case case_transform_rec16_f32{"transform_rec16_f32", "transform_re
 // the "+index" sets), a radix sort of keys computed by a new transform (written, then sorted).
 const latency_case case_select_expr_f32{"select_expr_f32", "select_expr_f32", "tiered", 20};
 const latency_case case_sort_computed_u32{"sort_computed_u32", "sort_computed_u32", "tiered", 20};
+// select_if through an output expression (a new transform_output each time).
+const latency_case case_select_output_f32{"select_output_f32", "select_output_f32", "tiered", 20};
 const latency_case case_reduce_f32_optimized{"reduce_f32_optimized", "reduce_f32", "optimized", 0};
 const latency_case case_merge_sort_keys_f32_optimized{"merge_sort_keys_f32_optimized",
                                                       "merge_sort_keys_f32", "optimized", 0};
@@ -485,6 +487,7 @@ CUPAR_LATENCY_ROWS(scan_squares_f32)
 CUPAR_LATENCY_ROWS(transform_rec16_f32)
 CUPAR_LATENCY_ROWS(select_expr_f32)
 CUPAR_LATENCY_ROWS(sort_computed_u32)
+CUPAR_LATENCY_ROWS(select_output_f32)
 #undef CUPAR_LATENCY_ROWS
 
 }  // namespace cupar_bench

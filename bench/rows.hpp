@@ -308,6 +308,10 @@
   X(jit_latency, disk_cache_process, sort_computed_u32, once)                  \
   X(jit_latency, warm_in_process, sort_computed_u32, once)                     \
   X(jit_latency, new_operator_in_process, sort_computed_u32, once)             \
+  X(jit_latency, cold_process, select_output_f32, once)                        \
+  X(jit_latency, disk_cache_process, select_output_f32, once)                  \
+  X(jit_latency, warm_in_process, select_output_f32, once)                     \
+  X(jit_latency, new_operator_in_process, select_output_f32, once)             \
                                                                                \
   X(select_if, cupar, u32, gpu)                                                \
   X(select_if, cupar_jit, u32, gpu)                                            \

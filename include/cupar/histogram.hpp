@@ -17,8 +17,10 @@
 
 #include <cupar/detail/checks.hpp>
 #include <cupar/detail/jit_entry.hpp>
+#include <cupar/detail/temp_storage.hpp>
 #include <cupar/detail/type_id.hpp>
 #include <cupar/jit.hpp>
+#include <cupar/jit_iterator.hpp>
 #include <cupar/memory.hpp>
 #include <cupar/stream.hpp>
 
@@ -155,6 +157,23 @@ struct histogram_args {
 
 CUPAR_EXPORT void histogram(const histogram_args& args, stream_ref stream, memory_resource& mr);
 
+/// Samples as the histograms bin them: the caller's array, or an iterator expression written to
+/// a temporary array of n samples (from `mr`) by one pass when this is made (after the caller's
+/// argument checks), freed in stream order.
+template <class Sample>
+struct sample_array {
+  temp_storage temp;
+  const Sample* data;
+  sample_array(const ::cupar::jit::input<Sample>& in, std::size_t n, stream_ref stream,
+               memory_resource& mr, const char* fn)
+      : temp(mr, in.expression() != nullptr ? n * sizeof(Sample) : 0, stream), data(in.array()) {
+    if (in.expression() != nullptr) {
+      jit_materialize(*in.expression(), jit_type_of<Sample>(), temp.get(), n, stream, fn);
+      data = static_cast<const Sample*>(temp.get());
+    }
+  }
+};
+
 }  // namespace detail
 
 /// Counts `n` samples into num_levels - 1 evenly spaced bins over [lower, upper).
@@ -182,6 +201,22 @@ void histogram_even(const Sample* d_samples, Counter* d_histogram, int num_level
                      num_levels, &lo, &hi, nullptr},
                     stream, mr);
 }
+/// histogram_even of samples given as an iterator expression (jit_iterator.hpp; an array too),
+/// Sample named: cupar::histogram_even<float>(jit::transform(d_x, "x * x"), ...). The samples are
+/// written to a temporary array of n first (one pass, only the expression's code compiled; the
+/// histogram's own kernels take arrays), after the argument checks.
+template <class Sample, class Counter, class Level>
+void histogram_even(jit::input_t<Sample> samples, Counter* d_histogram, int num_levels,
+                    Level lower, Level upper, std::size_t n, stream_ref stream,
+                    memory_resource& mr = default_resource()) {
+  constexpr const char* fn = "cupar::histogram_even";
+  detail::check_counter<Counter>();
+  detail::canonical_level_t<Sample> lo{}, hi{};
+  detail::prepare_even_levels<Sample>(fn, num_levels, lower, upper, lo, hi);
+  detail::require_pointer(fn, "d_histogram", d_histogram);
+  const detail::sample_array<Sample> in(samples, n, stream, mr, fn);
+  histogram_even(in.data, d_histogram, num_levels, lower, upper, n, stream, mr);
+}
 
 /// Counts `n` samples into the num_levels - 1 bins [h_levels[i], h_levels[i + 1]).
 ///
@@ -202,6 +237,18 @@ void histogram_range(const Sample* d_samples, Counter* d_histogram, int num_leve
   detail::histogram({fn, detail::scalar_of<Sample>(), d_samples, n, d_histogram, sizeof(Counter),
                      num_levels, nullptr, nullptr, levels.data()},
                     stream, mr);
+}
+/// histogram_range of samples given as an iterator expression, Sample named (see histogram_even).
+template <class Sample, class Counter, class Level>
+void histogram_range(jit::input_t<Sample> samples, Counter* d_histogram, int num_levels,
+                     const Level* h_levels, std::size_t n, stream_ref stream,
+                     memory_resource& mr = default_resource()) {
+  constexpr const char* fn = "cupar::histogram_range";
+  detail::check_counter<Counter>();
+  (void)detail::prepare_range_levels<Sample>(fn, h_levels, num_levels);
+  detail::require_pointer(fn, "d_histogram", d_histogram);
+  const detail::sample_array<Sample> in(samples, n, stream, mr, fn);
+  histogram_range(in.data, d_histogram, num_levels, h_levels, n, stream, mr);
 }
 
 /// Counts op(d_samples[i]) into num_levels - 1 evenly spaced bins over [lower, upper), with a
@@ -225,6 +272,21 @@ void histogram_even(const Sample* d_samples, Counter* d_histogram, int num_level
                          n, d_histogram, sizeof(Counter), num_levels, &lo, &hi, nullptr, &op},
                         stream, mr);
 }
+/// histogram_even with a sample operator over samples given as an iterator expression, Sample
+/// named (written to a temporary array of n samples first, as without an operator).
+template <class Sample, class Counter, class Level>
+void histogram_even(jit::input_t<Sample> samples, Counter* d_histogram, int num_levels,
+                    Level lower, Level upper, std::size_t n, const jit::op& op, stream_ref stream,
+                    memory_resource& mr = default_resource()) {
+  constexpr const char* fn = "cupar::histogram_even";
+  static_assert(detail::is_scalar_v<Level>, "cupar::histogram_even: Level must be arithmetic");
+  detail::check_counter<Counter>();
+  detail::canonical_level_t<Level> lo{}, hi{};
+  detail::prepare_even_levels<Level>(fn, num_levels, lower, upper, lo, hi);
+  detail::require_pointer(fn, "d_histogram", d_histogram);
+  const detail::sample_array<Sample> in(samples, n, stream, mr, fn);
+  histogram_even(in.data, d_histogram, num_levels, lower, upper, n, op, stream, mr);
+}
 
 /// Counts op(d_samples[i]) into the bins [h_levels[i], h_levels[i + 1]) with a run-time sample
 /// operator (struct samples: the levels are written to temporary storage first, as for
@@ -241,6 +303,20 @@ void histogram_range(const Sample* d_samples, Counter* d_histogram, int num_leve
       {fn, &detail::jit_type_of<Sample>(), detail::scalar_of<Level>(), d_samples, n, d_histogram,
        sizeof(Counter), num_levels, nullptr, nullptr, levels.data(), &op},
       stream, mr);
+}
+/// histogram_range with a sample operator over samples given as an iterator expression, Sample
+/// named.
+template <class Sample, class Counter, class Level>
+void histogram_range(jit::input_t<Sample> samples, Counter* d_histogram, int num_levels,
+                     const Level* h_levels, std::size_t n, const jit::op& op, stream_ref stream,
+                     memory_resource& mr = default_resource()) {
+  constexpr const char* fn = "cupar::histogram_range";
+  static_assert(detail::is_scalar_v<Level>, "cupar::histogram_range: Level must be arithmetic");
+  detail::check_counter<Counter>();
+  (void)detail::prepare_range_levels<Level>(fn, h_levels, num_levels);
+  detail::require_pointer(fn, "d_histogram", d_histogram);
+  const detail::sample_array<Sample> in(samples, n, stream, mr, fn);
+  histogram_range(in.data, d_histogram, num_levels, h_levels, n, op, stream, mr);
 }
 
 }  // namespace cupar

@@ -226,6 +226,12 @@ void materialize(const cupar::jit::iterator& in, const jit_type& t, void* dst, s
                   "cupar: an iterator expression materialised (run-time operator)");
 }
 
+void jit_materialize(const cupar::jit::iterator& in, const jit_type& t, void* dst, std::size_t n,
+                     stream_ref s, const char* fn) {
+  const device_guard device(s);
+  materialize(in, t, dst, n, s, fn);
+}
+
 void pending_inputs::write(stream_ref s) const {
   for (const input& x : slot) {
     if (x.expression != nullptr) {

@@ -1,8 +1,8 @@
 // cupar tests: the outputs of the data-processing families and the run-time sorts as output
 // expressions (jit::output: an array of another type, jit::transform_output, jit::discard()),
 // and the inputs that fix a type given as expressions (select_flagged's flags, the scans by
-// key's keys, the searched range, segment offsets, sort values), on the GPU against CPU
-// references; sizes 0, 1, odd and large, both tiers. Every output starts filled with a sentinel:
+// key's keys, the searched range, segment offsets, sort values, histogram samples), on the GPU
+// against CPU references; sizes 0, 1, odd and large, both tiers. Every output starts filled with a sentinel:
 // what the call does not write (past its count) must keep it, so the store passes' bounds are
 // checked. Compiled by g++.
 #include "../common/gpu.hpp"
@@ -358,6 +358,38 @@ TEST(JitIteratorDpOutput, SortsWithValueExpressionsAndOutputs) {
                                  jit::transform_output<unsigned>(sorted_wide.data(), op("x * 0.5")),
                                  n, op("a < b"), s);
       expect_prefix(sorted_wide, sorted_half, n, "sort_keys -> transform_output");
+    });
+  }
+}
+
+TEST(JitIteratorDpOutput, HistogramsOfSampleExpressions) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  for (std::size_t n : output_sizes) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto hx = small_floats(n, 16);
+    cupar::device_buffer<float> x(hx, s);
+    cupar::device_buffer<std::uint32_t> h10(10, s), h4(4, s), h9(9, s);
+    std::vector<std::uint32_t> squares(10, 0), magnitudes(4, 0), shifted(9, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      ++squares[static_cast<std::size_t>(hx[i] * hx[i]) / 10];  // x * x in [0, 64]
+      const std::size_t v = i;
+      ++magnitudes[v < 10 ? 0 : v < 100 ? 1 : v < 1000 ? 2 : 3];
+      ++shifted[static_cast<std::size_t>((hx[i] + 9.0f) / 2.0f)];  // x + 1 in [-7, 9]
+    }
+    const int levels[5] = {0, 10, 100, 1000, 1 << 30};
+    both_tiers([&] {
+      // Squares binned without an operator (the library's histogram over a temporary array).
+      cupar::histogram_even<float>(jit::transform(x.data(), op("x * x")), h10.data(), 11, 0.0f,
+                                   100.0f, n, s);
+      EXPECT_EQ(h10.to_host(), squares);
+      // A counting sequence binned by levels.
+      cupar::histogram_range<int>(jit::counting(0), h4.data(), 5, levels, n, s);
+      EXPECT_EQ(h4.to_host(), magnitudes);
+      // A transform with a sample operator.
+      cupar::histogram_even<float>(jit::transform(x.data(), op("x")), h9.data(), 10, -8.0f, 10.0f,
+                                   n, op("x + 1.0f"), s);
+      EXPECT_EQ(h9.to_host(), shifted);
     });
   }
 }

@@ -151,6 +151,13 @@ struct jit_histogram_args {
 CUPAR_EXPORT void jit_histogram(const jit_histogram_args& args, stream_ref stream,
                                 memory_resource& mr);
 
+/// Writes the first n elements of the iterator expression `in`, converted to `t`, to the device
+/// array `dst` in one pass of the "for_each" set (only the expression's code is compiled), for
+/// the functions whose kernels take arrays (the histograms). Throws as the expression's other
+/// uses (jit_iterator.hpp), naming `fn`.
+CUPAR_EXPORT void jit_materialize(const jit::iterator& in, const jit_type& t, void* dst,
+                                  std::size_t n, stream_ref stream, const char* fn);
+
 /// The data-processing operations with run-time operators (select.hpp, unique.hpp, by_key.hpp,
 /// segmented.hpp, search.hpp), served by one library entry point.
 enum class dp_op : std::uint8_t {
