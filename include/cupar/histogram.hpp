@@ -191,15 +191,8 @@ template <class Sample, class Counter, class Level>
 void histogram_even(const Sample* d_samples, Counter* d_histogram, int num_levels, Level lower,
                     Level upper, std::size_t n, stream_ref stream,
                     memory_resource& mr = default_resource()) {
-  constexpr const char* fn = "cupar::histogram_even";
-  detail::check_counter<Counter>();
-  detail::canonical_level_t<Sample> lo{}, hi{};
-  detail::prepare_even_levels<Sample>(fn, num_levels, lower, upper, lo, hi);
-  detail::require_data(fn, "d_samples", d_samples, n);
-  detail::require_pointer(fn, "d_histogram", d_histogram);
-  detail::histogram({fn, detail::scalar_of<Sample>(), d_samples, n, d_histogram, sizeof(Counter),
-                     num_levels, &lo, &hi, nullptr},
-                    stream, mr);
+  histogram_even<Sample>(jit::input<Sample>(d_samples), d_histogram, num_levels, lower, upper, n,
+                         stream, mr);
 }
 /// histogram_even of samples given as an iterator expression (jit_iterator.hpp; an array too),
 /// Sample named: cupar::histogram_even<float>(jit::transform(d_x, "x * x"), ...). The samples are
@@ -213,9 +206,12 @@ void histogram_even(jit::input_t<Sample> samples, Counter* d_histogram, int num_
   detail::check_counter<Counter>();
   detail::canonical_level_t<Sample> lo{}, hi{};
   detail::prepare_even_levels<Sample>(fn, num_levels, lower, upper, lo, hi);
+  if (samples.expression() == nullptr) detail::require_data(fn, "d_samples", samples.array(), n);
   detail::require_pointer(fn, "d_histogram", d_histogram);
   const detail::sample_array<Sample> in(samples, n, stream, mr, fn);
-  histogram_even(in.data, d_histogram, num_levels, lower, upper, n, stream, mr);
+  detail::histogram({fn, detail::scalar_of<Sample>(), in.data, n, d_histogram, sizeof(Counter),
+                     num_levels, &lo, &hi, nullptr},
+                    stream, mr);
 }
 
 /// Counts `n` samples into the num_levels - 1 bins [h_levels[i], h_levels[i + 1]).
@@ -229,14 +225,8 @@ template <class Sample, class Counter, class Level>
 void histogram_range(const Sample* d_samples, Counter* d_histogram, int num_levels,
                      const Level* h_levels, std::size_t n, stream_ref stream,
                      memory_resource& mr = default_resource()) {
-  constexpr const char* fn = "cupar::histogram_range";
-  detail::check_counter<Counter>();
-  const auto levels = detail::prepare_range_levels<Sample>(fn, h_levels, num_levels);
-  detail::require_data(fn, "d_samples", d_samples, n);
-  detail::require_pointer(fn, "d_histogram", d_histogram);
-  detail::histogram({fn, detail::scalar_of<Sample>(), d_samples, n, d_histogram, sizeof(Counter),
-                     num_levels, nullptr, nullptr, levels.data()},
-                    stream, mr);
+  histogram_range<Sample>(jit::input<Sample>(d_samples), d_histogram, num_levels, h_levels, n,
+                          stream, mr);
 }
 /// histogram_range of samples given as an iterator expression, Sample named (see histogram_even).
 template <class Sample, class Counter, class Level>
@@ -245,10 +235,13 @@ void histogram_range(jit::input_t<Sample> samples, Counter* d_histogram, int num
                      memory_resource& mr = default_resource()) {
   constexpr const char* fn = "cupar::histogram_range";
   detail::check_counter<Counter>();
-  (void)detail::prepare_range_levels<Sample>(fn, h_levels, num_levels);
+  const auto levels = detail::prepare_range_levels<Sample>(fn, h_levels, num_levels);
+  if (samples.expression() == nullptr) detail::require_data(fn, "d_samples", samples.array(), n);
   detail::require_pointer(fn, "d_histogram", d_histogram);
   const detail::sample_array<Sample> in(samples, n, stream, mr, fn);
-  histogram_range(in.data, d_histogram, num_levels, h_levels, n, stream, mr);
+  detail::histogram({fn, detail::scalar_of<Sample>(), in.data, n, d_histogram, sizeof(Counter),
+                     num_levels, nullptr, nullptr, levels.data()},
+                    stream, mr);
 }
 
 /// Counts op(d_samples[i]) into num_levels - 1 evenly spaced bins over [lower, upper), with a
@@ -263,14 +256,8 @@ template <class Sample, class Counter, class Level>
 void histogram_even(const Sample* d_samples, Counter* d_histogram, int num_levels, Level lower,
                     Level upper, std::size_t n, const jit::op& op, stream_ref stream,
                     memory_resource& mr = default_resource()) {
-  constexpr const char* fn = "cupar::histogram_even";
-  static_assert(detail::is_scalar_v<Level>, "cupar::histogram_even: Level must be arithmetic");
-  detail::check_counter<Counter>();
-  detail::canonical_level_t<Level> lo{}, hi{};
-  detail::prepare_even_levels<Level>(fn, num_levels, lower, upper, lo, hi);
-  detail::jit_histogram({fn, &detail::jit_type_of<Sample>(), detail::scalar_of<Level>(), d_samples,
-                         n, d_histogram, sizeof(Counter), num_levels, &lo, &hi, nullptr, &op},
-                        stream, mr);
+  histogram_even<Sample>(jit::input<Sample>(d_samples), d_histogram, num_levels, lower, upper, n,
+                         op, stream, mr);
 }
 /// histogram_even with a sample operator over samples given as an iterator expression, Sample
 /// named (written to a temporary array of n samples first, as without an operator).
@@ -283,9 +270,13 @@ void histogram_even(jit::input_t<Sample> samples, Counter* d_histogram, int num_
   detail::check_counter<Counter>();
   detail::canonical_level_t<Level> lo{}, hi{};
   detail::prepare_even_levels<Level>(fn, num_levels, lower, upper, lo, hi);
-  detail::require_pointer(fn, "d_histogram", d_histogram);
+  // Arrays are checked by the library; an expression's output must be checked before it is
+  // written to the temporary.
+  if (samples.expression() != nullptr) detail::require_pointer(fn, "d_histogram", d_histogram);
   const detail::sample_array<Sample> in(samples, n, stream, mr, fn);
-  histogram_even(in.data, d_histogram, num_levels, lower, upper, n, op, stream, mr);
+  detail::jit_histogram({fn, &detail::jit_type_of<Sample>(), detail::scalar_of<Level>(), in.data,
+                         n, d_histogram, sizeof(Counter), num_levels, &lo, &hi, nullptr, &op},
+                        stream, mr);
 }
 
 /// Counts op(d_samples[i]) into the bins [h_levels[i], h_levels[i + 1]) with a run-time sample
@@ -295,14 +286,8 @@ template <class Sample, class Counter, class Level>
 void histogram_range(const Sample* d_samples, Counter* d_histogram, int num_levels,
                      const Level* h_levels, std::size_t n, const jit::op& op, stream_ref stream,
                      memory_resource& mr = default_resource()) {
-  constexpr const char* fn = "cupar::histogram_range";
-  static_assert(detail::is_scalar_v<Level>, "cupar::histogram_range: Level must be arithmetic");
-  detail::check_counter<Counter>();
-  const auto levels = detail::prepare_range_levels<Level>(fn, h_levels, num_levels);
-  detail::jit_histogram(
-      {fn, &detail::jit_type_of<Sample>(), detail::scalar_of<Level>(), d_samples, n, d_histogram,
-       sizeof(Counter), num_levels, nullptr, nullptr, levels.data(), &op},
-      stream, mr);
+  histogram_range<Sample>(jit::input<Sample>(d_samples), d_histogram, num_levels, h_levels, n, op,
+                          stream, mr);
 }
 /// histogram_range with a sample operator over samples given as an iterator expression, Sample
 /// named.
@@ -313,10 +298,13 @@ void histogram_range(jit::input_t<Sample> samples, Counter* d_histogram, int num
   constexpr const char* fn = "cupar::histogram_range";
   static_assert(detail::is_scalar_v<Level>, "cupar::histogram_range: Level must be arithmetic");
   detail::check_counter<Counter>();
-  (void)detail::prepare_range_levels<Level>(fn, h_levels, num_levels);
-  detail::require_pointer(fn, "d_histogram", d_histogram);
+  const auto levels = detail::prepare_range_levels<Level>(fn, h_levels, num_levels);
+  if (samples.expression() != nullptr) detail::require_pointer(fn, "d_histogram", d_histogram);
   const detail::sample_array<Sample> in(samples, n, stream, mr, fn);
-  histogram_range(in.data, d_histogram, num_levels, h_levels, n, op, stream, mr);
+  detail::jit_histogram(
+      {fn, &detail::jit_type_of<Sample>(), detail::scalar_of<Level>(), in.data, n, d_histogram,
+       sizeof(Counter), num_levels, nullptr, nullptr, levels.data(), &op},
+      stream, mr);
 }
 
 }  // namespace cupar

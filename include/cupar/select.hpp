@@ -23,7 +23,6 @@
 #include <cupar/stream.hpp>
 
 #include <cstddef>
-#include <optional>
 #include <type_traits>
 
 namespace cupar {
@@ -68,9 +67,6 @@ void compaction_call(const char* fn, dp_op what, const ::cupar::jit::input<T>& i
   jit_data_processing(a, stream, mr);
 }
 
-/// "x != 0" as a flag byte: an expression of bool flags is written as bytes of 0 and 1.
-CUPAR_EXPORT const ::cupar::jit::op& nonzero_flag();
-
 template <class T, class Flag, class Out>
 void flagged_call(const char* fn, const ::cupar::jit::input<T>& in, const ::cupar::jit::input<Flag>& flags,
                   const Out& out, std::size_t* d_count, std::size_t* host_count, std::size_t n,
@@ -81,12 +77,6 @@ void flagged_call(const char* fn, const ::cupar::jit::input<T>& in, const ::cupa
   a.types[1] = &flag_type<Flag>();
   set_input(a, 0, in);
   set_input(a, 1, flags);
-  // bool flags are bytes: an expression's values are tested for non-zero, not truncated.
-  std::optional<::cupar::jit::iterator> bytes;
-  if (std::is_same_v<Flag, bool> && flags.expression() != nullptr) {
-    bytes.emplace(::cupar::jit::transform<unsigned char>(*flags.expression(), nonzero_flag()));
-    a.in_iter[1] = &*bytes;
-  }
   set_output(a, 0, out);
   a.d_count = d_count;
   a.host_count = host_count;
@@ -172,8 +162,8 @@ std::size_t select_if_count(jit::input_t<T> d_in, const jit::output& out, std::s
 ///                       n items first (jit::input); may be null when n == 0
 /// @param d_flags        device flags, an integer type or bool (may be null when n == 0); must
 ///                       not overlap d_out. In the overload with Flag named, an iterator
-///                       expression too (written to a temporary array of n flags first; bool
-///                       flags: its values tested for non-zero)
+///                       expression too (its values tested for non-zero, written to a
+///                       temporary array of n bytes first)
 /// @param d_out          device output; may equal d_in (in place), must not otherwise overlap it
 /// @param d_num_selected device count (one std::size_t)
 /// @throws std::invalid_argument, cupar::jit_error, cupar::out_of_memory, cupar::cuda_error

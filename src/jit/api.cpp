@@ -391,10 +391,8 @@ void sort_into_expressions(const jit_sort_args& call, stream_ref s, memory_resou
                                  "CUPAR_JIT_TYPE)");
     }
     if (t != nullptr) {
-      const auto [array, size] = jit::output_array(*outs[k]);
-      if (array != nullptr && size == t->size &&
-          std::strcmp(jit::output_type_name(*outs[k]), t->name) == 0) {
-        *dst[k] = const_cast<void*>(array);
+      if (void* p = jit::plain_output(*outs[k], *t)) {
+        *dst[k] = p;
         continue;
       }
     }

@@ -7,13 +7,11 @@
 #include <cupar/detail/cuda_check.hpp>
 #include <cupar/detail/device_guard.hpp>
 #include <cupar/detail/temp_storage.hpp>
-#include <cupar/select.hpp>
 
 #include <cuda_runtime_api.h>
 
 #include <atomic>
 #include <cstdint>
-#include <cstring>
 #include <optional>
 
 namespace cupar::detail {
@@ -174,14 +172,6 @@ const jit_type& offset_type() {
   return jit_type_of<std::int64_t>();
 }
 
-/// Whether an expression is a plain array of type `t` (then the call takes the array itself).
-const void* plain_array(const std::pair<const void*, std::size_t>& array, const char* name,
-                        const jit_type& t) {
-  return array.first != nullptr && array.second == t.size && std::strcmp(name, t.name) == 0
-             ? array.first
-             : nullptr;
-}
-
 void dispatch(const jit_dp_args& a, stream_ref s, memory_resource& mr,
               const pending_inputs* pending = nullptr);
 
@@ -291,26 +281,32 @@ void jit_data_processing(const jit_dp_args& a, stream_ref s, memory_resource& mr
   // Expressions that are plain arrays of the call's own types are those arrays.
   for (int k = 0; k < 2; ++k) {
     if (b.in_iter[k] == nullptr) continue;
-    if (const void* p = plain_array(jit::input_array(*b.in_iter[k]),
-                                    b.in_iter[k]->value_type().name, input_type(a, k))) {
+    if (const void* p = jit::plain_input(*b.in_iter[k], input_type(a, k))) {
       b.in[k] = p;
       b.in_iter[k] = nullptr;
     }
   }
   for (int k = 0; k < 2; ++k) {
     if (b.offsets_iter[k] == nullptr) continue;
-    if (const void* p = plain_array(jit::input_array(*b.offsets_iter[k]),
-                                    b.offsets_iter[k]->value_type().name, offset_type())) {
+    if (const void* p = jit::plain_input(*b.offsets_iter[k], offset_type())) {
       (k == 0 ? b.begin_offsets : b.end_offsets) = static_cast<const std::int64_t*>(p);
       b.offsets_iter[k] = nullptr;
     }
   }
+  // Flags are tested for non-zero: an expression is written as bytes of `x != 0` (a conversion
+  // to the caller's flag type could truncate, as 256 to a byte or 0.5 to an integer).
+  std::optional<cupar::jit::iterator> flag_bytes;
+  if (b.what == dp_op::select_flagged && b.in_iter[1] != nullptr) {
+    static const cupar::jit::op nonzero("x != 0");
+    flag_bytes.emplace(cupar::jit::transform<unsigned char>(*b.in_iter[1], nonzero));
+    b.in_iter[1] = &*flag_bytes;
+    b.types[1] = &jit_type_of<unsigned char>();
+  }
   bool outputs = false;
   for (int k = 0; k < 3; ++k) {
     if (b.out_iter[k] == nullptr) continue;
-    const auto array = jit::output_array(*b.out_iter[k]);
-    if (const void* p = plain_array(array, jit::output_type_name(*b.out_iter[k]), output_type(a, k))) {
-      b.out[k] = const_cast<void*>(p);
+    if (void* p = jit::plain_output(*b.out_iter[k], output_type(a, k))) {
+      b.out[k] = p;
       b.out_iter[k] = nullptr;
     } else {
       outputs = true;
@@ -355,11 +351,3 @@ void dispatch(const jit_dp_args& a, stream_ref s, memory_resource& mr,
 
 }  // namespace cupar::detail
 
-namespace cupar::detail {
-
-const cupar::jit::op& nonzero_flag() {
-  static const cupar::jit::op f("x != 0");
-  return f;
-}
-
-}  // namespace cupar::detail

@@ -334,7 +334,7 @@ struct generator {
   /// pointer in the state), so that a store pass launched for a capacity stores only what the
   /// algorithm wrote.
   std::string bound(const store_bound& b) {
-    if (b.counts == nullptr) {
+    if (b.kind == store_bound::all || b.counts == nullptr) {
       throw_invalid_argument(fn, "internal: a bounded store without its device count");
     }
     const std::size_t off = alloc(sizeof(void*), alignof(void*));
@@ -350,11 +350,9 @@ struct generator {
       case store_bound::second:
         value = c + "[1]";
         break;
-      case store_bound::rest:
+      default:  // rest: the third part of a three-way partition
         value = "cupar_n - " + c + "[0] - " + c + "[1]";
         break;
-      case store_bound::all:
-        return std::string();
     }
     return "  {\n    const unsigned long long cupar_bound = " + value +
            ";\n    if (cupar_bound < cupar_n) cupar_n = cupar_bound;\n  }\n";
@@ -817,8 +815,20 @@ bool is_discard(const cupar::jit::output& out) {
   return out.node()->k == kind::out_discard;
 }
 
-const char* output_type_name(const cupar::jit::output& out) {
-  return out.node()->type.name;
+namespace {
+bool same_type(const jit_type& a, const jit_type& b) {
+  return a.size == b.size && std::strcmp(a.name, b.name) == 0;
+}
+}  // namespace
+
+const void* plain_input(const cupar::jit::iterator& in, const jit_type& t) {
+  const iterator_node& i = *in.node();
+  return i.k == kind::pointer && same_type(i.type, t) ? i.pointer : nullptr;
+}
+
+void* plain_output(const cupar::jit::output& out, const jit_type& t) {
+  const iterator_node& o = *out.node();
+  return o.k == kind::out_pointer && same_type(o.type, t) ? const_cast<void*>(o.pointer) : nullptr;
 }
 
 std::pair<const void*, std::size_t> input_array(const cupar::jit::iterator& in) {

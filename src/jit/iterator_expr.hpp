@@ -70,8 +70,11 @@ cupar::jit::op store_op(const cupar::jit::output& out, const jit_type& v, std::s
 /// the callers' range checks).
 std::pair<const void*, std::size_t> input_array(const cupar::jit::iterator& in);
 std::pair<const void*, std::size_t> output_array(const cupar::jit::output& out);
-/// Whether `out` is discard(); the name of the type an output takes.
+/// Whether `out` is discard().
 bool is_discard(const cupar::jit::output& out);
-const char* output_type_name(const cupar::jit::output& out);
+/// The array of an expression that is a plain array of exactly type `t` (a call then takes the
+/// array itself), else null.
+const void* plain_input(const cupar::jit::iterator& in, const jit_type& t);
+void* plain_output(const cupar::jit::output& out, const jit_type& t);
 
 }  // namespace cupar::detail::jit
