@@ -396,8 +396,7 @@ class select_output_f32 final : public workload {
     return op(i == 0 ? std::string("x * 2.0f") : "x * 2.0f + 0.0f * " + std::to_string(i));
   }
   void call(const op& o) override {
-    count_ = cupar::select_if_count<float>(in_.data(),
-                                           cupar::jit::transform_output(out_.data(), o),
+    count_ = cupar::select_if_count<float>(in_.data(), cupar::jit::transform_output(out_.data(), o),
                                            in_.size(), pred_, stream_);
   }
   void check() override {

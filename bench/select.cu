@@ -122,8 +122,8 @@ void select_if_output_cub_u32(benchmark::State& state) {
       state, [&](const u32* in, u32* out, std::size_t* count, std::size_t n, cudaStream_t s) {
         temp.run([&](void* t, std::size_t& bytes) {
           return cub::DeviceSelect::If(t, bytes, in,
-                                       thrust::make_transform_output_iterator(out, times3{}),
-                                       count, static_cast<int>(n), below{select_threshold}, s);
+                                       thrust::make_transform_output_iterator(out, times3{}), count,
+                                       static_cast<int>(n), below{select_threshold}, s);
         });
       });
 }

@@ -34,8 +34,8 @@
 #include <cupar/jit_iterator.hpp>
 #include <cupar/memory.hpp>
 #include <cupar/select.hpp>
-#include <cupar/unique.hpp>
 #include <cupar/stream.hpp>
+#include <cupar/unique.hpp>
 
 #include <cstddef>
 
@@ -46,8 +46,8 @@ namespace detail {
 template <class K, class V, class Out>
 void scan_by_key_call(const char* fn, dp_op what, const ::cupar::jit::input<K>& keys,
                       const ::cupar::jit::input<V>& values, const Out& out, std::size_t n,
-                      const ::cupar::jit::op& op, const V* init, const ::cupar::jit::op* eq, stream_ref stream,
-                      memory_resource& mr) {
+                      const ::cupar::jit::op& op, const V* init, const ::cupar::jit::op* eq,
+                      stream_ref stream, memory_resource& mr) {
   jit_dp_args a = dp_args<K>(fn, what, n);
   a.types[1] = &jit_type_of<V>();
   set_input(a, 0, keys);

@@ -199,8 +199,8 @@ void histogram_even(const Sample* d_samples, Counter* d_histogram, int num_level
 /// written to a temporary array of n first (one pass, only the expression's code compiled; the
 /// histogram's own kernels take arrays), after the argument checks.
 template <class Sample, class Counter, class Level>
-void histogram_even(jit::input_t<Sample> samples, Counter* d_histogram, int num_levels,
-                    Level lower, Level upper, std::size_t n, stream_ref stream,
+void histogram_even(jit::input_t<Sample> samples, Counter* d_histogram, int num_levels, Level lower,
+                    Level upper, std::size_t n, stream_ref stream,
                     memory_resource& mr = default_resource()) {
   constexpr const char* fn = "cupar::histogram_even";
   detail::check_counter<Counter>();
@@ -262,8 +262,8 @@ void histogram_even(const Sample* d_samples, Counter* d_histogram, int num_level
 /// histogram_even with a sample operator over samples given as an iterator expression, Sample
 /// named (written to a temporary array of n samples first, as without an operator).
 template <class Sample, class Counter, class Level>
-void histogram_even(jit::input_t<Sample> samples, Counter* d_histogram, int num_levels,
-                    Level lower, Level upper, std::size_t n, const jit::op& op, stream_ref stream,
+void histogram_even(jit::input_t<Sample> samples, Counter* d_histogram, int num_levels, Level lower,
+                    Level upper, std::size_t n, const jit::op& op, stream_ref stream,
                     memory_resource& mr = default_resource()) {
   constexpr const char* fn = "cupar::histogram_even";
   static_assert(detail::is_scalar_v<Level>, "cupar::histogram_even: Level must be arithmetic");
@@ -274,8 +274,8 @@ void histogram_even(jit::input_t<Sample> samples, Counter* d_histogram, int num_
   // written to the temporary.
   if (samples.expression() != nullptr) detail::require_pointer(fn, "d_histogram", d_histogram);
   const detail::sample_array<Sample> in(samples, n, stream, mr, fn);
-  detail::jit_histogram({fn, &detail::jit_type_of<Sample>(), detail::scalar_of<Level>(), in.data,
-                         n, d_histogram, sizeof(Counter), num_levels, &lo, &hi, nullptr, &op},
+  detail::jit_histogram({fn, &detail::jit_type_of<Sample>(), detail::scalar_of<Level>(), in.data, n,
+                         d_histogram, sizeof(Counter), num_levels, &lo, &hi, nullptr, &op},
                         stream, mr);
 }
 

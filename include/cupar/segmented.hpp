@@ -80,9 +80,10 @@ CUPAR_EXPORT void segmented_sort(const segmented_sort_args& args, stream_ref str
 /// expression), offsets (arrays or expressions).
 template <class T, class Out>
 void segmented_call(const char* fn, dp_op what, const ::cupar::jit::input<T>& d_in, const Out& out,
-                    std::size_t n, std::size_t num_segments, const ::cupar::jit::input<std::int64_t>& begin,
-                    const ::cupar::jit::input<std::int64_t>& end, const ::cupar::jit::op& op, const T* init,
-                    stream_ref stream, memory_resource& mr) {
+                    std::size_t n, std::size_t num_segments,
+                    const ::cupar::jit::input<std::int64_t>& begin,
+                    const ::cupar::jit::input<std::int64_t>& end, const ::cupar::jit::op& op,
+                    const T* init, stream_ref stream, memory_resource& mr) {
   jit_dp_args a{fn, what};
   a.types[0] = &jit_type_of<T>();
   set_input(a, 0, d_in);
@@ -151,9 +152,8 @@ void segmented_reduce(jit::input_t<T> d_in, T* d_out, std::size_t n, std::size_t
                       jit::input<std::int64_t> d_end_offsets, const jit::op& op,
                       detail::type_identity_t<T> init, stream_ref stream,
                       memory_resource& mr = default_resource()) {
-  detail::segmented_call<T>("cupar::segmented_reduce", detail::dp_op::segmented_reduce, d_in,
-                            d_out, n, num_segments, d_begin_offsets, d_end_offsets, op, &init,
-                            stream, mr);
+  detail::segmented_call<T>("cupar::segmented_reduce", detail::dp_op::segmented_reduce, d_in, d_out,
+                            n, num_segments, d_begin_offsets, d_end_offsets, op, &init, stream, mr);
 }
 /// segmented_reduce into an output expression (one result per segment), T named.
 template <class T>
@@ -163,8 +163,7 @@ void segmented_reduce(jit::input_t<T> d_in, const jit::output& out, std::size_t 
                       detail::type_identity_t<T> init, stream_ref stream,
                       memory_resource& mr = default_resource()) {
   detail::segmented_call<T>("cupar::segmented_reduce", detail::dp_op::segmented_reduce, d_in, out,
-                            n, num_segments, d_begin_offsets, d_end_offsets, op, &init, stream,
-                            mr);
+                            n, num_segments, d_begin_offsets, d_end_offsets, op, &init, stream, mr);
 }
 
 /// Inclusive scan of each segment with the run-time operator `op` (arguments `a`, `b`): for an

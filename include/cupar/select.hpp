@@ -68,9 +68,9 @@ void compaction_call(const char* fn, dp_op what, const ::cupar::jit::input<T>& i
 }
 
 template <class T, class Flag, class Out>
-void flagged_call(const char* fn, const ::cupar::jit::input<T>& in, const ::cupar::jit::input<Flag>& flags,
-                  const Out& out, std::size_t* d_count, std::size_t* host_count, std::size_t n,
-                  stream_ref stream, memory_resource& mr) {
+void flagged_call(const char* fn, const ::cupar::jit::input<T>& in,
+                  const ::cupar::jit::input<Flag>& flags, const Out& out, std::size_t* d_count,
+                  std::size_t* host_count, std::size_t n, stream_ref stream, memory_resource& mr) {
   static_assert(std::is_integral_v<Flag>,
                 "cupar::select_flagged: flags are integers or bool (non-zero selects)");
   auto a = dp_args<T>(fn, dp_op::select_flagged, n);
@@ -121,8 +121,8 @@ void three_way_call(const char* fn, const ::cupar::jit::input<T>& in, const Out&
 template <class T>
 void select_if(jit::input_t<T> d_in, T* d_out, std::size_t* d_num_selected, std::size_t n,
                const jit::op& pred, stream_ref stream, memory_resource& mr = default_resource()) {
-  detail::compaction_call("cupar::select_if", detail::dp_op::select_if, d_in, d_out,
-                          d_num_selected, nullptr, n, &pred, stream, mr);
+  detail::compaction_call("cupar::select_if", detail::dp_op::select_if, d_in, d_out, d_num_selected,
+                          nullptr, n, &pred, stream, mr);
 }
 /// select_if through an output expression (see the top of this file), T named.
 template <class T>
@@ -138,8 +138,8 @@ template <class T>
 std::size_t select_if_count(jit::input_t<T> d_in, T* d_out, std::size_t n, const jit::op& pred,
                             stream_ref stream, memory_resource& mr = default_resource()) {
   std::size_t count = 0;
-  detail::compaction_call("cupar::select_if_count", detail::dp_op::select_if, d_in, d_out,
-                          nullptr, &count, n, &pred, stream, mr);
+  detail::compaction_call("cupar::select_if_count", detail::dp_op::select_if, d_in, d_out, nullptr,
+                          &count, n, &pred, stream, mr);
   return count;
 }
 /// select_if_count through an output expression, T named; the stores are done when it returns.
@@ -182,8 +182,8 @@ template <class T, class Flag>
 void select_flagged(jit::input_t<T> d_in, jit::input_t<Flag> flags, const jit::output& out,
                     std::size_t* d_num_selected, std::size_t n, stream_ref stream,
                     memory_resource& mr = default_resource()) {
-  detail::flagged_call<T, Flag>("cupar::select_flagged", d_in, flags, out, d_num_selected,
-                                nullptr, n, stream, mr);
+  detail::flagged_call<T, Flag>("cupar::select_flagged", d_in, flags, out, d_num_selected, nullptr,
+                                n, stream, mr);
 }
 
 /// As select_flagged, and returns the number of items selected. Synchronises `stream`.
@@ -201,8 +201,8 @@ std::size_t select_flagged_count(jit::input_t<T> d_in, jit::input_t<Flag> flags,
                                  const jit::output& out, std::size_t n, stream_ref stream,
                                  memory_resource& mr = default_resource()) {
   std::size_t count = 0;
-  detail::flagged_call<T, Flag>("cupar::select_flagged_count", d_in, flags, out, nullptr, &count,
-                                n, stream, mr);
+  detail::flagged_call<T, Flag>("cupar::select_flagged_count", d_in, flags, out, nullptr, &count, n,
+                                stream, mr);
   return count;
 }
 
@@ -217,8 +217,8 @@ std::size_t select_flagged_count(jit::input_t<T> d_in, jit::input_t<Flag> flags,
 template <class T>
 void partition(jit::input_t<T> d_in, T* d_out, std::size_t* d_num_selected, std::size_t n,
                const jit::op& pred, stream_ref stream, memory_resource& mr = default_resource()) {
-  detail::compaction_call("cupar::partition", detail::dp_op::partition, d_in, d_out,
-                          d_num_selected, nullptr, n, &pred, stream, mr);
+  detail::compaction_call("cupar::partition", detail::dp_op::partition, d_in, d_out, d_num_selected,
+                          nullptr, n, &pred, stream, mr);
 }
 /// partition through an output expression (all n items are stored), T named.
 template <class T>
@@ -234,8 +234,8 @@ template <class T>
 std::size_t partition_count(jit::input_t<T> d_in, T* d_out, std::size_t n, const jit::op& pred,
                             stream_ref stream, memory_resource& mr = default_resource()) {
   std::size_t count = 0;
-  detail::compaction_call("cupar::partition_count", detail::dp_op::partition, d_in, d_out,
-                          nullptr, &count, n, &pred, stream, mr);
+  detail::compaction_call("cupar::partition_count", detail::dp_op::partition, d_in, d_out, nullptr,
+                          &count, n, &pred, stream, mr);
   return count;
 }
 /// partition_count through an output expression, T named.
@@ -273,9 +273,9 @@ void three_way_partition(jit::input_t<T> d_in, const jit::output& first_out,
                          std::size_t* d_counts, std::size_t n, const jit::op& first,
                          const jit::op& second, stream_ref stream,
                          memory_resource& mr = default_resource()) {
-  detail::three_way_call<T, jit::output>("cupar::three_way_partition", d_in, first_out,
-                                         second_out, unselected_out, d_counts, nullptr, n, first,
-                                         second, stream, mr);
+  detail::three_way_call<T, jit::output>("cupar::three_way_partition", d_in, first_out, second_out,
+                                         unselected_out, d_counts, nullptr, n, first, second,
+                                         stream, mr);
 }
 
 /// As three_way_partition, and returns the sizes of the first two parts. Synchronises `stream`.

@@ -17,7 +17,8 @@ inline void set_sort_output(void*& array, const ::cupar::jit::output*& expressio
   array = p;
   expression = nullptr;
 }
-inline void set_sort_output(void*& array, const ::cupar::jit::output*& expression, const ::cupar::jit::output& o) {
+inline void set_sort_output(void*& array, const ::cupar::jit::output*& expression,
+                            const ::cupar::jit::output& o) {
   array = nullptr;
   expression = &o;
 }
@@ -38,10 +39,11 @@ const jit_type* value_jit_type() {
 template <class Key, class Value, class KeysOut, class ValuesOut>
 void jit_sort_call(const char* fn, bool stable, const ::cupar::jit::input<Key>& keys_in,
                    const KeysOut& keys_out, const jit_type* value,
-                   const ::cupar::jit::input<Value>* values_in, const ValuesOut& values_out, std::size_t n,
-                   const ::cupar::jit::op& comp, stream_ref stream, memory_resource& mr) {
-  jit_sort_args a{fn,      stable,  &jit_type_of<Key>(), value, keys_in.array(),
-                  nullptr, nullptr, nullptr,             n,     &comp};
+                   const ::cupar::jit::input<Value>* values_in, const ValuesOut& values_out,
+                   std::size_t n, const ::cupar::jit::op& comp, stream_ref stream,
+                   memory_resource& mr) {
+  jit_sort_args a{
+      fn, stable, &jit_type_of<Key>(), value, keys_in.array(), nullptr, nullptr, nullptr, n, &comp};
   a.keys_iter = keys_in.expression();
   set_sort_output(a.keys_out, a.keys_out_iter, keys_out);
   if (values_in != nullptr) {
@@ -81,8 +83,8 @@ void sort_keys(jit::input_t<Key> d_keys_in, Key* d_keys_out, std::size_t n, cons
 template <class Key>
 void sort_keys(jit::input_t<Key> d_keys_in, const jit::output& keys_out, std::size_t n,
                const jit::op& comp, stream_ref stream, memory_resource& mr = default_resource()) {
-  detail::jit_sort_call<Key, Key>("cupar::sort_keys", false, d_keys_in, keys_out, nullptr,
-                                  nullptr, nullptr, n, comp, stream, mr);
+  detail::jit_sort_call<Key, Key>("cupar::sort_keys", false, d_keys_in, keys_out, nullptr, nullptr,
+                                  nullptr, n, comp, stream, mr);
 }
 
 /// As sort_keys with a run-time comparator, and stable (it always is: CUB's merge sort kernels
@@ -141,8 +143,8 @@ void sort_pairs(jit::input_t<Key> d_keys_in, const jit::output& keys_out,
   static_assert(std::is_trivially_copyable_v<Value>,
                 "cupar::sort_pairs: Value must be trivially copyable");
   detail::jit_sort_call<Key, Value>("cupar::sort_pairs", false, d_keys_in, keys_out,
-                                    &detail::payload_type<Value>(), &values_in, values_out, n,
-                                    comp, stream, mr);
+                                    &detail::payload_type<Value>(), &values_in, values_out, n, comp,
+                                    stream, mr);
 }
 
 /// As sort_pairs with a run-time comparator, and stable.
@@ -166,8 +168,8 @@ void stable_sort_pairs(jit::input_t<Key> d_keys_in, const jit::output& keys_out,
   static_assert(std::is_trivially_copyable_v<Value>,
                 "cupar::stable_sort_pairs: Value must be trivially copyable");
   detail::jit_sort_call<Key, Value>("cupar::stable_sort_pairs", true, d_keys_in, keys_out,
-                                    &detail::payload_type<Value>(), &values_in, values_out, n,
-                                    comp, stream, mr);
+                                    &detail::payload_type<Value>(), &values_in, values_out, n, comp,
+                                    stream, mr);
 }
 
 }  // namespace cupar

@@ -91,8 +91,8 @@ std::size_t unique_count(jit::input_t<T> d_in, const jit::output& out, std::size
                          const jit::op& eq, stream_ref stream,
                          memory_resource& mr = default_resource()) {
   std::size_t count = 0;
-  detail::compaction_call("cupar::unique_count", detail::dp_op::unique, d_in, out, nullptr,
-                          &count, n, &eq, stream, mr);
+  detail::compaction_call("cupar::unique_count", detail::dp_op::unique, d_in, out, nullptr, &count,
+                          n, &eq, stream, mr);
   return count;
 }
 
@@ -110,8 +110,8 @@ template <class T>
 std::size_t unique_count(jit::input_t<T> d_in, const jit::output& out, std::size_t n,
                          stream_ref stream, memory_resource& mr = default_resource()) {
   std::size_t count = 0;
-  detail::compaction_call("cupar::unique_count", detail::dp_op::unique, d_in, out, nullptr,
-                          &count, n, nullptr, stream, mr);
+  detail::compaction_call("cupar::unique_count", detail::dp_op::unique, d_in, out, nullptr, &count,
+                          n, nullptr, stream, mr);
   return count;
 }
 
@@ -120,10 +120,10 @@ namespace detail {
 /// or output expressions), a count to device memory or to the host.
 template <class K, class V, class KOut, class VOut>
 void by_key_compaction(const char* fn, dp_op what, const ::cupar::jit::input<K>& keys,
-                       const ::cupar::jit::input<V>* values, const KOut& keys_out, const VOut& second_out,
-                       std::size_t* d_count, std::size_t* host_count, std::size_t n,
-                       const ::cupar::jit::op* op0, const ::cupar::jit::op* op1, stream_ref stream,
-                       memory_resource& mr) {
+                       const ::cupar::jit::input<V>* values, const KOut& keys_out,
+                       const VOut& second_out, std::size_t* d_count, std::size_t* host_count,
+                       std::size_t n, const ::cupar::jit::op* op0, const ::cupar::jit::op* op1,
+                       stream_ref stream, memory_resource& mr) {
   auto a = dp_args<K>(fn, what, n);
   a.types[1] = &jit_type_of<V>();
   set_input(a, 0, keys);
@@ -170,8 +170,8 @@ void unique_by_key(jit::input_t<K> d_keys_in, jit::input_t<V> d_values_in, K* d_
 template <class K, class V>
 void unique_by_key(jit::input_t<K> d_keys_in, jit::input_t<V> d_values_in,
                    const jit::output& keys_out, const jit::output& values_out,
-                   std::size_t* d_num_selected, std::size_t n, const jit::op& eq,
-                   stream_ref stream, memory_resource& mr = default_resource()) {
+                   std::size_t* d_num_selected, std::size_t n, const jit::op& eq, stream_ref stream,
+                   memory_resource& mr = default_resource()) {
   detail::by_key_compaction<K, V>("cupar::unique_by_key", detail::dp_op::unique_by_key, d_keys_in,
                                   &d_values_in, keys_out, values_out, d_num_selected, nullptr, n,
                                   &eq, nullptr, stream, mr);
@@ -218,8 +218,8 @@ std::size_t unique_by_key_count(jit::input_t<K> d_keys_in, jit::input_t<V> d_val
                                 memory_resource& mr = default_resource()) {
   std::size_t count = 0;
   detail::by_key_compaction<K, V>("cupar::unique_by_key_count", detail::dp_op::unique_by_key,
-                                  d_keys_in, &d_values_in, keys_out, values_out, nullptr, &count,
-                                  n, &eq, nullptr, stream, mr);
+                                  d_keys_in, &d_values_in, keys_out, values_out, nullptr, &count, n,
+                                  &eq, nullptr, stream, mr);
   return count;
 }
 
@@ -242,8 +242,8 @@ std::size_t unique_by_key_count(jit::input_t<K> d_keys_in, jit::input_t<V> d_val
                                 memory_resource& mr = default_resource()) {
   std::size_t count = 0;
   detail::by_key_compaction<K, V>("cupar::unique_by_key_count", detail::dp_op::unique_by_key,
-                                  d_keys_in, &d_values_in, keys_out, values_out, nullptr, &count,
-                                  n, nullptr, nullptr, stream, mr);
+                                  d_keys_in, &d_values_in, keys_out, values_out, nullptr, &count, n,
+                                  nullptr, nullptr, stream, mr);
   return count;
 }
 
@@ -293,8 +293,8 @@ void run_length_encode(jit::input_t<K> d_in, const jit::output& unique_out,
   static_assert(detail::is_run_length_count_v<Count>,
                 "cupar::run_length_encode: counts are 4- or 8-byte integers");
   detail::by_key_compaction<K, Count>("cupar::run_length_encode", detail::dp_op::run_length_encode,
-                                      d_in, nullptr, unique_out, counts_out, d_num_runs, nullptr,
-                                      n, nullptr, nullptr, stream, mr);
+                                      d_in, nullptr, unique_out, counts_out, d_num_runs, nullptr, n,
+                                      nullptr, nullptr, stream, mr);
 }
 
 /// As run_length_encode, and returns the number of runs. Synchronises `stream` (only it).
@@ -305,24 +305,22 @@ std::size_t run_length_encode_count(jit::input_t<K> d_in, K* d_unique_out, Count
   static_assert(detail::is_run_length_count_v<Count>,
                 "cupar::run_length_encode_count: counts are 4- or 8-byte integers");
   std::size_t count = 0;
-  detail::by_key_compaction<K, Count>("cupar::run_length_encode_count",
-                                      detail::dp_op::run_length_encode, d_in, nullptr,
-                                      d_unique_out, d_counts_out, nullptr, &count, n, nullptr,
-                                      nullptr, stream, mr);
+  detail::by_key_compaction<K, Count>(
+      "cupar::run_length_encode_count", detail::dp_op::run_length_encode, d_in, nullptr,
+      d_unique_out, d_counts_out, nullptr, &count, n, nullptr, nullptr, stream, mr);
   return count;
 }
 /// run_length_encode_count through output expressions, K and Count named.
 template <class K, class Count>
 std::size_t run_length_encode_count(jit::input_t<K> d_in, const jit::output& unique_out,
-                                    const jit::output& counts_out, std::size_t n,
-                                    stream_ref stream, memory_resource& mr = default_resource()) {
+                                    const jit::output& counts_out, std::size_t n, stream_ref stream,
+                                    memory_resource& mr = default_resource()) {
   static_assert(detail::is_run_length_count_v<Count>,
                 "cupar::run_length_encode_count: counts are 4- or 8-byte integers");
   std::size_t count = 0;
   detail::by_key_compaction<K, Count>("cupar::run_length_encode_count",
                                       detail::dp_op::run_length_encode, d_in, nullptr, unique_out,
-                                      counts_out, nullptr, &count, n, nullptr, nullptr, stream,
-                                      mr);
+                                      counts_out, nullptr, &count, n, nullptr, nullptr, stream, mr);
   return count;
 }
 

@@ -195,9 +195,9 @@ for_each_pass prepare_for_each(jit::for_each_op apply, std::size_t n, const char
 void for_each_pass::launch(stream_ref s, const char* call) const {
   if (n == 0) return;
   jit::launch_status st;
-  jit::check_dispatch(jit::run_for_each(*module.module, *module.dev, st, n, apply.items,
-                                        apply.op.state(), s.get()),
-                      st, call);
+  jit::check_dispatch(
+      jit::run_for_each(*module.module, *module.dev, st, n, apply.items, apply.op.state(), s.get()),
+      st, call);
 }
 
 namespace {
@@ -237,9 +237,9 @@ void pending_inputs::write(stream_ref s) const {
     if (x.expression != nullptr) {
       materialize(*x.expression, *x.type, x.dst, x.count, s, function);
     } else if (x.copy != nullptr && x.count != 0) {
-      check_cuda(cudaMemcpyAsync(x.dst, x.copy, x.count * x.type->size, cudaMemcpyDeviceToDevice,
-                                 s.get()),
-                 function);
+      check_cuda(
+          cudaMemcpyAsync(x.dst, x.copy, x.count * x.type->size, cudaMemcpyDeviceToDevice, s.get()),
+          function);
     }
   }
 }
@@ -374,8 +374,8 @@ void sort_into_expressions(const jit_sort_args& call, stream_ref s, memory_resou
   b.keys_out_iter = nullptr;
   b.values_out_iter = nullptr;
   const bool pairs = call.value_type != nullptr;
-  require_size(fn, call.n, std::max<std::size_t>(call.key_type->size,
-                                                 pairs ? call.value_type->size : 0));
+  require_size(fn, call.n,
+               std::max<std::size_t>(call.key_type->size, pairs ? call.value_type->size : 0));
   std::optional<temp_storage> temps[2];
   std::optional<for_each_pass> stores[2];
   const cupar::jit::output* outs[2] = {call.keys_out_iter, pairs ? call.values_out_iter : nullptr};
@@ -386,9 +386,10 @@ void sort_into_expressions(const jit_sort_args& call, stream_ref s, memory_resou
     const jit_type* t = types[k];
     const bool discard = jit::is_discard(*outs[k]);
     if (t == nullptr && !discard) {
-      throw_invalid_argument(fn, "values written through an output expression need a type the "
-                                 "JIT knows (arithmetic, or a struct described with "
-                                 "CUPAR_JIT_TYPE)");
+      throw_invalid_argument(fn,
+                             "values written through an output expression need a type the "
+                             "JIT knows (arithmetic, or a struct described with "
+                             "CUPAR_JIT_TYPE)");
     }
     if (t != nullptr) {
       if (void* p = jit::plain_output(*outs[k], *t)) {
@@ -400,8 +401,8 @@ void sort_into_expressions(const jit_sort_args& call, stream_ref s, memory_resou
     temps[k].emplace(mr, call.n * size, s);
     *dst[k] = temps[k]->get();
     if (discard) continue;
-    stores[k].emplace(prepare_for_each(
-        jit::bounded_store_op(*dst[k], *t, *outs[k], call.n, {}, fn), call.n, fn));
+    stores[k].emplace(
+        prepare_for_each(jit::bounded_store_op(*dst[k], *t, *outs[k], call.n, {}, fn), call.n, fn));
   }
   jit_sort(b, s, mr);
   for (const auto& store : stores) {
@@ -425,8 +426,9 @@ void jit_sort(const jit_sort_args& call, stream_ref s, memory_resource& mr) {
   if (a.values_iter != nullptr) {
     if (a.value_type == nullptr) throw_invalid_argument(fn, "values given to a keys-only sort");
     if (a.value_jit_type == nullptr) {
-      throw_invalid_argument(fn, "values given as an iterator expression need a type the JIT "
-                                 "knows (arithmetic, or a struct described with CUPAR_JIT_TYPE)");
+      throw_invalid_argument(fn,
+                             "values given as an iterator expression need a type the JIT "
+                             "knows (arithmetic, or a struct described with CUPAR_JIT_TYPE)");
     }
     a.values_in = a.values_out;
   }

@@ -248,8 +248,8 @@ void with_output_expressions(const jit_dp_args& a, stream_ref s, memory_resource
     stores[k].emplace(prepare_for_each(
         jit::bounded_store_op(b.out[k], t, *a.out_iter[k], capacity, bound, fn), capacity, fn));
   }
-  const bool segmented_scan = a.what == dp_op::segmented_inclusive_scan ||
-                              a.what == dp_op::segmented_exclusive_scan;
+  const bool segmented_scan =
+      a.what == dp_op::segmented_inclusive_scan || a.what == dp_op::segmented_exclusive_scan;
   if (segmented_scan && a.out_iter[0] != nullptr) {
     // The scans leave the items outside every segment unwritten: scan in place in the temporary,
     // which holds the input first, so those items are stored through the expression unchanged.
@@ -350,4 +350,3 @@ void dispatch(const jit_dp_args& a, stream_ref s, memory_resource& mr,
 }  // namespace
 
 }  // namespace cupar::detail
-

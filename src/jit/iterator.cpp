@@ -780,8 +780,7 @@ for_each_op bounded_store_op(const void* src, const jit_type& t, const cupar::ji
                              std::size_t n, const store_bound& bound, const char* fn) {
   const cupar::jit::iterator in(cupar::jit::detail::iterator_pointer(t, src));
   const cupar::jit::iterator* ins[1] = {&in};
-  return apply_op(ins, 1, out, nullptr, n, fn,
-                  bound.kind == store_bound::all ? nullptr : &bound);
+  return apply_op(ins, 1, out, nullptr, n, fn, bound.kind == store_bound::all ? nullptr : &bound);
 }
 
 cupar::jit::op store_op(const cupar::jit::output& out, const jit_type& v, std::size_t n,

@@ -2,9 +2,9 @@
 // expressions (jit::output: an array of another type, jit::transform_output, jit::discard()),
 // and the inputs that fix a type given as expressions (select_flagged's flags, the scans by
 // key's keys, the searched range, segment offsets, sort values, histogram samples), on the GPU
-// against CPU references; sizes 0, 1, odd and large, both tiers. Every output starts filled with a sentinel:
-// what the call does not write (past its count) must keep it, so the store passes' bounds are
-// checked. Compiled by g++.
+// against CPU references; sizes 0, 1, odd and large, both tiers. Every output starts filled with a
+// sentinel: what the call does not write (past its count) must keep it, so the store passes' bounds
+// are checked. Compiled by g++.
 #include "../common/gpu.hpp"
 #include "../common/streams.hpp"
 #include "iterator_helpers.hpp"
@@ -39,8 +39,8 @@ constexpr double sentinel = -12345.0;
 /// A device array of `cap` (at least 1) elements, all `sentinel`.
 template <class T>
 cupar::device_buffer<T> filled(std::size_t cap, cupar::stream_ref s) {
-  return cupar::device_buffer<T>(std::vector<T>(std::max<std::size_t>(cap, 1), static_cast<T>(sentinel)),
-                                 s);
+  return cupar::device_buffer<T>(
+      std::vector<T>(std::max<std::size_t>(cap, 1), static_cast<T>(sentinel)), s);
 }
 
 /// Checks the first values of `d` against `expected` and that the rest of d[0, cap) still holds
@@ -113,16 +113,15 @@ TEST(JitIteratorDpOutput, CompactionsStoreOnlyWhatTheyWrite) {
       expect_prefix(scaled, positive_x10, n, "select_if -> transform_output");
       // select_if_count into an array of another type (converted), and into discard().
       std::size_t c = cupar::select_if_count<float>(jit::transform(x.data(), op("x")),
-                                                    jit::output(wide.data()), n,
-                                                    op("x > 0.0f"), s);
+                                                    jit::output(wide.data()), n, op("x > 0.0f"), s);
       EXPECT_EQ(c, positive_wide.size());
       expect_prefix(wide, positive_wide, n, "select_if_count -> double array");
       c = cupar::select_if_count<float>(x.data(), jit::discard(), n, op("x > 0.0f"), s);
       EXPECT_EQ(c, positive_x10.size());
       // partition stores all n items (selected first, the rest reversed).
       reset(scaled, s);
-      c = cupar::partition_count<float>(x.data(), jit::transform_output(scaled.data(), op("x + 1.0f")),
-                                        n, op("x > 0.0f"), s);
+      c = cupar::partition_count<float>(
+          x.data(), jit::transform_output(scaled.data(), op("x + 1.0f")), n, op("x > 0.0f"), s);
       EXPECT_EQ(c, positive_x10.size());
       expect_prefix(scaled, partitioned_plus1, n, "partition -> transform_output");
       // unique through a transform output.
@@ -183,8 +182,8 @@ TEST(JitIteratorDpOutput, FlagsAndKeysGivenAsExpressions) {
       // int flags whose values are multiples of 256 (truncated to a byte they would be 0).
       reset(out, s);
       cupar::select_flagged<float, int>(
-          x.data(), jit::transform<int>(jit::counting(0), op("x % 256 == 3 ? 512 : 0")),
-          out.data(), d_count.data(), n, s);
+          x.data(), jit::transform<int>(jit::counting(0), op("x % 256 == 3 ? 512 : 0")), out.data(),
+          d_count.data(), n, s);
       EXPECT_EQ(d_count.to_host()[0], flagged_int.size());
       expect_prefix(out, flagged_int, n, "select_flagged, int flags");
       // Scans by key over computed keys (k / 2: runs of 12), through output expressions.
@@ -237,8 +236,8 @@ TEST(JitIteratorDpOutput, ByKeyCompactionsThroughOutputs) {
       // reduce_by_key: keys discarded, the sums stored halved into doubles.
       cupar::reduce_by_key<unsigned, float>(
           k.data(), v.data(), jit::discard(),
-          jit::transform_output<float>(jit::output(sums.data()), op("x * 0.5f")), d_count.data(),
-          n, jit::plus, s);
+          jit::transform_output<float>(jit::output(sums.data()), op("x * 0.5f")), d_count.data(), n,
+          jit::plus, s);
       EXPECT_EQ(d_count.to_host()[0], half_sums.size());
       expect_prefix(sums, half_sums, n, "reduce_by_key -> transform_output");
       // run_length_encode: the lengths alone (the items discarded), 8-byte counts.
@@ -332,7 +331,8 @@ TEST(JitIteratorDpOutput, SortsWithValueExpressionsAndOutputs) {
     auto keys_out = filled<unsigned>(n, s);
     std::vector<unsigned> order(n);
     std::iota(order.begin(), order.end(), 0u);
-    std::stable_sort(order.begin(), order.end(), [&](unsigned a, unsigned b) { return hk[a] < hk[b]; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](unsigned a, unsigned b) { return hk[a] < hk[b]; });
     std::vector<double> sorted_half(n);
     std::vector<unsigned> sorted_keys(n);
     for (std::size_t i = 0; i < n; ++i) {
@@ -425,12 +425,13 @@ TEST(JitIteratorDpOutput, ArgumentChecksComeFirst) {
   };
   cupar::device_buffer<opaque> ov(n, s);
   cupar::device_buffer<unsigned> kk(n, s);
-  EXPECT_THROW((cupar::sort_pairs<unsigned, opaque>(kk.data(), jit::discard(), ov.data(),
-                                                    jit::transform_output<int>(jit::discard(), op("x")),
-                                                    n, op("a < b"), s)),
+  EXPECT_THROW((cupar::sort_pairs<unsigned, opaque>(
+                   kk.data(), jit::discard(), ov.data(),
+                   jit::transform_output<int>(jit::discard(), op("x")), n, op("a < b"), s)),
                std::invalid_argument);
   // The library keeps working.
-  const std::size_t c = cupar::select_if_count<float>(x.data(), jit::discard(), n, op("x > 4.5f"), s);
+  const std::size_t c =
+      cupar::select_if_count<float>(x.data(), jit::discard(), n, op("x > 4.5f"), s);
   EXPECT_EQ(c, 500u);
 }
 

@@ -122,9 +122,9 @@ struct jit_sort_args {
   void* values_out;
   std::size_t n;
   const jit::op* op;
-  const plan_state* plan = nullptr;          // set by plan objects: skips the cache lookup
-  const jit::iterator* keys_iter = nullptr;  // an expression in place of keys_in
-  const jit::iterator* values_iter = nullptr;  // an expression in place of values_in
+  const plan_state* plan = nullptr;              // set by plan objects: skips the cache lookup
+  const jit::iterator* keys_iter = nullptr;      // an expression in place of keys_in
+  const jit::iterator* values_iter = nullptr;    // an expression in place of values_in
   const jit::output* keys_out_iter = nullptr;    // an output expression in place of keys_out
   const jit::output* values_out_iter = nullptr;  // ... in place of values_out
   /// The values' type as the JIT sees it (arithmetic or CUPAR_JIT_TYPE), for values given or
