@@ -65,9 +65,9 @@ void select_if_transformed_cupar_jit_unfused_u32(benchmark::State& state) {
   guard.check(state);
 }
 
-// select_if through an output expression (select.cu's select_if_output rows): the library's
-// kernels write a temporary array, then one pass bounded by the device count stores it through
-// transform_output(out, "x * 3u"). Unfused: select into a temporary, transform all n of it.
+// select_if through an output expression (select.cu's select_if_output rows): the "+io" set's
+// kernels store each selected item through transform_output(out, "x * 3u") as they compact (the
+// input and the output are apart). Unfused: select into a temporary, transform all n of it.
 void select_if_output_cupar_jit_expr_u32(benchmark::State& state) {
   const op pred = below(select_threshold), times3("x * 3u");
   jit_row_guard guard("select_if_output u32 \"x < t\" -> transform_output(out, \"x * 3u\")");

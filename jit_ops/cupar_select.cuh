@@ -5,7 +5,10 @@
 //   mode 0, 3: cupar_jit_pred(const unsigned char* state, cupar_T x) -> bool
 //   mode 2:    cupar_jit_eq(const unsigned char* state, cupar_T a, cupar_T b) -> bool
 // With CUPAR_INDEX_INPUT ("+index" sets, modes 0, 2 and 3) the input is an iterator expression
-// (cupar_expr_input.cuh) whose first slot, cupar_jit_xform, computes each element.
+// (cupar_expr_input.cuh) whose first slot, cupar_jit_xform, computes each element; with
+// CUPAR_INDEX_OUTPUT as well ("+io" sets) the output is an output expression (cupar_expr_output)
+// whose last slot, cupar_jit_store, stores each selected item where it belongs: the compaction
+// and the store in one pass.
 //
 // CUB 3.0.1 defines the sweep kernel and the streaming context in its host dispatch header
 // (dispatch_select_if.cuh), which NVRTC cannot compile; both are mirrored here, line for line,
@@ -59,6 +62,11 @@ struct cupar_select_streaming {
 typedef cupar_expr_iterator cupar_select_in;
 #else
 typedef const cupar_T* cupar_select_in;
+#endif
+#if defined(CUPAR_INDEX_OUTPUT)
+typedef cupar_expr_output cupar_select_out;
+#else
+typedef cupar_T* cupar_select_out;
 #endif
 
 #if CUPAR_SELECT_MODE == 0 || CUPAR_SELECT_MODE == 3
@@ -116,7 +124,8 @@ struct cupar_select_agent {
 typedef cub::detail::vsmem_helper_default_fallback_policy_t<
     cupar_policy::ActivePolicy::SelectIfPolicyT,
     cupar_select_agent<CUPAR_SELECT_IMPL>::template agent_t, cupar_select_in, cupar_flags_in,
-    cupar_T*, cupar_select_op, cupar_equality_op, cupar_partition_offset, cupar_select_streaming>
+    cupar_select_out, cupar_select_op, cupar_equality_op, cupar_partition_offset,
+    cupar_select_streaming>
     cupar_select_vsmem;
 
 __global__ void cupar_select_init(cupar_tile_state tile_state, int num_tiles,
@@ -126,7 +135,8 @@ __global__ void cupar_select_init(cupar_tile_state tile_state, int num_tiles,
 }
 
 __launch_bounds__(int(cupar_select_vsmem::agent_policy_t::BLOCK_THREADS)) __global__
-    void cupar_select_sweep(cupar_select_in d_in, cupar_flags_in d_flags, cupar_T* d_selected_out,
+    void cupar_select_sweep(cupar_select_in d_in, cupar_flags_in d_flags,
+                            cupar_select_out d_selected_out,
                             cupar_num_selected_out d_num_selected_out, cupar_tile_state tile_status,
                             cupar_select_op select_op, cupar_equality_op equality_op,
                             cupar_partition_offset num_items, int num_tiles,

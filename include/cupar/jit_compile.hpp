@@ -246,8 +246,8 @@ build_report compile_dp(::cupar::detail::dp_op what, const op* first, const op* 
 
 namespace detail {
 template <class T>
-build_report compile_dp_over(::cupar::detail::dp_op what, const iterator& in, const op* o, int arch,
-                             bool optimized) {
+build_report compile_dp_over(::cupar::detail::dp_op what, const iterator& in, const output* out,
+                             const op* o, int arch, bool optimized) {
   ::cupar::detail::jit_compile_args a{::cupar::detail::jit_compile_args::data_processing,
                                       {&::cupar::detail::jit_type_of<T>(), nullptr, nullptr},
                                       ::cupar::detail::scalar{},
@@ -257,6 +257,7 @@ build_report compile_dp_over(::cupar::detail::dp_op what, const iterator& in, co
                                       optimized};
   a.what = what;
   a.iter = &in;
+  a.out = out;
   return ::cupar::detail::jit_compile(a);
 }
 }  // namespace detail
@@ -266,18 +267,41 @@ build_report compile_dp_over(::cupar::detail::dp_op what, const iterator& in, co
 template <class T>
 build_report compile_select_if(const iterator& in, const op& pred, int arch = 90,
                                bool optimized = true) {
-  return detail::compile_dp_over<T>(::cupar::detail::dp_op::select_if, in, &pred, arch, optimized);
+  return detail::compile_dp_over<T>(::cupar::detail::dp_op::select_if, in, nullptr, &pred, arch,
+                                    optimized);
 }
 template <class T>
 build_report compile_partition(const iterator& in, const op& pred, int arch = 90,
                                bool optimized = true) {
-  return detail::compile_dp_over<T>(::cupar::detail::dp_op::partition, in, &pred, arch, optimized);
+  return detail::compile_dp_over<T>(::cupar::detail::dp_op::partition, in, nullptr, &pred, arch,
+                                    optimized);
 }
 /// unique over an expression; a null equality stands for ==.
 template <class T>
 build_report compile_unique(const iterator& in, const op* eq, int arch = 90,
                             bool optimized = true) {
-  return detail::compile_dp_over<T>(::cupar::detail::dp_op::unique, in, eq, arch, optimized);
+  return detail::compile_dp_over<T>(::cupar::detail::dp_op::unique, in, nullptr, eq, arch,
+                                    optimized);
+}
+/// select_if, partition and unique reading `in` and storing through the output expression `out`
+/// as they compact (the "+io" stream compaction sets, which a call uses when its output writes
+/// nothing it reads; an array input is the expression of that array).
+template <class T>
+build_report compile_select_if(const iterator& in, const output& out, const op& pred, int arch = 90,
+                               bool optimized = true) {
+  return detail::compile_dp_over<T>(::cupar::detail::dp_op::select_if, in, &out, &pred, arch,
+                                    optimized);
+}
+template <class T>
+build_report compile_partition(const iterator& in, const output& out, const op& pred, int arch = 90,
+                               bool optimized = true) {
+  return detail::compile_dp_over<T>(::cupar::detail::dp_op::partition, in, &out, &pred, arch,
+                                    optimized);
+}
+template <class T>
+build_report compile_unique(const iterator& in, const output& out, const op* eq, int arch = 90,
+                            bool optimized = true) {
+  return detail::compile_dp_over<T>(::cupar::detail::dp_op::unique, in, &out, eq, arch, optimized);
 }
 
 /// select_if's predicate on T.

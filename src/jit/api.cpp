@@ -708,7 +708,8 @@ cupar::jit::build_report jit_compile(const jit_compile_args& c) {
   if (c.out != nullptr && c.iter == nullptr) {
     throw_invalid_argument("cupar::jit", "an output expression needs an input expression");
   }
-  if (c.out != nullptr && !scan) {
+  const bool data_processing = c.kind == jit_compile_args::data_processing;
+  if (c.out != nullptr && !scan && !data_processing) {
     // transform over expressions: the "for_each" set.
     if (c.op == nullptr) throw_invalid_argument("cupar::jit", "no operator");
     const int arity = c.iter2 != nullptr ? 2 : 1;
@@ -716,16 +717,20 @@ cupar::jit::build_report jit_compile(const jit_compile_args& c) {
     loader.emplace(jit::transform_apply_op(ins, arity, *c.out, *c.op, 0, "cupar::jit::compile").op);
     req = set_request{family::for_each, {&jit::index_type()}};
     req.ops[0] = &*loader;
-  } else if (c.iter != nullptr && c.kind == jit_compile_args::data_processing) {
-    // select_if, partition, unique over an expression: the "+index" stream compaction sets.
+  } else if (c.iter != nullptr && data_processing) {
+    // select_if, partition, unique over an expression: the "+index" stream compaction sets; into
+    // an output expression as well: the "+io" sets.
     if (!reads_expressions(c.what)) {
       throw_invalid_argument("cupar::jit",
                              "of the data-processing families, select_if, partition and unique "
                              "read iterator expressions in their kernels");
     }
     loader.emplace(jit::expression_op(*c.iter, *c.types[0], 0, "cupar::jit::compile"));
+    if (c.out != nullptr) {
+      store.emplace(jit::store_op(*c.out, *c.types[0], 0, "cupar::jit::compile"));
+    }
     const cupar::jit::op* ops[2] = {c.op, c.op2};
-    req = dp_expression_request(c.what, c.types, ops, *loader);
+    req = dp_expression_request(c.what, c.types, ops, *loader, store ? &*store : nullptr);
   } else if (c.iter != nullptr) {
     if (c.op == nullptr) throw_invalid_argument("cupar::jit", "no operator");
     if (!scan && c.kind != jit_compile_args::reduce) {

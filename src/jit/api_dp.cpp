@@ -81,6 +81,25 @@ bool use_plus_set(jit::family fam, const jit_type& keys, const jit_type& values,
   return state == 2;
 }
 
+/// Whether select_if, partition or unique on arithmetic elements of `t` has its "+io" set
+/// precompiled (an output expression stored by the kernels); otherwise the output goes through a
+/// temporary and a store pass, which needs no compile of kernels either.
+bool io_set_precompiled(jit::family fam, const jit_type& t) {
+  if (static_cast<int>(t.kind) == 0) return false;  // structs: the store pass
+  const int f = fam == jit::family::select_if ? 0 : fam == jit::family::partition_if ? 1 : 2;
+  const int k = t.size == 1 ? 0 : t.size == 2 ? 1 : t.size == 4 ? 2 : 3;
+  // 0: not yet looked up, 1: not precompiled, 2: precompiled (static storage: zero to begin).
+  static std::atomic<unsigned char> known[3][4];
+  std::atomic<unsigned char>& slot = known[f][k];
+  unsigned char state = slot.load(std::memory_order_relaxed);
+  if (state == 0) {
+    jit::set_spec set{fam, {jit::type_ref::size_class(t)}, "io"};
+    state = jit::precompiled_for_any_arch(set.key()) ? 2 : 1;
+    slot.store(state, std::memory_order_relaxed);
+  }
+  return state == 2;
+}
+
 }  // namespace
 
 jit::set_request dp_request(dp_op what, const jit_type* const types[2],
@@ -214,6 +233,18 @@ void route(const jit_dp_args& b, stream_ref s, memory_resource& mr, pending_inpu
   with_materialised_inputs(b, s, mr, pending);
 }
 
+/// Whether a call's one output expression is stored by the family's kernels as they compact
+/// (select_if, partition, unique: the "+io" sets), fused: when the set is precompiled and the
+/// output writes nothing the call reads (the kernels store while other blocks still read).
+bool fuses_output(const jit_dp_args& b) {
+  if (!reads_expressions(b.what) || b.out_iter[0] == nullptr) return false;
+  const jit_type& t = *b.types[0];
+  if (!io_set_precompiled(family_of(b.what), t)) return false;
+  require_size(b.function, b.n, t.size);
+  const void* array = b.in_iter[0] == nullptr ? b.in[0] : nullptr;
+  return !jit::output_may_overlap(*b.out_iter[0], b.n, b.in_iter[0], array, b.n * t.size);
+}
+
 /// A call with output expressions: each such output is written by the family to a temporary
 /// array, then stored through the expression by one "for_each" pass (prepared, so compiled and
 /// linked, before the family runs) that stores only what the family wrote: a count it wrote to
@@ -312,6 +343,7 @@ void jit_data_processing(const jit_dp_args& a, stream_ref s, memory_resource& mr
       outputs = true;
     }
   }
+  if (outputs && fuses_output(b)) return call_select(b, s, mr);
   if (outputs) return with_output_expressions(b, s, mr);
   pending_inputs pending;
   pending.function = a.function;

@@ -214,8 +214,10 @@ std::string typedefs_block(const set_spec& s) {
                                                          : 3;
       out << "#define CUPAR_SELECT_MODE " << mode << "\n";
       if (s.variant == "inplace") out << "#define CUPAR_SELECT_IN_PLACE 1\n";
-      // "+index": the input is an iterator expression (cupar_expr_input.cuh).
-      if (s.variant == "index") out << "#define CUPAR_INDEX_INPUT 1\n";
+      // "+index": the input is an iterator expression (cupar_expr_input.cuh); "+io": the
+      // output too (cupar_expr_output).
+      if (s.variant == "index" || s.variant == "io") out << "#define CUPAR_INDEX_INPUT 1\n";
+      if (s.variant == "io") out << "#define CUPAR_INDEX_OUTPUT 1\n";
       out << "typedef " << t[0].name << " cupar_T;\n";
       if (s.fam == family::select_flagged) out << "typedef " << t[1].name << " cupar_F;\n";
       break;
@@ -481,6 +483,15 @@ slot_spec predicate_slot(const type_ref& c, int which) {
 slot_spec expression_slot(const type_ref& c) {
   return {"cupar_jit_xform", "iterator expression", {type_ref::of(scalar::u64)}, c, {"cupar_i"}};
 }
+/// The output expression's store of the "+io" sets: element i (the value, of the set's type)
+/// stored where the expression puts it; the int result is unused.
+slot_spec store_slot(const type_ref& c) {
+  return {"cupar_jit_store",
+          "output expression",
+          {type_ref::of(scalar::u64), c},
+          type_ref::of(scalar::i32),
+          {"cupar_i", "cupar_v"}};
+}
 slot_spec comparator_slot(const type_ref& c) {
   return {"cupar_jit_comp", "comparator", {c, c}, type_ref::boolean(), {"a", "b"}};
 }
@@ -495,13 +506,7 @@ std::vector<slot_spec> slots_of(const set_spec& s) {
         // expression's store last.
         std::vector<slot_spec> slots = {expression_slot(t[0]),
                                         old_style_slot({t[0], t[0]}, t[0], {"a", "b"}, "operator")};
-        if (s.variant == "io") {
-          slots.push_back({"cupar_jit_store",
-                           "output expression",
-                           {type_ref::of(scalar::u64), t[0]},
-                           type_ref::of(scalar::i32),
-                           {"cupar_i", "cupar_v"}});
-        }
+        if (s.variant == "io") slots.push_back(store_slot(t[0]));
         return slots;
       }
       return {old_style_slot({t[0], t[0]}, t[0], {"a", "b"}, "operator")};
@@ -520,11 +525,15 @@ std::vector<slot_spec> slots_of(const set_spec& s) {
     case family::select_if:
     case family::partition_if:
       if (s.variant == "index") return {expression_slot(t[0]), predicate_slot(t[0], 1)};
+      if (s.variant == "io") {
+        return {expression_slot(t[0]), predicate_slot(t[0], 1), store_slot(t[0])};
+      }
       return {predicate_slot(t[0], 1)};
     case family::select_flagged:
       return {};
     case family::unique:
       if (s.variant == "index") return {expression_slot(t[0]), equality_slot(t[0])};
+      if (s.variant == "io") return {expression_slot(t[0]), equality_slot(t[0]), store_slot(t[0])};
       return {equality_slot(t[0])};
     case family::unique_by_key:
     case family::run_length_encode:

@@ -69,15 +69,19 @@ inline bool reads_expressions(dp_op what) {
 }
 
 /// select_if, partition and unique: an expression input (a.in_iter[0]) is read by the kernels of
-/// the "+index" sets, fused; the other families get their expressions materialised first.
+/// the "+index" sets, fused; the other families get their expressions materialised first. An
+/// output expression left in a.out_iter[0] (by the fused-output route only) is stored through by
+/// the kernels of the "+io" sets.
 void call_select(const jit_dp_args& a, stream_ref s, memory_resource& mr,
                  const pending_inputs* pending = nullptr);
 /// The request of select_if, partition or unique reading the iterator expression whose generated
 /// code is `loader` (the "+index" sets: the expression in the first slot, anchoring the cache, the
-/// family's operator after it).
+/// family's operator after it); with `store`, the generated store of an output expression, the
+/// "+io" sets (the store in the last slot).
 jit::set_request dp_expression_request(dp_op what, const jit_type* const types[2],
                                        const cupar::jit::op* const ops[2],
-                                       const cupar::jit::op& loader);
+                                       const cupar::jit::op& loader,
+                                       const cupar::jit::op* store = nullptr);
 void call_three_way(const jit_dp_args& a, stream_ref s, memory_resource& mr,
                     const pending_inputs* pending = nullptr);
 void call_by_key(const jit_dp_args& a, stream_ref s, memory_resource& mr,

@@ -220,6 +220,8 @@ struct select_launch {
   std::size_t n;
   const void* pred_state;  // predicate's state (select_if, partition), else null
   const void* eq_state;    // equality's state (unique), else null
+  /// "+io" sets: the output expression's store state (`out` unused), else null.
+  const void* output_state = nullptr;
 };
 cudaError_t run_select(const loaded_module& m, const device_info& dev, launch_status& st,
                        void* temp, std::size_t& temp_bytes, const select_launch& s,

@@ -45,18 +45,24 @@ list(APPEND CUPAR_PRECOMPILED_SETS "for_each<u64>")
 # reinterpret the bits as the caller's types.
 # "+index": the input is a run-time iterator expression (jit_iterator.hpp) read by the kernels
 # (cupar_expr_input.cuh), fused; the other families write an expression to a temporary array
-# first (the for_each set), so they need no variant.
+# first (the for_each set), so they need no variant. "+io": the output is an expression too
+# (transform_output, discard, ...), stored by the kernels as they compact (an array input is
+# read as an expression of one array); the other families write their outputs to a temporary
+# array that one for_each pass stores through the expression.
 set(_classes u8 u16 u32 u64)
 foreach(_c IN LISTS _classes)
   list(APPEND CUPAR_PRECOMPILED_SETS
        "select_if<${_c}>"
        "select_if<${_c}>+inplace"
        "select_if<${_c}>+index"
+       "select_if<${_c}>+io"
        "partition_if<${_c}>"
        "partition_if<${_c}>+index"
+       "partition_if<${_c}>+io"
        "three_way_partition<${_c}>"
        "unique<${_c}>"
-       "unique<${_c}>+index")
+       "unique<${_c}>+index"
+       "unique<${_c}>+io")
   foreach(_f IN ITEMS u8 u32)
     list(APPEND CUPAR_PRECOMPILED_SETS "select_flagged<${_c},${_f}>" "select_flagged<${_c},${_f}>+inplace")
   endforeach()

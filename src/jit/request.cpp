@@ -149,6 +149,11 @@ build_spec set_request::spec() const {
       sp.slots.push_back({op, slots[i].args, user});
       continue;
     }
+    if (io && i + 1 == slots.size()) {
+      // The output expression's store of a "+io" set: an index and a value of the caller's type.
+      sp.slots.push_back({op, {slots[i].args[0], user}, slots[i].result});
+      continue;
+    }
     slot_binding b{op, std::vector<type_ref>(slots[i].args.size(), user),
                    slots[i].result.is_boolean() ? type_ref::boolean() : user};
     sp.slots.push_back(std::move(b));

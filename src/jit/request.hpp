@@ -32,7 +32,8 @@ struct set_request {
   /// transform_reduce, the scans, select_if, partition_if, unique: the "+index" sets (the input
   /// is an iterator expression, ops[0]; the family's own operator follows it).
   bool index = false;
-  /// Scans: the "+io" sets (also the output is an expression, its store ops[2]).
+  /// Scans, select_if, partition_if, unique: the "+io" sets (also the output is an expression,
+  /// its store in the last slot: ops[2]).
   bool io = false;
   /// The slots' operators (slot order of slots_of); the first one anchors the per-operator
   /// cache. Null: the slot's default, the named equal_to or less.

@@ -66,6 +66,10 @@ cudaError_t run_select(const loaded_module& m, const device_info& dev, launch_st
   // the kernels add each partition's offset to it as to a pointer.
   expression_input e{};
   if (s.expression_state != nullptr) std::memcpy(e.state, s.expression_state, sizeof e.state);
+  // "+io" sets: the output expression likewise (cupar_expr_output), from index 0; the kernels
+  // offset it by the items selected (and rejected) before, as they would a pointer.
+  expression_input o{};
+  if (s.output_state != nullptr) std::memcpy(o.state, s.output_state, sizeof o.state);
   for (long long p = 0; p < num_partitions; ++p) {
     const long long offset = p * max_partition_size;
     const long long items = p + 1 == num_partitions ? n - offset : max_partition_size;
@@ -77,15 +81,17 @@ cudaError_t run_select(const loaded_module& m, const device_info& dev, launch_st
     launch(init_grid, init_threads, 0, stream).doit(m.kernel(0), tile_state, num_tiles, s.d_count);
     // No early return for n == 0: the initialisation kernel writes the zero count.
     if (items == 0) break;
-    auto sweep = [&](const auto& input) {
+    auto sweep = [&](const auto& input, const auto& output) {
       launch(num_tiles, block_threads, 0, stream)
-          .doit(m.kernel(1), input, s.flags, s.out, s.d_count, tile_state, select_op, equality_op,
+          .doit(m.kernel(1), input, s.flags, output, s.d_count, tile_state, select_op, equality_op,
                 static_cast<int>(items), num_tiles, streaming, vsmem);
     };
-    if (s.expression_state != nullptr) {
-      sweep(erased_arg{&e});
+    if (s.output_state != nullptr) {
+      sweep(erased_arg{&e}, erased_arg{&o});
+    } else if (s.expression_state != nullptr) {
+      sweep(erased_arg{&e}, s.out);
     } else {
-      sweep(s.in);
+      sweep(s.in, s.out);
     }
     // CUB's streaming_context_t::advance
     std::swap(streaming.d_num_selected_in, streaming.d_num_selected_out);

@@ -384,6 +384,56 @@ TEST(JitIteratorCompile, SelectPartitionAndUniqueOfExpressionsLinkToTheIndexSets
   }
 }
 
+TEST(JitIteratorCompile, SelectPartitionAndUniqueIntoOutputExpressionsLinkToTheIoSets) {
+  const unsigned* no_indices = nullptr;
+  float* no_out = nullptr;
+  double* no_doubles = nullptr;
+  const op above(op("x > t").param("t", 0.5f));
+  // An array input (a call reads it as the expression of that array) into a transform output.
+  const jit::output tripled = jit::transform_output(no_out, op("3.0f * x"));
+  const cupar::testing::class_case select{
+      "select_if<u32>+io", jit::compile_select_if<float>(no_floats, tripled, above, 90, false),
+      jit::compile_select_if<float>(no_floats, tripled, above, 90, true)};
+  // An input and an output transform into another type, with parameters in both.
+  const jit::iterator scaled = jit::transform(no_floats, op("x * s").param("s", 2.0f));
+  const jit::output widened =
+      jit::transform_output<float>(no_doubles, op("double(x) + k").param("k", 0.25));
+  const cupar::testing::class_case partition{
+      "partition_if<u32>+io", jit::compile_partition<float>(scaled, widened, above, 90, false),
+      jit::compile_partition<float>(scaled, widened, above, 90, true)};
+  // A gather deduplicated into discard() (a count only).
+  const jit::iterator gathered = jit::permutation(no_floats, no_indices);
+  const cupar::testing::class_case unique{
+      "unique<u32>+io", jit::compile_unique<float>(gathered, jit::discard(), nullptr, 90, false),
+      jit::compile_unique<float>(gathered, jit::discard(), nullptr, 90, true)};
+  const cupar::testing::class_case counting{
+      "select_if<u64>+io",
+      jit::compile_select_if<unsigned long long>(
+          jit::counting(0ull),
+          jit::transform_output<unsigned long long>(no_doubles, op("double(x) * 0.5")),
+          op("x % 7ull == 1ull"), 90, false),
+      jit::compile_select_if<unsigned long long>(jit::counting(0ull), jit::discard(),
+                                                 op("x % 7ull == 1ull"), 90, true)};
+  for (const auto* c : {&select, &partition, &unique, &counting}) {
+    SCOPED_TRACE(c->set);
+    EXPECT_EQ(c->quick.kernel_set, c->set);
+    EXPECT_EQ(c->optimised.tier, 2);
+    // Without the set (a filtered build) the kernels compile from source with the expressions.
+    if (cupar::testing::precompiled_here(c->set)) {
+      cupar::testing::expect_served_by_set(*c);
+      EXPECT_EQ(c->quick.kernels.size(), 2u);
+    }
+  }
+  // Errors in the output's snippet name it.
+  try {
+    (void)jit::compile_select_if<float>(
+        no_floats, jit::transform_output(no_out, op("x * not_declared")), above, 90, false);
+    FAIL() << "expected a jit_error";
+  } catch (const cupar::jit_error& e) {
+    EXPECT_NE(std::string(e.what()).find("not_declared"), std::string::npos) << e.what();
+  }
+}
+
 TEST(JitIteratorCompile, ErrorsInASelectionOverAnExpressionNameTheirSnippet) {
   const jit::iterator doubled = jit::transform(no_floats, op("x * 2.0f"));
   try {

@@ -6,6 +6,7 @@
 // sentinel: what the call does not write (past its count) must keep it, so the store passes' bounds
 // are checked. Compiled by g++.
 #include "../common/gpu.hpp"
+#include "../common/precompiled.hpp"
 #include "../common/streams.hpp"
 #include "iterator_helpers.hpp"
 
@@ -147,6 +148,130 @@ TEST(JitIteratorDpOutput, CompactionsStoreOnlyWhatTheyWrite) {
                                         d_count.data(), n, op("x < -2.0f"), op("x < 2.0f"), s);
       expect_prefix(o3, high, n, "three-way unselected part (device counts)");
     });
+  }
+}
+
+/// Binaries loaded while `run` ran, in fast mode (tier 1 only): one per build a call needed.
+template <class F>
+std::uint64_t loads_of(F&& run) {
+  const jit::mode before = jit::get_mode();
+  jit::set_mode(jit::mode::fast);
+  const std::uint64_t loads = jit::get_stats().loads;
+  run();
+  const std::uint64_t made = jit::get_stats().loads - loads;
+  jit::set_mode(before);
+  return made;
+}
+
+// select_if, partition and unique store through an output expression as they compact (the "+io"
+// sets: one build for the predicate, the input and the output together) when the output writes
+// nothing they read; an output over their own input (in place) or over a gather's values takes
+// the store pass (the compaction into a temporary, then one pass storing it: two builds), which
+// reads everything before it writes. Both against the CPU, with new snippets each time (a new
+// build each).
+TEST(JitIteratorDpOutput, CompactionsStoreAsTheyCompactUnlessTheOutputOverlapsWhatTheyRead) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  static int fresh = 0;  // makes each operator's text new
+  auto tag = [] { return " + 0.0f * " + std::to_string(++fresh) + ".0f"; };
+  const bool fused_here = cupar::testing::precompiled_here("select_if<u32>+io") &&
+                          cupar::testing::precompiled_here("partition_if<u32>+io") &&
+                          cupar::testing::precompiled_here("unique<u32>+io");
+  for (std::size_t n : output_sizes) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto hx = small_floats(n, 23);
+    std::vector<float> sel, part, rest, uniq;
+    for (std::size_t i = 0; i < n; ++i) {
+      (hx[i] > 1.0f ? sel : rest).push_back(hx[i] * 2.0f);
+      if (i == 0 || hx[i] != hx[i - 1]) uniq.push_back(hx[i] * 2.0f);
+    }
+    part = sel;
+    part.insert(part.end(), rest.rbegin(), rest.rend());
+    cupar::device_buffer<std::size_t> d_count(1, s);
+    // Fused: the output is another array.
+    cupar::device_buffer<float> x(hx, s);
+    auto out = filled<float>(n, s);
+    std::uint64_t builds = loads_of([&] {
+      cupar::select_if<float>(x.data(), jit::transform_output(out.data(), op("x * 2.0f" + tag())),
+                              d_count.data(), n, op("x > 1.0f" + tag()), s);
+      cupar::stream_ref(s).synchronize();
+    });
+    if (n > 0 && fused_here) EXPECT_EQ(builds, 1u) << "select_if: the +io set, one build";
+    EXPECT_EQ(d_count.to_host()[0], sel.size());
+    expect_prefix(out, sel, n, "select_if, fused");
+    reset(out, s);
+    builds = loads_of([&] {
+      const std::size_t c = cupar::partition_count<float>(
+          jit::transform(x.data(), op("x" + tag())),
+          jit::transform_output(out.data(), op("x * 2.0f" + tag())), n, op("x > 1.0f" + tag()), s);
+      EXPECT_EQ(c, sel.size());
+    });
+    if (n > 0 && fused_here) EXPECT_EQ(builds, 1u) << "partition: the +io set, one build";
+    expect_prefix(out, part, n, "partition, fused");
+    reset(out, s);
+    cupar::unique<float>(x.data(), jit::transform_output(out.data(), op("x * 2.0f" + tag())),
+                         d_count.data(), n, s);
+    EXPECT_EQ(d_count.to_host()[0], uniq.size());
+    expect_prefix(out, uniq, n, "unique, fused");
+    // In place: the output is the input itself; the store pass.
+    builds = loads_of([&] {
+      cupar::select_if<float>(x.data(), jit::transform_output(x.data(), op("x * 2.0f" + tag())),
+                              d_count.data(), n, op("x > 1.0f" + tag()), s);
+      cupar::stream_ref(s).synchronize();
+    });
+    if (n > 0) EXPECT_EQ(builds, 2u) << "select_if in place: the compaction and the store pass";
+    EXPECT_EQ(d_count.to_host()[0], sel.size());
+    {
+      const std::vector<float> h = x.to_host();
+      for (std::size_t i = 0; i < sel.size(); ++i)
+        ASSERT_EQ(h[i], sel[i]) << "select_if in place at " << i;
+      for (std::size_t i = sel.size(); i < n; ++i)
+        ASSERT_EQ(h[i], hx[i]) << "select_if in place: untouched past the count at " << i;
+    }
+    x.copy_from_host(hx.data(), n);
+    const std::size_t c = cupar::partition_count<float>(
+        x.data(), jit::transform_output(x.data(), op("x * 2.0f" + tag())), n,
+        op("x > 1.0f" + tag()), s);
+    EXPECT_EQ(c, sel.size());
+    expect_prefix(x, part, n, "partition in place");
+    x.copy_from_host(hx.data(), n);
+    cupar::unique<float>(x.data(),
+                         jit::transform_output(x.data() + (n > 1 ? 1 : 0), op("x * 2.0f")),
+                         d_count.data(), n > 1 ? n - 1 : n, s);
+    {
+      // unique of x[0, m) stored from x[1] on (m = n - 1): overlapping, shifted by one.
+      const std::size_t m = n > 1 ? n - 1 : n;
+      std::vector<float> u;
+      for (std::size_t i = 0; i < m; ++i)
+        if (i == 0 || hx[i] != hx[i - 1]) u.push_back(hx[i] * 2.0f);
+      EXPECT_EQ(d_count.to_host()[0], u.size());
+      const std::vector<float> h = x.to_host();
+      const std::size_t at = n > 1 ? 1 : 0;
+      for (std::size_t i = 0; i < u.size(); ++i)
+        ASSERT_EQ(h[at + i], u[i]) << "unique shifted by one at " << i;
+    }
+    // A gather whose values array is the output: the values may be anywhere in it.
+    x.copy_from_host(hx.data(), n);
+    std::vector<unsigned> hidx(n);
+    for (std::size_t i = 0; i < n; ++i)
+      hidx[i] = static_cast<unsigned>(n - 1 - i);
+    cupar::device_buffer<unsigned> idx(hidx, s);
+    std::vector<float> gsel;
+    for (std::size_t i = 0; i < n; ++i)
+      if (hx[n - 1 - i] > 1.0f) gsel.push_back(hx[n - 1 - i] * 2.0f);
+    builds = loads_of([&] {
+      cupar::select_if<float>(jit::permutation(x.data(), idx.data()),
+                              jit::transform_output(x.data(), op("x * 2.0f" + tag())),
+                              d_count.data(), n, op("x > 1.0f" + tag()), s);
+      cupar::stream_ref(s).synchronize();
+    });
+    if (n > 0) EXPECT_EQ(builds, 2u) << "a gather over the output: the store pass";
+    EXPECT_EQ(d_count.to_host()[0], gsel.size());
+    {
+      const std::vector<float> h = x.to_host();
+      for (std::size_t i = 0; i < gsel.size(); ++i)
+        ASSERT_EQ(h[i], gsel[i]) << "gather over the output at " << i;
+    }
   }
 }
 
