@@ -6,6 +6,7 @@
 //   dot/<impl>/f32                 reduce(transform(zip(a, b), a * b), plus): 2n floats read
 //   argmax/<impl>/f32              reduce over zip(counting, x), (index, value) accumulator,
 //                                  lowest index on ties; cub: DeviceReduce::ArgMax
+//   argmax32/<impl>/f32            the same with an (int, float) accumulator (8 bytes)
 //   count_where/<impl>/f32         reduce(transform(x, x > 0.5 ? 1 : 0), plus) as u64
 //   scan_squares/<impl>/f32        inclusive scan of x * x read through a transform iterator
 //                                  (cupar_jit_expr: jit::transform(x, "x * x"), jit_kernels.cpp)
@@ -64,8 +65,10 @@ struct less_f {
   __host__ __device__ bool operator()(float a, float b) const { return a < b; }
 };
 using iv = ::cuda::std::tuple<long long, float>;
+using iv32 = ::cuda::std::tuple<int, float>;  // argmax32: 8 bytes, n < 2^31
 struct argmax_op {
-  __host__ __device__ iv operator()(const iv& a, const iv& b) const {
+  template <class T>
+  __host__ __device__ T operator()(const T& a, const T& b) const {
     const float va = ::cuda::std::get<1>(a), vb = ::cuda::std::get<1>(b);
     if (va != vb) return va > vb ? a : b;
     return ::cuda::std::get<0>(a) <= ::cuda::std::get<0>(b) ? a : b;
@@ -143,6 +146,19 @@ void argmax_cub_f32(benchmark::State& state) {
           return cub::DeviceReduce::ArgMax(t, bytes, in, out, index.get(), static_cast<int>(n), s);
         });
       });
+}
+
+// argmax with a 32-bit index: an (int, float) accumulator of 8 bytes, the size of ArgMax's own
+// KeyValuePair<int, float>, so CUB tunes the reduce as it tunes ArgMax.
+void argmax32_cupar_f32(benchmark::State& state) {
+  fused_reduce_runner<iv32>(state, [](const float* in, iv32* out, std::size_t n, cudaStream_t s) {
+    const auto zip = thrust::make_zip_iterator(thrust::make_counting_iterator<int>(0), in);
+    cupar::reduce(zip, out, n, argmax_op{}, iv32{-1, -1e30f}, s);
+  });
+}
+
+void argmax32_cub_f32(benchmark::State& state) {
+  argmax_cub_f32(state);
 }
 
 void count_where_cupar_f32(benchmark::State& state) {

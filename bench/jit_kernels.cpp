@@ -31,8 +31,10 @@
 #include <limits>
 #include <string>
 
-// (index, value) of the argmax rows: lowest index on ties.
+// (index, value) of the argmax rows: lowest index on ties. argmax32: a 32-bit index (8 bytes,
+// the class s8a4).
 CUPAR_JIT_STRUCT(bench_arg_f32, long long i; float v;)
+CUPAR_JIT_STRUCT(bench_arg32_f32, int i; float v;)
 
 namespace cupar_bench {
 namespace {
@@ -134,6 +136,14 @@ void argmax_cupar_jit_f32(benchmark::State& state) {
       op("b.v > a.v || (b.v == a.v && b.i < a.i) ? b : a"), bench_arg_f32{-1, -1e30f}, 1,
       [](const float* in, std::size_t) {
         return cupar::jit::zip({{"i", cupar::jit::counting(0ll)}, {"v", in}});
+      });
+}
+void argmax32_cupar_jit_f32(benchmark::State& state) {
+  expression_reduce_jit<bench_arg32_f32>(
+      state, "argmax32 f32 zip(counting(0), x)",
+      op("b.v > a.v || (b.v == a.v && b.i < a.i) ? b : a"), bench_arg32_f32{-1, -1e30f}, 1,
+      [](const float* in, std::size_t) {
+        return cupar::jit::zip({{"i", cupar::jit::counting(0)}, {"v", in}});
       });
 }
 void count_where_cupar_jit_expr_f32(benchmark::State& state) {

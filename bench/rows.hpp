@@ -146,6 +146,9 @@
   X(argmax, cupar, f32, gpu)                                                   \
   X(argmax, cupar_jit, f32, gpu)                                               \
   X(argmax, cub, f32, gpu)                                                     \
+  X(argmax32, cupar, f32, gpu)                                                 \
+  X(argmax32, cupar_jit, f32, gpu)                                             \
+  X(argmax32, cub, f32, gpu)                                                   \
   X(count_where, cupar, f32, gpu)                                              \
   X(count_where, cupar_jit, f32, gpu)                                          \
   X(count_where, cupar_jit_expr, f32, gpu)                                     \

@@ -49,7 +49,7 @@ FAMILY_ORDER = ["reduce_sum", "reduce_max", "inclusive_scan", "exclusive_scan", 
                 "transform_binary", "transform_mixed", "radix_sort_keys", "radix_sort_pairs", "merge_sort_keys",
                 "merge_sort_pairs", "reduce_struct", "inclusive_scan_struct", "histogram_even",
                 "histogram_even_op", "histogram_range", "reduce_sum_squares", "dot", "argmax",
-                "count_where", "scan_squares", "inclusive_scan_out", "merge_sort_computed"]
+                "argmax32", "count_where", "scan_squares", "inclusive_scan_out", "merge_sort_computed"]
 SPECIAL_FAMILIES = {"copy", "host_overhead", "jit_latency"}
 JIT_MEASURES = ["cold_process", "disk_cache_process", "warm_in_process",
                 "new_operator_in_process"]
@@ -83,6 +83,7 @@ FAMILY_TITLES = {
                           "transform(x, \"x * x\"))",
     "dot": "dot product, reduce over a transform of a zip of two arrays",
     "argmax": "argmax over zip(counting, x), lowest index on ties (cub: DeviceReduce::ArgMax)",
+    "argmax32": "argmax as above with an (int, float) accumulator, 8 bytes (cub: ArgMax)",
     "count_where": "count where x > 0.5, reduce over a transform iterator as u64",
     "scan_squares": "inclusive scan of x * x read through a transform iterator (cupar_jit_expr: "
                     "the iterator expression transform(x, \"x * x\"); compare inclusive_scan)",
