@@ -81,19 +81,26 @@ bool use_plus_set(jit::family fam, const jit_type& keys, const jit_type& values,
   return state == 2;
 }
 
-/// Whether select_if, partition or unique on arithmetic elements of `t` has its "+io" set
-/// precompiled (an output expression stored by the kernels); otherwise the output goes through a
+/// Whether select_if, partition or unique on elements of `t` has its "+io" set precompiled (an
+/// output expression stored by the kernels): each arithmetic size class, and the struct classes
+/// of CUPAR_JIT_STRUCT_DP_CLASSES for select_if and partition. Otherwise the output goes through a
 /// temporary and a store pass, which needs no compile of kernels either.
 bool io_set_precompiled(jit::family fam, const jit_type& t) {
-  if (static_cast<int>(t.kind) == 0) return false;  // structs: the store pass
+  const bool arithmetic = static_cast<int>(t.kind) != 0;
+  const int a = t.align == 1    ? 0
+                : t.align == 2  ? 1
+                : t.align == 4  ? 2
+                : t.align == 8  ? 3
+                : t.align == 16 ? 4
+                                : -1;
+  if (a < 0 || t.size == 0 || t.size > 128) return false;
   const int f = fam == jit::family::select_if ? 0 : fam == jit::family::partition_if ? 1 : 2;
-  const int k = t.size == 1 ? 0 : t.size == 2 ? 1 : t.size == 4 ? 2 : 3;
   // 0: not yet looked up, 1: not precompiled, 2: precompiled (static storage: zero to begin).
-  static std::atomic<unsigned char> known[3][4];
-  std::atomic<unsigned char>& slot = known[f][k];
+  static std::atomic<unsigned char> known[3][2][129][5];
+  std::atomic<unsigned char>& slot = known[f][arithmetic ? 1 : 0][t.size][a];
   unsigned char state = slot.load(std::memory_order_relaxed);
   if (state == 0) {
-    jit::set_spec set{fam, {jit::type_ref::size_class(t)}, "io"};
+    const jit::set_spec set{fam, {jit::type_ref::size_class(t)}, "io"};
     state = jit::precompiled_for_any_arch(set.key()) ? 2 : 1;
     slot.store(state, std::memory_order_relaxed);
   }

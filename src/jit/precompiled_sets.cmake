@@ -175,10 +175,11 @@ endforeach()
 # accumulators such as (count, sum, min, max) reduced or scanned by key or by segment): their
 # kernels already move opaque storage of the struct's size and alignment when compiled from
 # source, so a precompiled set of that class serves every struct of it, the operator linked in
-# as for the arithmetic size classes. 18 sets per class; by default for the record shapes met
+# as for the arithmetic size classes. 20 sets per class; by default for the record shapes met
 # most (8, 16 and 20 bytes of 4-byte fields, the last a (key, count, sum, min, max) group-by row
-# as examples/groupby.cpp has it; 8, 16 and 32 bytes with 8-byte ones): 108 sets (the "+index"
-# selections and partitions of zips into such records included).
+# as examples/groupby.cpp has it; 8, 16 and 32 bytes with 8-byte ones): 120 sets (the "+index"
+# selections and partitions of zips into such records, and their "+io" forms into output
+# expressions, included).
 # CUPAR_JIT_STRUCT_DP_CLASSES: "default", "none", or a list. Struct keys in the by-key families,
 # binary searches and select_flagged on structs still compile from source.
 set(_struct_dp_classes_default s8a4 s16a4 s20a4 s8a8 s16a8 s32a8)
@@ -193,8 +194,10 @@ foreach(_s IN LISTS _struct_dp_classes)
        "select_if<${_s}>"
        "select_if<${_s}>+inplace"
        "select_if<${_s}>+index"
+       "select_if<${_s}>+io"
        "partition_if<${_s}>"
        "partition_if<${_s}>+index"
+       "partition_if<${_s}>+io"
        "three_way_partition<${_s}>"
        "unique<${_s}>"
        "segmented_reduce<${_s}>"

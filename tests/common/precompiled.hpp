@@ -116,10 +116,12 @@ inline bool precompiled_here(const std::string& set_key) {
       "segmented_scan_inclusive|segmented_scan_exclusive)<(s[0-9]+a[0-9]+)>$|"
       "^select_if<(s[0-9]+a[0-9]+)>\\+inplace$|"
       "^(reduce_by_key|scan_by_key_inclusive|scan_by_key_exclusive|unique_by_key)<(u32|u64),"
-      "(s[0-9]+a[0-9]+)>$");
+      "(s[0-9]+a[0-9]+)>$|"
+      "^(select_if|partition_if)<(s[0-9]+a[0-9]+)>\\+(index|io)$");
   if (std::regex_match(set_key, m, dp_struct)) {
     if (m[2].matched) return struct_dp_class_listed(m[2].str());
     if (m[3].matched) return struct_dp_class_listed(m[3].str());
+    if (m[8].matched) return struct_dp_class_listed(m[8].str());
     return type_listed(m[5].str()) && struct_dp_class_listed(m[6].str());
   }
   // Any other set on a struct class is compiled from source, but for the sort payloads of

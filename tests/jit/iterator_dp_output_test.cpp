@@ -21,6 +21,9 @@
 #include <string>
 #include <vector>
 
+// An order record (the data-processing class s8a4): selected rows projected through an output.
+CUPAR_JIT_STRUCT(order_row, unsigned id; float price;)
+
 namespace jit = cupar::jit;
 using cupar::testing::owned_stream;
 using jit::op;
@@ -272,6 +275,56 @@ TEST(JitIteratorDpOutput, CompactionsStoreAsTheyCompactUnlessTheOutputOverlapsWh
       for (std::size_t i = 0; i < gsel.size(); ++i)
         ASSERT_EQ(h[i], gsel[i]) << "gather over the output at " << i;
     }
+  }
+}
+
+// Records selected and partitioned into projections of a field (a struct class's "+io" sets
+// where the build has them: one build a call), against the CPU.
+TEST(JitIteratorDpOutput, RecordsSelectedIntoProjectionsStoreAsTheyCompact) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const bool fused_here = cupar::testing::precompiled_here("select_if<s8a4>+io") &&
+                          cupar::testing::precompiled_here("partition_if<s8a4>+io");
+  static int fresh = 0;
+  auto tag = [] { return " + 0.0f * " + std::to_string(++fresh) + ".0f"; };
+  for (std::size_t n : output_sizes) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto prices = small_floats(n, 31);
+    std::vector<order_row> h(n);
+    for (std::size_t i = 0; i < n; ++i)
+      h[i] = {static_cast<unsigned>(i), prices[i]};
+    std::vector<float> doubled;
+    std::vector<double> ids, rest;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (prices[i] > 1.0f) {
+        doubled.push_back(prices[i] * 2.0f);
+        ids.push_back(static_cast<double>(i));
+      } else {
+        rest.push_back(static_cast<double>(i));
+      }
+    }
+    ids.insert(ids.end(), rest.rbegin(), rest.rend());
+    cupar::device_buffer<order_row> rows(h, s);
+    auto out = filled<float>(n, s);
+    auto out_ids = filled<double>(n, s);
+    cupar::device_buffer<std::size_t> d_count(1, s);
+    std::uint64_t builds = loads_of([&] {
+      cupar::select_if<order_row>(
+          rows.data(), jit::transform_output<order_row>(out.data(), op("x.price * 2.0f" + tag())),
+          d_count.data(), n, op("x.price > 1.0f" + tag()), s);
+      cupar::stream_ref(s).synchronize();
+    });
+    if (n > 0 && fused_here) EXPECT_EQ(builds, 1u) << "select_if of records: the +io set";
+    EXPECT_EQ(d_count.to_host()[0], doubled.size());
+    expect_prefix(out, doubled, n, "select_if of records -> a field, doubled");
+    builds = loads_of([&] {
+      const std::size_t c = cupar::partition_count<order_row>(
+          rows.data(), jit::transform_output<order_row>(out_ids.data(), op("double(x.id)")), n,
+          op("x.price > 1.0f" + tag()), s);
+      EXPECT_EQ(c, doubled.size());
+    });
+    if (n > 0 && fused_here) EXPECT_EQ(builds, 1u) << "partition of records: the +io set";
+    expect_prefix(out_ids, ids, n, "partition of records -> ids");
   }
 }
 
