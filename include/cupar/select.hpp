@@ -10,9 +10,10 @@
 // any type the items convert to, jit::transform_output, jit::discard(); jit_iterator.hpp) and
 // whose element types are named, since nothing deduces them: cupar::select_if<float>(d_x,
 // jit::transform_output<float>(d_y, "x * 2.0f"), ...). select_if, partition and unique (also
-// unique in unique.hpp) on arithmetic types store through the expression as they compact, in one
-// pass, when the output writes no array the call reads; otherwise (an output over the input, a
-// gather's values or other arrays the input reads; struct items; select_flagged and
+// unique in unique.hpp) on arithmetic types, and select_if and partition on structs of the
+// data-processing struct classes, store through the expression as they compact, in one pass,
+// when the output writes no array the call reads; otherwise (an output over the input, a
+// gather's values or other arrays the input reads; other structs; select_flagged and
 // three_way_partition) the kernels write a temporary array of n items (from `mr`), which one more
 // pass stores through the expression, only the items the call wrote (the pass reads the count on
 // the device: nothing synchronises); a discard() output then costs the temporary alone. The
