@@ -364,6 +364,8 @@ const jit_type& sort_index_type(std::size_t n) {
 
 namespace {
 
+void sort_arrays(const jit_sort_args& call, stream_ref s, memory_resource& mr);
+
 /// A sort whose keys or values go through output expressions: the sort writes temporary arrays,
 /// which one "for_each" pass each (prepared before the sort) stores through the expressions;
 /// discard() takes the temporary alone. An output expression that is a plain array of the
@@ -404,19 +406,14 @@ void sort_into_expressions(const jit_sort_args& call, stream_ref s, memory_resou
     stores[k].emplace(
         prepare_for_each(jit::bounded_store_op(*dst[k], *t, *outs[k], call.n, {}, fn), call.n, fn));
   }
-  jit_sort(b, s, mr);
+  sort_arrays(b, s, mr);
   for (const auto& store : stores) {
     if (store) store->launch(s, "cupar: a sort's output expression stored (run-time operator)");
   }
 }
 
-}  // namespace
-
-void jit_sort(const jit_sort_args& call, stream_ref s, memory_resource& mr) {
-  const device_guard device(s);
-  if (call.keys_out_iter != nullptr || call.values_out_iter != nullptr) {
-    return sort_into_expressions(call, s, mr);
-  }
+/// A sort into arrays (keys and values may still be expressions), on the stream's device.
+void sort_arrays(const jit_sort_args& call, stream_ref s, memory_resource& mr) {
   // Keys (values) given as an expression (a gather, a computed key, counting positions): the
   // sorts take arrays, so the expression is written to d_keys_out (d_values_out) in one pass once
   // the arguments are checked, and sorted there in place.
@@ -518,6 +515,16 @@ void jit_sort(const jit_sort_args& call, stream_ref s, memory_resource& mr) {
                           jit::check_dispatch(e, st, "cupar sort (run-time comparator)");
                           return cudaSuccess;
                         });
+}
+
+}  // namespace
+
+void jit_sort(const jit_sort_args& call, stream_ref s, memory_resource& mr) {
+  const device_guard device(s);
+  if (call.keys_out_iter != nullptr || call.values_out_iter != nullptr) {
+    return sort_into_expressions(call, s, mr);
+  }
+  sort_arrays(call, s, mr);
 }
 
 void jit_histogram(const jit_histogram_args& a, stream_ref s, memory_resource& mr) {

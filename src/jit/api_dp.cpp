@@ -54,6 +54,17 @@ jit::family family_of(dp_op what) {
 
 namespace {
 
+/// Whether the library precompiled the set `set` names, looked up once per `slot` (0: not yet
+/// looked up, 1: not precompiled, 2: precompiled; static storage starts at zero).
+bool precompiled_once(std::atomic<unsigned char>& slot, const jit::set_spec& set) {
+  unsigned char state = slot.load(std::memory_order_relaxed);
+  if (state == 0) {
+    state = jit::precompiled_for_any_arch(set.key()) ? 2 : 1;
+    slot.store(state, std::memory_order_relaxed);
+  }
+  return state == 2;
+}
+
 /// Whether a reduce or scan by key is served by a "+plus" set (cuda::std::plus<> compiled into the
 /// kernels, as the compiled path hands CUB; jit_ops/cupar_reduce_by_key.cuh says why it is
 /// faster): the named plus on a 4- or 8-byte arithmetic value type with arithmetic keys (not with
@@ -68,17 +79,10 @@ bool use_plus_set(jit::family fam, const jit_type& keys, const jit_type& values,
                 : fam == jit::family::scan_by_key_inclusive ? 1
                                                             : 2;
   const int k = keys.size == 1 ? 0 : keys.size == 2 ? 1 : keys.size == 4 ? 2 : 3;
-  // 0: not yet looked up, 1: not precompiled, 2: precompiled (static storage: zero to begin).
   static std::atomic<unsigned char> known[3][4][scalar_count + 1];
-  std::atomic<unsigned char>& slot = known[f][k][static_cast<int>(values.kind)];
-  unsigned char state = slot.load(std::memory_order_relaxed);
-  if (state == 0) {
-    const jit::set_spec set{
-        fam, {jit::type_ref::size_class(keys), jit::type_ref::of(values)}, "plus"};
-    state = jit::precompiled_for_any_arch(set.key()) ? 2 : 1;
-    slot.store(state, std::memory_order_relaxed);
-  }
-  return state == 2;
+  return precompiled_once(
+      known[f][k][static_cast<int>(values.kind)],
+      {fam, {jit::type_ref::size_class(keys), jit::type_ref::of(values)}, "plus"});
 }
 
 /// Whether select_if, partition or unique on elements of `t` has its "+io" set precompiled (an
@@ -95,16 +99,9 @@ bool io_set_precompiled(jit::family fam, const jit_type& t) {
                                 : -1;
   if (a < 0 || t.size == 0 || t.size > 128) return false;
   const int f = fam == jit::family::select_if ? 0 : fam == jit::family::partition_if ? 1 : 2;
-  // 0: not yet looked up, 1: not precompiled, 2: precompiled (static storage: zero to begin).
   static std::atomic<unsigned char> known[3][2][129][5];
-  std::atomic<unsigned char>& slot = known[f][arithmetic ? 1 : 0][t.size][a];
-  unsigned char state = slot.load(std::memory_order_relaxed);
-  if (state == 0) {
-    const jit::set_spec set{fam, {jit::type_ref::size_class(t)}, "io"};
-    state = jit::precompiled_for_any_arch(set.key()) ? 2 : 1;
-    slot.store(state, std::memory_order_relaxed);
-  }
-  return state == 2;
+  return precompiled_once(known[f][arithmetic ? 1 : 0][t.size][a],
+                          {fam, {jit::type_ref::size_class(t)}, "io"});
 }
 
 }  // namespace
@@ -247,9 +244,8 @@ bool fuses_output(const jit_dp_args& b) {
   if (!reads_expressions(b.what) || b.out_iter[0] == nullptr) return false;
   const jit_type& t = *b.types[0];
   if (!io_set_precompiled(family_of(b.what), t)) return false;
-  require_size(b.function, b.n, t.size);
   const void* array = b.in_iter[0] == nullptr ? b.in[0] : nullptr;
-  return !jit::output_may_overlap(*b.out_iter[0], b.n, b.in_iter[0], array, b.n * t.size);
+  return !jit::output_may_overlap(*b.out_iter[0], b.n, b.in_iter[0], array, t.size);
 }
 
 /// A call with output expressions: each such output is written by the family to a temporary

@@ -32,7 +32,7 @@ void call_select(const jit_dp_args& a, stream_ref s, memory_resource& mr,
   const bool to_host = a.host_count != nullptr;
   const bool flagged = a.what == dp_op::select_flagged;
   // An iterator expression input (select_if, partition, unique): the "+index" sets read it. An
-  // output expression (route_fused_output chose it: no overlap with the input, a "+io" set
+  // output expression (fuses_output, api_dp.cpp, chose it: no overlap with the input, a "+io" set
   // precompiled): the "+io" sets store through it as they compact, and read an array input as
   // an expression of that array.
   const cupar::jit::output* output = a.out_iter[0];

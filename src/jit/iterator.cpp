@@ -816,52 +816,45 @@ bool is_discard(const cupar::jit::output& out) {
 }
 
 namespace {
-struct byte_range {
-  std::uintptr_t lo, hi;
-};
+/// The end of n elements of `size` bytes from p (the address space's end when unbounded or
+/// beyond it).
 std::uintptr_t end_of(std::uintptr_t p, std::size_t n, std::size_t size, bool unbounded) {
   if (unbounded || (size != 0 && n > (UINTPTR_MAX - p) / size)) return UINTPTR_MAX;
   return p + n * size;
 }
-/// The byte ranges an expression reads for its first n elements.
-void read_ranges(const iterator_node& x, std::size_t n, bool unbounded,
-                 std::vector<byte_range>& out) {
+/// Whether `x`, read for its first n elements, reads a byte of [lo, hi).
+bool reads_within(const iterator_node& x, std::size_t n, bool unbounded, std::uintptr_t lo,
+                  std::uintptr_t hi) {
   switch (x.k) {
     case kind::pointer: {
       const auto p = reinterpret_cast<std::uintptr_t>(x.pointer);
-      out.push_back({p, end_of(p, n, x.type.size, unbounded)});
-      return;
+      return p < hi && lo < end_of(p, n, x.type.size, unbounded);
     }
     case kind::permutation:  // the values at any index; the indices' first n
-      read_ranges(*x.children[0], n, true, out);
-      read_ranges(*x.children[1], n, unbounded, out);
-      return;
+      return reads_within(*x.children[0], n, true, lo, hi) ||
+             reads_within(*x.children[1], n, unbounded, lo, hi);
     default:
-      for (const auto& c : x.children)
-        read_ranges(*c, n, unbounded, out);
+      for (const auto& c : x.children) {
+        if (reads_within(*c, n, unbounded, lo, hi)) return true;
+      }
+      return false;
   }
 }
 }  // namespace
 
 bool output_may_overlap(const cupar::jit::output& out, std::size_t n,
                         const cupar::jit::iterator* in, const void* array,
-                        std::size_t array_bytes) {
+                        std::size_t array_element_size) {
   const iterator_node* o = out.node().get();
   while (o->k == kind::out_transform)
     o = o->children[0].get();
   if (o->k != kind::out_pointer || n == 0) return false;
   const auto lo = reinterpret_cast<std::uintptr_t>(o->pointer);
   const std::uintptr_t hi = end_of(lo, n, o->type.size, false);
-  std::vector<byte_range> reads;
-  if (in != nullptr) read_ranges(*in->node(), n, false, reads);
-  if (array != nullptr) {
-    const auto a = reinterpret_cast<std::uintptr_t>(array);
-    reads.push_back({a, end_of(a, array_bytes, 1, false)});
-  }
-  for (const byte_range& r : reads) {
-    if (r.lo < hi && lo < r.hi) return true;
-  }
-  return false;
+  if (in != nullptr && reads_within(*in->node(), n, false, lo, hi)) return true;
+  if (array == nullptr) return false;
+  const auto p = reinterpret_cast<std::uintptr_t>(array);
+  return p < hi && lo < end_of(p, n, array_element_size, false);
 }
 
 namespace {

@@ -74,11 +74,12 @@ std::pair<const void*, std::size_t> output_array(const cupar::jit::output& out);
 bool is_discard(const cupar::jit::output& out);
 /// Whether the array `out` writes (its n elements) may overlap what an algorithm reads: the arrays
 /// of the expression `in` (n elements each; a permutation's values, whose extent is unknown, from
-/// their start on) and `array` (`array_bytes` of it). For the algorithms that store through `out`
-/// as they read (the "+io" sets): an overlap takes the unfused route, which reads everything
-/// before it stores.
+/// their start on) and `array` (n elements of `array_element_size` bytes). For the algorithms
+/// that store through `out` as they read (the "+io" sets): an overlap takes the unfused route,
+/// which reads everything before it stores.
 bool output_may_overlap(const cupar::jit::output& out, std::size_t n,
-                        const cupar::jit::iterator* in, const void* array, std::size_t array_bytes);
+                        const cupar::jit::iterator* in, const void* array,
+                        std::size_t array_element_size);
 /// The array of an expression that is a plain array of exactly type `t` (a call then takes the
 /// array itself), else null.
 const void* plain_input(const cupar::jit::iterator& in, const jit_type& t);
