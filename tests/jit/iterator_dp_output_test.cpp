@@ -154,6 +154,12 @@ TEST(JitIteratorDpOutput, CompactionsStoreOnlyWhatTheyWrite) {
   }
 }
 
+/// A suffix that makes an operator's text new (so a new build): " + 0.0f * k.0f", k counting.
+std::string fresh_tag() {
+  static int fresh = 0;
+  return " + 0.0f * " + std::to_string(++fresh) + ".0f";
+}
+
 /// Binaries loaded while `run` ran, in fast mode (tier 1 only): one per build a call needed.
 template <class F>
 std::uint64_t loads_of(F&& run) {
@@ -175,8 +181,6 @@ std::uint64_t loads_of(F&& run) {
 TEST(JitIteratorDpOutput, CompactionsStoreAsTheyCompactUnlessTheOutputOverlapsWhatTheyRead) {
   CUPAR_REQUIRE_GPU();
   owned_stream s;
-  static int fresh = 0;  // makes each operator's text new
-  auto tag = [] { return " + 0.0f * " + std::to_string(++fresh) + ".0f"; };
   const bool fused_here = cupar::testing::precompiled_here("select_if<u32>+io") &&
                           cupar::testing::precompiled_here("partition_if<u32>+io") &&
                           cupar::testing::precompiled_here("unique<u32>+io");
@@ -195,8 +199,9 @@ TEST(JitIteratorDpOutput, CompactionsStoreAsTheyCompactUnlessTheOutputOverlapsWh
     cupar::device_buffer<float> x(hx, s);
     auto out = filled<float>(n, s);
     std::uint64_t builds = loads_of([&] {
-      cupar::select_if<float>(x.data(), jit::transform_output(out.data(), op("x * 2.0f" + tag())),
-                              d_count.data(), n, op("x > 1.0f" + tag()), s);
+      cupar::select_if<float>(x.data(),
+                              jit::transform_output(out.data(), op("x * 2.0f" + fresh_tag())),
+                              d_count.data(), n, op("x > 1.0f" + fresh_tag()), s);
       cupar::stream_ref(s).synchronize();
     });
     if (n > 0 && fused_here) EXPECT_EQ(builds, 1u) << "select_if: the +io set, one build";
@@ -205,21 +210,23 @@ TEST(JitIteratorDpOutput, CompactionsStoreAsTheyCompactUnlessTheOutputOverlapsWh
     reset(out, s);
     builds = loads_of([&] {
       const std::size_t c = cupar::partition_count<float>(
-          jit::transform(x.data(), op("x" + tag())),
-          jit::transform_output(out.data(), op("x * 2.0f" + tag())), n, op("x > 1.0f" + tag()), s);
+          jit::transform(x.data(), op("x" + fresh_tag())),
+          jit::transform_output(out.data(), op("x * 2.0f" + fresh_tag())), n,
+          op("x > 1.0f" + fresh_tag()), s);
       EXPECT_EQ(c, sel.size());
     });
     if (n > 0 && fused_here) EXPECT_EQ(builds, 1u) << "partition: the +io set, one build";
     expect_prefix(out, part, n, "partition, fused");
     reset(out, s);
-    cupar::unique<float>(x.data(), jit::transform_output(out.data(), op("x * 2.0f" + tag())),
+    cupar::unique<float>(x.data(), jit::transform_output(out.data(), op("x * 2.0f" + fresh_tag())),
                          d_count.data(), n, s);
     EXPECT_EQ(d_count.to_host()[0], uniq.size());
     expect_prefix(out, uniq, n, "unique, fused");
     // In place: the output is the input itself; the store pass.
     builds = loads_of([&] {
-      cupar::select_if<float>(x.data(), jit::transform_output(x.data(), op("x * 2.0f" + tag())),
-                              d_count.data(), n, op("x > 1.0f" + tag()), s);
+      cupar::select_if<float>(x.data(),
+                              jit::transform_output(x.data(), op("x * 2.0f" + fresh_tag())),
+                              d_count.data(), n, op("x > 1.0f" + fresh_tag()), s);
       cupar::stream_ref(s).synchronize();
     });
     if (n > 0) EXPECT_EQ(builds, 2u) << "select_if in place: the compaction and the store pass";
@@ -233,8 +240,8 @@ TEST(JitIteratorDpOutput, CompactionsStoreAsTheyCompactUnlessTheOutputOverlapsWh
     }
     x.copy_from_host(hx.data(), n);
     const std::size_t c = cupar::partition_count<float>(
-        x.data(), jit::transform_output(x.data(), op("x * 2.0f" + tag())), n,
-        op("x > 1.0f" + tag()), s);
+        x.data(), jit::transform_output(x.data(), op("x * 2.0f" + fresh_tag())), n,
+        op("x > 1.0f" + fresh_tag()), s);
     EXPECT_EQ(c, sel.size());
     expect_prefix(x, part, n, "partition in place");
     x.copy_from_host(hx.data(), n);
@@ -264,8 +271,8 @@ TEST(JitIteratorDpOutput, CompactionsStoreAsTheyCompactUnlessTheOutputOverlapsWh
       if (hx[n - 1 - i] > 1.0f) gsel.push_back(hx[n - 1 - i] * 2.0f);
     builds = loads_of([&] {
       cupar::select_if<float>(jit::permutation(x.data(), idx.data()),
-                              jit::transform_output(x.data(), op("x * 2.0f" + tag())),
-                              d_count.data(), n, op("x > 1.0f" + tag()), s);
+                              jit::transform_output(x.data(), op("x * 2.0f" + fresh_tag())),
+                              d_count.data(), n, op("x > 1.0f" + fresh_tag()), s);
       cupar::stream_ref(s).synchronize();
     });
     if (n > 0) EXPECT_EQ(builds, 2u) << "a gather over the output: the store pass";
@@ -285,8 +292,6 @@ TEST(JitIteratorDpOutput, RecordsSelectedIntoProjectionsStoreAsTheyCompact) {
   owned_stream s;
   const bool fused_here = cupar::testing::precompiled_here("select_if<s8a4>+io") &&
                           cupar::testing::precompiled_here("partition_if<s8a4>+io");
-  static int fresh = 0;
-  auto tag = [] { return " + 0.0f * " + std::to_string(++fresh) + ".0f"; };
   for (std::size_t n : output_sizes) {
     SCOPED_TRACE("n = " + std::to_string(n));
     const auto prices = small_floats(n, 31);
@@ -310,8 +315,9 @@ TEST(JitIteratorDpOutput, RecordsSelectedIntoProjectionsStoreAsTheyCompact) {
     cupar::device_buffer<std::size_t> d_count(1, s);
     std::uint64_t builds = loads_of([&] {
       cupar::select_if<order_row>(
-          rows.data(), jit::transform_output<order_row>(out.data(), op("x.price * 2.0f" + tag())),
-          d_count.data(), n, op("x.price > 1.0f" + tag()), s);
+          rows.data(),
+          jit::transform_output<order_row>(out.data(), op("x.price * 2.0f" + fresh_tag())),
+          d_count.data(), n, op("x.price > 1.0f" + fresh_tag()), s);
       cupar::stream_ref(s).synchronize();
     });
     if (n > 0 && fused_here) EXPECT_EQ(builds, 1u) << "select_if of records: the +io set";
@@ -320,7 +326,7 @@ TEST(JitIteratorDpOutput, RecordsSelectedIntoProjectionsStoreAsTheyCompact) {
     builds = loads_of([&] {
       const std::size_t c = cupar::partition_count<order_row>(
           rows.data(), jit::transform_output<order_row>(out_ids.data(), op("double(x.id)")), n,
-          op("x.price > 1.0f" + tag()), s);
+          op("x.price > 1.0f" + fresh_tag()), s);
       EXPECT_EQ(c, doubled.size());
     });
     if (n > 0 && fused_here) EXPECT_EQ(builds, 1u) << "partition of records: the +io set";
