@@ -3,11 +3,17 @@
 #include <cupar/detail/checks.hpp>
 #include <cupar/detail/cuda_check.hpp>
 #include <cupar/detail/device_guard.hpp>
+#include <cupar/device.hpp>
 #include <cupar/error.hpp>
 #include <cupar/stream.hpp>
 
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -128,5 +134,110 @@ void leave_stream_device(int previous) noexcept {
   if (previous >= 0 && cudaSetDevice(previous) != cudaSuccess) (void)cudaGetLastError();
 }
 
+namespace {
+
+std::atomic<bool>& device_checks_flag() {
+  static std::atomic<bool> flag{[] {
+    const char* e = std::getenv("CUPAR_CHECK_DEVICES");
+    return e != nullptr && std::strcmp(e, "0") != 0 && e[0] != '\0';
+  }()};
+  return flag;
+}
+
+int device_count_once() {
+  static const int devices = [] {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+      (void)cudaGetLastError();
+      count = 0;
+    }
+    return count;
+  }();
+  return devices;
+}
+
+using pointer_attributes_fn = CUresult (*)(unsigned int, CUpointer_attribute*, void**,
+                                           CUdeviceptr);
+
+/// cuPointerGetAttributes through the runtime's entry point query (cupar links no driver
+/// library), or null.
+pointer_attributes_fn pointer_attributes() {
+  static const pointer_attributes_fn fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult status = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion("cuPointerGetAttributes", &p, 12000, cudaEnableDefault,
+                                         &status) != cudaSuccess ||
+        status != cudaDriverEntryPointSuccess) {
+      (void)cudaGetLastError();
+      p = nullptr;
+    }
+    return reinterpret_cast<pointer_attributes_fn>(p);
+  }();
+  return fn;
+}
+
+}  // namespace
+
+bool device_checks_on() noexcept {
+  return device_checks_flag().load(std::memory_order_relaxed);
+}
+
+void check_pointer_device(const char* function, const char* name, const void* ptr) {
+  if (ptr == nullptr || ptr == unchecked_range() || device_count_once() <= 1) return;
+  const pointer_attributes_fn get = pointer_attributes();
+  if (get == nullptr) return;
+  // One driver query: what the memory is, whose it is, and its memory pool if it has one. A
+  // pointer CUDA does not know (host memory) gets zeros and CUDA_SUCCESS.
+  unsigned int memory_type = 0;
+  int ordinal = -1;
+  unsigned int managed = 0;
+  void* pool = nullptr;
+  CUpointer_attribute attributes[] = {
+      CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+      CU_POINTER_ATTRIBUTE_IS_MANAGED, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE};
+  void* data[] = {&memory_type, &ordinal, &managed, &pool};
+  if (get(4, attributes, data, reinterpret_cast<CUdeviceptr>(ptr)) != CUDA_SUCCESS) return;
+  if (memory_type != CU_MEMORYTYPE_DEVICE || managed != 0 || ordinal < 0) return;
+  int current = 0;
+  if (cudaGetDevice(&current) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return;
+  }
+  if (ordinal == current) return;
+  // Another device's memory. The driver's CU_POINTER_ATTRIBUTE_ACCESS_FLAGS says read-write from
+  // every device whether or not it can reach the memory (docs/probes/pointer_access.cu, H200), so
+  // only what can be asked is trusted: a memory pool's access list (cudaMemPoolSetAccess).
+  // Peer access (cudaDeviceEnablePeerAccess) cannot be asked without changing it: programs that
+  // rely on it leave the check off.
+  if (pool != nullptr) {
+    cudaMemLocation where{};
+    where.type = cudaMemLocationTypeDevice;
+    where.id = current;
+    cudaMemAccessFlags flags = cudaMemAccessFlagsProtNone;
+    if (cudaMemPoolGetAccess(&flags, static_cast<cudaMemPool_t>(pool), &where) == cudaSuccess) {
+      if (flags != cudaMemAccessFlagsProtNone) return;
+    } else {
+      (void)cudaGetLastError();
+    }
+  }
+  throw_invalid_argument(function, std::string(name) + " is memory of device " +
+                                       std::to_string(ordinal) + " but the stream is of device " +
+                                       std::to_string(current) +
+                                       " (run the call on a stream of device " +
+                                       std::to_string(ordinal) +
+                                       ", copy the data, or grant device " +
+                                       std::to_string(current) +
+                                       " access to the memory's pool)");
+}
+
 }  // namespace detail
+
+void set_device_checks(bool on) noexcept {
+  detail::device_checks_flag().store(on, std::memory_order_relaxed);
+}
+
+bool device_checks() noexcept {
+  return detail::device_checks_flag().load(std::memory_order_relaxed);
+}
+
 }  // namespace cupar

@@ -1,5 +1,6 @@
 // cupar: the default stream-ordered memory resource.
 #include <cupar/detail/cuda_check.hpp>
+#include <cupar/detail/device_guard.hpp>
 #include <cupar/memory.hpp>
 
 #include <unistd.h>
@@ -482,7 +483,9 @@ void* async_pool_resource::do_allocate(std::size_t bytes, stream_ref stream) {
   if (cacheable) {
     if (void* ptr = take_cached(id, size)) return ptr;
   }
-  // The allocation comes from the pool of the stream's device.
+  // The allocation comes from the pool of the stream's device; the trims and frees below are
+  // that device's too (a kept block, above, needs no CUDA call and no device).
+  const detail::device_guard on_device(stream);
   int device = 0;
   detail::check_cuda(device_of(stream.get(), facts, device), "cudaStreamGetDevice");
   configure_pool(device);
@@ -525,6 +528,7 @@ void async_pool_resource::do_deallocate(void* ptr, std::size_t bytes, stream_ref
   }
   // A failure here (e.g. a context already destroyed at exit) cannot be reported from a
   // destructor path; clear it so it does not surface in an unrelated call.
+  const detail::device_guard on_device(stream);
   if (cudaFreeAsync(ptr, stream.get()) != cudaSuccess) (void)cudaGetLastError();
 }
 

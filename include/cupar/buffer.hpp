@@ -3,6 +3,7 @@
 
 #include <cupar/detail/checks.hpp>
 #include <cupar/detail/cuda_check.hpp>
+#include <cupar/detail/device_guard.hpp>
 #include <cupar/memory.hpp>
 
 #include <cuda_runtime_api.h>
@@ -19,7 +20,9 @@ namespace cupar {
 /// from host data. Copies to the device are asynchronous on the buffer's stream (host data is
 /// staged by CUDA before the call returns, so the host range may be reused at once); `to_host`
 /// synchronises the buffer's stream. The memory is given back on that stream when the buffer is
-/// destroyed, so the stream must outlive the buffer (or call set_stream first).
+/// destroyed, so the stream must outlive the buffer (or call set_stream first). The memory is on
+/// the stream's device, and every operation (allocation, copies, fill, destruction) runs there
+/// whatever device the calling thread has current, which it leaves as it was.
 template <class T>
 class device_buffer {
   static_assert(std::is_trivially_copyable_v<T>,
@@ -31,9 +34,10 @@ class device_buffer {
 
   /// Uninitialised storage for `n` elements. Throws cupar::out_of_memory.
   device_buffer(std::size_t n, stream_ref stream, memory_resource& mr = default_resource())
-      : mr_(&mr), stream_(stream), size_(n) {
+      : mr_(&mr), stream_(stream), size_(n), allocated_(n) {
     detail::require_size("cupar::device_buffer", n, sizeof(T));
     if (n != 0) {
+      const detail::device_guard device(stream_);
       data_ = static_cast<T*>(mr_->allocate(n * sizeof(T), stream_));
       if (data_ == nullptr) detail::throw_out_of_memory(n * sizeof(T), "device_buffer");
     }
@@ -79,6 +83,7 @@ class device_buffer {
     check_range("copy_from_host", count, offset);
     if (count == 0) return;
     detail::require_data("cupar::device_buffer::copy_from_host", "host", host, count);
+    const detail::device_guard device(stream_);
     detail::check_cuda(cudaMemcpyAsync(data_ + offset, host, count * sizeof(T),
                                        cudaMemcpyHostToDevice, stream_.get()),
                        "cudaMemcpyAsync");
@@ -89,6 +94,7 @@ class device_buffer {
     check_range("copy_to_host", count, offset);
     if (count != 0) {
       detail::require_data("cupar::device_buffer::copy_to_host", "host", host, count);
+      const detail::device_guard device(stream_);
       detail::check_cuda(cudaMemcpyAsync(host, data_ + offset, count * sizeof(T),
                                          cudaMemcpyDeviceToHost, stream_.get()),
                          "cudaMemcpyAsync");
@@ -112,9 +118,22 @@ class device_buffer {
     return host;
   }
 
+  /// Keeps only elements [0, n): size() becomes n (n <= size(), else std::invalid_argument). The
+  /// memory stays allocated, all of it, until the buffer is destroyed or assigned: for results
+  /// whose size is known only after a buffer of an upper bound was filled. Never reallocates.
+  void shrink(std::size_t n) {
+    if (n > size_) {
+      detail::throw_invalid_argument("cupar::device_buffer::shrink",
+                                     "n = " + std::to_string(n) + " exceeds the size " +
+                                         std::to_string(size_));
+    }
+    size_ = n;
+  }
+
   /// Asynchronously sets every byte of the buffer to `byte`.
   void fill_bytes(unsigned char byte) {
     if (size_ == 0) return;
+    const detail::device_guard device(stream_);
     detail::check_cuda(cudaMemsetAsync(data_, byte, bytes(), stream_.get()), "cudaMemsetAsync");
   }
 
@@ -128,21 +147,27 @@ class device_buffer {
     }
   }
   void release() noexcept {
-    if (data_ != nullptr) mr_->deallocate(data_, bytes(), stream_);
+    if (data_ != nullptr) {
+      const detail::device_guard device(stream_);
+      mr_->deallocate(data_, allocated_ * sizeof(T), stream_);
+    }
     data_ = nullptr;
     size_ = 0;
+    allocated_ = 0;
   }
   void swap(device_buffer& other) noexcept {
     std::swap(mr_, other.mr_);
     std::swap(stream_, other.stream_);
     std::swap(data_, other.data_);
     std::swap(size_, other.size_);
+    std::swap(allocated_, other.allocated_);
   }
 
   memory_resource* mr_ = nullptr;
   stream_ref stream_ = stream_ref::legacy_default();
   T* data_ = nullptr;
   std::size_t size_ = 0;
+  std::size_t allocated_ = 0;  // elements allocated (size_ <= allocated_ after shrink)
 };
 
 }  // namespace cupar

@@ -8,6 +8,7 @@
 #include <cupar/buffer.hpp>
 #include <cupar/by_key.hpp>
 #include <cupar/config.hpp>
+#include <cupar/device.hpp>
 #include <cupar/error.hpp>
 #include <cupar/histogram.hpp>
 #include <cupar/jit.hpp>

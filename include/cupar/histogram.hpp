@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cupar/detail/checks.hpp>
+#include <cupar/detail/device_guard.hpp>
 #include <cupar/detail/jit_entry.hpp>
 #include <cupar/detail/temp_storage.hpp>
 #include <cupar/detail/type_id.hpp>
@@ -203,6 +204,7 @@ void histogram_even(jit::input_t<Sample> samples, Counter* d_histogram, int num_
                     Level upper, std::size_t n, stream_ref stream,
                     memory_resource& mr = default_resource()) {
   constexpr const char* fn = "cupar::histogram_even";
+  const detail::device_guard on_device(stream);  // the checks below are the stream\'s device\'s
   detail::check_counter<Counter>();
   detail::canonical_level_t<Sample> lo{}, hi{};
   detail::prepare_even_levels<Sample>(fn, num_levels, lower, upper, lo, hi);
@@ -234,6 +236,7 @@ void histogram_range(jit::input_t<Sample> samples, Counter* d_histogram, int num
                      const Level* h_levels, std::size_t n, stream_ref stream,
                      memory_resource& mr = default_resource()) {
   constexpr const char* fn = "cupar::histogram_range";
+  const detail::device_guard on_device(stream);  // the checks below are the stream\'s device\'s
   detail::check_counter<Counter>();
   const auto levels = detail::prepare_range_levels<Sample>(fn, h_levels, num_levels);
   if (samples.expression() == nullptr) detail::require_data(fn, "d_samples", samples.array(), n);
@@ -266,6 +269,7 @@ void histogram_even(jit::input_t<Sample> samples, Counter* d_histogram, int num_
                     Level upper, std::size_t n, const jit::op& op, stream_ref stream,
                     memory_resource& mr = default_resource()) {
   constexpr const char* fn = "cupar::histogram_even";
+  const detail::device_guard on_device(stream);  // the checks below are the stream\'s device\'s
   static_assert(detail::is_scalar_v<Level>, "cupar::histogram_even: Level must be arithmetic");
   detail::check_counter<Counter>();
   detail::canonical_level_t<Level> lo{}, hi{};
@@ -296,6 +300,7 @@ void histogram_range(jit::input_t<Sample> samples, Counter* d_histogram, int num
                      const Level* h_levels, std::size_t n, const jit::op& op, stream_ref stream,
                      memory_resource& mr = default_resource()) {
   constexpr const char* fn = "cupar::histogram_range";
+  const detail::device_guard on_device(stream);  // the checks below are the stream\'s device\'s
   static_assert(detail::is_scalar_v<Level>, "cupar::histogram_range: Level must be arithmetic");
   detail::check_counter<Counter>();
   const auto levels = detail::prepare_range_levels<Level>(fn, h_levels, num_levels);

@@ -91,8 +91,11 @@ T reduce_to_host(const char* fn, const char* call, std::size_t n, stream_ref str
 /// the transform into the reduction (one pass, no temporary array). T is its value type;
 /// `d_out` is a pointer or an output iterator.
 ///
-/// The result is init op x0 op x1 ... in CUB's tree order: `op` must be associative (it need not
-/// be commutative: CUB keeps the order of the operands). For floating-point sums the result
+/// The result combines init and every element in CUB's tree order: `op` must be associative and
+/// commutative. CUB's reduction reads the elements in its own order (threads take strided
+/// items), so an operator that is not commutative gives a different result for another n or
+/// another split of the data (seen with an affine-map composition, docs/DISTRIBUTED.md); use an
+/// inclusive scan's last element for an ordered fold. For floating-point sums the result
 /// differs from a sequential sum by rounding, but is the same from run to run on one GPU.
 ///
 /// @param d_in   device input (a null pointer only when n == 0)

@@ -2,6 +2,7 @@
 // finds the first segment breaking the rules, the host reports it.
 #include <cupar/detail/checks.hpp>
 #include <cupar/detail/cuda_check.hpp>
+#include <cupar/detail/device_guard.hpp>
 #include <cupar/detail/dp_checks.hpp>
 #include <cupar/detail/temp_storage.hpp>
 #include <cupar/segmented.hpp>
@@ -31,6 +32,7 @@ __global__ void first_bad_segment_kernel(const std::int64_t* begin, const std::i
 
 void check_segments(const segment_check_args& a, stream_ref stream, memory_resource& mr) {
   const char* fn = a.function;
+  const device_guard on_device(stream);  // run on the stream's device
   if (a.rules != segment_rules::bounds && a.rules != segment_rules::ordered) {
     throw_invalid_argument(fn, "rules is neither segment_rules::bounds nor segment_rules::ordered");
   }

@@ -198,17 +198,20 @@ const cupar::jit::op& set_request::anchor() const {
 }
 
 resolved resolve(const set_request& r, const plan_state* plan, const char* fn) {
-  if (plan != nullptr) {
-    int device = 0;
-    check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-    if (device != plan->device->ordinal) {
-      throw_invalid_argument(fn, "the plan was built for device " +
-                                     std::to_string(plan->device->ordinal) + " but device " +
-                                     std::to_string(device) + " is current");
-    }
-    return {plan->device, current_module(plan->entry)};
-  }
+  // The call's device guard made the stream's device current.
   const device_info& dev = current_device();
+  if (plan != nullptr) {
+    // A plan's build is a context-independent library: it runs on every device of the
+    // architecture it was built for.
+    if (dev.arch != plan->device->arch) {
+      throw_invalid_argument(
+          fn, "the plan was built for sm_" + std::to_string(plan->device->arch) + " (device " +
+                  std::to_string(plan->device->ordinal) + ") but the stream is of device " +
+                  std::to_string(dev.ordinal) + ", an sm_" + std::to_string(dev.arch) +
+                  ": make a plan for that device (with it current)");
+    }
+    return {&dev, current_module(plan->entry)};
+  }
   try {
     return {&dev, obtain(
                       r.key(dev.arch), [&] { return r.spec(); }, r.anchor(), dev)};

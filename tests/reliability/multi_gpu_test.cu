@@ -205,10 +205,111 @@ TEST(TwoGpus, AStreamOfDevice1WorksWhileDevice0IsCurrent) {
     mr.deallocate(p, 1000 + 5000 * static_cast<std::size_t>(i), s1);
   }
   ASSERT_EQ(cudaStreamSynchronize(s1.get()), cudaSuccess);
-  // A plan built for device 0 refuses a stream of device 1 before queuing anything.
+  // A plan built with device 0 current runs on a stream of device 1 (same architecture: its
+  // build is a context-independent library), and leaves device 0 current.
+  cudaDeviceProp p0{}, p1{};
+  ASSERT_EQ(cudaGetDeviceProperties(&p0, 0), cudaSuccess);
+  ASSERT_EQ(cudaGetDeviceProperties(&p1, 1), cudaSuccess);
   auto plan = cupar::jit::reduce_plan<int>(cupar::jit::op("a + b"));
   device_buffer<int> one(std::vector<int>{1, 2, 3}, s1);
-  EXPECT_THROW((void)plan.value(one.data(), 3, 0, s1), std::invalid_argument);
+  if (p0.major == p1.major && p0.minor == p1.minor) {
+    EXPECT_EQ(plan.value(one.data(), 3, 0, s1), 6);
+  } else {
+    EXPECT_THROW((void)plan.value(one.data(), 3, 0, s1), std::invalid_argument);
+  }
+  ASSERT_EQ(cudaGetDevice(&current), cudaSuccess);
+  EXPECT_EQ(current, 0);
+}
+
+TEST(TwoGpus, DeviceBuffersLiveOnTheirStreamsDeviceWhateverIsCurrent) {
+  CUPAR_REQUIRE_TWO_GPUS();
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  device_stream s1(1);
+  std::vector<double> h(12345);
+  for (std::size_t i = 0; i < h.size(); ++i)
+    h[i] = 0.5 * static_cast<double>(i);
+  {
+    device_buffer<double> b(h, s1);
+    EXPECT_EQ(device_of(b.data()), 1);
+    b.fill_bytes(0);
+    b.copy_from_host(h.data(), h.size());
+    EXPECT_EQ(b.to_host(), h);
+  }
+  // Made and destroyed with the other device current.
+  ASSERT_EQ(cudaSetDevice(1), cudaSuccess);
+  device_stream s0(0);
+  {
+    device_buffer<double> b(h, s0);
+    EXPECT_EQ(device_of(b.data()), 0);
+    EXPECT_EQ(b.to_host(), h);
+  }
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  int current = -1;
+  ASSERT_EQ(cudaGetDevice(&current), cudaSuccess);
+  EXPECT_EQ(current, 0);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
+
+TEST(TwoGpus, WithTheDeviceCheckMemoryOfAnotherDeviceIsRefusedByName) {
+  CUPAR_REQUIRE_TWO_GPUS();
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  device_stream s0(0), s1(1);
+  device_buffer<int> on0(std::vector<int>(1000, 1), s0), out1(1000, s1);
+  ASSERT_EQ(cudaStreamSynchronize(s0.get()), cudaSuccess);
+  const bool was = cupar::device_checks();
+  cupar::set_device_checks(true);
+  auto expect_refused = [&](auto&& call, const char* what) {
+    try {
+      call();
+      ADD_FAILURE() << what << ": not refused";
+    } catch (const std::invalid_argument& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find("device 0"), std::string::npos) << m;
+      EXPECT_NE(m.find("device 1"), std::string::npos) << m;
+    }
+  };
+  expect_refused([&] { (void)cupar::reduce_value(on0.data(), 1000, int_plus(), 0, s1); },
+                 "reduce_value, C++ operator");
+  expect_refused([&] { (void)cupar::reduce_value(on0.data(), 1000, cupar::jit::plus, 0, s1); },
+                 "reduce_value, named operator");
+  expect_refused(
+      [&] { cupar::transform(on0.data(), out1.data(), 1000, cupar::jit::op("x + 1"), s1); },
+      "transform, run-time operator");
+  expect_refused([&] { cupar::sort_keys(on0.data(), out1.data(), 1000, s1); }, "radix sort");
+  // Memory of a pool that grants device 1 access passes (and is read over the link).
+  {
+    cudaMemPoolProps props{};
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = 0;
+    cudaMemPool_t pool = nullptr;
+    ASSERT_EQ(cudaMemPoolCreate(&pool, &props), cudaSuccess);
+    cudaMemAccessDesc desc{};
+    desc.location.type = cudaMemLocationTypeDevice;
+    desc.location.id = 1;
+    desc.flags = cudaMemAccessFlagsProtReadWrite;
+    int can = 0;
+    ASSERT_EQ(cudaDeviceCanAccessPeer(&can, 1, 0), cudaSuccess);
+    if (can != 0) {
+      ASSERT_EQ(cudaMemPoolSetAccess(pool, &desc, 1), cudaSuccess);
+      int* shared = nullptr;
+      ASSERT_EQ(cudaMallocFromPoolAsync(&shared, 1000 * sizeof(int), pool, s0.get()), cudaSuccess);
+      ASSERT_EQ(cudaMemcpyAsync(shared, std::vector<int>(1000, 2).data(), 1000 * sizeof(int),
+                                cudaMemcpyHostToDevice, s0.get()),
+                cudaSuccess);
+      ASSERT_EQ(cudaStreamSynchronize(s0.get()), cudaSuccess);
+      EXPECT_EQ(cupar::reduce_value(static_cast<const int*>(shared), 1000, cupar::jit::plus, 0, s1),
+                2000);
+      ASSERT_EQ(cudaFreeAsync(shared, s1.get()), cudaSuccess);
+      ASSERT_EQ(cudaStreamSynchronize(s1.get()), cudaSuccess);
+    }
+    ASSERT_EQ(cudaMemPoolDestroy(pool), cudaSuccess);
+  }
+  // The same calls with the stream of the memory's device work, checks on or off.
+  EXPECT_EQ(cupar::reduce_value(on0.data(), 1000, cupar::jit::plus, 0, s0), 1000);
+  cupar::set_device_checks(was);
+  EXPECT_EQ(cupar::reduce_value(on0.data(), 1000, cupar::jit::plus, 0, s0), 1000);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
 }
 
 TEST(TwoGpus, JitBuildsAndKeptBlocksArePerDevice) {
@@ -218,8 +319,11 @@ TEST(TwoGpus, JitBuildsAndKeptBlocksArePerDevice) {
   ASSERT_EQ(cudaGetDeviceProperties(&p1, 1), cudaSuccess);
   const bool same_arch = p0.major == p1.major && p0.minor == p1.minor;
   device_stream s0(0), s1(1);
+  // Tier 1 only: in tiered mode the background (tier 2) build compiles the operator once more.
+  const cupar::jit::mode was = cupar::jit::get_mode();
+  cupar::jit::set_mode(cupar::jit::mode::fast);
   const auto before = cupar::jit::get_stats();
-  const cupar::jit::op o("a * 2 + b - a * 2 + 0 * 11");  // a new operator: built here
+  const cupar::jit::op o("a * 2 + b - a + 0 * 11");  // a new operator (a + b): built here
   std::vector<int> h(10000, 1);
   device_buffer<int> in0(h, s0), in1(h, s1);
   EXPECT_EQ(cupar::reduce_value(in0.data(), h.size(), o, 0, s0), 10000);
@@ -227,6 +331,7 @@ TEST(TwoGpus, JitBuildsAndKeptBlocksArePerDevice) {
   const auto after = cupar::jit::get_stats();
   // One build serves every device of an architecture (its module loads into each context).
   EXPECT_EQ(after.operator_compiles - before.operator_compiles, same_arch ? 1u : 2u);
+  cupar::jit::set_mode(was);
   // Kept blocks: each stream's blocks are on its own device, and releasing them synchronises
   // and frees on both devices without changing the current one.
   cupar::memory_resource& mr = cupar::default_resource();

@@ -15,6 +15,18 @@ namespace cupar::detail {
 [[noreturn]] CUPAR_EXPORT void throw_invalid_argument(const char* function,
                                                       const std::string& message);
 
+/// Whether cupar::set_device_checks is on (one relaxed atomic load).
+CUPAR_EXPORT bool device_checks_on() noexcept;
+/// With the device check on: throws std::invalid_argument when `ptr` is device memory that the
+/// current device (the stream's: every call checks after its device guard) cannot access.
+CUPAR_EXPORT void check_pointer_device(const char* function, const char* name, const void* ptr);
+
+/// The device check of cupar::set_device_checks for one pointer argument (null and unchecked
+/// ranges pass).
+inline void require_reachable(const char* function, const char* name, const void* ptr) {
+  if (ptr != nullptr && device_checks_on()) check_pointer_device(function, name, ptr);
+}
+
 /// Stands for a range given by an iterator that is not a pointer (a counting, transform or
 /// discard iterator, ...) in the checks below: it is never null and overlaps nothing, so such a
 /// range is left unchecked (detail/iterators.cuh: range_address). Address 1 is never that of an
@@ -28,15 +40,19 @@ inline bool is_unchecked_range(const void* p) noexcept {
 }
 
 /// `ptr` may be null only when `n == 0`.
+/// Then, when n > 0 and the device check is on, it must be reachable from the current device.
 inline void require_data(const char* function, const char* name, const void* ptr, std::size_t n) {
   if (n != 0 && ptr == nullptr) {
     throw_invalid_argument(function, std::string(name) + " is null but n = " + std::to_string(n));
   }
+  if (n != 0) require_reachable(function, name, ptr);
 }
 
-/// `ptr` must not be null whatever `n` is (e.g. reduce's output, which receives init for n == 0).
+/// `ptr` must not be null whatever `n` is (e.g. reduce's output, which receives init for n == 0),
+/// and, with the device check on, reachable from the current device.
 inline void require_pointer(const char* function, const char* name, const void* ptr) {
   if (ptr == nullptr) throw_invalid_argument(function, std::string(name) + " is null");
+  require_reachable(function, name, ptr);
 }
 
 /// n elements of `element_size` bytes must be addressable.
