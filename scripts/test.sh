@@ -45,6 +45,29 @@ if ! /usr/bin/python3 -c "import matplotlib" >/dev/null 2>&1; then
   fi
 fi
 
+# NCCL for cupar::dist (the distributed algorithms): CMake finds a system NCCL, CUPAR_NCCL_ROOT or
+# the nvidia-nccl-cu13 Python package. Where none is installed, the package's wheel is
+# downloaded once (pip, about 300 MB) and unpacked under the user's cache, outside the trees.
+nccl_args=()
+if [[ "${CUPAR_CMAKE_ARGS:-} ${CUPAR_NCCL_ROOT:-}" != *NCCL* ]] && [ -z "${CUPAR_NCCL_ROOT:-}" ] &&
+  ! [ -f /usr/include/nccl.h ] && ! [ -f /usr/local/include/nccl.h ] &&
+  ! python3 -c "import nvidia.nccl" >/dev/null 2>&1; then
+  nccl_dir=${XDG_CACHE_HOME:-$HOME/.cache}/cupar/deps/nccl-cu13-2.28.9
+  if [ ! -f "$nccl_dir/nvidia/nccl/include/nccl.h" ]; then
+    echo "test.sh: NCCL not found: fetching the nvidia-nccl-cu13 2.28.9 wheel into $nccl_dir"
+    rm -rf "$nccl_dir.dl" && mkdir -p "$nccl_dir.dl"
+    if python3 -m pip download --no-deps -q -d "$nccl_dir.dl" nvidia-nccl-cu13==2.28.9 &&
+      python3 -m zipfile -e "$nccl_dir.dl"/nvidia_nccl_cu13-*.whl "$nccl_dir"; then
+      rm -rf "$nccl_dir.dl"
+    else
+      echo "test.sh: could not fetch NCCL: cupar::dist (and its tests) will not be built"
+    fi
+  fi
+  if [ -f "$nccl_dir/nvidia/nccl/include/nccl.h" ]; then
+    nccl_args=("-DCUPAR_NCCL_ROOT=$nccl_dir/nvidia/nccl")
+  fi
+fi
+
 build=${CUPAR_BUILD_DIR:-build}
 jobs=${CUPAR_JOBS:-$(nproc)}
 generator=()
@@ -70,11 +93,12 @@ if [[ "${CUPAR_CMAKE_ARGS:-}" != *CUPAR_JIT_PRECOMPILE_TYPES* ]]; then
       "the struct classes s8a4, s16a4, s16a8 (for reduce, scans, merge sort; no struct" \
       "classes of the data-processing families) only, without the named-plus, histogram and arithmetic" \
       "merge-sort-pair sets, GPU suites for one type per group, device code as PTX only" \
-      "(nothing runs it), and no benchmark build (its report scripts' self-tests still run)"
+      "(nothing runs it), no benchmark build (its report scripts' self-tests still run), and of" \
+      "the distributed tests only those that need no GPU (the GPU cases still compile)"
     precompile=("-DCUPAR_JIT_PRECOMPILE_TYPES=i32;u32;u64;f32;f64"
       "-DCUPAR_JIT_STRUCT_CLASSES=s8a4;s16a4;s16a8" -DCUPAR_JIT_STRUCT_DP_CLASSES=none
       "-DCUPAR_JIT_PRECOMPILE_EXCLUDE=[+]plus$|^histogram_|^merge_sort_pairs<[iuf]"
-      -DCUPAR_TEST_TYPES=few -DCUPAR_BUILD_BENCHMARKS=OFF)
+      -DCUPAR_TEST_TYPES=few -DCUPAR_BUILD_BENCHMARKS=OFF -DCUPAR_DIST_GPU_TESTS=OFF)
     if [[ "${CUPAR_CMAKE_ARGS:-}" != *CMAKE_CUDA_ARCHITECTURES* && -z "${CUDAARCHS:-}" ]]; then
       precompile+=(-DCMAKE_CUDA_ARCHITECTURES=90-virtual)
     fi
@@ -82,7 +106,7 @@ if [[ "${CUPAR_CMAKE_ARGS:-}" != *CUPAR_JIT_PRECOMPILE_TYPES* ]]; then
 fi
 # shellcheck disable=SC2086
 cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release "${precompile[@]}" \
-  ${CUPAR_CMAKE_ARGS:-}
+  "${nccl_args[@]}" ${CUPAR_CMAKE_ARGS:-}
 cmake --build "$build" -j "$jobs"
 if [ "$#" -gt 0 ]; then
   ctest --test-dir "$build" --output-on-failure -j "$jobs" "$@"
