@@ -70,11 +70,7 @@ template <class T, class Op, std::enable_if_t<detail::is_callable_v<Op>, int> = 
 T reduce_value(communicator& comm, const T* d_in, std::size_t n, Op op,
                ::cupar::detail::type_identity_t<T> init, stream_ref stream,
                memory_resource& mr = default_resource()) {
-  device_buffer<T> out(1, stream, mr);
-  detail::reduce(comm, "cupar::dist::reduce_value", d_in, out.data(), n, op, init, stream, mr);
-  T value;
-  detail::to_host(comm, &value, out.data(), 1, stream);
-  return value;
+  return detail::reduce_value(comm, d_in, n, op, static_cast<T>(init), stream, mr);
 }
 
 /// dist::all_reduce with a C++ callable.

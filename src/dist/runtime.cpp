@@ -133,19 +133,9 @@ namespace {
                       " was aborted");
 }
 
-/// Runs an NCCL call (under the communicator's lock), then waits for its completion state
-/// (non-blocking communicators: ncclInProgress until then), honouring timeout and abort.
-template <class F>
-void nccl_call(comm_state& st, const char* what, F&& f) {
-  ncclResult_t r;
-  {
-    std::lock_guard<std::mutex> lock(st.m);
-    if (st.aborted.load() || st.comm == nullptr) throw_aborted(st, what);
-    r = f(st.comm);
-  }
-  if (r == ncclSuccess) return;
-  if (r != ncclInProgress) throw_nccl(&st, r, what);
-  const auto start = clock::now();
+/// Polls the communicator's state until the operation in progress on it is queued (non-blocking
+/// communicators answer ncclInProgress until then), honouring timeout and abort.
+void poll_until_done(comm_state& st, clock::time_point start, const char* what) {
   int round = 0;
   for (;;) {
     ncclResult_t state = ncclSuccess;
@@ -160,6 +150,20 @@ void nccl_call(comm_state& st, const char* what, F&& f) {
     if (expired(st, start)) timeout(st, what);
     pause_poll(round);
   }
+}
+
+/// Runs an NCCL call (under the communicator's lock), then waits until it is queued.
+template <class F>
+void nccl_call(comm_state& st, const char* what, F&& f) {
+  ncclResult_t r;
+  {
+    std::lock_guard<std::mutex> lock(st.m);
+    if (st.aborted.load() || st.comm == nullptr) throw_aborted(st, what);
+    r = f(st.comm);
+  }
+  if (r == ncclSuccess) return;
+  if (r != ncclInProgress) throw_nccl(&st, r, what);
+  poll_until_done(st, clock::now(), what);
 }
 
 /// Waits for `stream`, honouring the communicator's timeout, abort and asynchronous errors.
@@ -196,20 +200,7 @@ ncclConfig_t make_config() {
 
 /// Waits until a communicator being made is ready (non-blocking initialisation).
 void wait_ready(comm_state& st, clock::time_point start, const char* what) {
-  int round = 0;
-  for (;;) {
-    ncclResult_t state = ncclSuccess;
-    {
-      std::lock_guard<std::mutex> lock(st.m);
-      if (st.comm == nullptr) throw_aborted(st, what);
-      const ncclResult_t q = ncclCommGetAsyncError(st.comm, &state);
-      if (q != ncclSuccess) state = q;
-    }
-    if (state == ncclSuccess) return;
-    if (state != ncclInProgress) throw_nccl(&st, state, what);
-    if (expired(st, start)) timeout(st, what);
-    pause_poll(round);
-  }
+  poll_until_done(st, start, what);
 }
 
 /// Finalises and destroys an owned communicator; aborts it when finalising fails or passes the

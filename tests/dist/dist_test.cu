@@ -43,7 +43,6 @@ class own_stream {
   }
   own_stream(const own_stream&) = delete;
   own_stream& operator=(const own_stream&) = delete;
-  operator cudaStream_t() const { return s_; }  // NOLINT
   operator stream_ref() const { return stream_ref(s_); }  // NOLINT
 
  private:

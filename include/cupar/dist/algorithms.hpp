@@ -273,6 +273,17 @@ void reduce(communicator& comm, const char* fn, const T* d_in, T* d_out, std::si
   ::cupar::reduce(static_cast<const T*>(packed.data()), d_out, have.size(), op, init, s, mr);
 }
 
+/// dist::reduce_value for both operator kinds.
+template <class T, class Op>
+T reduce_value(communicator& comm, const T* d_in, std::size_t n, const Op& op, T init,
+               stream_ref s, memory_resource& mr) {
+  device_buffer<T> out(1, s, mr);
+  reduce(comm, "cupar::dist::reduce_value", d_in, out.data(), n, op, init, s, mr);
+  T value;
+  to_host(comm, &value, out.data(), 1, s);
+  return value;
+}
+
 // ---- all_reduce -------------------------------------------------------------------------------
 
 template <class T, class Op>
@@ -388,21 +399,29 @@ bool prefix_of(const call_record& r, int me, const T* parts, const T* first, con
   return true;
 }
 
+/// The scans' argument checks and header exchange.
 template <class T, class Op>
-void inclusive_scan(communicator& comm, const char* fn, const T* d_in, T* d_out, std::size_t n,
-                    const Op& op, stream_ref s, memory_resource& mr) {
+call_record begin_scan(communicator& comm, const char* fn, call_kind kind, const T* d_in,
+                       const T* d_out, std::size_t n, const Op& op, stream_ref s) {
   static_assert(std::is_trivially_copyable_v<T>,
-                "cupar::dist::inclusive_scan: T must be trivially copyable");
-  const call_scope scope(comm, fn, s);
+                "cupar::dist scans: T must be trivially copyable");
   const auto local = checked([&] {
     ::cupar::detail::require_data(fn, "d_in", d_in, n);
     ::cupar::detail::require_data(fn, "d_out", d_out, n);
     ::cupar::detail::require_same_or_disjoint(fn, "d_in", d_in, n * sizeof(T), "d_out", d_out,
                                               n * sizeof(T));
   });
-  const call_header h{call_kind::inclusive_scan, {sizeof(T), 0, 0}, 0, op_hash(op), n, 0};
-  const call_record r = begin_call(comm, fn, h, local, nullptr, 0, s);
+  const call_header h{kind, {sizeof(T), 0, 0}, 0, op_hash(op), n, 0};
+  call_record r = begin_call(comm, fn, h, local, nullptr, 0, s);
   if (local) std::rethrow_exception(local);
+  return r;
+}
+
+template <class T, class Op>
+void inclusive_scan(communicator& comm, const char* fn, const T* d_in, T* d_out, std::size_t n,
+                    const Op& op, stream_ref s, memory_resource& mr) {
+  const call_scope scope(comm, fn, s);
+  const call_record r = begin_scan(comm, fn, call_kind::inclusive_scan, d_in, d_out, n, op, s);
   // The local scan; its last element is this rank's total. The totals are gathered, and each
   // rank applies the reduction of those before it to its elements (on the device throughout).
   const auto ranks = static_cast<std::size_t>(comm.size());
@@ -423,18 +442,8 @@ void inclusive_scan(communicator& comm, const char* fn, const T* d_in, T* d_out,
 template <class T, class Op>
 void exclusive_scan(communicator& comm, const char* fn, const T* d_in, T* d_out, std::size_t n,
                     const Op& op, T init, stream_ref s, memory_resource& mr) {
-  static_assert(std::is_trivially_copyable_v<T>,
-                "cupar::dist::exclusive_scan: T must be trivially copyable");
   const call_scope scope(comm, fn, s);
-  const auto local = checked([&] {
-    ::cupar::detail::require_data(fn, "d_in", d_in, n);
-    ::cupar::detail::require_data(fn, "d_out", d_out, n);
-    ::cupar::detail::require_same_or_disjoint(fn, "d_in", d_in, n * sizeof(T), "d_out", d_out,
-                                              n * sizeof(T));
-  });
-  const call_header h{call_kind::exclusive_scan, {sizeof(T), 0, 0}, 0, op_hash(op), n, 0};
-  const call_record r = begin_call(comm, fn, h, local, nullptr, 0, s);
-  if (local) std::rethrow_exception(local);
+  const call_record r = begin_scan(comm, fn, call_kind::exclusive_scan, d_in, d_out, n, op, s);
   // out[0] = Q, out[i] = Q op (x0 op ... op x(i-1)) with Q = init op (the totals before this
   // rank): the local inclusive scan of x[0, n - 1) is written to out[1, n), this rank's total is
   // its last element op x(n - 1), and Q is applied once the totals are gathered.
@@ -576,13 +585,14 @@ inline std::uint64_t samples_of(std::uint64_t n_j, std::uint64_t n_total, std::u
 }
 
 /// The splitters of a sample sort and each element's destination: draws samples, sorts them,
-/// picks P - 1 splitters, computes buckets and the count matrix (counts[i * P + j]: rank i to
-/// rank j), drawing again with more samples while the largest shard would exceed the bound.
-template <class K, class Order>
+/// picks P - 1 splitters, has `destinations(split_keys, split_tags, splitters, d_counts)` count
+/// the elements each rank gets, and gathers the count matrix (counts[i * P + j]: rank i to rank
+/// j), drawing again with more samples while the largest shard would exceed the bound.
+template <class K, class Order, class Destinations>
 std::vector<std::uint64_t> assign_ranks(communicator& comm, const call_record& r, const K* d_keys,
-                                        std::size_t n, const Order& order, void* d_buckets,
-                                        stream_ref s, memory_resource& mr,
-                                        phase_timer& phases) {
+                                        std::size_t n, const Order& order,
+                                        const Destinations& destinations, stream_ref s,
+                                        memory_resource& mr, phase_timer& phases) {
   const int ranks = comm.size();
   const int me = comm.rank();
   const std::uint64_t total = r.total_n();
@@ -629,8 +639,8 @@ std::vector<std::uint64_t> assign_ranks(communicator& comm, const call_record& r
     gather_bytes(sorted_keys.data(), sizeof(K), d_picks.data(), picks.size(), split_keys.data(), s);
     gather_bytes(sorted_tags.data(), 8, d_picks.data(), picks.size(), split_tags.data(), s);
     phases.mark("samples and splitters");
-    order.buckets(d_keys, n, split_keys.data(), split_tags.data(), splitters, tag_base(me),
-                  d_buckets, d_counts.data(), s, mr);
+    destinations(static_cast<const K*>(split_keys.data()),
+                 static_cast<const std::uint64_t*>(split_tags.data()), splitters, d_counts.data());
     phases.mark("destinations");
     std::vector<std::uint64_t> matrix =
         all_gather_device(comm, d_counts.data(), static_cast<std::size_t>(ranks), s);
@@ -687,14 +697,11 @@ inline std::uint64_t sort_capacity(std::uint64_t total, int ranks) {
   return std::min<std::uint64_t>(total, bound);
 }
 
-/// Sample sort of keys and (when values_out is not null) values.
+/// The sorts' argument checks and header exchange.
 template <class K, class V, class Order>
-void sample_sort(communicator& comm, const char* fn, call_kind kind, const K* d_keys,
-                 const V* d_values, std::size_t n, const Order& order, device_buffer<K>& keys_out,
-                 device_buffer<V>* values_out, stream_ref s, memory_resource& mr) {
-  const bool with_values = values_out != nullptr;
-  const call_scope scope(comm, fn, s);
-  phase_timer phases(comm, s);
+call_record begin_sort(communicator& comm, const char* fn, call_kind kind, const K* d_keys,
+                       const V* d_values, bool with_values, std::size_t n, const Order& order,
+                       stream_ref s) {
   const auto local = checked([&] {
     ::cupar::detail::require_data(fn, "d_keys", d_keys, n);
     if (with_values) ::cupar::detail::require_data(fn, "d_values", d_values, n);
@@ -709,42 +716,71 @@ void sample_sort(communicator& comm, const char* fn, call_kind kind, const K* d_
                       order.hash(),
                       n,
                       0};
-  const call_record r = begin_call(comm, fn, h, local, nullptr, 0, s);
+  call_record r = begin_call(comm, fn, h, local, nullptr, 0, s);
   if (local) std::rethrow_exception(local);
+  return r;
+}
+
+/// A sort with one rank, or with no keys anywhere: the local sort into the output.
+template <class K, class V, class Order>
+void sort_alone(communicator& comm, const char* fn, const K* d_keys, const V* d_values,
+                std::size_t n, const Order& order, device_buffer<K>& keys_out,
+                device_buffer<V>* values_out, stream_ref s, memory_resource& mr) {
+  const bool with_values = values_out != nullptr;
+  allocate_together(comm, fn, s, [&] {
+    keys_out = device_buffer<K>(n, s, mr);
+    if (with_values) *values_out = device_buffer<V>(n, s, mr);
+  });
+  if (n == 0) return;
+  copy_device(keys_out.data(), d_keys, n * sizeof(K), s);
+  if (with_values) {
+    copy_device(values_out->data(), d_values, n * sizeof(V), s);
+    order.sort_pairs(keys_out.data(), values_out->data(), n, s, mr);
+  } else {
+    order.sort_keys(keys_out.data(), n, s, mr);
+  }
+}
+
+/// Sample sort of keys and (when values_out is not null) values.
+template <class K, class V, class Order>
+void sample_sort(communicator& comm, const char* fn, call_kind kind, const K* d_keys,
+                 const V* d_values, std::size_t n, const Order& order, device_buffer<K>& keys_out,
+                 device_buffer<V>* values_out, stream_ref s, memory_resource& mr) {
+  const bool with_values = values_out != nullptr;
+  const call_scope scope(comm, fn, s);
+  phase_timer phases(comm, s);
+  const call_record r = begin_sort(comm, fn, kind, d_keys, d_values, with_values, n, order, s);
   const int ranks = comm.size();
   const int me = comm.rank();
   const std::uint64_t total = r.total_n();
+  if (ranks == 1 || total == 0) {
+    sort_alone(comm, fn, d_keys, d_values, n, order, keys_out, values_out, s, mr);
+    return;
+  }
   // Everything the sort needs, allocated at once (the output for the balance bound: every rank
   // receives at most that many), and agreed on by every rank before any data moves.
   device_buffer<unsigned char> buckets;
   device_buffer<K> part_keys;
   device_buffer<V> part_values;
-  const std::uint64_t capacity = ranks == 1 ? n : sort_capacity(total, ranks);
+  const std::uint64_t capacity = sort_capacity(total, ranks);
   phases.mark("header");
   allocate_together(comm, fn, s, [&] {
     keys_out = device_buffer<K>(capacity, s, mr);
     if (with_values) *values_out = device_buffer<V>(capacity, s, mr);
-    if (ranks > 1) {
-      buckets = device_buffer<unsigned char>(n * bucket_bytes(ranks), s, mr);
-      part_keys = device_buffer<K>(n, s, mr);
-      if (with_values) part_values = device_buffer<V>(n, s, mr);
-    }
+    buckets = device_buffer<unsigned char>(n * bucket_bytes(ranks), s, mr);
+    part_keys = device_buffer<K>(n, s, mr);
+    if (with_values) part_values = device_buffer<V>(n, s, mr);
   });
-  if (ranks == 1) {
-    copy_device(keys_out.data(), d_keys, n * sizeof(K), s);
-    if (with_values) {
-      copy_device(values_out->data(), d_values, n * sizeof(V), s);
-      order.sort_pairs(keys_out.data(), values_out->data(), n, s, mr);
-    } else {
-      order.sort_keys(keys_out.data(), n, s, mr);
-    }
-    return;
-  }
-  if (total == 0) return;
   phases.mark("allocate");
   std::vector<std::uint64_t> send, recv;
-  const std::vector<std::uint64_t> matrix =
-      assign_ranks(comm, r, d_keys, n, order, buckets.data(), s, mr, phases);
+  const std::vector<std::uint64_t> matrix = assign_ranks(
+      comm, r, d_keys, n, order,
+      [&](const K* split_keys, const std::uint64_t* split_tags, int splitters,
+          unsigned long long* d_counts) {
+        order.buckets(d_keys, n, split_keys, split_tags, splitters, tag_base(me), buckets.data(),
+                      d_counts, s, mr);
+      },
+      s, mr, phases);
   row_and_column(matrix, ranks, me, send, recv);
   partition_by_bucket(buckets.data(), n, ranks, d_keys, sizeof(K),
                       with_values ? static_cast<const void*>(d_values) : nullptr,
@@ -890,11 +926,7 @@ template <class T>
 T reduce_value(communicator& comm, const T* d_in, std::size_t n, const jit::op& op,
                ::cupar::detail::type_identity_t<T> init, stream_ref stream,
                memory_resource& mr = default_resource()) {
-  device_buffer<T> out(1, stream, mr);
-  detail::reduce(comm, "cupar::dist::reduce_value", d_in, out.data(), n, op, init, stream, mr);
-  T value;
-  detail::to_host(comm, &value, out.data(), 1, stream);
-  return value;
+  return detail::reduce_value(comm, d_in, n, op, init, stream, mr);
 }
 
 /// Element-wise reduction across ranks: d_out[i] = x(0)[i] op x(1)[i] op ... op x(P-1)[i] on every
@@ -981,13 +1013,13 @@ void histogram_range(communicator& comm, const Sample* d_samples, Counter* d_his
 /// `mr` on `stream`). Output shards are balanced: each holds at most N / P * 1.05 + 1 of the N
 /// keys (exactly N / P, rounded, when N <= 16,384 P), also with skewed and all-equal keys.
 ///
-/// A sample sort: 16,384 P keys sampled at random positions (every key when there are fewer),
-/// gathered and sorted on every rank; P - 1 splitters taken at regular ranks among them (ties
-/// broken by rank and position); each key's destination found by binary search among the
+/// A sample sort: 16,384 P keys sampled (stratified, on the device; every key when there are
+/// fewer), gathered and sorted on every rank; P - 1 splitters taken at regular ranks among them
+/// (ties broken by rank and position); each key's destination found by binary search among the
 /// splitters; a stable partition by destination; counts, then keys exchanged with
-/// ncclSend/ncclRecv; the received keys radix-sorted in place. Synchronises the stream several
-/// times (the header, the counts, agreements before the allocations); the exchange and the
-/// final sort are asynchronous.
+/// ncclSend/ncclRecv; the received keys radix-sorted in place. Synchronises the stream a few
+/// times (the header, the counts, an agreement before the allocations); the partition, the
+/// exchange and the final sort are asynchronous.
 /// @throws see the top of this header; std::invalid_argument for a null d_keys with n > 0 or
 ///         n >= 2^40 on one rank
 template <class K>
