@@ -11,6 +11,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -23,6 +24,11 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/types.h>
 #include <unistd.h>
 #include <vector>
 
@@ -378,6 +384,123 @@ unique_id unique_id::exchange_via_file(const std::string& path, int rank,
                           " ms (rank 0 writes it)");
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+namespace {
+
+constexpr char id_magic[8] = {'C', 'U', 'P', 'A', 'R', 'I', 'D', '1'};
+
+/// A socket closed on scope exit.
+struct socket_fd {
+  int fd = -1;
+  socket_fd() = default;
+  explicit socket_fd(int f) : fd(f) {}
+  socket_fd(const socket_fd&) = delete;
+  socket_fd& operator=(const socket_fd&) = delete;
+  ~socket_fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+int remaining_ms(std::chrono::steady_clock::time_point deadline) {
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - std::chrono::steady_clock::now());
+  return left.count() > 0 ? static_cast<int>(std::min<long long>(left.count(), 1 << 30)) : 0;
+}
+
+/// Sends or receives exactly `n` bytes before the deadline.
+bool transfer(int fd, void* data, std::size_t n, bool sending,
+              std::chrono::steady_clock::time_point deadline) {
+  auto* p = static_cast<unsigned char*>(data);
+  while (n > 0) {
+    pollfd w{fd, static_cast<short>(sending ? POLLOUT : POLLIN), 0};
+    if (::poll(&w, 1, remaining_ms(deadline)) <= 0) return false;
+    const ssize_t k = sending ? ::send(fd, p, n, MSG_NOSIGNAL) : ::recv(fd, p, n, 0);
+    if (k <= 0) return false;
+    p += k;
+    n -= static_cast<std::size_t>(k);
+  }
+  return true;
+}
+
+addrinfo* resolve_address(const std::string& host, int port, bool passive) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  if (passive) hints.ai_flags = AI_PASSIVE;
+  addrinfo* res = nullptr;
+  const std::string service = std::to_string(port);
+  if (::getaddrinfo(host.c_str(), service.c_str(), &hints, &res) != 0 || res == nullptr) {
+    throw std::invalid_argument("cupar::dist::unique_id::exchange_via_socket: cannot resolve " +
+                                host);
+  }
+  return res;
+}
+
+}  // namespace
+
+unique_id unique_id::exchange_via_socket(const std::string& host, int port, int rank, int size,
+                                         std::chrono::milliseconds timeout) {
+  constexpr const char* fn = "cupar::dist::unique_id::exchange_via_socket";
+  if (size < 1 || rank < 0 || rank >= size) {
+    throw std::invalid_argument(std::string(fn) + ": rank " + std::to_string(rank) +
+                                " is not in [0, " + std::to_string(size) + ")");
+  }
+  if (port <= 0 || port > 65535) {
+    throw std::invalid_argument(std::string(fn) + ": port " + std::to_string(port) +
+                                " is not in [1, 65535]");
+  }
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  addrinfo* res = resolve_address(host, port, rank == 0);
+  std::unique_ptr<addrinfo, void (*)(addrinfo*)> addresses(res, ::freeaddrinfo);
+  if (rank == 0) {
+    const unique_id id = create();
+    socket_fd server(::socket(res->ai_family, res->ai_socktype, res->ai_protocol));
+    const int yes = 1;
+    if (server.fd < 0 ||
+        ::setsockopt(server.fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes) != 0 ||
+        ::bind(server.fd, res->ai_addr, res->ai_addrlen) != 0 || ::listen(server.fd, 128) != 0) {
+      throw ::cupar::error(std::string(fn) + ": cannot listen on " + host + ":" +
+                           std::to_string(port) + " (" + std::strerror(errno) + ")");
+    }
+    for (int served = 1; served < size; ++served) {
+      pollfd w{server.fd, POLLIN, 0};
+      if (::poll(&w, 1, remaining_ms(deadline)) <= 0) {
+        throw timeout_error(std::string(fn) + ": " + std::to_string(size - served) + " of " +
+                            std::to_string(size - 1) + " ranks did not connect to " + host + ":" +
+                            std::to_string(port) + " within " + std::to_string(timeout.count()) +
+                            " ms");
+      }
+      socket_fd client(::accept(server.fd, nullptr, nullptr));
+      if (client.fd < 0) {
+        --served;  // a failed accept: wait for the next connection
+        continue;
+      }
+      unsigned char message[sizeof id_magic + 128];
+      std::memcpy(message, id_magic, sizeof id_magic);
+      std::memcpy(message + sizeof id_magic, id.bytes().data(), 128);
+      if (!transfer(client.fd, message, sizeof message, true, deadline)) --served;
+    }
+    return id;
+  }
+  // The other ranks: connect (rank 0 may not listen yet: retry), then read the id.
+  for (;;) {
+    for (addrinfo* a = res; a != nullptr; a = a->ai_next) {
+      socket_fd c(::socket(a->ai_family, a->ai_socktype, a->ai_protocol));
+      if (c.fd < 0 || ::connect(c.fd, a->ai_addr, a->ai_addrlen) != 0) continue;
+      unsigned char message[sizeof id_magic + 128];
+      if (transfer(c.fd, message, sizeof message, false, deadline) &&
+          std::memcmp(message, id_magic, sizeof id_magic) == 0) {
+        return from_bytes(message + sizeof id_magic, 128);
+      }
+    }
+    if (remaining_ms(deadline) == 0) {
+      throw timeout_error(std::string(fn) + ": no rank 0 answered on " + host + ":" +
+                          std::to_string(port) + " within " + std::to_string(timeout.count()) +
+                          " ms");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 }
 

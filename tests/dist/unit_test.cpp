@@ -5,10 +5,18 @@
 
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace {
 
@@ -46,6 +54,72 @@ TEST(DistUniqueId, AFileThatNeverComesTimesOutAndAMalformedOneIsRefused) {
                std::invalid_argument);
   std::remove(path.c_str());
   EXPECT_THROW(dist::unique_id::exchange_via_file(path, -1, std::chrono::milliseconds(100)),
+               std::invalid_argument);
+}
+
+/// A port of this machine's loopback nobody listens on now.
+int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = 0;
+  socklen_t len = sizeof a;
+  int port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
+    port = ntohs(a.sin_port);
+  }
+  ::close(fd);
+  return port;
+}
+
+TEST(DistUniqueId, EveryRankGetsRankZerosIdThroughALoopbackSocket) {
+  const int port = free_port();
+  ASSERT_GT(port, 0);
+  constexpr int size = 5;
+  std::vector<std::array<unsigned char, 128>> got(size);
+  std::vector<std::string> errors(size);
+  std::vector<std::thread> ranks;
+  // The others start first: they retry until rank 0 listens.
+  for (int r = size - 1; r >= 0; --r) {
+    ranks.emplace_back([&, r] {
+      try {
+        got[static_cast<std::size_t>(r)] =
+            dist::unique_id::exchange_via_socket("127.0.0.1", port, r, size,
+                                                 std::chrono::seconds(20))
+                .bytes();
+      } catch (const std::exception& e) {
+        errors[static_cast<std::size_t>(r)] = e.what();
+      }
+    });
+    if (r == size - 1) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  for (auto& t : ranks)
+    t.join();
+  for (int r = 0; r < size; ++r) {
+    EXPECT_EQ(errors[static_cast<std::size_t>(r)], "") << "rank " << r;
+    EXPECT_EQ(got[static_cast<std::size_t>(r)], got[0]) << "rank " << r;
+  }
+  EXPECT_NE(got[0], (std::array<unsigned char, 128>{}));
+}
+
+TEST(DistUniqueId, ASocketExchangeWithoutTheOthersTimesOut) {
+  const int port = free_port();
+  ASSERT_GT(port, 0);
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_THROW(dist::unique_id::exchange_via_socket("127.0.0.1", port, 1, 2,
+                                                    std::chrono::milliseconds(200)),
+               dist::timeout_error);
+  EXPECT_THROW(dist::unique_id::exchange_via_socket("127.0.0.1", port, 0, 2,
+                                                    std::chrono::milliseconds(200)),
+               dist::timeout_error);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_THROW(dist::unique_id::exchange_via_socket("127.0.0.1", 0, 0, 2,
+                                                    std::chrono::milliseconds(10)),
+               std::invalid_argument);
+  EXPECT_THROW(dist::unique_id::exchange_via_socket("127.0.0.1", port, 2, 2,
+                                                    std::chrono::milliseconds(10)),
                std::invalid_argument);
 }
 

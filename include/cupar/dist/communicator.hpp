@@ -7,7 +7,8 @@
 // stream of its own device ("SPMD", as with NCCL and MPI). Three ways to have ranks:
 //
 //   // 1. One process per GPU (the shape that spans nodes): rank 0 makes an id, every process
-//   //    gets it (a file on a shared file system, a socket, MPI, a job launcher's environment).
+//   //    gets it (a file on a shared file system, a socket: exchange_via_socket, MPI, a job
+//   //    launcher's environment).
 //   auto id = cupar::dist::unique_id::exchange_via_file("/shared/job42.id", rank, std::chrono::seconds(60));
 //   cupar::dist::communicator comm(id, size, rank, /*device=*/local_rank);
 //
@@ -139,6 +140,16 @@ class CUPAR_DIST_EXPORT unique_id {
   /// a file that cannot be written. Remove the file once every rank has made its communicator.
   static unique_id exchange_via_file(const std::string& path, int rank,
                                      std::chrono::milliseconds timeout);
+
+  /// Rank 0 makes a new id, listens on `host`:`port` (an address of this machine, e.g.
+  /// "127.0.0.1" for processes on one machine, or the machine's address on the cluster network)
+  /// and sends the id to the size - 1 other ranks as they connect; every other rank connects
+  /// (retrying until rank 0 listens) and receives it. No shared file system needed. Throws
+  /// timeout_error when the exchange is not done within `timeout` (rank 0: not every rank came;
+  /// the others: no rank 0 answered), std::invalid_argument for a bad rank, size, port or host,
+  /// cupar::error for a socket that fails (e.g. the port is taken).
+  static unique_id exchange_via_socket(const std::string& host, int port, int rank, int size,
+                                       std::chrono::milliseconds timeout);
 
   const std::array<unsigned char, 128>& bytes() const noexcept { return bytes_; }
   std::string to_hex() const;
