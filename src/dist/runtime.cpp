@@ -268,13 +268,18 @@ void release(const std::shared_ptr<comm_state>& st) noexcept {
     if (--st->group->live > 0) return;  // the last one destroys them all
     all.swap(st->group->members);        // and breaks the group's cycle of ownership
   }
+  // When one of them was aborted, the others' finalisation would wait for it: abort them all.
+  bool any_aborted = false;
+  for (auto& c : all)
+    any_aborted = any_aborted || c->aborted.load();
+  if (any_aborted) {
+    for (auto& c : all)
+      communicator_abort(*c);
+    return;
+  }
   std::vector<std::thread> threads;
-  for (comm_state* c : [&] {
-         std::vector<comm_state*> v;
-         for (auto& x : all)
-           v.push_back(x.get());
-         return v;
-       }()) {
+  for (auto& x : all) {
+    comm_state* c = x.get();
     try {
       threads.emplace_back([c] { destroy(*c); });
     } catch (...) {
