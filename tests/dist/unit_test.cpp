@@ -160,4 +160,22 @@ TEST(DistCommunicator, BadRanksAndDevicesAreRefusedBeforeNccl) {
   }
 }
 
+/// The README's example of cupar::dist, compiled (not run).
+[[maybe_unused]] void readme_example(const unsigned* d_keys, const float* d_rows, std::size_t n,
+                                     cudaStream_t s, const cupar::jit::op& merge, int rank,
+                                     int size, int local_gpu) {
+  auto comms = cupar::dist::communicator::local();  // one rank per GPU of this process
+  cupar::dist::run_on_ranks(comms, [&](cupar::dist::communicator& c) {
+    // this rank's rows d_keys[0, n), d_rows[0, n) on GPU c.device(); s a stream of that GPU
+    auto groups = cupar::dist::reduce_by_key(c, d_keys, d_rows, n, merge, s);  // GROUP BY key
+    auto sorted = cupar::dist::sort_keys(c, d_keys, n, s);                     // ORDER BY key
+    (void)groups;
+    (void)sorted;
+  });
+  // one process per GPU (the shape that spans nodes): rank 0 writes the NCCL id to a file
+  auto id = cupar::dist::unique_id::exchange_via_file("/shared/job.id", rank,
+                                                      std::chrono::minutes(1));
+  cupar::dist::communicator c(id, size, rank, local_gpu);
+}
+
 }  // namespace
