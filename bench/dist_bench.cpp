@@ -39,10 +39,10 @@ struct row {
   std::string group, name, unit;
   int ranks = 1;
   std::size_t per_rank = 0, total = 0;
-  double ms = 0, rate = 0;     // rate in `unit`
-  double reference_ms = 0;     // NCCL's or one GPU's, when the row has one
-  std::string reference;       // what it is
-  double efficiency = 0;       // scaling efficiency, when the row has one
+  double ms = 0, rate = 0;  // rate in `unit`
+  double reference_ms = 0;  // NCCL's or one GPU's, when the row has one
+  std::string reference;    // what it is
+  double efficiency = 0;    // scaling efficiency, when the row has one
 };
 
 std::vector<row> rows;
@@ -153,7 +153,8 @@ double single_gpu_sort_ms(std::size_t n, int reps) {
       const auto t0 = clock_type::now();
       cupar::sort_keys(static_cast<const unsigned*>(in.data()), out.data(), n, s);
       check(cudaStreamSynchronize(s), "sync");
-      if (r > 0) t.push_back(std::chrono::duration<double, std::milli>(clock_type::now() - t0).count());
+      if (r > 0)
+        t.push_back(std::chrono::duration<double, std::milli>(clock_type::now() - t0).count());
     }
     ms = median(t);
   }
@@ -175,8 +176,9 @@ void bench_sort(int P, std::size_t per_rank, const char* kind, double one_gpu_ms
         fill_keys(k.data(), per_rank, per_rank * static_cast<std::size_t>(c.rank()), s);
       },
       [&](dist::communicator& c, cudaStream_t s) {
-        (void)dist::sort_keys(c, static_cast<const unsigned*>(keys[static_cast<std::size_t>(c.rank())].data()),
-                              per_rank, s);
+        (void)dist::sort_keys(
+            c, static_cast<const unsigned*>(keys[static_cast<std::size_t>(c.rank())].data()),
+            per_rank, s);
         if (c.rank() == 0 && dist::detail::profiling()) {
           phase_row pr;
           pr.what = std::string(kind) + ", " + std::to_string(P) + " GPUs, " +
@@ -220,27 +222,39 @@ void bench_all_reduce(int P, std::size_t n, int reps) {
     in[static_cast<std::size_t>(c.rank())] = {};
     out[static_cast<std::size_t>(c.rank())] = {};
   };
-  const double nccl_ms = time_ranks(comms, reps, setup, [&](dist::communicator& c, cudaStream_t s) {
-    check_nccl(ncclAllReduce(in[static_cast<std::size_t>(c.rank())].data(),
-                             out[static_cast<std::size_t>(c.rank())].data(), n, ncclFloat32, ncclSum,
-                             c.get(), s),
-               "ncclAllReduce", c.get());
-  }, teardown);
-  const double named_ms = time_ranks(comms, reps, setup, [&](dist::communicator& c, cudaStream_t s) {
-    dist::all_reduce(c, static_cast<const float*>(in[static_cast<std::size_t>(c.rank())].data()),
-                     out[static_cast<std::size_t>(c.rank())].data(), n, jit::plus, s);
-  }, teardown);
+  const double nccl_ms = time_ranks(
+      comms, reps, setup,
+      [&](dist::communicator& c, cudaStream_t s) {
+        check_nccl(ncclAllReduce(in[static_cast<std::size_t>(c.rank())].data(),
+                                 out[static_cast<std::size_t>(c.rank())].data(), n, ncclFloat32,
+                                 ncclSum, c.get(), s),
+                   "ncclAllReduce", c.get());
+      },
+      teardown);
+  const double named_ms = time_ranks(
+      comms, reps, setup,
+      [&](dist::communicator& c, cudaStream_t s) {
+        dist::all_reduce(c,
+                         static_cast<const float*>(in[static_cast<std::size_t>(c.rank())].data()),
+                         out[static_cast<std::size_t>(c.rank())].data(), n, jit::plus, s);
+      },
+      teardown);
   const jit::op custom("a + b");
-  const double custom_ms = time_ranks(comms, reps, setup, [&](dist::communicator& c, cudaStream_t s) {
-    dist::all_reduce(c, static_cast<const float*>(in[static_cast<std::size_t>(c.rank())].data()),
-                     out[static_cast<std::size_t>(c.rank())].data(), n, custom, s);
-  }, teardown);
+  const double custom_ms = time_ranks(
+      comms, reps, setup,
+      [&](dist::communicator& c, cudaStream_t s) {
+        dist::all_reduce(c,
+                         static_cast<const float*>(in[static_cast<std::size_t>(c.rank())].data()),
+                         out[static_cast<std::size_t>(c.rank())].data(), n, custom, s);
+      },
+      teardown);
   in.clear();
   out.clear();
   const double bytes = static_cast<double>(n) * sizeof(float);
   const double bus = P > 1 ? 2.0 * (P - 1) / P : 1.0;
-  for (auto [name, ms] : {std::pair<const char*, double>{"cupar::dist::all_reduce(jit::plus)", named_ms},
-                          std::pair<const char*, double>{"cupar::dist::all_reduce(\"a + b\")", custom_ms}}) {
+  for (auto [name, ms] :
+       {std::pair<const char*, double>{"cupar::dist::all_reduce(jit::plus)", named_ms},
+        std::pair<const char*, double>{"cupar::dist::all_reduce(\"a + b\")", custom_ms}}) {
     row r;
     r.group = "all_reduce f32";
     r.name = name;
@@ -264,7 +278,8 @@ void bench_all_to_all(int P, std::size_t bytes_per_rank, int reps) {
   auto comms = dist::communicator::local(first_devices(P));
   const std::size_t part = bytes_per_rank / 4 / static_cast<std::size_t>(P);  // floats per peer
   const std::size_t n = part * static_cast<std::size_t>(P);
-  std::vector<cupar::device_buffer<float>> in(static_cast<std::size_t>(P)), out(static_cast<std::size_t>(P));
+  std::vector<cupar::device_buffer<float>> in(static_cast<std::size_t>(P)),
+      out(static_cast<std::size_t>(P));
   auto teardown = [&](dist::communicator& c) {
     in[static_cast<std::size_t>(c.rank())] = {};
     out[static_cast<std::size_t>(c.rank())] = {};
@@ -274,19 +289,25 @@ void bench_all_to_all(int P, std::size_t bytes_per_rank, int reps) {
     out[static_cast<std::size_t>(c.rank())] = cupar::device_buffer<float>(n, s);
     in[static_cast<std::size_t>(c.rank())].fill_bytes(1);
   };
-  const double nccl_ms = time_ranks(comms, reps, setup, [&](dist::communicator& c, cudaStream_t s) {
-    check_nccl(ncclAlltoAll(in[static_cast<std::size_t>(c.rank())].data(),
-                            out[static_cast<std::size_t>(c.rank())].data(), part, ncclFloat32,
-                            c.get(), s),
-               "ncclAlltoAll", c.get());
-  }, teardown);
+  const double nccl_ms = time_ranks(
+      comms, reps, setup,
+      [&](dist::communicator& c, cudaStream_t s) {
+        check_nccl(ncclAlltoAll(in[static_cast<std::size_t>(c.rank())].data(),
+                                out[static_cast<std::size_t>(c.rank())].data(), part, ncclFloat32,
+                                c.get(), s),
+                   "ncclAlltoAll", c.get());
+      },
+      teardown);
   const std::vector<std::uint64_t> counts(static_cast<std::size_t>(P), part);
-  const double ours_ms = time_ranks(comms, reps, setup, [&](dist::communicator& c, cudaStream_t s) {
-    dist::detail::exchange(c,
-                           {{in[static_cast<std::size_t>(c.rank())].data(),
-                             out[static_cast<std::size_t>(c.rank())].data(), sizeof(float)}},
-                           counts, counts, s);
-  }, teardown);
+  const double ours_ms = time_ranks(
+      comms, reps, setup,
+      [&](dist::communicator& c, cudaStream_t s) {
+        dist::detail::exchange(c,
+                               {{in[static_cast<std::size_t>(c.rank())].data(),
+                                 out[static_cast<std::size_t>(c.rank())].data(), sizeof(float)}},
+                               counts, counts, s);
+      },
+      teardown);
   in.clear();
   out.clear();
   const double moved = static_cast<double>(part) * 4 * (P - 1);  // bytes each rank sends away
@@ -299,8 +320,9 @@ void bench_all_to_all(int P, std::size_t bytes_per_rank, int reps) {
   r.total = n * 4 * static_cast<std::size_t>(P);
   r.ms = ours_ms;
   r.rate = moved / (ours_ms * 1e6);
-  r.reference = "ncclAlltoAll, same buffers: " +
-                std::to_string(static_cast<int>(moved / (nccl_ms * 1e6))) + " GB/s";
+  r.reference =
+      "ncclAlltoAll, same buffers: " + std::to_string(static_cast<int>(moved / (nccl_ms * 1e6))) +
+      " GB/s";
   r.reference_ms = nccl_ms;
   r.efficiency = nccl_ms / ours_ms;
   rows.push_back(r);
@@ -321,9 +343,9 @@ void bench_histogram(int P, std::size_t per_rank, double one_gpu_ms, int reps) {
                          jit::op("(float)((x * 2654435761ll) % 1000)"), s);
       },
       [&](dist::communicator& c, cudaStream_t s) {
-        dist::histogram_even(c, static_cast<const float*>(x[static_cast<std::size_t>(c.rank())].data()),
-                             h[static_cast<std::size_t>(c.rank())].data(), 257, 0.0f, 1000.0f,
-                             per_rank, s);
+        dist::histogram_even(
+            c, static_cast<const float*>(x[static_cast<std::size_t>(c.rank())].data()),
+            h[static_cast<std::size_t>(c.rank())].data(), 257, 0.0f, 1000.0f, per_rank, s);
       },
       [&](dist::communicator& c) {
         x[static_cast<std::size_t>(c.rank())] = {};
@@ -362,15 +384,16 @@ void bench_group_by(int P, std::size_t per_rank, std::size_t groups, const char*
         key_op.param("g", static_cast<unsigned long long>(groups));
         cupar::transform(jit::counting(static_cast<unsigned long long>(per_rank) * c.rank()),
                          jit::output(k.data()), per_rank, key_op, s);
-        cupar::transform(jit::counting(0ll), jit::output(vals[static_cast<std::size_t>(c.rank())].data()),
-                         per_rank,
-                         jit::op("bench_agg{1, (float)(x % 100), (float)(x % 100), (float)(x % 100)}"),
-                         s);
+        cupar::transform(
+            jit::counting(0ll), jit::output(vals[static_cast<std::size_t>(c.rank())].data()),
+            per_rank, jit::op("bench_agg{1, (float)(x % 100), (float)(x % 100), (float)(x % 100)}"),
+            s);
       },
       [&](dist::communicator& c, cudaStream_t s) {
-        (void)dist::reduce_by_key(c, static_cast<const unsigned*>(keys[static_cast<std::size_t>(c.rank())].data()),
-                                  static_cast<const bench_agg*>(vals[static_cast<std::size_t>(c.rank())].data()),
-                                  per_rank, merge, s);
+        (void)dist::reduce_by_key(
+            c, static_cast<const unsigned*>(keys[static_cast<std::size_t>(c.rank())].data()),
+            static_cast<const bench_agg*>(vals[static_cast<std::size_t>(c.rank())].data()),
+            per_rank, merge, s);
       },
       [&](dist::communicator& c) {
         keys[static_cast<std::size_t>(c.rank())] = {};
@@ -436,7 +459,8 @@ void bench_device_check() {
   r.reference_ms = per_call[0] / 1000.0;
   r.efficiency = per_call[1] - per_call[0];  // the added cost (us)
   rows.push_back(r);
-  std::fprintf(stderr, "device check: off %.3f us, on %.3f us per call\n", per_call[0], per_call[1]);
+  std::fprintf(stderr, "device check: off %.3f us, on %.3f us per call\n", per_call[0],
+               per_call[1]);
 }
 
 std::string escape(const std::string& s) {
@@ -461,10 +485,14 @@ int main(int argc, char** argv) {
   bool quick = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--out" && i + 1 < argc) out = argv[++i];
-    else if (a == "--json" && i + 1 < argc) json = argv[++i];
-    else if (a == "--command" && i + 1 < argc) command = argv[++i];
-    else if (a == "--quick") quick = true;
+    if (a == "--out" && i + 1 < argc)
+      out = argv[++i];
+    else if (a == "--json" && i + 1 < argc)
+      json = argv[++i];
+    else if (a == "--command" && i + 1 < argc)
+      command = argv[++i];
+    else if (a == "--quick")
+      quick = true;
     else {
       std::fprintf(stderr, "usage: %s [--out FILE.md] [--json FILE] [--quick] [--command TEXT]\n",
                    argv[0]);
@@ -508,8 +536,8 @@ int main(int argc, char** argv) {
   for (const char* kind : {"strong", "weak"}) {
     double g1 = 0;
     for (int P : counts) {
-      const std::size_t per = std::strcmp(kind, "strong") == 0 ? rows_n / static_cast<std::size_t>(P)
-                                                               : rows_n;
+      const std::size_t per =
+          std::strcmp(kind, "strong") == 0 ? rows_n / static_cast<std::size_t>(P) : rows_n;
       bench_group_by(P, per, std::size_t(1) << 20, kind, P == 1 ? 0.0 : g1, reps);
       if (P == 1) {
         g1 = rows.back().ms;
@@ -540,7 +568,8 @@ int main(int argc, char** argv) {
     if (r.group != group) {
       group = r.group;
       md << "\n## " << group << "\n\n| GPUs | call | per rank | total | time (ms) | " << r.unit
-         << " | reference | reference (ms) | ratio / efficiency |\n|---|---|---|---|---|---|---|---|---|\n";
+         << " | reference | reference (ms) | ratio / efficiency "
+            "|\n|---|---|---|---|---|---|---|---|---|\n";
     }
     md << "| " << r.ranks << " | " << r.name << " | " << r.per_rank << " | " << r.total << " | "
        << fmt(r.ms) << " | " << fmt(r.rate, 2) << " | " << r.reference << " | "
@@ -563,11 +592,10 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const auto& r = rows[i];
       j << "  {\"group\": \"" << escape(r.group) << "\", \"name\": \"" << escape(r.name)
-        << "\", \"ranks\": "
-        << r.ranks << ", \"per_rank\": " << r.per_rank << ", \"total\": " << r.total
-        << ", \"ms\": " << r.ms << ", \"rate\": " << r.rate << ", \"unit\": \"" << r.unit
-        << "\", \"reference_ms\": " << r.reference_ms << ", \"efficiency\": " << r.efficiency << "}"
-        << (i + 1 < rows.size() ? "," : "") << "\n";
+        << "\", \"ranks\": " << r.ranks << ", \"per_rank\": " << r.per_rank
+        << ", \"total\": " << r.total << ", \"ms\": " << r.ms << ", \"rate\": " << r.rate
+        << ", \"unit\": \"" << r.unit << "\", \"reference_ms\": " << r.reference_ms
+        << ", \"efficiency\": " << r.efficiency << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
     }
     j << "]\n";
   }

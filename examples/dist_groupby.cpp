@@ -35,8 +35,7 @@ struct agg {
   float min;
   float max;
 };
-CUPAR_JIT_TYPE(agg, "agg",
-               "struct agg { unsigned int count; float sum; float min; float max; };")
+CUPAR_JIT_TYPE(agg, "agg", "struct agg { unsigned int count; float sum; float min; float max; };")
 
 namespace {
 
@@ -44,7 +43,8 @@ namespace dist = cupar::dist;
 namespace jit = cupar::jit;
 using clock_type = std::chrono::steady_clock;
 
-const jit::op merge("agg{a.count + b.count, a.sum + b.sum, fminf(a.min, b.min), fmaxf(a.max, b.max)}");
+const jit::op merge(
+    "agg{a.count + b.count, a.sum + b.sum, fminf(a.min, b.min), fmaxf(a.max, b.max)}");
 
 /// Rows [first, first + n) of the table, on the stream's device: key = a hash of the row's index
 /// modulo `keys`, value = a number in [0, 100).
@@ -139,7 +139,8 @@ rank_result run_rank(dist::communicator& c, std::size_t n, std::uint32_t keys,
     out.groups = gk.size();
     for (std::size_t i = 0; i < gk.size() && out.ok; ++i) {
       const auto it = std::lower_bound(ref.keys.begin(), ref.keys.end(), gk[i]);
-      const agg* want = it != ref.keys.end() && *it == gk[i] ? &ref.groups[it - ref.keys.begin()] : nullptr;
+      const agg* want =
+          it != ref.keys.end() && *it == gk[i] ? &ref.groups[it - ref.keys.begin()] : nullptr;
       if (want == nullptr || want->count != gv[i].count || want->sum != gv[i].sum ||
           want->min != gv[i].min || want->max != gv[i].max) {
         out.ok = false;
@@ -153,7 +154,8 @@ rank_result run_rank(dist::communicator& c, std::size_t n, std::uint32_t keys,
     std::vector<unsigned long long> counts(static_cast<std::size_t>(c.size()), 0);
     counts[static_cast<std::size_t>(c.rank())] = mine.size();
     unsigned long long group_count = gk.size();
-    cupar::device_buffer<unsigned long long> d(counts, s), dg(std::vector<unsigned long long>{group_count}, s);
+    cupar::device_buffer<unsigned long long> d(counts, s),
+        dg(std::vector<unsigned long long>{group_count}, s);
     dist::all_reduce(c, d.data(), d.data(), counts.size(), jit::plus, s);
     dist::all_reduce(c, dg.data(), dg.data(), 1, jit::plus, s);
     counts = d.to_host();
@@ -208,8 +210,10 @@ int main(int argc, char** argv) {
       rest.push_back(a);
     }
   }
-  const std::size_t n = rest.size() > 0 ? std::strtoull(rest[0].c_str(), nullptr, 10) : std::size_t(1) << 24;
-  const auto keys = static_cast<std::uint32_t>(rest.size() > 1 ? std::strtoul(rest[1].c_str(), nullptr, 10) : 1u << 20);
+  const std::size_t n =
+      rest.size() > 0 ? std::strtoull(rest[0].c_str(), nullptr, 10) : std::size_t(1) << 24;
+  const auto keys = static_cast<std::uint32_t>(
+      rest.size() > 1 ? std::strtoul(rest[1].c_str(), nullptr, 10) : 1u << 20);
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::printf("dist_groupby needs a GPU\n");
@@ -228,10 +232,11 @@ int main(int argc, char** argv) {
       const auto ref = one_gpu(n * static_cast<std::size_t>(size), keys, s);
       cudaStreamDestroy(s);
       const auto r = run_rank(c, n, keys, ref);
-      std::printf("rank %d: group-by %.2f ms, sort %.2f ms (one GPU: %.2f, %.2f ms), %zu groups, "
-                  "%zu keys: %s%s\n",
-                  rank, r.group_ms, r.sort_ms, ref.group_ms, ref.sort_ms, r.groups, r.sorted,
-                  r.ok ? "matches one GPU" : "MISMATCH: ", r.why.c_str());
+      std::printf(
+          "rank %d: group-by %.2f ms, sort %.2f ms (one GPU: %.2f, %.2f ms), %zu groups, "
+          "%zu keys: %s%s\n",
+          rank, r.group_ms, r.sort_ms, ref.group_ms, ref.sort_ms, r.groups, r.sorted,
+          r.ok ? "matches one GPU" : "MISMATCH: ", r.why.c_str());
       return r.ok ? 0 : 1;
     }
     // One process, every GPU: a thread per rank.

@@ -156,8 +156,7 @@ int device_count_once() {
   return devices;
 }
 
-using pointer_attributes_fn = CUresult (*)(unsigned int, CUpointer_attribute*, void**,
-                                           CUdeviceptr);
+using pointer_attributes_fn = CUresult (*)(unsigned int, CUpointer_attribute*, void**, CUdeviceptr);
 
 /// cuPointerGetAttributes through the runtime's entry point query (cupar links no driver
 /// library), or null.
@@ -220,14 +219,12 @@ void check_pointer_device(const char* function, const char* name, const void* pt
       (void)cudaGetLastError();
     }
   }
-  throw_invalid_argument(function, std::string(name) + " is memory of device " +
-                                       std::to_string(ordinal) + " but the stream is of device " +
-                                       std::to_string(current) +
-                                       " (run the call on a stream of device " +
-                                       std::to_string(ordinal) +
-                                       ", copy the data, or grant device " +
-                                       std::to_string(current) +
-                                       " access to the memory's pool)");
+  throw_invalid_argument(function,
+                         std::string(name) + " is memory of device " + std::to_string(ordinal) +
+                             " but the stream is of device " + std::to_string(current) +
+                             " (run the call on a stream of device " + std::to_string(ordinal) +
+                             ", copy the data, or grant device " + std::to_string(current) +
+                             " access to the memory's pool)");
 }
 
 }  // namespace detail

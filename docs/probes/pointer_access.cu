@@ -24,9 +24,10 @@ static void show(const char* what, void* p) {
                                             reinterpret_cast<CUdeviceptr>(p));
   int current = -1;
   cudaGetDevice(&current);
-  std::printf("%-34s from device %d: attrs rc=%d type=%u ordinal=%d managed=%u | access rc=%d "
-              "flags=%llu | single rc=%d flags=%llu\n",
-              what, current, r3, type, ordinal, managed, r1, access, r0, access2);
+  std::printf(
+      "%-34s from device %d: attrs rc=%d type=%u ordinal=%d managed=%u | access rc=%d "
+      "flags=%llu | single rc=%d flags=%llu\n",
+      what, current, r3, type, ordinal, managed, r1, access, r0, access2);
 }
 
 int main() {

@@ -123,9 +123,9 @@ class device_buffer {
   /// whose size is known only after a buffer of an upper bound was filled. Never reallocates.
   void shrink(std::size_t n) {
     if (n > size_) {
-      detail::throw_invalid_argument("cupar::device_buffer::shrink",
-                                     "n = " + std::to_string(n) + " exceeds the size " +
-                                         std::to_string(size_));
+      detail::throw_invalid_argument(
+          "cupar::device_buffer::shrink",
+          "n = " + std::to_string(n) + " exceeds the size " + std::to_string(size_));
     }
     size_ = n;
   }

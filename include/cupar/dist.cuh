@@ -5,16 +5,17 @@
 #pragma once
 
 #if defined(CUPAR_DIST_ALGORITHMS_INCLUDED) && !defined(CUPAR_DIST_WITH_CALLABLES)
-#error "include <cupar/dist.cuh> before <cupar/dist.hpp>: the distributed algorithms must see the C++-callable overloads of the single-GPU calls"
+#error \
+    "include <cupar/dist.cuh> before <cupar/dist.hpp>: the distributed algorithms must see the C++-callable overloads of the single-GPU calls"
 #endif
 #define CUPAR_DIST_WITH_CALLABLES 1
 
 #include <cupar/cupar.cuh>
 #include <cupar/dist.hpp>
 
-#include <cuda/std/functional>
 #include <thrust/iterator/constant_iterator.h>
 #include <thrust/iterator/permutation_iterator.h>
+#include <cuda/std/functional>
 
 #include <type_traits>
 
@@ -113,16 +114,16 @@ template <class K, class Comp, std::enable_if_t<detail::is_callable_v<Comp>, int
 device_buffer<K> sort_keys(communicator& comm, const K* d_keys, std::size_t n, Comp comp,
                            stream_ref stream, memory_resource& mr = default_resource()) {
   device_buffer<K> out;
-  detail::sample_sort<K, unsigned char>(comm, "cupar::dist::sort_keys", detail::call_kind::sort_keys,
-                                        d_keys, nullptr, n, detail::comparator_order<K, Comp>{comp},
-                                        out, nullptr, stream, mr);
+  detail::sample_sort<K, unsigned char>(
+      comm, "cupar::dist::sort_keys", detail::call_kind::sort_keys, d_keys, nullptr, n,
+      detail::comparator_order<K, Comp>{comp}, out, nullptr, stream, mr);
   return out;
 }
 
 /// dist::sort_pairs with a C++ comparator.
 template <class K, class V, class Comp, std::enable_if_t<detail::is_callable_v<Comp>, int> = 0>
-sorted_pairs<K, V> sort_pairs(communicator& comm, const K* d_keys, const V* d_values,
-                              std::size_t n, Comp comp, stream_ref stream,
+sorted_pairs<K, V> sort_pairs(communicator& comm, const K* d_keys, const V* d_values, std::size_t n,
+                              Comp comp, stream_ref stream,
                               memory_resource& mr = default_resource()) {
   sorted_pairs<K, V> out;
   detail::sample_sort<K, V>(comm, "cupar::dist::sort_pairs", detail::call_kind::sort_pairs, d_keys,

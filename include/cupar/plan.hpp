@@ -1,9 +1,10 @@
 // cupar: plans. A plan builds a run-time operator for one algorithm and element types once (for
 // the architecture of the current device) and is then called with new data, skipping the
 // per-call cache lookup: the lowest host overhead per call. Its calls run on the device of their
-// stream, any device of that architecture (std::invalid_argument for another architecture). Parameter values may change between calls (set); the operator's
-// source may not. A plan follows the tiered build: when the optimised build finishes in the
-// background, the next call uses it (wait_optimized blocks until then).
+// stream, any device of that architecture (std::invalid_argument for another architecture).
+// Parameter values may change between calls (set); the operator's source may not. A plan follows
+// the tiered build: when the optimised build finishes in the background, the next call uses it
+// (wait_optimized blocks until then).
 #pragma once
 
 #include <cupar/detail/jit_entry.hpp>

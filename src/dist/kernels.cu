@@ -2,10 +2,10 @@
 // each element goes (splitters, hashes), the stable partition by destination, gathers, and the
 // local step of a join. The user's operators run in the single-GPU cupar calls the algorithm
 // templates make.
+#include <cupar/buffer.hpp>
 #include <cupar/detail/cuda_check.hpp>
 #include <cupar/detail/device_guard.hpp>
 #include <cupar/dist/detail/runtime.hpp>
-#include <cupar/buffer.hpp>
 #include <cupar/search.hpp>
 #include <cupar/sort.hpp>
 
@@ -250,8 +250,7 @@ template <class Word>
 __global__ void gather_kernel(const Word* src, std::size_t words, const std::uint64_t* idx,
                               std::size_t count, Word* dst) {
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
-       i += stride) {
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
     const Word* from = src + idx[i] * words;
     Word* to = dst + i * words;
     for (std::size_t w = 0; w < words; ++w)
@@ -268,7 +267,8 @@ __global__ void sample_kernel(const Word* keys, std::size_t words, std::size_t n
     // Stratum i of m: [i n / m, (i + 1) n / m) (n < 2^40 and m < 2^24: no overflow).
     const std::uint64_t lo = static_cast<std::uint64_t>(i) * n / m;
     const std::uint64_t hi = static_cast<std::uint64_t>(i + 1) * n / m;
-    const std::uint64_t pos = hi > lo + 1 ? lo + mix64(seed ^ (i * 0x9e3779b97f4a7c15ull)) % (hi - lo) : lo;
+    const std::uint64_t pos =
+        hi > lo + 1 ? lo + mix64(seed ^ (i * 0x9e3779b97f4a7c15ull)) % (hi - lo) : lo;
     for (std::size_t w = 0; w < words; ++w)
       out[i * words + w] = keys[pos * words + w];
     tags[i] = tag_base + pos;
@@ -341,8 +341,8 @@ void sample_keys(const void* d_keys, std::size_t key_size, std::size_t n, std::s
                  static_cast<std::uintptr_t>(key_size);
   auto run = [&](auto word) {
     using W = decltype(word);
-    sample_kernel<<<grid_for(m), block, 0, s>>>(static_cast<const W*>(d_keys),
-                                                key_size / sizeof(W), n, m, seed, tag_base,
+    sample_kernel<<<grid_for(m), block, 0, s>>>(static_cast<const W*>(d_keys), key_size / sizeof(W),
+                                                n, m, seed, tag_base,
                                                 static_cast<W*>(d_sample_keys), d_tags);
   };
   if (a % 8 == 0) {
@@ -414,9 +414,8 @@ void tie_buckets(const std::uint64_t* d_lb, const std::uint64_t* d_ub, std::size
   with_bucket_type(bucket_bytes(splitters + 1), [&](auto b) {
     using B = decltype(b);
     if (n == 0) return;
-    tie_bucket_kernel<B><<<counting_grid(n), block, 0, s>>>(d_lb, d_ub, n, d_split_tags,
-                                                            splitters, tag_base,
-                                                            static_cast<B*>(d_buckets), d_counts);
+    tie_bucket_kernel<B><<<counting_grid(n), block, 0, s>>>(
+        d_lb, d_ub, n, d_split_tags, splitters, tag_base, static_cast<B*>(d_buckets), d_counts);
     check_launch("cupar::dist bucket kernel launch");
   });
 }
@@ -452,8 +451,8 @@ void partition_by_bucket(const void* d_buckets, std::size_t n, int buckets, cons
     device_buffer<B> sorted_buckets(n, s, mr);
     // Keys alone of a word size move with the sort itself (one pass); otherwise an index does,
     // and keys and values are gathered by it.
-    const bool direct = value_size == 0 && (key_size == 1 || key_size == 2 || key_size == 4 ||
-                                            key_size == 8);
+    const bool direct =
+        value_size == 0 && (key_size == 1 || key_size == 2 || key_size == 4 || key_size == 8);
     if (direct) {
       auto run = [&](auto word) {
         using W = decltype(word);
@@ -481,7 +480,8 @@ void partition_by_bucket(const void* d_buckets, std::size_t n, int buckets, cons
   });
 }
 
-// ---- the local step of a join ---------------------------------------------------------------------
+// ---- the local step of a join
+// ---------------------------------------------------------------------
 
 namespace {
 
@@ -494,9 +494,9 @@ __global__ void count_kernel(const std::uint64_t* lb, const std::uint64_t* ub, s
 
 /// Output j: the left row i whose range of outputs [offsets[i], offsets[i] + counts[i]) holds j
 /// (the last i with offsets[i] <= j), and its (j - offsets[i])-th match.
-__global__ void expand_kernel(const std::uint64_t* offsets, std::size_t n_left,
-                              std::uint64_t total, const std::uint64_t* lb,
-                              std::uint64_t* left_rows, std::uint64_t* right_rows) {
+__global__ void expand_kernel(const std::uint64_t* offsets, std::size_t n_left, std::uint64_t total,
+                              const std::uint64_t* lb, std::uint64_t* left_rows,
+                              std::uint64_t* right_rows) {
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::uint64_t j = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; j < total;
        j += stride) {
@@ -531,9 +531,9 @@ struct local_join::impl {
   std::size_t key_size = 0;
   std::size_t n_left = 0;
   std::uint64_t total = 0;
-  device_buffer<unsigned char> left_keys;     // sorted
-  device_buffer<std::uint64_t> left_perm;     // received row of each sorted left key
-  device_buffer<std::uint64_t> right_perm;    // received row of each sorted right key
+  device_buffer<unsigned char> left_keys;   // sorted
+  device_buffer<std::uint64_t> left_perm;   // received row of each sorted left key
+  device_buffer<std::uint64_t> right_perm;  // received row of each sorted right key
   device_buffer<std::uint64_t> lb, offsets;
 };
 
@@ -561,10 +561,9 @@ local_join::local_join(scalar key, const void* d_left_keys, std::size_t n_left,
       using K = decltype(k);
       device_buffer<K> right_keys(n_right, s, mr);
       // Stable radix sorts: equal keys keep the order received (rank, then position).
-      ::cupar::sort_pairs(static_cast<const K*>(d_left_keys),
-                          reinterpret_cast<K*>(j.left_keys.data()),
-                          static_cast<const std::uint64_t*>(iota.data()), j.left_perm.data(),
-                          n_left, stream, mr);
+      ::cupar::sort_pairs(
+          static_cast<const K*>(d_left_keys), reinterpret_cast<K*>(j.left_keys.data()),
+          static_cast<const std::uint64_t*>(iota.data()), j.left_perm.data(), n_left, stream, mr);
       ::cupar::sort_pairs(static_cast<const K*>(d_right_keys), right_keys.data(),
                           static_cast<const std::uint64_t*>(iota.data()), j.right_perm.data(),
                           n_right, stream, mr);
@@ -583,12 +582,12 @@ local_join::local_join(scalar key, const void* d_left_keys, std::size_t n_left,
                                              static_cast<std::int64_t>(n_left), s);
       });
       std::uint64_t last[2] = {0, 0};
-      check_cuda(cudaMemcpyAsync(&last[0], j.offsets.data() + (n_left - 1), 8,
-                                 cudaMemcpyDeviceToHost, s),
-                 "cudaMemcpyAsync");
-      check_cuda(cudaMemcpyAsync(&last[1], counts.data() + (n_left - 1), 8,
-                                 cudaMemcpyDeviceToHost, s),
-                 "cudaMemcpyAsync");
+      check_cuda(
+          cudaMemcpyAsync(&last[0], j.offsets.data() + (n_left - 1), 8, cudaMemcpyDeviceToHost, s),
+          "cudaMemcpyAsync");
+      check_cuda(
+          cudaMemcpyAsync(&last[1], counts.data() + (n_left - 1), 8, cudaMemcpyDeviceToHost, s),
+          "cudaMemcpyAsync");
       check_cuda(cudaStreamSynchronize(s), "cupar::dist::inner_join");
       j.total = last[0] + last[1];
     });
@@ -616,9 +615,8 @@ void local_join::write(void* d_keys_out, const void* d_left_values, std::size_t 
   memory_resource& mr = *j.mr;
   device_buffer<std::uint64_t> left_rows(j.total, s, mr), right_rows(j.total, s, mr),
       rows(j.total, s, mr);
-  expand_kernel<<<grid_for(j.total), block, 0, s>>>(j.offsets.data(), j.n_left, j.total,
-                                                    j.lb.data(), left_rows.data(),
-                                                    right_rows.data());
+  expand_kernel<<<grid_for(j.total), block, 0, s>>>(
+      j.offsets.data(), j.n_left, j.total, j.lb.data(), left_rows.data(), right_rows.data());
   check_launch("cupar::dist join expand kernel launch");
   gather_any(j.left_keys.data(), j.key_size, left_rows.data(), j.total, d_keys_out, s);
   compose_kernel<<<grid_for(j.total), block, 0, s>>>(left_rows.data(), j.left_perm.data(), j.total,

@@ -10,9 +10,15 @@
 
 #include <cuda_runtime_api.h>
 
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <unistd.h>
 #include <algorithm>
-#include <cerrno>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -24,12 +30,6 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <sys/types.h>
-#include <unistd.h>
 #include <vector>
 
 namespace cupar::dist {
@@ -266,7 +266,7 @@ void release(const std::shared_ptr<comm_state>& st) noexcept {
     std::lock_guard<std::mutex> lock(st->group->m);
     st->released = true;
     if (--st->group->live > 0) return;  // the last one destroys them all
-    all.swap(st->group->members);        // and breaks the group's cycle of ownership
+    all.swap(st->group->members);       // and breaks the group's cycle of ownership
   }
   // When one of them was aborted, the others' finalisation would wait for it: abort them all.
   bool any_aborted = false;
@@ -463,8 +463,7 @@ unique_id unique_id::exchange_via_socket(const std::string& host, int port, int 
     const unique_id id = create();
     socket_fd server(::socket(res->ai_family, res->ai_socktype, res->ai_protocol));
     const int yes = 1;
-    if (server.fd < 0 ||
-        ::setsockopt(server.fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes) != 0 ||
+    if (server.fd < 0 || ::setsockopt(server.fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes) != 0 ||
         ::bind(server.fd, res->ai_addr, res->ai_addrlen) != 0 || ::listen(server.fd, 128) != 0) {
       throw ::cupar::error(std::string(fn) + ": cannot listen on " + host + ":" +
                            std::to_string(port) + " (" + std::strerror(errno) + ")");
@@ -943,10 +942,10 @@ call_record begin_call(const communicator& comm, const char* function, const cal
   if (!local) {
     for (std::size_t r = 0; r < all.size(); ++r) {
       if (all[r].failed != 0) {
-        throw remote_error(static_cast<int>(r),
-                           std::string(function) + " failed on rank " + std::to_string(r) + ": " +
-                               std::string(all[r].message, strnlen(all[r].message,
-                                                                   sizeof all[r].message)));
+        throw remote_error(
+            static_cast<int>(r),
+            std::string(function) + " failed on rank " + std::to_string(r) + ": " +
+                std::string(all[r].message, strnlen(all[r].message, sizeof all[r].message)));
       }
     }
   }
@@ -1010,10 +1009,10 @@ void agree(const communicator& comm, const char* function, const std::exception_
   if (local) std::rethrow_exception(local);
   for (std::size_t r = 0; r < all.size(); ++r) {
     if (all[r].failed != 0) {
-      throw remote_error(static_cast<int>(r),
-                         std::string(function) + " failed on rank " + std::to_string(r) + ": " +
-                             std::string(all[r].message,
-                                         strnlen(all[r].message, sizeof all[r].message)));
+      throw remote_error(
+          static_cast<int>(r),
+          std::string(function) + " failed on rank " + std::to_string(r) + ": " +
+              std::string(all[r].message, strnlen(all[r].message, sizeof all[r].message)));
     }
   }
 }
@@ -1071,9 +1070,9 @@ std::vector<std::uint64_t> all_gather_host(const communicator& comm, const std::
   ::cupar::detail::check_cuda(cudaMallocAsync(&d, 8 * count * (P + 1), s), "cudaMallocAsync");
   auto* buf = static_cast<std::uint64_t*>(d);
   try {
-    ::cupar::detail::check_cuda(cudaMemcpyAsync(buf + count * P, values, 8 * count,
-                                                cudaMemcpyHostToDevice, s),
-                                "cudaMemcpyAsync");
+    ::cupar::detail::check_cuda(
+        cudaMemcpyAsync(buf + count * P, values, 8 * count, cudaMemcpyHostToDevice, s),
+        "cudaMemcpyAsync");
     nccl_call(st, "ncclAllGather", [&](ncclComm_t c) {
       return ncclAllGather(buf + count * P, buf, count, ncclUint64, c, s);
     });
@@ -1097,9 +1096,8 @@ std::vector<std::uint64_t> all_gather_device(const communicator& comm,
   void* d = nullptr;
   ::cupar::detail::check_cuda(cudaMallocAsync(&d, 8 * count * P, s), "cudaMallocAsync");
   try {
-    nccl_call(st, "ncclAllGather", [&](ncclComm_t c) {
-      return ncclAllGather(d_values, d, count, ncclUint64, c, s);
-    });
+    nccl_call(st, "ncclAllGather",
+              [&](ncclComm_t c) { return ncclAllGather(d_values, d, count, ncclUint64, c, s); });
     read_back_bytes(st, out.data(), d, 8 * count * P, s, "cupar::dist (gathering counts)");
   } catch (...) {
     (void)cudaFreeAsync(d, s);

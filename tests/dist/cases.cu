@@ -1,5 +1,5 @@
-// cupar tests: the distributed algorithms' checks (cases.hpp), run by every rank. The same cases serve one
-// process driving all GPUs (dist_test.cu, a thread per rank) and one process per GPU
+// cupar tests: the distributed algorithms' checks (cases.hpp), run by every rank. The same cases
+// serve one process driving all GPUs (dist_test.cu, a thread per rank) and one process per GPU
 // (dist_worker.cu, launched by multiprocess_test.cpp). Every rank can regenerate every rank's
 // shard (the data is a function of the case, the rank layout and the global index), so each rank
 // computes the reference itself: the single-GPU cupar call on the gathered data, on its own
@@ -199,7 +199,8 @@ std::vector<std::size_t> all_counts(rank_ctx& c, std::size_t mine) {
   return std::vector<std::size_t>(h.begin(), h.end());
 }
 
-// ---- operators of both kinds ---------------------------------------------------------------------
+// ---- operators of both kinds
+// ---------------------------------------------------------------------
 
 struct affine_then {  // x -> a then b: associative, not commutative
   __host__ __device__ dist_affine operator()(const dist_affine& a, const dist_affine& b) const {
@@ -237,8 +238,8 @@ struct rec_less {
 template <class T, class Op>
 void check_reduce(rank_ctx& c, failures& f, const std::string& what, const layout& l,
                   const std::vector<T>& all, const Op& op, T init, double tolerance) {
-  const auto mine = slice(all, l.at[static_cast<std::size_t>(c.rank())],
-                          l.n[static_cast<std::size_t>(c.rank())]);
+  const auto mine =
+      slice(all, l.at[static_cast<std::size_t>(c.rank())], l.n[static_cast<std::size_t>(c.rank())]);
   device_buffer<T> d_in(mine, c.s), d_all(all, c.s), out(1, c.s);
   dist::reduce(c.comm, d_in.data(), out.data(), mine.size(), op, init, c.s);
   const T got = out.to_host()[0];
@@ -255,8 +256,8 @@ void case_reduce(rank_ctx& c, failures& f) {
     const auto ints = whole<int>(11, l, 1000);
     check_reduce(c, f, tag + " int jit::plus", l, ints, jit::plus, 5, 0);
     check_reduce(c, f, tag + " int \"a + b\"", l, ints, jit::op("a + b"), 5, 0);
-    check_reduce(c, f, tag + " int lambda", l, ints,
-                 [] __device__(int a, int b) { return a + b; }, 5, 0);
+    check_reduce(
+        c, f, tag + " int lambda", l, ints, [] __device__(int a, int b) { return a + b; }, 5, 0);
     check_reduce(c, f, tag + " int cuda::maximum", l, ints, ::cuda::maximum<int>{}, -7, 0);
     const auto u64 = whole<unsigned long long>(12, l, 0);
     check_reduce(c, f, tag + " u64 \"a ^ b\"", l, u64, jit::op("a ^ b"), 0ull, 0);
@@ -308,9 +309,9 @@ void case_all_reduce(rank_ctx& c, failures& f) {
     check_all_reduce<int>(c, f, tag + " \"b\" (last rank wins)", n, jit::op("b"), false);
     check_all_reduce<float>(c, f, tag + " cuda::std::plus<float>", n, ::cuda::std::plus<float>{},
                             false);
-    check_all_reduce<long long>(c, f, tag + " lambda 2a+b", n,
-                                [] __device__(long long a, long long b) { return 2 * a + b; },
-                                true);
+    check_all_reduce<long long>(
+        c, f, tag + " lambda 2a+b", n,
+        [] __device__(long long a, long long b) { return 2 * a + b; }, true);
   }
 }
 
@@ -339,8 +340,9 @@ void case_scans(rank_ctx& c, failures& f) {
     const auto ints = whole<int>(21, l, 100);
     check_scans(c, f, tag + " int \"a + b\"", l, ints, jit::op("a + b"), 3);
     check_scans(c, f, tag + " int jit::plus", l, ints, jit::plus, 3);
-    check_scans(c, f, tag + " int lambda max", l, ints,
-                [] __device__(int a, int b) { return a > b ? a : b; }, -5);
+    check_scans(
+        c, f, tag + " int lambda max", l, ints,
+        [] __device__(int a, int b) { return a > b ? a : b; }, -5);
     std::vector<dist_affine> aff(l.total);
     for (std::size_t i = 0; i < l.total; ++i)
       aff[i] = dist_affine{mix(i) | 1, mix(i + 3)};
@@ -355,7 +357,8 @@ void case_histogram(rank_ctx& c, failures& f) {
     const std::string tag = std::string("histogram ") + name_of(sh);
     const auto x = whole<float>(31, l, 0);
     const std::size_t n = l.n[static_cast<std::size_t>(c.rank())];
-    device_buffer<float> d_all(x, c.s), in(slice(x, l.at[static_cast<std::size_t>(c.rank())], n), c.s);
+    device_buffer<float> d_all(x, c.s),
+        in(slice(x, l.at[static_cast<std::size_t>(c.rank())], n), c.s);
     device_buffer<unsigned> ref(64, c.s), got(64, c.s);
     ::cupar::histogram_even(d_all.data(), ref.data(), 65, -1000.0f, 1000.0f, x.size(), c.s);
     dist::histogram_even(c.comm, in.data(), got.data(), 65, -1000.0f, 1000.0f, n, c.s);
@@ -365,10 +368,12 @@ void case_histogram(rank_ctx& c, failures& f) {
     ::cupar::histogram_even(d_all.data(), ref64.data(), 17, 0.0f, 1000.0f, x.size(), square, c.s);
     dist::histogram_even(c.comm, in.data(), got64.data(), 17, 0.0f, 1000.0f, n, square, c.s);
     expect_equal(f, tag + " even with a run-time operator", got64.to_host(), ref64.to_host());
-    ::cupar::histogram_even(d_all.data(), ref64.data(), 17, 0.0f, 1000.0f, x.size(),
-                            [] __device__(float v) { return v * v * 0.001f; }, c.s);
-    dist::histogram_even(c.comm, in.data(), got64.data(), 17, 0.0f, 1000.0f, n,
-                         [] __device__(float v) { return v * v * 0.001f; }, c.s);
+    ::cupar::histogram_even(
+        d_all.data(), ref64.data(), 17, 0.0f, 1000.0f, x.size(),
+        [] __device__(float v) { return v * v * 0.001f; }, c.s);
+    dist::histogram_even(
+        c.comm, in.data(), got64.data(), 17, 0.0f, 1000.0f, n,
+        [] __device__(float v) { return v * v * 0.001f; }, c.s);
     expect_equal(f, tag + " even with a lambda", got64.to_host(), ref64.to_host());
     const std::vector<float> levels{-1000.f, -10.f, -1.f, 0.f, 1.f, 10.f, 999.f};
     device_buffer<int> refr(6, c.s), gotr(6, c.s);
@@ -474,8 +479,8 @@ void check_comparator_sorts(rank_ctx& c, failures& f, const std::string& tag, co
 }
 
 void case_sort_comparator(rank_ctx& c, failures& f) {
-  for (shape sh : {shape::even, shape::odd, shape::last_holds_all, shape::single, shape::empty,
-                   shape::tiny}) {
+  for (shape sh :
+       {shape::even, shape::odd, shape::last_holds_all, shape::single, shape::empty, shape::tiny}) {
     const layout l = layout_of(sh, c.size(), 50021);
     const std::string tag = std::string("comparator sort ") + name_of(sh);
     check_comparator_sorts(c, f, tag + " run-time", l, jit::op("a.key < b.key"), 1000);
@@ -490,8 +495,8 @@ void case_sort_comparator(rank_ctx& c, failures& f) {
   device_buffer<float> in(slice(x, big.at[static_cast<std::size_t>(c.rank())], n), c.s);
   std::vector<float> want = x;
   std::stable_sort(want.begin(), want.end(), [](float a, float b) { return a > b; });
-  const auto got = dist::sort_keys(c.comm, in.data(), n,
-                                   [] __device__(float a, float b) { return a > b; }, c.s);
+  const auto got = dist::sort_keys(
+      c.comm, in.data(), n, [] __device__(float a, float b) { return a > b; }, c.s);
   check_shard(c, f, "comparator sort f32 greater (lambda)", got.to_host(), want);
 }
 
@@ -561,20 +566,22 @@ void check_join(rank_ctx& c, failures& f, const std::string& what, const layout&
   const auto lk = whole<K>(71, left, range);
   const auto rk = whole<K>(72, right, range);
   const int me = c.rank();
-  const std::size_t nl = left.n[static_cast<std::size_t>(me)], nr = right.n[static_cast<std::size_t>(me)];
+  const std::size_t nl = left.n[static_cast<std::size_t>(me)],
+                    nr = right.n[static_cast<std::size_t>(me)];
   std::vector<unsigned long long> lrow(left.total), rrow(right.total);
   std::iota(lrow.begin(), lrow.end(), 0ull);
   std::iota(rrow.begin(), rrow.end(), 0ull);
   device_buffer<K> d_lk(slice(lk, left.at[static_cast<std::size_t>(me)], nl), c.s),
       d_rk(slice(rk, right.at[static_cast<std::size_t>(me)], nr), c.s);
-  device_buffer<unsigned long long> d_lv(slice(lrow, left.at[static_cast<std::size_t>(me)], nl), c.s);
+  device_buffer<unsigned long long> d_lv(slice(lrow, left.at[static_cast<std::size_t>(me)], nl),
+                                         c.s);
   device_buffer<int> d_rv(nr, c.s);
   std::vector<int> rv(right.total);
   for (std::size_t i = 0; i < right.total; ++i)
     rv[i] = static_cast<int>(i) * 3;
   d_rv.copy_from_host(rv.data() + right.at[static_cast<std::size_t>(me)], nr);
-  const auto j = dist::inner_join(c.comm, d_lk.data(), d_lv.data(), nl, d_rk.data(), d_rv.data(),
-                                  nr, c.s);
+  const auto j =
+      dist::inner_join(c.comm, d_lk.data(), d_lv.data(), nl, d_rk.data(), d_rv.data(), nr, c.s);
   // Reference: every pair of rows with equal keys, by key, left row, right row.
   std::multimap<K, std::size_t> right_rows;
   for (std::size_t i = 0; i < right.total; ++i) {
@@ -642,13 +649,12 @@ void case_join(rank_ctx& c, failures& f) {
                                  1);
 }
 
-const std::vector<std::pair<std::string, std::function<void(rank_ctx&, failures&)>>>&
-all_cases() {
+const std::vector<std::pair<std::string, std::function<void(rank_ctx&, failures&)>>>& all_cases() {
   static const std::vector<std::pair<std::string, std::function<void(rank_ctx&, failures&)>>> v{
-      {"reduce", case_reduce},       {"all_reduce", case_all_reduce},
-      {"scans", case_scans},         {"histogram", case_histogram},
-      {"sort", case_sort},           {"sort_comparator", case_sort_comparator},
-      {"group_by", case_group_by},   {"join", case_join},
+      {"reduce", case_reduce},     {"all_reduce", case_all_reduce},
+      {"scans", case_scans},       {"histogram", case_histogram},
+      {"sort", case_sort},         {"sort_comparator", case_sort_comparator},
+      {"group_by", case_group_by}, {"join", case_join},
   };
   return v;
 }

@@ -16,7 +16,8 @@
 
 namespace cupar::dist_testing {
 
-// ---- a rank's context and its failures ------------------------------------------------------------
+// ---- a rank's context and its failures
+// ------------------------------------------------------------
 
 struct rank_ctx {
   ::cupar::dist::communicator& comm;

@@ -55,8 +55,8 @@ void run_case(const std::string& name, const dist::config& cfg = {}) {
   std::mutex m;
   std::vector<std::string> messages;
   const auto& cases = all_cases();
-  const auto it = std::find_if(cases.begin(), cases.end(),
-                               [&](const auto& c) { return c.first == name; });
+  const auto it =
+      std::find_if(cases.begin(), cases.end(), [&](const auto& c) { return c.first == name; });
   ASSERT_NE(it, cases.end());
   dist::run_on_ranks(comms, [&](dist::communicator& comm) {
     cudaStream_t s = nullptr;
@@ -164,7 +164,8 @@ TEST(DistErrors, ARankThatNeverCallsTimesOutTheOthers) {
       ++timeouts;
     }
     EXPECT_TRUE(comm.aborted());
-    EXPECT_THROW((void)dist::reduce_value(comm, x.data(), 10, jit::plus, 0u, s), dist::aborted_error);
+    EXPECT_THROW((void)dist::reduce_value(comm, x.data(), 10, jit::plus, 0u, s),
+                 dist::aborted_error);
   });
   const auto waited = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(timeouts.load(), static_cast<int>(comms.size()) - 1);
@@ -178,11 +179,12 @@ TEST(DistErrors, AnExceptionOnOneRankAbortsTheOthersInRunOnRanks) {
   const auto start = std::chrono::steady_clock::now();
   EXPECT_THROW(dist::run_on_ranks(comms,
                                   [&](dist::communicator& comm) {
-                                    if (comm.rank() == 0) throw std::runtime_error("rank 0 gives up");
+                                    if (comm.rank() == 0)
+                                      throw std::runtime_error("rank 0 gives up");
                                     own_stream s;
                                     device_buffer<int> x(std::vector<int>(10, 1), s);
-                                    (void)dist::reduce_value(comm, x.data(), 10,
-                                                             jit::op("a + b"), 0, s);
+                                    (void)dist::reduce_value(comm, x.data(), 10, jit::op("a + b"),
+                                                             0, s);
                                   }),
                std::runtime_error);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(60));

@@ -30,7 +30,8 @@ int main(int argc, char** argv) {
   try {
     cupar::dist::config cfg;
     cfg.timeout = std::chrono::seconds(120);  // a peer that dies must not hang this one forever
-    const auto id = cupar::dist::unique_id::exchange_via_file(id_file, rank, std::chrono::seconds(60));
+    const auto id =
+        cupar::dist::unique_id::exchange_via_file(id_file, rank, std::chrono::seconds(60));
     cupar::dist::communicator comm(id, size, rank, rank % devices, cfg);
     cudaSetDevice(comm.device());
     cudaStream_t s = nullptr;

@@ -71,15 +71,16 @@ std::vector<std::string> sort_and_check(std::size_t per_rank, unsigned long long
         xor_out = cupar::reduce_value(as_u64, n, jit::bit_xor, 0ull, s);
         cudaMemcpyAsync(&first[static_cast<std::size_t>(c.rank())], out.data(), sizeof(K),
                         cudaMemcpyDeviceToHost, s);
-        cudaMemcpyAsync(&last[static_cast<std::size_t>(c.rank())], out.data() + (n - 1),
-                        sizeof(K), cudaMemcpyDeviceToHost, s);
+        cudaMemcpyAsync(&last[static_cast<std::size_t>(c.rank())], out.data() + (n - 1), sizeof(K),
+                        cudaMemcpyDeviceToHost, s);
         cudaStreamSynchronize(s);
       }
       sizes[static_cast<std::size_t>(c.rank())] = n;
       // The multiset of keys over all ranks: count, sum and xor before and after.
       std::vector<unsigned long long> v{sum_in, xor_in, sum_out, xor_out, per_rank, n};
       // One all-reduce for the sums and the counts, one for the xors.
-      cupar::device_buffer<unsigned long long> sums(std::vector<unsigned long long>{v[0], v[2], v[4], v[5]}, s),
+      cupar::device_buffer<unsigned long long> sums(
+          std::vector<unsigned long long>{v[0], v[2], v[4], v[5]}, s),
           xors(std::vector<unsigned long long>{v[1], v[3]}, s);
       dist::all_reduce(c, sums.data(), sums.data(), 4, jit::plus, s);
       dist::all_reduce(c, xors.data(), xors.data(), 2, jit::bit_xor, s);
@@ -130,7 +131,8 @@ TEST(DistLarge, SortOfMoreKeysThanOneGpuCanSortAlone) {
   cudaGetDeviceProperties(&p, 0);
   const std::size_t per_rank =
       static_cast<std::size_t>(static_cast<double>(p.totalGlobalMem) * 1.02 /
-                               (sizeof(unsigned long long) * static_cast<double>(devices))) + 1;
+                               (sizeof(unsigned long long) * static_cast<double>(devices))) +
+      1;
   RecordProperty("keys", std::to_string(per_rank * devices));
   RecordProperty("one_gpu_bytes", std::to_string(p.totalGlobalMem));
   EXPECT_GT(per_rank * devices * sizeof(unsigned long long), p.totalGlobalMem);

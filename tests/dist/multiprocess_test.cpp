@@ -57,7 +57,8 @@ int launch_and_wait(int size, const std::string& dir, std::vector<std::string>& 
     const std::string rank = std::to_string(r), n = std::to_string(size);
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, c.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 1, c.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
     posix_spawn_file_actions_adddup2(&actions, 1, 2);
     std::vector<char*> argv{const_cast<char*>(worker.c_str()), const_cast<char*>(rank.c_str()),
                             const_cast<char*>(n.c_str()), const_cast<char*>(id_file.c_str()),

@@ -85,10 +85,9 @@ TEST(DistUniqueId, EveryRankGetsRankZerosIdThroughALoopbackSocket) {
   for (int r = size - 1; r >= 0; --r) {
     ranks.emplace_back([&, r] {
       try {
-        got[static_cast<std::size_t>(r)] =
-            dist::unique_id::exchange_via_socket("127.0.0.1", port, r, size,
-                                                 std::chrono::seconds(20))
-                .bytes();
+        got[static_cast<std::size_t>(r)] = dist::unique_id::exchange_via_socket(
+                                               "127.0.0.1", port, r, size, std::chrono::seconds(20))
+                                               .bytes();
       } catch (const std::exception& e) {
         errors[static_cast<std::size_t>(r)] = e.what();
       }
@@ -108,19 +107,19 @@ TEST(DistUniqueId, ASocketExchangeWithoutTheOthersTimesOut) {
   const int port = free_port();
   ASSERT_GT(port, 0);
   const auto start = std::chrono::steady_clock::now();
-  EXPECT_THROW(dist::unique_id::exchange_via_socket("127.0.0.1", port, 1, 2,
-                                                    std::chrono::milliseconds(200)),
-               dist::timeout_error);
-  EXPECT_THROW(dist::unique_id::exchange_via_socket("127.0.0.1", port, 0, 2,
-                                                    std::chrono::milliseconds(200)),
-               dist::timeout_error);
+  EXPECT_THROW(
+      dist::unique_id::exchange_via_socket("127.0.0.1", port, 1, 2, std::chrono::milliseconds(200)),
+      dist::timeout_error);
+  EXPECT_THROW(
+      dist::unique_id::exchange_via_socket("127.0.0.1", port, 0, 2, std::chrono::milliseconds(200)),
+      dist::timeout_error);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
-  EXPECT_THROW(dist::unique_id::exchange_via_socket("127.0.0.1", 0, 0, 2,
-                                                    std::chrono::milliseconds(10)),
-               std::invalid_argument);
-  EXPECT_THROW(dist::unique_id::exchange_via_socket("127.0.0.1", port, 2, 2,
-                                                    std::chrono::milliseconds(10)),
-               std::invalid_argument);
+  EXPECT_THROW(
+      dist::unique_id::exchange_via_socket("127.0.0.1", 0, 0, 2, std::chrono::milliseconds(10)),
+      std::invalid_argument);
+  EXPECT_THROW(
+      dist::unique_id::exchange_via_socket("127.0.0.1", port, 2, 2, std::chrono::milliseconds(10)),
+      std::invalid_argument);
 }
 
 TEST(DistCommunicator, BadRanksAndDevicesAreRefusedBeforeNccl) {
@@ -173,8 +172,8 @@ TEST(DistCommunicator, BadRanksAndDevicesAreRefusedBeforeNccl) {
     (void)sorted;
   });
   // one process per GPU (the shape that spans nodes): rank 0 writes the NCCL id to a file
-  auto id = cupar::dist::unique_id::exchange_via_file("/shared/job.id", rank,
-                                                      std::chrono::minutes(1));
+  auto id =
+      cupar::dist::unique_id::exchange_via_file("/shared/job.id", rank, std::chrono::minutes(1));
   cupar::dist::communicator c(id, size, rank, local_gpu);
 }
 

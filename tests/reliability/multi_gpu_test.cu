@@ -137,8 +137,8 @@ int run_every_family(const device_stream& s, std::size_t n, std::uint64_t seed,
   const std::size_t positives =
       static_cast<std::size_t>(std::count_if(h.begin(), h.end(), [](int x) { return x > 0; }));
   bad += cupar::select_if_count(in.data(), out.data(), n, positive(), s, mr) != positives;
-  bad += cupar::select_if_count(in.data(), out.data(), n, cupar::jit::op("x > 0"), s, mr) !=
-         positives;
+  bad +=
+      cupar::select_if_count(in.data(), out.data(), n, cupar::jit::op("x > 0"), s, mr) != positives;
   std::vector<int> uniq = sorted;
   uniq.erase(std::unique(uniq.begin(), uniq.end()), uniq.end());
   device_buffer<int> keys(sorted, s, mr), ones(std::vector<int>(n, 1), s, mr), keys_out(n, s, mr);
@@ -155,8 +155,8 @@ int run_every_family(const device_stream& s, std::size_t n, std::uint64_t seed,
   device_buffer<std::uint32_t> pos(n, s, mr);
   cupar::lower_bound(keys.data(), n, in.data(), n, pos.data(), jit_less, s);
   const auto p = pos.to_host();
-  bad += p[0] != static_cast<std::uint32_t>(
-                     std::lower_bound(sorted.begin(), sorted.end(), h[0]) - sorted.begin());
+  bad += p[0] != static_cast<std::uint32_t>(std::lower_bound(sorted.begin(), sorted.end(), h[0]) -
+                                            sorted.begin());
   bad += mr.wrong.load();
   if (mr.allocations.load() < 8) ++bad;  // the temporaries went through the checking resource
   return bad;

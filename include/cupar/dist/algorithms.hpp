@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cupar/buffer.hpp>
+#include <cupar/by_key.hpp>
 #include <cupar/detail/checks.hpp>
 #include <cupar/detail/cuda_check.hpp>
 #include <cupar/detail/type_id.hpp>
@@ -26,7 +27,6 @@
 #include <cupar/search.hpp>
 #include <cupar/sort.hpp>
 #include <cupar/sort_jit.hpp>
-#include <cupar/by_key.hpp>
 #include <cupar/stream.hpp>
 #include <cupar/transform.hpp>
 #include <cupar/types.hpp>
@@ -215,7 +215,8 @@ inline std::vector<int> non_empty(const call_record& r, int below) {
 template <class T, class Op>
 void reduce(communicator& comm, const char* fn, const T* d_in, T* d_out, std::size_t n,
             const Op& op, T init, stream_ref s, memory_resource& mr) {
-  static_assert(std::is_trivially_copyable_v<T>, "cupar::dist::reduce: T must be trivially copyable");
+  static_assert(std::is_trivially_copyable_v<T>,
+                "cupar::dist::reduce: T must be trivially copyable");
   const call_scope scope(comm, fn, s);
   const auto local = checked([&] {
     ::cupar::detail::require_data(fn, "d_in", d_in, n);
@@ -275,8 +276,8 @@ void reduce(communicator& comm, const char* fn, const T* d_in, T* d_out, std::si
 
 /// dist::reduce_value for both operator kinds.
 template <class T, class Op>
-T reduce_value(communicator& comm, const T* d_in, std::size_t n, const Op& op, T init,
-               stream_ref s, memory_resource& mr) {
+T reduce_value(communicator& comm, const T* d_in, std::size_t n, const Op& op, T init, stream_ref s,
+               memory_resource& mr) {
   device_buffer<T> out(1, s, mr);
   reduce(comm, "cupar::dist::reduce_value", d_in, out.data(), n, op, init, s, mr);
   T value;
@@ -403,8 +404,7 @@ bool prefix_of(const call_record& r, int me, const T* parts, const T* first, con
 template <class T, class Op>
 call_record begin_scan(communicator& comm, const char* fn, call_kind kind, const T* d_in,
                        const T* d_out, std::size_t n, const Op& op, stream_ref s) {
-  static_assert(std::is_trivially_copyable_v<T>,
-                "cupar::dist scans: T must be trivially copyable");
+  static_assert(std::is_trivially_copyable_v<T>, "cupar::dist scans: T must be trivially copyable");
   const auto local = checked([&] {
     ::cupar::detail::require_data(fn, "d_in", d_in, n);
     ::cupar::detail::require_data(fn, "d_out", d_out, n);
@@ -486,8 +486,8 @@ void histogram(communicator& comm, const char* fn, std::size_t n, Counter* d_his
   const auto local = checked([&] {
     ::cupar::detail::require_pointer(fn, "d_histogram", d_histogram);
     if (num_levels < 2) {
-      ::cupar::detail::throw_invalid_argument(fn, "num_levels = " + std::to_string(num_levels) +
-                                                      " (at least 2 levels, i.e. one bin)");
+      ::cupar::detail::throw_invalid_argument(
+          fn, "num_levels = " + std::to_string(num_levels) + " (at least 2 levels, i.e. one bin)");
     }
   });
   if (verifies(comm)) {
@@ -534,8 +534,8 @@ struct radix_order {
   void buckets(const K* keys, std::size_t n, const K* split_keys, const std::uint64_t* split_tags,
                int splitters, std::uint64_t base, void* out, unsigned long long* counts,
                stream_ref s, memory_resource&) const {
-    radix_buckets(::cupar::detail::scalar_of<K>(), options.order == sort_order::descending, keys,
-                  n, split_keys, split_tags, splitters, base, out, counts, s);
+    radix_buckets(::cupar::detail::scalar_of<K>(), options.order == sort_order::descending, keys, n,
+                  split_keys, split_tags, splitters, base, out, counts, s);
   }
   void sort_keys(K* keys, std::size_t n, stream_ref s, memory_resource& mr) const {
     ::cupar::sort_keys(keys, keys, n, options, s, mr);
@@ -652,8 +652,7 @@ std::vector<std::uint64_t> assign_ranks(communicator& comm, const call_record& r
         to_j += matrix[static_cast<std::size_t>(i * ranks + j)];
       largest = std::max(largest, to_j);
     }
-    const double bound =
-        static_cast<double>(total) / ranks * (1.0 + sort_balance) + 1.0;
+    const double bound = static_cast<double>(total) / ranks * (1.0 + sort_balance) + 1.0;
     if (exact || static_cast<double>(largest) <= bound) return matrix;
   }
 }
@@ -692,8 +691,8 @@ void allocate_together(communicator& comm, const char* fn, stream_ref s, F&& all
 
 /// The most elements a rank can receive from a sort of `total` over `ranks` (the balance bound).
 inline std::uint64_t sort_capacity(std::uint64_t total, int ranks) {
-  const auto bound = static_cast<std::uint64_t>(static_cast<double>(total) / ranks *
-                                                (1.0 + sort_balance)) + 2;
+  const auto bound =
+      static_cast<std::uint64_t>(static_cast<double>(total) / ranks * (1.0 + sort_balance)) + 2;
   return std::min<std::uint64_t>(total, bound);
 }
 
@@ -853,8 +852,8 @@ groups<K, V> reduce_by_key(communicator& comm, const char* fn, const K* d_keys, 
   sk = device_buffer<K>();
   sv = device_buffer<V>();
   // 2. Each key's partials go to the rank its hash names.
-  hash_buckets(::cupar::detail::scalar_of<K>(), local_keys.data(), m, ranks, false,
-               buckets.data(), counts.data(), s);
+  hash_buckets(::cupar::detail::scalar_of<K>(), local_keys.data(), m, ranks, false, buckets.data(),
+               counts.data(), s);
   const auto matrix = all_gather_device(comm, counts.data(), static_cast<std::size_t>(ranks), s);
   std::vector<std::uint64_t> send, recv;
   row_and_column(matrix, ranks, me, send, recv);
@@ -872,7 +871,8 @@ groups<K, V> reduce_by_key(communicator& comm, const char* fn, const K* d_keys, 
     out.keys = device_buffer<K>(got, s, mr);
     out.values = device_buffer<V>(got, s, mr);
   });
-  exchange(comm, {{part_keys.data(), rk.data(), sizeof(K)}, {part_values.data(), rv.data(), sizeof(V)}},
+  exchange(comm,
+           {{part_keys.data(), rk.data(), sizeof(K)}, {part_values.data(), rv.data(), sizeof(V)}},
            send, recv, s);
   part_keys = device_buffer<K>();
   part_values = device_buffer<V>();
@@ -882,10 +882,9 @@ groups<K, V> reduce_by_key(communicator& comm, const char* fn, const K* d_keys, 
   //    partials arrive in rank order).
   if (got == 0) return out;
   ::cupar::sort_pairs(rk.data(), rk.data(), rv.data(), rv.data(), got, s, mr);
-  const std::size_t g = ::cupar::reduce_by_key_count(static_cast<const K*>(rk.data()),
-                                                     static_cast<const V*>(rv.data()),
-                                                     out.keys.data(), out.values.data(), got, op,
-                                                     s, mr);
+  const std::size_t g = ::cupar::reduce_by_key_count(
+      static_cast<const K*>(rk.data()), static_cast<const V*>(rv.data()), out.keys.data(),
+      out.values.data(), got, op, s, mr);
   out.keys.shrink(g);
   out.values.shrink(g);
   return out;
@@ -893,7 +892,8 @@ groups<K, V> reduce_by_key(communicator& comm, const char* fn, const K* d_keys, 
 
 }  // namespace detail
 
-// ================================ public interface ================================================
+// ================================ public interface
+// ================================================
 
 /// Reduces every element of every rank's shard from `init` into `*d_out` on every rank. `op` must
 /// be associative and commutative, as for cupar::reduce (CUB's reduce combines elements in an
@@ -975,11 +975,10 @@ template <class Sample, class Counter, class Level>
 void histogram_even(communicator& comm, const Sample* d_samples, Counter* d_histogram,
                     int num_levels, Level lower, Level upper, std::size_t n, stream_ref stream,
                     memory_resource& mr = default_resource()) {
-  detail::histogram(comm, "cupar::dist::histogram_even", n, d_histogram, num_levels, 0, stream,
-                    [&] {
-                      ::cupar::histogram_even(d_samples, d_histogram, num_levels, lower, upper, n,
-                                              stream, mr);
-                    });
+  detail::histogram(
+      comm, "cupar::dist::histogram_even", n, d_histogram, num_levels, 0, stream, [&] {
+        ::cupar::histogram_even(d_samples, d_histogram, num_levels, lower, upper, n, stream, mr);
+      });
 }
 
 /// histogram_even of op(sample), with a run-time sample operator (as cupar::histogram_even).
@@ -1000,11 +999,10 @@ template <class Sample, class Counter, class Level>
 void histogram_range(communicator& comm, const Sample* d_samples, Counter* d_histogram,
                      int num_levels, const Level* h_levels, std::size_t n, stream_ref stream,
                      memory_resource& mr = default_resource()) {
-  detail::histogram(comm, "cupar::dist::histogram_range", n, d_histogram, num_levels, 0, stream,
-                    [&] {
-                      ::cupar::histogram_range(d_samples, d_histogram, num_levels, h_levels, n,
-                                               stream, mr);
-                    });
+  detail::histogram(
+      comm, "cupar::dist::histogram_range", n, d_histogram, num_levels, 0, stream, [&] {
+        ::cupar::histogram_range(d_samples, d_histogram, num_levels, h_levels, n, stream, mr);
+      });
 }
 
 /// Sorts the keys of every rank (radix sort: arithmetic keys, options as cupar::sort_keys) into
@@ -1023,15 +1021,16 @@ void histogram_range(communicator& comm, const Sample* d_samples, Counter* d_his
 /// @throws see the top of this header; std::invalid_argument for a null d_keys with n > 0 or
 ///         n >= 2^40 on one rank
 template <class K>
-device_buffer<K> sort_keys(communicator& comm, const K* d_keys, std::size_t n, radix_options options,
-                           stream_ref stream, memory_resource& mr = default_resource()) {
+device_buffer<K> sort_keys(communicator& comm, const K* d_keys, std::size_t n,
+                           radix_options options, stream_ref stream,
+                           memory_resource& mr = default_resource()) {
   static_assert(::cupar::detail::is_scalar_v<K>,
                 "cupar::dist::sort_keys: radix sort needs arithmetic keys; sort others with a "
                 "comparator");
   device_buffer<K> out;
-  detail::sample_sort<K, unsigned char>(comm, "cupar::dist::sort_keys", detail::call_kind::sort_keys,
-                                        d_keys, nullptr, n, detail::radix_order<K>{options}, out,
-                                        nullptr, stream, mr);
+  detail::sample_sort<K, unsigned char>(comm, "cupar::dist::sort_keys",
+                                        detail::call_kind::sort_keys, d_keys, nullptr, n,
+                                        detail::radix_order<K>{options}, out, nullptr, stream, mr);
   return out;
 }
 
@@ -1058,13 +1057,14 @@ device_buffer<K> sort_keys(communicator& comm, const K* d_keys, std::size_t n, c
 /// Sorts key-value pairs across ranks by key (radix; values of any trivially copyable type move
 /// with their keys). As dist::sort_keys otherwise.
 template <class K, class V>
-sorted_pairs<K, V> sort_pairs(communicator& comm, const K* d_keys, const V* d_values,
-                              std::size_t n, radix_options options, stream_ref stream,
+sorted_pairs<K, V> sort_pairs(communicator& comm, const K* d_keys, const V* d_values, std::size_t n,
+                              radix_options options, stream_ref stream,
                               memory_resource& mr = default_resource()) {
   static_assert(::cupar::detail::is_scalar_v<K>,
                 "cupar::dist::sort_pairs: radix sort needs arithmetic keys; sort others with a "
                 "comparator");
-  static_assert(std::is_trivially_copyable_v<V>, "cupar::dist::sort_pairs: V must be trivially copyable");
+  static_assert(std::is_trivially_copyable_v<V>,
+                "cupar::dist::sort_pairs: V must be trivially copyable");
   sorted_pairs<K, V> out;
   detail::sample_sort<K, V>(comm, "cupar::dist::sort_pairs", detail::call_kind::sort_pairs, d_keys,
                             d_values, n, detail::radix_order<K>{options}, out.keys, &out.values,
@@ -1074,16 +1074,15 @@ sorted_pairs<K, V> sort_pairs(communicator& comm, const K* d_keys, const V* d_va
 
 /// dist::sort_pairs ascending.
 template <class K, class V>
-sorted_pairs<K, V> sort_pairs(communicator& comm, const K* d_keys, const V* d_values,
-                              std::size_t n, stream_ref stream,
-                              memory_resource& mr = default_resource()) {
+sorted_pairs<K, V> sort_pairs(communicator& comm, const K* d_keys, const V* d_values, std::size_t n,
+                              stream_ref stream, memory_resource& mr = default_resource()) {
   return sort_pairs(comm, d_keys, d_values, n, ascending, stream, mr);
 }
 
 /// dist::sort_pairs with a run-time comparator.
 template <class K, class V>
-sorted_pairs<K, V> sort_pairs(communicator& comm, const K* d_keys, const V* d_values,
-                              std::size_t n, const jit::op& comp, stream_ref stream,
+sorted_pairs<K, V> sort_pairs(communicator& comm, const K* d_keys, const V* d_values, std::size_t n,
+                              const jit::op& comp, stream_ref stream,
                               memory_resource& mr = default_resource()) {
   sorted_pairs<K, V> out;
   detail::sample_sort<K, V>(comm, "cupar::dist::sort_pairs", detail::call_kind::sort_pairs, d_keys,

@@ -9,8 +9,9 @@
 //   // 1. One process per GPU (the shape that spans nodes): rank 0 makes an id, every process
 //   //    gets it (a file on a shared file system, a socket: exchange_via_socket, MPI, a job
 //   //    launcher's environment).
-//   auto id = cupar::dist::unique_id::exchange_via_file("/shared/job42.id", rank, std::chrono::seconds(60));
-//   cupar::dist::communicator comm(id, size, rank, /*device=*/local_rank);
+//   auto id = cupar::dist::unique_id::exchange_via_file("/shared/job42.id", rank,
+//   std::chrono::seconds(60)); cupar::dist::communicator comm(id, size, rank,
+//   /*device=*/local_rank);
 //
 //   // 2. One process driving all of its GPUs: one communicator per GPU, each used from its own
 //   //    thread; run_on_ranks runs a function on every rank's thread and waits.

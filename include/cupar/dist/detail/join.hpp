@@ -23,12 +23,8 @@ joined<K, L, R> inner_join(communicator& comm, const K* d_left_keys, const L* d_
     ::cupar::detail::require_data(fn, "d_right_keys", d_right_keys, n_right);
     ::cupar::detail::require_data(fn, "d_right_values", d_right_values, n_right);
   });
-  const call_header h{call_kind::inner_join,
-                      {sizeof(K), sizeof(L), sizeof(R)},
-                      0,
-                      0,
-                      n_left,
-                      n_right};
+  const call_header h{
+      call_kind::inner_join, {sizeof(K), sizeof(L), sizeof(R)}, 0, 0, n_left, n_right};
   begin_call(comm, fn, h, local, nullptr, 0, s);
   if (local) std::rethrow_exception(local);
   const int ranks = comm.size();

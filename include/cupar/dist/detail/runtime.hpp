@@ -12,8 +12,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cupar::dist::detail {
@@ -163,7 +163,8 @@ class phase_timer {
     if (!on_) return;
     wait(comm_, s_);
     const auto now = std::chrono::steady_clock::now();
-    last_phases().emplace_back(name, std::chrono::duration<double, std::milli>(now - start_).count());
+    last_phases().emplace_back(name,
+                               std::chrono::duration<double, std::milli>(now - start_).count());
     start_ = now;
   }
 
@@ -214,14 +215,15 @@ CUPAR_DIST_EXPORT void tie_buckets(const std::uint64_t* d_lb, const std::uint64_
 /// bucket = a hash of the key modulo `ranks` (equal keys, -0.0 and +0.0 included, hash alike);
 /// with `drop_nan`, NaN keys get bucket `ranks` (sent nowhere). Ids of bucket_bytes(ranks)
 /// bytes. Asynchronous.
-CUPAR_DIST_EXPORT void hash_buckets(::cupar::detail::scalar key, const void* d_keys,
-                                    std::size_t n, int ranks, bool drop_nan, void* d_buckets,
+CUPAR_DIST_EXPORT void hash_buckets(::cupar::detail::scalar key, const void* d_keys, std::size_t n,
+                                    int ranks, bool drop_nan, void* d_buckets,
                                     unsigned long long* d_counts, stream_ref stream);
 
 /// Stable partition of n elements by bucket (ids of bucket_bytes(buckets) bytes, 0 .. buckets - 1;
-/// elements of bucket `buckets` are dropped): keys and values (value_size 0: none) are written grouped by bucket, in
-/// input order within a bucket. Asynchronous; temporaries from `mr`.
-CUPAR_DIST_EXPORT void partition_by_bucket(const void* d_buckets, std::size_t n, int buckets, const void* d_keys, std::size_t key_size,
+/// elements of bucket `buckets` are dropped): keys and values (value_size 0: none) are written
+/// grouped by bucket, in input order within a bucket. Asynchronous; temporaries from `mr`.
+CUPAR_DIST_EXPORT void partition_by_bucket(const void* d_buckets, std::size_t n, int buckets,
+                                           const void* d_keys, std::size_t key_size,
                                            const void* d_values, std::size_t value_size,
                                            void* d_keys_out, void* d_values_out,
                                            memory_resource& mr, stream_ref stream);
@@ -233,8 +235,7 @@ CUPAR_DIST_EXPORT void partition_by_bucket(const void* d_buckets, std::size_t n,
 class CUPAR_DIST_EXPORT local_join {
  public:
   local_join(::cupar::detail::scalar key, const void* d_left_keys, std::size_t n_left,
-             const void* d_right_keys, std::size_t n_right, memory_resource& mr,
-             stream_ref stream);
+             const void* d_right_keys, std::size_t n_right, memory_resource& mr, stream_ref stream);
   ~local_join();
   local_join(const local_join&) = delete;
   local_join& operator=(const local_join&) = delete;
@@ -242,9 +243,9 @@ class CUPAR_DIST_EXPORT local_join {
   std::size_t count() const noexcept;
   /// Writes count() keys, left values and right values (value sizes in bytes; a null output
   /// with size 0 writes nothing). Asynchronous.
-  void write(void* d_keys_out, const void* d_left_values, std::size_t left_size,
-             void* d_left_out, const void* d_right_values, std::size_t right_size,
-             void* d_right_out, stream_ref stream) const;
+  void write(void* d_keys_out, const void* d_left_values, std::size_t left_size, void* d_left_out,
+             const void* d_right_values, std::size_t right_size, void* d_right_out,
+             stream_ref stream) const;
 
  private:
   struct impl;
