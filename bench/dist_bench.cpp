@@ -75,11 +75,6 @@ void check_nccl(ncclResult_t r, const char* what, ncclComm_t comm) {
   }
 }
 
-/// Per-rank state of one benchmark run: its communicator's stream.
-struct rank_state {
-  cudaStream_t s = nullptr;
-};
-
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0.0 : v[v.size() / 2];

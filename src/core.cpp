@@ -94,8 +94,9 @@ void throw_invalid_argument(const char* function, const std::string& message) {
   throw std::invalid_argument(std::string(function) + ": " + message);
 }
 
-int enter_stream_device(cudaStream_t stream) noexcept {
-  // With one device every stream is on it: nothing to ask (the common case costs no CUDA call).
+namespace {
+/// The number of visible devices, asked once (0 when CUDA cannot tell).
+int device_count_once() {
   static const int devices = [] {
     int count = 0;
     if (cudaGetDeviceCount(&count) != cudaSuccess) {
@@ -104,7 +105,13 @@ int enter_stream_device(cudaStream_t stream) noexcept {
     }
     return count;
   }();
-  if (devices <= 1 || stream == nullptr || stream == cudaStreamLegacy ||
+  return devices;
+}
+}  // namespace
+
+int enter_stream_device(cudaStream_t stream) noexcept {
+  // With one device every stream is on it: nothing to ask (the common case costs no CUDA call).
+  if (device_count_once() <= 1 || stream == nullptr || stream == cudaStreamLegacy ||
       stream == cudaStreamPerThread) {
     return -1;
   }
@@ -142,18 +149,6 @@ std::atomic<bool>& device_checks_flag() {
     return e != nullptr && std::strcmp(e, "0") != 0 && e[0] != '\0';
   }()};
   return flag;
-}
-
-int device_count_once() {
-  static const int devices = [] {
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess) {
-      (void)cudaGetLastError();
-      count = 0;
-    }
-    return count;
-  }();
-  return devices;
 }
 
 using pointer_attributes_fn = CUresult (*)(unsigned int, CUpointer_attribute*, void**, CUdeviceptr);

@@ -35,57 +35,18 @@ void check_launch(const char* what) {
   check_cuda(cudaGetLastError(), what);
 }
 
-/// Calls f(T{}) with the arithmetic type `s` names.
-template <class F>
-void visit(scalar s, F&& f) {
-  switch (s) {
-    case scalar::i8:
-      return f(std::int8_t{});
-    case scalar::i16:
-      return f(std::int16_t{});
-    case scalar::i32:
-      return f(std::int32_t{});
-    case scalar::i64:
-      return f(std::int64_t{});
-    case scalar::u8:
-      return f(std::uint8_t{});
-    case scalar::u16:
-      return f(std::uint16_t{});
-    case scalar::u32:
-      return f(std::uint32_t{});
-    case scalar::u64:
-      return f(std::uint64_t{});
-    case scalar::f32:
-      return f(float{});
-    case scalar::f64:
-      return f(double{});
-  }
-}
-
-template <int Bytes>
-struct uint_of;
-template <>
-struct uint_of<1> {
-  using type = std::uint8_t;
-};
-template <>
-struct uint_of<2> {
-  using type = std::uint16_t;
-};
-template <>
-struct uint_of<4> {
-  using type = std::uint32_t;
-};
-template <>
-struct uint_of<8> {
-  using type = std::uint64_t;
-};
+/// The unsigned integer of K's size.
+template <class K>
+using uint_of_t = std::conditional_t<
+    sizeof(K) == 1, std::uint8_t,
+    std::conditional_t<sizeof(K) == 2, std::uint16_t,
+                       std::conditional_t<sizeof(K) == 4, std::uint32_t, std::uint64_t>>>;
 
 /// The key as an unsigned integer ordered as the radix sort orders keys: -0.0 == +0.0, NaN by
 /// bits (negative NaN first, positive last), descending the exact reverse.
 template <class K>
-__device__ typename uint_of<sizeof(K)>::type ordered_bits(K key, bool descending) {
-  using U = typename uint_of<sizeof(K)>::type;
+__device__ uint_of_t<K> ordered_bits(K key, bool descending) {
+  using U = uint_of_t<K>;
   U bits;
   memcpy(&bits, &key, sizeof(K));
   constexpr U sign = U(1) << (8 * sizeof(K) - 1);
@@ -106,7 +67,7 @@ __device__ std::uint64_t hash_bits(K key, bool& nan) {
     nan = key != key;
     if (key == K(0)) key = K(0);
   }
-  typename uint_of<sizeof(K)>::type bits;
+  uint_of_t<K> bits;
   memcpy(&bits, &key, sizeof(K));
   return static_cast<std::uint64_t>(bits);
 }
@@ -392,7 +353,7 @@ void radix_buckets(scalar key, bool descending, const void* d_keys, std::size_t 
   const cudaStream_t s = stream.get();
   check_cuda(cudaMemsetAsync(d_counts, 0, sizeof(unsigned long long) * (splitters + 1), s),
              "cudaMemsetAsync");
-  visit(key, [&](auto k) {
+  ::cupar::detail::visit_scalar(key, [&](auto k) {
     using K = decltype(k);
     with_bucket_type(bucket_bytes(splitters + 1), [&](auto b) {
       using B = decltype(b);
@@ -425,7 +386,7 @@ void hash_buckets(scalar key, const void* d_keys, std::size_t n, int ranks, bool
   const cudaStream_t s = stream.get();
   check_cuda(cudaMemsetAsync(d_counts, 0, sizeof(unsigned long long) * (ranks), s),
              "cudaMemsetAsync");
-  visit(key, [&](auto k) {
+  ::cupar::detail::visit_scalar(key, [&](auto k) {
     using K = decltype(k);
     with_bucket_type(bucket_bytes(ranks), [&](auto b) {
       using B = decltype(b);
@@ -557,7 +518,7 @@ local_join::local_join(scalar key, const void* d_left_keys, std::size_t n_left,
     device_buffer<std::uint64_t> iota(std::max(n_left, n_right), s, mr);
     iota_kernel<<<grid_for(iota.size()), block, 0, s>>>(iota.data(), iota.size());
     check_launch("cupar::dist iota kernel launch");
-    visit(key, [&](auto k) {
+    ::cupar::detail::visit_scalar(key, [&](auto k) {
       using K = decltype(k);
       device_buffer<K> right_keys(n_right, s, mr);
       // Stable radix sorts: equal keys keep the order received (rank, then position).

@@ -49,7 +49,6 @@ struct comm_state {
   std::mutex m;  // held around every NCCL call on `comm`, and by abort()
   std::uint64_t sequence = 0;
   std::shared_ptr<local_group> group;  // the communicators made together by local()
-  bool released = false;               // local(): its communicator object is gone
   // Pinned host memory for the values read back (a copy to pageable memory would block the
   // thread until the stream gets there, out of reach of the timeout).
   void* pinned = nullptr;
@@ -204,11 +203,6 @@ ncclConfig_t make_config() {
   return c;
 }
 
-/// Waits until a communicator being made is ready (non-blocking initialisation).
-void wait_ready(comm_state& st, clock::time_point start, const char* what) {
-  poll_until_done(st, start, what);
-}
-
 /// Finalises and destroys an owned communicator; aborts it when finalising fails or passes the
 /// timeout (a dead rank).
 void destroy(comm_state& st) noexcept {
@@ -264,7 +258,6 @@ void release(const std::shared_ptr<comm_state>& st) noexcept {
   std::vector<std::shared_ptr<comm_state>> all;
   {
     std::lock_guard<std::mutex> lock(st->group->m);
-    st->released = true;
     if (--st->group->live > 0) return;  // the last one destroys them all
     all.swap(st->group->members);       // and breaks the group's cycle of ownership
   }
@@ -552,7 +545,7 @@ communicator::communicator(const unique_id& id, int size, int rank, int device, 
       detail::throw_nccl(nullptr, r, "ncclCommInitRankConfig");
     }
     try {
-      detail::wait_ready(*st, start, "ncclCommInitRankConfig");
+      detail::poll_until_done(*st, start, "ncclCommInitRankConfig");
     } catch (...) {
       detail::communicator_abort(*st);
       throw;
@@ -621,7 +614,7 @@ std::vector<communicator> communicator::local(std::vector<int> devices, config c
   }
   try {
     for (auto& st : states)
-      detail::wait_ready(*st, start, "ncclCommInitRankConfig (local)");
+      detail::poll_until_done(*st, start, "ncclCommInitRankConfig (local)");
   } catch (...) {
     for (auto& st : states)
       detail::communicator_abort(*st);
@@ -1057,32 +1050,6 @@ void all_gather_v(const communicator& comm, const void* d_send, void* d_recv,
     }
     return ncclGroupEnd();
   });
-}
-
-std::vector<std::uint64_t> all_gather_host(const communicator& comm, const std::uint64_t* values,
-                                           std::size_t count, stream_ref stream) {
-  comm_state& st = state_of(comm);
-  const std::size_t P = static_cast<std::size_t>(st.size);
-  const cudaStream_t s = stream.get();
-  std::vector<std::uint64_t> out(count * P);
-  if (count == 0) return out;
-  void* d = nullptr;
-  ::cupar::detail::check_cuda(cudaMallocAsync(&d, 8 * count * (P + 1), s), "cudaMallocAsync");
-  auto* buf = static_cast<std::uint64_t*>(d);
-  try {
-    ::cupar::detail::check_cuda(
-        cudaMemcpyAsync(buf + count * P, values, 8 * count, cudaMemcpyHostToDevice, s),
-        "cudaMemcpyAsync");
-    nccl_call(st, "ncclAllGather", [&](ncclComm_t c) {
-      return ncclAllGather(buf + count * P, buf, count, ncclUint64, c, s);
-    });
-    read_back_bytes(st, out.data(), buf, 8 * count * P, s, "cupar::dist (gathering counts)");
-  } catch (...) {
-    (void)cudaFreeAsync(d, s);
-    throw;
-  }
-  ::cupar::detail::check_cuda(cudaFreeAsync(d, s), "cudaFreeAsync");
-  return out;
 }
 
 std::vector<std::uint64_t> all_gather_device(const communicator& comm,

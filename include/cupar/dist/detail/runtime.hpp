@@ -107,12 +107,6 @@ CUPAR_DIST_EXPORT void all_gather(const communicator& comm, const void* d_send, 
 CUPAR_DIST_EXPORT void all_gather_v(const communicator& comm, const void* d_send, void* d_recv,
                                     const std::vector<std::size_t>& bytes, stream_ref stream);
 
-/// Each rank's `count` host values, gathered on every rank in rank order (count * size() values).
-/// Synchronises `stream`.
-CUPAR_DIST_EXPORT std::vector<std::uint64_t> all_gather_host(const communicator& comm,
-                                                             const std::uint64_t* values,
-                                                             std::size_t count, stream_ref stream);
-
 /// Each rank's `count` device values, gathered to the host on every rank in rank order (count *
 /// size() values): one all-gather and one read back. Synchronises `stream`.
 CUPAR_DIST_EXPORT std::vector<std::uint64_t> all_gather_device(const communicator& comm,
