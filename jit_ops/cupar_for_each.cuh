@@ -1,10 +1,10 @@
 // cupar JIT: one kernel that walks indices and hands them to the slot function
 // cupar_jit_apply(const unsigned char* state, unsigned long long first, unsigned long long n),
-// which cupar generates for each call shape (src/jit/iterator.cpp, transform_apply_op): for the
-// indices first, first + CUPAR_FOR_EACH_THREADS, ... of its thread (a fixed number, `items`, that
-// the host passes as the tile) it loads the inputs with the caller's types, applies the operator
-// and stores through the output. The kernel knows no element type, so one precompiled set serves
-// every combination of types; the optimised (LTO) build inlines the slot, and the loads of a
+// which cupar generates for each call shape (src/jit/core/iterator.cpp, transform_apply_op): for
+// the indices first, first + CUPAR_FOR_EACH_THREADS, ... of its thread (a fixed number, `items`,
+// that the host passes as the tile) it loads the inputs with the caller's types, applies the
+// operator and stores through the output. The kernel knows no element type, so one precompiled set
+// serves every combination of types; the optimised (LTO) build inlines the slot, and the loads of a
 // thread's items are issued before its stores.
 #pragma once
 

@@ -32,10 +32,8 @@ start=$(date +%s)
 case "$stage" in
   build)
     nvidia-smi -L
-    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release "${prefix[@]}" \
-      -DCMAKE_CUDA_ARCHITECTURES=90 -DCUPAR_JIT_PRECOMPILE_TYPES=all -DCUPAR_JIT_STRUCT_CLASSES=all \
-      -DCUPAR_JIT_STRUCT_DP_CLASSES=default \
-      -DCUPAR_TEST_TYPES=all \
+    # CMakePresets.json's "gpu" preset: every precompiled set, every test type, benchmarks.
+    cmake --preset gpu -B "$build" "${prefix[@]}" -DCMAKE_CUDA_ARCHITECTURES=90 \
       >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
     cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1
     rc=$?

@@ -71,42 +71,31 @@ fi
 build=${CUPAR_BUILD_DIR:-build}
 jobs=${CUPAR_JOBS:-$(nproc)}
 generator=()
-if command -v ninja >/dev/null 2>&1 && [ ! -f "$build/Makefile" ]; then generator=(-G Ninja); fi
-# Without a GPU (CI) nothing runs device code: precompile the JIT sets of five types (104 of 248
-# sets; the others are compiled from source where a compile-only test asks for them), instantiate
-# the GPU suites' typed tests for one type per group (they only compile there), and compile
-# device code to PTX only (no ptxas). Measured on a clean clone on the 2-core machine: 37:23
-# without these last two, 16:25 with them, 16:46 with the by-key plus sets, 26:02 with the three
-# struct classes and the struct benchmark rows, and 33:26 for the same build on a day the machine
-# ran 30% slower (2026-11-23, docs/NOTES.md): so the CI build leaves out the named-plus,
-# histogram and arithmetic merge-sort-pair sets (60 of its 153; the tests that need them skip
-# their precompiled checks, and a few compile those kernels from source): 28:50 with them left
-# out, so the benchmark suite is not built in CI either (about 3 minutes of its build; a GPU
-# machine builds it, and the report scripts' self-tests still run): 23:27. With a GPU: everything. CUPAR_CMAKE_ARGS overrides either.
-precompile=()
-if [[ "${CUPAR_CMAKE_ARGS:-}" != *CUPAR_JIT_PRECOMPILE_TYPES* ]]; then
-  if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
-    precompile=(-DCUPAR_JIT_PRECOMPILE_TYPES=all -DCUPAR_JIT_STRUCT_CLASSES=all
-      -DCUPAR_JIT_STRUCT_DP_CLASSES=default -DCUPAR_TEST_TYPES=all)
-  else
-    echo "test.sh: no GPU found: precompiling the JIT kernel sets of i32, u32, u64, f32, f64 and" \
-      "the struct classes s8a4, s16a4, s16a8 (for reduce, scans, merge sort; no struct" \
-      "classes of the data-processing families) only, without the named-plus, histogram and arithmetic" \
-      "merge-sort-pair sets, GPU suites for one type per group, device code as PTX only" \
-      "(nothing runs it), no benchmark build (its report scripts' self-tests still run), and of" \
-      "the distributed tests only those that need no GPU (the GPU cases still compile)"
-    precompile=("-DCUPAR_JIT_PRECOMPILE_TYPES=i32;u32;u64;f32;f64"
-      "-DCUPAR_JIT_STRUCT_CLASSES=s8a4;s16a4;s16a8" -DCUPAR_JIT_STRUCT_DP_CLASSES=none
-      "-DCUPAR_JIT_PRECOMPILE_EXCLUDE=[+]plus$|^histogram_|^merge_sort_pairs<[iuf]"
-      -DCUPAR_TEST_TYPES=few -DCUPAR_BUILD_BENCHMARKS=OFF -DCUPAR_DIST_GPU_TESTS=OFF)
-    if [[ "${CUPAR_CMAKE_ARGS:-}" != *CMAKE_CUDA_ARCHITECTURES* && -z "${CUDAARCHS:-}" ]]; then
-      precompile+=(-DCMAKE_CUDA_ARCHITECTURES=90-virtual)
-    fi
-  fi
+# Ninja where it is installed (the presets' generator), Make otherwise or for a Make build folder.
+if ! command -v ninja >/dev/null 2>&1 || [ -f "$build/Makefile" ]; then generator=(-G "Unix Makefiles"); fi
+# Without a GPU (CI) nothing runs device code: the "ci" preset precompiles a selection of the JIT
+# kernel sets (the others are compiled from source where a compile-only test asks for them),
+# instantiates the GPU suites' typed tests for one type per group (they only compile there),
+# compiles device code to PTX only and skips the benchmark build, which keeps CI near 20 minutes
+# on a 2-core machine (docs/TESTING.md has the measurements). With a GPU: everything ("gpu").
+# CUPAR_CMAKE_ARGS overrides either.
+preset=gpu
+if [[ "${CUPAR_CMAKE_ARGS:-}" != *CUPAR_JIT_PRECOMPILE_TYPES* ]] &&
+  ! { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; }; then
+  echo "test.sh: no GPU found: the \"ci\" preset (CMakePresets.json): precompiling the JIT kernel" \
+    "sets of i32, u32, u64, f32, f64 and the struct classes s8a4, s16a4, s16a8 (for reduce, scans," \
+    "merge sort; no struct classes of the data-processing families) only, without the named-plus," \
+    "histogram and arithmetic merge-sort-pair sets, GPU suites for one type per group, device code" \
+    "as PTX only (nothing runs it), no benchmark build (its report scripts' self-tests still run)," \
+    "and of the distributed tests only those that need no GPU (the GPU cases still compile)"
+  preset=ci
+fi
+preset_args=(--preset "$preset")
+if [ "$preset" = ci ] && [ -n "${CUDAARCHS:-}" ]; then
+  preset_args+=("-DCMAKE_CUDA_ARCHITECTURES=$CUDAARCHS")
 fi
 # shellcheck disable=SC2086
-cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release "${precompile[@]}" \
-  "${nccl_args[@]}" ${CUPAR_CMAKE_ARGS:-}
+cmake "${preset_args[@]}" -B "$build" "${generator[@]}" "${nccl_args[@]}" ${CUPAR_CMAKE_ARGS:-}
 cmake --build "$build" -j "$jobs"
 if [ "$#" -gt 0 ]; then
   ctest --test-dir "$build" --output-on-failure -j "$jobs" "$@"

@@ -41,7 +41,7 @@ inline constexpr bool is_search_index_v =
 template <class T, class Index, class Out>
 void jit_search(const char* fn, dp_op what, const ::cupar::jit::input<T>& sorted, std::size_t n,
                 const ::cupar::jit::input<T>& d_needles, std::size_t m, const Out& out,
-                const ::cupar::jit::op* comp, stream_ref stream) {
+                const ::cupar::jit::op* comp, stream_ref stream, memory_resource& mr) {
   static_assert(is_search_index_v<Index>,
                 "cupar::lower_bound / upper_bound: positions are 4- or 8-byte integers");
   jit_dp_args a{fn, what};
@@ -53,7 +53,7 @@ void jit_search(const char* fn, dp_op what, const ::cupar::jit::input<T>& sorted
   a.n = n;
   a.m = m;
   a.ops[0] = comp;
-  jit_data_processing(a, stream, default_resource());
+  jit_data_processing(a, stream, mr);
 }
 
 }  // namespace detail
@@ -65,32 +65,35 @@ void jit_search(const char* fn, dp_op what, const ::cupar::jit::input<T>& sorted
 /// @param d_sorted   device range sorted by comp (may be null when n == 0)
 /// @param n          number of elements of the range (64-bit)
 /// @param d_needles  device needles, or an iterator expression written to a temporary array of m
-///                   needles first (jit::input; the default resource's memory); may be null
-///                   when m == 0
+///                   needles first (jit::input; memory from `mr`); may be null when m == 0
 /// @param m          number of needles (64-bit)
 /// @param d_out      device positions, m of them; must not overlap d_sorted or d_needles
 /// @param comp       strict weak ordering T x T -> bool; cupar::jit::less / greater compile
 ///                   nothing
 /// @param stream     stream the search runs on
+/// @param mr         where the temporaries of expression inputs and outputs come from (an array
+///                   search with array positions needs none)
 /// @throws std::invalid_argument for null pointers with non-zero counts, overlapping outputs, or
 ///         n larger than Index holds
 /// @throws cupar::jit_error when the comparator does not compile (log and line inside)
 /// @throws cupar::out_of_memory, cupar::cuda_error
-/// Asynchronous: does not synchronise the stream; needs no temporary storage.
+/// Asynchronous: does not synchronise the stream.
 template <class T, class Index>
 void lower_bound(const T* d_sorted, std::size_t n, jit::input_t<T> d_needles, std::size_t m,
-                 Index* d_out, const jit::op& comp, stream_ref stream) {
+                 Index* d_out, const jit::op& comp, stream_ref stream,
+                 memory_resource& mr = default_resource()) {
   detail::jit_search<T, Index>("cupar::lower_bound", detail::dp_op::lower_bound, d_sorted, n,
-                               d_needles, m, d_out, &comp, stream);
+                               d_needles, m, d_out, &comp, stream, mr);
 }
 /// lower_bound with the sorted range an array or an iterator expression (written to a temporary
 /// array of n elements first) and the positions written through an output expression (an array
 /// of any integer type, jit::transform_output; see select.hpp's top); T and Index named.
 template <class T, class Index>
 void lower_bound(jit::input_t<T> sorted, std::size_t n, jit::input_t<T> d_needles, std::size_t m,
-                 const jit::output& out, const jit::op& comp, stream_ref stream) {
+                 const jit::output& out, const jit::op& comp, stream_ref stream,
+                 memory_resource& mr = default_resource()) {
   detail::jit_search<T, Index>("cupar::lower_bound", detail::dp_op::lower_bound, sorted, n,
-                               d_needles, m, out, &comp, stream);
+                               d_needles, m, out, &comp, stream, mr);
 }
 
 /// lower_bound with the default comparator `<` on T (served by the library: kernels and the
@@ -98,47 +101,51 @@ void lower_bound(jit::input_t<T> sorted, std::size_t n, jit::input_t<T> d_needle
 /// CUPAR_JIT_TYPE definition).
 template <class T, class Index>
 void lower_bound(const T* d_sorted, std::size_t n, jit::input_t<T> d_needles, std::size_t m,
-                 Index* d_out, stream_ref stream) {
+                 Index* d_out, stream_ref stream, memory_resource& mr = default_resource()) {
   detail::jit_search<T, Index>("cupar::lower_bound", detail::dp_op::lower_bound, d_sorted, n,
-                               d_needles, m, d_out, nullptr, stream);
+                               d_needles, m, d_out, nullptr, stream, mr);
 }
 /// lower_bound with `<` over expressions, T and Index named.
 template <class T, class Index>
 void lower_bound(jit::input_t<T> sorted, std::size_t n, jit::input_t<T> d_needles, std::size_t m,
-                 const jit::output& out, stream_ref stream) {
+                 const jit::output& out, stream_ref stream,
+                 memory_resource& mr = default_resource()) {
   detail::jit_search<T, Index>("cupar::lower_bound", detail::dp_op::lower_bound, sorted, n,
-                               d_needles, m, out, nullptr, stream);
+                               d_needles, m, out, nullptr, stream, mr);
 }
 
 /// For each of the m needles, the position of the first element of d_sorted[0, n) that the needle
 /// is less than under `comp`, or n. Parameters, exceptions and synchronisation as lower_bound.
 template <class T, class Index>
 void upper_bound(const T* d_sorted, std::size_t n, jit::input_t<T> d_needles, std::size_t m,
-                 Index* d_out, const jit::op& comp, stream_ref stream) {
+                 Index* d_out, const jit::op& comp, stream_ref stream,
+                 memory_resource& mr = default_resource()) {
   detail::jit_search<T, Index>("cupar::upper_bound", detail::dp_op::upper_bound, d_sorted, n,
-                               d_needles, m, d_out, &comp, stream);
+                               d_needles, m, d_out, &comp, stream, mr);
 }
 /// upper_bound over expressions, T and Index named (see lower_bound).
 template <class T, class Index>
 void upper_bound(jit::input_t<T> sorted, std::size_t n, jit::input_t<T> d_needles, std::size_t m,
-                 const jit::output& out, const jit::op& comp, stream_ref stream) {
+                 const jit::output& out, const jit::op& comp, stream_ref stream,
+                 memory_resource& mr = default_resource()) {
   detail::jit_search<T, Index>("cupar::upper_bound", detail::dp_op::upper_bound, sorted, n,
-                               d_needles, m, out, &comp, stream);
+                               d_needles, m, out, &comp, stream, mr);
 }
 
 /// upper_bound with the default comparator `<` on T (see lower_bound).
 template <class T, class Index>
 void upper_bound(const T* d_sorted, std::size_t n, jit::input_t<T> d_needles, std::size_t m,
-                 Index* d_out, stream_ref stream) {
+                 Index* d_out, stream_ref stream, memory_resource& mr = default_resource()) {
   detail::jit_search<T, Index>("cupar::upper_bound", detail::dp_op::upper_bound, d_sorted, n,
-                               d_needles, m, d_out, nullptr, stream);
+                               d_needles, m, d_out, nullptr, stream, mr);
 }
 /// upper_bound with `<` over expressions, T and Index named.
 template <class T, class Index>
 void upper_bound(jit::input_t<T> sorted, std::size_t n, jit::input_t<T> d_needles, std::size_t m,
-                 const jit::output& out, stream_ref stream) {
+                 const jit::output& out, stream_ref stream,
+                 memory_resource& mr = default_resource()) {
   detail::jit_search<T, Index>("cupar::upper_bound", detail::dp_op::upper_bound, sorted, n,
-                               d_needles, m, out, nullptr, stream);
+                               d_needles, m, out, nullptr, stream, mr);
 }
 
 }  // namespace cupar

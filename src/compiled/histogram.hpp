@@ -5,17 +5,7 @@
 
 namespace cupar::detail {
 
-#define CUPAR_FOR_EACH_HISTOGRAM_SAMPLE(X) \
-  X(signed char)                           \
-  X(short)                                 \
-  X(int)                                   \
-  X(long long)                             \
-  X(unsigned char)                         \
-  X(unsigned short)                        \
-  X(unsigned int)                          \
-  X(unsigned long long)                    \
-  X(float)                                 \
-  X(double)
+#define CUPAR_FOR_EACH_HISTOGRAM_SAMPLE(X) CUPAR_FOR_EACH_SCALAR_TYPE(X)
 
 template <class Sample>
 void histogram_sample(const histogram_args& args, stream_ref stream, memory_resource& mr);

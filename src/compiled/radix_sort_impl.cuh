@@ -209,7 +209,7 @@ void sort_by_index(const radix_sort_args& a, bool descending, int end_bit, strea
   keys = cub::DoubleBuffer<K>(kout, reinterpret_cast<K*>(base + alt_keys_at));
   indices = cub::DoubleBuffer<Index>(reinterpret_cast<Index*>(base + idx_a_at),
                                      reinterpret_cast<Index*>(base + idx_b_at));
-  radix_iota(indices.Current(), sizeof(Index), n, stream);
+  index_iota(indices.Current(), sizeof(Index), n, stream);
   check_cuda(run(base + cub_at, cub_bytes), call);
   if (keys.Current() != kout) {
     check_cuda(cudaMemcpyAsync(kout, keys.Current(), n * sizeof(K), cudaMemcpyDeviceToDevice,
@@ -223,7 +223,7 @@ void sort_by_index(const radix_sort_args& a, bool descending, int end_bit, strea
                "cudaMemcpyAsync");
     src = base + copy_at;
   }
-  radix_gather(src, a.values_out, indices.Current(), sizeof(Index), a.value_size, n, stream);
+  index_gather(src, a.values_out, indices.Current(), sizeof(Index), a.value_size, n, stream);
 }
 
 inline bool aligned_to(const void* p, std::size_t alignment) {

@@ -20,6 +20,7 @@
 // there into the caller's array, whose items outside the segments stay untouched.
 #pragma once
 
+#include "index_gather.hpp"
 #include "segmented_sort.hpp"
 
 #include <cupar/detail/cuda_check.hpp>
@@ -151,7 +152,7 @@ void sort_by_index(const segmented_sort_args& a, stream_ref s, memory_resource& 
   }
   auto* index_in = reinterpret_cast<Index*>(base + index_in_at);
   auto* index_out = reinterpret_cast<Index*>(base + index_out_at);
-  segmented_iota(index_in, sizeof(Index), n, s);
+  index_iota(index_in, sizeof(Index), n, s);
   check_cuda(cudaMemsetAsync(index_out, 0xFF, n * sizeof(Index), s.get()), "cudaMemsetAsync");
   check_cuda(cub_sort(base + cub_at, cub_bytes, ksrc, kout, static_cast<const Index*>(index_in),
                       index_out, a, descending, s.get()),
@@ -161,7 +162,7 @@ void sort_by_index(const segmented_sort_args& a, stream_ref s, memory_resource& 
     copy_async(base + values_at, a.values_in, n * a.value_size, s);
     vsrc = base + values_at;
   }
-  segmented_gather(vsrc, a.values_out, index_out, sizeof(Index), a.value_size, n, s);
+  index_gather(vsrc, a.values_out, index_out, sizeof(Index), a.value_size, n, s);
 }
 
 }  // namespace segsort

@@ -96,12 +96,16 @@ TEST(JitCompileSegmented, StructsOfAClassLinkTheClassKernelsSearchesCompileFromS
   const op hull("span2{b.lo < a.lo ? b.lo : a.lo, a.hi < b.hi ? b.hi : a.hi}");
   const auto r = cupar::jit::compile_segmented_reduce<span2>(hull, 90, true);
   EXPECT_EQ(r.precompiled_kernels, cupar::testing::precompiled_here("segmented_reduce<s8a4>"));
-  if (r.precompiled_kernels) EXPECT_EQ(r.kernel_set, "segmented_reduce<s8a4>");
+  if (r.precompiled_kernels) {
+    EXPECT_EQ(r.kernel_set, "segmented_reduce<s8a4>");
+  }
   EXPECT_EQ(r.kernels.size(), 1u);
   const auto s = cupar::jit::compile_segmented_scan<span2>(hull, false, 90, true);
   EXPECT_EQ(s.precompiled_kernels,
             cupar::testing::precompiled_here("segmented_scan_exclusive<s8a4>"));
-  if (s.precompiled_kernels) EXPECT_EQ(s.kernel_set, "segmented_scan_exclusive<s8a4>");
+  if (s.precompiled_kernels) {
+    EXPECT_EQ(s.kernel_set, "segmented_scan_exclusive<s8a4>");
+  }
   EXPECT_EQ(s.kernels.size(), 2u);
   const op by_lo("a.lo < b.lo");
   const auto b = cupar::jit::compile_binary_search<span2, std::uint64_t>(&by_lo, 90, true);

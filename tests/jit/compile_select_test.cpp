@@ -108,7 +108,9 @@ TEST(JitCompileSelect, StructsOfAClassLinkTheClassKernels) {
   for (const auto& [set, r] : cases) {
     SCOPED_TRACE(set);
     EXPECT_EQ(r.precompiled_kernels, cupar::testing::precompiled_here(set));
-    if (r.precompiled_kernels) EXPECT_EQ(r.kernel_set, set);
+    if (r.precompiled_kernels) {
+      EXPECT_EQ(r.kernel_set, set);
+    }
     EXPECT_FALSE(r.kernels.empty());
   }
 }

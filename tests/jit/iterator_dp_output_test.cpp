@@ -204,7 +204,9 @@ TEST(JitIteratorDpOutput, CompactionsStoreAsTheyCompactUnlessTheOutputOverlapsWh
                               d_count.data(), n, op("x > 1.0f" + fresh_tag()), s);
       cupar::stream_ref(s).synchronize();
     });
-    if (n > 0 && fused_here) EXPECT_EQ(builds, 1u) << "select_if: the +io set, one build";
+    if (n > 0 && fused_here) {
+      EXPECT_EQ(builds, 1u) << "select_if: the +io set, one build";
+    }
     EXPECT_EQ(d_count.to_host()[0], sel.size());
     expect_prefix(out, sel, n, "select_if, fused");
     reset(out, s);
@@ -215,7 +217,9 @@ TEST(JitIteratorDpOutput, CompactionsStoreAsTheyCompactUnlessTheOutputOverlapsWh
           op("x > 1.0f" + fresh_tag()), s);
       EXPECT_EQ(c, sel.size());
     });
-    if (n > 0 && fused_here) EXPECT_EQ(builds, 1u) << "partition: the +io set, one build";
+    if (n > 0 && fused_here) {
+      EXPECT_EQ(builds, 1u) << "partition: the +io set, one build";
+    }
     expect_prefix(out, part, n, "partition, fused");
     reset(out, s);
     cupar::unique<float>(x.data(), jit::transform_output(out.data(), op("x * 2.0f" + fresh_tag())),
@@ -229,7 +233,9 @@ TEST(JitIteratorDpOutput, CompactionsStoreAsTheyCompactUnlessTheOutputOverlapsWh
                               d_count.data(), n, op("x > 1.0f" + fresh_tag()), s);
       cupar::stream_ref(s).synchronize();
     });
-    if (n > 0) EXPECT_EQ(builds, 2u) << "select_if in place: the compaction and the store pass";
+    if (n > 0) {
+      EXPECT_EQ(builds, 2u) << "select_if in place: the compaction and the store pass";
+    }
     EXPECT_EQ(d_count.to_host()[0], sel.size());
     {
       const std::vector<float> h = x.to_host();
@@ -275,7 +281,9 @@ TEST(JitIteratorDpOutput, CompactionsStoreAsTheyCompactUnlessTheOutputOverlapsWh
                               d_count.data(), n, op("x > 1.0f" + fresh_tag()), s);
       cupar::stream_ref(s).synchronize();
     });
-    if (n > 0) EXPECT_EQ(builds, 2u) << "a gather over the output: the store pass";
+    if (n > 0) {
+      EXPECT_EQ(builds, 2u) << "a gather over the output: the store pass";
+    }
     EXPECT_EQ(d_count.to_host()[0], gsel.size());
     {
       const std::vector<float> h = x.to_host();
@@ -320,7 +328,9 @@ TEST(JitIteratorDpOutput, RecordsSelectedIntoProjectionsStoreAsTheyCompact) {
           d_count.data(), n, op("x.price > 1.0f" + fresh_tag()), s);
       cupar::stream_ref(s).synchronize();
     });
-    if (n > 0 && fused_here) EXPECT_EQ(builds, 1u) << "select_if of records: the +io set";
+    if (n > 0 && fused_here) {
+      EXPECT_EQ(builds, 1u) << "select_if of records: the +io set";
+    }
     EXPECT_EQ(d_count.to_host()[0], doubled.size());
     expect_prefix(out, doubled, n, "select_if of records -> a field, doubled");
     builds = loads_of([&] {
@@ -329,7 +339,9 @@ TEST(JitIteratorDpOutput, RecordsSelectedIntoProjectionsStoreAsTheyCompact) {
           op("x.price > 1.0f" + fresh_tag()), s);
       EXPECT_EQ(c, doubled.size());
     });
-    if (n > 0 && fused_here) EXPECT_EQ(builds, 1u) << "partition of records: the +io set";
+    if (n > 0 && fused_here) {
+      EXPECT_EQ(builds, 1u) << "partition of records: the +io set";
+    }
     expect_prefix(out_ids, ids, n, "partition of records -> ids");
   }
 }

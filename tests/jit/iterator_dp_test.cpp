@@ -342,3 +342,58 @@ TEST(JitIteratorDp, ArraysGivenAsExpressionsAndArgumentChecks) {
 }
 
 }  // namespace
+
+namespace {
+/// Counts what a call takes from the default resource through it.
+class counting_resource final : public cupar::memory_resource {
+ private:
+  void* do_allocate(std::size_t bytes, cupar::stream_ref s) override {
+    ++allocations;
+    return cupar::default_resource().allocate(bytes, s);
+  }
+  void do_deallocate(void* p, std::size_t bytes, cupar::stream_ref s) noexcept override {
+    ++frees;
+    cupar::default_resource().deallocate(p, bytes, s);
+  }
+
+ public:
+  std::size_t allocations = 0, frees = 0;
+};
+}  // namespace
+
+// lower_bound and upper_bound take their temporaries (an expression's needles or sorted range
+// written to an array) from the caller's resource, like every other call.
+TEST(JitIteratorDp, SearchesTakeTheCallersResource) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{777}, std::size_t{1} << 18}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    std::vector<int> hsorted(n);
+    for (std::size_t i = 0; i < n; ++i)
+      hsorted[i] = static_cast<int>(2 * i);
+    std::vector<std::uint64_t> lower(n), upper(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const int needle = static_cast<int>(i) + 1;  // the needles: counting(1) + 0
+      lower[i] = static_cast<std::uint64_t>(
+          std::lower_bound(hsorted.begin(), hsorted.end(), needle) - hsorted.begin());
+      upper[i] = static_cast<std::uint64_t>(
+          std::upper_bound(hsorted.begin(), hsorted.end(), needle) - hsorted.begin());
+    }
+    const std::size_t cap = std::max<std::size_t>(n, 1);
+    cupar::device_buffer<int> sorted(hsorted, s);
+    cupar::device_buffer<std::uint64_t> pos(cap, s);
+    counting_resource mr;
+    cupar::lower_bound<int, std::uint64_t>(sorted.data(), n, jit::counting(1), n, pos.data(), s,
+                                           mr);
+    EXPECT_EQ(first(pos, n), lower);
+    cupar::upper_bound<int, std::uint64_t>(sorted.data(), n,
+                                           jit::transform(jit::counting(1), op("x + 0")), n,
+                                           pos.data(), op("a < b"), s, mr);
+    EXPECT_EQ(first(pos, n), upper);
+    ASSERT_EQ(cudaStreamSynchronize(s.get()), cudaSuccess);
+    EXPECT_EQ(mr.frees, mr.allocations);
+    if (n > 0) {
+      EXPECT_GE(mr.allocations, 2u) << "the needles' temporaries come from the resource";
+    }
+  }
+}

@@ -1,11 +1,11 @@
 // cupar tests: faults of the JIT's disk cache (issue 12), without a GPU. The cache's own source
-// (src/jit/disk_cache.cpp) is compiled into this test, so its load / store / reject logic runs
+// (src/jit/core/disk_cache.cpp) is compiled into this test, so its load / store / reject logic runs
 // on real files: truncated, empty, bit-flipped and foreign entries, entries for another version
 // or architecture, directories that cannot be written or created, a full file system and a file
 // size limit, two processes writing one entry at once, and a writer killed in the middle. A load
 // must return the entry that was stored or nothing, never something else, and nothing may crash.
 // (tests/reliability/disk_cache_gpu_test.cpp runs the same faults through real calls on a GPU.)
-#include "jit/disk_cache.hpp"
+#include "jit/core/disk_cache.hpp"
 
 #include <gtest/gtest.h>
 

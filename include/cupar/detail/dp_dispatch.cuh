@@ -2,8 +2,8 @@
 // once for both operator paths as templates over the kernels' source and a launcher factory in
 // the shape of CUB's dispatch seams: cub::detail::TripleChevronFactory and the kernels' function
 // pointers on the compiled path (segmented.cuh, search.cuh), the JIT's driver launcher and the
-// loaded module's kernels in the library (src/jit/run_segmented.cu, run_search.cu). Host code
-// (nvcc); the kernels are in detail/device/.
+// loaded module's kernels in the library (src/jit/families/segmented_run.cu, binary_search_run.cu).
+// Host code (nvcc); the kernels are in detail/device/.
 #pragma once
 
 #include <cupar/detail/device/binary_search.cuh>

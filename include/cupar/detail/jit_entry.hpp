@@ -26,6 +26,9 @@ struct jit_type {
   const char* definition;  // device source of a user type (null for arithmetic types)
   std::uint32_t size;
   std::uint32_t align;
+
+  /// A user type (CUPAR_JIT_TYPE / CUPAR_JIT_STRUCT), not an arithmetic one.
+  constexpr bool is_struct() const noexcept { return static_cast<int>(kind) == 0; }
 };
 
 template <class T, class = void>

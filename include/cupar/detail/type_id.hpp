@@ -23,6 +23,20 @@ enum class scalar : std::uint8_t {
 
 inline constexpr int scalar_count = 10;
 
+/// X(type) for the C++ type of each scalar, in enum order (explicit instantiations of the
+/// compiled library, one translation unit per type).
+#define CUPAR_FOR_EACH_SCALAR_TYPE(X) \
+  X(signed char)                      \
+  X(short)                            \
+  X(int)                              \
+  X(long long)                        \
+  X(unsigned char)                    \
+  X(unsigned short)                   \
+  X(unsigned int)                     \
+  X(unsigned long long)               \
+  X(float)                            \
+  X(double)
+
 /// Blocks template argument deduction (init values take the element type of the data).
 template <class T>
 struct type_identity {

@@ -1,0 +1,617 @@
+// cupar internal: generated device source for kernel sets and operators.
+#include "family.hpp"
+#include "kernel_set.hpp"
+
+#include "nvrtc.hpp"
+
+#include <cupar/detail/checks.hpp>
+#include <cupar/error.hpp>
+
+#include <sys/stat.h>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#ifndef CUPAR_BUILD_CCCL_INCLUDE_DIR
+#define CUPAR_BUILD_CCCL_INCLUDE_DIR ""
+#endif
+#ifndef CUPAR_BUILD_CUDA_INCLUDE_DIR
+#define CUPAR_BUILD_CUDA_INCLUDE_DIR ""
+#endif
+
+namespace cupar::detail::jit {
+namespace {
+
+std::uint64_t fnv1a(const std::string& s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::string hex64(std::uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+}  // namespace
+
+std::string hash_hex(const std::string& text) {
+  return hex64(fnv1a(text));
+}
+
+std::string parameter_lines(const std::vector<cupar::jit::detail::op_param>& params,
+                            std::size_t base) {
+  std::ostringstream out;
+  for (const auto& p : params) {
+    const char* type = scalar_cxx_name(p.type);
+    out << "  const " << type << " " << p.name << " = *reinterpret_cast<const " << type
+        << "*>(cupar_state + " << base + p.offset << ");\n";
+  }
+  return out.str();
+}
+
+std::string preamble_text_block(const std::string& preamble, const std::string& back_to) {
+  const std::string guard = "CUPAR_PREAMBLE_" + hash_hex(preamble);
+  return "#ifndef " + guard + "\n#define " + guard + "\n#line 1 \"" + preamble_file + "\"\n" +
+         preamble + "\n#line 1 \"" + back_to + "\"\n#endif\n";
+}
+
+std::string snippet_evaluation(const std::string& text, const std::string& file,
+                               const std::string& back_to, const std::string& result,
+                               const std::vector<const char*>& args) {
+  std::ostringstream out;
+  const std::size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '[') {
+    out << "  auto cupar_fn =\n#line 1 \"" << file << "\"\n"
+        << text << "\n#line 1 \"" << back_to << "\"\n  ;\n";
+    out << "  " << result << " cupar_result = cupar_fn(";
+    for (std::size_t i = 0; i < args.size(); ++i)
+      out << (i ? ", " : "") << args[i];
+    out << ");\n";
+  } else {
+    out << "  " << result << " cupar_result = (\n#line 1 \"" << file << "\"\n"
+        << text << "\n#line 1 \"" << back_to << "\"\n  );\n";
+  }
+  return out.str();
+}
+
+std::string type_definition_block(const type_ref& t, const char* back_to) {
+  if (t.definition.empty()) return std::string();
+  // Guarded: an iterator expression's generated code (iterator.cpp) defines the types it uses
+  // as well, and may name the set's own types.
+  const std::string guard = "CUPAR_TYPE_" + hash_hex(t.name);
+  std::ostringstream out;
+  out << "#ifndef " << guard << "\n#define " << guard << "\n";
+  out << "#line 1 \"cupar_type_" << t.name << "\"\n" << t.definition << "\n";
+  out << "#line 1 \"" << back_to << "\"\n";
+  out << "static_assert(sizeof(" << t.name << ") == " << t.size << " && alignof(" << t.name
+      << ") == " << t.align << ", \"cupar: the device definition of " << t.name
+      << " must have the host type's size and alignment (" << t.size << " bytes, aligned to "
+      << t.align << ")\");\n#endif\n";
+  return out.str();
+}
+
+namespace {
+
+/// Definitions of the user types a build uses, each once, with a check that the device type has
+/// the size and alignment of the host type.
+void add_type_definitions(std::ostringstream& out, std::set<std::string>& done, const type_ref& t) {
+  if (t.definition.empty() || !done.insert(t.name).second) return;
+  out << type_definition_block(t, "cupar_generated");
+}
+
+std::string types_block(const set_spec& set, const build_spec* spec,
+                        const std::vector<int>* which) {
+  std::ostringstream out;
+  std::set<std::string> done;
+  for (const auto& t : set.types)
+    add_type_definitions(out, done, t);
+  if (spec != nullptr) {
+    for (std::size_t i = 0; i < spec->slots.size(); ++i) {
+      if (which != nullptr) {
+        bool wanted = false;
+        for (int w : *which)
+          wanted = wanted || w == static_cast<int>(i);
+        if (!wanted) continue;
+      }
+      for (const auto& t : spec->slots[i].args)
+        add_type_definitions(out, done, t);
+      add_type_definitions(out, done, spec->slots[i].result);
+    }
+  }
+  return out.str();
+}
+
+std::string typedefs_block(const set_spec& s) {
+  return describe(s.fam).typedefs(s);
+}
+
+bool same_type(const type_ref& a, const type_ref& b) {
+  return a.name == b.name;
+}
+
+/// The bits of a size-class value as the user's type and back (operators of the data-processing
+/// families receive the kernels' size classes).
+constexpr const char* bit_cast_definition =
+    "#ifndef CUPAR_BIT_CAST_DEFINED\n#define CUPAR_BIT_CAST_DEFINED\n"
+    "template <class To, class From>\n"
+    "__device__ __forceinline__ To cupar_bit_cast(const From& from) {\n"
+    "  static_assert(sizeof(To) == sizeof(From), \"cupar: size class mismatch\");\n"
+    "  To to;\n  memcpy(&to, &from, sizeof(To));\n  return to;\n}\n#endif\n";
+
+/// cupar_storage as jit_ops/cupar_prelude.cuh defines it, for operator sources compiled apart
+/// from the kernels (their functions take and return the storage of a struct class by value).
+constexpr const char* storage_definition =
+    "#ifndef CUPAR_STORAGE_DEFINED\n#define CUPAR_STORAGE_DEFINED\n"
+    "template <int Bytes> struct cupar_word;\n"
+    "template <> struct cupar_word<1> { typedef unsigned char type; };\n"
+    "template <> struct cupar_word<2> { typedef unsigned short type; };\n"
+    "template <> struct cupar_word<4> { typedef unsigned int type; };\n"
+    "template <> struct cupar_word<8> { typedef unsigned long long type; };\n"
+    "template <int Size, int Align>\n"
+    "struct alignas(Align) cupar_storage {\n"
+    "  typename cupar_word<(Align > 8 ? 8 : Align)>::type words[Size / (Align > 8 ? 8 : Align)];\n"
+    "};\n#endif\n";
+
+bool uses_storage(const slot_spec& slot) {
+  auto storage = [](const type_ref& t) {
+    return !t.is_scalar() && t.definition.empty() && !t.is_boolean();
+  };
+  for (const auto& a : slot.args)
+    if (storage(a)) return true;
+  return storage(slot.result);
+}
+
+bool needs_bit_cast(const slot_spec& slot, const slot_binding& b) {
+  for (std::size_t i = 0; i < slot.args.size(); ++i) {
+    if (!same_type(slot.args[i], b.args[i])) return true;
+  }
+  return !same_type(slot.result, b.result);
+}
+
+std::string signature(const slot_spec& slot, bool renamed) {
+  std::ostringstream out;
+  out << "extern \"C\" __device__ " << slot.result.name << " " << slot.symbol
+      << "(const unsigned char* cupar_state";
+  for (std::size_t i = 0; i < slot.args.size(); ++i) {
+    out << ", " << slot.args[i].name << " ";
+    if (renamed) {
+      out << "cupar_arg" << i;
+    } else {
+      out << slot.arg_names[i];
+    }
+  }
+  out << ")";
+  return out.str();
+}
+
+/// The operator function of a slot: parameters unpacked from the state bytes, the arguments as
+/// the user's types, then the snippet (an expression, or a lambda called with the arguments), its
+/// result converted to the user's result type and handed back as the slot's type.
+std::string operator_function(const slot_spec& slot, const slot_binding& b, int index) {
+  const bool cast = needs_bit_cast(slot, b);
+  const std::string generated = generated_file_of(index);
+  std::ostringstream out;
+  if (index != 0) out << "#line 1 \"" << generated << "\"\n";
+  out << signature(slot, cast) << " {\n";
+  if (cast) {
+    for (std::size_t i = 0; i < slot.args.size(); ++i) {
+      if (same_type(slot.args[i], b.args[i])) {
+        out << "  " << b.args[i].name << " " << slot.arg_names[i] << " = cupar_arg" << i << ";\n";
+      } else {
+        out << "  " << b.args[i].name << " " << slot.arg_names[i] << " = cupar_bit_cast<"
+            << b.args[i].name << ">(cupar_arg" << i << ");\n";
+      }
+    }
+  }
+  out << parameter_lines(b.op.params(), 0);
+  out << "  (void)cupar_state;\n";
+  out << snippet_evaluation(snippet_text(b.op), snippet_file_of(index), generated, b.result.name,
+                            slot.arg_names);
+  if (same_type(slot.result, b.result)) {
+    out << "  return cupar_result;\n}\n";
+  } else {
+    out << "  return cupar_bit_cast<" << slot.result.name << ">(cupar_result);\n}\n";
+  }
+  if (index != 0) out << "#line 1 \"cupar_generated\"\n";
+  return out.str();
+}
+
+bool readable_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+}  // namespace
+
+// --- type_ref ---------------------------------------------------------------------------------
+
+type_ref type_ref::of(const jit_type& t) {
+  type_ref r;
+  r.kind = t.kind;
+  r.name = t.name;
+  r.definition = t.definition ? t.definition : "";
+  r.size = t.size;
+  r.align = t.align;
+  return r;
+}
+
+type_ref type_ref::of(scalar s) {
+  type_ref r;
+  r.kind = s;
+  r.name = scalar_cxx_name(s);
+  r.size = r.align = static_cast<std::uint32_t>(scalar_size(s));
+  return r;
+}
+
+type_ref type_ref::storage(std::uint32_t size, std::uint32_t align) {
+  type_ref r;
+  r.name = "cupar_storage<" + std::to_string(size) + ", " + std::to_string(align) + ">";
+  r.size = size;
+  r.align = align;
+  return r;
+}
+
+type_ref type_ref::size_class(const jit_type& t) {
+  if (!t.is_struct()) {
+    switch (t.size) {
+      case 1:
+        return of(scalar::u8);
+      case 2:
+        return of(scalar::u16);
+      case 4:
+        return of(scalar::u32);
+      default:
+        return of(scalar::u64);
+    }
+  }
+  return storage(t.size, t.align);
+}
+
+type_ref type_ref::boolean() {
+  type_ref r;
+  r.name = "bool";
+  r.size = r.align = 1;
+  return r;
+}
+
+std::string type_ref::key() const {
+  if (is_scalar()) return scalar_name(kind);
+  if (is_boolean()) return "bool";
+  if (definition.empty()) return "s" + std::to_string(size) + "a" + std::to_string(align);
+  return name + "/" + std::to_string(size) + "/" + std::to_string(align) + "/" +
+         hash_hex(definition);
+}
+
+std::string set_spec::key() const {
+  std::string k = describe(fam).name;
+  k += '<';
+  for (std::size_t i = 0; i < types.size(); ++i) {
+    if (i) k += ',';
+    k += types[i].key();
+  }
+  k += '>';
+  if (!variant.empty()) k += "+" + variant;
+  return k;
+}
+
+set_spec parse_set_key(const std::string& key) {
+  static const std::regex form(R"(([a-z_]+)<([a-z0-9,]+)>(?:\+([a-z]+))?)");
+  std::smatch m;
+  if (!std::regex_match(key, m, form)) {
+    throw_invalid_argument("cupar::jit", "malformed kernel set key " + key);
+  }
+  set_spec spec;
+  const family_def* def = find_family(m[1]);
+  if (def == nullptr) throw_invalid_argument("cupar::jit", "unknown kernel set family in " + key);
+  spec.fam = def->id;
+  spec.variant = m[3];
+  std::stringstream types(m[2]);
+  std::string t;
+  static const std::regex storage(R"(s([0-9]+)a([0-9]+))");
+  while (std::getline(types, t, ',')) {
+    std::smatch sm;
+    if (std::regex_match(t, sm, storage)) {
+      spec.types.push_back(type_ref::storage(static_cast<std::uint32_t>(std::stoul(sm[1])),
+                                             static_cast<std::uint32_t>(std::stoul(sm[2]))));
+      continue;
+    }
+    bool known = false;
+    for (int s = 1; s <= scalar_count; ++s) {
+      if (t == scalar_name(static_cast<scalar>(s))) {
+        spec.types.push_back(type_ref::of(static_cast<scalar>(s)));
+        known = true;
+      }
+    }
+    if (!known) throw_invalid_argument("cupar::jit", "unknown type " + t + " in " + key);
+  }
+  return spec;
+}
+
+// --- slots ------------------------------------------------------------------------------------
+
+slot_spec binary_op_slot(const type_ref& c) {
+  return {"cupar_jit_op", "operator", {c, c}, c, {"a", "b"}};
+}
+slot_spec equality_slot(const type_ref& c) {
+  return {"cupar_jit_eq", "equality", {c, c}, type_ref::boolean(), {"a", "b"}};
+}
+slot_spec predicate_slot(const type_ref& c, int which) {
+  return {which == 1 ? "cupar_jit_pred" : "cupar_jit_pred2",
+          which == 1 ? "predicate" : "second predicate",
+          {c},
+          type_ref::boolean(),
+          {"x"}};
+}
+slot_spec expression_slot(const type_ref& c) {
+  return {"cupar_jit_xform", "iterator expression", {type_ref::of(scalar::u64)}, c, {"cupar_i"}};
+}
+slot_spec comparator_slot(const type_ref& c) {
+  return {"cupar_jit_comp", "comparator", {c, c}, type_ref::boolean(), {"a", "b"}};
+}
+
+std::vector<slot_spec> slots_of(const set_spec& s) {
+  return describe(s.fam).slots(s);
+}
+
+std::string snippet_file_of(int index) {
+  return index == 0 ? std::string(snippet_file)
+                    : std::string(snippet_file) + "_" + std::to_string(index + 1);
+}
+
+std::string generated_file_of(int index) {
+  return index == 0 ? std::string(generated_file)
+                    : std::string(generated_file) + "_" + std::to_string(index + 1);
+}
+
+// --- kernels and metadata ---------------------------------------------------------------------
+
+std::vector<std::string> name_expressions(const set_spec& set) {
+  return describe(set.fam).name_expressions(set);
+}
+
+std::vector<long long> parse_meta(const std::string& lowered) {
+  // Itanium mangling of a long long template argument: "Lx" [n] digits "E".
+  static const std::regex arg("Lx(n?)([0-9]+)E");
+  std::vector<long long> values;
+  for (std::sregex_iterator it(lowered.begin(), lowered.end(), arg), end; it != end; ++it) {
+    const long long v = std::stoll((*it)[2]);
+    values.push_back((*it)[1].length() ? -v : v);
+  }
+  return values;
+}
+
+// --- sources ----------------------------------------------------------------------------------
+
+std::string role_description(const slot_spec& slot, const slot_binding& b) {
+  std::string d;
+  if (std::string(slot.what) == "comparator") {
+    d = "a comparator (";
+  } else if (std::string(slot.what) == "equality") {
+    d = "an equality (";
+  } else if (slot.result.is_boolean() && slot.args.size() == 1) {
+    d = "a predicate (";
+  } else {
+    d = slot.args.size() == 1 ? "a unary operator (" : "a binary operator (";
+  }
+  for (std::size_t i = 0; i < slot.args.size(); ++i) {
+    d += (i ? ", " : "") + b.args[i].name + " " + slot.arg_names[i];
+  }
+  return d + ") -> " + b.result.name;
+}
+
+std::string snippet_text(const cupar::jit::op& op) {
+  using cupar::jit::named_op;
+  switch (op.named()) {
+    case named_op::none:
+      return op.source();
+    case named_op::plus:
+      return "a + b";
+    case named_op::multiplies:
+      return "a * b";
+    case named_op::minimum:
+      return "b < a ? b : a";
+    case named_op::maximum:
+      return "a < b ? b : a";
+    case named_op::bit_and:
+      return "a & b";
+    case named_op::bit_or:
+      return "a | b";
+    case named_op::bit_xor:
+      return "a ^ b";
+    case named_op::less:
+      return "a < b";
+    case named_op::greater:
+      return "b < a";
+    case named_op::equal_to:
+      return "a == b";
+  }
+  return op.source();
+}
+
+namespace {
+std::string preamble_block(const cupar::jit::op& op) {
+  const std::string& pre = cupar::jit::detail::op_preamble(*op.definition());
+  if (pre.empty()) return std::string();
+  return preamble_text_block(pre, "cupar_generated");
+}
+
+/// Preambles of the given slots, each distinct one once (two slots often share one operator
+/// object's preamble, or have none).
+std::string preambles(const build_spec& spec, const std::vector<int>& which) {
+  std::string out;
+  std::set<std::string> done;
+  for (int i : which) {
+    const cupar::jit::op& op = spec.slots[static_cast<std::size_t>(i)].op;
+    const std::string& pre = cupar::jit::detail::op_preamble(*op.definition());
+    if (pre.empty() || !done.insert(pre).second) continue;
+    out += preamble_block(op);
+  }
+  return out;
+}
+
+std::string slot_functions(const build_spec& spec, const std::vector<int>& which) {
+  const std::vector<slot_spec> slots = slots_of(spec.set);
+  std::string out;
+  bool cast = false, storage = false;
+  for (int i : which) {
+    cast = cast || needs_bit_cast(slots[static_cast<std::size_t>(i)],
+                                  spec.slots[static_cast<std::size_t>(i)]);
+    storage = storage || uses_storage(slots[static_cast<std::size_t>(i)]);
+  }
+  if (storage) out += storage_definition;
+  if (cast) out += bit_cast_definition;
+  for (int i : which) {
+    out += operator_function(slots[static_cast<std::size_t>(i)],
+                             spec.slots[static_cast<std::size_t>(i)], i);
+  }
+  return out;
+}
+}  // namespace
+
+std::string slot_operator_source(const slot_spec& slot, const slot_binding& b, int index) {
+  std::ostringstream out;
+  std::set<std::string> done;
+  out << "// cupar: " << slot.what << " " << slot.symbol << "\n";
+  out << "#line 1 \"" << generated_file << "\"\n";
+  for (const auto& t : b.args)
+    add_type_definitions(out, done, t);
+  add_type_definitions(out, done, b.result);
+  out << preamble_block(b.op);
+  if (uses_storage(slot)) out << storage_definition;
+  if (needs_bit_cast(slot, b)) out << bit_cast_definition;
+  out << operator_function(slot, b, index);
+  return out.str();
+}
+
+std::string operator_source(const build_spec& spec, const std::vector<int>& which) {
+  std::ostringstream out;
+  out << "// cupar: operators for " << spec.set.key() << "\n";
+  // Errors in the code cupar writes around the snippets (their types' conversions included) are
+  // reported against the first operator's role, not a line of this file.
+  out << "#line 1 \"" << generated_file << "\"\n";
+  out << types_block(spec.set, &spec, &which) << preambles(spec, which)
+      << slot_functions(spec, which);
+  return out.str();
+}
+
+std::string set_source(const set_spec& set, const build_spec* spec) {
+  std::ostringstream out;
+  out << "// cupar: kernel set " << set.key() << "\n";
+  out << "#define CUPAR_STATE_BYTES " << cupar::jit::max_param_bytes << "\n";
+  out << "#include \"cupar_prelude.cuh\"\n";
+  out << types_block(set, spec, nullptr) << typedefs_block(set);
+  const std::vector<slot_spec> slots = slots_of(set);
+  if (spec != nullptr) {
+    std::vector<int> all;
+    for (std::size_t i = 0; i < slots.size(); ++i)
+      all.push_back(static_cast<int>(i));
+    out << preambles(*spec, all) << slot_functions(*spec, all);
+  } else {
+    for (const auto& slot : slots)
+      out << signature(slot, false) << ";\n";
+  }
+  out << "#include \"" << describe(set.fam).header << "\"\n";
+  return out.str();
+}
+
+// --- named-operator objects -------------------------------------------------------------------
+
+std::string named_object_key(const char* symbol, scalar user_type, cupar::jit::named_op named) {
+  return std::string(symbol) + ":" + scalar_name(user_type) + ":" +
+         std::to_string(static_cast<int>(named));
+}
+
+std::vector<named_object_spec> named_object_specs() {
+  using cupar::jit::named_op;
+  std::vector<named_object_spec> out;
+  for (int s = 1; s <= scalar_count; ++s) {
+    const auto user = static_cast<scalar>(s);
+    const type_ref u = type_ref::of(user);
+    jit_type jt{user, scalar_cxx_name(user), nullptr, static_cast<std::uint32_t>(scalar_size(user)),
+                static_cast<std::uint32_t>(scalar_size(user))};
+    const type_ref c = type_ref::size_class(jt);
+    std::vector<named_op> ops = {named_op::plus, named_op::multiplies, named_op::minimum,
+                                 named_op::maximum};
+    if (!scalar_is_float(user)) {
+      ops.insert(ops.end(), {named_op::bit_and, named_op::bit_or, named_op::bit_xor});
+    }
+    for (named_op n : ops) {
+      const slot_spec slot = binary_op_slot(c);
+      out.push_back({named_object_key(slot.symbol, user, n), slot,
+                     slot_binding{cupar::jit::op(n), {u, u}, u}});
+    }
+    {
+      const slot_spec slot = equality_slot(c);
+      out.push_back(
+          {named_object_key(slot.symbol, user, named_op::equal_to), slot,
+           slot_binding{cupar::jit::op(named_op::equal_to), {u, u}, type_ref::boolean()}});
+    }
+    for (named_op n : {named_op::less, named_op::greater}) {
+      const slot_spec slot = comparator_slot(c);
+      out.push_back({named_object_key(slot.symbol, user, n), slot,
+                     slot_binding{cupar::jit::op(n), {u, u}, type_ref::boolean()}});
+    }
+  }
+  return out;
+}
+
+// --- options ----------------------------------------------------------------------------------
+
+const std::string& cccl_include_dir() {
+  static std::mutex mutex;
+  static std::string found;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!found.empty()) return found;
+  std::vector<std::string> tried;
+  auto try_dir = [&](const std::string& dir) {
+    if (dir.empty()) return false;
+    tried.push_back(dir);
+    if (readable_file(dir + "/cub/version.cuh") && readable_file(dir + "/cuda/std/type_traits")) {
+      found = dir;
+      return true;
+    }
+    return false;
+  };
+  if (const char* env = std::getenv("CUPAR_CCCL_INCLUDE_DIR"); env && try_dir(env)) return found;
+  for (const char* var : {"CUDA_PATH", "CUDA_HOME"}) {
+    if (const char* env = std::getenv(var); env && try_dir(std::string(env) + "/include/cccl")) {
+      return found;
+    }
+  }
+  if (try_dir(CUPAR_BUILD_CCCL_INCLUDE_DIR)) return found;
+  if (try_dir("/usr/local/cuda/include/cccl")) return found;
+  std::string list;
+  for (const auto& t : tried)
+    list += "\n  " + t;
+  throw jit_error(jit_stage::compile,
+                  "cupar: CCCL headers (cub/, cuda/std/) not found for run-time compilation; set "
+                  "CUPAR_CCCL_INCLUDE_DIR or CUDA_PATH. Tried:" +
+                      list,
+                  std::string(), std::string(), {}, 0, std::string());
+}
+
+std::vector<std::string> compile_options(int arch, bool ltoir, bool relocatable) {
+  const std::string& cccl = cccl_include_dir();
+  std::vector<std::string> o;
+  o.push_back(ltoir ? "-arch=compute_" + std::to_string(arch) : "-arch=sm_" + std::to_string(arch));
+  if (ltoir) o.emplace_back("-dlto");
+  if (relocatable || ltoir) o.emplace_back("-rdc=true");
+  o.emplace_back("-std=c++17");
+  o.emplace_back("-default-device");
+  o.push_back("-I" + cccl);
+  // cuda_fp16.h and friends live beside the toolkit's cccl directory.
+  const std::string parent = cccl.substr(0, cccl.rfind('/'));
+  o.push_back("-I" + parent);
+  return o;
+}
+
+}  // namespace cupar::detail::jit

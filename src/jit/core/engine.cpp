@@ -1,0 +1,721 @@
+// cupar internal: the JIT engine.
+#include "engine.hpp"
+
+#include "disk_cache.hpp"
+#include "family.hpp"
+#include "link.hpp"
+#include "nvrtc.hpp"
+#include "op_definition.hpp"
+#include "precompiled.hpp"
+
+#include <cupar/detail/cuda_check.hpp>
+#include <cupar/error.hpp>
+
+#include <cuda/std/__cccl/version.h>
+#include <cuda_runtime_api.h>
+
+#include <array>
+#include <chrono>
+#include <cstdlib>
+#include <deque>
+#include <exception>
+#include <string>
+#include <thread>
+#include <unordered_map>
+
+namespace cupar::detail::jit {
+
+counters& engine_counters() {
+  static counters* c = new counters();
+  return *c;
+}
+
+// --- devices ----------------------------------------------------------------------------------
+
+namespace {
+constexpr int max_devices = 64;
+std::array<std::atomic<const device_info*>, max_devices> device_infos{};
+std::mutex device_mutex;
+
+device_info query_device(int ordinal) {
+  const auto& d = driver::get();
+  device_info info;
+  info.ordinal = ordinal;
+  driver::check(d.device_get(&info.device, ordinal), "cuDeviceGet");
+  int major = 0, minor = 0;
+  driver::check(
+      d.device_get_attribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, info.device),
+      "cuDeviceGetAttribute");
+  driver::check(
+      d.device_get_attribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, info.device),
+      "cuDeviceGetAttribute");
+  info.arch = major * 10 + minor;
+  driver::check(
+      d.device_get_attribute(&info.sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, info.device),
+      "cuDeviceGetAttribute");
+  driver::check(
+      d.device_get_attribute(&info.max_grid_dim_x, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, info.device),
+      "cuDeviceGetAttribute");
+  driver::check(
+      d.device_get_attribute(&info.max_smem_per_block,
+                             CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, info.device),
+      "cuDeviceGetAttribute");
+  return info;
+}
+}  // namespace
+
+const device_info& current_device() {
+  int ordinal = 0;
+  check_cuda(cudaGetDevice(&ordinal), "cudaGetDevice");
+  if (ordinal < 0 || ordinal >= max_devices) {
+    throw cuda_error(0, "cudaGetDevice", "cupar: device ordinal out of range");
+  }
+  auto& slot = device_infos[static_cast<std::size_t>(ordinal)];
+  if (const device_info* info = slot.load(std::memory_order_acquire)) return *info;
+  std::lock_guard<std::mutex> lock(device_mutex);
+  if (const device_info* info = slot.load(std::memory_order_relaxed)) return *info;
+  // Make the runtime's primary context exist and be current: launches go through the driver.
+  check_cuda(cudaFree(nullptr), "cudaFree(nullptr)");
+  auto* info = new device_info(query_device(ordinal));  // kept for the process's lifetime
+  slot.store(info, std::memory_order_release);
+  return *info;
+}
+
+// --- loaded modules ---------------------------------------------------------------------------
+
+loaded_module::loaded_module(const built_binary& b) : meta_(b.meta), tier_(b.tier) {
+  static std::atomic<std::uint64_t> next_serial{1};
+  serial_ = next_serial.fetch_add(1, std::memory_order_relaxed);
+  const auto& d = driver::get();
+  const CUresult r =
+      d.library_load_data(&library_, b.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
+  if (r != CUDA_SUCCESS) {
+    throw jit_error(
+        jit_stage::load,
+        "cupar: the driver could not load the run-time operator's binary: " + driver::describe(r),
+        std::string(), std::string(), {}, 0, std::string());
+  }
+  for (const auto& name : b.kernels) {
+    CUkernel k = nullptr;
+    const CUresult kr = d.library_get_kernel(&k, library_, name.c_str());
+    if (kr != CUDA_SUCCESS) {
+      d.library_unload(library_);
+      throw jit_error(
+          jit_stage::load,
+          "cupar: kernel " + name + " missing from the loaded binary: " + driver::describe(kr),
+          std::string(), std::string(), {}, 0, std::string());
+    }
+    kernels_.push_back(k);
+  }
+  engine_counters().loads++;
+}
+
+CUfunction loaded_module::function(CUkernel kernel) const {
+  CUfunction f = nullptr;
+  driver::check(driver::get().kernel_get_function(&f, kernel), "cuKernelGetFunction");
+  return f;
+}
+
+int loaded_module::occupancy(CUkernel kernel, int block, std::size_t smem) const {
+  int device = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  {
+    std::lock_guard<std::mutex> lock(occ_mutex_);
+    for (const auto& e : occ_) {
+      if (e.kernel == kernel && e.block == block && e.smem == smem && e.ctx_device == device) {
+        return e.blocks;
+      }
+    }
+  }
+  int blocks = 0;
+  driver::check(driver::get().occupancy_max_active_blocks(&blocks, function(kernel), block, smem),
+                "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  std::lock_guard<std::mutex> lock(occ_mutex_);
+  occ_.push_back({kernel, block, smem, device, blocks});
+  return blocks;
+}
+
+// --- mode -------------------------------------------------------------------------------------
+
+namespace {
+cupar::jit::mode initial_mode() {
+  const char* m = std::getenv("CUPAR_JIT_MODE");
+  if (m == nullptr) return cupar::jit::mode::tiered;
+  const std::string s = m;
+  if (s == "optimized" || s == "optimised") return cupar::jit::mode::optimized;
+  if (s == "fast") return cupar::jit::mode::fast;
+  return cupar::jit::mode::tiered;
+}
+std::atomic<cupar::jit::mode>& mode_flag() {
+  static std::atomic<cupar::jit::mode> m{initial_mode()};
+  return m;
+}
+}  // namespace
+
+// --- builds -----------------------------------------------------------------------------------
+
+namespace {
+
+std::string cache_key(const build_spec& spec, int arch, int tier) {
+  // cupar-jit/4: operator slots (several operators per build, size classes); /3: reduce linked
+  // with an occupancy target as well; /2: scans only; /1: neither.
+  std::string k = "cupar-jit/4 cupar=";
+  k += cupar::version();
+  k += " build=";
+  k += precompiled_build_id;
+  k += " cccl=" + std::to_string(CCCL_VERSION) + " nvrtc=" + nvrtc_version() +
+       " nvjitlink=" + nvjitlink_version() + " arch=" + std::to_string(arch) +
+       " tier=" + std::to_string(tier) + "\nset=" + spec.set.key() + "\n";
+  for (const auto& t : spec.set.types) {
+    if (!t.definition.empty()) k += "type " + t.name + "=" + t.definition + "\n";
+  }
+  for (const auto& b : spec.slots) {
+    k += "slot(";
+    for (const auto& t : b.args)
+      k += t.key() + ",";
+    k += ")->" + b.result.key() + "\n" + b.op.definition()->fingerprint() + "\n";
+    for (const auto& t : b.args) {
+      if (!t.definition.empty()) k += "type " + t.name + "=" + t.definition + "\n";
+    }
+  }
+  return k;
+}
+
+void check_not_empty(const cupar::jit::op& op, const slot_spec& slot, bool several) {
+  const std::string text = snippet_text(op);
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    throw jit_error(jit_stage::compile,
+                    std::string("cupar: run-time operator failed to compile: ") +
+                        (several ? std::string("the ") + slot.what + "'s" : std::string("its")) +
+                        " source is empty (give an expression such as \"a + b\", a lambda, or "
+                        "a named operator)",
+                    std::string(), std::string(), {}, 0, std::string());
+  }
+}
+
+/// The precompiled object serving slot `i` of a data-processing build (a named operator on an
+/// arithmetic type), or null.
+const precompiled_named* named_object_for(const build_spec& spec, const slot_spec& slot,
+                                          std::size_t i, int arch) {
+  const slot_binding& b = spec.slots[i];
+  if (!is_data_processing(spec.set.fam) || !b.op.is_named() || b.args.empty()) return nullptr;
+  const scalar user = b.args[0].kind;
+  if (static_cast<int>(user) == 0) return nullptr;
+  return find_named_object(named_object_key(slot.symbol, user, b.op.named()), arch);
+}
+
+/// The snippets of slot `index` for mapping errors and checking text: the operator's, or for an
+/// operator cupar generated (an iterator expression) its own code, which is not checked as user
+/// text, and the user's snippets it places (iterator.cpp).
+void add_snippets(compile_request& req, const slot_spec& slot, const slot_binding& b, int index) {
+  const auto& def = *b.op.definition();
+  req.snippets.push_back({snippet_file_of(index), generated_file_of(index), snippet_text(b.op),
+                          slot.what, role_description(slot, b), def.generated ? nullptr : &b.op});
+  for (const auto& p : def.parts) {
+    req.snippets.push_back(
+        {p.file, "cupar_expression", snippet_text(p.op),
+         p.what.empty() ? std::string("iterator expression's transform") : p.what,
+         p.role.empty() ? std::string("a unary operator of the iterator expression (argument x)")
+                        : p.role,
+         &p.op});
+  }
+}
+
+/// Link options giving a set's kernels the occupancy the compiled path gets, or none: the
+/// family's lists (its record says why each), tried in turn, the first that ptxas reports no
+/// spills for kept, and linked again without them when every list spills (operators that need
+/// more registers).
+std::vector<std::vector<std::string>> occupancy_options(const set_spec& spec,
+                                                        const precompiled_set& pre, int arch) {
+  const auto occupancy = describe(spec.fam).occupancy;
+  if (occupancy == nullptr || pre.meta_count < 1) return {};
+  const long long threads = pre.meta[0];
+  if (threads <= 0 || threads > 1024) return {};
+  return occupancy(spec, threads, arch);
+}
+
+built_binary build_from_precompiled(const build_spec& spec, int arch, const precompiled_set& pre,
+                                    int tier) {
+  auto& c = engine_counters();
+  const bool lto = tier == 2;
+  const std::vector<slot_spec> slots = slots_of(spec.set);
+  std::vector<link_input> inputs = {
+      {pre.fatbin, pre.fatbin_size, NVJITLINK_INPUT_FATBIN, "cupar_kernels"}};
+  // Named operators on arithmetic types come precompiled; the others are compiled together.
+  std::vector<int> compiled;
+  compile_request req;
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    if (const precompiled_named* named = named_object_for(spec, slots[i], i, arch)) {
+      inputs.push_back({lto ? named->ltoir : named->cubin,
+                        lto ? named->ltoir_size : named->cubin_size,
+                        lto ? NVJITLINK_INPUT_LTOIR : NVJITLINK_INPUT_CUBIN, named->key});
+      continue;
+    }
+    check_not_empty(spec.slots[i].op, slots[i], slots.size() > 1);
+    compiled.push_back(static_cast<int>(i));
+    add_snippets(req, slots[i], spec.slots[i], static_cast<int>(i));
+  }
+  compile_result op_bin;
+  if (!compiled.empty()) {
+    req.source = operator_source(spec, compiled);
+    req.name = "cupar_operator.cu";
+    req.options = compile_options(arch, lto, true);
+    req.kind = lto ? output::ltoir : output::cubin;
+    op_bin = compile(req);
+    c.operator_compiles++;
+    inputs.push_back({op_bin.binary.data(), op_bin.binary.size(),
+                      lto ? NVJITLINK_INPUT_LTOIR : NVJITLINK_INPUT_CUBIN, "cupar_operator"});
+  }
+  link_result linked;
+  double link_ms = 0;
+  bool capped = false;
+  if (lto) {
+    for (std::vector<std::string> options : occupancy_options(spec.set, pre, arch)) {
+      options.emplace_back("-Xptxas=-v");
+      linked = link(inputs, arch, true, options);
+      c.links++;
+      link_ms += linked.milliseconds;
+      capped = !reports_spills(linked.info_log);
+      if (capped) break;
+    }
+  }
+  if (!capped) {
+    linked = link(inputs, arch, lto);
+    c.links++;
+    link_ms += linked.milliseconds;
+  }
+  built_binary b;
+  b.cubin = linked.cubin;
+  b.kernels.assign(pre.kernels, pre.kernels + pre.kernel_count);
+  b.meta.assign(pre.meta, pre.meta + pre.meta_count);
+  b.tier = tier;
+  b.precompiled = true;
+  b.register_capped = capped;
+  b.compile_ms = op_bin.milliseconds;
+  b.link_ms = link_ms;
+  return b;
+}
+
+/// Kernels and operators compiled together from source (no precompiled set): the operators are
+/// inlined, so this is a tier-2 build.
+built_binary build_from_source(const build_spec& spec, int arch) {
+  const std::vector<slot_spec> slots = slots_of(spec.set);
+  compile_request req;
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    check_not_empty(spec.slots[i].op, slots[i], slots.size() > 1);
+    add_snippets(req, slots[i], spec.slots[i], static_cast<int>(i));
+  }
+  req.source = set_source(spec.set, &spec);
+  req.name = "cupar_kernels.cu";
+  req.options = compile_options(arch, false, false);
+  req.name_expressions = name_expressions(spec.set);
+  req.kind = output::cubin;
+  const compile_result r = compile(req);
+  engine_counters().kernel_compiles++;
+  built_binary b;
+  b.cubin = r.binary;
+  const int n = kernel_count(spec.set.fam);
+  b.kernels.assign(r.lowered_names.begin(), r.lowered_names.begin() + n);
+  b.meta = parse_meta(r.lowered_names.back());
+  b.tier = 2;
+  b.compile_ms = r.milliseconds;
+  return b;
+}
+
+}  // namespace
+
+built_binary build_only(const build_spec& spec, int arch, int tier) {
+  if (const precompiled_set* pre = find_precompiled(spec.set.key(), arch)) {
+    return build_from_precompiled(spec, arch, *pre, tier);
+  }
+  return build_from_source(spec, arch);
+}
+
+// --- background (tier-2) builds ---------------------------------------------------------------
+
+namespace {
+
+/// Runs LTO links after a JIT algorithm call returned with the quick build.
+///
+/// Exit: the process may end while a build runs. The worker's exit handler drops the queued builds
+/// and waits for the running one, so no thread is inside nvJitLink while its libraries are torn
+/// down. Exit handlers run in reverse order of registration, and nvJitLink creates some of its
+/// statics on its first LTO link (whose destructors are registered then): the worker therefore
+/// makes one tiny LTO link first and registers its handler again after it, so the handler runs
+/// before those statics are destroyed.
+class worker {
+ public:
+  static worker& instance() {
+    static worker* w = new worker();  // leaked; its thread is stopped at exit
+    return *w;
+  }
+  void submit(std::function<void()> job, int arch) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (stopping_) return;
+    if (!thread_.joinable()) {
+      thread_ = std::thread([this, arch] { run(arch); });
+      std::atexit(stop_at_exit);
+    }
+    jobs_.push_back(std::move(job));
+    ++submitted_;
+    cv_.notify_all();
+  }
+  /// Blocks until every job submitted before the call has finished (or was dropped). Jobs
+  /// submitted meanwhile are not waited for: with other threads submitting all the time, waiting
+  /// for an empty queue could wait forever.
+  void wait_idle() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    const std::uint64_t target = submitted_;
+    idle_cv_.wait(lock, [this, target] { return finished_ >= target; });
+  }
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (stopping_) return;
+      stopping_ = true;
+      finished_ += jobs_.size();
+      jobs_.clear();  // queued builds are dropped; the one running finishes
+      cv_.notify_all();
+      idle_cv_.notify_all();
+    }
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  static void stop_at_exit() { instance().stop(); }
+
+  static void warm_up_lto(int arch) {
+    try {
+      compile_request req;
+      req.source = "extern \"C\" __global__ void cupar_warm_up(int* p) { *p = 1; }\n";
+      req.name = "cupar_warm_up.cu";
+      req.options = {"-arch=compute_" + std::to_string(arch), "-dlto", "-rdc=true"};
+      req.kind = output::ltoir;
+      const compile_result ir = compile(req);
+      (void)link({{ir.binary.data(), ir.binary.size(), NVJITLINK_INPUT_LTOIR, "warm_up"}}, arch,
+                 true);
+    } catch (const std::exception&) {
+      // Only a warm-up: the real builds report their own errors.
+    }
+  }
+
+  void run(int arch) {
+    warm_up_lto(arch);
+    std::atexit(stop_at_exit);
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      cv_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+      if (jobs_.empty()) return;  // stopping
+      auto job = std::move(jobs_.front());
+      jobs_.pop_front();
+      lock.unlock();
+      job();
+      lock.lock();
+      ++finished_;  // jobs run in submission order: finished_ counts a prefix of them
+      idle_cv_.notify_all();
+      if (stopping_) return;
+    }
+  }
+  std::mutex mutex_;
+  std::condition_variable cv_, idle_cv_;
+  std::deque<std::function<void()>> jobs_;
+  std::thread thread_;
+  std::uint64_t submitted_ = 0, finished_ = 0;
+  bool stopping_ = false;
+};
+
+}  // namespace
+
+// --- in-process cache -------------------------------------------------------------------------
+
+struct program_entry {
+  enum class state { building, ready, failed };
+  std::mutex mutex;
+  std::condition_variable cv;
+  state st = state::building;
+  std::exception_ptr error;
+  std::vector<std::unique_ptr<loaded_module>> modules;  // every build ever loaded for it
+  std::atomic<const loaded_module*> current{nullptr};
+  std::unique_ptr<built_binary> pending;  // finished tier-2 build not yet loaded
+  std::atomic<bool> pending_ready{false};
+  // Set by clear_memory_cache: no new call finds the entry; only plans made from it still use it.
+  std::atomic<bool> retired{false};
+  std::atomic<int> plans{0};  // plans holding the entry
+};
+
+namespace {
+
+struct global_cache {
+  std::mutex mutex;
+  std::unordered_map<std::string, std::shared_ptr<program_entry>> entries;
+  std::vector<std::shared_ptr<program_entry>> retired;  // kept alive after clear_memory_cache
+  std::atomic<std::uint64_t> generation{1};
+};
+global_cache& cache() {
+  static global_cache* c = new global_cache();
+  return *c;
+}
+
+void publish(program_entry& e, std::unique_ptr<loaded_module> m) {
+  std::lock_guard<std::mutex> lock(e.mutex);
+  e.current.store(m.get(), std::memory_order_release);
+  e.modules.push_back(std::move(m));
+}
+
+void upgrade_if_ready(program_entry& e) {
+  if (!e.pending_ready.load(std::memory_order_acquire)) return;
+  std::unique_ptr<built_binary> b;
+  {
+    std::lock_guard<std::mutex> lock(e.mutex);
+    b = std::move(e.pending);
+    e.pending_ready.store(false, std::memory_order_relaxed);
+  }
+  if (!b) return;
+  try {
+    publish(e, std::make_unique<loaded_module>(*b));
+  } catch (const std::exception&) {
+    // The out-of-line build keeps serving; a load failure of the optimised build is not the
+    // caller's problem.
+    engine_counters().background_failures++;
+  }
+}
+
+void build_initial(const std::shared_ptr<program_entry>& entry, const build_spec& spec,
+                   const device_info& dev) {
+  auto& c = engine_counters();
+  const int arch = dev.arch;
+  const std::string key2 = cache_key(spec, arch, 2);
+  disk_cache& disk = disk_cache::instance();
+  if (auto cached = disk.load(key2)) {
+    // An entry that passed every check but that the driver cannot load (forged, or damaged in a
+    // way the checksum missed) is rebuilt like a corrupt one.
+    std::unique_ptr<loaded_module> module;
+    try {
+      module = std::make_unique<loaded_module>(*cached);
+    } catch (const jit_error&) {
+      c.disk_rejects++;
+    }
+    if (module) {
+      c.disk_hits++;
+      publish(*entry, std::move(module));
+      return;
+    }
+  }
+  const precompiled_set* pre = find_precompiled(spec.set.key(), arch);
+  const cupar::jit::mode m = mode_flag().load();
+  if (pre == nullptr || m == cupar::jit::mode::optimized) {
+    built_binary b =
+        pre ? build_from_precompiled(spec, arch, *pre, 2) : build_from_source(spec, arch);
+    disk.store(key2, b);
+    publish(*entry, std::make_unique<loaded_module>(b));
+    return;
+  }
+  publish(*entry, std::make_unique<loaded_module>(build_from_precompiled(spec, arch, *pre, 1)));
+  if (m != cupar::jit::mode::tiered) return;
+  std::weak_ptr<program_entry> weak = entry;
+  worker::instance().submit(
+      [weak, spec, arch, pre, key2] {
+        {
+          // An entry that clear_memory_cache retired and no plan holds can never run its
+          // optimised build: skip it (a program clearing the cache in a loop would otherwise
+          // queue builds faster than one thread makes them).
+          const auto e = weak.lock();
+          if (!e || (e->retired.load() && e->plans.load() == 0)) {
+            engine_counters().background_skipped++;
+            return;
+          }
+        }
+        try {
+          built_binary b = build_from_precompiled(spec, arch, *pre, 2);
+          disk_cache::instance().store(key2, b);
+          if (auto e = weak.lock()) {
+            std::lock_guard<std::mutex> lock(e->mutex);
+            e->pending = std::make_unique<built_binary>(std::move(b));
+            e->pending_ready.store(true, std::memory_order_release);
+          }
+          engine_counters().background_builds++;
+        } catch (const std::exception&) {
+          engine_counters().background_failures++;
+        }
+      },
+      arch);
+}
+
+}  // namespace
+
+std::shared_ptr<program_entry> obtain_entry(const fast_key& key,
+                                            const std::function<build_spec()>& make_spec,
+                                            const cupar::jit::op& op, const device_info& dev,
+                                            bool for_plan) {
+  const auto& def = *op.definition();
+  auto& g = cache();
+  std::shared_ptr<program_entry> entry;
+  {
+    std::lock_guard<std::mutex> lock(def.cache_mutex);
+    const std::uint64_t gen = g.generation.load(std::memory_order_acquire);
+    if (def.cache_generation != gen) {
+      def.cache.clear();
+      def.cache_generation = gen;
+    }
+    for (const auto& p : def.cache) {
+      if (p.key == key) {
+        entry = p.entry;
+        break;
+      }
+    }
+  }
+  // A plan's hold is counted as soon as it has the entry, before the background build can
+  // begin (taken under the cache's lock where the entry comes from the cache, which
+  // clear_memory_cache retires it under), and given back if the build fails.
+  struct plan_hold {
+    program_entry* e = nullptr;
+    bool keep = false;
+    ~plan_hold() {
+      if (e != nullptr && !keep) e->plans.fetch_sub(1);
+    }
+  } hold;
+  if (entry && for_plan) {
+    entry->plans.fetch_add(1);
+    hold.e = entry.get();
+  }
+  bool creator = false;
+  build_spec spec;
+  if (!entry) {
+    spec = make_spec();
+    const std::string k = cache_key(spec, dev.arch, 0);
+    {
+      std::lock_guard<std::mutex> lock(g.mutex);
+      auto& slot = g.entries[k];
+      if (!slot) {
+        slot = std::make_shared<program_entry>();
+        creator = true;
+      }
+      entry = slot;
+      if (for_plan) {
+        entry->plans.fetch_add(1);
+        hold.e = entry.get();
+      }
+    }
+    if (creator) {
+      try {
+        build_initial(entry, spec, dev);
+      } catch (...) {
+        {
+          std::lock_guard<std::mutex> lock(g.mutex);
+          auto it = g.entries.find(k);
+          if (it != g.entries.end() && it->second == entry) g.entries.erase(it);
+        }
+        std::lock_guard<std::mutex> lock(entry->mutex);
+        entry->st = program_entry::state::failed;
+        entry->error = std::current_exception();
+        entry->cv.notify_all();
+        throw;
+      }
+      {
+        std::lock_guard<std::mutex> lock(entry->mutex);
+        entry->st = program_entry::state::ready;
+        entry->cv.notify_all();
+      }
+    }
+    {
+      std::vector<std::shared_ptr<const cupar::jit::detail::op_definition>> others;
+      for (const auto& b : spec.slots) {
+        // Never the anchor's own definition: that would be a cycle, and it is alive anyway.
+        if (b.op.definition().get() != &def) others.push_back(b.op.definition());
+      }
+      std::lock_guard<std::mutex> lock(def.cache_mutex);
+      def.cache.push_back({key, entry, std::move(others)});
+    }
+  }
+  if (!creator) {
+    std::unique_lock<std::mutex> lock(entry->mutex);
+    entry->cv.wait(lock, [&] { return entry->st != program_entry::state::building; });
+    if (entry->st == program_entry::state::failed) {
+      const std::exception_ptr e = entry->error;
+      lock.unlock();
+      {
+        std::lock_guard<std::mutex> l(def.cache_mutex);
+        for (auto it = def.cache.begin(); it != def.cache.end(); ++it) {
+          if (it->entry == entry) {
+            def.cache.erase(it);
+            break;
+          }
+        }
+      }
+      std::rethrow_exception(e);
+    }
+    lock.unlock();
+    engine_counters().memory_hits++;
+  }
+  hold.keep = true;
+  return entry;
+}
+
+void hold_for_plan(program_entry& entry, bool hold) noexcept {
+  entry.plans.fetch_add(hold ? 1 : -1);
+}
+
+std::shared_ptr<const loaded_module> current_module(const std::shared_ptr<program_entry>& entry) {
+  upgrade_if_ready(*entry);
+  // A module lives as long as its entry: an aliasing shared_ptr owning the entry keeps it valid.
+  return std::shared_ptr<const loaded_module>(entry,
+                                              entry->current.load(std::memory_order_acquire));
+}
+
+std::shared_ptr<const loaded_module> obtain(const fast_key& key,
+                                            const std::function<build_spec()>& make_spec,
+                                            const cupar::jit::op& op, const device_info& dev) {
+  return current_module(obtain_entry(key, make_spec, op, dev));
+}
+
+}  // namespace cupar::detail::jit
+
+// --- public controls --------------------------------------------------------------------------
+
+namespace cupar::jit {
+
+void set_mode(mode m) noexcept {
+  cupar::detail::jit::mode_flag().store(m);
+}
+mode get_mode() noexcept {
+  return cupar::detail::jit::mode_flag().load();
+}
+
+void wait_for_background_builds() {
+  cupar::detail::jit::worker::instance().wait_idle();
+}
+
+stats get_stats() noexcept {
+  const auto& c = cupar::detail::jit::engine_counters();
+  stats s;
+  s.operator_compiles = c.operator_compiles;
+  s.kernel_compiles = c.kernel_compiles;
+  s.links = c.links;
+  s.loads = c.loads;
+  s.memory_hits = c.memory_hits;
+  s.disk_hits = c.disk_hits;
+  s.disk_writes = c.disk_writes;
+  s.disk_rejects = c.disk_rejects;
+  s.background_builds = c.background_builds;
+  s.background_failures = c.background_failures;
+  s.background_skipped = c.background_skipped;
+  s.expression_code_reuses = c.expression_code_reuses;
+  return s;
+}
+
+void clear_memory_cache() {
+  auto& g = cupar::detail::jit::cache();
+  std::lock_guard<std::mutex> lock(g.mutex);
+  for (auto& [k, e] : g.entries) {
+    e->retired.store(true);
+    g.retired.push_back(e);  // modules may still be in use
+  }
+  g.entries.clear();
+  g.generation++;
+}
+
+std::string cache_directory() {
+  return cupar::detail::jit::disk_cache::instance().directory();
+}
+
+}  // namespace cupar::jit

@@ -1,0 +1,125 @@
+// cupar internal: what the run-time core knows about a family of kernel sets, in one record per
+// family (src/jit/families/<family>.cpp). The core (code generation, requests, the engine's
+// links, the precompile tool, the build's set list) reads these records and names no family.
+#pragma once
+
+#include "kernel_set.hpp"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace cupar::detail::jit {
+
+/// One family of kernel sets: the CUB (or cupar) kernels of one algorithm, the operator slots
+/// they call, and the sets the library precompiles. Records are constants made with the
+/// builders below, e.g.
+///   extern const family_def unique_family =
+///       family_def::make(family::unique, "unique", "cupar_select.cuh", 2, typedefs, slots, names)
+///           .for_size_classes()
+///           .precompiling(unique_rules);
+struct family_def {
+  using typedefs_fn = std::string (*)(const set_spec& set);
+  using slots_fn = std::vector<slot_spec> (*)(const set_spec& set);
+  using names_fn = std::vector<std::string> (*)(const set_spec& set);
+  using occupancy_fn = std::vector<std::vector<std::string>> (*)(const set_spec& set,
+                                                                 long long threads, int arch);
+  using position_fn = bool (*)(std::size_t i);
+  using slot_type_fn = std::size_t (*)(std::size_t slot);
+
+  family id{};
+  /// The family's name in set keys ("reduce", "select_if", ...).
+  const char* name = nullptr;
+  /// The jit_ops header holding its device code (included after the typedefs and slots).
+  const char* header = nullptr;
+  /// Kernels (entry points) of a set; the metadata carrier comes after them.
+  int kernels = 0;
+  /// The `#define`s and typedefs (cupar_T, cupar_K, ...) its header expects, for `set`.
+  typedefs_fn typedefs = nullptr;
+  /// The operator slots of `set`, in the order callers bind operators to them.
+  slots_fn slots = nullptr;
+  /// NVRTC name expressions: the kernels in role order, then the metadata carrier.
+  names_fn name_expressions = nullptr;
+  /// Whether its kernels are compiled for size classes (the unsigned integer of each size, opaque
+  /// storage for structs) whose bits the operators' wrappers reinterpret as the caller's types:
+  /// the data-processing families. Otherwise the set's types are the caller's.
+  bool size_classes = false;
+  /// Link options tried in turn for the optimised (LTO) build, the first without spills kept
+  /// (engine.cpp); `threads`: the first metadata value (the main kernel's block size). Null: none.
+  occupancy_fn occupancy = nullptr;
+  /// Whether a user struct at type position `i` may be served by its struct class (opaque
+  /// storage of its size and alignment) when that set was precompiled. Null: no position.
+  position_fn struct_class_position = nullptr;
+  /// Size-class families: the index of the request's type that slot `slot`'s arguments carry.
+  /// Null: the first type.
+  slot_type_fn slot_type = nullptr;
+  /// The sets the library precompiles, as rules "precompile <loops>: <key pattern>" (read by
+  /// CMake as well: cmake/cupar_sets.cmake; the rules' form is in precompiled_rules.hpp).
+  const char* const* precompiled = nullptr;
+  std::size_t precompiled_count = 0;
+
+  static constexpr family_def make(family id, const char* name, const char* header, int kernels,
+                                   typedefs_fn typedefs, slots_fn slots, names_fn names) {
+    family_def d;
+    d.id = id;
+    d.name = name;
+    d.header = header;
+    d.kernels = kernels;
+    d.typedefs = typedefs;
+    d.slots = slots;
+    d.name_expressions = names;
+    return d;
+  }
+  constexpr family_def for_size_classes() const {
+    family_def d = *this;
+    d.size_classes = true;
+    return d;
+  }
+  constexpr family_def with_occupancy(occupancy_fn f) const {
+    family_def d = *this;
+    d.occupancy = f;
+    return d;
+  }
+  constexpr family_def with_struct_classes(position_fn f) const {
+    family_def d = *this;
+    d.struct_class_position = f;
+    return d;
+  }
+  constexpr family_def with_slot_types(slot_type_fn f) const {
+    family_def d = *this;
+    d.slot_type = f;
+    return d;
+  }
+  template <std::size_t N>
+  constexpr family_def precompiling(const char* const (&rules)[N]) const {
+    family_def d = *this;
+    d.precompiled = rules;
+    d.precompiled_count = N;
+    return d;
+  }
+};
+
+/// The record of `f`.
+const family_def& describe(family f);
+/// The record whose name is `name`, or null.
+const family_def* find_family(const std::string& name);
+
+/// The metadata carrier of the families whose headers define their launch values as cupar_m0,
+/// cupar_m1, ... (constants of type long long): "cupar_meta<cupar_m0, ...>".
+std::string meta_expression(int count);
+/// The single operator slot of the families whose sets use their own element types:
+/// cupar_jit_op(args...) -> result.
+slot_spec op_slot(std::vector<type_ref> args, type_ref result, std::vector<const char*> names,
+                  const char* what);
+/// The output expression's store of the "+io" sets: element i (the value, of the set's type)
+/// stored where the expression puts it; the int result is unused.
+slot_spec store_slot(const type_ref& c);
+/// "-Xptxas=--minnctapersm=<n>": as many blocks of `threads` per SM as `registers` per thread
+/// allow (65,536 registers an SM).
+std::string blocks_for_registers(long long threads, int registers);
+/// Whether the set's variant is "index" or "io" (the input is an iterator expression).
+inline bool reads_expression(const set_spec& s) {
+  return s.variant == "index" || s.variant == "io";
+}
+
+}  // namespace cupar::detail::jit

@@ -1,0 +1,884 @@
+// cupar: run-time iterator expressions (jit_iterator.hpp): the immutable node tree the builders
+// make, and the device code generated from it for the "+index" kernel sets: one function of the
+// index that loads, computes and converts element i, compiled and linked like an operator.
+#include "engine.hpp"
+#include "iterator_expr.hpp"
+#include "kernel_set.hpp"
+#include "op_definition.hpp"
+
+#include <cupar/detail/checks.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace cupar::jit::detail {
+
+struct iterator_node {
+  enum class kind {
+    pointer,
+    counting,
+    constant,
+    transform,
+    zip,
+    permutation,
+    reverse,
+    // outputs (jit::output): `type` is the value the output takes (discard: none, "void")
+    out_pointer,
+    out_discard,
+    out_transform,
+  };
+  kind k = kind::pointer;
+  cupar::detail::jit_type type{};
+  std::string zip_name, zip_definition;  // a zip's generated struct (`type` points into them)
+  const void* pointer = nullptr;
+  std::vector<unsigned char> bytes;  // counting start, constant value
+  std::vector<node_ptr> children;
+  std::vector<std::string> fields;     // zip
+  std::unique_ptr<cupar::jit::op> op;  // transform
+};
+
+namespace {
+
+using kind = iterator_node::kind;
+using cupar::detail::jit_type;
+using cupar::detail::scalar;
+using cupar::detail::throw_invalid_argument;
+
+bool is_integral(const jit_type& t) {
+  return !t.is_struct() && !cupar::detail::scalar_is_float(t.kind);
+}
+
+bool is_zip(const jit_type& t) {
+  return t.is_struct() && std::strncmp(t.name, "cupar_zip_", 10) == 0;
+}
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  }
+  return true;
+}
+
+std::shared_ptr<iterator_node> leaf(kind k, const jit_type& t, const void* value) {
+  auto n = std::make_shared<iterator_node>();
+  n->k = k;
+  n->type = t;
+  if (value != nullptr) {
+    const auto* b = static_cast<const unsigned char*>(value);
+    n->bytes.assign(b, b + t.size);
+  }
+  return n;
+}
+
+void require_node(const node_ptr& n, const char* fn, const char* what) {
+  if (!n) throw_invalid_argument(fn, std::string(what) + " is an empty iterator");
+}
+
+/// The operator of a transform (of an input or an output): a non-empty unary snippet.
+void require_unary_snippet(const op& f, const char* fn, const char* what) {
+  if (f.is_named()) {
+    throw_invalid_argument(
+        fn, std::string(what) + " takes a unary snippet (argument x), not a named operator");
+  }
+  if (f.source().find_first_not_of(" \t\r\n") == std::string::npos) {
+    throw_invalid_argument(fn, "the transform's source is empty");
+  }
+}
+
+}  // namespace
+
+node_ptr iterator_pointer(const jit_type& t, const void* p) {
+  auto n = leaf(kind::pointer, t, nullptr);
+  n->pointer = p;
+  return n;
+}
+
+node_ptr iterator_counting(const jit_type& t, const void* start) {
+  return leaf(kind::counting, t, start);
+}
+
+node_ptr iterator_constant(const jit_type& t, const void* value) {
+  if (t.size > max_param_bytes) {
+    throw_invalid_argument("cupar::jit::constant",
+                           "the value takes " + std::to_string(t.size) + " bytes; at most " +
+                               std::to_string(max_param_bytes) + " fit an expression's state");
+  }
+  return leaf(kind::constant, t, value);
+}
+
+node_ptr iterator_transform(const node_ptr& in, const op& f, const jit_type* result) {
+  constexpr const char* fn = "cupar::jit::transform";
+  require_node(in, fn, "the input");
+  require_unary_snippet(f, fn, "a transform");
+  if (result == nullptr && is_zip(in->type)) {
+    throw_invalid_argument(fn,
+                           "the element of a zip is a struct: name the transform's result type, "
+                           "cupar::jit::transform<R>(input, op)");
+  }
+  auto n = std::make_shared<iterator_node>();
+  n->k = kind::transform;
+  n->type = result != nullptr ? *result : in->type;
+  n->children = {in};
+  n->op = std::make_unique<op>(f);
+  return n;
+}
+
+node_ptr iterator_zip(const std::vector<std::pair<std::string, node_ptr>>& fields) {
+  constexpr const char* fn = "cupar::jit::zip";
+  if (fields.empty()) throw_invalid_argument(fn, "a zip needs at least one input");
+  auto n = std::make_shared<iterator_node>();
+  n->k = kind::zip;
+  std::set<std::string> names;
+  std::string body;
+  std::uint32_t offset = 0, align = 1;
+  for (const auto& [name, child] : fields) {
+    require_node(child, fn, ("field " + name).c_str());
+    if (!is_identifier(name) || name.rfind("cupar_", 0) == 0) {
+      throw_invalid_argument(fn, "field name \"" + name +
+                                     "\" is not a C++ identifier (or starts with cupar_, "
+                                     "which is the library's)");
+    }
+    if (!names.insert(name).second) {
+      throw_invalid_argument(fn, "field name \"" + name + "\" is given twice");
+    }
+    const jit_type& t = child->type;
+    offset = (offset + t.align - 1) / t.align * t.align + t.size;
+    align = std::max(align, t.align);
+    body += std::string(t.name) + " " + name + "; ";
+    n->children.push_back(child);
+    n->fields.push_back(name);
+  }
+  n->zip_name = "cupar_zip_" + cupar::detail::jit::hash_hex(body);
+  n->zip_definition = "struct " + n->zip_name + " { " + body + "};";
+  n->type = {static_cast<scalar>(0), n->zip_name.c_str(), n->zip_definition.c_str(),
+             (offset + align - 1) / align * align, align};
+  return n;
+}
+
+node_ptr iterator_permutation(const node_ptr& values, const node_ptr& indices) {
+  constexpr const char* fn = "cupar::jit::permutation";
+  require_node(values, fn, "the values");
+  require_node(indices, fn, "the indices");
+  if (!is_integral(indices->type)) {
+    throw_invalid_argument(
+        fn, std::string("the indices are ") + indices->type.name + ", not an integral type");
+  }
+  auto n = std::make_shared<iterator_node>();
+  n->k = kind::permutation;
+  n->type = values->type;
+  n->children = {values, indices};
+  return n;
+}
+
+node_ptr iterator_reverse(const node_ptr& in) {
+  require_node(in, "cupar::jit::reverse", "the input");
+  auto n = std::make_shared<iterator_node>();
+  n->k = kind::reverse;
+  n->type = in->type;
+  n->children = {in};
+  return n;
+}
+
+const jit_type& iterator_value_type(const iterator_node& n) {
+  return n.type;
+}
+
+node_ptr output_pointer(const jit_type& t, void* p) {
+  auto n = leaf(kind::out_pointer, t, nullptr);
+  n->pointer = p;
+  return n;
+}
+
+node_ptr output_discard() {
+  static const jit_type none{static_cast<scalar>(0), "void", nullptr, 0, 1};
+  return leaf(kind::out_discard, none, nullptr);
+}
+
+node_ptr output_transform(const node_ptr& out, const op& f, const jit_type* value) {
+  constexpr const char* fn = "cupar::jit::transform_output";
+  require_node(out, fn, "the output");
+  require_unary_snippet(f, fn, "a transform output");
+  if (value == nullptr && out->k == kind::out_discard) {
+    throw_invalid_argument(fn,
+                           "discard() takes any value: name the value type, "
+                           "cupar::jit::transform_output<V>(out, op)");
+  }
+  auto n = std::make_shared<iterator_node>();
+  n->k = kind::out_transform;
+  n->type = value != nullptr ? *value : out->type;
+  n->children = {out};
+  n->op = std::make_unique<op>(f);
+  return n;
+}
+
+}  // namespace cupar::jit::detail
+
+namespace cupar::detail::jit {
+namespace {
+
+using cupar::jit::detail::iterator_node;
+using cupar::jit::detail::op_definition;
+using kind = iterator_node::kind;
+
+/// The pseudo-file of the code generated around the transforms' snippets.
+constexpr const char* expression_file = "cupar_expression";
+
+/// Walks an expression once, writing its device code and its state; with `emit` false it writes
+/// the state alone (and checks the arrays), in the same order, for a shape whose code is cached.
+struct generator {
+  generator(const char* function, std::size_t count) : fn(function), n(count) {}
+
+  const char* fn;
+  std::size_t n;
+  bool emit = true;
+  std::ostringstream pre;  // the definition's preamble: types, zips, the transforms' functions
+  std::set<std::string> defined, preambles;
+  alignas(16) unsigned char state[cupar::jit::max_param_bytes] = {};
+  std::size_t used = 0;
+  long long n_offset = -1;
+  std::vector<op_definition::part> parts;
+  int output_transforms = 0;  // numbered apart: cupar_output_transform_<k>
+  bool untrusted = false;
+
+  std::size_t alloc(std::size_t size, std::size_t align) {
+    const std::size_t at = (used + align - 1) / align * align;
+    if (at + size > cupar::jit::max_param_bytes) {
+      throw_invalid_argument(
+          fn, "the iterator expression's pointers, values and parameters take more than " +
+                  std::to_string(cupar::jit::max_param_bytes) +
+                  " bytes (8 a pointer; a start or constant its size; a transform its "
+                  "parameters)");
+    }
+    used = at + size;
+    return at;
+  }
+  static std::string read(std::size_t off, const std::string& type) {
+    return "(*reinterpret_cast<const " + type + "*>(cupar_state + " + std::to_string(off) + "))";
+  }
+  void define(const jit_type& t) {
+    if (!emit || t.definition == nullptr || !defined.insert(t.name).second) return;
+    pre << type_definition_block(type_ref::of(t), expression_file);
+  }
+
+  /// The expression's element `i` as device code (with `emit` false: nothing, the state alone).
+  std::string code(const iterator_node& x, const std::string& i) {
+    const char* type = x.type.name;
+    switch (x.k) {
+      case kind::pointer: {
+        if (x.pointer == nullptr && n > 0) {
+          throw_invalid_argument(fn, std::string("an array of the iterator expression (of ") +
+                                         type + ") is null but n = " + std::to_string(n));
+        }
+        define(x.type);
+        const std::size_t off = alloc(sizeof(void*), alignof(void*));
+        std::memcpy(state + off, &x.pointer, sizeof(void*));
+        if (!emit) return std::string();
+        return std::string("(*reinterpret_cast<const ") + type + "* const*>(cupar_state + " +
+               std::to_string(off) + "))[" + i + "]";
+      }
+      case kind::counting: {
+        const std::size_t off = alloc(x.type.size, x.type.align);
+        std::memcpy(state + off, x.bytes.data(), x.type.size);
+        if (!emit) return std::string();
+        return std::string("((") + type + ")(" + read(off, type) + " + (" + i + ")))";
+      }
+      case kind::constant: {
+        define(x.type);
+        const std::size_t off = alloc(x.type.size, x.type.align);
+        std::memcpy(state + off, x.bytes.data(), x.type.size);
+        if (!emit) return std::string();
+        return read(off, type);
+      }
+      case kind::transform:
+        return transform(x, i);
+      case kind::zip: {
+        std::string fields;
+        for (std::size_t f = 0; f < x.children.size(); ++f) {
+          const std::string field = code(*x.children[f], i);
+          if (emit) fields += (f ? ", " : "") + field;
+        }
+        if (!emit) return std::string();
+        define(x.type);
+        return type + ("{" + fields + "}");
+      }
+      case kind::permutation: {
+        const std::string index = code(*x.children[1], i);
+        return code(*x.children[0], emit ? "(unsigned long long)(" + index + ")" : std::string());
+      }
+      case kind::out_pointer:
+      case kind::out_discard:
+      case kind::out_transform:
+        throw_invalid_argument(fn, "an output expression used as an input");
+      case kind::reverse: {
+        if (n_offset < 0) {
+          n_offset = static_cast<long long>(alloc(8, 8));
+          const unsigned long long count = n;
+          std::memcpy(state + n_offset, &count, 8);
+        }
+        if (!emit) return code(*x.children[0], std::string());
+        return code(*x.children[0],
+                    "(" + read(static_cast<std::size_t>(n_offset), "unsigned long long") +
+                        " - 1ull - (" + i + "))");
+      }
+    }
+    return std::string();
+  }
+
+  /// The statement bounding cupar_n by the count(s) the call wrote to device memory (their
+  /// pointer in the state), so that a store pass launched for a capacity stores only what the
+  /// algorithm wrote.
+  std::string bound(const store_bound& b) {
+    if (b.kind == store_bound::all || b.counts == nullptr) {
+      throw_invalid_argument(fn, "internal: a bounded store without its device count");
+    }
+    const std::size_t off = alloc(sizeof(void*), alignof(void*));
+    std::memcpy(state + off, &b.counts, sizeof(void*));
+    if (!emit) return std::string();
+    std::string c = "(*reinterpret_cast<const unsigned long long* const*>(cupar_state + " +
+                    std::to_string(off) + "))";
+    std::string value;
+    switch (b.kind) {
+      case store_bound::first:
+        value = c + "[0]";
+        break;
+      case store_bound::second:
+        value = c + "[1]";
+        break;
+      default:  // rest: the third part of a three-way partition
+        value = "cupar_n - " + c + "[0] - " + c + "[1]";
+        break;
+    }
+    return "  {\n    const unsigned long long cupar_bound = " + value +
+           ";\n    if (cupar_bound < cupar_n) cupar_n = cupar_bound;\n  }\n";
+  }
+
+  /// A user's snippet's part of the state: its run-time parameters, copied at the offset returned.
+  std::size_t snippet_state(const cupar::jit::op& f) {
+    const auto& def = *f.definition();
+    const std::size_t base = def.state_bytes == 0 ? 0 : alloc(def.state_bytes, 8);
+    std::memcpy(state + base, f.state(), def.state_bytes);
+    untrusted = untrusted || f.trust_level() == cupar::jit::trust::untrusted;
+    return base;
+  }
+
+  /// A user's snippet in a function of its own, `name(cupar_state, args...) -> result` (result
+  /// "auto": the snippet's own type), under its own pseudo-file `file`, its run-time parameters
+  /// read at their offsets within its part of the state.
+  void snippet_function(const cupar::jit::op& f, const std::string& name, const std::string& file,
+                        const std::string& result,
+                        const std::vector<std::pair<std::string, const char*>>& args,
+                        std::string what = std::string(), std::string role = std::string()) {
+    const std::size_t base = snippet_state(f);
+    const auto& def = *f.definition();
+    const std::string& preamble = def.preamble;
+    if (!preamble.empty() && preambles.insert(preamble).second) {
+      pre << preamble_text_block(preamble, expression_file);
+    }
+    std::vector<const char*> names;
+    pre << "__device__ __forceinline__ " << result << " " << name
+        << "(const unsigned char* cupar_state";
+    for (const auto& [type, arg] : args) {
+      pre << ", " << type << " " << arg;
+      names.push_back(arg);
+    }
+    pre << ") {\n";
+    pre << parameter_lines(def.params, base);
+    pre << "  (void)cupar_state;\n";
+    pre << snippet_evaluation(snippet_text(f), file, expression_file, result, names);
+    pre << "  return cupar_result;\n}\n";
+    parts.push_back({file, f, std::move(what), std::move(role)});
+  }
+
+  /// A transform: its snippet in a function of its own (its pseudo-file cupar_transform_<k>).
+  std::string transform(const iterator_node& x, const std::string& i) {
+    const std::string in = code(*x.children[0], i);
+    if (!emit) {
+      snippet_state(*x.op);
+      return std::string();
+    }
+    define(x.type);
+    const int k = static_cast<int>(parts.size()) + 1;
+    const std::string name = "cupar_xf_" + std::to_string(k);
+    snippet_function(*x.op, name, "cupar_transform_" + std::to_string(k), x.type.name,
+                     {{x.children[0]->type.name, "x"}});
+    return name + "(cupar_state, " + in + ")";
+  }
+
+  /// The statement storing `value` as element `i` of the output expression `o`.
+  std::string store(const iterator_node& o, const std::string& i, const std::string& value) {
+    switch (o.k) {
+      case kind::out_pointer: {
+        if (o.pointer == nullptr && n > 0) {
+          throw_invalid_argument(fn, std::string("the output array (of ") + o.type.name +
+                                         ") is null but n = " + std::to_string(n));
+        }
+        define(o.type);
+        const std::size_t off = alloc(sizeof(void*), alignof(void*));
+        std::memcpy(state + off, &o.pointer, sizeof(void*));
+        if (!emit) return std::string();
+        return "(*reinterpret_cast<" + std::string(o.type.name) + "* const*>(cupar_state + " +
+               std::to_string(off) + "))[" + i + "] = " + value + ";";
+      }
+      case kind::out_discard:
+        if (!emit) return std::string();
+        return "(void)(" + value + ");";
+      case kind::out_transform: {
+        const iterator_node& to = *o.children[0];
+        if (!emit) {
+          snippet_state(*o.op);
+          return store(to, i, value);
+        }
+        // Named apart from the input's transforms: a scan's input and output expressions are
+        // operators of their own, compiled into one program.
+        define(o.type);
+        const int k = ++output_transforms;
+        const std::string name = "cupar_oxf_" + std::to_string(k);
+        snippet_function(*o.op, name, "cupar_output_transform_" + std::to_string(k),
+                         to.k == kind::out_discard ? "auto" : to.type.name, {{o.type.name, "x"}},
+                         "transform output",
+                         "a unary operator of the transform output (argument x)");
+        return store(to, i, name + "(cupar_state, " + value + ")");
+      }
+      default:
+        throw_invalid_argument(fn, "an input expression used as an output");
+    }
+    return std::string();
+  }
+};
+
+/// One definition per expression shape (its generated code), so that the per-operator cache
+/// finds the builds of an expression rebuilt for each call. Bounded: past the limit the table
+/// starts again (definitions that operators still hold live on).
+std::shared_ptr<const op_definition> interned(const std::string& source,
+                                              const std::string& preamble, bool untrusted,
+                                              std::vector<op_definition::part>& parts) {
+  static std::mutex mutex;
+  static std::unordered_map<std::string, std::shared_ptr<const op_definition>> table;
+  std::string key = (untrusted ? "u\n" : "t\n") + source;
+  key += '\x01';
+  key += preamble;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = table.find(key); it != table.end()) return it->second;
+  if (table.size() >= 4096) table.clear();
+  auto def = std::make_shared<op_definition>();
+  def->source = source;
+  def->preamble = preamble;
+  def->level = untrusted ? cupar::jit::trust::untrusted : cupar::jit::trust::trusted;
+  def->generated = true;
+  def->parts = std::move(parts);
+  table.emplace(std::move(key), def);
+  return def;
+}
+
+template <class T>
+void append_bytes(std::string& k, const T& v) {
+  k.append(reinterpret_cast<const char*>(&v), sizeof(T));
+}
+
+void append_type(std::string& k, const jit_type& t) {
+  k += t.name;  // a zip's generated name, too, when a permutation or reverse takes its type
+  k += ';';
+  // A user type's definition is static (one per type: jit_type_of); a zip's lives in its node,
+  // and its name is a hash of it.
+  if (std::strncmp(t.name, "cupar_zip_", 10) != 0) append_bytes(k, t.definition);
+  append_bytes(k, t.size);
+  append_bytes(k, t.align);
+  append_bytes(k, t.kind);
+}
+
+/// The key of a generated definition: what its code depends on (kinds, types, the transforms'
+/// operator definitions by address), not the pointers, values and parameters the state holds.
+/// `refs` keeps the definitions named by address alive as long as the cache entry, so that an
+/// address is never another definition's.
+struct shape_key {
+  std::string k;
+  std::vector<std::shared_ptr<const op_definition>> refs;
+  void add_op(const cupar::jit::op& f) {
+    append_bytes(k, f.definition().get());
+    refs.push_back(f.definition());
+  }
+};
+
+/// Appends the shape of expression `x` to the key.
+void append_shape(shape_key& key, const iterator_node& x) {
+  std::string& k = key.k;
+  k += static_cast<char>('a' + static_cast<int>(x.k));
+  if (x.k == kind::zip) {
+    k += x.zip_name;  // a hash of the fields' names and types
+    k += ';';
+  } else {
+    append_type(k, x.type);
+  }
+  if (x.op) key.add_op(*x.op);
+  for (const auto& c : x.children)
+    append_shape(key, *c);
+  k += ')';
+}
+
+/// Generated definitions by expression shape (and what else the generated code depends on), so
+/// that a call with an expression of a known shape only fills the state (2-5 us a call of
+/// generating code before). Bounded like interned().
+struct cached_shape {
+  std::shared_ptr<const op_definition> def;
+  unsigned items = 0;
+  std::vector<std::shared_ptr<const op_definition>> refs;
+};
+std::mutex shape_mutex;
+std::unordered_map<std::string, cached_shape> shapes;
+
+bool find_shape(const std::string& key, cached_shape& out) {
+  std::lock_guard<std::mutex> lock(shape_mutex);
+  auto it = shapes.find(key);
+  if (it == shapes.end()) return false;
+  out.def = it->second.def;
+  out.items = it->second.items;
+  return true;
+}
+
+/// CUPAR_JIT_CHECK_SHAPE_CACHE=1 (the iterator suites set it): every cache hit also generates
+/// the code and state from scratch and throws std::logic_error unless both agree, so the tests
+/// check that filling the state alone writes what the generation writes.
+bool checking_shapes() {
+  static const bool on = [] {
+    const char* v = std::getenv("CUPAR_JIT_CHECK_SHAPE_CACHE");
+    return v != nullptr && v[0] == '1';
+  }();
+  return on;
+}
+
+void check_hit(const char* what, const cupar::jit::op& cached, const cupar::jit::op& fresh) {
+  const auto& a = *cached.definition();
+  const auto& b = *fresh.definition();
+  const std::size_t bytes = cupar::jit::max_param_bytes;
+  if (a.source != b.source || a.preamble != b.preamble || a.level != b.level ||
+      std::memcmp(cached.state(), fresh.state(), bytes) != 0) {
+    throw std::logic_error(std::string("cupar internal: the cached code of an iterator "
+                                       "expression's shape (") +
+                           what + ") differs from the code or state generated anew");
+  }
+}
+
+void remember_shape(shape_key&& key, std::shared_ptr<const op_definition> def, unsigned items) {
+  std::lock_guard<std::mutex> lock(shape_mutex);
+  if (shapes.size() >= 4096) shapes.clear();
+  shapes.emplace(std::move(key.k), cached_shape{std::move(def), items, std::move(key.refs)});
+}
+
+}  // namespace
+
+const jit_type& index_type() {
+  return jit_type_of<unsigned long long>();
+}
+
+namespace {
+
+/// The operator of `key`: from the cache, with only the state filled (`fill`, which must fill it
+/// as `generate` does), or generated (`generate`: code and state, with its `items`) and
+/// remembered.
+template <class Fill, class Generate>
+std::pair<cupar::jit::op, unsigned> cached_or_generated(shape_key&& key, const char* what,
+                                                        const char* fn, std::size_t n, Fill&& fill,
+                                                        Generate&& generate) {
+  if (cached_shape c; find_shape(key.k, c)) {
+    generator g{fn, n};
+    g.emit = false;
+    fill(g);
+    cupar::jit::op hit(std::move(c.def), g.state, g.used);
+    if (checking_shapes()) check_hit(what, hit, generate().first);
+    engine_counters().expression_code_reuses++;
+    return {std::move(hit), c.items};
+  }
+  std::pair<cupar::jit::op, unsigned> made = generate();
+  remember_shape(std::move(key), made.first.definition(), made.second);
+  return made;
+}
+
+}  // namespace
+
+cupar::jit::op expression_op(const cupar::jit::iterator& it, const jit_type& acc, std::size_t n,
+                             const char* fn) {
+  const iterator_node& root = *it.node();
+  shape_key key{"E", {}};
+  append_type(key.k, acc);
+  append_shape(key, root);
+  auto fill = [&](generator& g) {
+    if (root.k == kind::zip) {
+      for (const auto& child : root.children)
+        g.code(*child, "cupar_i");
+    } else {
+      g.code(root, "cupar_i");
+    }
+  };
+  auto generate = [&]() -> std::pair<cupar::jit::op, unsigned> {
+    generator g{fn, n};
+    g.pre << "#line 1 \"" << expression_file << "\"\n";
+    std::string source;
+    if (root.k == kind::zip) {
+      if (!acc.is_struct()) {
+        throw_invalid_argument(fn,
+                               std::string("the elements of a zip are structs; they reduce into "
+                                           "a struct type (CUPAR_JIT_TYPE) whose members take "
+                                           "the fields in order, not into ") +
+                                   acc.name);
+      }
+      // The accumulator's members initialised from the fields, in order.
+      std::string fields;
+      for (std::size_t f = 0; f < root.children.size(); ++f)
+        fields += (f ? ", " : "") + g.code(*root.children[f], "cupar_i");
+      source = std::string(acc.name) + "{" + fields + "}";
+    } else {
+      source = g.code(root, "cupar_i");
+    }
+    auto def = interned(source, g.pre.str(), g.untrusted, g.parts);
+    return {cupar::jit::op(std::move(def), g.state, g.used), 0u};
+  };
+  return cached_or_generated(std::move(key), "an input expression", fn, n, fill, generate).first;
+}
+
+namespace {
+/// Indices per thread of the "for_each" kernel for inputs of `bytes_per_index` bytes together:
+/// enough loads in flight per thread to keep the memory busy, few enough registers.
+unsigned for_each_items(std::size_t bytes_per_index) {
+  return bytes_per_index <= 4 ? 8u : bytes_per_index <= 8 ? 4u : bytes_per_index <= 16 ? 2u : 1u;
+}
+}  // namespace
+
+namespace {
+
+/// The "for_each" operator of transform_apply_op (`f` given) and convert_apply_op (`f` null:
+/// the input's element converted to what the output takes, a zip's fields initialising the
+/// output's struct in order).
+for_each_op apply_op(const cupar::jit::iterator* const* ins, int arity,
+                     const cupar::jit::output& out, const cupar::jit::op* f, std::size_t n,
+                     const char* fn, const store_bound* bound = nullptr) {
+  const iterator_node& o = *out.node();
+  // A conversion of a zip builds the output's struct from the fields (aggregate initialisation).
+  const bool zip_to_struct = f == nullptr && ins[0]->node()->k == kind::zip;
+  if (zip_to_struct && (o.k == kind::out_discard || !o.type.is_struct())) {
+    throw_invalid_argument(fn, std::string("the elements of a zip are structs; they convert into "
+                                           "a struct type (CUPAR_JIT_TYPE) whose members take "
+                                           "the fields in order, not into ") +
+                                   o.type.name);
+  }
+  shape_key key{f != nullptr ? "T" : "C", {}};
+  key.k += static_cast<char>('0' + arity);
+  if (f != nullptr) key.add_op(*f);
+  for (int a = 0; a < arity; ++a)
+    append_shape(key, *ins[a]->node());
+  key.k += '|';
+  append_shape(key, o);
+  if (bound != nullptr) {
+    key.k += 'B';
+    key.k += static_cast<char>('0' + static_cast<int>(bound->kind));
+  }
+  // The state in the order the generation fills it: the bound's counts, the inputs, the
+  // operator's parameters, the output's.
+  auto fill = [&](generator& g) {
+    if (bound != nullptr) g.bound(*bound);
+    for (int a = 0; a < arity; ++a)
+      g.code(*ins[a]->node(), "cupar_j");
+    if (f != nullptr) g.snippet_state(*f);
+    g.store(o, "cupar_j", std::string());
+  };
+  auto generate = [&]() -> std::pair<cupar::jit::op, unsigned> {
+    generator g{fn, n};
+    g.pre << "#line 1 \"" << expression_file << "\"\n";
+    const std::string bounded = bound != nullptr ? g.bound(*bound) : std::string();
+    // Loads: each input's element at cupar_j into cupar_v<a>[cupar_k].
+    std::string loads;
+    std::size_t bytes = 0;
+    std::vector<std::pair<std::string, const char*>> args;
+    static const char* const unary_names[] = {"x"};
+    static const char* const binary_names[] = {"a", "b"};
+    std::vector<std::string> held;  // the type each input's loaded elements are held as
+    for (int a = 0; a < arity; ++a) {
+      const iterator_node& in = *ins[a]->node();
+      g.define(in.type);
+      std::string value;
+      if (zip_to_struct) {
+        for (std::size_t c = 0; c < in.children.size(); ++c)
+          value += (c ? ", " : "") + g.code(*in.children[c], "cupar_j");
+        g.define(o.type);
+        value = std::string(o.type.name) + "{" + value + "}";
+        held.emplace_back(o.type.name);
+      } else {
+        value = g.code(in, "cupar_j");
+        held.emplace_back(in.type.name);
+      }
+      loads += "      cupar_v" + std::to_string(a) + "[cupar_k] = " + value + ";\n";
+      bytes += in.type.size;
+      args.emplace_back(in.type.name, arity == 1 ? unary_names[a] : binary_names[a]);
+    }
+    // The operator, its result converted to what the output takes (a conversion: the element).
+    const std::string result = o.k == kind::out_discard ? "auto" : o.type.name;
+    g.define(o.type);
+    std::string call = "cupar_v0[cupar_k]";
+    if (f != nullptr) {
+      g.snippet_function(*f, "cupar_operator_fn", "cupar_operator", result, args, "operator",
+                         arity == 1 ? "the transform's unary operator (argument x)"
+                                    : "the transform's binary operator (arguments a, b)");
+      call = "cupar_operator_fn(cupar_state";
+      for (int a = 0; a < arity; ++a)
+        call += ", cupar_v" + std::to_string(a) + "[cupar_k]";
+      call += ")";
+    }
+    const std::string store = g.store(o, "cupar_j", call);
+    const unsigned items = for_each_items(bytes);
+    const std::string k = std::to_string(items);
+    const std::string index = "      const unsigned long long cupar_j = cupar_i + " +
+                              std::to_string(for_each_threads) +
+                              "ull * static_cast<unsigned long long>(cupar_k);\n";
+    const std::string loop = "    for (int cupar_k = 0; cupar_k < " + k + "; ++cupar_k) {\n";
+    // The loads of all items first, then the stores: each thread keeps `items` loads in flight.
+    std::ostringstream apply;
+    apply << "__device__ __forceinline__ int cupar_apply(const unsigned char* cupar_state, "
+             "unsigned long long cupar_i, unsigned long long cupar_n) {\n"
+          << bounded;
+    for (int a = 0; a < arity; ++a)
+      apply << "  " << held[static_cast<std::size_t>(a)] << " cupar_v" << a << "[" << k << "];\n";
+    apply << "  if (cupar_i + " << (items - 1) * for_each_threads << "ull < cupar_n) {\n"
+          << "#pragma unroll\n"
+          << loop << index << loads << "    }\n"
+          << "#pragma unroll\n"
+          << loop << index << "      " << store << "\n    }\n"
+          << "  } else {\n"
+          << loop << index << "      if (cupar_j >= cupar_n) break;\n"
+          << loads << "    }\n"
+          << loop << index << "      if (cupar_j >= cupar_n) break;\n      " << store << "\n    }\n"
+          << "  }\n  (void)cupar_state;\n  return 0;\n}\n";
+    g.pre << apply.str();
+    auto def =
+        interned("cupar_apply(cupar_state, cupar_i, cupar_n)", g.pre.str(), g.untrusted, g.parts);
+    return {cupar::jit::op(std::move(def), g.state, g.used), items};
+  };
+  auto made = cached_or_generated(std::move(key), f != nullptr ? "a transform" : "a conversion", fn,
+                                  n, fill, generate);
+  return {std::move(made.first), made.second};
+}
+
+}  // namespace
+
+for_each_op transform_apply_op(const cupar::jit::iterator* const* ins, int arity,
+                               const cupar::jit::output& out, const cupar::jit::op& f,
+                               std::size_t n, const char* fn) {
+  return apply_op(ins, arity, out, &f, n, fn);
+}
+
+for_each_op convert_apply_op(const cupar::jit::iterator& in, const cupar::jit::output& out,
+                             std::size_t n, const char* fn) {
+  const cupar::jit::iterator* ins[1] = {&in};
+  return apply_op(ins, 1, out, nullptr, n, fn);
+}
+
+for_each_op bounded_store_op(const void* src, const jit_type& t, const cupar::jit::output& out,
+                             std::size_t n, const store_bound& bound, const char* fn) {
+  const cupar::jit::iterator in(cupar::jit::detail::iterator_pointer(t, src));
+  const cupar::jit::iterator* ins[1] = {&in};
+  return apply_op(ins, 1, out, nullptr, n, fn, bound.kind == store_bound::all ? nullptr : &bound);
+}
+
+cupar::jit::op store_op(const cupar::jit::output& out, const jit_type& v, std::size_t n,
+                        const char* fn) {
+  shape_key key{"S", {}};
+  append_type(key.k, v);
+  append_shape(key, *out.node());
+  auto fill = [&](generator& g) { g.store(*out.node(), "cupar_i", "cupar_v"); };
+  auto generate = [&]() -> std::pair<cupar::jit::op, unsigned> {
+    generator g{fn, n};
+    g.pre << "#line 1 \"" << expression_file << "\"\n";
+    g.define(v);
+    const std::string stmt = g.store(*out.node(), "cupar_i", "cupar_v");
+    g.pre << "__device__ __forceinline__ int cupar_store(const unsigned char* cupar_state, "
+             "unsigned long long cupar_i, "
+          << v.name << " cupar_v) {\n  " << stmt << "\n  (void)cupar_state;\n  return 0;\n}\n";
+    auto def =
+        interned("cupar_store(cupar_state, cupar_i, cupar_v)", g.pre.str(), g.untrusted, g.parts);
+    return {cupar::jit::op(std::move(def), g.state, g.used), 0u};
+  };
+  return cached_or_generated(std::move(key), "an output expression", fn, n, fill, generate).first;
+}
+
+std::pair<const void*, std::size_t> output_array(const cupar::jit::output& out) {
+  const iterator_node& o = *out.node();
+  if (o.k != kind::out_pointer) return {nullptr, 0};
+  return {o.pointer, o.type.size};
+}
+
+bool is_discard(const cupar::jit::output& out) {
+  return out.node()->k == kind::out_discard;
+}
+
+namespace {
+/// The end of n elements of `size` bytes from p (the address space's end when unbounded or
+/// beyond it).
+std::uintptr_t end_of(std::uintptr_t p, std::size_t n, std::size_t size, bool unbounded) {
+  if (unbounded || (size != 0 && n > (UINTPTR_MAX - p) / size)) return UINTPTR_MAX;
+  return p + n * size;
+}
+/// Whether `x`, read for its first n elements, reads a byte of [lo, hi).
+bool reads_within(const iterator_node& x, std::size_t n, bool unbounded, std::uintptr_t lo,
+                  std::uintptr_t hi) {
+  switch (x.k) {
+    case kind::pointer: {
+      const auto p = reinterpret_cast<std::uintptr_t>(x.pointer);
+      return p < hi && lo < end_of(p, n, x.type.size, unbounded);
+    }
+    case kind::permutation:  // the values at any index; the indices' first n
+      return reads_within(*x.children[0], n, true, lo, hi) ||
+             reads_within(*x.children[1], n, unbounded, lo, hi);
+    default:
+      for (const auto& c : x.children) {
+        if (reads_within(*c, n, unbounded, lo, hi)) return true;
+      }
+      return false;
+  }
+}
+}  // namespace
+
+bool output_may_overlap(const cupar::jit::output& out, std::size_t n,
+                        const cupar::jit::iterator* in, const void* array,
+                        std::size_t array_element_size) {
+  const iterator_node* o = out.node().get();
+  while (o->k == kind::out_transform)
+    o = o->children[0].get();
+  if (o->k != kind::out_pointer || n == 0) return false;
+  const auto lo = reinterpret_cast<std::uintptr_t>(o->pointer);
+  const std::uintptr_t hi = end_of(lo, n, o->type.size, false);
+  if (in != nullptr && reads_within(*in->node(), n, false, lo, hi)) return true;
+  if (array == nullptr) return false;
+  const auto p = reinterpret_cast<std::uintptr_t>(array);
+  return p < hi && lo < end_of(p, n, array_element_size, false);
+}
+
+namespace {
+bool same_type(const jit_type& a, const jit_type& b) {
+  return a.size == b.size && std::strcmp(a.name, b.name) == 0;
+}
+}  // namespace
+
+const void* plain_input(const cupar::jit::iterator& in, const jit_type& t) {
+  const iterator_node& i = *in.node();
+  return i.k == kind::pointer && same_type(i.type, t) ? i.pointer : nullptr;
+}
+
+void* plain_output(const cupar::jit::output& out, const jit_type& t) {
+  const iterator_node& o = *out.node();
+  return o.k == kind::out_pointer && same_type(o.type, t) ? const_cast<void*>(o.pointer) : nullptr;
+}
+
+std::pair<const void*, std::size_t> input_array(const cupar::jit::iterator& in) {
+  const iterator_node& i = *in.node();
+  if (i.k != kind::pointer) return {nullptr, 0};
+  return {i.pointer, i.type.size};
+}
+
+}  // namespace cupar::detail::jit

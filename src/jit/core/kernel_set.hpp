@@ -1,0 +1,173 @@
+// cupar internal: kernel sets (the CUB kernels of one algorithm for some element types), the
+// operator slots they call, and the device source generated for them and for operators.
+#pragma once
+
+#include "../families/list.hpp"
+
+#include <cupar/detail/jit_entry.hpp>
+#include <cupar/jit.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cupar::detail::jit {
+
+/// A family of kernel sets (the list: families/list.hpp; what the core knows of each: its
+/// record, family.hpp).
+enum class family : std::uint8_t {
+#define CUPAR_JIT_FAMILY_ENUM(name) name,
+  CUPAR_JIT_FAMILIES(CUPAR_JIT_FAMILY_ENUM)
+#undef CUPAR_JIT_FAMILY_ENUM
+};
+#define CUPAR_JIT_FAMILY_COUNT(name) +1
+inline constexpr int family_count = 0 CUPAR_JIT_FAMILIES(CUPAR_JIT_FAMILY_COUNT);
+#undef CUPAR_JIT_FAMILY_COUNT
+
+/// An element type spelled for device code.
+struct type_ref {
+  scalar kind = static_cast<scalar>(0);  // 0: user or storage type
+  std::string name;
+  std::string definition;  // user types
+  std::uint32_t size = 0, align = 0;
+
+  static type_ref of(const jit_type& t);
+  static type_ref of(scalar s);
+  /// Opaque storage of a value only moved by the kernels (sort payloads).
+  static type_ref storage(std::uint32_t size, std::uint32_t align);
+  /// The size class a data-processing kernel set is compiled for: the unsigned integer of the
+  /// same size for an arithmetic type, opaque storage of the same size and alignment otherwise.
+  static type_ref size_class(const jit_type& t);
+  /// `bool`, the result of predicates, equalities and comparators.
+  static type_ref boolean();
+  bool is_boolean() const { return kind == static_cast<scalar>(0) && name == "bool"; }
+  /// An arithmetic type (not a user struct, its storage class or bool).
+  bool is_scalar() const { return kind != static_cast<scalar>(0); }
+  /// Stable identity for keys and file names, e.g. "f32", "s8a4",
+  /// "point/8/4/1a2b3c4d5e6f7a8b" (user types carry a hash of their definition).
+  std::string key() const;
+};
+
+/// A kernel set: a family and its types (each family's file says what they are).
+struct set_spec {
+  family fam;
+  std::vector<type_ref> types;
+  // "" or "inplace" (select_if, select_flagged: output may be the input), "index" (the input is
+  // an iterator expression: reduce, scans, select_if, partition_if, unique), "io" (scans: also
+  // the output), "wide", "plus" (the by-key families)
+  std::string variant;
+  std::string key() const;  // e.g. "reduce<f32>", "histogram_even<u8,u8,u32>", "select_if<u32>"
+};
+
+/// One operator a kernel set calls: an external function the kernels were compiled against
+/// (precompiled sets) or compiled with them (sets built from source).
+struct slot_spec {
+  const char* symbol;          // e.g. "cupar_jit_op"
+  const char* what;            // for messages: "operator", "equality", "predicate", ...
+  std::vector<type_ref> args;  // as the kernels pass them (the set's types)
+  type_ref result;
+  std::vector<const char*> arg_names;  // as the snippet names them: {"a", "b"} or {"x"}
+};
+/// The slots of a set, in the order callers bind operators to them (its family's record).
+std::vector<slot_spec> slots_of(const set_spec& spec);
+
+/// An operator bound to a slot, with the types the user's snippet sees (for the existing
+/// families the set's own types; for the data-processing families the user's types, whose bits
+/// the slot's arguments carry).
+struct slot_binding {
+  cupar::jit::op op;
+  std::vector<type_ref> args;
+  type_ref result;
+};
+
+/// Everything a build depends on besides the architecture and tier.
+struct build_spec {
+  set_spec set;
+  std::vector<slot_binding> slots;  // one per slot_of(set), in order
+};
+
+/// Parses a key of a set of arithmetic and storage types (the precompiled ones), e.g.
+/// "merge_sort_pairs<f32,s4a4>". Throws std::invalid_argument.
+set_spec parse_set_key(const std::string& key);
+
+/// A stable 64-bit hash of `text` (FNV-1a) as 16 hex digits, for generated names and keys.
+std::string hash_hex(const std::string& text);
+
+/// An operator's preamble under `#line 1 "cupar_preamble"`, the lines after it attributed to
+/// `back_to`, guarded by a hash of its text: one program may hold the same preamble more than once
+/// (an operator's own, and inside the generated code of expressions that use the operator or
+/// another operator with the same preamble), and it must compile once.
+std::string preamble_text_block(const std::string& preamble, const std::string& back_to);
+
+/// The lines that declare an operator's run-time parameters in a generated function, read from
+/// the state bytes `cupar_state` at `base` + each one's offset.
+std::string parameter_lines(const std::vector<cupar::jit::detail::op_param>& params,
+                            std::size_t base);
+
+/// The lines that evaluate a snippet into `Result cupar_result`: an expression in parentheses,
+/// or a lambda (text starting with '[') bound to cupar_fn and called with `args`; the snippet
+/// under `#line 1 "file"`, the lines after it attributed to `back_to`.
+std::string snippet_evaluation(const std::string& text, const std::string& file,
+                               const std::string& back_to, const std::string& result,
+                               const std::vector<const char*>& args);
+
+/// The definition of a user type `t` (empty for others), guarded so that it may appear more than
+/// once in a source, with a check that the device type has the host type's size and alignment;
+/// `back_to`: the pseudo-file the lines after it are attributed to.
+std::string type_definition_block(const type_ref& t, const char* back_to);
+
+/// Number of kernels (entry points) of a family's set; the metadata expression comes after them.
+int kernel_count(family f);
+/// Whether the family's kernels are compiled for size classes (the data-processing families).
+bool is_data_processing(family f);
+/// NVRTC name expressions: the kernels in role order, then the metadata carrier.
+std::vector<std::string> name_expressions(const set_spec& set);
+/// Metadata values from the carrier's lowered name ("_Z10cupar_metaIJLx256E...EEvv").
+std::vector<long long> parse_meta(const std::string& lowered_name);
+
+/// Source of a kernel set. With `spec` the slots' operators are defined in it (compiled with the
+/// kernels); without it they are only declared (precompiled sets, linked with operators later).
+std::string set_source(const set_spec& set, const build_spec* spec);
+/// Source of the operators of the slots `which` (indices into spec.slots), to be linked with a
+/// precompiled kernel set.
+std::string operator_source(const build_spec& spec, const std::vector<int>& which);
+/// What the operator of a slot must be, e.g. "a binary operator (float a, float b) -> float".
+std::string role_description(const slot_spec& slot, const slot_binding& binding);
+/// The snippet text compiled for `op` (a named operator's expression).
+std::string snippet_text(const cupar::jit::op& op);
+/// The pseudo-file slot `index`'s snippet is compiled as ("cupar_snippet" for the first), so that
+/// compile errors are mapped back to the snippet they are in.
+std::string snippet_file_of(int index);
+/// The pseudo-file of the generated code around slot `index`'s snippet ("cupar_generated"...).
+std::string generated_file_of(int index);
+
+/// The slot kinds of the data-processing families, on a size class `c` (their symbols are the
+/// same in every family, so one precompiled named-operator object serves them all).
+slot_spec binary_op_slot(const type_ref& c);             // cupar_jit_op(a, b) -> c
+slot_spec equality_slot(const type_ref& c);              // cupar_jit_eq(a, b) -> bool
+slot_spec predicate_slot(const type_ref& c, int which);  // cupar_jit_pred / _pred2(x) -> bool
+slot_spec comparator_slot(const type_ref& c);            // cupar_jit_comp(a, b) -> bool
+/// The first slot of the "+index" scan and stream compaction sets: element cupar_i of an iterator
+/// expression, as `c` (for a size class its generated wrapper bit-casts from the caller's type).
+slot_spec expression_slot(const type_ref& c);  // cupar_jit_xform(cupar_i) -> c
+
+/// Named operators on arithmetic types filling a slot of a data-processing family are
+/// precompiled when the library is built, so such calls compile nothing (they are linked).
+/// The key of such an object, e.g. "cupar_jit_op:f32:plus".
+std::string named_object_key(const char* symbol, scalar user_type, cupar::jit::named_op named);
+struct named_object_spec {
+  std::string key;
+  slot_spec slot;
+  slot_binding binding;
+};
+/// Every named-operator object the library precompiles.
+std::vector<named_object_spec> named_object_specs();
+/// Source of one slot's operator alone (what operator_source writes for each slot it is given).
+std::string slot_operator_source(const slot_spec& slot, const slot_binding& binding, int index);
+
+/// NVRTC options for device code (sets and operators).
+std::vector<std::string> compile_options(int arch, bool ltoir, bool relocatable);
+/// Where CCCL's headers were found, or a jit_error naming every place tried.
+const std::string& cccl_include_dir();
+
+}  // namespace cupar::detail::jit

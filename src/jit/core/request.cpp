@@ -1,0 +1,226 @@
+// cupar internal: turning a library call's types and operators into a JIT build request.
+#include "request.hpp"
+
+#include "family.hpp"
+
+#include "iterator_expr.hpp"
+
+#include "op_definition.hpp"
+#include "precompiled.hpp"
+
+#include <cupar/detail/checks.hpp>
+#include <cupar/detail/cuda_check.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace cupar::detail::jit {
+namespace {
+
+/// The default operator of a slot left empty by the caller.
+const cupar::jit::op& default_op(const slot_spec& slot) {
+  return std::string(slot.symbol) == "cupar_jit_comp" ? cupar::jit::less : cupar::jit::equal_to;
+}
+
+/// For each slot of a data-processing family, the index (into the request's types) of the type
+/// its arguments carry.
+std::size_t slot_type_index(family f, std::size_t slot) {
+  const auto of = describe(f).slot_type;
+  return of != nullptr ? of(slot) : 0;
+}
+
+/// The positions of a set's types that a user struct may take and its struct class then serves
+/// (each family's record says which).
+bool struct_class_position(family f, std::size_t i) {
+  const auto position = describe(f).struct_class_position;
+  return position != nullptr && position(i);
+}
+
+/// `set` with each user struct (at a position its family allows) replaced by its struct class
+/// (opaque storage of its size and alignment), when the library precompiled that set
+/// (CUPAR_JIT_STRUCT_CLASSES); the operators' wrappers then bit-cast between the class and the
+/// struct the snippet sees. Otherwise false: the user's types are kept and the kernels are
+/// compiled from source.
+bool struct_class_set(const set_spec& set, const std::vector<const jit_type*>& user,
+                      set_spec& out) {
+  set_spec candidate = set;
+  bool any = false;
+  for (std::size_t i = 0; i < candidate.types.size() && i < user.size(); ++i) {
+    const jit_type* t = user[i];
+    if (t == nullptr || !t->is_struct() || !struct_class_position(set.fam, i)) {
+      continue;
+    }
+    candidate.types[i] = type_ref::storage(t->size, t->align);
+    any = true;
+  }
+  if (!any || !precompiled_for_any_arch(candidate.key())) return false;
+  out = std::move(candidate);
+  return true;
+}
+
+}  // namespace
+
+fast_key set_request::key(int arch) const {
+  fast_key k{fam, t[0], t[1], t[2], 0, arch};
+  if (fam == family::histogram_even || fam == family::histogram_range) {
+    k.t1 = scalar_key(level);
+    k.t2 = scalar_key(counter);
+  }
+  if (value != nullptr) k.extra = (value->size << 8) | value->align;
+  if (in_place) k.extra |= 1u << 31;
+  if (wide) k.extra |= 1u << 30;
+  if (plus) k.extra |= 1u << 29;
+  if (index) k.extra |= 1u << 28;
+  if (io) k.extra |= 1u << 27;
+  // The first slot's operator holds the cache this key is looked up in; the others are named.
+  if (ops[1] != nullptr) k.d1 = ops[1]->definition().get();
+  if (ops[2] != nullptr) k.d2 = ops[2]->definition().get();
+  return k;
+}
+
+build_spec set_request::spec() const {
+  build_spec sp;
+  sp.set.fam = fam;
+  switch (fam) {
+    case family::histogram_even:
+    case family::histogram_range:
+      sp.set.types = {type_ref::of(*t[0]), type_ref::of(level), type_ref::of(counter)};
+      break;
+    case family::merge_sort_pairs:
+      sp.set.types = {type_ref::of(*t[0]), type_ref::storage(value->size, value->align)};
+      break;
+    default:
+      for (const jit_type* x : t) {
+        if (x == nullptr) continue;
+        sp.set.types.push_back(is_data_processing(fam) ? type_ref::size_class(*x)
+                                                       : type_ref::of(*x));
+      }
+      if (plus) sp.set.types[1] = type_ref::of(*t[1]);  // the values' own type
+  }
+  if (index) sp.set.variant = io ? "io" : "index";
+  // Structs served by their precompiled class: the kernels move storage of their size and
+  // alignment; the operator's wrapper bit-casts to and from the structs the snippet sees.
+  set_spec classed;
+  if (!is_data_processing(fam) && struct_class_set(sp.set, {t[0], t[1], t[2]}, classed)) {
+    const std::vector<slot_spec> user_slots = slots_of(sp.set);
+    sp.set = std::move(classed);
+    for (std::size_t i = 0; i < user_slots.size(); ++i) {
+      const cupar::jit::op& op = ops[i] != nullptr ? *ops[i] : default_op(user_slots[i]);
+      sp.slots.push_back({op, user_slots[i].args, user_slots[i].result});
+    }
+    return sp;
+  }
+  if (in_place) sp.set.variant = "inplace";
+  if (wide) sp.set.variant = "wide";
+  if (plus) sp.set.variant = "plus";
+  const std::vector<slot_spec> slots = slots_of(sp.set);
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    // The "+plus" sets have only the equality slot: ops[1], on the keys.
+    const std::size_t o = plus ? i + 1 : i;
+    const cupar::jit::op& op = ops[o] != nullptr ? *ops[o] : default_op(slots[i]);
+    if (!is_data_processing(fam)) {
+      sp.slots.push_back({op, slots[i].args, slots[i].result});
+      continue;
+    }
+    const type_ref user = type_ref::of(*t[plus ? 0 : slot_type_index(fam, i)]);
+    if (index && i == 0) {
+      // The iterator expression of a "+index" set: an index in, the caller's type out.
+      sp.slots.push_back({op, slots[i].args, user});
+      continue;
+    }
+    if (io && i + 1 == slots.size()) {
+      // The output expression's store of a "+io" set: an index and a value of the caller's type.
+      sp.slots.push_back({op, {slots[i].args[0], user}, slots[i].result});
+      continue;
+    }
+    slot_binding b{op, std::vector<type_ref>(slots[i].args.size(), user),
+                   slots[i].result.is_boolean() ? type_ref::boolean() : user};
+    sp.slots.push_back(std::move(b));
+  }
+  return sp;
+}
+
+set_request expression_request(family f, const jit_type& t, const cupar::jit::op& loader,
+                               const cupar::jit::op* op) {
+  // Reduce's "+index" sets are transform_reduce<u64, T>; the others keep their family.
+  set_request r = f == family::reduce ? set_request{family::transform_reduce, {&index_type(), &t}}
+                                      : set_request{f, {&t}};
+  r.index = true;
+  r.ops[0] = &loader;
+  r.ops[1] = op;
+  return r;
+}
+
+set_request expression_request(family f, const jit_type& t, const cupar::jit::op& loader,
+                               const cupar::jit::op* op, const cupar::jit::op& store) {
+  set_request r = expression_request(f, t, loader, op);
+  r.io = true;
+  r.ops[2] = &store;
+  return r;
+}
+
+const cupar::jit::op& set_request::anchor() const {
+  if (ops[0] != nullptr) return *ops[0];
+  // Sets without a caller's operator in their first slot: one constant anchor per family (its
+  // cache holds builds for every type of the family; keys tell them apart).
+  static const std::vector<cupar::jit::op> anchors = [] {
+    std::vector<cupar::jit::op> v;
+    for (int f = 0; f < family_count; ++f)
+      v.emplace_back(std::string("/* cupar anchor */"));
+    return v;
+  }();
+  return anchors[static_cast<int>(fam)];
+}
+
+/// Whether the library precompiled the kernel set `r` asks for (a user struct: its class's set),
+/// remembered per family and types, so that the per-call path pays a map lookup, not the set's
+/// key.
+bool precompiled_request(const set_request& r) {
+  using key_t = std::tuple<family, const jit_type*, const jit_type*, const jit_type*,
+                           const jit_type*, scalar, scalar>;
+  static std::mutex mutex;
+  static std::map<key_t, bool> known;
+  const key_t key{r.fam, r.t[0], r.t[1], r.t[2], r.value, r.level, r.counter};
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = known.find(key); it != known.end()) return it->second;
+  }
+  const bool built = jit::precompiled_for_any_arch(r.spec().set.key());
+  std::lock_guard<std::mutex> lock(mutex);
+  known.emplace(key, built);
+  return built;
+}
+
+resolved resolve(const set_request& r, const plan_state* plan, const char* fn) {
+  // The call's device guard made the stream's device current.
+  const device_info& dev = current_device();
+  if (plan != nullptr) {
+    // A plan's build is a context-independent library: it runs on every device of the
+    // architecture it was built for.
+    if (dev.arch != plan->device->arch) {
+      throw_invalid_argument(
+          fn, "the plan was built for sm_" + std::to_string(plan->device->arch) + " (device " +
+                  std::to_string(plan->device->ordinal) + ") but the stream is of device " +
+                  std::to_string(dev.ordinal) + ", an sm_" + std::to_string(dev.arch) +
+                  ": make a plan for that device (with it current)");
+    }
+    return {&dev, current_module(plan->entry)};
+  }
+  try {
+    return {&dev, obtain(
+                      r.key(dev.arch), [&] { return r.spec(); }, r.anchor(), dev)};
+  } catch (const jit_error& e) {
+    // Name the call in the summary ("cupar::reduce: run-time operator failed to compile: ..."),
+    // also when the build that failed was made by another thread's call.
+    std::string what = e.what();
+    if (what.rfind("cupar: ", 0) == 0) what = std::string(fn) + ": " + what.substr(7);
+    throw jit_error(e.stage(), what, e.log(), e.source(), e.options(), e.line(), e.line_text());
+  }
+}
+
+}  // namespace cupar::detail::jit

@@ -1,0 +1,85 @@
+// cupar internal: what a library entry point asks the JIT engine for: a kernel set for the
+// caller's types, with operators in its slots; cheap to key on the per-call path, spelled out as
+// a build_spec only on a miss.
+#pragma once
+
+#include "engine.hpp"
+#include "kernel_set.hpp"
+
+#include <cupar/detail/jit_entry.hpp>
+
+#include <memory>
+
+namespace cupar::detail {
+
+struct plan_state;
+
+namespace jit {
+
+struct set_request {
+  family fam;
+  const jit_type* t[3] = {nullptr, nullptr, nullptr};  // the caller's types
+  scalar level = static_cast<scalar>(0);               // histograms: the operator's result type
+  scalar counter = static_cast<scalar>(0);             // histograms: u32 or u64
+  const jit_type* value = nullptr;                     // merge sort pairs: the payload type
+  bool in_place = false;  // select_if, select_flagged: output is the input
+  /// unique_by_key, reduce_by_key, run_length_encode: kernels with 64-bit offsets (n >= 2^31).
+  bool wide = false;
+  /// reduce_by_key, scan_by_key_*: the "+plus" sets (the named plus on a 4- or 8-byte
+  /// arithmetic value type: cuda::std::plus<> compiled into the kernels, the value type itself
+  /// rather than its size class, and one slot, the equality, given by ops[1]).
+  bool plus = false;
+  /// transform_reduce, the scans, select_if, partition_if, unique: the "+index" sets (the input
+  /// is an iterator expression, ops[0]; the family's own operator follows it).
+  bool index = false;
+  /// Scans, select_if, partition_if, unique: the "+io" sets (also the output is an expression,
+  /// its store in the last slot: ops[2]).
+  bool io = false;
+  /// The slots' operators (slot order of slots_of); the first one anchors the per-operator
+  /// cache. Null: the slot's default, the named equal_to or less.
+  const cupar::jit::op* ops[3] = {nullptr, nullptr, nullptr};
+
+  fast_key key(int arch) const;
+  build_spec spec() const;
+  /// The operator whose own cache remembers this request's builds.
+  const cupar::jit::op& anchor() const;
+};
+
+/// The request of an iterator expression read by `f` (reduce, scan_inclusive, scan_exclusive,
+/// select_if, partition_if, unique) into `t`: the "+index" sets (reduce's are transform_reduce<u64,
+/// t>+index), the expression's generated operator `loader` in the first slot (it anchors the
+/// cache), `op` in the second.
+set_request expression_request(family f, const jit_type& t, const cupar::jit::op& loader,
+                               const cupar::jit::op* op);
+/// As expression_request for a scan whose output is an expression too: the "+io" scan sets, the
+/// output's generated store in the third slot.
+set_request expression_request(family f, const jit_type& t, const cupar::jit::op& loader,
+                               const cupar::jit::op* op, const cupar::jit::op& store);
+
+/// Whether the library precompiled the kernel set `r` asks for (a user struct: its class's set),
+/// remembered per family and types, so that the per-call path pays a map lookup, not the set's key.
+bool precompiled_request(const set_request& r);
+
+struct resolved {
+  const device_info* dev;
+  std::shared_ptr<const loaded_module> module;
+};
+
+/// The module serving `r` on the current device: the plan's, or through the per-operator and
+/// process caches (building it on a miss).
+resolved resolve(const set_request& r, const plan_state* plan, const char* fn);
+
+}  // namespace jit
+
+/// A plan's build: the cache entry it was made from, for the device it was made on.
+struct plan_state {
+  plan_state() = default;
+  plan_state(const plan_state&) = delete;
+  plan_state& operator=(const plan_state&) = delete;
+  ~plan_state();
+  jit::set_request request;
+  std::shared_ptr<jit::program_entry> entry;  // null: a named operator served by the library
+  const jit::device_info* device = nullptr;
+};
+
+}  // namespace cupar::detail
