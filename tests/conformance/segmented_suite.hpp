@@ -28,6 +28,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cupar::testing {
@@ -42,6 +43,8 @@ namespace seg_ref {
 
 /// Segments on the host: [begin[s], end[s]) over data of n items.
 struct segments {
+  segments(std::string label, std::size_t items) : name(std::move(label)), n(items) {}
+
   std::string name;
   std::size_t n = 0;
   std::vector<std::int64_t> begin, end;
@@ -145,7 +148,8 @@ inline segments shuffled(segments s, std::uint64_t seed) {
 /// The ordered layouts every family runs on (scans need ordered segments).
 inline std::vector<segments> ordered_layouts(std::uint64_t seed) {
   std::vector<segments> v;
-  for (std::size_t n : scaled({std::size_t(1000), std::size_t(65537), (std::size_t(1) << 20) + 3})) {
+  for (std::size_t n :
+       scaled({std::size_t(1000), std::size_t(65537), (std::size_t(1) << 20) + 3})) {
     v.push_back(contiguous(n, 1000, seed + n));
     v.push_back(contiguous(n, 2, seed + n + 1));
     v.push_back(with_gaps(n, 300, seed + n + 2));
