@@ -26,7 +26,8 @@
 //
 // The jit_latency family is named jit_latency/<measure>/<case> (impl = the measure, type = the
 // case): fresh processes of cupar_jit_latency run by jit_latency_rows.cpp, one iteration each,
-// reporting seconds.
+// reporting seconds. Its rows come last: they are the slowest to run, and a run stopped by a time
+// limit then loses only latency rows, not a family's kernel rows.
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -213,6 +214,87 @@
   X(host_overhead, cupar_jit_expr, transform_f32, host_overhead)               \
   X(host_overhead, cupar_jit_expr, reduce_f32, host_overhead)                  \
                                                                                \
+  X(select_if, cupar, u32, gpu)                                                \
+  X(select_if, cupar_jit, u32, gpu)                                            \
+  X(select_if, cub, u32, gpu)                                                  \
+  X(select_if, thrust, u32, gpu)                                               \
+  X(select_if, cpu_seq, u32, cpu_seq)                                          \
+  X(select_if_transformed, cupar, u32, gpu)                                    \
+  X(select_if_transformed, cupar_jit_expr, u32, gpu)                           \
+  X(select_if_transformed, cupar_jit_unfused, u32, gpu)                        \
+  X(select_if_transformed, cub, u32, gpu)                                      \
+  X(select_if_output, cupar_jit_expr, u32, gpu)                                \
+  X(select_if_output, cupar_jit_unfused, u32, gpu)                             \
+  X(select_if_output, cub, u32, gpu)                                           \
+  X(select_flagged, cupar, u32, gpu)                                           \
+  X(select_flagged, cub, u32, gpu)                                             \
+  X(select_flagged, thrust, u32, gpu)                                          \
+  X(select_flagged, cpu_seq, u32, cpu_seq)                                     \
+  X(partition, cupar, u32, gpu)                                                \
+  X(partition, cupar_jit, u32, gpu)                                            \
+  X(partition, cub, u32, gpu)                                                  \
+  X(partition, thrust, u32, gpu)                                               \
+  X(partition, cpu_seq, u32, cpu_seq)                                          \
+  X(partition_in_order, cupar, u32, gpu)                                       \
+  X(three_way_partition, cupar, u32, gpu)                                      \
+  X(three_way_partition, cupar_jit, u32, gpu)                                  \
+  X(three_way_partition, cub, u32, gpu)                                        \
+  X(unique, cupar, u32, gpu)                                                   \
+  X(unique, cupar_jit, u32, gpu)                                               \
+  X(unique, cupar_jit_named, u32, gpu)                                         \
+  X(unique, cub, u32, gpu)                                                     \
+  X(unique, thrust, u32, gpu)                                                  \
+  X(unique, cpu_seq, u32, cpu_seq)                                             \
+                                                                               \
+  X(reduce_by_key, cupar, u32_f32, gpu)                                        \
+  X(reduce_by_key, cupar_jit, u32_f32, gpu)                                    \
+  X(reduce_by_key, cupar_jit_named, u32_f32, gpu)                              \
+  X(reduce_by_key, cub, u32_f32, gpu)                                          \
+  X(reduce_by_key, thrust, u32_f32, gpu)                                       \
+  X(reduce_by_key, cpu_seq, u32_f32, cpu_seq)                                  \
+  X(reduce_by_key, cupar, u32_f32_functor, gpu)                                \
+  X(reduce_by_key, cupar_jit, u32_f32_functor, gpu)                            \
+  X(reduce_by_key, cub, u32_f32_functor, gpu)                                  \
+  X(inclusive_scan_by_key, cupar, u32_f32, gpu)                                \
+  X(inclusive_scan_by_key, cupar_jit, u32_f32, gpu)                            \
+  X(inclusive_scan_by_key, cupar_jit_named, u32_f32, gpu)                      \
+  X(inclusive_scan_by_key, cub, u32_f32, gpu)                                  \
+  X(inclusive_scan_by_key, thrust, u32_f32, gpu)                               \
+  X(inclusive_scan_by_key, cpu_seq, u32_f32, cpu_seq)                          \
+  X(inclusive_scan_by_key, cupar, u32_f32_functor, gpu)                        \
+  X(inclusive_scan_by_key, cupar_jit, u32_f32_functor, gpu)                    \
+  X(inclusive_scan_by_key, cub, u32_f32_functor, gpu)                          \
+  X(unique_by_key, cupar, u32_f32, gpu)                                        \
+  X(unique_by_key, cupar_jit, u32_f32, gpu)                                    \
+  X(unique_by_key, cupar_jit_named, u32_f32, gpu)                              \
+  X(unique_by_key, cub, u32_f32, gpu)                                          \
+  X(unique_by_key, thrust, u32_f32, gpu)                                       \
+  X(unique_by_key, cpu_seq, u32_f32, cpu_seq)                                  \
+  X(run_length_encode, cupar, u32, gpu)                                        \
+  X(run_length_encode, cub, u32, gpu)                                          \
+  X(run_length_encode, thrust, u32, gpu)                                       \
+  X(run_length_encode, cpu_seq, u32, cpu_seq)                                  \
+                                                                               \
+  X(segmented_reduce, cupar, f32, gpu)                                         \
+  X(segmented_reduce, cupar_jit, f32, gpu)                                     \
+  X(segmented_reduce, cupar_jit_named, f32, gpu)                               \
+  X(segmented_reduce, cub, f32, gpu)                                           \
+  X(segmented_reduce, cpu_seq, f32, cpu_seq)                                   \
+                                                                               \
+  X(segmented_inclusive_scan, cupar, f32, gpu)                                 \
+  X(segmented_inclusive_scan, cupar_jit, f32, gpu)                             \
+  X(segmented_inclusive_scan, cub_scan_by_key, f32, gpu)                       \
+                                                                               \
+  X(segmented_sort_keys, cupar, u32, gpu)                                      \
+  X(segmented_sort_keys, cub, u32, gpu)                                        \
+  X(segmented_sort_keys, cub_radix, u32, gpu)                                  \
+                                                                               \
+  X(lower_bound, cupar, u32, gpu)                                              \
+  X(lower_bound, cupar_jit, u32, gpu)                                          \
+  X(lower_bound, cupar_jit_named, u32, gpu)                                    \
+  X(lower_bound, thrust, u32, gpu)                                             \
+  X(lower_bound, cpu_seq, u32, cpu_seq)                                        \
+                                                                               \
   X(jit_latency, cold_process, reduce_f32, once)                               \
   X(jit_latency, disk_cache_process, reduce_f32, once)                         \
   X(jit_latency, warm_in_process, reduce_f32, once)                            \
@@ -314,88 +396,7 @@
   X(jit_latency, cold_process, select_output_f32, once)                        \
   X(jit_latency, disk_cache_process, select_output_f32, once)                  \
   X(jit_latency, warm_in_process, select_output_f32, once)                     \
-  X(jit_latency, new_operator_in_process, select_output_f32, once)             \
-                                                                               \
-  X(select_if, cupar, u32, gpu)                                                \
-  X(select_if, cupar_jit, u32, gpu)                                            \
-  X(select_if, cub, u32, gpu)                                                  \
-  X(select_if, thrust, u32, gpu)                                               \
-  X(select_if, cpu_seq, u32, cpu_seq)                                          \
-  X(select_if_transformed, cupar, u32, gpu)                                    \
-  X(select_if_transformed, cupar_jit_expr, u32, gpu)                           \
-  X(select_if_transformed, cupar_jit_unfused, u32, gpu)                        \
-  X(select_if_transformed, cub, u32, gpu)                                      \
-  X(select_if_output, cupar_jit_expr, u32, gpu)                                \
-  X(select_if_output, cupar_jit_unfused, u32, gpu)                             \
-  X(select_if_output, cub, u32, gpu)                                           \
-  X(select_flagged, cupar, u32, gpu)                                           \
-  X(select_flagged, cub, u32, gpu)                                             \
-  X(select_flagged, thrust, u32, gpu)                                          \
-  X(select_flagged, cpu_seq, u32, cpu_seq)                                     \
-  X(partition, cupar, u32, gpu)                                                \
-  X(partition, cupar_jit, u32, gpu)                                            \
-  X(partition, cub, u32, gpu)                                                  \
-  X(partition, thrust, u32, gpu)                                               \
-  X(partition, cpu_seq, u32, cpu_seq)                                          \
-  X(partition_in_order, cupar, u32, gpu)                                       \
-  X(three_way_partition, cupar, u32, gpu)                                      \
-  X(three_way_partition, cupar_jit, u32, gpu)                                  \
-  X(three_way_partition, cub, u32, gpu)                                        \
-  X(unique, cupar, u32, gpu)                                                   \
-  X(unique, cupar_jit, u32, gpu)                                               \
-  X(unique, cupar_jit_named, u32, gpu)                                         \
-  X(unique, cub, u32, gpu)                                                     \
-  X(unique, thrust, u32, gpu)                                                  \
-  X(unique, cpu_seq, u32, cpu_seq)                                             \
-                                                                               \
-  X(reduce_by_key, cupar, u32_f32, gpu)                                        \
-  X(reduce_by_key, cupar_jit, u32_f32, gpu)                                    \
-  X(reduce_by_key, cupar_jit_named, u32_f32, gpu)                              \
-  X(reduce_by_key, cub, u32_f32, gpu)                                          \
-  X(reduce_by_key, thrust, u32_f32, gpu)                                       \
-  X(reduce_by_key, cpu_seq, u32_f32, cpu_seq)                                  \
-  X(reduce_by_key, cupar, u32_f32_functor, gpu)                                \
-  X(reduce_by_key, cupar_jit, u32_f32_functor, gpu)                            \
-  X(reduce_by_key, cub, u32_f32_functor, gpu)                                  \
-  X(inclusive_scan_by_key, cupar, u32_f32, gpu)                                \
-  X(inclusive_scan_by_key, cupar_jit, u32_f32, gpu)                            \
-  X(inclusive_scan_by_key, cupar_jit_named, u32_f32, gpu)                      \
-  X(inclusive_scan_by_key, cub, u32_f32, gpu)                                  \
-  X(inclusive_scan_by_key, thrust, u32_f32, gpu)                               \
-  X(inclusive_scan_by_key, cpu_seq, u32_f32, cpu_seq)                          \
-  X(inclusive_scan_by_key, cupar, u32_f32_functor, gpu)                        \
-  X(inclusive_scan_by_key, cupar_jit, u32_f32_functor, gpu)                    \
-  X(inclusive_scan_by_key, cub, u32_f32_functor, gpu)                          \
-  X(unique_by_key, cupar, u32_f32, gpu)                                        \
-  X(unique_by_key, cupar_jit, u32_f32, gpu)                                    \
-  X(unique_by_key, cupar_jit_named, u32_f32, gpu)                              \
-  X(unique_by_key, cub, u32_f32, gpu)                                          \
-  X(unique_by_key, thrust, u32_f32, gpu)                                       \
-  X(unique_by_key, cpu_seq, u32_f32, cpu_seq)                                  \
-  X(run_length_encode, cupar, u32, gpu)                                        \
-  X(run_length_encode, cub, u32, gpu)                                          \
-  X(run_length_encode, thrust, u32, gpu)                                       \
-  X(run_length_encode, cpu_seq, u32, cpu_seq)                                  \
-                                                                               \
-  X(segmented_reduce, cupar, f32, gpu)                                         \
-  X(segmented_reduce, cupar_jit, f32, gpu)                                     \
-  X(segmented_reduce, cupar_jit_named, f32, gpu)                               \
-  X(segmented_reduce, cub, f32, gpu)                                           \
-  X(segmented_reduce, cpu_seq, f32, cpu_seq)                                   \
-                                                                               \
-  X(segmented_inclusive_scan, cupar, f32, gpu)                                 \
-  X(segmented_inclusive_scan, cupar_jit, f32, gpu)                             \
-  X(segmented_inclusive_scan, cub_scan_by_key, f32, gpu)                       \
-                                                                               \
-  X(segmented_sort_keys, cupar, u32, gpu)                                      \
-  X(segmented_sort_keys, cub, u32, gpu)                                        \
-  X(segmented_sort_keys, cub_radix, u32, gpu)                                  \
-                                                                               \
-  X(lower_bound, cupar, u32, gpu)                                              \
-  X(lower_bound, cupar_jit, u32, gpu)                                          \
-  X(lower_bound, cupar_jit_named, u32, gpu)                                    \
-  X(lower_bound, thrust, u32, gpu)                                             \
-  X(lower_bound, cpu_seq, u32, cpu_seq)
+  X(jit_latency, new_operator_in_process, select_output_f32, once)
 
 namespace cupar_bench {
 

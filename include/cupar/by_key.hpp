@@ -67,8 +67,8 @@ void scan_by_key_call(const char* fn, dp_op what, const ::cupar::jit::input<K>& 
 /// @param d_keys_in, d_values_in       device inputs of n keys and n values, each an array or an
 ///                                     iterator expression written to a temporary array first
 ///                                     (jit::input; e.g. the values jit::transform<double>(
-///                                     jit::zip(d_a, d_b), "x._0 * x._1")); may be null when
-///                                     n == 0)
+///                                     jit::zip(d_a, d_b), jit::op("x._0 * x._1"))); may be null
+///                                     when n == 0)
 /// @param d_keys_out, d_aggregates_out device outputs with room for one item per run (n at most);
 ///                                     no output may overlap an input or the other output
 /// @param d_num_runs                   device count (one std::size_t)

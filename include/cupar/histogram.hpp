@@ -196,9 +196,9 @@ void histogram_even(const Sample* d_samples, Counter* d_histogram, int num_level
                          stream, mr);
 }
 /// histogram_even of samples given as an iterator expression (jit_iterator.hpp; an array too),
-/// Sample named: cupar::histogram_even<float>(jit::transform(d_x, "x * x"), ...). The samples are
-/// written to a temporary array of n first (one pass, only the expression's code compiled; the
-/// histogram's own kernels take arrays), after the argument checks.
+/// Sample named: cupar::histogram_even<float>(jit::transform(d_x, jit::op("x * x")), ...). The
+/// samples are written to a temporary array of n first (one pass, only the expression's code
+/// compiled; the histogram's own kernels take arrays), after the argument checks.
 template <class Sample, class Counter, class Level>
 void histogram_even(jit::input_t<Sample> samples, Counter* d_histogram, int num_levels, Level lower,
                     Level upper, std::size_t n, stream_ref stream,

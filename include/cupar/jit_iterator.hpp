@@ -6,7 +6,7 @@
 //
 //   // dot product: one pass over a and b
 //   float dot = cupar::reduce_value(
-//       jit::transform<float>(jit::zip(d_a, d_b), "x._0 * x._1"), n, jit::plus, 0.0f, s);
+//       jit::transform<float>(jit::zip(d_a, d_b), jit::op("x._0 * x._1")), n, jit::plus, 0.0f, s);
 //   // index of the largest value, lowest index on ties
 //   CUPAR_JIT_STRUCT(arg, long long i; float v;)
 //   arg best = cupar::reduce_value(

@@ -135,7 +135,8 @@ inline void check_segments(const std::int64_t* d_begin_offsets, const std::int64
 /// @param num_segments  number of segments (may exceed 2^31)
 /// @param d_begin_offsets, d_end_offsets  the segments (see the rules at the top of this file:
 ///                      any order, overlaps allowed); arrays or iterator expressions of int64
-///                      (e.g. fixed-size segments: jit::transform(jit::counting(0ll), "x * 64")),
+///                      (e.g. fixed-size segments:
+///                      jit::transform(jit::counting(0ll), jit::op("x * 64"))),
 ///                      written to temporary arrays of num_segments offsets first
 /// @param op            binary operator T x T -> T, e.g. cupar::jit::op("a + b") or
 ///                      cupar::jit::plus (named operators compile nothing)

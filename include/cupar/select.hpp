@@ -9,8 +9,8 @@
 // Output expressions: every function has an overload whose outputs are jit::output (an array of
 // any type the items convert to, jit::transform_output, jit::discard(); jit_iterator.hpp) and
 // whose element types are named, since nothing deduces them: cupar::select_if<float>(d_x,
-// jit::transform_output<float>(d_y, "x * 2.0f"), ...). select_if, partition and unique (also
-// unique in unique.hpp) on arithmetic types, and select_if and partition on structs of the
+// jit::transform_output<float>(d_y, jit::op("x * 2.0f")), ...). select_if, partition and unique
+// (also unique in unique.hpp) on arithmetic types, and select_if and partition on structs of the
 // data-processing struct classes, store through the expression as they compact, in one pass,
 // when the output writes no array the call reads; otherwise (an output over the input, a
 // gather's values or other arrays the input reads; other structs; select_flagged and
@@ -111,8 +111,8 @@ void three_way_call(const char* fn, const ::cupar::jit::input<T>& in, const Out&
 /// number to *d_num_selected. d_out must have room for n items.
 ///
 /// @param d_in           device input, or an iterator expression read by the kernels in the same
-///                       pass (jit::input; e.g. jit::transform(d_x, "x * 2.0f")); may be null
-///                       when n == 0
+///                       pass (jit::input; e.g. jit::transform(d_x, jit::op("x * 2.0f")));
+///                       may be null when n == 0
 /// @param d_out          device output; may equal d_in (compaction in place), must not otherwise
 ///                       overlap it (nor be an array an expression d_in reads)
 /// @param d_num_selected device count (one std::size_t), always written (0 when n == 0)
@@ -182,7 +182,8 @@ void select_flagged(jit::input_t<T> d_in, const Flag* d_flags, T* d_out,
 }
 /// select_flagged with the flags an array or an iterator expression and the output an array or
 /// an output expression (see the top of this file); T and Flag named
-/// (cupar::select_flagged<float, bool>(d_x, jit::transform<bool>(d_y, "x > 0"), d_out, ...)).
+/// (cupar::select_flagged<float, unsigned char>(d_x, jit::transform<unsigned char>(d_y,
+/// jit::op("x > 0")), d_out, ...)).
 template <class T, class Flag>
 void select_flagged(jit::input_t<T> d_in, jit::input_t<Flag> flags, const jit::output& out,
                     std::size_t* d_num_selected, std::size_t n, stream_ref stream,

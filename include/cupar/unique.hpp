@@ -34,8 +34,8 @@ namespace cupar {
 /// order, and writes their number to *d_num_selected.
 ///
 /// @param d_in           device input, or an iterator expression read by the kernels in the same
-///                       pass (jit::input; e.g. jit::transform(d_x, "x * 2.0f")); may be null
-///                       when n == 0
+///                       pass (jit::input; e.g. jit::transform(d_x, jit::op("x * 2.0f")));
+///                       may be null when n == 0
 /// @param d_out          device output with room for n items; must not overlap d_in. The
 ///                       overloads with T named take an output expression (select.hpp's top)
 /// @param d_num_selected device count (one std::size_t)

@@ -158,6 +158,7 @@ TEST(DistCommunicator, BadRanksAndDevicesAreRefusedBeforeNccl) {
     (void)comm;
   }
 }
+// clang-format on
 
 /// The README's example of cupar::dist, compiled (not run).
 [[maybe_unused]] void readme_example(const unsigned* d_keys, const float* d_rows, std::size_t n,
@@ -175,6 +176,50 @@ TEST(DistCommunicator, BadRanksAndDevicesAreRefusedBeforeNccl) {
   auto id =
       cupar::dist::unique_id::exchange_via_file("/shared/job.id", rank, std::chrono::minutes(1));
   cupar::dist::communicator c(id, size, rank, local_gpu);
+}
+
+// The examples keep the headers' layout: not reformatted.
+// clang-format off
+/// What a rank runs, in the examples below.
+void spmd_code(cupar::dist::communicator&) {}
+
+/// The examples at the top of cupar/dist.hpp and cupar/dist/communicator.hpp, compiled (not run);
+/// scripts/check_doc_examples.py (test cupar_doc_examples_match) checks they are the headers' text.
+[[maybe_unused]] void header_examples(const unsigned* d_keys, const double* d_x, std::size_t n,
+                                      cudaStream_t s, int rank, int size, int local_rank,
+                                      ncclComm_t my_nccl_comm) {
+  {
+    // doc-example: include/cupar/dist.hpp
+    auto comms = cupar::dist::communicator::local();            // one rank per visible GPU
+    cupar::dist::run_on_ranks(comms, [&](cupar::dist::communicator& c) {
+      // ... this rank's shard d_keys[0, n) on c.device(), a stream s of that device ...
+      cupar::device_buffer<unsigned> sorted = cupar::dist::sort_keys(c, d_keys, n, s);
+      double total = cupar::dist::reduce_value(c, d_x, n, cupar::jit::op("a + b"), 0.0, s);
+      // doc-example end
+      (void)total;
+      // doc-example: include/cupar/dist.hpp
+    });
+    // doc-example end
+  }
+  {
+    // doc-example: include/cupar/dist/communicator.hpp
+    auto id = cupar::dist::unique_id::exchange_via_file("/shared/job42.id", rank,
+                                                        std::chrono::seconds(60));
+    cupar::dist::communicator comm(id, size, rank, /*device=*/local_rank);
+    // doc-example end
+  }
+  {
+    // doc-example: include/cupar/dist/communicator.hpp
+    auto comms = cupar::dist::communicator::local();  // every visible GPU
+    cupar::dist::run_on_ranks(comms, [&](cupar::dist::communicator& c) { spmd_code(c); });
+    // doc-example end
+    (void)comms;
+  }
+  {
+    // doc-example: include/cupar/dist/communicator.hpp
+    auto comm = cupar::dist::communicator::wrap(my_nccl_comm);
+    // doc-example end
+  }
 }
 
 }  // namespace

@@ -10,13 +10,13 @@
 //   //    gets it (a file on a shared file system, a socket: exchange_via_socket, MPI, a job
 //   //    launcher's environment).
 //   auto id = cupar::dist::unique_id::exchange_via_file("/shared/job42.id", rank,
-//   std::chrono::seconds(60)); cupar::dist::communicator comm(id, size, rank,
-//   /*device=*/local_rank);
+//                                                       std::chrono::seconds(60));
+//   cupar::dist::communicator comm(id, size, rank, /*device=*/local_rank);
 //
 //   // 2. One process driving all of its GPUs: one communicator per GPU, each used from its own
 //   //    thread; run_on_ranks runs a function on every rank's thread and waits.
 //   auto comms = cupar::dist::communicator::local();  // every visible GPU
-//   cupar::dist::run_on_ranks(comms, [&](cupar::dist::communicator& c) { /* SPMD code */ });
+//   cupar::dist::run_on_ranks(comms, [&](cupar::dist::communicator& c) { spmd_code(c); });
 //
 //   // 3. An NCCL communicator the caller already has (not destroyed by cupar).
 //   auto comm = cupar::dist::communicator::wrap(my_nccl_comm);

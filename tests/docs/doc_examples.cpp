@@ -1,0 +1,147 @@
+// cupar tests: the code examples of the README and the public headers, compiled by the host
+// compiler (the ones for nvcc: doc_examples_cuda.cu; cupar::dist's: tests/dist/unit_test.cpp).
+// One translation unit per set of names an example defines at namespace scope (two examples
+// define different structs named `arg`, two `point`); the files are compiled, not linked.
+// Compile-only: nothing here runs, the build is the test. Each block between
+// "// doc-example: <file>" and "// doc-example end" is the example's text as the file has it,
+// line for line; check_doc_examples.py (test cupar_doc_examples_match) fails when a line of a
+// block is no longer in its file, so an example that changes must change here too, and compile.
+// Names an example takes from its context (d_in, n, stream, ...) are the functions' parameters.
+#include <cupar/cupar.hpp>
+
+// The examples keep the documents' layout: not reformatted.
+// clang-format off
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+namespace readme {
+
+struct order {
+  float price;
+  unsigned id;
+};
+
+}  // namespace readme
+CUPAR_JIT_TYPE(readme::order, "order", "struct order { float price; unsigned id; };")
+
+namespace readme {
+
+[[maybe_unused]] void first_example(const float* d_in, float* d_out, std::size_t n,
+                                    cupar::stream_ref stream, order* d_keys) {
+  // doc-example: README.md
+  cupar::jit::op scale("x * s + t");          // operators are text, e.g. from a query
+  scale.param("s", 2.0f).param("t", 1.0f);    // run-time parameters: change them without recompiling
+  cupar::transform(d_in, d_out, n, scale, stream);
+  float sum = cupar::reduce_value(d_out, n, cupar::jit::op("a + b"), 0.0f, stream);
+  cupar::sort_keys(d_keys, d_keys, n, cupar::jit::op("a.price < b.price"), stream);  // user structs too
+  // doc-example end
+  (void)sum;
+}
+
+}  // namespace readme
+
+// The README's fused inputs and outputs.
+namespace jit = cupar::jit;
+// doc-example: README.md
+CUPAR_JIT_STRUCT(arg, int i; float v;)   // at namespace scope
+// doc-example end
+
+namespace readme {
+
+[[maybe_unused]] void fused(const float* d_a, const float* d_b, const float* d_x, float* d_out,
+                            const unsigned* d_keys, const unsigned* d_rows, unsigned* d_sorted,
+                            unsigned* d_perm, float* d_sums, std::size_t n, cupar::stream_ref s) {
+  // doc-example: README.md
+  // dot product
+  float dot = cupar::reduce_value(jit::transform<float>(jit::zip(d_a, d_b), jit::op("x._0 * x._1")),
+                                  n, jit::plus, 0.0f, s);
+  arg best = cupar::reduce_value(jit::zip({{"i", jit::counting(0)}, {"v", d_x}}), n,
+                                 jit::op("b.v > a.v || (b.v == a.v && b.i < a.i) ? b : a"),
+                                 arg{-1, -INFINITY}, s);
+  // count where x > t, with a run-time parameter
+  auto count = cupar::reduce_value(
+      jit::transform<unsigned long long>(d_x, jit::op("x > t ? 1ull : 0ull").param("t", 0.5f)), n,
+      jit::plus, 0ull, s);
+  // keep 2x where 2x > t: select_if reads the expression in its own kernels (one pass)
+  std::size_t kept = cupar::select_if_count(jit::transform(d_x, jit::op("2.0f * x")), d_out, n,
+                                            jit::op("x > t").param("t", 1.0f), s);
+  // sort the keys gathered through a row index (written to d_sorted, then radix-sorted there)
+  cupar::sort_keys(jit::permutation(d_keys, d_rows), d_sorted, n, jit::less, s);
+  // the sorting permutation (argsort): values counting(0), the sorted keys not kept
+  cupar::stable_sort_pairs<unsigned, unsigned>(d_keys, jit::discard(), jit::counting(0u), d_perm, n,
+                                               jit::less, s);
+  // sums of fixed-size segments of 64, from offsets computed on the fly
+  cupar::segmented_reduce(d_x, d_sums, n, (n + 63) / 64,
+                          jit::transform<std::int64_t>(jit::counting(0ll), jit::op("x * 64")),
+                          jit::transform<std::int64_t>(jit::counting(1ll),
+                              jit::op("x * 64 < n ? x * 64 : n").param("n", (long long)n)),
+                          jit::plus, 0.0f, s);
+  // doc-example end
+  (void)dot, (void)best, (void)count, (void)kept;
+}
+
+}  // namespace readme
+
+// The README's group-by with run-time operators.
+struct group {
+  unsigned key, count;
+  float sum, min, max;
+};
+// doc-example: README.md
+CUPAR_JIT_TYPE(group, "group", "struct group { unsigned int key; unsigned int count; float sum; float min; float max; };")
+// doc-example end
+
+namespace readme {
+
+[[maybe_unused]] void group_by(const unsigned* d_keys, unsigned* d_sorted_keys,
+                               const float* d_values, float* d_sorted_values, group* d_rows,
+                               unsigned* d_group_keys, group* d_groups, group* d_kept,
+                               std::size_t n, cupar::stream_ref stream) {
+  // doc-example: README.md
+  cupar::sort_pairs(d_keys, d_sorted_keys, d_values, d_sorted_values, n, stream);        // radix sort
+  cupar::transform(d_sorted_keys, d_sorted_values, d_rows, n, cupar::jit::op("group{a, 1u, b, b, b}"), stream);
+  const cupar::jit::op merge("group{a.key, a.count + b.count, a.sum + b.sum, fminf(a.min, b.min), fmaxf(a.max, b.max)}");
+  std::size_t groups = cupar::reduce_by_key_count(d_sorted_keys, d_rows, d_group_keys, d_groups, n, merge, stream);
+  cupar::jit::op having("x.sum > t * static_cast<float>(x.count)");
+  having.param("t", 600.0f);
+  std::size_t kept = cupar::select_if_count(d_groups, d_kept, groups, having, stream);
+  // doc-example end
+  (void)kept;
+}
+
+}  // namespace readme
+
+// The inline examples of the headers' comments, completed into calls (their "..." filled in).
+namespace header_inline {
+
+[[maybe_unused]] void examples(const float* d_x, float* d_y, float* d_out, std::size_t* d_count,
+                               std::uint32_t* d_hist, const double* d_a, const double* d_b,
+                               const unsigned* d_keys, unsigned* d_keys_out, double* d_sums,
+                               std::size_t* d_runs, std::int64_t* d_offsets_end, std::size_t n,
+                               cupar::stream_ref s) {
+  // select.hpp: outputs through an expression, flags computed from another array
+  cupar::select_if<float>(d_x, jit::transform_output<float>(d_y, jit::op("x * 2.0f")), d_count, n,
+                          jit::op("x > 0.0f"), s);
+  cupar::select_flagged<float, unsigned char>(d_x, jit::transform<unsigned char>(d_y,
+                                              jit::op("x > 0")), d_out, d_count, n, s);
+  // select.hpp, unique.hpp: an input read through an expression
+  cupar::select_if(jit::transform(d_x, jit::op("x * 2.0f")), d_out, d_count, n, jit::op("x > 1"),
+                   s);
+  cupar::unique(jit::transform(d_x, jit::op("x * 2.0f")), d_out, d_count, n, s);
+  // histogram.hpp: samples as an expression
+  cupar::histogram_even<float>(jit::transform(d_x, jit::op("x * x")), d_hist, 11, 0.0f, 1.0f, n,
+                               s);
+  // by_key.hpp: values as an expression
+  cupar::reduce_by_key<unsigned, double>(
+      d_keys, jit::transform<double>(jit::zip(d_a, d_b), jit::op("x._0 * x._1")), d_keys_out,
+      d_sums, d_runs, n, jit::plus, s);
+  // segmented.hpp: fixed-size segments from offsets computed on the fly
+  cupar::segmented_reduce(d_x, d_out, n, (n + 63) / 64,
+                          jit::transform(jit::counting(0ll), jit::op("x * 64")), d_offsets_end,
+                          jit::plus, 0.0f, s);
+}
+
+}  // namespace header_inline
+// clang-format on

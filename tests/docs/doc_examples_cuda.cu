@@ -1,0 +1,59 @@
+// cupar tests: the README's examples with C++ callables, compiled by nvcc (see doc_examples.cpp).
+#include <cupar/cupar.cuh>
+
+// The examples keep the documents' layout: not reformatted.
+// clang-format off
+
+#include <cuda/std/tuple>
+
+#include <cmath>
+#include <cstddef>
+
+// The functors the README's fused example names.
+struct product {
+  template <class T>
+  __device__ float operator()(const T& ab) const {
+    return cuda::std::get<0>(ab) * cuda::std::get<1>(ab);
+  }
+};
+struct argmax_op {
+  template <class T>
+  __device__ T operator()(const T& a, const T& b) const {
+    const float va = cuda::std::get<1>(a), vb = cuda::std::get<1>(b);
+    return vb > va || (vb == va && cuda::std::get<0>(b) < cuda::std::get<0>(a)) ? b : a;
+  }
+};
+struct above_half {
+  __device__ bool operator()(float x) const { return x > 0.5f; }
+};
+
+[[maybe_unused]] void first_example(const float* d_in, float* d_out, std::size_t n,
+                                    cupar::stream_ref stream) {
+  // doc-example: README.md
+  cupar::reduce(d_in, d_out, n, [] __device__ (float a, float b) { return fmaxf(a, b); }, -INFINITY, stream);
+  // doc-example end
+}
+
+// doc-example: README.md
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/discard_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/iterator/zip_iterator.h>
+using thrust::make_transform_iterator;
+// doc-example end
+
+[[maybe_unused]] void fused(const float* d_a, const float* d_b, const float* d_x, std::size_t n,
+                            cupar::stream_ref s) {
+  // doc-example: README.md
+  // dot product: one pass over a and b
+  auto ab = thrust::make_zip_iterator(d_a, d_b);
+  float dot = cupar::reduce_value(make_transform_iterator(ab, product{}), n, cuda::std::plus<>{}, 0.f, s);
+  using iv = cuda::std::tuple<int, float>;
+  auto iz = thrust::make_zip_iterator(thrust::make_counting_iterator<int>(0), d_x);
+  iv best = cupar::reduce_value(iz, n, argmax_op{}, iv{-1, -INFINITY}, s);
+  // count where x > 0.5: the selected items are not wanted, only their number
+  std::size_t c = cupar::select_if_count(d_x, thrust::make_discard_iterator(), n, above_half{}, s);
+  // doc-example end
+  (void)dot, (void)best, (void)c;
+}
+// clang-format on

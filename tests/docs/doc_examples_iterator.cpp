@@ -1,0 +1,35 @@
+// cupar tests: code examples of include/cupar/jit_iterator.hpp, compiled (see doc_examples.cpp).
+#include <cupar/cupar.hpp>
+
+// The examples keep the documents' layout: not reformatted.
+// clang-format off
+
+#include <cmath>
+#include <cstddef>
+
+namespace jit = cupar::jit;
+
+// include/cupar/jit_iterator.hpp, the top of the file.
+// doc-example: include/cupar/jit_iterator.hpp
+CUPAR_JIT_STRUCT(arg, long long i; float v;)
+// doc-example end
+
+namespace header_iterator {
+
+[[maybe_unused]] void examples(const float* d_a, const float* d_b, const float* d_x,
+                               std::size_t n, cupar::stream_ref s) {
+  // doc-example: include/cupar/jit_iterator.hpp
+  // dot product: one pass over a and b
+  float dot = cupar::reduce_value(
+      jit::transform<float>(jit::zip(d_a, d_b), jit::op("x._0 * x._1")), n, jit::plus, 0.0f, s);
+  // index of the largest value, lowest index on ties
+  arg best = cupar::reduce_value(
+      jit::zip({{"i", jit::counting(0ll)}, {"v", d_x}}), n,
+      jit::op("b.v > a.v || (b.v == a.v && b.i < a.i) ? b : a"), arg{-1, -INFINITY}, s);
+  // doc-example end
+  (void)dot, (void)best;
+}
+
+}  // namespace header_iterator
+
+// clang-format on
