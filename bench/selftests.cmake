@@ -33,3 +33,10 @@ add_test(NAME bench_repeats_selftest
          COMMAND "${_cupar_report_python}" ${PROJECT_SOURCE_DIR}/bench/testdata/repeats_selftest.py
                  --script ${PROJECT_SOURCE_DIR}/scripts/bench_repeats.py)
 set_tests_properties(bench_repeats_selftest PROPERTIES LABELS "cpu" TIMEOUT 60)
+# scripts/run-benchmarks.sh --part (the suite in two runs that each fit a 10-minute limit), with a
+# stand-in cupar_bench: the filters, the JSON each part keeps, the report made from both.
+add_test(NAME run_benchmarks_parts_selftest
+         COMMAND bash ${PROJECT_SOURCE_DIR}/bench/testdata/run_benchmarks_selftest.sh
+                 ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/bench/run_benchmarks_selftest)
+set_tests_properties(run_benchmarks_parts_selftest PROPERTIES LABELS "cpu" TIMEOUT 120
+                     ENVIRONMENT "PYTHON=${_cupar_report_python}")

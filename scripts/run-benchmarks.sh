@@ -11,6 +11,12 @@
 #   --min-time S         --benchmark_min_time per row and size, seconds (default 0.05)
 #   --repetitions N      --benchmark_repetitions (default 1; with N > 1 only the aggregates are
 #                        kept and the report uses the median)
+#   --part P             run part of the suite, so that each part fits a time limit (one call of
+#                        the team's GPU machine: 10 minutes): "kernels" (every row but the
+#                        jit_latency ones: results.json; drops an older results_latency.json)
+#                        or "latency" (the jit_latency rows: results_latency.json); the report
+#                        is written from every results*.json of this run in DIR, so the second
+#                        part's report covers both
 #   --readme FILE        also refresh the headline block of FILE (between the markers
 #                        <!-- cupar-bench:begin --> and <!-- cupar-bench:end -->)
 #   -h, --help           this text
@@ -26,9 +32,11 @@
 # cupar_jit* rows, whose operators' optimised builds add about 10 s; the 14 jit_latency rows,
 # 8 fresh processes, about 30 s; the CPU baselines about 2 minutes, most of it the sequential
 # sorts of 2^26 keys); the report a few seconds. Where one command may run at most 10 minutes, build
-# and run apart (and, if need be, the suite in two: '-^jit_latency/' then '^jit_latency/' as
-# --benchmark_filter with different -o, then scripts/bench_report.py on both results.json):
-#   scripts/run-benchmarks.sh --build-only && scripts/run-benchmarks.sh --no-build
+# and run apart, and the suite in two parts (on the H200 of 2026-11-27 the whole suite did not fit
+# 580 s):
+#   scripts/run-benchmarks.sh --build-only
+#   scripts/run-benchmarks.sh --no-build --part kernels
+#   scripts/run-benchmarks.sh --no-build --part latency
 #
 # Environment: CMAKE_ARGS (extra CMake arguments), PYTHON (interpreter for the report; default:
 # the first of python3, /usr/bin/python3 that has matplotlib), OMP_NUM_THREADS (threads of the
@@ -43,6 +51,7 @@ do_run=1
 min_time=0.05
 repetitions=1
 readme=""
+part=""
 passthrough=()
 # The command line as typed, for the report: arguments with shell characters in single quotes.
 quote() {
@@ -69,6 +78,8 @@ while [[ $# -gt 0 ]]; do
     --min-time=*) min_time="${1#*=}"; shift ;;
     --repetitions) repetitions="$2"; shift 2 ;;
     --repetitions=*) repetitions="${1#*=}"; shift ;;
+    --part) part="$2"; shift 2 ;;
+    --part=*) part="${1#*=}"; shift ;;
     --readme) readme="$2"; shift 2 ;;
     --readme=*) readme="${1#*=}"; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -106,6 +117,17 @@ mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 json="$out/results.json"
 log="$out/bench.log"
+case "$part" in
+  "") rm -f "$out/results_latency.json" ;;
+  kernels)
+    passthrough+=("--benchmark_filter=-^jit_latency/")
+    rm -f "$out/results_latency.json" ;;
+  latency)
+    passthrough+=("--benchmark_filter=^jit_latency/")
+    json="$out/results_latency.json"
+    log="$out/bench_latency.log" ;;
+  *) echo "run-benchmarks: --part is kernels or latency, not '$part'" >&2; exit 2 ;;
+esac
 args=(--benchmark_min_time="$min_time" --benchmark_out="$json" --benchmark_out_format=json)
 if [[ "$repetitions" != 1 ]]; then
   args+=(--benchmark_repetitions="$repetitions" --benchmark_report_aggregates_only=true)
@@ -139,7 +161,10 @@ if [[ -z "$python" ]]; then
        "writing the tables without plots" >&2
   python=python3
 fi
-report_args=("$json" -o "$out" --command "$invocation")
+# The report: this part's JSON, with the kernels part's when this is the latency part.
+jsons=("$json")
+if [[ "$part" == latency && -s "$out/results.json" ]]; then jsons=("$out/results.json" "$json"); fi
+report_args=("${jsons[@]}" -o "$out" --command "$invocation")
 [[ -n "$readme" ]] && report_args+=(--readme "$readme")
 "$python" "$repo/scripts/bench_report.py" "${report_args[@]}"
 echo "== done in $(( $(date +%s) - start )) s: $out/RESULTS.md"

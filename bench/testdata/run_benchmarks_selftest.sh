@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Self-test of scripts/run-benchmarks.sh --part: a stand-in cupar_bench records the filter it was
+# given and writes the fixture as its JSON; the kernels part must filter out the latency rows and
+# drop an older latency JSON, the latency part must keep the kernels part's JSON and report both.
+#   run_benchmarks_selftest.sh <repo> <work dir>
+set -euo pipefail
+repo=$1
+work=$2
+rm -rf "$work" && mkdir -p "$work/build/bench" "$work/out"
+cat >"$work/build/bench/cupar_bench" <<STUB
+#!/usr/bin/env bash
+for a in "\$@"; do
+  case "\$a" in
+    --benchmark_out=*) out=\${a#*=} ;;
+    --benchmark_filter=*) echo "\${a#*=}" >>"$work/filters" ;;
+  esac
+done
+cp "$repo/bench/testdata/fixture.json" "\$out"
+STUB
+chmod +x "$work/build/bench/cupar_bench"
+fail() { echo "FAIL: $*"; exit 1; }
+echo stale >"$work/out/results_latency.json"
+"$repo/scripts/run-benchmarks.sh" --no-build -B "$work/build" -o "$work/out" --part kernels >"$work/log1" 2>&1 ||
+  fail "the kernels part failed: $(tail -5 "$work/log1")"
+[ "$(sed -n 1p "$work/filters")" = "-^jit_latency/" ] || fail "kernels part filter: $(sed -n 1p "$work/filters")"
+[ ! -e "$work/out/results_latency.json" ] || fail "the kernels part kept an older results_latency.json"
+[ -s "$work/out/results.json" ] || fail "no results.json"
+"$repo/scripts/run-benchmarks.sh" --no-build -B "$work/build" -o "$work/out" --part latency >"$work/log2" 2>&1 ||
+  fail "the latency part failed: $(tail -5 "$work/log2")"
+[ "$(sed -n 2p "$work/filters")" = "^jit_latency/" ] || fail "latency part filter: $(sed -n 2p "$work/filters")"
+[ -s "$work/out/results.json" ] && [ -s "$work/out/results_latency.json" ] || fail "a part's JSON is missing"
+grep -q 'results.json`, `results_latency.json' "$work/out/RESULTS.md" || fail "the report is not made from both parts"
+if "$repo/scripts/run-benchmarks.sh" --no-build -B "$work/build" -o "$work/out" --part other >"$work/log3" 2>&1; then
+  fail "an unknown part was accepted"
+fi
+echo "run-benchmarks.sh --part: OK"
