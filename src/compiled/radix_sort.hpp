@@ -10,11 +10,9 @@ template <class Key>
 void radix_sort_key(const radix_sort_args& args, int end_bit, stream_ref stream,
                     memory_resource& mr);
 
-#define CUPAR_FOR_EACH_RADIX_KEY(X) CUPAR_FOR_EACH_SCALAR_TYPE(X)
-
 #define CUPAR_DECLARE_RADIX_KEY(K) \
   extern template void radix_sort_key<K>(const radix_sort_args&, int, stream_ref, memory_resource&);
-CUPAR_FOR_EACH_RADIX_KEY(CUPAR_DECLARE_RADIX_KEY)
+CUPAR_FOR_EACH_SCALAR_TYPE(CUPAR_DECLARE_RADIX_KEY)
 #undef CUPAR_DECLARE_RADIX_KEY
 
 }  // namespace cupar::detail

@@ -15,14 +15,12 @@ template <class Key>
 void segmented_sort_pairs_of(const segmented_sort_args& args, stream_ref stream,
                              memory_resource& mr);
 
-#define CUPAR_FOR_EACH_SEGMENTED_SORT_KEY(X) CUPAR_FOR_EACH_SCALAR_TYPE(X)
-
 #define CUPAR_DECLARE_SEGMENTED_SORT_KEY(K)                                               \
   extern template void segmented_sort_keys_of<K>(const segmented_sort_args&, stream_ref,  \
                                                  memory_resource&);                       \
   extern template void segmented_sort_pairs_of<K>(const segmented_sort_args&, stream_ref, \
                                                   memory_resource&);
-CUPAR_FOR_EACH_SEGMENTED_SORT_KEY(CUPAR_DECLARE_SEGMENTED_SORT_KEY)
+CUPAR_FOR_EACH_SCALAR_TYPE(CUPAR_DECLARE_SEGMENTED_SORT_KEY)
 #undef CUPAR_DECLARE_SEGMENTED_SORT_KEY
 
 }  // namespace cupar::detail

@@ -130,10 +130,6 @@ std::string types_block(const set_spec& set, const build_spec* spec,
   return out.str();
 }
 
-std::string typedefs_block(const set_spec& s) {
-  return describe(s.fam).typedefs(s);
-}
-
 bool same_type(const type_ref& a, const type_ref& b) {
   return a.name == b.name;
 }
@@ -508,7 +504,7 @@ std::string set_source(const set_spec& set, const build_spec* spec) {
   out << "// cupar: kernel set " << set.key() << "\n";
   out << "#define CUPAR_STATE_BYTES " << cupar::jit::max_param_bytes << "\n";
   out << "#include \"cupar_prelude.cuh\"\n";
-  out << types_block(set, spec, nullptr) << typedefs_block(set);
+  out << types_block(set, spec, nullptr) << describe(set.fam).typedefs(set);
   const std::vector<slot_spec> slots = slots_of(set);
   if (spec != nullptr) {
     std::vector<int> all;
