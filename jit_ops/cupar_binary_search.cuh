@@ -4,7 +4,7 @@
 // -> bool (the default comparator is the precompiled named `less` of the user's type).
 //
 // The kernel is include/cupar/detail/device/binary_search.cuh, the same template the C++-operator
-// path instantiates; the host side is src/jit/families/binary_search_run.cu.
+// path instantiates; the host side is src/jit/families/binary_search.cu.
 #pragma once
 
 #include "cupar/detail/device/binary_search.cuh"

@@ -9,7 +9,7 @@
 // CUB 3.0.1 defines the sweep kernel (DeviceReduceByKeyKernel) in its host dispatch header
 // (dispatch_reduce_by_key.cuh), which NVRTC cannot compile, and its DispatchReduceByKey has no
 // kernel-source seam: the kernel is mirrored here line for line around CUB's own agent, the host
-// dispatch in src/jit/families/by_key_run.cu.
+// dispatch in src/jit/families/by_key.cu.
 //
 // With CUPAR_BY_KEY_PLUS (the "+plus" sets, served for the named plus on 4- and 8-byte arithmetic
 // values): cupar_V is the caller's value type, not its size class, and the reduction is CUB's own

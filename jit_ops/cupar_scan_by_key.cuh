@@ -7,7 +7,7 @@
 // CUB 3.0.1 defines both kernels (DeviceScanByKeyInitKernel, DeviceScanByKeyKernel) in its host
 // dispatch header (dispatch_scan_by_key.cuh), which NVRTC cannot compile, and its
 // DispatchScanByKey has no kernel-source seam: the kernels are mirrored here line for line
-// around CUB's own agent, the host dispatch in src/jit/families/by_key_run.cu.
+// around CUB's own agent, the host dispatch in src/jit/families/by_key.cu.
 //
 // With CUPAR_BY_KEY_PLUS (the "+plus" sets, for the named plus on 4- and 8-byte arithmetic
 // values): cupar_V is the caller's value type and the scan operator CUB's cuda::std::plus<>,

@@ -2,7 +2,7 @@
 // with a run-time operator. Expects cupar_T (the values' size class) and the slot function
 // cupar_jit_op(const unsigned char* state, cupar_T a, cupar_T b) -> cupar_T.
 //
-// CCCL 3.0.1's DispatchSegmentedReduce has a kernel-source seam: src/jit/families/segmented_run.cu
+// CCCL 3.0.1's DispatchSegmentedReduce has a kernel-source seam: src/jit/families/segmented.cu
 // runs CUB's own dispatch with this kernel, instantiated exactly as
 // cub::DeviceSegmentedReduce::Reduce instantiates it for 64-bit offset arrays (OffsetT = the
 // offsets' value type).

@@ -5,7 +5,7 @@
 // The kernels are cupar's own (CUB 3.0.1 has no segmented scan), in
 // include/cupar/detail/device/segmented_scan.cuh, the same template the C++-operator path
 // instantiates; the host dispatch is the same template too (detail/dp_dispatch.cuh, run from
-// src/jit/families/segmented_run.cu).
+// src/jit/families/segmented.cu).
 #pragma once
 
 #include "cupar/detail/device/segmented_scan.cuh"
@@ -32,7 +32,7 @@ typedef cupar::detail::segscan::tile_state_t<cupar_T> cupar_tile_state;
 typedef cupar::detail::segscan::tile_state_layout<cupar_tile_state> cupar_tile_layout;
 
 // Metadata for the host: the sweep's shape and the tile state's layout
-// (src/jit/families/segmented_run.cu).
+// (src/jit/families/segmented.cu).
 static constexpr long long cupar_m0 = cupar_active::BLOCK_THREADS;
 static constexpr long long cupar_m1 = cupar_active::ITEMS_PER_THREAD;
 static constexpr long long cupar_m2 = cupar_tile_layout::single_word ? 1 : 0;

@@ -12,7 +12,7 @@
 //
 // CUB 3.0.1 defines the sweep kernel and the streaming context in its host dispatch header
 // (dispatch_select_if.cuh), which NVRTC cannot compile; both are mirrored here, line for line,
-// around CUB's own agent. The host side is src/jit/families/select_run.cu.
+// around CUB's own agent. The host side is src/jit/families/select.cu.
 #pragma once
 
 #include <cub/agent/agent_select_if.cuh>
@@ -22,7 +22,7 @@
 
 /// CUB's detail::select::streaming_context_t<long long, true>: DeviceSelect counts with 64-bit
 /// totals and runs its kernels over partitions of at most INT_MAX items with 32-bit offsets. The
-/// host fills it (cupar_select_streaming in select_run.cu has the same layout).
+/// host fills it (cupar_select_streaming in select.cu has the same layout).
 struct cupar_select_streaming {
   typedef long long total_num_items_t;
   bool first_partition;

@@ -5,14 +5,14 @@
 //
 // CUB 3.0.1 defines the kernels and the streaming context in its host dispatch header
 // (dispatch_three_way_partition.cuh), which NVRTC cannot compile; they are mirrored here around
-// CUB's own agent. The host side is src/jit/families/three_way_partition_run.cu.
+// CUB's own agent. The host side is src/jit/families/three_way_partition.cu.
 #pragma once
 
 #include <cub/agent/agent_three_way_partition.cuh>
 #include <cub/device/dispatch/tuning/tuning_three_way_partition.cuh>
 
 /// CUB's detail::three_way_partition::streaming_context_t<long long> (64-bit totals, partitions of
-/// at most INT_MAX items). The host fills it (three_way_partition_run.cu has the same layout).
+/// at most INT_MAX items). The host fills it (three_way_partition.cu has the same layout).
 struct cupar_three_way_streaming {
   bool first_partition;
   bool last_partition;

@@ -4,7 +4,7 @@
 //
 // CUB 3.0.1 defines both kernels in NVRTC-safe headers (kernels/scan.cuh, kernels/
 // unique_by_key.cuh), so the set instantiates CUB's own kernels; the host side
-// (src/jit/families/by_key_run.cu) runs CUB's own DispatchUniqueByKey through its KernelSource
+// (src/jit/families/by_key.cu) runs CUB's own DispatchUniqueByKey through its KernelSource
 // seam.
 #pragma once
 

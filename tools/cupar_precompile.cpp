@@ -11,7 +11,7 @@
 //       line per object: key|ltoir path|cubin path).
 //   cupar_precompile list [<output file>]
 //       prints (or writes) the key of every set the families' rules name with the default domains
-//       (src/jit/families/*.cpp; CMake expands the same rules, cmake/cupar_sets.cmake, and the
+//       (src/jit/families/*.cu; CMake expands the same rules, cmake/cupar_sets.cmake, and the
 //       test cupar_precompiled_set_list compares the two), one a line.
 //   cupar_precompile table <output.cpp> <entry>...
 //       entry = <set key>|<arch>|<fatbin path>|<meta path>, or named|<arch>|<named.list path>;

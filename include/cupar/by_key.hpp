@@ -39,16 +39,23 @@
 
 #include <cstddef>
 
+namespace cupar::detail {
+// The library operations this header calls (jit_entry.hpp).
+CUPAR_JIT_CALL(reduce_by_key)
+CUPAR_JIT_CALL(inclusive_scan_by_key)
+CUPAR_JIT_CALL(exclusive_scan_by_key)
+}  // namespace cupar::detail
+
 namespace cupar {
 
 namespace detail {
 /// The scans by key: keys and values in (arrays or expressions), one output.
 template <class K, class V, class Out>
-void scan_by_key_call(const char* fn, dp_op what, const ::cupar::jit::input<K>& keys,
+void scan_by_key_call(const char* fn, const jit_call& what, const ::cupar::jit::input<K>& keys,
                       const ::cupar::jit::input<V>& values, const Out& out, std::size_t n,
                       const ::cupar::jit::op& op, const V* init, const ::cupar::jit::op* eq,
                       stream_ref stream, memory_resource& mr) {
-  jit_dp_args a = dp_args<K>(fn, what, n);
+  jit_args a = dp_args<K>(fn, what, n);
   a.types[1] = &jit_type_of<V>();
   set_input(a, 0, keys);
   set_input(a, 1, values);
@@ -56,7 +63,7 @@ void scan_by_key_call(const char* fn, dp_op what, const ::cupar::jit::input<K>& 
   a.ops[0] = &op;
   a.ops[1] = eq;
   a.init = init;
-  jit_data_processing(a, stream, mr);
+  jit_run(a, stream, mr);
 }
 }  // namespace detail
 
@@ -84,7 +91,7 @@ template <class K, class V>
 void reduce_by_key(jit::input_t<K> d_keys_in, jit::input_t<V> d_values_in, K* d_keys_out,
                    V* d_aggregates_out, std::size_t* d_num_runs, std::size_t n, const jit::op& op,
                    const jit::op& eq, stream_ref stream, memory_resource& mr = default_resource()) {
-  detail::by_key_compaction<K, V>("cupar::reduce_by_key", detail::dp_op::reduce_by_key, d_keys_in,
+  detail::by_key_compaction<K, V>("cupar::reduce_by_key", detail::reduce_by_key_call(), d_keys_in,
                                   &d_values_in, d_keys_out, d_aggregates_out, d_num_runs, nullptr,
                                   n, &op, &eq, stream, mr);
 }
@@ -94,7 +101,7 @@ void reduce_by_key(jit::input_t<K> d_keys_in, jit::input_t<V> d_values_in,
                    const jit::output& keys_out, const jit::output& aggregates_out,
                    std::size_t* d_num_runs, std::size_t n, const jit::op& op, const jit::op& eq,
                    stream_ref stream, memory_resource& mr = default_resource()) {
-  detail::by_key_compaction<K, V>("cupar::reduce_by_key", detail::dp_op::reduce_by_key, d_keys_in,
+  detail::by_key_compaction<K, V>("cupar::reduce_by_key", detail::reduce_by_key_call(), d_keys_in,
                                   &d_values_in, keys_out, aggregates_out, d_num_runs, nullptr, n,
                                   &op, &eq, stream, mr);
 }
@@ -104,7 +111,7 @@ template <class K, class V>
 void reduce_by_key(jit::input_t<K> d_keys_in, jit::input_t<V> d_values_in, K* d_keys_out,
                    V* d_aggregates_out, std::size_t* d_num_runs, std::size_t n, const jit::op& op,
                    stream_ref stream, memory_resource& mr = default_resource()) {
-  detail::by_key_compaction<K, V>("cupar::reduce_by_key", detail::dp_op::reduce_by_key, d_keys_in,
+  detail::by_key_compaction<K, V>("cupar::reduce_by_key", detail::reduce_by_key_call(), d_keys_in,
                                   &d_values_in, d_keys_out, d_aggregates_out, d_num_runs, nullptr,
                                   n, &op, nullptr, stream, mr);
 }
@@ -114,7 +121,7 @@ void reduce_by_key(jit::input_t<K> d_keys_in, jit::input_t<V> d_values_in,
                    const jit::output& keys_out, const jit::output& aggregates_out,
                    std::size_t* d_num_runs, std::size_t n, const jit::op& op, stream_ref stream,
                    memory_resource& mr = default_resource()) {
-  detail::by_key_compaction<K, V>("cupar::reduce_by_key", detail::dp_op::reduce_by_key, d_keys_in,
+  detail::by_key_compaction<K, V>("cupar::reduce_by_key", detail::reduce_by_key_call(), d_keys_in,
                                   &d_values_in, keys_out, aggregates_out, d_num_runs, nullptr, n,
                                   &op, nullptr, stream, mr);
 }
@@ -126,7 +133,7 @@ std::size_t reduce_by_key_count(jit::input_t<K> d_keys_in, jit::input_t<V> d_val
                                 const jit::op& op, const jit::op& eq, stream_ref stream,
                                 memory_resource& mr = default_resource()) {
   std::size_t count = 0;
-  detail::by_key_compaction<K, V>("cupar::reduce_by_key_count", detail::dp_op::reduce_by_key,
+  detail::by_key_compaction<K, V>("cupar::reduce_by_key_count", detail::reduce_by_key_call(),
                                   d_keys_in, &d_values_in, d_keys_out, d_aggregates_out, nullptr,
                                   &count, n, &op, &eq, stream, mr);
   return count;
@@ -138,7 +145,7 @@ std::size_t reduce_by_key_count(jit::input_t<K> d_keys_in, jit::input_t<V> d_val
                                 std::size_t n, const jit::op& op, const jit::op& eq,
                                 stream_ref stream, memory_resource& mr = default_resource()) {
   std::size_t count = 0;
-  detail::by_key_compaction<K, V>("cupar::reduce_by_key_count", detail::dp_op::reduce_by_key,
+  detail::by_key_compaction<K, V>("cupar::reduce_by_key_count", detail::reduce_by_key_call(),
                                   d_keys_in, &d_values_in, keys_out, aggregates_out, nullptr,
                                   &count, n, &op, &eq, stream, mr);
   return count;
@@ -151,7 +158,7 @@ std::size_t reduce_by_key_count(jit::input_t<K> d_keys_in, jit::input_t<V> d_val
                                 const jit::op& op, stream_ref stream,
                                 memory_resource& mr = default_resource()) {
   std::size_t count = 0;
-  detail::by_key_compaction<K, V>("cupar::reduce_by_key_count", detail::dp_op::reduce_by_key,
+  detail::by_key_compaction<K, V>("cupar::reduce_by_key_count", detail::reduce_by_key_call(),
                                   d_keys_in, &d_values_in, d_keys_out, d_aggregates_out, nullptr,
                                   &count, n, &op, nullptr, stream, mr);
   return count;
@@ -163,7 +170,7 @@ std::size_t reduce_by_key_count(jit::input_t<K> d_keys_in, jit::input_t<V> d_val
                                 std::size_t n, const jit::op& op, stream_ref stream,
                                 memory_resource& mr = default_resource()) {
   std::size_t count = 0;
-  detail::by_key_compaction<K, V>("cupar::reduce_by_key_count", detail::dp_op::reduce_by_key,
+  detail::by_key_compaction<K, V>("cupar::reduce_by_key_count", detail::reduce_by_key_call(),
                                   d_keys_in, &d_values_in, keys_out, aggregates_out, nullptr,
                                   &count, n, &op, nullptr, stream, mr);
   return count;
@@ -189,7 +196,7 @@ void inclusive_scan_by_key(const K* d_keys, jit::input_t<V> d_values, V* d_out, 
                            const jit::op& op, const jit::op& eq, stream_ref stream,
                            memory_resource& mr = default_resource()) {
   detail::scan_by_key_call<K, V>("cupar::inclusive_scan_by_key",
-                                 detail::dp_op::inclusive_scan_by_key, d_keys, d_values, d_out, n,
+                                 detail::inclusive_scan_by_key_call(), d_keys, d_values, d_out, n,
                                  op, nullptr, &eq, stream, mr);
 }
 /// inclusive_scan_by_key over key expressions into an output expression, K and V named.
@@ -198,7 +205,7 @@ void inclusive_scan_by_key(jit::input_t<K> keys, jit::input_t<V> values, const j
                            std::size_t n, const jit::op& op, const jit::op& eq, stream_ref stream,
                            memory_resource& mr = default_resource()) {
   detail::scan_by_key_call<K, V>("cupar::inclusive_scan_by_key",
-                                 detail::dp_op::inclusive_scan_by_key, keys, values, out, n, op,
+                                 detail::inclusive_scan_by_key_call(), keys, values, out, n, op,
                                  nullptr, &eq, stream, mr);
 }
 
@@ -208,7 +215,7 @@ void inclusive_scan_by_key(const K* d_keys, jit::input_t<V> d_values, V* d_out, 
                            const jit::op& op, stream_ref stream,
                            memory_resource& mr = default_resource()) {
   detail::scan_by_key_call<K, V>("cupar::inclusive_scan_by_key",
-                                 detail::dp_op::inclusive_scan_by_key, d_keys, d_values, d_out, n,
+                                 detail::inclusive_scan_by_key_call(), d_keys, d_values, d_out, n,
                                  op, nullptr, nullptr, stream, mr);
 }
 /// inclusive_scan_by_key with `==`, over expressions, K and V named.
@@ -217,7 +224,7 @@ void inclusive_scan_by_key(jit::input_t<K> keys, jit::input_t<V> values, const j
                            std::size_t n, const jit::op& op, stream_ref stream,
                            memory_resource& mr = default_resource()) {
   detail::scan_by_key_call<K, V>("cupar::inclusive_scan_by_key",
-                                 detail::dp_op::inclusive_scan_by_key, keys, values, out, n, op,
+                                 detail::inclusive_scan_by_key_call(), keys, values, out, n, op,
                                  nullptr, nullptr, stream, mr);
 }
 
@@ -229,7 +236,7 @@ void exclusive_scan_by_key(const K* d_keys, jit::input_t<V> d_values, V* d_out, 
                            const jit::op& op, detail::type_identity_t<V> init, const jit::op& eq,
                            stream_ref stream, memory_resource& mr = default_resource()) {
   detail::scan_by_key_call<K, V>("cupar::exclusive_scan_by_key",
-                                 detail::dp_op::exclusive_scan_by_key, d_keys, d_values, d_out, n,
+                                 detail::exclusive_scan_by_key_call(), d_keys, d_values, d_out, n,
                                  op, &init, &eq, stream, mr);
 }
 /// exclusive_scan_by_key over expressions, K and V named.
@@ -239,7 +246,7 @@ void exclusive_scan_by_key(jit::input_t<K> keys, jit::input_t<V> values, const j
                            const jit::op& eq, stream_ref stream,
                            memory_resource& mr = default_resource()) {
   detail::scan_by_key_call<K, V>("cupar::exclusive_scan_by_key",
-                                 detail::dp_op::exclusive_scan_by_key, keys, values, out, n, op,
+                                 detail::exclusive_scan_by_key_call(), keys, values, out, n, op,
                                  &init, &eq, stream, mr);
 }
 
@@ -249,7 +256,7 @@ void exclusive_scan_by_key(const K* d_keys, jit::input_t<V> d_values, V* d_out, 
                            const jit::op& op, detail::type_identity_t<V> init, stream_ref stream,
                            memory_resource& mr = default_resource()) {
   detail::scan_by_key_call<K, V>("cupar::exclusive_scan_by_key",
-                                 detail::dp_op::exclusive_scan_by_key, d_keys, d_values, d_out, n,
+                                 detail::exclusive_scan_by_key_call(), d_keys, d_values, d_out, n,
                                  op, &init, nullptr, stream, mr);
 }
 /// exclusive_scan_by_key with `==`, over expressions, K and V named.
@@ -258,8 +265,42 @@ void exclusive_scan_by_key(jit::input_t<K> keys, jit::input_t<V> values, const j
                            std::size_t n, const jit::op& op, detail::type_identity_t<V> init,
                            stream_ref stream, memory_resource& mr = default_resource()) {
   detail::scan_by_key_call<K, V>("cupar::exclusive_scan_by_key",
-                                 detail::dp_op::exclusive_scan_by_key, keys, values, out, n, op,
+                                 detail::exclusive_scan_by_key_call(), keys, values, out, n, op,
                                  &init, nullptr, stream, mr);
 }
+
+namespace jit {
+
+// Compile-only builds (jit_compile.hpp says what they are for).
+
+/// As compile_reduce (reduce.hpp), for reduce_by_key's operator on values V and equality on
+/// keys K (null: ==).
+template <class K, class V>
+build_report compile_reduce_by_key(const op& reduction, const op* eq, int arch = 90,
+                                   bool optimized = true) {
+  ::cupar::detail::jit_args a{
+      "cupar::jit::compile",
+      &::cupar::detail::reduce_by_key_call(),
+      {&::cupar::detail::jit_type_of<K>(), &::cupar::detail::jit_type_of<V>()}};
+  a.ops[0] = &reduction;
+  a.ops[1] = eq;
+  return ::cupar::detail::jit_compile(a, arch, optimized);
+}
+
+/// An inclusive or exclusive scan-by-key's operator on values V and equality on keys K.
+template <class K, class V>
+build_report compile_scan_by_key(const op& scan, const op* eq, bool inclusive, int arch = 90,
+                                 bool optimized = true) {
+  ::cupar::detail::jit_args a{
+      "cupar::jit::compile",
+      inclusive ? &::cupar::detail::inclusive_scan_by_key_call()
+                : &::cupar::detail::exclusive_scan_by_key_call(),
+      {&::cupar::detail::jit_type_of<K>(), &::cupar::detail::jit_type_of<V>()}};
+  a.ops[0] = &scan;
+  a.ops[1] = eq;
+  return ::cupar::detail::jit_compile(a, arch, optimized);
+}
+
+}  // namespace jit
 
 }  // namespace cupar

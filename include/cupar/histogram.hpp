@@ -33,9 +33,15 @@
 #include <type_traits>
 #include <vector>
 
+namespace cupar::detail {
+// The library operations this header calls (jit_entry.hpp).
+CUPAR_JIT_CALL(histogram_even)
+CUPAR_JIT_CALL(histogram_range)
+CUPAR_JIT_CALL(materialize)
+}  // namespace cupar::detail
+
 namespace cupar {
 namespace detail {
-
 /// Type the boundaries of a histogram of `Sample`s are held in: the sample type for floating
 /// point, a wider signed integer for integers of 1-4 bytes, the type itself for 8-byte integers.
 template <class Sample>
@@ -158,6 +164,29 @@ struct histogram_args {
 
 CUPAR_EXPORT void histogram(const histogram_args& args, stream_ref stream, memory_resource& mr);
 
+/// The run-time histograms' own parameters (jit_args::params).
+struct histogram_params {
+  scalar level;              // the operator's result type (arithmetic)
+  std::size_t counter_size;  // 4 or 8
+  int num_levels;
+  const void* lower;  // even: canonical level values
+  const void* upper;
+  const void* levels;  // range: host array of canonical levels
+};
+
+/// The run-time histograms' call: samples (an array) binned by op(sample) into d_histogram.
+template <class Sample>
+void jit_histogram_call(const jit_call& call, const char* fn, const Sample* samples, std::size_t n,
+                        void* d_histogram, const histogram_params& params,
+                        const ::cupar::jit::op& op, stream_ref stream, memory_resource& mr) {
+  jit_args a{fn, &call, {&jit_type_of<Sample>()}, {samples}};
+  a.out[0] = d_histogram;
+  a.n = n;
+  a.ops[0] = &op;
+  a.params = &params;
+  jit_run(a, stream, mr);
+}
+
 /// Samples as the histograms bin them: the caller's array, or an iterator expression written to
 /// a temporary array of n samples (from `mr`) by one pass when this is made (after the caller's
 /// argument checks), freed in stream order.
@@ -169,7 +198,11 @@ struct sample_array {
                memory_resource& mr, const char* fn)
       : temp(mr, in.expression() != nullptr ? n * sizeof(Sample) : 0, stream), data(in.array()) {
     if (in.expression() != nullptr) {
-      jit_materialize(*in.expression(), jit_type_of<Sample>(), temp.get(), n, stream, fn);
+      jit_args a{fn, &materialize_call(), {&jit_type_of<Sample>()}};
+      a.in_iter[0] = in.expression();
+      a.out[0] = temp.get();
+      a.n = n;
+      jit_run(a, stream, mr);
       data = static_cast<const Sample*>(temp.get());
     }
   }
@@ -278,9 +311,10 @@ void histogram_even(jit::input_t<Sample> samples, Counter* d_histogram, int num_
   // written to the temporary.
   if (samples.expression() != nullptr) detail::require_pointer(fn, "d_histogram", d_histogram);
   const detail::sample_array<Sample> in(samples, n, stream, mr, fn);
-  detail::jit_histogram({fn, &detail::jit_type_of<Sample>(), detail::scalar_of<Level>(), in.data, n,
-                         d_histogram, sizeof(Counter), num_levels, &lo, &hi, nullptr, &op},
-                        stream, mr);
+  const detail::histogram_params params{
+      detail::scalar_of<Level>(), sizeof(Counter), num_levels, &lo, &hi, nullptr};
+  detail::jit_histogram_call(detail::histogram_even_call(), fn, in.data, n, d_histogram, params, op,
+                             stream, mr);
 }
 
 /// Counts op(d_samples[i]) into the bins [h_levels[i], h_levels[i + 1]) with a run-time sample
@@ -306,10 +340,32 @@ void histogram_range(jit::input_t<Sample> samples, Counter* d_histogram, int num
   const auto levels = detail::prepare_range_levels<Level>(fn, h_levels, num_levels);
   if (samples.expression() != nullptr) detail::require_pointer(fn, "d_histogram", d_histogram);
   const detail::sample_array<Sample> in(samples, n, stream, mr, fn);
-  detail::jit_histogram(
-      {fn, &detail::jit_type_of<Sample>(), detail::scalar_of<Level>(), in.data, n, d_histogram,
-       sizeof(Counter), num_levels, nullptr, nullptr, levels.data(), &op},
-      stream, mr);
+  const detail::histogram_params params{
+      detail::scalar_of<Level>(), sizeof(Counter), num_levels, nullptr, nullptr, levels.data()};
+  detail::jit_histogram_call(detail::histogram_range_call(), fn, in.data, n, d_histogram, params,
+                             op, stream, mr);
 }
+
+namespace jit {
+
+// Compile-only builds (jit_compile.hpp says what they are for).
+
+/// As compile_reduce (reduce.hpp), for a histogram's sample operator Sample -> Level with
+/// Counter counters.
+template <class Sample, class Level, class Counter = unsigned int>
+build_report compile_histogram(const op& o, bool even, int arch = 90, bool optimized = true) {
+  static_assert(::cupar::detail::is_scalar_v<Level>, "histogram levels are arithmetic");
+  const ::cupar::detail::histogram_params params{
+      ::cupar::detail::scalar_of<Level>(), sizeof(Counter), 0, nullptr, nullptr, nullptr};
+  ::cupar::detail::jit_args a{
+      "cupar::jit::compile",
+      even ? &::cupar::detail::histogram_even_call() : &::cupar::detail::histogram_range_call(),
+      {&::cupar::detail::jit_type_of<Sample>()}};
+  a.ops[0] = &o;
+  a.params = &params;
+  return ::cupar::detail::jit_compile(a, arch, optimized);
+}
+
+}  // namespace jit
 
 }  // namespace cupar

@@ -194,7 +194,7 @@ using input_t = typename ::cupar::detail::type_identity<input<T>>::type;
 namespace cupar::detail {
 /// Input k of a data-processing call: an array (in[k]) or an iterator expression (in_iter[k]).
 template <class T>
-void set_input(jit_dp_args& a, int k, const ::cupar::jit::input<T>& in) {
+void set_input(jit_args& a, int k, const ::cupar::jit::input<T>& in) {
   a.in[k] = in.array();
   a.in_iter[k] = in.expression();
 }
@@ -243,10 +243,10 @@ inline output transform_output(const output& out, const op& f) {
 
 namespace cupar::detail {
 /// Output k of a data-processing call: an array (out[k]) or an output expression (out_iter[k]).
-inline void set_output(jit_dp_args& a, int k, void* array) {
+inline void set_output(jit_args& a, int k, void* array) {
   a.out[k] = array;
 }
-inline void set_output(jit_dp_args& a, int k, const ::cupar::jit::output& out) {
+inline void set_output(jit_args& a, int k, const ::cupar::jit::output& out) {
   a.out_iter[k] = &out;
 }
 }  // namespace cupar::detail

@@ -35,9 +35,20 @@ class plan_base {
   static void wait_optimized() { wait_for_background_builds(); }
 
  protected:
-  plan_base(op o, ::cupar::detail::jit_compile_args args) : op_(std::move(o)) {
-    args.op = &op_;
+  /// Builds the plan of `call` on `types` with the operator `o`.
+  plan_base(op o, const ::cupar::detail::jit_call& call, const ::cupar::detail::jit_type* t0,
+            const ::cupar::detail::jit_type* t1 = nullptr)
+      : op_(std::move(o)) {
+    ::cupar::detail::jit_args args{"cupar::jit::plan", &call, {t0, t1}};
+    args.ops[0] = &op_;
     state_ = ::cupar::detail::jit_make_plan(args);
+  }
+  /// A call's arguments: the plan's operation, operator and build.
+  ::cupar::detail::jit_args args(const char* fn, const ::cupar::detail::jit_call& call) const {
+    ::cupar::detail::jit_args a{fn, &call};
+    a.ops[0] = &op_;
+    a.plan = state_.get();
+    return a;
   }
   op op_;
   std::shared_ptr<::cupar::detail::plan_state> state_;
@@ -50,27 +61,30 @@ template <class T>
 class reduce_plan : public detail::plan_base {
  public:
   explicit reduce_plan(op o)
-      : plan_base(std::move(o), {::cupar::detail::jit_compile_args::reduce,
-                                 {&::cupar::detail::jit_type_of<T>(), nullptr, nullptr},
-                                 ::cupar::detail::scalar{},
-                                 0,
-                                 nullptr,
-                                 0,
-                                 true}) {}
+      : plan_base(std::move(o), ::cupar::detail::reduce_call(),
+                  &::cupar::detail::jit_type_of<T>()) {}
   /// As cupar::reduce.
   void operator()(const T* d_in, T* d_out, std::size_t n, T init, stream_ref stream,
                   memory_resource& mr = default_resource()) const {
-    ::cupar::detail::jit_reduce({"cupar::jit::reduce_plan", &::cupar::detail::jit_type_of<T>(),
-                                 d_in, d_out, nullptr, n, &op_, &init, state_.get()},
-                                stream, mr);
+    auto a = args("cupar::jit::reduce_plan", ::cupar::detail::reduce_call());
+    a.types[0] = &::cupar::detail::jit_type_of<T>();
+    a.in[0] = d_in;
+    a.out[0] = d_out;
+    a.n = n;
+    a.init = &init;
+    ::cupar::detail::jit_run(a, stream, mr);
   }
   /// As cupar::reduce_value (synchronises the stream).
   T value(const T* d_in, std::size_t n, T init, stream_ref stream,
           memory_resource& mr = default_resource()) const {
     T result;
-    ::cupar::detail::jit_reduce({"cupar::jit::reduce_plan", &::cupar::detail::jit_type_of<T>(),
-                                 d_in, nullptr, &result, n, &op_, &init, state_.get()},
-                                stream, mr);
+    auto a = args("cupar::jit::reduce_plan", ::cupar::detail::reduce_call());
+    a.types[0] = &::cupar::detail::jit_type_of<T>();
+    a.in[0] = d_in;
+    a.host_out = &result;
+    a.n = n;
+    a.init = &init;
+    ::cupar::detail::jit_run(a, stream, mr);
     return result;
   }
 };
@@ -80,30 +94,33 @@ template <class T>
 class scan_plan : public detail::plan_base {
  public:
   scan_plan(op o, bool inclusive)
-      : plan_base(std::move(o), {inclusive ? ::cupar::detail::jit_compile_args::scan_inclusive
-                                           : ::cupar::detail::jit_compile_args::scan_exclusive,
-                                 {&::cupar::detail::jit_type_of<T>(), nullptr, nullptr},
-                                 ::cupar::detail::scalar{},
-                                 0,
-                                 nullptr,
-                                 0,
-                                 true}),
+      : plan_base(std::move(o),
+                  inclusive ? ::cupar::detail::inclusive_scan_call()
+                            : ::cupar::detail::exclusive_scan_call(),
+                  &::cupar::detail::jit_type_of<T>()),
         inclusive_(inclusive) {}
   /// As cupar::inclusive_scan (the plan must have been made with inclusive = true).
   void inclusive(const T* d_in, T* d_out, std::size_t n, stream_ref stream,
                  memory_resource& mr = default_resource()) const {
     check(true);
-    ::cupar::detail::jit_scan({"cupar::jit::scan_plan", &::cupar::detail::jit_type_of<T>(), d_in,
-                               d_out, n, &op_, nullptr, state_.get()},
-                              stream, mr);
+    auto a = args("cupar::jit::scan_plan", ::cupar::detail::inclusive_scan_call());
+    a.types[0] = &::cupar::detail::jit_type_of<T>();
+    a.in[0] = d_in;
+    a.out[0] = d_out;
+    a.n = n;
+    ::cupar::detail::jit_run(a, stream, mr);
   }
   /// As cupar::exclusive_scan (the plan must have been made with inclusive = false).
   void exclusive(const T* d_in, T* d_out, std::size_t n, T init, stream_ref stream,
                  memory_resource& mr = default_resource()) const {
     check(false);
-    ::cupar::detail::jit_scan({"cupar::jit::scan_plan", &::cupar::detail::jit_type_of<T>(), d_in,
-                               d_out, n, &op_, &init, state_.get()},
-                              stream, mr);
+    auto a = args("cupar::jit::scan_plan", ::cupar::detail::exclusive_scan_call());
+    a.types[0] = &::cupar::detail::jit_type_of<T>();
+    a.in[0] = d_in;
+    a.out[0] = d_out;
+    a.n = n;
+    a.init = &init;
+    ::cupar::detail::jit_run(a, stream, mr);
   }
 
  private:
@@ -122,26 +139,17 @@ template <class In, class Out>
 class transform_plan : public detail::plan_base {
  public:
   explicit transform_plan(op o)
-      : plan_base(std::move(o), {::cupar::detail::jit_compile_args::transform_unary,
-                                 {&::cupar::detail::jit_type_of<In>(),
-                                  &::cupar::detail::jit_type_of<Out>(), nullptr},
-                                 ::cupar::detail::scalar{},
-                                 0,
-                                 nullptr,
-                                 0,
-                                 true}) {}
+      : plan_base(std::move(o), ::cupar::detail::transform_call(),
+                  &::cupar::detail::jit_type_of<In>(), &::cupar::detail::jit_type_of<Out>()) {}
   /// As cupar::transform.
   void operator()(const In* d_in, Out* d_out, std::size_t n, stream_ref stream) const {
-    ::cupar::detail::jit_transform({"cupar::jit::transform_plan",
-                                    1,
-                                    {&::cupar::detail::jit_type_of<In>(), nullptr},
-                                    {d_in, nullptr},
-                                    &::cupar::detail::jit_type_of<Out>(),
-                                    d_out,
-                                    n,
-                                    &op_,
-                                    state_.get()},
-                                   stream);
+    auto a = args("cupar::jit::transform_plan", ::cupar::detail::transform_call());
+    a.types[0] = &::cupar::detail::jit_type_of<In>();
+    a.types[1] = &::cupar::detail::jit_type_of<Out>();
+    a.in[0] = d_in;
+    a.out[0] = d_out;
+    a.n = n;
+    ::cupar::detail::jit_run(a, stream, default_resource());
   }
 };
 
@@ -150,33 +158,33 @@ template <class Key, class Value = void>
 class sort_plan : public detail::plan_base {
  public:
   explicit sort_plan(op comparator)
-      : plan_base(std::move(comparator),
-                  {std::is_void_v<Value> ? ::cupar::detail::jit_compile_args::sort_keys
-                                         : ::cupar::detail::jit_compile_args::sort_pairs,
-                   {&::cupar::detail::jit_type_of<Key>(), value_type(), nullptr},
-                   ::cupar::detail::scalar{},
-                   0,
-                   nullptr,
-                   0,
-                   true}) {}
+      : plan_base(std::move(comparator), ::cupar::detail::stable_sort_call(),
+                  &::cupar::detail::jit_type_of<Key>(), value_type()) {}
   /// As cupar::stable_sort_keys (the sort is stable).
   template <class V = Value, std::enable_if_t<std::is_void_v<V>, int> = 0>
   void operator()(const Key* d_keys_in, Key* d_keys_out, std::size_t n, stream_ref stream,
                   memory_resource& mr = default_resource()) const {
-    ::cupar::detail::jit_sort(
-        {"cupar::jit::sort_plan", true, &::cupar::detail::jit_type_of<Key>(), nullptr, d_keys_in,
-         d_keys_out, nullptr, nullptr, n, &op_, state_.get()},
-        stream, mr);
+    auto a = args("cupar::jit::sort_plan", ::cupar::detail::stable_sort_call());
+    a.types[0] = &::cupar::detail::jit_type_of<Key>();
+    a.in[0] = d_keys_in;
+    a.out[0] = d_keys_out;
+    a.n = n;
+    ::cupar::detail::jit_run(a, stream, mr);
   }
   /// As cupar::stable_sort_pairs.
   template <class V = Value, std::enable_if_t<!std::is_void_v<V>, int> = 0>
   void operator()(const Key* d_keys_in, Key* d_keys_out, const V* d_values_in, V* d_values_out,
                   std::size_t n, stream_ref stream,
                   memory_resource& mr = default_resource()) const {
-    ::cupar::detail::jit_sort(
-        {"cupar::jit::sort_plan", true, &::cupar::detail::jit_type_of<Key>(), value_type(),
-         d_keys_in, d_keys_out, d_values_in, d_values_out, n, &op_, state_.get()},
-        stream, mr);
+    auto a = args("cupar::jit::sort_plan", ::cupar::detail::stable_sort_call());
+    a.types[0] = &::cupar::detail::jit_type_of<Key>();
+    a.types[1] = value_type();
+    a.in[0] = d_keys_in;
+    a.in[1] = d_values_in;
+    a.out[0] = d_keys_out;
+    a.out[1] = d_values_out;
+    a.n = n;
+    ::cupar::detail::jit_run(a, stream, mr);
   }
 
  private:
@@ -184,9 +192,7 @@ class sort_plan : public detail::plan_base {
     if constexpr (std::is_void_v<Value>) {
       return nullptr;
     } else {
-      static const ::cupar::detail::jit_type t{static_cast<::cupar::detail::scalar>(0), "", nullptr,
-                                               sizeof(Value), alignof(Value)};
-      return &t;
+      return &::cupar::detail::payload_type<Value>();
     }
   }
 };

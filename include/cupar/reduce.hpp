@@ -11,6 +11,12 @@
 #include <cstddef>
 #include <type_traits>
 
+namespace cupar::detail {
+// The library operations this header calls (jit_entry.hpp).
+CUPAR_JIT_CALL(reduce)
+CUPAR_JIT_CALL(transform_reduce)
+}  // namespace cupar::detail
+
 namespace cupar {
 
 /// Reduces `d_in[0, n)` with the run-time operator `op` (arguments `a`, `b`; e.g. "a + b",
@@ -25,9 +31,12 @@ template <class T>
 void reduce(const T* d_in, T* d_out, std::size_t n, const jit::op& op,
             detail::type_identity_t<T> init, stream_ref stream,
             memory_resource& mr = default_resource()) {
-  detail::jit_reduce(
-      {"cupar::reduce", &detail::jit_type_of<T>(), d_in, d_out, nullptr, n, &op, &init}, stream,
-      mr);
+  detail::jit_args a{"cupar::reduce", &detail::reduce_call(), {&detail::jit_type_of<T>()}, {d_in}};
+  a.out[0] = d_out;
+  a.n = n;
+  a.ops[0] = &op;
+  a.init = &init;
+  detail::jit_run(a, stream, mr);
 }
 
 /// Reduces like reduce() and returns the result to the host. Synchronises `stream` (only it).
@@ -35,9 +44,13 @@ template <class T>
 T reduce_value(const T* d_in, std::size_t n, const jit::op& op, detail::type_identity_t<T> init,
                stream_ref stream, memory_resource& mr = default_resource()) {
   T result;
-  detail::jit_reduce(
-      {"cupar::reduce_value", &detail::jit_type_of<T>(), d_in, nullptr, &result, n, &op, &init},
-      stream, mr);
+  detail::jit_args a{
+      "cupar::reduce_value", &detail::reduce_call(), {&detail::jit_type_of<T>()}, {d_in}};
+  a.host_out = &result;
+  a.n = n;
+  a.ops[0] = &op;
+  a.init = &init;
+  detail::jit_run(a, stream, mr);
   return result;
 }
 
@@ -64,10 +77,13 @@ template <class T, class I, class = std::enable_if_t<std::is_same_v<I, jit::iter
 void reduce(const I& in, T* d_out, std::size_t n, const jit::op& op,
             detail::type_identity_t<T> init, stream_ref stream,
             memory_resource& mr = default_resource()) {
-  detail::jit_reduce_args a{
-      "cupar::reduce", &detail::jit_type_of<T>(), nullptr, d_out, nullptr, n, &op, &init};
-  a.in_iter = &in;
-  detail::jit_reduce(a, stream, mr);
+  detail::jit_args a{"cupar::reduce", &detail::reduce_call(), {&detail::jit_type_of<T>()}};
+  a.in_iter[0] = &in;
+  a.out[0] = d_out;
+  a.n = n;
+  a.ops[0] = &op;
+  a.init = &init;
+  detail::jit_run(a, stream, mr);
 }
 
 /// As reduce over an iterator expression, and returns the result to the host. T is deduced from
@@ -76,10 +92,13 @@ template <class T, class I, class = std::enable_if_t<std::is_same_v<I, jit::iter
 T reduce_value(const I& in, std::size_t n, const jit::op& op, T init, stream_ref stream,
                memory_resource& mr = default_resource()) {
   T result;
-  detail::jit_reduce_args a{
-      "cupar::reduce_value", &detail::jit_type_of<T>(), nullptr, nullptr, &result, n, &op, &init};
-  a.in_iter = &in;
-  detail::jit_reduce(a, stream, mr);
+  detail::jit_args a{"cupar::reduce_value", &detail::reduce_call(), {&detail::jit_type_of<T>()}};
+  a.in_iter[0] = &in;
+  a.host_out = &result;
+  a.n = n;
+  a.ops[0] = &op;
+  a.init = &init;
+  detail::jit_run(a, stream, mr);
   return result;
 }
 
@@ -103,11 +122,16 @@ template <class In, class Acc>
 void transform_reduce(const In* d_in, Acc* d_out, std::size_t n, const jit::op& transform,
                       const jit::op& op, detail::type_identity_t<Acc> init, stream_ref stream,
                       memory_resource& mr = default_resource()) {
-  detail::jit_reduce_args a{
-      "cupar::transform_reduce", &detail::jit_type_of<Acc>(), d_in, d_out, nullptr, n, &op, &init};
-  a.transform = &transform;
-  a.in_type = &detail::jit_type_of<In>();
-  detail::jit_reduce(a, stream, mr);
+  detail::jit_args a{"cupar::transform_reduce",
+                     &detail::transform_reduce_call(),
+                     {&detail::jit_type_of<In>(), &detail::jit_type_of<Acc>()},
+                     {d_in}};
+  a.out[0] = d_out;
+  a.n = n;
+  a.ops[0] = &transform;
+  a.ops[1] = &op;
+  a.init = &init;
+  detail::jit_run(a, stream, mr);
 }
 
 /// As transform_reduce, and returns the result to the host. Acc is deduced from `init` (pass
@@ -117,18 +141,60 @@ Acc transform_reduce_value(const In* d_in, std::size_t n, const jit::op& transfo
                            const jit::op& op, Acc init, stream_ref stream,
                            memory_resource& mr = default_resource()) {
   Acc result;
-  detail::jit_reduce_args a{"cupar::transform_reduce_value",
-                            &detail::jit_type_of<Acc>(),
-                            d_in,
-                            nullptr,
-                            &result,
-                            n,
-                            &op,
-                            &init};
-  a.transform = &transform;
-  a.in_type = &detail::jit_type_of<In>();
-  detail::jit_reduce(a, stream, mr);
+  detail::jit_args a{"cupar::transform_reduce_value",
+                     &detail::transform_reduce_call(),
+                     {&detail::jit_type_of<In>(), &detail::jit_type_of<Acc>()},
+                     {d_in}};
+  a.host_out = &result;
+  a.n = n;
+  a.ops[0] = &transform;
+  a.ops[1] = &op;
+  a.init = &init;
+  detail::jit_run(a, stream, mr);
   return result;
 }
+
+namespace jit {
+
+// Compile-only builds (jit_compile.hpp says what they are for).
+
+/// Builds `op` as reduce's operator on T for sm_<arch> without running anything (no GPU needed:
+/// validate operators ahead of time, or test on machines without one). `optimized`: the inlined
+/// (LTO) build, else the quick out-of-line one. Throws cupar::jit_error as reduce would.
+template <class T>
+build_report compile_reduce(const op& o, int arch = 90, bool optimized = true) {
+  ::cupar::detail::jit_args a{
+      "cupar::jit::compile", &::cupar::detail::reduce_call(), {&::cupar::detail::jit_type_of<T>()}};
+  a.ops[0] = &o;
+  return ::cupar::detail::jit_compile(a, arch, optimized);
+}
+
+/// As compile_reduce, for a reduce over the iterator expression `in` into T (the expression's
+/// code and the operator built together, linked to the "+index" kernels). Null arrays are
+/// allowed (nothing runs).
+template <class T>
+build_report compile_reduce(const iterator& in, const op& o, int arch = 90, bool optimized = true) {
+  ::cupar::detail::jit_args a{
+      "cupar::jit::compile", &::cupar::detail::reduce_call(), {&::cupar::detail::jit_type_of<T>()}};
+  a.ops[0] = &o;
+  a.in_iter[0] = &in;
+  return ::cupar::detail::jit_compile(a, arch, optimized);
+}
+
+/// As compile_reduce, for transform_reduce: `transform` (In -> Acc, argument `x`) and the
+/// reduction `op` (Acc x Acc -> Acc) built together.
+template <class In, class Acc>
+build_report compile_transform_reduce(const op& transform, const op& o, int arch = 90,
+                                      bool optimized = true) {
+  ::cupar::detail::jit_args a{
+      "cupar::jit::compile",
+      &::cupar::detail::transform_reduce_call(),
+      {&::cupar::detail::jit_type_of<In>(), &::cupar::detail::jit_type_of<Acc>()}};
+  a.ops[0] = &transform;
+  a.ops[1] = &o;
+  return ::cupar::detail::jit_compile(a, arch, optimized);
+}
+
+}  // namespace jit
 
 }  // namespace cupar

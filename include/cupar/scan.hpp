@@ -11,6 +11,12 @@
 #include <cstddef>
 #include <type_traits>
 
+namespace cupar::detail {
+// The library operations this header calls (jit_entry.hpp).
+CUPAR_JIT_CALL(inclusive_scan)
+CUPAR_JIT_CALL(exclusive_scan)
+}  // namespace cupar::detail
+
 namespace cupar {
 
 /// d_out[i] = d_in[0] op ... op d_in[i] with a run-time operator (arguments `a`, `b`).
@@ -20,9 +26,12 @@ namespace cupar {
 template <class T>
 void inclusive_scan(const T* d_in, T* d_out, std::size_t n, const jit::op& op, stream_ref stream,
                     memory_resource& mr = default_resource()) {
-  detail::jit_scan(
-      {"cupar::inclusive_scan", &detail::jit_type_of<T>(), d_in, d_out, n, &op, nullptr}, stream,
-      mr);
+  detail::jit_args a{
+      "cupar::inclusive_scan", &detail::inclusive_scan_call(), {&detail::jit_type_of<T>()}, {d_in}};
+  a.out[0] = d_out;
+  a.n = n;
+  a.ops[0] = &op;
+  detail::jit_run(a, stream, mr);
 }
 
 /// d_out[0] = init, d_out[i] = init op d_in[0] op ... op d_in[i - 1] with a run-time operator.
@@ -31,8 +40,13 @@ template <class T>
 void exclusive_scan(const T* d_in, T* d_out, std::size_t n, const jit::op& op,
                     detail::type_identity_t<T> init, stream_ref stream,
                     memory_resource& mr = default_resource()) {
-  detail::jit_scan({"cupar::exclusive_scan", &detail::jit_type_of<T>(), d_in, d_out, n, &op, &init},
-                   stream, mr);
+  detail::jit_args a{
+      "cupar::exclusive_scan", &detail::exclusive_scan_call(), {&detail::jit_type_of<T>()}, {d_in}};
+  a.out[0] = d_out;
+  a.n = n;
+  a.ops[0] = &op;
+  a.init = &init;
+  detail::jit_run(a, stream, mr);
 }
 
 /// Inclusive scan of the first n elements of the iterator expression `in` (jit_iterator.hpp)
@@ -46,10 +60,13 @@ void exclusive_scan(const T* d_in, T* d_out, std::size_t n, const jit::op& op,
 template <class T, class I, class = std::enable_if_t<std::is_same_v<I, jit::iterator>>>
 void inclusive_scan(const I& in, T* d_out, std::size_t n, const jit::op& op, stream_ref stream,
                     memory_resource& mr = default_resource()) {
-  detail::jit_scan_args a{
-      "cupar::inclusive_scan", &detail::jit_type_of<T>(), nullptr, d_out, n, &op, nullptr};
-  a.in_iter = &in;
-  detail::jit_scan(a, stream, mr);
+  detail::jit_args a{
+      "cupar::inclusive_scan", &detail::inclusive_scan_call(), {&detail::jit_type_of<T>()}};
+  a.in_iter[0] = &in;
+  a.out[0] = d_out;
+  a.n = n;
+  a.ops[0] = &op;
+  detail::jit_run(a, stream, mr);
 }
 
 /// Exclusive scan of an iterator expression; as the inclusive one otherwise.
@@ -57,10 +74,14 @@ template <class T, class I, class = std::enable_if_t<std::is_same_v<I, jit::iter
 void exclusive_scan(const I& in, T* d_out, std::size_t n, const jit::op& op,
                     detail::type_identity_t<T> init, stream_ref stream,
                     memory_resource& mr = default_resource()) {
-  detail::jit_scan_args a{
-      "cupar::exclusive_scan", &detail::jit_type_of<T>(), nullptr, d_out, n, &op, &init};
-  a.in_iter = &in;
-  detail::jit_scan(a, stream, mr);
+  detail::jit_args a{
+      "cupar::exclusive_scan", &detail::exclusive_scan_call(), {&detail::jit_type_of<T>()}};
+  a.in_iter[0] = &in;
+  a.out[0] = d_out;
+  a.n = n;
+  a.ops[0] = &op;
+  a.init = &init;
+  detail::jit_run(a, stream, mr);
 }
 
 /// Inclusive scan with values of type T (named: cupar::inclusive_scan<float>(...)) of the first
@@ -77,11 +98,13 @@ template <class T>
 void inclusive_scan(const jit::iterator& in, const jit::output& out, std::size_t n,
                     const jit::op& op, stream_ref stream,
                     memory_resource& mr = default_resource()) {
-  detail::jit_scan_args a{
-      "cupar::inclusive_scan", &detail::jit_type_of<T>(), nullptr, nullptr, n, &op, nullptr};
-  a.in_iter = &in;
-  a.out_iter = &out;
-  detail::jit_scan(a, stream, mr);
+  detail::jit_args a{
+      "cupar::inclusive_scan", &detail::inclusive_scan_call(), {&detail::jit_type_of<T>()}};
+  a.in_iter[0] = &in;
+  a.out_iter[0] = &out;
+  a.n = n;
+  a.ops[0] = &op;
+  detail::jit_run(a, stream, mr);
 }
 
 /// Exclusive scan into an output expression, T deduced from `init`; as the inclusive one.
@@ -89,11 +112,59 @@ template <class T>
 void exclusive_scan(const jit::iterator& in, const jit::output& out, std::size_t n,
                     const jit::op& op, T init, stream_ref stream,
                     memory_resource& mr = default_resource()) {
-  detail::jit_scan_args a{
-      "cupar::exclusive_scan", &detail::jit_type_of<T>(), nullptr, nullptr, n, &op, &init};
-  a.in_iter = &in;
-  a.out_iter = &out;
-  detail::jit_scan(a, stream, mr);
+  detail::jit_args a{
+      "cupar::exclusive_scan", &detail::exclusive_scan_call(), {&detail::jit_type_of<T>()}};
+  a.in_iter[0] = &in;
+  a.out_iter[0] = &out;
+  a.n = n;
+  a.ops[0] = &op;
+  a.init = &init;
+  detail::jit_run(a, stream, mr);
 }
+
+namespace jit {
+
+// Compile-only builds (jit_compile.hpp says what they are for).
+
+/// As compile_reduce (reduce.hpp), for an inclusive or exclusive scan's operator.
+template <class T>
+build_report compile_scan(const op& o, bool inclusive, int arch = 90, bool optimized = true) {
+  ::cupar::detail::jit_args a{
+      "cupar::jit::compile",
+      inclusive ? &::cupar::detail::inclusive_scan_call() : &::cupar::detail::exclusive_scan_call(),
+      {&::cupar::detail::jit_type_of<T>()}};
+  a.ops[0] = &o;
+  return ::cupar::detail::jit_compile(a, arch, optimized);
+}
+
+/// As compile_scan, for a scan of the iterator expression `in` into T (the "+index" scan sets).
+template <class T>
+build_report compile_scan(const iterator& in, const op& o, bool inclusive, int arch = 90,
+                          bool optimized = true) {
+  ::cupar::detail::jit_args a{
+      "cupar::jit::compile",
+      inclusive ? &::cupar::detail::inclusive_scan_call() : &::cupar::detail::exclusive_scan_call(),
+      {&::cupar::detail::jit_type_of<T>()}};
+  a.ops[0] = &o;
+  a.in_iter[0] = &in;
+  return ::cupar::detail::jit_compile(a, arch, optimized);
+}
+
+/// As compile_scan, for a scan of the iterator expression `in` into the output expression `out`
+/// with values of type T (the "+io" scan sets).
+template <class T>
+build_report compile_scan(const iterator& in, const output& out, const op& o, bool inclusive,
+                          int arch = 90, bool optimized = true) {
+  ::cupar::detail::jit_args a{
+      "cupar::jit::compile",
+      inclusive ? &::cupar::detail::inclusive_scan_call() : &::cupar::detail::exclusive_scan_call(),
+      {&::cupar::detail::jit_type_of<T>()}};
+  a.ops[0] = &o;
+  a.in_iter[0] = &in;
+  a.out_iter[0] = &out;
+  return ::cupar::detail::jit_compile(a, arch, optimized);
+}
+
+}  // namespace jit
 
 }  // namespace cupar

@@ -30,6 +30,12 @@
 #include <cstdint>
 #include <type_traits>
 
+namespace cupar::detail {
+// The library operations this header calls (jit_entry.hpp).
+CUPAR_JIT_CALL(lower_bound)
+CUPAR_JIT_CALL(upper_bound)
+}  // namespace cupar::detail
+
 namespace cupar {
 namespace detail {
 
@@ -39,12 +45,13 @@ inline constexpr bool is_search_index_v =
     (sizeof(Index) == 4 || sizeof(Index) == 8);
 
 template <class T, class Index, class Out>
-void jit_search(const char* fn, dp_op what, const ::cupar::jit::input<T>& sorted, std::size_t n,
-                const ::cupar::jit::input<T>& d_needles, std::size_t m, const Out& out,
-                const ::cupar::jit::op* comp, stream_ref stream, memory_resource& mr) {
+void jit_search(const char* fn, const jit_call& what, const ::cupar::jit::input<T>& sorted,
+                std::size_t n, const ::cupar::jit::input<T>& d_needles, std::size_t m,
+                const Out& out, const ::cupar::jit::op* comp, stream_ref stream,
+                memory_resource& mr) {
   static_assert(is_search_index_v<Index>,
                 "cupar::lower_bound / upper_bound: positions are 4- or 8-byte integers");
-  jit_dp_args a{fn, what};
+  jit_args a{fn, &what};
   a.types[0] = &jit_type_of<T>();
   a.types[1] = &jit_type_of<Index>();
   set_input(a, 0, sorted);
@@ -53,7 +60,7 @@ void jit_search(const char* fn, dp_op what, const ::cupar::jit::input<T>& sorted
   a.n = n;
   a.m = m;
   a.ops[0] = comp;
-  jit_data_processing(a, stream, mr);
+  jit_run(a, stream, mr);
 }
 
 }  // namespace detail
@@ -82,7 +89,7 @@ template <class T, class Index>
 void lower_bound(const T* d_sorted, std::size_t n, jit::input_t<T> d_needles, std::size_t m,
                  Index* d_out, const jit::op& comp, stream_ref stream,
                  memory_resource& mr = default_resource()) {
-  detail::jit_search<T, Index>("cupar::lower_bound", detail::dp_op::lower_bound, d_sorted, n,
+  detail::jit_search<T, Index>("cupar::lower_bound", detail::lower_bound_call(), d_sorted, n,
                                d_needles, m, d_out, &comp, stream, mr);
 }
 /// lower_bound with the sorted range an array or an iterator expression (written to a temporary
@@ -92,7 +99,7 @@ template <class T, class Index>
 void lower_bound(jit::input_t<T> sorted, std::size_t n, jit::input_t<T> d_needles, std::size_t m,
                  const jit::output& out, const jit::op& comp, stream_ref stream,
                  memory_resource& mr = default_resource()) {
-  detail::jit_search<T, Index>("cupar::lower_bound", detail::dp_op::lower_bound, sorted, n,
+  detail::jit_search<T, Index>("cupar::lower_bound", detail::lower_bound_call(), sorted, n,
                                d_needles, m, out, &comp, stream, mr);
 }
 
@@ -102,7 +109,7 @@ void lower_bound(jit::input_t<T> sorted, std::size_t n, jit::input_t<T> d_needle
 template <class T, class Index>
 void lower_bound(const T* d_sorted, std::size_t n, jit::input_t<T> d_needles, std::size_t m,
                  Index* d_out, stream_ref stream, memory_resource& mr = default_resource()) {
-  detail::jit_search<T, Index>("cupar::lower_bound", detail::dp_op::lower_bound, d_sorted, n,
+  detail::jit_search<T, Index>("cupar::lower_bound", detail::lower_bound_call(), d_sorted, n,
                                d_needles, m, d_out, nullptr, stream, mr);
 }
 /// lower_bound with `<` over expressions, T and Index named.
@@ -110,7 +117,7 @@ template <class T, class Index>
 void lower_bound(jit::input_t<T> sorted, std::size_t n, jit::input_t<T> d_needles, std::size_t m,
                  const jit::output& out, stream_ref stream,
                  memory_resource& mr = default_resource()) {
-  detail::jit_search<T, Index>("cupar::lower_bound", detail::dp_op::lower_bound, sorted, n,
+  detail::jit_search<T, Index>("cupar::lower_bound", detail::lower_bound_call(), sorted, n,
                                d_needles, m, out, nullptr, stream, mr);
 }
 
@@ -120,7 +127,7 @@ template <class T, class Index>
 void upper_bound(const T* d_sorted, std::size_t n, jit::input_t<T> d_needles, std::size_t m,
                  Index* d_out, const jit::op& comp, stream_ref stream,
                  memory_resource& mr = default_resource()) {
-  detail::jit_search<T, Index>("cupar::upper_bound", detail::dp_op::upper_bound, d_sorted, n,
+  detail::jit_search<T, Index>("cupar::upper_bound", detail::upper_bound_call(), d_sorted, n,
                                d_needles, m, d_out, &comp, stream, mr);
 }
 /// upper_bound over expressions, T and Index named (see lower_bound).
@@ -128,7 +135,7 @@ template <class T, class Index>
 void upper_bound(jit::input_t<T> sorted, std::size_t n, jit::input_t<T> d_needles, std::size_t m,
                  const jit::output& out, const jit::op& comp, stream_ref stream,
                  memory_resource& mr = default_resource()) {
-  detail::jit_search<T, Index>("cupar::upper_bound", detail::dp_op::upper_bound, sorted, n,
+  detail::jit_search<T, Index>("cupar::upper_bound", detail::upper_bound_call(), sorted, n,
                                d_needles, m, out, &comp, stream, mr);
 }
 
@@ -136,7 +143,7 @@ void upper_bound(jit::input_t<T> sorted, std::size_t n, jit::input_t<T> d_needle
 template <class T, class Index>
 void upper_bound(const T* d_sorted, std::size_t n, jit::input_t<T> d_needles, std::size_t m,
                  Index* d_out, stream_ref stream, memory_resource& mr = default_resource()) {
-  detail::jit_search<T, Index>("cupar::upper_bound", detail::dp_op::upper_bound, d_sorted, n,
+  detail::jit_search<T, Index>("cupar::upper_bound", detail::upper_bound_call(), d_sorted, n,
                                d_needles, m, d_out, nullptr, stream, mr);
 }
 /// upper_bound with `<` over expressions, T and Index named.
@@ -144,8 +151,26 @@ template <class T, class Index>
 void upper_bound(jit::input_t<T> sorted, std::size_t n, jit::input_t<T> d_needles, std::size_t m,
                  const jit::output& out, stream_ref stream,
                  memory_resource& mr = default_resource()) {
-  detail::jit_search<T, Index>("cupar::upper_bound", detail::dp_op::upper_bound, sorted, n,
+  detail::jit_search<T, Index>("cupar::upper_bound", detail::upper_bound_call(), sorted, n,
                                d_needles, m, out, nullptr, stream, mr);
 }
+
+namespace jit {
+
+// Compile-only builds (jit_compile.hpp says what they are for).
+
+/// As compile_reduce (reduce.hpp), for lower_bound / upper_bound's comparator on T (null: <),
+/// writing Index positions.
+template <class T, class Index>
+build_report compile_binary_search(const op* comp, int arch = 90, bool optimized = true) {
+  ::cupar::detail::jit_args a{
+      "cupar::jit::compile",
+      &::cupar::detail::lower_bound_call(),
+      {&::cupar::detail::jit_type_of<T>(), &::cupar::detail::jit_type_of<Index>()}};
+  a.ops[0] = comp;
+  return ::cupar::detail::jit_compile(a, arch, optimized);
+}
+
+}  // namespace jit
 
 }  // namespace cupar

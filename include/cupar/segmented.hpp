@@ -37,6 +37,13 @@
 #include <cstdint>
 #include <type_traits>
 
+namespace cupar::detail {
+// The library operations this header calls (jit_entry.hpp).
+CUPAR_JIT_CALL(segmented_reduce)
+CUPAR_JIT_CALL(segmented_inclusive_scan)
+CUPAR_JIT_CALL(segmented_exclusive_scan)
+}  // namespace cupar::detail
+
 namespace cupar {
 
 /// What cupar::check_segments checks besides 0 <= begin <= end <= n for every segment.
@@ -79,12 +86,12 @@ CUPAR_EXPORT void segmented_sort(const segmented_sort_args& args, stream_ref str
 /// The segmented families with run-time operators: input, output (an array or an output
 /// expression), offsets (arrays or expressions).
 template <class T, class Out>
-void segmented_call(const char* fn, dp_op what, const ::cupar::jit::input<T>& d_in, const Out& out,
-                    std::size_t n, std::size_t num_segments,
+void segmented_call(const char* fn, const jit_call& what, const ::cupar::jit::input<T>& d_in,
+                    const Out& out, std::size_t n, std::size_t num_segments,
                     const ::cupar::jit::input<std::int64_t>& begin,
                     const ::cupar::jit::input<std::int64_t>& end, const ::cupar::jit::op& op,
                     const T* init, stream_ref stream, memory_resource& mr) {
-  jit_dp_args a{fn, what};
+  jit_args a{fn, &what};
   a.types[0] = &jit_type_of<T>();
   set_input(a, 0, d_in);
   set_output(a, 0, out);
@@ -96,7 +103,7 @@ void segmented_call(const char* fn, dp_op what, const ::cupar::jit::input<T>& d_
   a.offsets_iter[1] = end.expression();
   a.ops[0] = &op;
   a.init = init;
-  jit_data_processing(a, stream, mr);
+  jit_run(a, stream, mr);
 }
 
 }  // namespace detail
@@ -153,7 +160,7 @@ void segmented_reduce(jit::input_t<T> d_in, T* d_out, std::size_t n, std::size_t
                       jit::input<std::int64_t> d_end_offsets, const jit::op& op,
                       detail::type_identity_t<T> init, stream_ref stream,
                       memory_resource& mr = default_resource()) {
-  detail::segmented_call<T>("cupar::segmented_reduce", detail::dp_op::segmented_reduce, d_in, d_out,
+  detail::segmented_call<T>("cupar::segmented_reduce", detail::segmented_reduce_call(), d_in, d_out,
                             n, num_segments, d_begin_offsets, d_end_offsets, op, &init, stream, mr);
 }
 /// segmented_reduce into an output expression (one result per segment), T named.
@@ -163,7 +170,7 @@ void segmented_reduce(jit::input_t<T> d_in, const jit::output& out, std::size_t 
                       jit::input<std::int64_t> d_end_offsets, const jit::op& op,
                       detail::type_identity_t<T> init, stream_ref stream,
                       memory_resource& mr = default_resource()) {
-  detail::segmented_call<T>("cupar::segmented_reduce", detail::dp_op::segmented_reduce, d_in, out,
+  detail::segmented_call<T>("cupar::segmented_reduce", detail::segmented_reduce_call(), d_in, out,
                             n, num_segments, d_begin_offsets, d_end_offsets, op, &init, stream, mr);
 }
 
@@ -191,7 +198,7 @@ void segmented_inclusive_scan(jit::input_t<T> d_in, T* d_out, std::size_t n,
                               jit::input<std::int64_t> d_end_offsets, const jit::op& op,
                               stream_ref stream, memory_resource& mr = default_resource()) {
   detail::segmented_call<T>("cupar::segmented_inclusive_scan",
-                            detail::dp_op::segmented_inclusive_scan, d_in, d_out, n, num_segments,
+                            detail::segmented_inclusive_scan_call(), d_in, d_out, n, num_segments,
                             d_begin_offsets, d_end_offsets, op, nullptr, stream, mr);
 }
 /// segmented_inclusive_scan into an output expression, T named.
@@ -201,7 +208,7 @@ void segmented_inclusive_scan(jit::input_t<T> d_in, const jit::output& out, std:
                               jit::input<std::int64_t> d_end_offsets, const jit::op& op,
                               stream_ref stream, memory_resource& mr = default_resource()) {
   detail::segmented_call<T>("cupar::segmented_inclusive_scan",
-                            detail::dp_op::segmented_inclusive_scan, d_in, out, n, num_segments,
+                            detail::segmented_inclusive_scan_call(), d_in, out, n, num_segments,
                             d_begin_offsets, d_end_offsets, op, nullptr, stream, mr);
 }
 
@@ -216,7 +223,7 @@ void segmented_exclusive_scan(jit::input_t<T> d_in, T* d_out, std::size_t n,
                               detail::type_identity_t<T> init, stream_ref stream,
                               memory_resource& mr = default_resource()) {
   detail::segmented_call<T>("cupar::segmented_exclusive_scan",
-                            detail::dp_op::segmented_exclusive_scan, d_in, d_out, n, num_segments,
+                            detail::segmented_exclusive_scan_call(), d_in, d_out, n, num_segments,
                             d_begin_offsets, d_end_offsets, op, &init, stream, mr);
 }
 /// segmented_exclusive_scan into an output expression, T named.
@@ -227,7 +234,7 @@ void segmented_exclusive_scan(jit::input_t<T> d_in, const jit::output& out, std:
                               detail::type_identity_t<T> init, stream_ref stream,
                               memory_resource& mr = default_resource()) {
   detail::segmented_call<T>("cupar::segmented_exclusive_scan",
-                            detail::dp_op::segmented_exclusive_scan, d_in, out, n, num_segments,
+                            detail::segmented_exclusive_scan_call(), d_in, out, n, num_segments,
                             d_begin_offsets, d_end_offsets, op, &init, stream, mr);
 }
 
@@ -319,5 +326,33 @@ void segmented_sort_pairs(const Key* d_keys_in, Key* d_keys_out, const Value* d_
   segmented_sort_pairs(d_keys_in, d_keys_out, d_values_in, d_values_out, n, num_segments,
                        d_begin_offsets, d_end_offsets, ascending, stream, mr);
 }
+
+namespace jit {
+
+// Compile-only builds (jit_compile.hpp says what they are for).
+
+/// As compile_reduce (reduce.hpp), for segmented_reduce's operator on T.
+template <class T>
+build_report compile_segmented_reduce(const op& reduction, int arch = 90, bool optimized = true) {
+  ::cupar::detail::jit_args a{"cupar::jit::compile",
+                              &::cupar::detail::segmented_reduce_call(),
+                              {&::cupar::detail::jit_type_of<T>()}};
+  a.ops[0] = &reduction;
+  return ::cupar::detail::jit_compile(a, arch, optimized);
+}
+
+/// A segmented inclusive or exclusive scan's operator on T.
+template <class T>
+build_report compile_segmented_scan(const op& scan, bool inclusive, int arch = 90,
+                                    bool optimized = true) {
+  ::cupar::detail::jit_args a{"cupar::jit::compile",
+                              inclusive ? &::cupar::detail::segmented_inclusive_scan_call()
+                                        : &::cupar::detail::segmented_exclusive_scan_call(),
+                              {&::cupar::detail::jit_type_of<T>()}};
+  a.ops[0] = &scan;
+  return ::cupar::detail::jit_compile(a, arch, optimized);
+}
+
+}  // namespace jit
 
 }  // namespace cupar

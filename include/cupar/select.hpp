@@ -30,6 +30,14 @@
 #include <cstddef>
 #include <type_traits>
 
+namespace cupar::detail {
+// The library operations this header calls (jit_entry.hpp).
+CUPAR_JIT_CALL(select_if)
+CUPAR_JIT_CALL(select_flagged)
+CUPAR_JIT_CALL(partition)
+CUPAR_JIT_CALL(three_way_partition)
+}  // namespace cupar::detail
+
 namespace cupar {
 
 /// The sizes of the first two parts of a three-way partition (the third has n - first - second).
@@ -50,8 +58,8 @@ const jit_type& flag_type() {
 }
 
 template <class T>
-jit_dp_args dp_args(const char* fn, dp_op what, std::size_t n) {
-  jit_dp_args a{fn, what};
+jit_args dp_args(const char* fn, const jit_call& what, std::size_t n) {
+  jit_args a{fn, &what};
   a.types[0] = &jit_type_of<T>();
   a.n = n;
   return a;
@@ -60,8 +68,8 @@ jit_dp_args dp_args(const char* fn, dp_op what, std::size_t n) {
 /// select_if, partition, unique: one input, one output (an array or an output expression), a
 /// count to device memory or (host_count) to the host, the family's operator (null: default).
 template <class T, class Out>
-void compaction_call(const char* fn, dp_op what, const ::cupar::jit::input<T>& in, const Out& out,
-                     std::size_t* d_count, std::size_t* host_count, std::size_t n,
+void compaction_call(const char* fn, const jit_call& what, const ::cupar::jit::input<T>& in,
+                     const Out& out, std::size_t* d_count, std::size_t* host_count, std::size_t n,
                      const ::cupar::jit::op* op, stream_ref stream, memory_resource& mr) {
   auto a = dp_args<T>(fn, what, n);
   set_input(a, 0, in);
@@ -69,7 +77,7 @@ void compaction_call(const char* fn, dp_op what, const ::cupar::jit::input<T>& i
   a.d_count = d_count;
   a.host_count = host_count;
   a.ops[0] = op;
-  jit_data_processing(a, stream, mr);
+  jit_run(a, stream, mr);
 }
 
 template <class T, class Flag, class Out>
@@ -78,14 +86,14 @@ void flagged_call(const char* fn, const ::cupar::jit::input<T>& in,
                   std::size_t* host_count, std::size_t n, stream_ref stream, memory_resource& mr) {
   static_assert(std::is_integral_v<Flag>,
                 "cupar::select_flagged: flags are integers or bool (non-zero selects)");
-  auto a = dp_args<T>(fn, dp_op::select_flagged, n);
+  auto a = dp_args<T>(fn, select_flagged_call(), n);
   a.types[1] = &flag_type<Flag>();
   set_input(a, 0, in);
   set_input(a, 1, flags);
   set_output(a, 0, out);
   a.d_count = d_count;
   a.host_count = host_count;
-  jit_data_processing(a, stream, mr);
+  jit_run(a, stream, mr);
 }
 
 template <class T, class Out>
@@ -93,7 +101,7 @@ void three_way_call(const char* fn, const ::cupar::jit::input<T>& in, const Out&
                     const Out& second_out, const Out& unselected_out, std::size_t* d_counts,
                     std::size_t* host_counts, std::size_t n, const ::cupar::jit::op& first,
                     const ::cupar::jit::op& second, stream_ref stream, memory_resource& mr) {
-  auto a = dp_args<T>(fn, dp_op::three_way_partition, n);
+  auto a = dp_args<T>(fn, three_way_partition_call(), n);
   set_input(a, 0, in);
   set_output(a, 0, first_out);
   set_output(a, 1, second_out);
@@ -102,7 +110,7 @@ void three_way_call(const char* fn, const ::cupar::jit::input<T>& in, const Out&
   a.host_count = host_counts;
   a.ops[0] = &first;
   a.ops[1] = &second;
-  jit_data_processing(a, stream, mr);
+  jit_run(a, stream, mr);
 }
 }  // namespace detail
 
@@ -126,7 +134,7 @@ void three_way_call(const char* fn, const ::cupar::jit::input<T>& in, const Out&
 template <class T>
 void select_if(jit::input_t<T> d_in, T* d_out, std::size_t* d_num_selected, std::size_t n,
                const jit::op& pred, stream_ref stream, memory_resource& mr = default_resource()) {
-  detail::compaction_call("cupar::select_if", detail::dp_op::select_if, d_in, d_out, d_num_selected,
+  detail::compaction_call("cupar::select_if", detail::select_if_call(), d_in, d_out, d_num_selected,
                           nullptr, n, &pred, stream, mr);
 }
 /// select_if through an output expression (see the top of this file), T named.
@@ -134,7 +142,7 @@ template <class T>
 void select_if(jit::input_t<T> d_in, const jit::output& out, std::size_t* d_num_selected,
                std::size_t n, const jit::op& pred, stream_ref stream,
                memory_resource& mr = default_resource()) {
-  detail::compaction_call("cupar::select_if", detail::dp_op::select_if, d_in, out, d_num_selected,
+  detail::compaction_call("cupar::select_if", detail::select_if_call(), d_in, out, d_num_selected,
                           nullptr, n, &pred, stream, mr);
 }
 
@@ -143,7 +151,7 @@ template <class T>
 std::size_t select_if_count(jit::input_t<T> d_in, T* d_out, std::size_t n, const jit::op& pred,
                             stream_ref stream, memory_resource& mr = default_resource()) {
   std::size_t count = 0;
-  detail::compaction_call("cupar::select_if_count", detail::dp_op::select_if, d_in, d_out, nullptr,
+  detail::compaction_call("cupar::select_if_count", detail::select_if_call(), d_in, d_out, nullptr,
                           &count, n, &pred, stream, mr);
   return count;
 }
@@ -153,7 +161,7 @@ std::size_t select_if_count(jit::input_t<T> d_in, const jit::output& out, std::s
                             const jit::op& pred, stream_ref stream,
                             memory_resource& mr = default_resource()) {
   std::size_t count = 0;
-  detail::compaction_call("cupar::select_if_count", detail::dp_op::select_if, d_in, out, nullptr,
+  detail::compaction_call("cupar::select_if_count", detail::select_if_call(), d_in, out, nullptr,
                           &count, n, &pred, stream, mr);
   return count;
 }
@@ -223,7 +231,7 @@ std::size_t select_flagged_count(jit::input_t<T> d_in, jit::input_t<Flag> flags,
 template <class T>
 void partition(jit::input_t<T> d_in, T* d_out, std::size_t* d_num_selected, std::size_t n,
                const jit::op& pred, stream_ref stream, memory_resource& mr = default_resource()) {
-  detail::compaction_call("cupar::partition", detail::dp_op::partition, d_in, d_out, d_num_selected,
+  detail::compaction_call("cupar::partition", detail::partition_call(), d_in, d_out, d_num_selected,
                           nullptr, n, &pred, stream, mr);
 }
 /// partition through an output expression (all n items are stored), T named.
@@ -231,7 +239,7 @@ template <class T>
 void partition(jit::input_t<T> d_in, const jit::output& out, std::size_t* d_num_selected,
                std::size_t n, const jit::op& pred, stream_ref stream,
                memory_resource& mr = default_resource()) {
-  detail::compaction_call("cupar::partition", detail::dp_op::partition, d_in, out, d_num_selected,
+  detail::compaction_call("cupar::partition", detail::partition_call(), d_in, out, d_num_selected,
                           nullptr, n, &pred, stream, mr);
 }
 
@@ -240,7 +248,7 @@ template <class T>
 std::size_t partition_count(jit::input_t<T> d_in, T* d_out, std::size_t n, const jit::op& pred,
                             stream_ref stream, memory_resource& mr = default_resource()) {
   std::size_t count = 0;
-  detail::compaction_call("cupar::partition_count", detail::dp_op::partition, d_in, d_out, nullptr,
+  detail::compaction_call("cupar::partition_count", detail::partition_call(), d_in, d_out, nullptr,
                           &count, n, &pred, stream, mr);
   return count;
 }
@@ -250,7 +258,7 @@ std::size_t partition_count(jit::input_t<T> d_in, const jit::output& out, std::s
                             const jit::op& pred, stream_ref stream,
                             memory_resource& mr = default_resource()) {
   std::size_t count = 0;
-  detail::compaction_call("cupar::partition_count", detail::dp_op::partition, d_in, out, nullptr,
+  detail::compaction_call("cupar::partition_count", detail::partition_call(), d_in, out, nullptr,
                           &count, n, &pred, stream, mr);
   return count;
 }
@@ -311,5 +319,96 @@ partition_counts three_way_partition_counts(jit::input_t<T> d_in, const jit::out
                                          second, stream, mr);
   return {counts[0], counts[1]};
 }
+
+namespace jit {
+
+// Compile-only builds (jit_compile.hpp says what they are for).
+
+/// As compile_reduce (reduce.hpp), for select_if's predicate on T.
+template <class T>
+build_report compile_select_if(const op& pred, int arch = 90, bool optimized = true) {
+  ::cupar::detail::jit_args a{"cupar::jit::compile",
+                              &::cupar::detail::select_if_call(),
+                              {&::cupar::detail::jit_type_of<T>()}};
+  a.ops[0] = &pred;
+  return ::cupar::detail::jit_compile(a, arch, optimized);
+}
+
+/// select_if reading the iterator expression `in` as elements of T (the "+index" stream
+/// compaction sets: the expression's code and the operator built together).
+template <class T>
+build_report compile_select_if(const iterator& in, const op& pred, int arch = 90,
+                               bool optimized = true) {
+  ::cupar::detail::jit_args a{"cupar::jit::compile",
+                              &::cupar::detail::select_if_call(),
+                              {&::cupar::detail::jit_type_of<T>()}};
+  a.ops[0] = &pred;
+  a.in_iter[0] = &in;
+  return ::cupar::detail::jit_compile(a, arch, optimized);
+}
+
+/// select_if reading `in` and storing through the output expression `out` as it compacts (the
+/// "+io" stream compaction sets, which a call uses when its output writes nothing it reads; an
+/// array input is the expression of that array).
+template <class T>
+build_report compile_select_if(const iterator& in, const output& out, const op& pred, int arch = 90,
+                               bool optimized = true) {
+  ::cupar::detail::jit_args a{"cupar::jit::compile",
+                              &::cupar::detail::select_if_call(),
+                              {&::cupar::detail::jit_type_of<T>()}};
+  a.ops[0] = &pred;
+  a.in_iter[0] = &in;
+  a.out_iter[0] = &out;
+  return ::cupar::detail::jit_compile(a, arch, optimized);
+}
+
+/// partition's predicate on T.
+template <class T>
+build_report compile_partition(const op& pred, int arch = 90, bool optimized = true) {
+  ::cupar::detail::jit_args a{"cupar::jit::compile",
+                              &::cupar::detail::partition_call(),
+                              {&::cupar::detail::jit_type_of<T>()}};
+  a.ops[0] = &pred;
+  return ::cupar::detail::jit_compile(a, arch, optimized);
+}
+
+/// partition over an expression (as compile_select_if).
+template <class T>
+build_report compile_partition(const iterator& in, const op& pred, int arch = 90,
+                               bool optimized = true) {
+  ::cupar::detail::jit_args a{"cupar::jit::compile",
+                              &::cupar::detail::partition_call(),
+                              {&::cupar::detail::jit_type_of<T>()}};
+  a.ops[0] = &pred;
+  a.in_iter[0] = &in;
+  return ::cupar::detail::jit_compile(a, arch, optimized);
+}
+
+/// partition over an expression into an output expression (as compile_select_if).
+template <class T>
+build_report compile_partition(const iterator& in, const output& out, const op& pred, int arch = 90,
+                               bool optimized = true) {
+  ::cupar::detail::jit_args a{"cupar::jit::compile",
+                              &::cupar::detail::partition_call(),
+                              {&::cupar::detail::jit_type_of<T>()}};
+  a.ops[0] = &pred;
+  a.in_iter[0] = &in;
+  a.out_iter[0] = &out;
+  return ::cupar::detail::jit_compile(a, arch, optimized);
+}
+
+/// three_way_partition's two predicates on T.
+template <class T>
+build_report compile_three_way_partition(const op& first, const op& second, int arch = 90,
+                                         bool optimized = true) {
+  ::cupar::detail::jit_args a{"cupar::jit::compile",
+                              &::cupar::detail::three_way_partition_call(),
+                              {&::cupar::detail::jit_type_of<T>()}};
+  a.ops[0] = &first;
+  a.ops[1] = &second;
+  return ::cupar::detail::jit_compile(a, arch, optimized);
+}
+
+}  // namespace jit
 
 }  // namespace cupar

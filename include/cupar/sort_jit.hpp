@@ -10,6 +10,12 @@
 
 #include <cstddef>
 
+namespace cupar::detail {
+// The library operations this header calls (jit_entry.hpp).
+CUPAR_JIT_CALL(sort)
+CUPAR_JIT_CALL(stable_sort)
+}  // namespace cupar::detail
+
 namespace cupar {
 
 namespace detail {
@@ -42,17 +48,23 @@ void jit_sort_call(const char* fn, bool stable, const ::cupar::jit::input<Key>& 
                    const ::cupar::jit::input<Value>* values_in, const ValuesOut& values_out,
                    std::size_t n, const ::cupar::jit::op& comp, stream_ref stream,
                    memory_resource& mr) {
-  jit_sort_args a{
-      fn, stable, &jit_type_of<Key>(), value, keys_in.array(), nullptr, nullptr, nullptr, n, &comp};
-  a.keys_iter = keys_in.expression();
-  set_sort_output(a.keys_out, a.keys_out_iter, keys_out);
+  // types: the keys', the values' as the sort moves them (bytes of their size and alignment),
+  // the values' as the JIT knows them (for expressions; null for a type it does not know).
+  jit_args a{fn,
+             stable ? &stable_sort_call() : &sort_call(),
+             {&jit_type_of<Key>(), value},
+             {keys_in.array()}};
+  a.in_iter[0] = keys_in.expression();
+  set_sort_output(a.out[0], a.out_iter[0], keys_out);
   if (values_in != nullptr) {
-    a.values_in = values_in->array();
-    a.values_iter = values_in->expression();
-    set_sort_output(a.values_out, a.values_out_iter, values_out);
-    a.value_jit_type = value_jit_type<Value>();
+    a.in[1] = values_in->array();
+    a.in_iter[1] = values_in->expression();
+    set_sort_output(a.out[1], a.out_iter[1], values_out);
+    a.types[2] = value_jit_type<Value>();
   }
-  jit_sort(a, stream, mr);
+  a.n = n;
+  a.ops[0] = &comp;
+  jit_run(a, stream, mr);
 }
 /// A trivially copyable payload as the sorts move it: bytes of its size and alignment.
 template <class Value>
@@ -171,5 +183,22 @@ void stable_sort_pairs(jit::input_t<Key> d_keys_in, const jit::output& keys_out,
                                     &detail::payload_type<Value>(), &values_in, values_out, n, comp,
                                     stream, mr);
 }
+
+namespace jit {
+
+// Compile-only builds (jit_compile.hpp says what they are for).
+
+/// As compile_reduce (reduce.hpp), for a comparator sorting keys of type K (with values of type
+/// V).
+template <class K, class V = void>
+build_report compile_sort(const op& o, int arch = 90, bool optimized = true) {
+  ::cupar::detail::jit_args a{
+      "cupar::jit::compile", &::cupar::detail::sort_call(), {&::cupar::detail::jit_type_of<K>()}};
+  if constexpr (!std::is_void_v<V>) a.types[1] = &::cupar::detail::payload_type<V>();
+  a.ops[0] = &o;
+  return ::cupar::detail::jit_compile(a, arch, optimized);
+}
+
+}  // namespace jit
 
 }  // namespace cupar

@@ -5,9 +5,15 @@
 #include <cupar/detail/jit_entry.hpp>
 #include <cupar/jit.hpp>
 #include <cupar/jit_iterator.hpp>
+#include <cupar/memory.hpp>
 #include <cupar/stream.hpp>
 
 #include <cstddef>
+
+namespace cupar::detail {
+// The library operations this header calls (jit_entry.hpp).
+CUPAR_JIT_CALL(transform)
+}  // namespace cupar::detail
 
 namespace cupar {
 
@@ -20,15 +26,14 @@ namespace cupar {
 /// Asynchronous; needs no temporary storage.
 template <class In, class Out>
 void transform(const In* d_in, Out* d_out, std::size_t n, const jit::op& op, stream_ref stream) {
-  detail::jit_transform({"cupar::transform",
-                         1,
-                         {&detail::jit_type_of<In>(), nullptr},
-                         {d_in, nullptr},
-                         &detail::jit_type_of<Out>(),
-                         d_out,
-                         n,
-                         &op},
-                        stream);
+  detail::jit_args a{"cupar::transform",
+                     &detail::transform_call(),
+                     {&detail::jit_type_of<In>(), &detail::jit_type_of<Out>()},
+                     {d_in}};
+  a.out[0] = d_out;
+  a.n = n;
+  a.ops[0] = &op;
+  detail::jit_run(a, stream, default_resource());
 }
 
 /// out[i] = op(in[i]) over run-time expressions (jit_iterator.hpp): `in` an iterator expression
@@ -43,29 +48,93 @@ void transform(const In* d_in, Out* d_out, std::size_t n, const jit::op& op, str
 /// Asynchronous; needs no temporary storage.
 inline void transform(const jit::iterator& in, const jit::output& out, std::size_t n,
                       const jit::op& op, stream_ref stream) {
-  const jit::iterator* ins[2] = {&in, nullptr};
-  detail::jit_transform_apply({"cupar::transform", 1, {ins[0], ins[1]}, &out, n, &op}, stream);
+  detail::jit_args a{"cupar::transform", &detail::transform_call()};
+  a.in_iter[0] = &in;
+  a.out_iter[0] = &out;
+  a.n = n;
+  a.ops[0] = &op;
+  detail::jit_run(a, stream, default_resource());
 }
 
 /// out[i] = op(a[i], b[i]) over run-time expressions (arguments `a`, `b`), as the unary form.
 inline void transform(const jit::iterator& a, const jit::iterator& b, const jit::output& out,
                       std::size_t n, const jit::op& op, stream_ref stream) {
-  detail::jit_transform_apply({"cupar::transform", 2, {&a, &b}, &out, n, &op}, stream);
+  detail::jit_args args{"cupar::transform", &detail::transform_call()};
+  args.in_iter[0] = &a;
+  args.in_iter[1] = &b;
+  args.out_iter[0] = &out;
+  args.n = n;
+  args.ops[0] = &op;
+  detail::jit_run(args, stream, default_resource());
 }
 
 /// d_out[i] = op(d_a[i], d_b[i]) with a run-time operator of arguments `a`, `b`.
 template <class A, class B, class Out>
 void transform(const A* d_a, const B* d_b, Out* d_out, std::size_t n, const jit::op& op,
                stream_ref stream) {
-  detail::jit_transform({"cupar::transform",
-                         2,
-                         {&detail::jit_type_of<A>(), &detail::jit_type_of<B>()},
-                         {d_a, d_b},
-                         &detail::jit_type_of<Out>(),
-                         d_out,
-                         n,
-                         &op},
-                        stream);
+  detail::jit_args a{
+      "cupar::transform",
+      &detail::transform_call(),
+      {&detail::jit_type_of<A>(), &detail::jit_type_of<B>(), &detail::jit_type_of<Out>()},
+      {d_a, d_b}};
+  a.out[0] = d_out;
+  a.n = n;
+  a.ops[0] = &op;
+  detail::jit_run(a, stream, default_resource());
 }
+
+namespace jit {
+
+// Compile-only builds (jit_compile.hpp says what they are for).
+
+/// As compile_reduce (reduce.hpp), for a unary transform In -> Out (CUB's transform kernels).
+template <class In, class Out>
+build_report compile_transform(const op& o, int arch = 90, bool optimized = true) {
+  ::cupar::detail::jit_args a{
+      "cupar::jit::compile",
+      &::cupar::detail::transform_call(),
+      {&::cupar::detail::jit_type_of<In>(), &::cupar::detail::jit_type_of<Out>()}};
+  a.ops[0] = &o;
+  return ::cupar::detail::jit_compile(a, arch, optimized);
+}
+
+/// As compile_reduce, for transform over expressions: `in` an iterator expression (or an
+/// array), `out` an output expression (or an array), `o` unary (argument x). What transform runs
+/// for them: the "for_each" set with the code generated for their shape (also what a call on
+/// pointers runs for types without precompiled CUB transform kernels; the typed
+/// compile_transform<In, Out> builds CUB's kernels, which plans use). Null arrays are allowed.
+inline build_report compile_transform(const iterator& in, const output& out, const op& o,
+                                      int arch = 90, bool optimized = true) {
+  ::cupar::detail::jit_args a{"cupar::jit::compile", &::cupar::detail::transform_call(), {}};
+  a.ops[0] = &o;
+  a.in_iter[0] = &in;
+  a.out_iter[0] = &out;
+  return ::cupar::detail::jit_compile(a, arch, optimized);
+}
+
+/// As above, for a binary transform (arguments a, b) of two expressions.
+inline build_report compile_transform(const iterator& a, const iterator& b, const output& out,
+                                      const op& o, int arch = 90, bool optimized = true) {
+  ::cupar::detail::jit_args args{"cupar::jit::compile", &::cupar::detail::transform_call(), {}};
+  args.ops[0] = &o;
+  args.in_iter[0] = &a;
+  args.in_iter[1] = &b;
+  args.out_iter[0] = &out;
+  return ::cupar::detail::jit_compile(args, arch, optimized);
+}
+
+/// As compile_reduce, for a binary transform (A, B) -> Out.
+template <class A, class B, class Out>
+build_report compile_transform2(const op& o, int arch = 90, bool optimized = true) {
+  ::cupar::detail::jit_args a{
+      "cupar::jit::compile",
+      &::cupar::detail::transform_call(),
+      {&::cupar::detail::jit_type_of<A>(), &::cupar::detail::jit_type_of<B>(),
+       &::cupar::detail::jit_type_of<Out>()}};
+  a.ops[0] = &o;
+  return ::cupar::detail::jit_compile(a, arch, optimized);
+}
+
+}  // namespace jit
 
 }  // namespace cupar

@@ -27,6 +27,13 @@
 #include <cstddef>
 #include <type_traits>
 
+namespace cupar::detail {
+// The library operations this header calls (jit_entry.hpp).
+CUPAR_JIT_CALL(unique)
+CUPAR_JIT_CALL(unique_by_key)
+CUPAR_JIT_CALL(run_length_encode)
+}  // namespace cupar::detail
+
 namespace cupar {
 
 /// Copies the first item of each run of consecutive items that the run-time equality `eq`
@@ -48,7 +55,7 @@ namespace cupar {
 template <class T>
 void unique(jit::input_t<T> d_in, T* d_out, std::size_t* d_num_selected, std::size_t n,
             const jit::op& eq, stream_ref stream, memory_resource& mr = default_resource()) {
-  detail::compaction_call("cupar::unique", detail::dp_op::unique, d_in, d_out, d_num_selected,
+  detail::compaction_call("cupar::unique", detail::unique_call(), d_in, d_out, d_num_selected,
                           nullptr, n, &eq, stream, mr);
 }
 /// unique through an output expression, T named.
@@ -56,7 +63,7 @@ template <class T>
 void unique(jit::input_t<T> d_in, const jit::output& out, std::size_t* d_num_selected,
             std::size_t n, const jit::op& eq, stream_ref stream,
             memory_resource& mr = default_resource()) {
-  detail::compaction_call("cupar::unique", detail::dp_op::unique, d_in, out, d_num_selected,
+  detail::compaction_call("cupar::unique", detail::unique_call(), d_in, out, d_num_selected,
                           nullptr, n, &eq, stream, mr);
 }
 
@@ -65,14 +72,14 @@ void unique(jit::input_t<T> d_in, const jit::output& out, std::size_t* d_num_sel
 template <class T>
 void unique(jit::input_t<T> d_in, T* d_out, std::size_t* d_num_selected, std::size_t n,
             stream_ref stream, memory_resource& mr = default_resource()) {
-  detail::compaction_call("cupar::unique", detail::dp_op::unique, d_in, d_out, d_num_selected,
+  detail::compaction_call("cupar::unique", detail::unique_call(), d_in, d_out, d_num_selected,
                           nullptr, n, nullptr, stream, mr);
 }
 /// unique with `==` through an output expression, T named.
 template <class T>
 void unique(jit::input_t<T> d_in, const jit::output& out, std::size_t* d_num_selected,
             std::size_t n, stream_ref stream, memory_resource& mr = default_resource()) {
-  detail::compaction_call("cupar::unique", detail::dp_op::unique, d_in, out, d_num_selected,
+  detail::compaction_call("cupar::unique", detail::unique_call(), d_in, out, d_num_selected,
                           nullptr, n, nullptr, stream, mr);
 }
 
@@ -81,7 +88,7 @@ template <class T>
 std::size_t unique_count(jit::input_t<T> d_in, T* d_out, std::size_t n, const jit::op& eq,
                          stream_ref stream, memory_resource& mr = default_resource()) {
   std::size_t count = 0;
-  detail::compaction_call("cupar::unique_count", detail::dp_op::unique, d_in, d_out, nullptr,
+  detail::compaction_call("cupar::unique_count", detail::unique_call(), d_in, d_out, nullptr,
                           &count, n, &eq, stream, mr);
   return count;
 }
@@ -91,7 +98,7 @@ std::size_t unique_count(jit::input_t<T> d_in, const jit::output& out, std::size
                          const jit::op& eq, stream_ref stream,
                          memory_resource& mr = default_resource()) {
   std::size_t count = 0;
-  detail::compaction_call("cupar::unique_count", detail::dp_op::unique, d_in, out, nullptr, &count,
+  detail::compaction_call("cupar::unique_count", detail::unique_call(), d_in, out, nullptr, &count,
                           n, &eq, stream, mr);
   return count;
 }
@@ -101,7 +108,7 @@ template <class T>
 std::size_t unique_count(jit::input_t<T> d_in, T* d_out, std::size_t n, stream_ref stream,
                          memory_resource& mr = default_resource()) {
   std::size_t count = 0;
-  detail::compaction_call("cupar::unique_count", detail::dp_op::unique, d_in, d_out, nullptr,
+  detail::compaction_call("cupar::unique_count", detail::unique_call(), d_in, d_out, nullptr,
                           &count, n, nullptr, stream, mr);
   return count;
 }
@@ -110,7 +117,7 @@ template <class T>
 std::size_t unique_count(jit::input_t<T> d_in, const jit::output& out, std::size_t n,
                          stream_ref stream, memory_resource& mr = default_resource()) {
   std::size_t count = 0;
-  detail::compaction_call("cupar::unique_count", detail::dp_op::unique, d_in, out, nullptr, &count,
+  detail::compaction_call("cupar::unique_count", detail::unique_call(), d_in, out, nullptr, &count,
                           n, nullptr, stream, mr);
   return count;
 }
@@ -119,7 +126,7 @@ namespace detail {
 /// unique_by_key, run_length_encode and reduce_by_key: keys and (values) in, two outputs (arrays
 /// or output expressions), a count to device memory or to the host.
 template <class K, class V, class KOut, class VOut>
-void by_key_compaction(const char* fn, dp_op what, const ::cupar::jit::input<K>& keys,
+void by_key_compaction(const char* fn, const jit_call& what, const ::cupar::jit::input<K>& keys,
                        const ::cupar::jit::input<V>* values, const KOut& keys_out,
                        const VOut& second_out, std::size_t* d_count, std::size_t* host_count,
                        std::size_t n, const ::cupar::jit::op* op0, const ::cupar::jit::op* op1,
@@ -134,7 +141,7 @@ void by_key_compaction(const char* fn, dp_op what, const ::cupar::jit::input<K>&
   a.host_count = host_count;
   a.ops[0] = op0;
   a.ops[1] = op1;
-  jit_data_processing(a, stream, mr);
+  jit_run(a, stream, mr);
 }
 }  // namespace detail
 
@@ -162,7 +169,7 @@ template <class K, class V>
 void unique_by_key(jit::input_t<K> d_keys_in, jit::input_t<V> d_values_in, K* d_keys_out,
                    V* d_values_out, std::size_t* d_num_selected, std::size_t n, const jit::op& eq,
                    stream_ref stream, memory_resource& mr = default_resource()) {
-  detail::by_key_compaction<K, V>("cupar::unique_by_key", detail::dp_op::unique_by_key, d_keys_in,
+  detail::by_key_compaction<K, V>("cupar::unique_by_key", detail::unique_by_key_call(), d_keys_in,
                                   &d_values_in, d_keys_out, d_values_out, d_num_selected, nullptr,
                                   n, &eq, nullptr, stream, mr);
 }
@@ -172,7 +179,7 @@ void unique_by_key(jit::input_t<K> d_keys_in, jit::input_t<V> d_values_in,
                    const jit::output& keys_out, const jit::output& values_out,
                    std::size_t* d_num_selected, std::size_t n, const jit::op& eq, stream_ref stream,
                    memory_resource& mr = default_resource()) {
-  detail::by_key_compaction<K, V>("cupar::unique_by_key", detail::dp_op::unique_by_key, d_keys_in,
+  detail::by_key_compaction<K, V>("cupar::unique_by_key", detail::unique_by_key_call(), d_keys_in,
                                   &d_values_in, keys_out, values_out, d_num_selected, nullptr, n,
                                   &eq, nullptr, stream, mr);
 }
@@ -184,7 +191,7 @@ template <class K, class V>
 void unique_by_key(jit::input_t<K> d_keys_in, jit::input_t<V> d_values_in, K* d_keys_out,
                    V* d_values_out, std::size_t* d_num_selected, std::size_t n, stream_ref stream,
                    memory_resource& mr = default_resource()) {
-  detail::by_key_compaction<K, V>("cupar::unique_by_key", detail::dp_op::unique_by_key, d_keys_in,
+  detail::by_key_compaction<K, V>("cupar::unique_by_key", detail::unique_by_key_call(), d_keys_in,
                                   &d_values_in, d_keys_out, d_values_out, d_num_selected, nullptr,
                                   n, nullptr, nullptr, stream, mr);
 }
@@ -194,7 +201,7 @@ void unique_by_key(jit::input_t<K> d_keys_in, jit::input_t<V> d_values_in,
                    const jit::output& keys_out, const jit::output& values_out,
                    std::size_t* d_num_selected, std::size_t n, stream_ref stream,
                    memory_resource& mr = default_resource()) {
-  detail::by_key_compaction<K, V>("cupar::unique_by_key", detail::dp_op::unique_by_key, d_keys_in,
+  detail::by_key_compaction<K, V>("cupar::unique_by_key", detail::unique_by_key_call(), d_keys_in,
                                   &d_values_in, keys_out, values_out, d_num_selected, nullptr, n,
                                   nullptr, nullptr, stream, mr);
 }
@@ -205,7 +212,7 @@ std::size_t unique_by_key_count(jit::input_t<K> d_keys_in, jit::input_t<V> d_val
                                 K* d_keys_out, V* d_values_out, std::size_t n, const jit::op& eq,
                                 stream_ref stream, memory_resource& mr = default_resource()) {
   std::size_t count = 0;
-  detail::by_key_compaction<K, V>("cupar::unique_by_key_count", detail::dp_op::unique_by_key,
+  detail::by_key_compaction<K, V>("cupar::unique_by_key_count", detail::unique_by_key_call(),
                                   d_keys_in, &d_values_in, d_keys_out, d_values_out, nullptr,
                                   &count, n, &eq, nullptr, stream, mr);
   return count;
@@ -217,7 +224,7 @@ std::size_t unique_by_key_count(jit::input_t<K> d_keys_in, jit::input_t<V> d_val
                                 std::size_t n, const jit::op& eq, stream_ref stream,
                                 memory_resource& mr = default_resource()) {
   std::size_t count = 0;
-  detail::by_key_compaction<K, V>("cupar::unique_by_key_count", detail::dp_op::unique_by_key,
+  detail::by_key_compaction<K, V>("cupar::unique_by_key_count", detail::unique_by_key_call(),
                                   d_keys_in, &d_values_in, keys_out, values_out, nullptr, &count, n,
                                   &eq, nullptr, stream, mr);
   return count;
@@ -229,7 +236,7 @@ std::size_t unique_by_key_count(jit::input_t<K> d_keys_in, jit::input_t<V> d_val
                                 K* d_keys_out, V* d_values_out, std::size_t n, stream_ref stream,
                                 memory_resource& mr = default_resource()) {
   std::size_t count = 0;
-  detail::by_key_compaction<K, V>("cupar::unique_by_key_count", detail::dp_op::unique_by_key,
+  detail::by_key_compaction<K, V>("cupar::unique_by_key_count", detail::unique_by_key_call(),
                                   d_keys_in, &d_values_in, d_keys_out, d_values_out, nullptr,
                                   &count, n, nullptr, nullptr, stream, mr);
   return count;
@@ -241,7 +248,7 @@ std::size_t unique_by_key_count(jit::input_t<K> d_keys_in, jit::input_t<V> d_val
                                 std::size_t n, stream_ref stream,
                                 memory_resource& mr = default_resource()) {
   std::size_t count = 0;
-  detail::by_key_compaction<K, V>("cupar::unique_by_key_count", detail::dp_op::unique_by_key,
+  detail::by_key_compaction<K, V>("cupar::unique_by_key_count", detail::unique_by_key_call(),
                                   d_keys_in, &d_values_in, keys_out, values_out, nullptr, &count, n,
                                   nullptr, nullptr, stream, mr);
   return count;
@@ -280,7 +287,7 @@ void run_length_encode(jit::input_t<K> d_in, K* d_unique_out, Count* d_counts_ou
                        memory_resource& mr = default_resource()) {
   static_assert(detail::is_run_length_count_v<Count>,
                 "cupar::run_length_encode: counts are 4- or 8-byte integers");
-  detail::by_key_compaction<K, Count>("cupar::run_length_encode", detail::dp_op::run_length_encode,
+  detail::by_key_compaction<K, Count>("cupar::run_length_encode", detail::run_length_encode_call(),
                                       d_in, nullptr, d_unique_out, d_counts_out, d_num_runs,
                                       nullptr, n, nullptr, nullptr, stream, mr);
 }
@@ -292,7 +299,7 @@ void run_length_encode(jit::input_t<K> d_in, const jit::output& unique_out,
                        stream_ref stream, memory_resource& mr = default_resource()) {
   static_assert(detail::is_run_length_count_v<Count>,
                 "cupar::run_length_encode: counts are 4- or 8-byte integers");
-  detail::by_key_compaction<K, Count>("cupar::run_length_encode", detail::dp_op::run_length_encode,
+  detail::by_key_compaction<K, Count>("cupar::run_length_encode", detail::run_length_encode_call(),
                                       d_in, nullptr, unique_out, counts_out, d_num_runs, nullptr, n,
                                       nullptr, nullptr, stream, mr);
 }
@@ -306,7 +313,7 @@ std::size_t run_length_encode_count(jit::input_t<K> d_in, K* d_unique_out, Count
                 "cupar::run_length_encode_count: counts are 4- or 8-byte integers");
   std::size_t count = 0;
   detail::by_key_compaction<K, Count>(
-      "cupar::run_length_encode_count", detail::dp_op::run_length_encode, d_in, nullptr,
+      "cupar::run_length_encode_count", detail::run_length_encode_call(), d_in, nullptr,
       d_unique_out, d_counts_out, nullptr, &count, n, nullptr, nullptr, stream, mr);
   return count;
 }
@@ -319,9 +326,73 @@ std::size_t run_length_encode_count(jit::input_t<K> d_in, const jit::output& uni
                 "cupar::run_length_encode_count: counts are 4- or 8-byte integers");
   std::size_t count = 0;
   detail::by_key_compaction<K, Count>("cupar::run_length_encode_count",
-                                      detail::dp_op::run_length_encode, d_in, nullptr, unique_out,
+                                      detail::run_length_encode_call(), d_in, nullptr, unique_out,
                                       counts_out, nullptr, &count, n, nullptr, nullptr, stream, mr);
   return count;
 }
+
+namespace jit {
+
+// Compile-only builds (jit_compile.hpp says what they are for).
+
+/// As compile_reduce (reduce.hpp), for unique's equality on T (null: ==, whose precompiled
+/// object is linked).
+template <class T>
+build_report compile_unique(const op* eq, int arch = 90, bool optimized = true) {
+  ::cupar::detail::jit_args a{
+      "cupar::jit::compile", &::cupar::detail::unique_call(), {&::cupar::detail::jit_type_of<T>()}};
+  a.ops[0] = eq;
+  return ::cupar::detail::jit_compile(a, arch, optimized);
+}
+
+/// unique over an expression (as compile_select_if, select.hpp).
+template <class T>
+build_report compile_unique(const iterator& in, const op* eq, int arch = 90,
+                            bool optimized = true) {
+  ::cupar::detail::jit_args a{
+      "cupar::jit::compile", &::cupar::detail::unique_call(), {&::cupar::detail::jit_type_of<T>()}};
+  a.ops[0] = eq;
+  a.in_iter[0] = &in;
+  return ::cupar::detail::jit_compile(a, arch, optimized);
+}
+
+/// unique over an expression into an output expression (as compile_select_if).
+template <class T>
+build_report compile_unique(const iterator& in, const output& out, const op* eq, int arch = 90,
+                            bool optimized = true) {
+  ::cupar::detail::jit_args a{
+      "cupar::jit::compile", &::cupar::detail::unique_call(), {&::cupar::detail::jit_type_of<T>()}};
+  a.ops[0] = eq;
+  a.in_iter[0] = &in;
+  a.out_iter[0] = &out;
+  return ::cupar::detail::jit_compile(a, arch, optimized);
+}
+
+/// unique_by_key's equality on keys K with values V (null: ==).
+template <class K, class V>
+build_report compile_unique_by_key(const op* eq, int arch = 90, bool optimized = true) {
+  ::cupar::detail::jit_args a{
+      "cupar::jit::compile",
+      &::cupar::detail::unique_by_key_call(),
+      {&::cupar::detail::jit_type_of<K>(), &::cupar::detail::jit_type_of<V>()}};
+  a.ops[0] = eq;
+  return ::cupar::detail::jit_compile(a, arch, optimized);
+}
+
+/// run_length_encode on keys K with Count counts (a 4- or 8-byte integer): no operator of the
+/// caller's; the precompiled equal_to of K is linked (structs compile their operator== from
+/// source).
+template <class K, class Count>
+build_report compile_run_length_encode(int arch = 90, bool optimized = true) {
+  static_assert(std::is_integral_v<Count> && (sizeof(Count) == 4 || sizeof(Count) == 8),
+                "run_length_encode counts are 4- or 8-byte integers");
+  ::cupar::detail::jit_args a{
+      "cupar::jit::compile",
+      &::cupar::detail::run_length_encode_call(),
+      {&::cupar::detail::jit_type_of<K>(), &::cupar::detail::jit_type_of<Count>()}};
+  return ::cupar::detail::jit_compile(a, arch, optimized);
+}
+
+}  // namespace jit
 
 }  // namespace cupar

@@ -2,7 +2,7 @@
 // the sort does not move itself: radix sorts of payloads other than 1, 2, 4, 8 and 16 aligned
 // bytes (radix_sort_impl.cuh), segmented radix sorts of payloads other than 4 and 8 aligned
 // bytes (segmented_sort_impl.cuh) and run-time-comparator merge sorts of payloads without a
-// precompiled set (src/jit/families/merge_sort_call.cpp): the sort moves a 4- or 8-byte index
+// precompiled set (src/jit/families/merge_sort.cu): the sort moves a 4- or 8-byte index
 // instead, then one pass gathers the values. Plain C++ (the kernels live in index_gather.cu), so
 // the host-compiled JIT front end can call them.
 #pragma once

@@ -451,16 +451,11 @@ TEST(JitIteratorCompile, ErrorsInASelectionOverAnExpressionNameTheirSnippet) {
   }
   // Of the data-processing families only the stream compaction reads expressions in its kernels.
   const op sum("a + b");
-  cupar::detail::jit_compile_args a{cupar::detail::jit_compile_args::data_processing,
-                                    {&cupar::detail::jit_type_of<float>(), nullptr, nullptr},
-                                    cupar::detail::scalar{},
-                                    0,
-                                    &sum,
-                                    90,
-                                    false};
-  a.what = cupar::detail::dp_op::segmented_reduce;
-  a.iter = &doubled;
-  EXPECT_THROW((void)cupar::detail::jit_compile(a), std::invalid_argument);
+  cupar::detail::jit_args a{
+      "test", &cupar::detail::segmented_reduce_call(), {&cupar::detail::jit_type_of<float>()}};
+  a.ops[0] = &sum;
+  a.in_iter[0] = &doubled;
+  EXPECT_THROW((void)cupar::detail::jit_compile(a, 90, false), std::invalid_argument);
 }
 
 }  // namespace

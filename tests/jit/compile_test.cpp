@@ -201,6 +201,49 @@ TEST(JitCompile, ErrorMessageQuotesTheOffendingLineOfAMultiLineOperator) {
   }
 }
 
+TEST(JitCompile, EveryOperationThePublicHeadersCallIsInTheLibrary) {
+  // Each public header's CUPAR_JIT_CALL(name) finds `name` in the library's table of operations
+  // (made from the family files' records); a name the library lacks throws.
+  const cupar::detail::jit_call* calls[] = {
+      &cupar::detail::exclusive_scan_call(),
+      &cupar::detail::exclusive_scan_by_key_call(),
+      &cupar::detail::histogram_even_call(),
+      &cupar::detail::histogram_range_call(),
+      &cupar::detail::inclusive_scan_call(),
+      &cupar::detail::inclusive_scan_by_key_call(),
+      &cupar::detail::lower_bound_call(),
+      &cupar::detail::materialize_call(),
+      &cupar::detail::partition_call(),
+      &cupar::detail::reduce_call(),
+      &cupar::detail::reduce_by_key_call(),
+      &cupar::detail::run_length_encode_call(),
+      &cupar::detail::segmented_exclusive_scan_call(),
+      &cupar::detail::segmented_inclusive_scan_call(),
+      &cupar::detail::segmented_reduce_call(),
+      &cupar::detail::select_flagged_call(),
+      &cupar::detail::select_if_call(),
+      &cupar::detail::sort_call(),
+      &cupar::detail::stable_sort_call(),
+      &cupar::detail::three_way_partition_call(),
+      &cupar::detail::transform_call(),
+      &cupar::detail::transform_reduce_call(),
+      &cupar::detail::unique_call(),
+      &cupar::detail::unique_by_key_call(),
+      &cupar::detail::upper_bound_call(),
+  };
+  for (const cupar::detail::jit_call* c : calls)
+    EXPECT_NE(c, nullptr);
+  EXPECT_EQ(&cupar::detail::jit_call_named("select_if"), &cupar::detail::select_if_call());
+  EXPECT_NE(&cupar::detail::sort_call(), &cupar::detail::stable_sort_call());
+  EXPECT_THROW((void)cupar::detail::jit_call_named("no_such_operation"), std::invalid_argument);
+  EXPECT_THROW((void)cupar::detail::jit_call_named(nullptr), std::invalid_argument);
+  // A call without an operation is refused before anything runs (no GPU needed).
+  const cupar::detail::jit_args none{"test"};
+  EXPECT_THROW(
+      cupar::detail::jit_run(none, cupar::stream_ref::legacy_default(), cupar::default_resource()),
+      std::invalid_argument);
+}
+
 TEST(JitCompile, DeviceStructMustMatchTheHostType) {
   struct wide {
     double x, y;
@@ -212,13 +255,9 @@ TEST(JitCompile, DeviceStructMustMatchTheHostType) {
                                               alignof(wide)};
   const op o("wide{a.x + b.x, a.y + b.y}");
   try {
-    (void)cupar::detail::jit_compile({cupar::detail::jit_compile_args::reduce,
-                                      {&forged, nullptr, nullptr},
-                                      cupar::detail::scalar{},
-                                      0,
-                                      &o,
-                                      90,
-                                      true});
+    cupar::detail::jit_args a{"test", &cupar::detail::reduce_call(), {&forged}};
+    a.ops[0] = &o;
+    (void)cupar::detail::jit_compile(a, 90, true);
     FAIL() << "expected cupar::jit_error";
   } catch (const cupar::jit_error& e) {
     EXPECT_NE(std::string(e.log()).find("must have the host type's size and alignment"),

@@ -2,7 +2,7 @@
 // once for both operator paths as templates over the kernels' source and a launcher factory in
 // the shape of CUB's dispatch seams: cub::detail::TripleChevronFactory and the kernels' function
 // pointers on the compiled path (segmented.cuh, search.cuh), the JIT's driver launcher and the
-// loaded module's kernels in the library (src/jit/families/segmented_run.cu, binary_search_run.cu).
+// loaded module's kernels in the library (src/jit/families/segmented.cu, binary_search.cu).
 // Host code (nvcc); the kernels are in detail/device/.
 #pragma once
 

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <type_traits>
 
 namespace cupar::jit {
@@ -60,151 +61,67 @@ const jit_type& jit_type_of() {
 /// A plan's build (see plan.hpp), opaque outside the library.
 struct plan_state;
 
-struct jit_reduce_args {
-  const char* function;
-  const jit_type* type;  // the accumulator's (the elements' when there is no transform)
-  const void* in;
-  void* out;       // device result (null: return to host_out)
-  void* host_out;  // host result for reduce_value
-  std::size_t n;
-  const jit::op* op;
-  const void* init;
-  const plan_state* plan = nullptr;        // set by plan objects: skips the cache lookup
-  const jit::op* transform = nullptr;      // transform_reduce: applied to each element first
-  const jit_type* in_type = nullptr;       // transform_reduce: the elements' type
-  const jit::iterator* in_iter = nullptr;  // an iterator expression instead of `in`
-};
-CUPAR_EXPORT void jit_reduce(const jit_reduce_args& args, stream_ref stream, memory_resource& mr);
+/// A run-time operation of the library ("reduce", "select_if", "lower_bound", ...): one record in
+/// the library's table of calls (src/jit/families/), opaque outside it.
+struct jit_call;
 
-struct jit_scan_args {
-  const char* function;
-  const jit_type* type;
-  const void* in;
-  void* out;
-  std::size_t n;
-  const jit::op* op;
-  const void* init;                        // exclusive scans; null for inclusive
-  const plan_state* plan = nullptr;        // set by plan objects: skips the cache lookup
-  const jit::iterator* in_iter = nullptr;  // an iterator expression instead of `in`
-  const jit::output* out_iter = nullptr;   // an output expression instead of `out` (with in_iter)
-};
-CUPAR_EXPORT void jit_scan(const jit_scan_args& args, stream_ref stream, memory_resource& mr);
+/// The operation named `name`. Throws std::invalid_argument when the library has no such
+/// operation (a header of another cupar version). The public headers look each one up once,
+/// through CUPAR_JIT_CALL.
+CUPAR_EXPORT const jit_call& jit_call_named(const char* name);
 
-struct jit_transform_args {
-  const char* function;
-  int arity;  // 1 or 2
-  const jit_type* in_types[2];
-  const void* in[2];
-  const jit_type* out_type;
-  void* out;
-  std::size_t n;
-  const jit::op* op;
-  const plan_state* plan = nullptr;  // set by plan objects: skips the cache lookup
-};
-CUPAR_EXPORT void jit_transform(const jit_transform_args& args, stream_ref stream);
+/// Defines `const jit_call& <name>_call()` in the enclosing namespace: the operation `name`,
+/// looked up once (a function-local static). A public header names each operation it calls:
+///   CUPAR_JIT_CALL(reduce)  ...  jit_args a{"cupar::reduce", &reduce_call()};
+#define CUPAR_JIT_CALL(name)                                                               \
+  inline const ::cupar::detail::jit_call& name##_call() {                                  \
+    static const ::cupar::detail::jit_call& call = ::cupar::detail::jit_call_named(#name); \
+    return call;                                                                           \
+  }
 
-/// transform over iterator expressions into an output expression (the "for_each" set).
-struct jit_apply_args {
-  const char* function;
-  int arity;  // 1 or 2
-  const jit::iterator* in[2];
-  const jit::output* out;
-  std::size_t n;
-  const jit::op* op;
-};
-CUPAR_EXPORT void jit_transform_apply(const jit_apply_args& args, stream_ref stream);
-
-struct jit_sort_args {
-  const char* function;
-  bool stable;
-  const jit_type* key_type;
-  const jit_type* value_type;  // null: keys only
-  const void* keys_in;
-  void* keys_out;
-  const void* values_in;
-  void* values_out;
-  std::size_t n;
-  const jit::op* op;
-  const plan_state* plan = nullptr;              // set by plan objects: skips the cache lookup
-  const jit::iterator* keys_iter = nullptr;      // an expression in place of keys_in
-  const jit::iterator* values_iter = nullptr;    // an expression in place of values_in
-  const jit::output* keys_out_iter = nullptr;    // an output expression in place of keys_out
-  const jit::output* values_out_iter = nullptr;  // ... in place of values_out
-  /// The values' type as the JIT sees it (arithmetic or CUPAR_JIT_TYPE), for values given or
-  /// written as expressions; null when the value type has none (moved as bytes only).
-  const jit_type* value_jit_type = nullptr;
-};
-CUPAR_EXPORT void jit_sort(const jit_sort_args& args, stream_ref stream, memory_resource& mr);
-
-struct jit_histogram_args {
-  const char* function;
-  const jit_type* sample_type;
-  scalar level;  // the operator's result type (arithmetic)
-  const void* samples;
-  std::size_t n;
-  void* histogram;
-  std::size_t counter_size;
-  int num_levels;
-  const void* lower;  // even: canonical level values
-  const void* upper;
-  const void* levels;  // range: host array of canonical levels
-  const jit::op* op;
-  const plan_state* plan = nullptr;  // set by plan objects: skips the cache lookup
-};
-CUPAR_EXPORT void jit_histogram(const jit_histogram_args& args, stream_ref stream,
-                                memory_resource& mr);
-
-/// Writes the first n elements of the iterator expression `in`, converted to `t`, to the device
-/// array `dst` in one pass of the "for_each" set (only the expression's code is compiled), for
-/// the functions whose kernels take arrays (the histograms). Throws as the expression's other
-/// uses (jit_iterator.hpp), naming `fn`.
-CUPAR_EXPORT void jit_materialize(const jit::iterator& in, const jit_type& t, void* dst,
-                                  std::size_t n, stream_ref stream, const char* fn);
-
-/// The data-processing operations with run-time operators (select.hpp, unique.hpp, by_key.hpp,
-/// segmented.hpp, search.hpp), served by one library entry point.
-enum class dp_op : std::uint8_t {
-  select_if,
-  select_flagged,
-  partition,
-  three_way_partition,
-  unique,
-  unique_by_key,
-  run_length_encode,
-  reduce_by_key,
-  inclusive_scan_by_key,
-  exclusive_scan_by_key,
-  segmented_reduce,
-  segmented_inclusive_scan,
-  segmented_exclusive_scan,
-  lower_bound,
-  upper_bound,
-};
-
-/// Arguments of a data-processing call. Which fields a call uses depends on `what` (see each
-/// public function); the others stay null / zero.
-struct jit_dp_args {
-  const char* function;
-  dp_op what;
-  const jit_type* types[2] = {nullptr, nullptr};  // T or K; then V, Flag, Count or Index
-  const void* in[2] = {nullptr, nullptr};         // items or keys; values, flags or needles
-  /// Iterator expressions in place of in[0] / in[1] (jit::input): null where in[] is an array.
+/// The arguments of every run-time call, compile-only build and plan: one shape for every
+/// operation. Each field means the same thing in every call; a call leaves the fields it does not
+/// use null / zero (each public function says what it passes).
+struct jit_args {
+  const char* function = nullptr;  // the public function's name, for errors
+  const jit_call* call = nullptr;  // the operation (jit_call_named)
+  /// The element types, in the order the operation's public function names its template
+  /// parameters (T; K, V; In, Out; A, B, Out; Acc, In; Key, Value, ...).
+  const jit_type* types[3] = {nullptr, nullptr, nullptr};
+  const void* in[2] = {nullptr, nullptr};  // input arrays (items or keys; values, flags, needles)
+  /// Iterator expressions in place of in[k] (jit::input): null where in[k] is an array.
   const jit::iterator* in_iter[2] = {nullptr, nullptr};
-  void* out[3] = {nullptr, nullptr, nullptr};
+  void* out[3] = {nullptr, nullptr, nullptr};  // output arrays
   /// Output expressions in place of out[k] (jit::output): null where out[k] is an array.
   const jit::output* out_iter[3] = {nullptr, nullptr, nullptr};
-  std::size_t* d_count = nullptr;     // device count(s) the call writes
-  std::size_t* host_count = nullptr;  // the *_count forms: count(s) returned to the host
-  std::size_t n = 0;
-  std::size_t m = 0;  // needles (binary search) or segments
-  const std::int64_t* begin_offsets = nullptr;
+  void* host_out = nullptr;                     // a result returned to host memory (reduce_value)
+  std::size_t* d_count = nullptr;               // device count(s) the call writes
+  std::size_t* host_count = nullptr;            // the *_count forms: count(s) returned to the host
+  std::size_t n = 0;                            // elements of the input(s)
+  std::size_t m = 0;                            // needles (binary search) or segments
+  const std::int64_t* begin_offsets = nullptr;  // segments' offsets
   const std::int64_t* end_offsets = nullptr;
-  /// Iterator expressions in place of the begin / end offsets (segmented families).
+  /// Iterator expressions in place of the begin / end offsets (segmented operations).
   const jit::iterator* offsets_iter[2] = {nullptr, nullptr};
-  const jit::op* ops[2] = {nullptr, nullptr};  // null: the default (equality, less)
-  const void* init = nullptr;
+  /// The operators, in the order the public function takes them; null: the slot's default
+  /// (equality, less).
+  const jit::op* ops[2] = {nullptr, nullptr};
+  const void* init = nullptr;        // the initial value (reduce, exclusive scans), host memory
+  const plan_state* plan = nullptr;  // set by plan objects: skips the cache lookup
+  /// The operation's own parameters: a struct its public header defines (histogram_params), or
+  /// null for operations without any.
+  const void* params = nullptr;
 };
-CUPAR_EXPORT void jit_data_processing(const jit_dp_args& args, stream_ref stream,
-                                      memory_resource& mr);
+
+/// Runs the operation `args.call` on `stream` (on the stream's device). Synchronises only where
+/// the public function says so (host results and counts). Throws as the public function says.
+CUPAR_EXPORT void jit_run(const jit_args& args, stream_ref stream, memory_resource& mr);
+
+/// Builds (or finds) what the operation `args.call` runs for its types, operators and expressions
+/// (arrays may be null) for sm_<arch>, without loading it (jit_compile.hpp).
+CUPAR_EXPORT ::cupar::jit::build_report jit_compile(const jit_args& args, int arch, bool optimized);
+
+/// A plan's build for the current device (plan.hpp).
+CUPAR_EXPORT std::shared_ptr<plan_state> jit_make_plan(const jit_args& args);
 
 }  // namespace cupar::detail

@@ -1,6 +1,6 @@
-// cupar internal: the data-processing families' library entry (jit_data_processing) hands each
-// call to its family's file (select_call.cpp, by_key_call.cpp, segmented_call.cpp,
-// binary_search_call.cpp).
+// cupar internal: what the families' library entries share: the data-processing request, the
+// "for_each" passes (families/for_each.cu) and the inputs the expression layer (entry.cpp) leaves
+// for a family to write after its argument checks.
 #pragma once
 
 #include "iterator_expr.hpp"
@@ -11,16 +11,18 @@
 #include <cupar/memory.hpp>
 #include <cupar/stream.hpp>
 
+#include <atomic>
+
 namespace cupar::detail {
 
-/// The kernel set family serving an operation.
-jit::family family_of(dp_op what);
+/// The request of a data-processing call on the caller's types with the caller's operators
+/// (null: the slot's default): the call's family, types[0..1], ops[0..1]. `in_place`: select_if /
+/// select_flagged writing over their input.
+jit::set_request dp_request(const jit_args& a, bool in_place);
 
-/// The JIT request of a data-processing operation on the caller's types with the caller's
-/// operators (null: the slot's default). `in_place`: select_if / select_flagged writing over
-/// their input.
-jit::set_request dp_request(dp_op what, const jit_type* const types[2],
-                            const cupar::jit::op* const ops[2], bool in_place);
+/// Whether the library precompiled the set `set` names, looked up once per `slot` (0: not yet
+/// looked up, 1: not precompiled, 2: precompiled; static storage starts at zero).
+bool precompiled_once(std::atomic<unsigned char>& slot, const jit::set_spec& set);
 
 /// A pass of the "for_each" set over n indices with its generated slot, resolved (compiled and
 /// linked: a jit_error for a malformed snippet) by prepare_for_each, so that it can be prepared
@@ -36,13 +38,13 @@ for_each_pass prepare_for_each(jit::for_each_op apply, std::size_t n, const char
 
 /// Writes the first n elements of the iterator expression `in`, converted to `t`, to the device
 /// array `dst` in one pass of the "for_each" set (only the expression's code is compiled;
-/// families/for_each_call.cpp). For families whose kernels take arrays where the caller gave an
+/// families/for_each.cu). For families whose kernels take arrays where the caller gave an
 /// expression.
 void materialize(const cupar::jit::iterator& in, const jit_type& t, void* dst, std::size_t n,
                  stream_ref s, const char* fn);
 
 /// Runs transform through the "for_each" set: `arity` input expressions, an output expression
-/// (families/for_each_call.cpp); the transforms without CUB transform sets, and the histograms'
+/// (families/for_each.cu); the transforms without CUB transform sets, and the histograms'
 /// sample operators on types without histogram sets.
 void run_apply(const char* fn, int arity, const cupar::jit::iterator* const* in,
                const cupar::jit::output& out, std::size_t n, const cupar::jit::op& op,
@@ -70,34 +72,5 @@ struct pending_inputs {
 inline void write_pending(const pending_inputs* p, stream_ref s) {
   if (p != nullptr) p->write(s);
 }
-
-/// Whether the kernels of `what` read an iterator expression themselves (select_if, partition,
-/// unique: the "+index" stream compaction sets); the other families' kernels take arrays.
-inline bool reads_expressions(dp_op what) {
-  return what == dp_op::select_if || what == dp_op::partition || what == dp_op::unique;
-}
-
-/// select_if, partition and unique: an expression input (a.in_iter[0]) is read by the kernels of
-/// the "+index" sets, fused; the other families get their expressions materialised first. An
-/// output expression left in a.out_iter[0] (by the fused-output route only) is stored through by
-/// the kernels of the "+io" sets.
-void call_select(const jit_dp_args& a, stream_ref s, memory_resource& mr,
-                 const pending_inputs* pending = nullptr);
-/// The request of select_if, partition or unique reading the iterator expression whose generated
-/// code is `loader` (the "+index" sets: the expression in the first slot, anchoring the cache, the
-/// family's operator after it); with `store`, the generated store of an output expression, the
-/// "+io" sets (the store in the last slot).
-jit::set_request dp_expression_request(dp_op what, const jit_type* const types[2],
-                                       const cupar::jit::op* const ops[2],
-                                       const cupar::jit::op& loader,
-                                       const cupar::jit::op* store = nullptr);
-void call_three_way(const jit_dp_args& a, stream_ref s, memory_resource& mr,
-                    const pending_inputs* pending = nullptr);
-void call_by_key(const jit_dp_args& a, stream_ref s, memory_resource& mr,
-                 const pending_inputs* pending = nullptr);
-void call_segmented(const jit_dp_args& a, stream_ref s, memory_resource& mr,
-                    const pending_inputs* pending = nullptr);
-void call_search(const jit_dp_args& a, stream_ref s, memory_resource& mr,
-                 const pending_inputs* pending = nullptr);
 
 }  // namespace cupar::detail

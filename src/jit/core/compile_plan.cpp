@@ -1,169 +1,63 @@
-// cupar: compile-only builds (cupar::jit::compile) and plans (cupar::jit::plan).
-#include "calls.hpp"
+// cupar: compile-only builds (cupar::jit::compile_*) and plans (cupar::jit::*_plan): the
+// operation's record makes the request (call.hpp).
+#include "call.hpp"
 #include "engine.hpp"
-#include "iterator_expr.hpp"
-#include "launch.hpp"
-#include "precompiled.hpp"
 #include "request.hpp"
 
 #include "compiled/named_ops.hpp"
 
 #include <cupar/detail/checks.hpp>
-#include <cupar/detail/device_guard.hpp>
-#include <cupar/detail/histogram_binning.hpp>
 #include <cupar/detail/jit_entry.hpp>
-#include <cupar/detail/temp_storage.hpp>
-#include <cupar/histogram.hpp>
-#include <cupar/jit_compile.hpp>
-#include <cupar/sort.hpp>
 
-#include <cuda_runtime_api.h>
-
-#include <algorithm>
-#include <array>
-#include <cstring>
-#include <limits>
-#include <map>
 #include <memory>
-#include <mutex>
-#include <optional>
-#include <tuple>
+#include <string>
 
 namespace cupar::detail {
 
-using jit::family;
-using jit::resolve;
 using jit::set_request;
 
 // --- compile-only builds and plans ------------------------------------------------------------
 
 namespace {
-set_request with_op(set_request r, const cupar::jit::op* op) {
-  r.ops[0] = op;
-  return r;
-}
 
-set_request request_of(const jit_compile_args& c) {
-  if (c.kind != jit_compile_args::data_processing && c.op == nullptr) {
-    throw_invalid_argument("cupar::jit", "no operator");
+/// The request of a compile-only build or a plan of `a` (its record's request()), after the checks
+/// every operation shares.
+set_request request_of(const jit_args& a, request_scratch& scratch) {
+  if (a.call == nullptr) throw_invalid_argument(a.function, "no operation");
+  const jit_call& call = *a.call;
+  if (call.request == nullptr) {
+    throw_invalid_argument(a.function, std::string(call.name) + " has no compile-only build");
   }
-  switch (c.kind) {
-    case jit_compile_args::reduce:
-      return with_op({family::reduce, {c.types[0]}}, c.op);
-    case jit_compile_args::transform_reduce: {
-      if (c.op2 == nullptr) throw_invalid_argument("cupar::jit", "no transform");
-      set_request r = with_op({family::transform_reduce, {c.types[0], c.types[1]}}, c.op2);
-      r.ops[1] = c.op;
-      return r;
-    }
-    case jit_compile_args::scan_inclusive:
-      return with_op({family::scan_inclusive, {c.types[0]}}, c.op);
-    case jit_compile_args::scan_exclusive:
-      return with_op({family::scan_exclusive, {c.types[0]}}, c.op);
-    case jit_compile_args::transform_unary:
-      return with_op({family::transform_unary, {c.types[0], c.types[1]}}, c.op);
-    case jit_compile_args::transform_binary:
-      return with_op({family::transform_binary, {c.types[0], c.types[1], c.types[2]}}, c.op);
-    case jit_compile_args::sort_keys:
-      return with_op({family::merge_sort_keys, {c.types[0]}}, c.op);
-    case jit_compile_args::sort_pairs: {
-      set_request r{family::merge_sort_pairs, {c.types[0]}};
-      r.value = c.types[1];
-      return with_op(r, c.op);
-    }
-    case jit_compile_args::histogram_even:
-    case jit_compile_args::histogram_range: {
-      set_request r{c.kind == jit_compile_args::histogram_even ? family::histogram_even
-                                                               : family::histogram_range,
-                    {c.types[0]}};
-      r.level = c.level;
-      r.counter = c.counter_size == 4 ? scalar::u32 : scalar::u64;
-      return with_op(r, c.op);
-    }
-    case jit_compile_args::data_processing: {
-      const cupar::jit::op* ops[2] = {c.op, c.op2};
-      return dp_request(c.what, c.types, ops, false);
-    }
-  }
-  throw_invalid_argument("cupar::jit", "unknown kernel set");
-}
-
-/// Whether calls with `op` on `r` are served by the library without the JIT.
-bool served_by_library(const set_request& r, const cupar::jit::op& op) {
-  const cupar::jit::named_op named = op.named();
-  if (named == cupar::jit::named_op::none || !!r.t[0]->is_struct()) return false;
-  switch (r.fam) {
-    case family::reduce:
-    case family::scan_inclusive:
-    case family::scan_exclusive: {
-      bool ok = false;
-      visit_scalar(r.t[0]->kind, [&](auto v) { ok = named_op_supported<decltype(v)>(named); });
-      return ok;
-    }
-    case family::merge_sort_keys:
-    case family::merge_sort_pairs:
-      return named == cupar::jit::named_op::less || named == cupar::jit::named_op::greater;
-    default:
-      return false;
-  }
-}
-}  // namespace
-
-cupar::jit::build_report jit_compile(const jit_compile_args& c) {
-  std::optional<cupar::jit::op> loader, store;
-  set_request req{family::reduce};
-  const bool scan =
-      c.kind == jit_compile_args::scan_inclusive || c.kind == jit_compile_args::scan_exclusive;
-  if (c.out != nullptr && c.iter == nullptr) {
+  if (!call.layered && a.ops[0] == nullptr) throw_invalid_argument("cupar::jit", "no operator");
+  if (a.out_iter[0] != nullptr && a.in_iter[0] == nullptr) {
     throw_invalid_argument("cupar::jit", "an output expression needs an input expression");
   }
-  const bool data_processing = c.kind == jit_compile_args::data_processing;
-  if (c.out != nullptr && !scan && !data_processing) {
-    // transform over expressions: the "for_each" set.
-    if (c.op == nullptr) throw_invalid_argument("cupar::jit", "no operator");
-    const int arity = c.iter2 != nullptr ? 2 : 1;
-    const cupar::jit::iterator* ins[2] = {c.iter, c.iter2};
-    loader.emplace(jit::transform_apply_op(ins, arity, *c.out, *c.op, 0, "cupar::jit::compile").op);
-    req = set_request{family::for_each, {&jit::index_type()}};
-    req.ops[0] = &*loader;
-  } else if (c.iter != nullptr && data_processing) {
-    // select_if, partition, unique over an expression: the "+index" stream compaction sets; into
-    // an output expression as well: the "+io" sets.
-    if (!reads_expressions(c.what)) {
-      throw_invalid_argument("cupar::jit",
-                             "of the data-processing families, select_if, partition and unique "
-                             "read iterator expressions in their kernels");
-    }
-    loader.emplace(jit::expression_op(*c.iter, *c.types[0], 0, "cupar::jit::compile"));
-    if (c.out != nullptr) {
-      store.emplace(jit::store_op(*c.out, *c.types[0], 0, "cupar::jit::compile"));
-    }
-    const cupar::jit::op* ops[2] = {c.op, c.op2};
-    req = dp_expression_request(c.what, c.types, ops, *loader, store ? &*store : nullptr);
-  } else if (c.iter != nullptr) {
-    if (c.op == nullptr) throw_invalid_argument("cupar::jit", "no operator");
-    if (!scan && c.kind != jit_compile_args::reduce) {
-      throw_invalid_argument("cupar::jit", "iterator expressions are taken by reduce and scans");
-    }
-    loader.emplace(jit::expression_op(*c.iter, *c.types[0], 0, "cupar::jit::compile"));
-    const family f = !scan                                        ? family::reduce
-                     : c.kind == jit_compile_args::scan_inclusive ? family::scan_inclusive
-                                                                  : family::scan_exclusive;
-    if (c.out != nullptr) {
-      // A scan into an output expression: the "+io" scan sets.
-      store.emplace(jit::store_op(*c.out, *c.types[0], 0, "cupar::jit::compile"));
-      req = jit::expression_request(f, *c.types[0], *loader, c.op, *store);
-    } else {
-      req = jit::expression_request(f, *c.types[0], *loader, c.op);
-    }
-  } else {
-    req = request_of(c);
+  if (call.layered && a.in_iter[0] != nullptr && !call.io.reads_expressions) {
+    throw_invalid_argument("cupar::jit",
+                           "of the data-processing families, select_if, partition and unique "
+                           "read iterator expressions in their kernels");
   }
+  return call.request(a, scratch);
+}
+
+}  // namespace
+
+bool named_on_arithmetic(const set_request& r, const cupar::jit::op& op) {
+  const cupar::jit::named_op named = op.named();
+  if (named == cupar::jit::named_op::none || r.t[0]->is_struct()) return false;
+  bool ok = false;
+  visit_scalar(r.t[0]->kind, [&](auto v) { ok = named_op_supported<decltype(v)>(named); });
+  return ok;
+}
+
+cupar::jit::build_report jit_compile(const jit_args& a, int arch, bool optimized) {
+  request_scratch scratch;
+  const set_request req = request_of(a, scratch);
   const jit::build_spec spec = req.spec();
-  const jit::built_binary b = jit::build_only(spec, c.arch, c.optimized ? 2 : 1);
+  const jit::built_binary b = jit::build_only(spec, arch, optimized ? 2 : 1);
   cupar::jit::build_report r;
   r.kernel_set = spec.set.key();
-  r.arch = c.arch;
+  r.arch = arch;
   r.precompiled_kernels = b.precompiled;
   r.cubin_bytes = b.cubin.size();
   r.kernels = b.kernels;
@@ -178,12 +72,14 @@ plan_state::~plan_state() {
   if (entry) jit::hold_for_plan(*entry, false);
 }
 
-std::shared_ptr<plan_state> jit_make_plan(const jit_compile_args& c) {
+std::shared_ptr<plan_state> jit_make_plan(const jit_args& a) {
   auto plan = std::make_shared<plan_state>();
-  plan->request = request_of(c);
+  request_scratch scratch;
+  plan->request = request_of(a, scratch);
   const jit::device_info& dev = jit::current_device();
   plan->device = &dev;
-  if (!served_by_library(plan->request, *c.op)) {
+  const auto served = a.call->served_by_library;
+  if (served == nullptr || !served(plan->request, *a.ops[0])) {
     plan->entry = jit::obtain_entry(
         plan->request.key(dev.arch), [&] { return plan->request.spec(); }, plan->request.anchor(),
         dev);

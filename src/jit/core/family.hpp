@@ -1,5 +1,5 @@
 // cupar internal: what the run-time core knows about a family of kernel sets, in one record per
-// family (src/jit/families/<family>.cpp). The core (code generation, requests, the engine's
+// family (src/jit/families/<family>.cu). The core (code generation, requests, the engine's
 // links, the precompile tool, the build's set list) reads these records and names no family.
 #pragma once
 

@@ -2,7 +2,7 @@
 // operator slots they call, and the device source generated for them and for operators.
 #pragma once
 
-#include "../families/list.hpp"
+#include "cupar_families.inc"  // generated from the family files (cmake/cupar_sets.cmake)
 
 #include <cupar/detail/jit_entry.hpp>
 #include <cupar/jit.hpp>
@@ -13,8 +13,8 @@
 
 namespace cupar::detail::jit {
 
-/// A family of kernel sets (the list: families/list.hpp; what the core knows of each: its
-/// record, family.hpp).
+/// A family of kernel sets (the list: the records in families/*.cu; what the core knows of each:
+/// its record, family.hpp).
 enum class family : std::uint8_t {
 #define CUPAR_JIT_FAMILY_ENUM(name) name,
   CUPAR_JIT_FAMILIES(CUPAR_JIT_FAMILY_ENUM)

@@ -147,7 +147,7 @@ struct alignas(16) expression_input {
 static_assert(sizeof(expression_input) == cupar::jit::max_param_bytes + 16,
               "cupar_expr_iterator's layout: 64 state bytes, the index, padding to 16");
 
-// The host dispatch of each family is declared in its header (families/<family>.hpp). All are
-// CUB-style two-phase: with temp == null they only compute `temp_bytes`.
+// The host dispatch of each family is in its file (families/<family>.cu). All are CUB-style
+// two-phase: with temp == null they only compute `temp_bytes`.
 
 }  // namespace cupar::detail::jit

@@ -1,0 +1,287 @@
+// cupar: the library entry of every operation with run-time operators (jit_run), the table of
+// operations (jit_call_named), and the expression layer of the data-processing operations:
+// expression inputs written to temporary arrays for kernels that take arrays, output
+// expressions stored through after the kernels, counts returned to the host.
+#include "call.hpp"
+#include "iterator_expr.hpp"
+#include "precompiled.hpp"
+
+#include "cupar_families.inc"
+
+#include <cupar/detail/checks.hpp>
+#include <cupar/detail/cuda_check.hpp>
+#include <cupar/detail/device_guard.hpp>
+#include <cupar/detail/temp_storage.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+
+namespace cupar::detail {
+
+bool precompiled_once(std::atomic<unsigned char>& slot, const jit::set_spec& set) {
+  unsigned char state = slot.load(std::memory_order_relaxed);
+  if (state == 0) {
+    state = jit::precompiled_for_any_arch(set.key()) ? 2 : 1;
+    slot.store(state, std::memory_order_relaxed);
+  }
+  return state == 2;
+}
+
+namespace {
+
+/// Whether the family `fam` (of an operation whose kernels read expressions: select_if, partition,
+/// unique) has its "+io" set on elements of `t` precompiled (an output expression stored by the
+/// kernels): each arithmetic size class, and the struct classes of CUPAR_JIT_STRUCT_DP_CLASSES
+/// for select_if and partition. Otherwise the output goes through a
+/// temporary and a store pass, which needs no compile of kernels either.
+bool io_set_precompiled(jit::family fam, const jit_type& t) {
+  const bool arithmetic = !t.is_struct();
+  const int a = t.align == 1    ? 0
+                : t.align == 2  ? 1
+                : t.align == 4  ? 2
+                : t.align == 8  ? 3
+                : t.align == 16 ? 4
+                                : -1;
+  if (a < 0 || t.size == 0 || t.size > 128) return false;
+  static std::atomic<unsigned char> known[jit::family_count][2][129][5];
+  return precompiled_once(known[static_cast<int>(fam)][arithmetic ? 1 : 0][t.size][a],
+                          {fam, {jit::type_ref::size_class(t)}, "io"});
+}
+
+}  // namespace
+
+jit::set_request dp_request(const jit_args& a, bool in_place) {
+  jit::set_request r{a.call->fam, {a.types[0], a.types[1]}};
+  r.ops[0] = a.ops[0];
+  r.ops[1] = a.ops[1];
+  r.in_place = in_place;
+  return r;
+}
+
+namespace {
+
+/// Input k of a call: its element type and count.
+const jit_type& input_type(const jit_args& a, int k) {
+  return *a.types[a.call->io.input_type[k]];
+}
+std::size_t input_count(const jit_args& a, int k) {
+  return a.call->io.input_m[k] ? a.m : a.n;
+}
+
+/// Output k of a call: its element type, and how many elements it has room for.
+const jit_type& output_type(const jit_args& a, int k) {
+  return *a.types[a.call->io.output_type[k]];
+}
+std::size_t output_capacity(const jit_args& a) {
+  return a.call->io.output_m ? a.m : a.n;
+}
+
+const jit_type& offset_type() {
+  return jit_type_of<std::int64_t>();
+}
+
+/// Runs a call whose arrays are plain (the family's kernels).
+void dispatch(const jit_args& a, stream_ref s, memory_resource& mr,
+              const pending_inputs* pending = nullptr) {
+  a.call->run(a, s, mr, pending);
+}
+
+/// A call whose expression inputs are written to temporary arrays (one fused pass each, the
+/// "for_each" set), then served by the family's kernels on arrays. The temporaries are taken
+/// first (nothing runs), the family checks its arguments against them, then the expressions are
+/// written (pending_inputs). They go back to `mr` on the stream when the call returns (or throws).
+void with_materialised_inputs(const jit_args& a, stream_ref s, memory_resource& mr,
+                              pending_inputs& pending) {
+  jit_args b = a;
+  std::optional<temp_storage> temps[4];
+  for (int k = 0; k < 4; ++k) {
+    const cupar::jit::iterator* e = k < 2 ? a.in_iter[k] : a.offsets_iter[k - 2];
+    if (e == nullptr) continue;
+    const jit_type& t = k < 2 ? input_type(a, k) : offset_type();
+    const std::size_t count = k < 2 ? input_count(a, k) : a.m;
+    require_size(a.function, count, t.size);
+    temps[k].emplace(mr, count * t.size, s);
+    pending.slot[k] = {e, nullptr, temps[k]->get(), &t, count};
+    if (k < 2) {
+      b.in[k] = temps[k]->get();
+      b.in_iter[k] = nullptr;
+    } else {
+      (k == 2 ? b.begin_offsets : b.end_offsets) = static_cast<std::int64_t*>(temps[k]->get());
+      b.offsets_iter[k - 2] = nullptr;
+    }
+  }
+  dispatch(b, s, mr, &pending);
+}
+
+/// Serves a call whose outputs are arrays: the families' own kernels on arrays, or reading an
+/// input expression themselves (io.reads_expressions), or after writing the input expressions to
+/// temporary arrays.
+void route(const jit_args& b, stream_ref s, memory_resource& mr, pending_inputs& pending) {
+  const bool offsets = b.offsets_iter[0] != nullptr || b.offsets_iter[1] != nullptr;
+  if (b.in_iter[0] == nullptr && b.in_iter[1] == nullptr && !offsets) {
+    return dispatch(b, s, mr, &pending);
+  }
+  if (b.call->io.reads_expressions && b.in_iter[1] == nullptr) return dispatch(b, s, mr, &pending);
+  with_materialised_inputs(b, s, mr, pending);
+}
+
+/// Whether a call's one output expression is stored by the family's kernels as they compact
+/// (io.reads_expressions: the "+io" sets), fused: when the set is precompiled and the
+/// output writes nothing the call reads (the kernels store while other blocks still read).
+bool fuses_output(const jit_args& b) {
+  if (!b.call->io.reads_expressions || b.out_iter[0] == nullptr) return false;
+  const jit_type& t = *b.types[0];
+  if (!io_set_precompiled(b.call->fam, t)) return false;
+  const void* array = b.in_iter[0] == nullptr ? b.in[0] : nullptr;
+  return !jit::output_may_overlap(*b.out_iter[0], b.n, b.in_iter[0], array, t.size);
+}
+
+/// A call with output expressions: each such output is written by the family to a temporary
+/// array, then stored through the expression by one "for_each" pass (prepared, so compiled and
+/// linked, before the family runs) that stores only what the family wrote: a count it wrote to
+/// device memory bounds the pass on the device, so nothing waits for the count. discard()
+/// outputs get the temporary alone. The `_count` forms count into a slot of their own, copied to
+/// the host after the stores, and synchronise once.
+void with_output_expressions(const jit_args& a, stream_ref s, memory_resource& mr) {
+  const char* fn = a.function;
+  jit_args b = a;
+  pending_inputs pending;
+  pending.function = fn;
+  const std::size_t words = a.call->io.count_words;
+  const bool counted = words != 0;
+  std::optional<temp_storage> slot, temps[3];
+  if (counted && a.host_count != nullptr) {
+    slot.emplace(mr, words * sizeof(std::size_t), s);
+    b.d_count = static_cast<std::size_t*>(slot->get());
+    b.host_count = nullptr;
+  }
+  if (counted && b.d_count == nullptr) throw_invalid_argument(fn, "the device count is null");
+  const std::size_t capacity = output_capacity(a);
+  std::optional<for_each_pass> stores[3];
+  for (int k = 0; k < 3; ++k) {
+    if (a.out_iter[k] == nullptr) continue;
+    const jit_type& t = output_type(a, k);
+    require_size(fn, capacity, t.size);
+    temps[k].emplace(mr, capacity * t.size, s);
+    b.out[k] = temps[k]->get();
+    b.out_iter[k] = nullptr;
+    if (jit::is_discard(*a.out_iter[k])) continue;
+    const jit::store_bound bound{a.call->io.bound[k], b.d_count};
+    stores[k].emplace(prepare_for_each(
+        jit::bounded_store_op(b.out[k], t, *a.out_iter[k], capacity, bound, fn), capacity, fn));
+  }
+  if (a.call->io.output_starts_as_input && a.out_iter[0] != nullptr) {
+    // The scans leave the items outside every segment unwritten: scan in place in the temporary,
+    // which holds the input first, so those items are stored through the expression unchanged.
+    const jit_type& t = *a.types[0];
+    if (a.in_iter[0] == nullptr) require_data(fn, "d_in", a.in[0], a.n);
+    pending.slot[0] = {a.in_iter[0], a.in_iter[0] == nullptr ? a.in[0] : nullptr, b.out[0], &t,
+                       a.n};
+    b.in[0] = b.out[0];
+    b.in_iter[0] = nullptr;
+  }
+  route(b, s, mr, pending);
+  const char* call = "cupar: an output expression stored (run-time operator)";
+  for (const auto& store : stores) {
+    if (store) store->launch(s, call);
+  }
+  if (slot) {
+    check_cuda(cudaMemcpyAsync(a.host_count, slot->get(), words * sizeof(std::size_t),
+                               cudaMemcpyDeviceToHost, s.get()),
+               fn);
+    s.synchronize();
+  }
+}
+
+}  // namespace
+
+namespace {
+
+/// The expression layer of a data-processing call (io), then the family's kernels.
+void run_layered(const jit_args& a, stream_ref s, memory_resource& mr) {
+  jit_args b = a;
+  // Expressions that are plain arrays of the call's own types are those arrays.
+  for (int k = 0; k < 2; ++k) {
+    if (b.in_iter[k] == nullptr) continue;
+    if (const void* p = jit::plain_input(*b.in_iter[k], input_type(a, k))) {
+      b.in[k] = p;
+      b.in_iter[k] = nullptr;
+    }
+  }
+  for (int k = 0; k < 2; ++k) {
+    if (b.offsets_iter[k] == nullptr) continue;
+    if (const void* p = jit::plain_input(*b.offsets_iter[k], offset_type())) {
+      (k == 0 ? b.begin_offsets : b.end_offsets) = static_cast<const std::int64_t*>(p);
+      b.offsets_iter[k] = nullptr;
+    }
+  }
+  // Flags are tested for non-zero: an expression is written as bytes of `x != 0` (a conversion
+  // to the caller's flag type could truncate, as 256 to a byte or 0.5 to an integer).
+  std::optional<cupar::jit::iterator> flag_bytes;
+  if (b.call->io.nonzero_flags && b.in_iter[1] != nullptr) {
+    static const cupar::jit::op nonzero("x != 0");
+    flag_bytes.emplace(cupar::jit::transform<unsigned char>(*b.in_iter[1], nonzero));
+    b.in_iter[1] = &*flag_bytes;
+    b.types[1] = &jit_type_of<unsigned char>();
+  }
+  bool outputs = false;
+  for (int k = 0; k < 3; ++k) {
+    if (b.out_iter[k] == nullptr) continue;
+    if (void* p = jit::plain_output(*b.out_iter[k], output_type(a, k))) {
+      b.out[k] = p;
+      b.out_iter[k] = nullptr;
+    } else {
+      outputs = true;
+    }
+  }
+  if (outputs && fuses_output(b)) return dispatch(b, s, mr);
+  if (outputs) return with_output_expressions(b, s, mr);
+  pending_inputs pending;
+  pending.function = a.function;
+  route(b, s, mr, pending);
+}
+
+}  // namespace
+
+// --- the table of operations ---------------------------------------------------------------------
+
+#define CUPAR_JIT_CALL_DECLARE(name) extern const jit_call name##_jit_call;
+CUPAR_JIT_CALLS(CUPAR_JIT_CALL_DECLARE)
+#undef CUPAR_JIT_CALL_DECLARE
+
+namespace {
+const jit_call* const calls[] = {
+#define CUPAR_JIT_CALL_ENTRY(name) &name##_jit_call,
+    CUPAR_JIT_CALLS(CUPAR_JIT_CALL_ENTRY)
+#undef CUPAR_JIT_CALL_ENTRY
+};
+}  // namespace
+
+const jit_call* find_call(const char* name) {
+  if (name == nullptr) return nullptr;
+  for (const jit_call* c : calls) {
+    if (std::strcmp(c->name, name) == 0) return c;
+  }
+  return nullptr;
+}
+
+const jit_call& jit_call_named(const char* name) {
+  if (const jit_call* c = find_call(name)) return *c;
+  throw_invalid_argument("cupar::jit", std::string("this library has no run-time operation '") +
+                                           (name != nullptr ? name : "(null)") +
+                                           "' (a header of another cupar version?)");
+}
+
+void jit_run(const jit_args& a, stream_ref s, memory_resource& mr) {
+  if (a.call == nullptr) throw_invalid_argument(a.function, "no operation");
+  const device_guard device(s);  // before any build: the JIT builds for the current device
+  if (a.call->layered) return run_layered(a, s, mr);
+  a.call->run(a, s, mr, nullptr);
+}
+
+}  // namespace cupar::detail

@@ -1,0 +1,419 @@
+// cupar family: merge sort of keys, or of keys with a payload moved as opaque storage (CUB's
+// merge sort kernels). Device code: jit_ops/cupar_merge_sort.cuh. Types: merge_sort_keys {K};
+// merge_sort_pairs {K, V (storage)}.
+//
+// One file holds the family: its record (what the core and the precompile tool read), then,
+// outside the record-only build of the precompile tool, its host dispatch (launches the
+// module's kernels through CUB's dispatch or a mirror of it) and its library entries (the
+// operations of jit_call_named: argument checks, request, temporaries, launch).
+#include "../core/family.hpp"
+
+namespace cupar::detail::jit {
+namespace {
+
+std::string keys_typedefs(const set_spec& s) {
+  return "typedef " + s.types[0].name + " cupar_K;\n";
+}
+
+std::string pairs_typedefs(const set_spec& s) {
+  return "#define CUPAR_SORT_PAIRS 1\ntypedef " + s.types[0].name + " cupar_K;\ntypedef " +
+         s.types[1].name + " cupar_V;\n";
+}
+
+std::vector<slot_spec> slots(const set_spec& s) {
+  return {op_slot({s.types[0], s.types[0]}, type_ref::boolean(), {"a", "b"}, "comparator")};
+}
+
+std::vector<std::string> names(const set_spec&) {
+  return {
+      "cub::detail::merge_sort::DeviceMergeSortBlockSortKernel<cupar_policy, "
+      "const cupar_K*, cupar_value_in, cupar_K*, cupar_value_out, cupar_offset, "
+      "cupar_sort_compare, cupar_K, cupar_value>",
+      "cub::detail::merge_sort::DeviceMergeSortPartitionKernel<cupar_K*, cupar_offset, "
+      "cupar_sort_compare, cupar_K>",
+      "cub::detail::merge_sort::DeviceMergeSortMergeKernel<cupar_policy, "
+      "const cupar_K*, cupar_value_in, cupar_K*, cupar_value_out, cupar_offset, "
+      "cupar_sort_compare, cupar_K, cupar_value>",
+      "cupar_meta<(long long)cupar_vsmem_helper::policy_t::BLOCK_THREADS, "
+      "(long long)cupar_vsmem_helper::policy_t::ITEMS_PER_TILE, "
+      "(long long)cub::detail::vsmem_helper_impl<"
+      "cupar_vsmem_helper::block_sort_agent_t>::vsmem_per_block, "
+      "(long long)cub::detail::vsmem_helper_impl<"
+      "cupar_vsmem_helper::merge_agent_t>::vsmem_per_block>"};
+}
+
+/// The keys (the payload is storage already).
+bool struct_position(std::size_t i) {
+  return i == 0;
+}
+
+const char* const keys_rules[] = {
+    "precompile t=types: merge_sort_keys<$t>",
+    "precompile s=structs: merge_sort_keys<$s>",
+};
+
+const char* const pairs_rules[] = {
+    // 4- and 8-byte payloads (an index, a row id); other payload sizes compile from source.
+    "precompile t=types v=s4a4|s8a8: merge_sort_pairs<$t,$v>",
+    "precompile s=structs v=s4a4|s8a8: merge_sort_pairs<$s,$v>",
+};
+
+}  // namespace
+
+extern const family_def merge_sort_keys_family =
+    family_def::make(family::merge_sort_keys, "merge_sort_keys", "cupar_merge_sort.cuh", 3,
+                     keys_typedefs, slots, names)
+        .with_struct_classes(struct_position)
+        .precompiling(keys_rules);
+
+extern const family_def merge_sort_pairs_family =
+    family_def::make(family::merge_sort_pairs, "merge_sort_pairs", "cupar_merge_sort.cuh", 3,
+                     pairs_typedefs, slots, names)
+        .with_struct_classes(struct_position)
+        .precompiling(pairs_rules);
+
+}  // namespace cupar::detail::jit
+
+#ifndef CUPAR_FAMILY_RECORD_ONLY
+
+#include "../core/call.hpp"
+#include "../core/engine.hpp"
+#include "../core/iterator_expr.hpp"
+#include "../core/launch.hpp"
+#include "../core/precompiled.hpp"
+#include "../core/request.hpp"
+
+#include "compiled/index_gather.hpp"
+#include "compiled/named_ops.hpp"
+
+#include <cupar/detail/checks.hpp>
+#include <cupar/detail/device_guard.hpp>
+#include <cupar/detail/histogram_binning.hpp>
+#include <cupar/detail/jit_entry.hpp>
+#include <cupar/detail/temp_storage.hpp>
+#include <cupar/histogram.hpp>
+#include <cupar/jit_compile.hpp>
+#include <cupar/sort.hpp>
+
+#include <cub/util_temporary_storage.cuh>
+#include <cub/util_vsmem.cuh>
+
+#include <cuda_runtime_api.h>
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <tuple>
+
+// ---- host dispatch: launch arguments --------------------------------------------------
+
+namespace cupar::detail::jit {
+
+/// Merge sort (module meta: block threads, items per tile, block-sort and merge virtual shared
+/// memory per block). Mirrors CUB's DispatchMergeSort::Invoke, whose 3.0.1 form sizes its buffers
+/// with sizeof(KeyT) and so cannot serve a key type known only at run time.
+cudaError_t run_merge_sort(const loaded_module& m, const device_info& dev, launch_status& st,
+                           void* temp, std::size_t& temp_bytes, const void* keys_in, void* keys_out,
+                           const void* values_in, void* values_out, std::size_t n,
+                           std::size_t key_size, std::size_t value_size, const void* op_state,
+                           cudaStream_t stream);
+
+}  // namespace cupar::detail::jit
+
+// ---- host dispatch ----------------------------------------------------------------------
+
+namespace cupar::detail::jit {
+namespace {
+
+int log2_round_up(long long x) {
+  int r = 0;
+  while ((1ll << r) < x)
+    ++r;
+  return r;
+}
+
+}  // namespace
+
+cudaError_t run_merge_sort(const loaded_module& m, const device_info& dev, launch_status& st,
+                           void* temp, std::size_t& temp_bytes, const void* keys_in, void* keys_out,
+                           const void* values_in, void* values_out, std::size_t n_total,
+                           std::size_t key_size, std::size_t value_size, const void* op_state,
+                           cudaStream_t stream) {
+  using offset_t = long long;
+  const auto n = static_cast<offset_t>(n_total);
+  if (n == 0) {
+    if (temp == nullptr) temp_bytes = 0;
+    return cudaSuccess;
+  }
+  const int block_threads = static_cast<int>(m.meta(0));
+  const offset_t tile_size = m.meta(1);
+  const offset_t num_tiles = ceil_div(n, tile_size);
+  const std::size_t vsmem_per_block = static_cast<std::size_t>(std::max(m.meta(2), m.meta(3)));
+  std::size_t sizes[4] = {static_cast<std::size_t>(1 + num_tiles) * sizeof(offset_t),
+                          n_total * key_size, n_total * value_size,
+                          static_cast<std::size_t>(num_tiles) * vsmem_per_block};
+  void* allocations[4] = {};
+  cudaError_t error = cub::detail::AliasTemporaries(temp, temp_bytes, allocations, sizes);
+  if (error != cudaSuccess || temp == nullptr) return error;
+
+  const int num_passes = log2_round_up(num_tiles);
+  bool ping = num_passes % 2 == 0;
+  auto* merge_partitions = static_cast<offset_t*>(allocations[0]);
+  void* keys_buffer = allocations[1];
+  void* items_buffer = allocations[2];
+  const cub::detail::vsmem_t vsmem{allocations[3]};
+  const erased_arg compare{op_state};
+  jit_launcher_factory launch{&dev, &m, &st};
+
+  launch(static_cast<int>(num_tiles), block_threads, 0, stream, true)
+      .doit(m.kernel(0), ping, keys_in, values_in, keys_out, values_out, n, keys_buffer,
+            items_buffer, compare, vsmem);
+  const offset_t num_partitions = num_tiles + 1;
+  constexpr int threads_per_partition_block = 256;
+  const int partition_grid =
+      static_cast<int>(ceil_div(num_partitions, threads_per_partition_block));
+  const int items_per_tile = static_cast<int>(tile_size);
+  for (int pass = 0; pass < num_passes; ++pass, ping = !ping) {
+    const offset_t target_merged_tiles = offset_t(2) << pass;
+    launch(partition_grid, threads_per_partition_block, 0, stream, true)
+        .doit(m.kernel(1), ping, keys_out, keys_buffer, n, num_partitions, merge_partitions,
+              compare, target_merged_tiles, items_per_tile);
+    launch(static_cast<int>(num_tiles), block_threads, 0, stream, true)
+        .doit(m.kernel(2), ping, keys_out, values_out, n, keys_buffer, items_buffer, compare,
+              merge_partitions, target_merged_tiles, vsmem);
+  }
+  return st.first == CUDA_SUCCESS ? cudaSuccess : cudaErrorLaunchFailure;
+}
+
+}  // namespace cupar::detail::jit
+
+// ---- library entries --------------------------------------------------------------------
+
+namespace cupar::detail {
+
+using jit::family;
+using jit::resolve;
+using jit::set_request;
+
+namespace {
+
+/// The payload type a merge sort of pairs moves: a 4- or 8-byte payload whose arrays are both
+/// aligned to its size takes the set of that size and alignment (the kernels only move its bytes),
+/// so a {float, int} payload (8 bytes, alignment 4) needs no set of its own.
+const jit_type* sort_payload_type(const jit_type* value, const void* in, const void* out) {
+  static const jit_type word4{static_cast<scalar>(0), "", nullptr, 4, 4};
+  static const jit_type word8{static_cast<scalar>(0), "", nullptr, 8, 8};
+  const std::size_t size = value->size;
+  if (value->align == size || (size != 4 && size != 8)) return value;
+  const auto bits = reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out);
+  if (bits % size != 0) return value;
+  return size == 4 ? &word4 : &word8;
+}
+
+/// The index type a sort of n pairs moves instead of the payload.
+const jit_type& sort_index_type(std::size_t n) {
+  return n > std::numeric_limits<std::uint32_t>::max() ? jit_type_of<unsigned long long>()
+                                                       : jit_type_of<std::uint32_t>();
+}
+
+}  // namespace
+
+namespace {
+
+void sort_arrays(const jit_args& call, stream_ref s, memory_resource& mr);
+
+/// A sort whose keys or values go through output expressions: the sort writes temporary arrays,
+/// which one "for_each" pass each (prepared before the sort) stores through the expressions;
+/// discard() takes the temporary alone. An output expression that is a plain array of the
+/// call's type is that array.
+void sort_into_expressions(const jit_args& call, stream_ref s, memory_resource& mr) {
+  const char* fn = call.function;
+  jit_args b = call;
+  b.out_iter[0] = nullptr;
+  b.out_iter[1] = nullptr;
+  const bool pairs = call.types[1] != nullptr;
+  require_size(fn, call.n,
+               std::max<std::size_t>(call.types[0]->size, pairs ? call.types[1]->size : 0));
+  std::optional<temp_storage> temps[2];
+  std::optional<for_each_pass> stores[2];
+  const cupar::jit::output* outs[2] = {call.out_iter[0], pairs ? call.out_iter[1] : nullptr};
+  const jit_type* types[2] = {call.types[0], call.types[2]};
+  void** dst[2] = {&b.out[0], &b.out[1]};
+  for (int k = 0; k < 2; ++k) {
+    if (outs[k] == nullptr) continue;
+    const jit_type* t = types[k];
+    const bool discard = jit::is_discard(*outs[k]);
+    if (t == nullptr && !discard) {
+      throw_invalid_argument(fn,
+                             "values written through an output expression need a type the "
+                             "JIT knows (arithmetic, or a struct described with "
+                             "CUPAR_JIT_TYPE)");
+    }
+    if (t != nullptr) {
+      if (void* p = jit::plain_output(*outs[k], *t)) {
+        *dst[k] = p;
+        continue;
+      }
+    }
+    const std::size_t size = k == 0 ? call.types[0]->size : call.types[1]->size;
+    temps[k].emplace(mr, call.n * size, s);
+    *dst[k] = temps[k]->get();
+    if (discard) continue;
+    stores[k].emplace(
+        prepare_for_each(jit::bounded_store_op(*dst[k], *t, *outs[k], call.n, {}, fn), call.n, fn));
+  }
+  sort_arrays(b, s, mr);
+  for (const auto& store : stores) {
+    if (store) store->launch(s, "cupar: a sort's output expression stored (run-time operator)");
+  }
+}
+
+/// A sort into arrays (keys and values may still be expressions), on the stream's device.
+void sort_arrays(const jit_args& call, stream_ref s, memory_resource& mr) {
+  // Keys (values) given as an expression (a gather, a computed key, counting positions): the
+  // sorts take arrays, so the expression is written to d_keys_out (d_values_out) in one pass once
+  // the arguments are checked, and sorted there in place.
+  jit_args a = call;
+  if (a.in_iter[0] != nullptr) a.in[0] = a.out[0];
+  const char* fn = a.function;
+  if (a.in_iter[1] != nullptr) {
+    if (a.types[1] == nullptr) throw_invalid_argument(fn, "values given to a keys-only sort");
+    if (a.types[2] == nullptr) {
+      throw_invalid_argument(fn,
+                             "values given as an iterator expression need a type the JIT "
+                             "knows (arithmetic, or a struct described with CUPAR_JIT_TYPE)");
+    }
+    a.in[1] = a.out[1];
+  }
+  const jit_type& k = *a.types[0];
+  const bool pairs = a.types[1] != nullptr;
+  const std::size_t vsize = pairs ? a.types[1]->size : 0;
+  require_size(fn, a.n, std::max<std::size_t>(k.size, vsize));
+  require_data(fn, "d_keys_in", a.in[0], a.n);
+  require_data(fn, "d_keys_out", a.out[0], a.n);
+  const std::size_t kb = a.n * k.size, vb = a.n * vsize;
+  require_same_or_disjoint(fn, "d_keys_in", a.in[0], kb, "d_keys_out", a.out[0], kb);
+  if (pairs) {
+    require_data(fn, "d_values_in", a.in[1], a.n);
+    require_data(fn, "d_values_out", a.out[1], a.n);
+    require_same_or_disjoint(fn, "d_values_in", a.in[1], vb, "d_values_out", a.out[1], vb);
+    require_disjoint(fn, "d_keys_out", a.out[0], kb, "d_values_out", a.out[1], vb);
+    require_disjoint(fn, "d_keys_out", a.out[0], kb, "d_values_in", a.in[1], vb);
+    require_disjoint(fn, "d_keys_in", a.in[0], kb, "d_values_out", a.out[1], vb);
+  }
+  if (a.in_iter[0] != nullptr) {
+    materialize(*a.in_iter[0], k, a.out[0], a.n, s, fn);
+    a.in_iter[0] = nullptr;
+  }
+  if (a.in_iter[1] != nullptr) {
+    materialize(*a.in_iter[1], *a.types[2], a.out[1], a.n, s, fn);
+    a.in_iter[1] = nullptr;
+  }
+  if (a.n == 0) return;
+  const cupar::jit::named_op named = a.ops[0]->named();
+  if ((named == cupar::jit::named_op::less || named == cupar::jit::named_op::greater) &&
+      !k.is_struct()) {
+    // less / greater on arithmetic keys: the library's (stable) radix sort.
+    const radix_options options{
+        named == cupar::jit::named_op::less ? sort_order::ascending : sort_order::descending, 0,
+        -1};
+    radix_sort({fn, k.kind, a.in[0], a.out[0], vsize, pairs ? a.types[1]->align : 0, a.in[1],
+                a.out[1], a.n, options},
+               s, mr);
+    return;
+  }
+  const family f = pairs ? family::merge_sort_pairs : family::merge_sort_keys;
+  set_request req{f, {&k}};
+  req.value =
+      pairs && a.plan == nullptr ? sort_payload_type(a.types[1], a.in[1], a.out[1]) : a.types[1];
+  req.ops[0] = a.ops[0];
+  if (pairs && a.plan == nullptr && !precompiled_request(req)) {
+    // A payload without a precompiled set (a struct of another size than 4 or 8 bytes, 1- and
+    // 2-byte values): sort the keys with a 4- or 8-byte index as payload, whose sets exist for
+    // every precompiled key, then gather the values by the sorted index in one pass, as the
+    // radix sort does for such payloads. Only the comparator is compiled, not CUB's kernels from
+    // source. The sort stays stable: equal keys keep their indices, so their values, in order.
+    const jit_type& index = sort_index_type(a.n);
+    set_request by_index = req;
+    by_index.value = &index;
+    if (precompiled_request(by_index)) {
+      const std::size_t ib = align_up(a.n * index.size, 256);
+      const bool in_place = a.in[1] == a.out[1];
+      temp_storage temp(mr, 2 * ib + (in_place ? vb : 0), s);
+      auto* base = static_cast<unsigned char*>(temp.get());
+      index_iota(base, index.size, a.n, s);
+      jit_args sorted = a;
+      sorted.types[1] = &index;
+      sorted.in[1] = base;
+      sorted.out[1] = base + ib;
+      sort_arrays(sorted, s, mr);
+      const void* src = a.in[1];
+      if (in_place) {
+        check_cuda(cudaMemcpyAsync(base + 2 * ib, a.in[1], vb, cudaMemcpyDeviceToDevice, s.get()),
+                   "cudaMemcpyAsync");
+        src = base + 2 * ib;
+      }
+      index_gather(src, a.out[1], base + ib, index.size, vsize, a.n, s);
+      return;
+    }
+  }
+  const jit::resolved resolved = resolve(req, a.plan, fn);
+  const jit::device_info* const devp = resolved.dev;
+  const std::shared_ptr<const jit::loaded_module>& module = resolved.module;
+  const jit::device_info& dev = *devp;
+  jit::launch_status st;
+  run_with_temp_storage("cupar sort (run-time comparator)", mr, s, {a.n, module->serial()},
+                        [&](void* temp, std::size_t& bytes) {
+                          const cudaError_t e = jit::run_merge_sort(
+                              *module, dev, st, temp, bytes, a.in[0], a.out[0],
+                              pairs ? a.in[1] : nullptr, pairs ? a.out[1] : nullptr, a.n, k.size,
+                              vsize, a.ops[0]->state(), s.get());
+                          jit::check_dispatch(e, st, "cupar sort (run-time comparator)");
+                          return cudaSuccess;
+                        });
+}
+
+/// sort and stable_sort (types {Key, the values as moved (null: keys only), the values' JIT type
+/// (for expressions)}; ops {comparator}; in/in_iter, out/out_iter: keys then values). The merge
+/// sort and the radix sort it hands less / greater to are both stable, so the two are one.
+void run_sort(const jit_args& call, stream_ref s, memory_resource& mr, const pending_inputs*) {
+  if (call.out_iter[0] != nullptr || call.out_iter[1] != nullptr) {
+    return sort_into_expressions(call, s, mr);
+  }
+  sort_arrays(call, s, mr);
+}
+
+/// The request of a compile-only build or a plan: keys {Key}, values moved as types[1]'s bytes.
+set_request sort_request(const jit_args& a, request_scratch&) {
+  set_request r{a.types[1] != nullptr ? family::merge_sort_pairs : family::merge_sort_keys,
+                {a.types[0]}};
+  r.value = a.types[1];
+  r.ops[0] = a.ops[0];
+  return r;
+}
+
+/// less / greater on arithmetic keys: the library's radix sort serves them.
+bool radix_sorted(const set_request& r, const cupar::jit::op& op) {
+  const cupar::jit::named_op named = op.named();
+  return !r.t[0]->is_struct() &&
+         (named == cupar::jit::named_op::less || named == cupar::jit::named_op::greater);
+}
+
+}  // namespace
+
+extern const jit_call sort_jit_call =
+    jit_call::make("sort", jit::family::merge_sort_keys, run_sort, sort_request)
+        .served_by(radix_sorted);
+extern const jit_call stable_sort_jit_call =
+    jit_call::make("stable_sort", jit::family::merge_sort_keys, run_sort, sort_request)
+        .served_by(radix_sorted);
+
+}  // namespace cupar::detail
+
+#endif  // CUPAR_FAMILY_RECORD_ONLY

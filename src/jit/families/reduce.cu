@@ -1,0 +1,373 @@
+// cupar family: reduce, and reduce(transform(x)) (CUB's reduce kernels with a transform applied
+// after the loads, DispatchTransformReduce). Device code: jit_ops/cupar_reduce.cuh.
+// Types: reduce {T}; transform_reduce {In, Acc} (the transform In -> Acc, then the reduction
+// Acc x Acc -> Acc). "+index" (transform_reduce<u64, T>): the input is an iterator expression;
+// the kernels read indices and the first slot computes each element.
+//
+// One file holds the family: its record (what the core and the precompile tool read), then,
+// outside the record-only build of the precompile tool, its host dispatch (launches the
+// module's kernels through CUB's dispatch or a mirror of it) and its library entries (the
+// operations of jit_call_named: argument checks, request, temporaries, launch).
+#include "../core/family.hpp"
+
+namespace cupar::detail::jit {
+namespace {
+
+std::string typedefs(const set_spec& s) {
+  return "typedef " + s.types[0].name + " cupar_T;\n";
+}
+
+std::string transform_reduce_typedefs(const set_spec& s) {
+  std::string out;
+  // "+index": the kernels read indices (cupar_index_iterator) and the first slot, an iterator
+  // expression (iterator.cpp), computes the element of each.
+  if (s.variant == "index") out += "#define CUPAR_INDEX_INPUT 1\n";
+  return out + "#define CUPAR_TRANSFORM_REDUCE 1\ntypedef " + s.types[0].name +
+         " cupar_In;\ntypedef " + s.types[1].name + " cupar_T;\n";
+}
+
+std::vector<slot_spec> slots(const set_spec& s) {
+  const auto& t = s.types;
+  return {op_slot({t[0], t[0]}, t[0], {"a", "b"}, "operator")};
+}
+
+std::vector<slot_spec> transform_reduce_slots(const set_spec& s) {
+  const auto& t = s.types;
+  // The transform first: its operator holds the cache the build is found in, so the build lives
+  // as long as the transform (usually a snippet), while the reduction (often the named plus,
+  // alive for the whole program) is only kept alive by it.
+  if (s.variant == "index") {
+    return {{"cupar_jit_xform", "iterator expression", {t[0]}, t[1], {"cupar_i"}},
+            op_slot({t[1], t[1]}, t[1], {"a", "b"}, "operator")};
+  }
+  return {{"cupar_jit_xform", "transform", {t[0]}, t[1], {"x"}},
+          op_slot({t[1], t[1]}, t[1], {"a", "b"}, "operator")};
+}
+
+std::vector<std::string> names(const set_spec& set) {
+  // transform_reduce: the first two kernels load cupar_In and apply the transform; the second
+  // pass reduces the partial results (accumulators) as reduce's does. "+index": they read
+  // indices, which the first slot turns into elements.
+  const bool transformed = set.fam == family::transform_reduce;
+  const std::string in = !transformed             ? "const cupar_T*"
+                         : set.variant == "index" ? "cupar_index_iterator"
+                                                  : "const cupar_In*";
+  const std::string xform = transformed ? "cupar_transform_op" : "::cuda::std::__identity";
+  return {"cub::detail::reduce::DeviceReduceSingleTileKernel<cupar_policy, " + in +
+              ", cupar_T*, cupar_offset, cupar_reduce_op, cupar_T, cupar_T, " + xform + ">",
+          "cub::detail::reduce::DeviceReduceKernel<cupar_policy, " + in +
+              ", cupar_offset, cupar_reduce_op, cupar_T, " + xform + ">",
+          "cub::detail::reduce::DeviceReduceSingleTileKernel<cupar_policy, cupar_T*, cupar_T*, "
+          "int, cupar_reduce_op, cupar_T, cupar_T, ::cuda::std::__identity>",
+          "cupar_meta<(long long)cupar_active::ReducePolicy::BLOCK_THREADS, "
+          "(long long)cupar_active::ReducePolicy::ITEMS_PER_THREAD, "
+          "(long long)cupar_active::SingleTilePolicy::BLOCK_THREADS, "
+          "(long long)cupar_active::SingleTilePolicy::ITEMS_PER_THREAD>"};
+}
+
+/// The JIT kernels count with 64-bit offsets (one set for every n); ptxas gives CUB's i32 reduce
+/// kernel (256 threads) 40 registers with them (6 blocks per SM) and 32 with the 32-bit offsets
+/// the compiled path uses below 2^31 (8 blocks); the JIT i32 reduce ran at 0.96 of the compiled
+/// one at 2^24. f32, f64 and i64 get 32 either way. int8 and int16 need 48 registers with 64-bit
+/// offsets and spill under 32: not tried. Metadata: {reduce threads, items, single-tile threads,
+/// items}.
+std::vector<std::vector<std::string>> occupancy(const set_spec& s, long long threads, int) {
+  // The element (the accumulator for transform_reduce).
+  const std::size_t sized = s.fam == family::transform_reduce ? 1 : 0;
+  const std::uint32_t size = s.types.size() <= sized ? 0 : s.types[sized].size;
+  if (size < 4) return {};
+  return {{blocks_for_registers(threads, 32)}};
+}
+
+/// The element type: a user struct's class serves it.
+bool reduce_struct_position(std::size_t i) {
+  return i == 0;
+}
+/// The accumulator (an iterator expression's struct, an argmin's pair).
+bool transform_reduce_struct_position(std::size_t i) {
+  return i == 1;
+}
+
+const char* const reduce_rules[] = {
+    "precompile t=types: reduce<$t>",
+    // User structs: opaque storage of the struct's exact size and alignment (cupar_storage in
+    // jit_ops/cupar_prelude.cuh), so that an operator on a struct is linked like one on a float
+    // instead of compiling CUB's kernels from source (2.1-2.4 s on the H100). CUB picks its
+    // tuning from the type's size and whether it is primitive (a struct and its storage are not),
+    // so a class gets the policy nvcc would give the struct.
+    "precompile s=structs: reduce<$s>",
+};
+
+const char* const transform_reduce_rules[] = {
+    "precompile t=types: transform_reduce<$t,$t>",
+    // Reduce over a run-time iterator expression (jit_iterator.hpp) into T: the kernels read
+    // indices, the expression's generated code computes each element.
+    "precompile t=types: transform_reduce<u64,$t>+index",
+    // Into a wider accumulator: counts (u64) of floats and of u32s, sums of f32 in f64 and of
+    // i32 in i64.
+    "precompile a=f32|f64|u32: transform_reduce<$a,u64>",
+    "precompile: transform_reduce<f32,f64>",
+    "precompile: transform_reduce<i32,i64>",
+    "precompile s=structs: transform_reduce<u64,$s>+index",
+};
+
+}  // namespace
+
+extern const family_def reduce_family =
+    family_def::make(family::reduce, "reduce", "cupar_reduce.cuh", 3, typedefs, slots, names)
+        .with_occupancy(occupancy)
+        .with_struct_classes(reduce_struct_position)
+        .precompiling(reduce_rules);
+
+extern const family_def transform_reduce_family =
+    family_def::make(family::transform_reduce, "transform_reduce", "cupar_reduce.cuh", 3,
+                     transform_reduce_typedefs, transform_reduce_slots, names)
+        .with_occupancy(occupancy)
+        .with_struct_classes(transform_reduce_struct_position)
+        .precompiling(transform_reduce_rules);
+
+}  // namespace cupar::detail::jit
+
+#ifndef CUPAR_FAMILY_RECORD_ONLY
+
+#include "../core/call.hpp"
+#include "../core/engine.hpp"
+#include "../core/iterator_expr.hpp"
+#include "../core/launch.hpp"
+#include "../core/precompiled.hpp"
+#include "../core/request.hpp"
+
+#include "compiled/index_gather.hpp"
+#include "compiled/named_ops.hpp"
+
+#include <cupar/detail/checks.hpp>
+#include <cupar/detail/device_guard.hpp>
+#include <cupar/detail/histogram_binning.hpp>
+#include <cupar/detail/jit_entry.hpp>
+#include <cupar/detail/temp_storage.hpp>
+#include <cupar/histogram.hpp>
+#include <cupar/jit_compile.hpp>
+#include <cupar/sort.hpp>
+
+#include <cub/device/dispatch/dispatch_reduce.cuh>
+
+#include <cuda_runtime_api.h>
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <tuple>
+
+// ---- host dispatch: launch arguments --------------------------------------------------
+
+namespace cupar::detail::jit {
+
+/// reduce and, with a transform's state (transform_reduce sets), transform_reduce.
+cudaError_t run_reduce(const loaded_module& m, const device_info& dev, launch_status& st,
+                       void* temp, std::size_t& temp_bytes, const void* in, void* out,
+                       std::size_t n, const void* op_state, const void* init,
+                       std::size_t value_size, cudaStream_t stream,
+                       const void* transform_state = nullptr);
+
+}  // namespace cupar::detail::jit
+
+// ---- host dispatch ----------------------------------------------------------------------
+
+namespace cupar::detail::jit {
+namespace {
+
+struct erased_accum;  // the accumulator type; the host dispatch only passes pointers to it
+
+// ---- reduce: module meta = {reduce threads, reduce items, single-tile threads, items} ----
+
+struct reduce_policy {
+  agent_policy reduce, single_tile;
+  agent_policy Reduce() const { return reduce; }
+  agent_policy SingleTile() const { return single_tile; }
+  template <class Dispatch>
+  cudaError_t Invoke(int, Dispatch& dispatch) const {
+    return dispatch.Invoke(*this);
+  }
+};
+struct reduce_hub {
+  using MaxPolicy = reduce_policy;
+};
+struct reduce_kernels {
+  const loaded_module* m;
+  std::size_t accum_size;
+  CUkernel SingleTileKernel() const { return m->kernel(0); }
+  CUkernel ReductionKernel() const { return m->kernel(1); }
+  CUkernel SingleTileSecondKernel() const { return m->kernel(2); }
+  std::size_t AccumSize() const { return accum_size; }
+};
+using reduce_dispatch = cub::DispatchReduce<const void*, void*, unsigned long long, erased_arg,
+                                            erased_arg, erased_accum, ::cuda::std::__identity,
+                                            reduce_hub, reduce_kernels, jit_launcher_factory>;
+// transform_reduce: the transform's state goes to the first pass's kernels (the second pass
+// reduces accumulators with CUB's identity, as for reduce).
+using transform_reduce_dispatch =
+    cub::DispatchReduce<const void*, void*, unsigned long long, erased_arg, erased_arg,
+                        erased_accum, erased_arg, reduce_hub, reduce_kernels, jit_launcher_factory>;
+
+}  // namespace
+
+cudaError_t run_reduce(const loaded_module& m, const device_info& dev, launch_status& st,
+                       void* temp, std::size_t& temp_bytes, const void* in, void* out,
+                       std::size_t n, const void* op_state, const void* init,
+                       std::size_t value_size, cudaStream_t stream, const void* transform_state) {
+  const reduce_policy policy{{static_cast<int>(m.meta(0)), static_cast<int>(m.meta(1))},
+                             {static_cast<int>(m.meta(2)), static_cast<int>(m.meta(3))}};
+  if (transform_state != nullptr) {
+    return transform_reduce_dispatch::Dispatch(
+        temp, temp_bytes, in, out, static_cast<unsigned long long>(n), erased_arg{op_state},
+        erased_arg{init}, stream, erased_arg{transform_state}, reduce_kernels{&m, value_size},
+        jit_launcher_factory{&dev, &m, &st}, policy);
+  }
+  return reduce_dispatch::Dispatch(temp, temp_bytes, in, out, static_cast<unsigned long long>(n),
+                                   erased_arg{op_state}, erased_arg{init}, stream,
+                                   ::cuda::std::__identity{}, reduce_kernels{&m, value_size},
+                                   jit_launcher_factory{&dev, &m, &st}, policy);
+}
+
+}  // namespace cupar::detail::jit
+
+// ---- library entries --------------------------------------------------------------------
+
+namespace cupar::detail {
+
+using jit::family;
+using jit::resolve;
+using jit::set_request;
+
+namespace {
+
+/// Reduces into `out`, or into a slot of the temporary allocation copied to `host_out`.
+template <class Run>
+void reduce_with_result(const jit_args& a, const jit_type& t, stream_ref s, memory_resource& mr,
+                        std::size_t cub_bytes, Run&& run) {
+  void* const d_out = a.out[0];
+  const std::size_t slot = d_out != nullptr ? 0 : align_up(t.size, 256);
+  temp_storage temp(mr, slot + cub_bytes, s);
+  auto* base = static_cast<unsigned char*>(temp.get());
+  void* out = d_out != nullptr ? d_out : base;
+  run(slot + cub_bytes == 0 ? nullptr : base + slot, out);
+  if (a.host_out != nullptr) {
+    // Named after the call: an operator's fault (docs/RELIABILITY.md) shows at this copy when the
+    // kernel already ended, at the synchronisation otherwise.
+    check_cuda(cudaMemcpyAsync(a.host_out, out, t.size, cudaMemcpyDeviceToHost, s.get()),
+               a.function);
+    // Named after the call: a fault of the operator (docs/RELIABILITY.md) is reported here.
+    check_cuda(cudaStreamSynchronize(s.get()), a.function);
+  }
+}
+
+/// reduce (types {T}, ops {reduction}) and transform_reduce (types {In, Acc}, ops {transform,
+/// reduction}): an array or an expression in, a device result (out[0]) or a host one (host_out).
+void run_reduce(const jit_args& a, stream_ref s, memory_resource& mr, const pending_inputs*) {
+  const char* fn = a.function;
+  const bool transform_reduce = a.call->fam == family::transform_reduce;
+  const jit_type& t = *a.types[transform_reduce ? 1 : 0];  // the accumulator's
+  const cupar::jit::op* const op = a.ops[transform_reduce ? 1 : 0];
+  const void* const d_in = a.in[0];
+  const bool expression = a.in_iter[0] != nullptr;
+  // An iterator expression is a transform of the indices (the "+index" sets): its operator,
+  // generated, computes element i and converts it to the accumulator type.
+  const bool transformed = transform_reduce || expression;
+  const jit_type& in = transform_reduce ? *a.types[0] : t;  // the elements read
+  require_size(fn, a.n, in.size);
+  if (!expression) require_data(fn, "d_in", d_in, a.n);
+  if (a.out[0] == nullptr && a.host_out == nullptr) throw_invalid_argument(fn, "d_out is null");
+  std::optional<cupar::jit::op> loader;
+  if (expression) loader.emplace(jit::expression_op(*a.in_iter[0], t, a.n, fn));
+  const cupar::jit::op* transform = expression ? &*loader : a.ops[0];
+  const cupar::jit::named_op named = op->named();
+  if (!transformed && named != cupar::jit::named_op::none && !t.is_struct()) {
+    bool done = false;
+    visit_scalar(t.kind, [&](auto v) {
+      using T = decltype(v);
+      if (!named_op_supported<T>(named)) return;
+      T init;
+      std::memcpy(&init, a.init, sizeof(T));
+      if (a.host_out == nullptr) {
+        named_reduce<T>(named, static_cast<const T*>(d_in), static_cast<T*>(a.out[0]), a.n, init, s,
+                        mr);
+      } else {
+        temp_storage slot(mr, sizeof(T), s);
+        named_reduce<T>(named, static_cast<const T*>(d_in), static_cast<T*>(slot.get()), a.n, init,
+                        s, mr);
+        check_cuda(
+            cudaMemcpyAsync(a.host_out, slot.get(), sizeof(T), cudaMemcpyDeviceToHost, s.get()),
+            fn);
+        check_cuda(cudaStreamSynchronize(s.get()), fn);
+      }
+      done = true;
+    });
+    if (done) return;
+  }
+  set_request req = expression    ? jit::expression_request(family::reduce, t, *loader, op)
+                    : transformed ? set_request{family::transform_reduce, {&in, &t}}
+                                  : set_request{family::reduce, {&t}};
+  if (!expression) {
+    // transform_reduce: the transform first (slots_of: it anchors the build's cache entry).
+    req.ops[0] = transformed ? transform : op;
+    req.ops[1] = transformed ? op : nullptr;
+  }
+  const jit::resolved resolved = resolve(req, a.plan, fn);
+  const jit::device_info* const devp = resolved.dev;
+  const std::shared_ptr<const jit::loaded_module>& module = resolved.module;
+  const jit::device_info& dev = *devp;
+  jit::launch_status st;
+  const void* transform_state = transformed ? transform->state() : nullptr;
+  auto sizing = [&](void* temp, std::size_t& b) {
+    jit::check_dispatch(jit::run_reduce(*module, dev, st, temp, b, d_in, a.out[0], a.n, op->state(),
+                                        a.init, t.size, s.get(), transform_state),
+                        st, "cupar reduce (run-time operator)");
+    return cudaSuccess;
+  };
+  const std::size_t bytes =
+      required_temp_bytes("cupar reduce (run-time operator)", {a.n, module->serial()}, sizing);
+  reduce_with_result(a, t, s, mr, bytes, [&](void* temp, void* out) {
+    std::size_t b = bytes;
+    jit::check_dispatch(jit::run_reduce(*module, dev, st, temp, b, d_in, out, a.n, op->state(),
+                                        a.init, t.size, s.get(), transform_state),
+                        st, "cupar reduce (run-time operator)");
+  });
+}
+
+/// The request of a compile-only build or a plan: as run_reduce builds it.
+set_request reduce_request(const jit_args& a, request_scratch& scratch) {
+  const bool transform_reduce = a.call->fam == family::transform_reduce;
+  const jit_type& t = *a.types[transform_reduce ? 1 : 0];
+  if (a.in_iter[0] != nullptr) {
+    scratch.loader.emplace(jit::expression_op(*a.in_iter[0], t, 0, "cupar::jit::compile"));
+    return jit::expression_request(family::reduce, t, *scratch.loader, a.ops[0]);
+  }
+  if (!transform_reduce) {
+    set_request r{family::reduce, {&t}};
+    r.ops[0] = a.ops[0];
+    return r;
+  }
+  if (a.ops[1] == nullptr) throw_invalid_argument("cupar::jit", "no reduction");
+  set_request r{family::transform_reduce, {a.types[0], &t}};
+  r.ops[0] = a.ops[0];
+  r.ops[1] = a.ops[1];
+  return r;
+}
+
+}  // namespace
+
+extern const jit_call reduce_jit_call =
+    jit_call::make("reduce", jit::family::reduce, run_reduce, reduce_request)
+        .served_by(named_on_arithmetic);
+extern const jit_call transform_reduce_jit_call =
+    jit_call::make("transform_reduce", jit::family::transform_reduce, run_reduce, reduce_request);
+
+}  // namespace cupar::detail
+
+#endif  // CUPAR_FAMILY_RECORD_ONLY

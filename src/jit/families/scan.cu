@@ -1,0 +1,350 @@
+// cupar family: inclusive and exclusive scans. Device code: jit_ops/cupar_scan.cuh. Types {T}.
+// "+index": the input is an iterator expression (read through cupar_expr_iterator); "+io": the
+// output too (cupar_expr_output), its store in the last slot.
+//
+// One file holds the family: its record (what the core and the precompile tool read), then,
+// outside the record-only build of the precompile tool, its host dispatch (launches the
+// module's kernels through CUB's dispatch or a mirror of it) and its library entries (the
+// operations of jit_call_named: argument checks, request, temporaries, launch).
+#include "../core/family.hpp"
+
+namespace cupar::detail::jit {
+namespace {
+
+std::string typedefs(const set_spec& s) {
+  std::string out;
+  if (reads_expression(s)) out += "#define CUPAR_INDEX_INPUT 1\n";
+  if (s.variant == "io") out += "#define CUPAR_INDEX_OUTPUT 1\n";
+  return out + "typedef " + s.types[0].name + " cupar_T;\n";
+}
+
+std::vector<slot_spec> slots(const set_spec& s) {
+  const auto& t = s.types;
+  if (reads_expression(s)) {
+    // The iterator expression first: it anchors the cache entry. "+io": the output expression's
+    // store last.
+    std::vector<slot_spec> out = {expression_slot(t[0]),
+                                  op_slot({t[0], t[0]}, t[0], {"a", "b"}, "operator")};
+    if (s.variant == "io") out.push_back(store_slot(t[0]));
+    return out;
+  }
+  return {op_slot({t[0], t[0]}, t[0], {"a", "b"}, "operator")};
+}
+
+std::vector<std::string> names(const set_spec& set) {
+  const std::string init = set.fam == family::scan_inclusive ? "cub::NullType" : "cupar_scan_init";
+  return {"cub::detail::scan::DeviceScanInitKernel<cupar_tile_state>",
+          "cub::detail::scan::DeviceScanKernel<cupar_policy, " +
+              std::string(set.variant.empty() ? "const cupar_T*" : "cupar_expr_iterator") +
+              (set.variant == "io" ? ", cupar_expr_output" : ", cupar_T*") +
+              ", cupar_tile_state, cupar_scan_op, " + init + ", cupar_offset, cupar_T, false>",
+          "cupar_meta<(long long)cupar_active::ScanPolicyT::BLOCK_THREADS, "
+          "(long long)cupar_active::ScanPolicyT::ITEMS_PER_THREAD, "
+          "(long long)cupar_tile_state::description_bytes_per_tile, "
+          "(long long)cupar_tile_state::payload_bytes_per_tile, "
+          "(long long)sizeof(cupar_tile_state)>"};
+}
+
+/// nvcc gives CUB's sm_90 scan kernel (128 threads) 64 registers for cuda::std::plus, so 8 blocks
+/// fit on an SM; the same kernel with the operator inlined by nvJitLink's LTO got 72 (7 blocks)
+/// and ran 8-9% slower at 2^26..2^28 on the H100 (2026-11-21). ptxas picks 64 or 72 on small
+/// differences of the code: calling even a force-inlined function instead of writing `a + b`
+/// makes nvcc choose 72 as well (docs/JIT.md).
+///
+/// Struct classes: CUB picks 128 threads x 3 items for a 16-byte struct on sm_90, and nvcc gives
+/// the kernel with a `merge` functor (counts and sums added, min and max kept) 48 registers, so
+/// 10 blocks fit on an SM; the LTO build under the 64-register target got 54 (9 blocks) and ran
+/// at 0.969-0.973 of the functor at 2^24..2^28 on the H100 (ptxas -v, 2026-11-24). A struct scan
+/// is therefore tried at 48 registers first, then at 64. Metadata: {threads, items, ...}.
+std::vector<std::vector<std::string>> occupancy(const set_spec& s, long long threads, int) {
+  if (!s.types.empty() && !s.types[0].is_scalar()) {
+    return {{blocks_for_registers(threads, 48)}, {blocks_for_registers(threads, 64)}};
+  }
+  return {{blocks_for_registers(threads, 64)}};
+}
+
+bool struct_position(std::size_t i) {
+  return i == 0;
+}
+
+const char* const inclusive_rules[] = {
+    "precompile t=types: scan_inclusive<$t>",
+    "precompile t=types: scan_inclusive<$t>+index",
+    "precompile t=types: scan_inclusive<$t>+io",
+    "precompile s=structs: scan_inclusive<$s>",
+};
+const char* const exclusive_rules[] = {
+    "precompile t=types: scan_exclusive<$t>",
+    "precompile t=types: scan_exclusive<$t>+index",
+    "precompile t=types: scan_exclusive<$t>+io",
+    "precompile s=structs: scan_exclusive<$s>",
+};
+
+}  // namespace
+
+extern const family_def scan_inclusive_family =
+    family_def::make(family::scan_inclusive, "scan_inclusive", "cupar_scan.cuh", 2, typedefs, slots,
+                     names)
+        .with_occupancy(occupancy)
+        .with_struct_classes(struct_position)
+        .precompiling(inclusive_rules);
+
+extern const family_def scan_exclusive_family =
+    family_def::make(family::scan_exclusive, "scan_exclusive", "cupar_scan.cuh", 2, typedefs, slots,
+                     names)
+        .with_occupancy(occupancy)
+        .with_struct_classes(struct_position)
+        .precompiling(exclusive_rules);
+
+}  // namespace cupar::detail::jit
+
+#ifndef CUPAR_FAMILY_RECORD_ONLY
+
+#include "../core/call.hpp"
+#include "../core/engine.hpp"
+#include "../core/iterator_expr.hpp"
+#include "../core/launch.hpp"
+#include "../core/precompiled.hpp"
+#include "../core/request.hpp"
+
+#include "compiled/index_gather.hpp"
+#include "compiled/named_ops.hpp"
+
+#include <cupar/detail/checks.hpp>
+#include <cupar/detail/device_guard.hpp>
+#include <cupar/detail/histogram_binning.hpp>
+#include <cupar/detail/jit_entry.hpp>
+#include <cupar/detail/temp_storage.hpp>
+#include <cupar/histogram.hpp>
+#include <cupar/jit_compile.hpp>
+#include <cupar/sort.hpp>
+
+#include <cub/device/dispatch/dispatch_scan.cuh>
+
+#include <cuda_runtime_api.h>
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <tuple>
+
+// ---- host dispatch: launch arguments --------------------------------------------------
+
+namespace cupar::detail::jit {
+
+/// Scans; with an iterator expression's state (the "+index" sets) the input is the expression
+/// (`in` unused), and with an output expression's state too (the "+io" sets) the output (`out`
+/// unused).
+cudaError_t run_scan(const loaded_module& m, const device_info& dev, launch_status& st, void* temp,
+                     std::size_t& temp_bytes, const void* in, void* out, std::size_t n,
+                     const void* op_state, const void* init /* null: inclusive */,
+                     cudaStream_t stream, const void* expression_state = nullptr,
+                     const void* output_state = nullptr);
+
+}  // namespace cupar::detail::jit
+
+// ---- host dispatch ----------------------------------------------------------------------
+
+namespace cupar::detail::jit {
+namespace {
+
+struct erased_accum;  // the accumulator type; the host dispatch only passes pointers to it
+
+// ---- scan: module meta = {threads, items, tile description bytes, payload bytes, tile state
+// object size} ----
+
+/// cub::ScanTileState<T> for a T known only at run time: both of CUB's layouts, with CUB's own
+/// size and carving functions.
+struct runtime_tile_state {
+  void* words[3] = {nullptr, nullptr, nullptr};
+  int description_bytes;
+  int payload_bytes;
+  bool single_word;
+
+  cudaError_t AllocationSize(int num_tiles, std::size_t& bytes) const {
+    bytes = cub::detail::tile_state_allocation_size(description_bytes, payload_bytes, num_tiles);
+    return cudaSuccess;
+  }
+  cudaError_t Init(int num_tiles, void* temp, std::size_t bytes) {
+    if (single_word) {
+      words[0] = temp;
+      return cudaSuccess;
+    }
+    return cub::detail::tile_state_init(description_bytes, payload_bytes, num_tiles, temp, bytes,
+                                        words);
+  }
+};
+// The kernels receive the tile state by value: one pointer or three (found by the launcher
+// through argument-dependent lookup).
+inline void* arg_address(const runtime_tile_state& s) {
+  return const_cast<void*>(static_cast<const void*>(s.words));
+}
+
+struct scan_policy {
+  agent_policy scan;
+  agent_policy Scan() const { return scan; }
+  void CheckLoadModifier() const {}
+  template <class Dispatch>
+  cudaError_t Invoke(int, Dispatch& dispatch) const {
+    return dispatch.Invoke(*this);
+  }
+};
+struct scan_hub {
+  using MaxPolicy = scan_policy;
+};
+struct scan_kernels {
+  const loaded_module* m;
+  CUkernel InitKernel() const { return m->kernel(0); }
+  CUkernel ScanKernel() const { return m->kernel(1); }
+  runtime_tile_state TileState() const {
+    runtime_tile_state s;
+    s.description_bytes = static_cast<int>(m->meta(2));
+    s.payload_bytes = static_cast<int>(m->meta(3));
+    s.single_word = m->meta(4) == static_cast<long long>(sizeof(void*));
+    return s;
+  }
+};
+template <class Init, class In = const void*, class Out = void*>
+using scan_dispatch =
+    cub::DispatchScan<In, Out, erased_arg, Init, unsigned long long, erased_accum,
+                      cub::ForceInclusive::No, scan_hub, scan_kernels, jit_launcher_factory>;
+
+}  // namespace
+
+cudaError_t run_scan(const loaded_module& m, const device_info& dev, launch_status& st, void* temp,
+                     std::size_t& temp_bytes, const void* in, void* out, std::size_t n,
+                     const void* op_state, const void* init, cudaStream_t stream,
+                     const void* expression_state, const void* output_state) {
+  const scan_policy policy{{static_cast<int>(m.meta(0)), static_cast<int>(m.meta(1))}};
+  const auto count = static_cast<unsigned long long>(n);
+  // One dispatch for every form: the input and output as arrays or, for the "+index" and "+io"
+  // sets, as the expressions' states passed by value (cupar_expr_iterator, cupar_expr_output).
+  auto dispatch = [&](auto input, auto output) {
+    using In = decltype(input);
+    using Out = decltype(output);
+    if (init == nullptr) {
+      return scan_dispatch<cub::NullType, In, Out>::Dispatch(
+          temp, temp_bytes, input, output, erased_arg{op_state}, cub::NullType{}, count, stream,
+          scan_kernels{&m}, jit_launcher_factory{&dev, &m, &st}, policy);
+    }
+    return scan_dispatch<erased_arg, In, Out>::Dispatch(
+        temp, temp_bytes, input, output, erased_arg{op_state}, erased_arg{init}, count, stream,
+        scan_kernels{&m}, jit_launcher_factory{&dev, &m, &st}, policy);
+  };
+  expression_input e{}, o{};
+  if (expression_state != nullptr) std::memcpy(e.state, expression_state, sizeof e.state);
+  if (output_state != nullptr) {
+    std::memcpy(o.state, output_state, sizeof o.state);
+    return dispatch(erased_arg{&e}, erased_arg{&o});
+  }
+  if (expression_state != nullptr) return dispatch(erased_arg{&e}, out);
+  return dispatch(in, out);
+}
+
+}  // namespace cupar::detail::jit
+
+// ---- library entries --------------------------------------------------------------------
+
+namespace cupar::detail {
+
+using jit::family;
+using jit::resolve;
+using jit::set_request;
+
+namespace {
+
+/// inclusive_scan and exclusive_scan (types {T}, ops {op}, init for exclusive): an array or an
+/// expression in, an array or (with an input expression) an output expression out.
+void run_scan(const jit_args& a, stream_ref s, memory_resource& mr, const pending_inputs*) {
+  const char* fn = a.function;
+  const family f = a.call->fam;
+  const jit_type& t = *a.types[0];
+  const cupar::jit::op& op = *a.ops[0];
+  const void* const d_in = a.in[0];
+  void* const d_out = a.out[0];
+  const bool expression = a.in_iter[0] != nullptr;
+  const bool output = a.out_iter[0] != nullptr;
+  if (output && !expression) throw_invalid_argument(fn, "an output expression needs an input one");
+  if (f == family::scan_exclusive && a.init == nullptr) throw_invalid_argument(fn, "init is null");
+  require_size(fn, a.n, t.size);
+  if (!expression) require_data(fn, "d_in", d_in, a.n);
+  if (!output) require_data(fn, "d_out", d_out, a.n);
+  if (!expression) {
+    require_same_or_disjoint(fn, "d_in", d_in, a.n * t.size, "d_out", d_out, a.n * t.size);
+  }
+  // An iterator expression: the "+index" sets, whose input computes element i with the
+  // generated operator in the first slot (its arrays are checked as it is generated); with an
+  // output expression the "+io" sets, whose third slot stores element i through it.
+  std::optional<cupar::jit::op> loader, store;
+  if (expression) loader.emplace(jit::expression_op(*a.in_iter[0], t, a.n, fn));
+  if (output) store.emplace(jit::store_op(*a.out_iter[0], t, a.n, fn));
+  if (a.n == 0) return;
+  const void* const init = f == family::scan_exclusive ? a.init : nullptr;
+  const cupar::jit::named_op named = op.named();
+  if (!expression && named != cupar::jit::named_op::none && !t.is_struct()) {
+    bool done = false;
+    visit_scalar(t.kind, [&](auto v) {
+      using T = decltype(v);
+      if (!named_op_supported<T>(named)) return;
+      named_scan<T>(named, static_cast<const T*>(d_in), static_cast<T*>(d_out), a.n,
+                    static_cast<const T*>(init), s, mr);
+      done = true;
+    });
+    if (done) return;
+  }
+  set_request req = output       ? jit::expression_request(f, t, *loader, &op, *store)
+                    : expression ? jit::expression_request(f, t, *loader, &op)
+                                 : set_request{f, {&t}};
+  if (!expression) req.ops[0] = &op;
+  const jit::resolved resolved = resolve(req, a.plan, fn);
+  const jit::device_info* const devp = resolved.dev;
+  const std::shared_ptr<const jit::loaded_module>& module = resolved.module;
+  const jit::device_info& dev = *devp;
+  jit::launch_status st;
+  const void* expression_state = expression ? loader->state() : nullptr;
+  const void* output_state = output ? store->state() : nullptr;
+  run_with_temp_storage("cupar scan (run-time operator)", mr, s, {a.n, module->serial()},
+                        [&](void* temp, std::size_t& bytes) {
+                          const cudaError_t e = jit::run_scan(*module, dev, st, temp, bytes, d_in,
+                                                              d_out, a.n, op.state(), init, s.get(),
+                                                              expression_state, output_state);
+                          jit::check_dispatch(e, st, "cupar scan (run-time operator)");
+                          return cudaSuccess;
+                        });
+}
+
+/// The request of a compile-only build or a plan: as run_scan builds it.
+set_request scan_request(const jit_args& a, request_scratch& scratch) {
+  const family f = a.call->fam;
+  const jit_type& t = *a.types[0];
+  if (a.in_iter[0] == nullptr) {
+    set_request r{f, {&t}};
+    r.ops[0] = a.ops[0];
+    return r;
+  }
+  const char* fn = "cupar::jit::compile";
+  scratch.loader.emplace(jit::expression_op(*a.in_iter[0], t, 0, fn));
+  if (a.out_iter[0] == nullptr) return jit::expression_request(f, t, *scratch.loader, a.ops[0]);
+  // A scan into an output expression: the "+io" scan sets.
+  scratch.store.emplace(jit::store_op(*a.out_iter[0], t, 0, fn));
+  return jit::expression_request(f, t, *scratch.loader, a.ops[0], *scratch.store);
+}
+
+}  // namespace
+
+extern const jit_call inclusive_scan_jit_call =
+    jit_call::make("inclusive_scan", jit::family::scan_inclusive, run_scan, scan_request)
+        .served_by(named_on_arithmetic);
+extern const jit_call exclusive_scan_jit_call =
+    jit_call::make("exclusive_scan", jit::family::scan_exclusive, run_scan, scan_request)
+        .served_by(named_on_arithmetic);
+
+}  // namespace cupar::detail
+
+#endif  // CUPAR_FAMILY_RECORD_ONLY
