@@ -13,10 +13,14 @@
 #                        kept and the report uses the median)
 #   --part P             run part of the suite, so that each part fits a time limit (one call of
 #                        the team's GPU machine: 10 minutes): "kernels" (every row but the
-#                        jit_latency ones: results.json; drops an older results_latency.json)
-#                        or "latency" (the jit_latency rows: results_latency.json); the report
-#                        is written from every results*.json of this run in DIR, so the second
-#                        part's report covers both
+#                        jit_latency ones: results.json), or the same rows in two runs,
+#                        "kernels-1" (the families before --split in the suite's order:
+#                        results_kernels-1.json) then "kernels-2" (that family and the ones
+#                        after it: results_kernels-2.json), and "latency" (the jit_latency rows:
+#                        results_latency.json). "kernels" and "kernels-1" start a run (they drop
+#                        every other results*.json of DIR); each part's report is written from
+#                        every results*.json of DIR, so the last part's report covers the run
+#   --split FAMILY       the first family of "kernels-2" (default histogram_even)
 #   --readme FILE        also refresh the headline block of FILE (between the markers
 #                        <!-- cupar-bench:begin --> and <!-- cupar-bench:end -->)
 #   -h, --help           this text
@@ -32,10 +36,11 @@
 # cupar_jit* rows, whose operators' optimised builds add about 10 s; the 14 jit_latency rows,
 # 8 fresh processes, about 30 s; the CPU baselines about 2 minutes, most of it the sequential
 # sorts of 2^26 keys); the report a few seconds. Where one command may run at most 10 minutes, build
-# and run apart, and the suite in two parts (on the H200 of 2026-11-27 the whole suite did not fit
-# 580 s):
+# and run apart, and the suite in three parts (on the H200 of 2026-11-27 neither the whole suite
+# nor the kernels part fitted 560 s):
 #   scripts/run-benchmarks.sh --build-only
-#   scripts/run-benchmarks.sh --no-build --part kernels
+#   scripts/run-benchmarks.sh --no-build --part kernels-1
+#   scripts/run-benchmarks.sh --no-build --part kernels-2
 #   scripts/run-benchmarks.sh --no-build --part latency
 #
 # Environment: CMAKE_ARGS (extra CMake arguments), PYTHON (interpreter for the report; default:
@@ -52,6 +57,7 @@ min_time=0.05
 repetitions=1
 readme=""
 part=""
+split=histogram_even
 passthrough=()
 # The command line as typed, for the report: arguments with shell characters in single quotes.
 quote() {
@@ -80,6 +86,8 @@ while [[ $# -gt 0 ]]; do
     --repetitions=*) repetitions="${1#*=}"; shift ;;
     --part) part="$2"; shift 2 ;;
     --part=*) part="${1#*=}"; shift ;;
+    --split) split="$2"; shift 2 ;;
+    --split=*) split="${1#*=}"; shift ;;
     --readme) readme="$2"; shift 2 ;;
     --readme=*) readme="${1#*=}"; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -118,15 +126,33 @@ out="$(cd "$out" && pwd)"
 json="$out/results.json"
 log="$out/bench.log"
 case "$part" in
-  "") rm -f "$out/results_latency.json" ;;
+  "") rm -f "$out"/results_*.json ;;
   kernels)
     passthrough+=("--benchmark_filter=-^jit_latency/")
-    rm -f "$out/results_latency.json" ;;
+    rm -f "$out"/results_*.json ;;
+  kernels-1|kernels-2)
+    # The suite's families in its order (bench/rows.hpp), split at $split.
+    families=$("$bench" --benchmark_list_tests=true | cut -d/ -f1 | awk 'NF && !seen[$0]++' |
+               grep -vx jit_latency) || true
+    if ! grep -qx -- "$split" <<<"$families"; then
+      echo "run-benchmarks: --split: no family '$split' in the suite" >&2
+      exit 2
+    fi
+    if [[ "$part" == kernels-1 ]]; then
+      pick=$(sed "/^${split}\$/,\$d" <<<"$families")
+      rm -f "$out"/results*.json
+    else
+      pick=$(sed -n "/^${split}\$/,\$p" <<<"$families")
+    fi
+    passthrough+=("--benchmark_filter=^($(paste -sd'|' <<<"$pick"))/")
+    json="$out/results_${part}.json"
+    log="$out/bench_${part}.log" ;;
   latency)
     passthrough+=("--benchmark_filter=^jit_latency/")
     json="$out/results_latency.json"
     log="$out/bench_latency.log" ;;
-  *) echo "run-benchmarks: --part is kernels or latency, not '$part'" >&2; exit 2 ;;
+  *) echo "run-benchmarks: --part is kernels, kernels-1, kernels-2 or latency, not '$part'" >&2
+     exit 2 ;;
 esac
 args=(--benchmark_min_time="$min_time" --benchmark_out="$json" --benchmark_out_format=json)
 if [[ "$repetitions" != 1 ]]; then
@@ -161,9 +187,9 @@ if [[ -z "$python" ]]; then
        "writing the tables without plots" >&2
   python=python3
 fi
-# The report: this part's JSON, with the kernels part's when this is the latency part.
-jsons=("$json")
-if [[ "$part" == latency && -s "$out/results.json" ]]; then jsons=("$out/results.json" "$json"); fi
+# The report: every part of this run so far (the parts that start a run dropped older ones).
+jsons=()
+for j in "$out"/results*.json; do [[ -s "$j" ]] && jsons+=("$j"); done
 report_args=("${jsons[@]}" -o "$out" --command "$invocation")
 [[ -n "$readme" ]] && report_args+=(--readme "$readme")
 "$python" "$repo/scripts/bench_report.py" "${report_args[@]}"

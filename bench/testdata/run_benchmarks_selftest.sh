@@ -11,6 +11,10 @@ cat >"$work/build/bench/cupar_bench" <<STUB
 #!/usr/bin/env bash
 for a in "\$@"; do
   case "\$a" in
+    --benchmark_list_tests=true)
+      printf '%s\n' copy/cuda_memcpy/u32/1024 reduce_sum/cupar/f32/1024 histogram_even/cupar/u8/1024 \
+        select_if/cupar/u32/1024 jit_latency/first_call/reduce
+      exit 0 ;;
     --benchmark_out=*) out=\${a#*=} ;;
     --benchmark_filter=*) echo "\${a#*=}" >>"$work/filters" ;;
   esac
@@ -32,5 +36,21 @@ echo stale >"$work/out/results_latency.json"
 grep -q 'results.json`, `results_latency.json' "$work/out/RESULTS.md" || fail "the report is not made from both parts"
 if "$repo/scripts/run-benchmarks.sh" --no-build -B "$work/build" -o "$work/out" --part other >"$work/log3" 2>&1; then
   fail "an unknown part was accepted"
+fi
+# The kernels rows in two runs, split at histogram_even, then the latency rows: three JSON files,
+# one report; kernels-1 starts a run (drops the earlier parts' JSON).
+run() { "$repo/scripts/run-benchmarks.sh" --no-build -B "$work/build" -o "$work/out" "$@"; }
+run --part kernels-1 >"$work/log4" 2>&1 || fail "kernels-1 failed: $(tail -5 "$work/log4")"
+[ "$(sed -n 3p "$work/filters")" = "^(copy|reduce_sum)/" ] || fail "kernels-1 filter: $(sed -n 3p "$work/filters")"
+[ ! -e "$work/out/results.json" ] && [ ! -e "$work/out/results_latency.json" ] ||
+  fail "kernels-1 kept an earlier run's JSON"
+run --part kernels-2 >"$work/log5" 2>&1 || fail "kernels-2 failed: $(tail -5 "$work/log5")"
+[ "$(sed -n 4p "$work/filters")" = "^(histogram_even|select_if)/" ] ||
+  fail "kernels-2 filter: $(sed -n 4p "$work/filters")"
+run --part latency >"$work/log6" 2>&1 || fail "latency after kernels-2 failed: $(tail -5 "$work/log6")"
+grep -q 'results_kernels-1.json`, `results_kernels-2.json`, `results_latency.json' "$work/out/RESULTS.md" ||
+  fail "the report is not made from the three parts: $(grep -m1 results_ "$work/out/RESULTS.md")"
+if run --part kernels-1 --split no_such_family >"$work/log7" 2>&1; then
+  fail "an unknown --split family was accepted"
 fi
 echo "run-benchmarks.sh --part: OK"
