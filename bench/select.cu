@@ -18,6 +18,7 @@
 #include <cuda/std/functional>
 
 #include <cstdint>
+#include <optional>
 
 namespace cupar_bench {
 
@@ -176,14 +177,18 @@ void partition_cub_u32(benchmark::State& state) {
         });
       });
 }
-// Thrust's partition_copy writes the rejected items to a second array, in order; the second
-// array is the back half of the output buffer's neighbour set, so the bytes moved are the same.
+// Thrust's partition_copy writes the rejected items to a second array, in order: a scratch array
+// of n items (made by the warm-up calls, before the timed ones), so the bytes moved are the same.
+// (Writing them to out + n / 2, as this row did before 2026-11-27, ran past the buffer whenever
+// fewer than half the items were selected: an illegal address at 2^22 on the H200.)
 void partition_thrust_u32(benchmark::State& state) {
-  select_runner<u32>(state,
-                     [](const u32* in, u32* out, std::size_t*, std::size_t n, cudaStream_t s) {
-                       thrust::stable_partition_copy(thrust::cuda::par.on(s), in, in + n, out,
-                                                     out + n / 2, below{select_threshold});
-                     });
+  std::optional<rotating<u32>> rejected;
+  select_runner<u32>(state, [&](const u32* in, u32* out, std::size_t*, std::size_t n,
+                                cudaStream_t s) {
+    if (!rejected) rejected.emplace(n, 1);
+    thrust::stable_partition_copy(thrust::cuda::par.on(s), in, in + n, out, (*rejected)[0],
+                                  below{select_threshold});
+  });
 }
 
 // What keeping the rejected items in input order would cost (docs/NOTES.md): a three-way
