@@ -28,16 +28,14 @@
 # "% of copy bandwidth" column):
 #   scripts/run-benchmarks.sh --benchmark_filter='^(copy|reduce_sum|radix_sort_keys)/'
 #
-# Expected duration on the H100 machine (16 cores): the build from scratch about 3-5 minutes
-# (most of it the library's precompiled JIT kernels; the benchmark's own 20 translation units
-# take about 5 CPU-minutes, 2.5 minutes on 2 cores; building cupar_bench also builds
-# cupar_jit_latency, which its jit_latency rows run); the full suite about 6.5 minutes (1,011
-# benchmarks: about 680 GPU ones at roughly 0.3 s each with --min-time 0.05, 146 of them the
-# cupar_jit* rows, whose operators' optimised builds add about 10 s; the 14 jit_latency rows,
-# 8 fresh processes, about 30 s; the CPU baselines about 2 minutes, most of it the sequential
-# sorts of 2^26 keys); the report a few seconds. Where one command may run at most 10 minutes, build
-# and run apart, and the suite in three parts (on the H200 of 2026-11-27 neither the whole suite
-# nor the kernels part fitted 560 s):
+# Expected duration (the H200 machine, 16 cores, 2026-11-27): the library and the benchmarks from
+# scratch 449 s (most of it the library's precompiled JIT kernels; building cupar_bench also
+# builds cupar_jit_latency, which its jit_latency rows run); the suite over 12 minutes: the rows
+# before histogram_even 527 s (1,485 rows, the CPU baselines' sequential sorts of 2^26 keys among
+# them), the jit_latency rows 127 s (102 rows, fresh processes), the rows between more than the
+# 82 s they ran before a benchmark bug stopped them; the report a few seconds. Where one command
+# may run at most 10 minutes, build and run apart, and the suite in three parts (on the H200 of
+# 2026-11-27 neither the whole suite nor the kernels part fitted 560 s):
 #   scripts/run-benchmarks.sh --build-only
 #   scripts/run-benchmarks.sh --no-build --part kernels-1
 #   scripts/run-benchmarks.sh --no-build --part kernels-2
