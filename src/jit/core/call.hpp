@@ -46,11 +46,10 @@ struct call_io {
   bool nonzero_flags = false;
 };
 
-/// One library operation. A family file defines each of its operations with the builders:
-///   extern const jit_call three_way_partition_jit_call =
-///       jit_call::make("three_way_partition", family::three_way_partition, call_three_way,
-///                      dp_compile_request)
-///           .with_io(three_way_io());
+/// One library operation. A family file defines each of its operations with the builders
+/// (docs/ADDING_A_FAMILY.md):
+///   extern const jit_call <name>_jit_call =
+///       jit_call::make("<name>", family::<family>, <run>, <request>).with_io(<shape>);
 struct jit_call {
   using run_fn = void (*)(const jit_args&, stream_ref, memory_resource&, const pending_inputs*);
   using request_fn = jit::set_request (*)(const jit_args&, request_scratch&);
