@@ -183,12 +183,12 @@ void partition_cub_u32(benchmark::State& state) {
 // fewer than half the items were selected: an illegal address at 2^22 on the H200.)
 void partition_thrust_u32(benchmark::State& state) {
   std::optional<rotating<u32>> rejected;
-  select_runner<u32>(state, [&](const u32* in, u32* out, std::size_t*, std::size_t n,
-                                cudaStream_t s) {
-    if (!rejected) rejected.emplace(n, 1);
-    thrust::stable_partition_copy(thrust::cuda::par.on(s), in, in + n, out, (*rejected)[0],
-                                  below{select_threshold});
-  });
+  select_runner<u32>(state,
+                     [&](const u32* in, u32* out, std::size_t*, std::size_t n, cudaStream_t s) {
+                       if (!rejected) rejected.emplace(n, 1);
+                       thrust::stable_partition_copy(thrust::cuda::par.on(s), in, in + n, out,
+                                                     (*rejected)[0], below{select_threshold});
+                     });
 }
 
 // What keeping the rejected items in input order would cost (docs/NOTES.md): a three-way
