@@ -70,17 +70,12 @@ extern const family_def histogram_range_family =
 #include "../core/precompiled.hpp"
 #include "../core/request.hpp"
 
-#include "compiled/index_gather.hpp"
-#include "compiled/named_ops.hpp"
-
 #include <cupar/detail/checks.hpp>
 #include <cupar/detail/device_guard.hpp>
 #include <cupar/detail/histogram_binning.hpp>
 #include <cupar/detail/jit_entry.hpp>
 #include <cupar/detail/temp_storage.hpp>
 #include <cupar/histogram.hpp>
-#include <cupar/jit_compile.hpp>
-#include <cupar/sort.hpp>
 
 #include <cub/grid/grid_queue.cuh>
 #include <cub/util_temporary_storage.cuh>
@@ -92,12 +87,7 @@ extern const family_def histogram_range_family =
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <limits>
-#include <map>
 #include <memory>
-#include <mutex>
-#include <optional>
-#include <tuple>
 
 // ---- host dispatch: launch arguments --------------------------------------------------
 

@@ -107,32 +107,21 @@ extern const family_def scan_exclusive_family =
 #include "../core/precompiled.hpp"
 #include "../core/request.hpp"
 
-#include "compiled/index_gather.hpp"
 #include "compiled/named_ops.hpp"
 
 #include <cupar/detail/checks.hpp>
 #include <cupar/detail/device_guard.hpp>
-#include <cupar/detail/histogram_binning.hpp>
 #include <cupar/detail/jit_entry.hpp>
 #include <cupar/detail/temp_storage.hpp>
-#include <cupar/histogram.hpp>
-#include <cupar/jit_compile.hpp>
-#include <cupar/sort.hpp>
 
 #include <cub/device/dispatch/dispatch_scan.cuh>
 
 #include <cuda_runtime_api.h>
-#include <algorithm>
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <limits>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <tuple>
 
 // ---- host dispatch: launch arguments --------------------------------------------------
 
