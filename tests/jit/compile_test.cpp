@@ -242,6 +242,14 @@ TEST(JitCompile, EveryOperationThePublicHeadersCallIsInTheLibrary) {
   EXPECT_THROW(
       cupar::detail::jit_run(none, cupar::stream_ref::legacy_default(), cupar::default_resource()),
       std::invalid_argument);
+  EXPECT_THROW((void)cupar::detail::jit_compile(none, 90, false), std::invalid_argument);
+  const cupar::detail::jit_args unnamed{nullptr};
+  EXPECT_THROW(cupar::detail::jit_run(unnamed, cupar::stream_ref::legacy_default(),
+                                      cupar::default_resource()),
+               std::invalid_argument);
+  // materialize has no compile-only build (the expression's code is what transform builds).
+  const cupar::detail::jit_args materialize{"test", &cupar::detail::materialize_call()};
+  EXPECT_THROW((void)cupar::detail::jit_compile(materialize, 90, false), std::invalid_argument);
 }
 
 TEST(JitCompile, DeviceStructMustMatchTheHostType) {

@@ -23,10 +23,11 @@ namespace {
 /// The request of a compile-only build or a plan of `a` (its record's request()), after the checks
 /// every operation shares.
 set_request request_of(const jit_args& a, request_scratch& scratch) {
-  if (a.call == nullptr) throw_invalid_argument(a.function, "no operation");
+  const char* fn = a.function != nullptr ? a.function : "cupar::jit";
+  if (a.call == nullptr) throw_invalid_argument(fn, "no operation");
   const jit_call& call = *a.call;
   if (call.request == nullptr) {
-    throw_invalid_argument(a.function, std::string(call.name) + " has no compile-only build");
+    throw_invalid_argument(fn, std::string(call.name) + " has no compile-only build");
   }
   if (!call.layered && a.ops[0] == nullptr) throw_invalid_argument("cupar::jit", "no operator");
   if (a.out_iter[0] != nullptr && a.in_iter[0] == nullptr) {

@@ -278,7 +278,9 @@ const jit_call& jit_call_named(const char* name) {
 }
 
 void jit_run(const jit_args& a, stream_ref s, memory_resource& mr) {
-  if (a.call == nullptr) throw_invalid_argument(a.function, "no operation");
+  if (a.call == nullptr) {
+    throw_invalid_argument(a.function != nullptr ? a.function : "cupar::jit", "no operation");
+  }
   const device_guard device(s);  // before any build: the JIT builds for the current device
   if (a.call->layered) return run_layered(a, s, mr);
   a.call->run(a, s, mr, nullptr);
