@@ -278,27 +278,20 @@ namespace jit {
 template <class K, class V>
 build_report compile_reduce_by_key(const op& reduction, const op* eq, int arch = 90,
                                    bool optimized = true) {
-  ::cupar::detail::jit_args a{
-      "cupar::jit::compile",
-      &::cupar::detail::reduce_by_key_call(),
-      {&::cupar::detail::jit_type_of<K>(), &::cupar::detail::jit_type_of<V>()}};
-  a.ops[0] = &reduction;
-  a.ops[1] = eq;
-  return ::cupar::detail::jit_compile(a, arch, optimized);
+  return ::cupar::detail::jit_compile_call(
+      ::cupar::detail::reduce_by_key_call(), &::cupar::detail::jit_type_of<K>(),
+      &::cupar::detail::jit_type_of<V>(), &reduction, eq, arch, optimized);
 }
 
 /// An inclusive or exclusive scan-by-key's operator on values V and equality on keys K.
 template <class K, class V>
 build_report compile_scan_by_key(const op& scan, const op* eq, bool inclusive, int arch = 90,
                                  bool optimized = true) {
-  ::cupar::detail::jit_args a{
-      "cupar::jit::compile",
-      inclusive ? &::cupar::detail::inclusive_scan_by_key_call()
-                : &::cupar::detail::exclusive_scan_by_key_call(),
-      {&::cupar::detail::jit_type_of<K>(), &::cupar::detail::jit_type_of<V>()}};
-  a.ops[0] = &scan;
-  a.ops[1] = eq;
-  return ::cupar::detail::jit_compile(a, arch, optimized);
+  return ::cupar::detail::jit_compile_call(
+      (inclusive ? ::cupar::detail::inclusive_scan_by_key_call()
+                 : ::cupar::detail::exclusive_scan_by_key_call()),
+      &::cupar::detail::jit_type_of<K>(), &::cupar::detail::jit_type_of<V>(), &scan, eq, arch,
+      optimized);
 }
 
 }  // namespace jit

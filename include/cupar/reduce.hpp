@@ -163,10 +163,9 @@ namespace jit {
 /// (LTO) build, else the quick out-of-line one. Throws cupar::jit_error as reduce would.
 template <class T>
 build_report compile_reduce(const op& o, int arch = 90, bool optimized = true) {
-  ::cupar::detail::jit_args a{
-      "cupar::jit::compile", &::cupar::detail::reduce_call(), {&::cupar::detail::jit_type_of<T>()}};
-  a.ops[0] = &o;
-  return ::cupar::detail::jit_compile(a, arch, optimized);
+  return ::cupar::detail::jit_compile_call(::cupar::detail::reduce_call(),
+                                           &::cupar::detail::jit_type_of<T>(), nullptr, &o, nullptr,
+                                           arch, optimized);
 }
 
 /// As compile_reduce, for a reduce over the iterator expression `in` into T (the expression's
@@ -174,11 +173,9 @@ build_report compile_reduce(const op& o, int arch = 90, bool optimized = true) {
 /// allowed (nothing runs).
 template <class T>
 build_report compile_reduce(const iterator& in, const op& o, int arch = 90, bool optimized = true) {
-  ::cupar::detail::jit_args a{
-      "cupar::jit::compile", &::cupar::detail::reduce_call(), {&::cupar::detail::jit_type_of<T>()}};
-  a.ops[0] = &o;
-  a.in_iter[0] = &in;
-  return ::cupar::detail::jit_compile(a, arch, optimized);
+  return ::cupar::detail::jit_compile_call(::cupar::detail::reduce_call(),
+                                           &::cupar::detail::jit_type_of<T>(), nullptr, &o, nullptr,
+                                           arch, optimized, &in);
 }
 
 /// As compile_reduce, for transform_reduce: `transform` (In -> Acc, argument `x`) and the
@@ -186,13 +183,9 @@ build_report compile_reduce(const iterator& in, const op& o, int arch = 90, bool
 template <class In, class Acc>
 build_report compile_transform_reduce(const op& transform, const op& o, int arch = 90,
                                       bool optimized = true) {
-  ::cupar::detail::jit_args a{
-      "cupar::jit::compile",
-      &::cupar::detail::transform_reduce_call(),
-      {&::cupar::detail::jit_type_of<In>(), &::cupar::detail::jit_type_of<Acc>()}};
-  a.ops[0] = &transform;
-  a.ops[1] = &o;
-  return ::cupar::detail::jit_compile(a, arch, optimized);
+  return ::cupar::detail::jit_compile_call(
+      ::cupar::detail::transform_reduce_call(), &::cupar::detail::jit_type_of<In>(),
+      &::cupar::detail::jit_type_of<Acc>(), &transform, &o, arch, optimized);
 }
 
 }  // namespace jit

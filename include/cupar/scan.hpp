@@ -129,25 +129,18 @@ namespace jit {
 /// As compile_reduce (reduce.hpp), for an inclusive or exclusive scan's operator.
 template <class T>
 build_report compile_scan(const op& o, bool inclusive, int arch = 90, bool optimized = true) {
-  ::cupar::detail::jit_args a{
-      "cupar::jit::compile",
-      inclusive ? &::cupar::detail::inclusive_scan_call() : &::cupar::detail::exclusive_scan_call(),
-      {&::cupar::detail::jit_type_of<T>()}};
-  a.ops[0] = &o;
-  return ::cupar::detail::jit_compile(a, arch, optimized);
+  return ::cupar::detail::jit_compile_call(
+      (inclusive ? ::cupar::detail::inclusive_scan_call() : ::cupar::detail::exclusive_scan_call()),
+      &::cupar::detail::jit_type_of<T>(), nullptr, &o, nullptr, arch, optimized);
 }
 
 /// As compile_scan, for a scan of the iterator expression `in` into T (the "+index" scan sets).
 template <class T>
 build_report compile_scan(const iterator& in, const op& o, bool inclusive, int arch = 90,
                           bool optimized = true) {
-  ::cupar::detail::jit_args a{
-      "cupar::jit::compile",
-      inclusive ? &::cupar::detail::inclusive_scan_call() : &::cupar::detail::exclusive_scan_call(),
-      {&::cupar::detail::jit_type_of<T>()}};
-  a.ops[0] = &o;
-  a.in_iter[0] = &in;
-  return ::cupar::detail::jit_compile(a, arch, optimized);
+  return ::cupar::detail::jit_compile_call(
+      (inclusive ? ::cupar::detail::inclusive_scan_call() : ::cupar::detail::exclusive_scan_call()),
+      &::cupar::detail::jit_type_of<T>(), nullptr, &o, nullptr, arch, optimized, &in);
 }
 
 /// As compile_scan, for a scan of the iterator expression `in` into the output expression `out`
@@ -155,14 +148,9 @@ build_report compile_scan(const iterator& in, const op& o, bool inclusive, int a
 template <class T>
 build_report compile_scan(const iterator& in, const output& out, const op& o, bool inclusive,
                           int arch = 90, bool optimized = true) {
-  ::cupar::detail::jit_args a{
-      "cupar::jit::compile",
-      inclusive ? &::cupar::detail::inclusive_scan_call() : &::cupar::detail::exclusive_scan_call(),
-      {&::cupar::detail::jit_type_of<T>()}};
-  a.ops[0] = &o;
-  a.in_iter[0] = &in;
-  a.out_iter[0] = &out;
-  return ::cupar::detail::jit_compile(a, arch, optimized);
+  return ::cupar::detail::jit_compile_call(
+      (inclusive ? ::cupar::detail::inclusive_scan_call() : ::cupar::detail::exclusive_scan_call()),
+      &::cupar::detail::jit_type_of<T>(), nullptr, &o, nullptr, arch, optimized, &in, &out);
 }
 
 }  // namespace jit

@@ -163,12 +163,9 @@ namespace jit {
 /// writing Index positions.
 template <class T, class Index>
 build_report compile_binary_search(const op* comp, int arch = 90, bool optimized = true) {
-  ::cupar::detail::jit_args a{
-      "cupar::jit::compile",
-      &::cupar::detail::lower_bound_call(),
-      {&::cupar::detail::jit_type_of<T>(), &::cupar::detail::jit_type_of<Index>()}};
-  a.ops[0] = comp;
-  return ::cupar::detail::jit_compile(a, arch, optimized);
+  return ::cupar::detail::jit_compile_call(
+      ::cupar::detail::lower_bound_call(), &::cupar::detail::jit_type_of<T>(),
+      &::cupar::detail::jit_type_of<Index>(), comp, nullptr, arch, optimized);
 }
 
 }  // namespace jit

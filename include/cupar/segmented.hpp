@@ -334,23 +334,19 @@ namespace jit {
 /// As compile_reduce (reduce.hpp), for segmented_reduce's operator on T.
 template <class T>
 build_report compile_segmented_reduce(const op& reduction, int arch = 90, bool optimized = true) {
-  ::cupar::detail::jit_args a{"cupar::jit::compile",
-                              &::cupar::detail::segmented_reduce_call(),
-                              {&::cupar::detail::jit_type_of<T>()}};
-  a.ops[0] = &reduction;
-  return ::cupar::detail::jit_compile(a, arch, optimized);
+  return ::cupar::detail::jit_compile_call(::cupar::detail::segmented_reduce_call(),
+                                           &::cupar::detail::jit_type_of<T>(), nullptr, &reduction,
+                                           nullptr, arch, optimized);
 }
 
 /// A segmented inclusive or exclusive scan's operator on T.
 template <class T>
 build_report compile_segmented_scan(const op& scan, bool inclusive, int arch = 90,
                                     bool optimized = true) {
-  ::cupar::detail::jit_args a{"cupar::jit::compile",
-                              inclusive ? &::cupar::detail::segmented_inclusive_scan_call()
-                                        : &::cupar::detail::segmented_exclusive_scan_call(),
-                              {&::cupar::detail::jit_type_of<T>()}};
-  a.ops[0] = &scan;
-  return ::cupar::detail::jit_compile(a, arch, optimized);
+  return ::cupar::detail::jit_compile_call(
+      (inclusive ? ::cupar::detail::segmented_inclusive_scan_call()
+                 : ::cupar::detail::segmented_exclusive_scan_call()),
+      &::cupar::detail::jit_type_of<T>(), nullptr, &scan, nullptr, arch, optimized);
 }
 
 }  // namespace jit

@@ -327,11 +327,9 @@ namespace jit {
 /// As compile_reduce (reduce.hpp), for select_if's predicate on T.
 template <class T>
 build_report compile_select_if(const op& pred, int arch = 90, bool optimized = true) {
-  ::cupar::detail::jit_args a{"cupar::jit::compile",
-                              &::cupar::detail::select_if_call(),
-                              {&::cupar::detail::jit_type_of<T>()}};
-  a.ops[0] = &pred;
-  return ::cupar::detail::jit_compile(a, arch, optimized);
+  return ::cupar::detail::jit_compile_call(::cupar::detail::select_if_call(),
+                                           &::cupar::detail::jit_type_of<T>(), nullptr, &pred,
+                                           nullptr, arch, optimized);
 }
 
 /// select_if reading the iterator expression `in` as elements of T (the "+index" stream
@@ -339,12 +337,9 @@ build_report compile_select_if(const op& pred, int arch = 90, bool optimized = t
 template <class T>
 build_report compile_select_if(const iterator& in, const op& pred, int arch = 90,
                                bool optimized = true) {
-  ::cupar::detail::jit_args a{"cupar::jit::compile",
-                              &::cupar::detail::select_if_call(),
-                              {&::cupar::detail::jit_type_of<T>()}};
-  a.ops[0] = &pred;
-  a.in_iter[0] = &in;
-  return ::cupar::detail::jit_compile(a, arch, optimized);
+  return ::cupar::detail::jit_compile_call(::cupar::detail::select_if_call(),
+                                           &::cupar::detail::jit_type_of<T>(), nullptr, &pred,
+                                           nullptr, arch, optimized, &in);
 }
 
 /// select_if reading `in` and storing through the output expression `out` as it compacts (the
@@ -353,60 +348,44 @@ build_report compile_select_if(const iterator& in, const op& pred, int arch = 90
 template <class T>
 build_report compile_select_if(const iterator& in, const output& out, const op& pred, int arch = 90,
                                bool optimized = true) {
-  ::cupar::detail::jit_args a{"cupar::jit::compile",
-                              &::cupar::detail::select_if_call(),
-                              {&::cupar::detail::jit_type_of<T>()}};
-  a.ops[0] = &pred;
-  a.in_iter[0] = &in;
-  a.out_iter[0] = &out;
-  return ::cupar::detail::jit_compile(a, arch, optimized);
+  return ::cupar::detail::jit_compile_call(::cupar::detail::select_if_call(),
+                                           &::cupar::detail::jit_type_of<T>(), nullptr, &pred,
+                                           nullptr, arch, optimized, &in, &out);
 }
 
 /// partition's predicate on T.
 template <class T>
 build_report compile_partition(const op& pred, int arch = 90, bool optimized = true) {
-  ::cupar::detail::jit_args a{"cupar::jit::compile",
-                              &::cupar::detail::partition_call(),
-                              {&::cupar::detail::jit_type_of<T>()}};
-  a.ops[0] = &pred;
-  return ::cupar::detail::jit_compile(a, arch, optimized);
+  return ::cupar::detail::jit_compile_call(::cupar::detail::partition_call(),
+                                           &::cupar::detail::jit_type_of<T>(), nullptr, &pred,
+                                           nullptr, arch, optimized);
 }
 
 /// partition over an expression (as compile_select_if).
 template <class T>
 build_report compile_partition(const iterator& in, const op& pred, int arch = 90,
                                bool optimized = true) {
-  ::cupar::detail::jit_args a{"cupar::jit::compile",
-                              &::cupar::detail::partition_call(),
-                              {&::cupar::detail::jit_type_of<T>()}};
-  a.ops[0] = &pred;
-  a.in_iter[0] = &in;
-  return ::cupar::detail::jit_compile(a, arch, optimized);
+  return ::cupar::detail::jit_compile_call(::cupar::detail::partition_call(),
+                                           &::cupar::detail::jit_type_of<T>(), nullptr, &pred,
+                                           nullptr, arch, optimized, &in);
 }
 
 /// partition over an expression into an output expression (as compile_select_if).
 template <class T>
 build_report compile_partition(const iterator& in, const output& out, const op& pred, int arch = 90,
                                bool optimized = true) {
-  ::cupar::detail::jit_args a{"cupar::jit::compile",
-                              &::cupar::detail::partition_call(),
-                              {&::cupar::detail::jit_type_of<T>()}};
-  a.ops[0] = &pred;
-  a.in_iter[0] = &in;
-  a.out_iter[0] = &out;
-  return ::cupar::detail::jit_compile(a, arch, optimized);
+  return ::cupar::detail::jit_compile_call(::cupar::detail::partition_call(),
+                                           &::cupar::detail::jit_type_of<T>(), nullptr, &pred,
+                                           nullptr, arch, optimized, &in, &out);
 }
 
 /// three_way_partition's two predicates on T.
 template <class T>
 build_report compile_three_way_partition(const op& first, const op& second, int arch = 90,
                                          bool optimized = true) {
-  ::cupar::detail::jit_args a{"cupar::jit::compile",
-                              &::cupar::detail::three_way_partition_call(),
-                              {&::cupar::detail::jit_type_of<T>()}};
-  a.ops[0] = &first;
-  a.ops[1] = &second;
-  return ::cupar::detail::jit_compile(a, arch, optimized);
+  return ::cupar::detail::jit_compile_call(::cupar::detail::three_way_partition_call(),
+                                           &::cupar::detail::jit_type_of<T>(), nullptr, &first,
+                                           &second, arch, optimized);
 }
 
 }  // namespace jit

@@ -90,12 +90,9 @@ namespace jit {
 /// As compile_reduce (reduce.hpp), for a unary transform In -> Out (CUB's transform kernels).
 template <class In, class Out>
 build_report compile_transform(const op& o, int arch = 90, bool optimized = true) {
-  ::cupar::detail::jit_args a{
-      "cupar::jit::compile",
-      &::cupar::detail::transform_call(),
-      {&::cupar::detail::jit_type_of<In>(), &::cupar::detail::jit_type_of<Out>()}};
-  a.ops[0] = &o;
-  return ::cupar::detail::jit_compile(a, arch, optimized);
+  return ::cupar::detail::jit_compile_call(
+      ::cupar::detail::transform_call(), &::cupar::detail::jit_type_of<In>(),
+      &::cupar::detail::jit_type_of<Out>(), &o, nullptr, arch, optimized);
 }
 
 /// As compile_reduce, for transform over expressions: `in` an iterator expression (or an
@@ -105,11 +102,8 @@ build_report compile_transform(const op& o, int arch = 90, bool optimized = true
 /// compile_transform<In, Out> builds CUB's kernels, which plans use). Null arrays are allowed.
 inline build_report compile_transform(const iterator& in, const output& out, const op& o,
                                       int arch = 90, bool optimized = true) {
-  ::cupar::detail::jit_args a{"cupar::jit::compile", &::cupar::detail::transform_call(), {}};
-  a.ops[0] = &o;
-  a.in_iter[0] = &in;
-  a.out_iter[0] = &out;
-  return ::cupar::detail::jit_compile(a, arch, optimized);
+  return ::cupar::detail::jit_compile_call(::cupar::detail::transform_call(), nullptr, nullptr, &o,
+                                           nullptr, arch, optimized, &in, &out);
 }
 
 /// As above, for a binary transform (arguments a, b) of two expressions.

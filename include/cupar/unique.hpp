@@ -339,44 +339,35 @@ namespace jit {
 /// object is linked).
 template <class T>
 build_report compile_unique(const op* eq, int arch = 90, bool optimized = true) {
-  ::cupar::detail::jit_args a{
-      "cupar::jit::compile", &::cupar::detail::unique_call(), {&::cupar::detail::jit_type_of<T>()}};
-  a.ops[0] = eq;
-  return ::cupar::detail::jit_compile(a, arch, optimized);
+  return ::cupar::detail::jit_compile_call(::cupar::detail::unique_call(),
+                                           &::cupar::detail::jit_type_of<T>(), nullptr, eq, nullptr,
+                                           arch, optimized);
 }
 
 /// unique over an expression (as compile_select_if, select.hpp).
 template <class T>
 build_report compile_unique(const iterator& in, const op* eq, int arch = 90,
                             bool optimized = true) {
-  ::cupar::detail::jit_args a{
-      "cupar::jit::compile", &::cupar::detail::unique_call(), {&::cupar::detail::jit_type_of<T>()}};
-  a.ops[0] = eq;
-  a.in_iter[0] = &in;
-  return ::cupar::detail::jit_compile(a, arch, optimized);
+  return ::cupar::detail::jit_compile_call(::cupar::detail::unique_call(),
+                                           &::cupar::detail::jit_type_of<T>(), nullptr, eq, nullptr,
+                                           arch, optimized, &in);
 }
 
 /// unique over an expression into an output expression (as compile_select_if).
 template <class T>
 build_report compile_unique(const iterator& in, const output& out, const op* eq, int arch = 90,
                             bool optimized = true) {
-  ::cupar::detail::jit_args a{
-      "cupar::jit::compile", &::cupar::detail::unique_call(), {&::cupar::detail::jit_type_of<T>()}};
-  a.ops[0] = eq;
-  a.in_iter[0] = &in;
-  a.out_iter[0] = &out;
-  return ::cupar::detail::jit_compile(a, arch, optimized);
+  return ::cupar::detail::jit_compile_call(::cupar::detail::unique_call(),
+                                           &::cupar::detail::jit_type_of<T>(), nullptr, eq, nullptr,
+                                           arch, optimized, &in, &out);
 }
 
 /// unique_by_key's equality on keys K with values V (null: ==).
 template <class K, class V>
 build_report compile_unique_by_key(const op* eq, int arch = 90, bool optimized = true) {
-  ::cupar::detail::jit_args a{
-      "cupar::jit::compile",
-      &::cupar::detail::unique_by_key_call(),
-      {&::cupar::detail::jit_type_of<K>(), &::cupar::detail::jit_type_of<V>()}};
-  a.ops[0] = eq;
-  return ::cupar::detail::jit_compile(a, arch, optimized);
+  return ::cupar::detail::jit_compile_call(
+      ::cupar::detail::unique_by_key_call(), &::cupar::detail::jit_type_of<K>(),
+      &::cupar::detail::jit_type_of<V>(), eq, nullptr, arch, optimized);
 }
 
 /// run_length_encode on keys K with Count counts (a 4- or 8-byte integer): no operator of the
@@ -386,11 +377,9 @@ template <class K, class Count>
 build_report compile_run_length_encode(int arch = 90, bool optimized = true) {
   static_assert(std::is_integral_v<Count> && (sizeof(Count) == 4 || sizeof(Count) == 8),
                 "run_length_encode counts are 4- or 8-byte integers");
-  ::cupar::detail::jit_args a{
-      "cupar::jit::compile",
-      &::cupar::detail::run_length_encode_call(),
-      {&::cupar::detail::jit_type_of<K>(), &::cupar::detail::jit_type_of<Count>()}};
-  return ::cupar::detail::jit_compile(a, arch, optimized);
+  return ::cupar::detail::jit_compile_call(
+      ::cupar::detail::run_length_encode_call(), &::cupar::detail::jit_type_of<K>(),
+      &::cupar::detail::jit_type_of<Count>(), nullptr, nullptr, arch, optimized);
 }
 
 }  // namespace jit

@@ -121,6 +121,23 @@ CUPAR_EXPORT void jit_run(const jit_args& args, stream_ref stream, memory_resour
 /// (arrays may be null) for sm_<arch>, without loading it (jit_compile.hpp).
 CUPAR_EXPORT ::cupar::jit::build_report jit_compile(const jit_args& args, int arch, bool optimized);
 
+/// The compile-only build of the public headers' compile_* functions: `call` on the types t0, t1
+/// with the operators op0, op1 (null: none, or the slot's default), reading the expression `in`
+/// and writing through `out` where given.
+inline ::cupar::jit::build_report jit_compile_call(const jit_call& call, const jit_type* t0,
+                                                   const jit_type* t1, const ::cupar::jit::op* op0,
+                                                   const ::cupar::jit::op* op1, int arch,
+                                                   bool optimized,
+                                                   const ::cupar::jit::iterator* in = nullptr,
+                                                   const ::cupar::jit::output* out = nullptr) {
+  jit_args a{"cupar::jit::compile", &call, {t0, t1}};
+  a.ops[0] = op0;
+  a.ops[1] = op1;
+  a.in_iter[0] = in;
+  a.out_iter[0] = out;
+  return jit_compile(a, arch, optimized);
+}
+
 /// A plan's build for the current device (plan.hpp).
 CUPAR_EXPORT std::shared_ptr<plan_state> jit_make_plan(const jit_args& args);
 
