@@ -248,6 +248,10 @@ type_ref type_ref::of(scalar s) {
   return r;
 }
 
+const jit_type& scalar_type(scalar s) {
+  return visit_scalar(s, [](auto v) -> const jit_type& { return jit_type_of<decltype(v)>(); });
+}
+
 type_ref type_ref::storage(std::uint32_t size, std::uint32_t align) {
   type_ref r;
   r.name = "cupar_storage<" + std::to_string(size) + ", " + std::to_string(align) + ">";

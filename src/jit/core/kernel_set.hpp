@@ -48,6 +48,10 @@ struct type_ref {
   std::string key() const;
 };
 
+/// The library's descriptor of an arithmetic type: a family's own types in a kernel set request
+/// (a histogram's level and counter types), beside the caller's.
+const jit_type& scalar_type(scalar s);
+
 /// A kernel set: a family and its types (each family's file says what they are).
 struct set_spec {
   family fam;

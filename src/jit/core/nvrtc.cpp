@@ -290,6 +290,10 @@ compile_result compile_here(const compile_request& r) {
     header_names.push_back(embedded_sources[i].name);
     header_texts.push_back(embedded_sources[i].text);
   }
+  for (const auto& [name, text] : r.extra_headers) {
+    header_names.push_back(name.c_str());
+    header_texts.push_back(text.c_str());
+  }
   nvrtcProgram raw = nullptr;
   nvrtcResult status = nvrtcCreateProgram(&raw, r.source.c_str(), r.name.c_str(),
                                           static_cast<int>(header_texts.size()),

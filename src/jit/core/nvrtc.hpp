@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cupar::jit {
@@ -34,6 +35,9 @@ struct compile_request {
     const cupar::jit::op* op = nullptr;
   };
   std::vector<snippet_ref> snippets;
+  /// Headers offered besides the embedded jit_ops files, as (name, text): the build-time tool's
+  /// precompiled-header prefix (tools/cupar_precompile.cpp). Empty at run time.
+  std::vector<std::pair<std::string, std::string>> extra_headers;
 };
 
 struct compile_result {

@@ -67,11 +67,14 @@ bool struct_class_set(const set_spec& set, const std::vector<const jit_type*>& u
 
 fast_key set_request::key(int arch) const {
   fast_key k{fam, t[0], t[1], t[2], 0, arch};
-  if (fam == family::histogram_even || fam == family::histogram_range) {
-    k.t1 = scalar_key(level);
-    k.t2 = scalar_key(counter);
+  if (moved != 0) {
+    const int i = moved == 1 ? 0 : moved == 2 ? 1 : moved == 4 ? 2 : -1;
+    if (i < 0 || t[i] == nullptr) {
+      throw std::logic_error("cupar internal error: a kernel set request moves one given type");
+    }
+    (i == 0 ? k.t0 : i == 1 ? k.t1 : k.t2) = nullptr;
+    k.extra = (t[i]->size << 8) | t[i]->align;
   }
-  if (value != nullptr) k.extra = (value->size << 8) | value->align;
   if (in_place) k.extra |= 1u << 31;
   if (wide) k.extra |= 1u << 30;
   if (plus) k.extra |= 1u << 29;
@@ -86,27 +89,25 @@ fast_key set_request::key(int arch) const {
 build_spec set_request::spec() const {
   build_spec sp;
   sp.set.fam = fam;
-  switch (fam) {
-    case family::histogram_even:
-    case family::histogram_range:
-      sp.set.types = {type_ref::of(*t[0]), type_ref::of(level), type_ref::of(counter)};
-      break;
-    case family::merge_sort_pairs:
-      sp.set.types = {type_ref::of(*t[0]), type_ref::storage(value->size, value->align)};
-      break;
-    default:
-      for (const jit_type* x : t) {
-        if (x == nullptr) continue;
-        sp.set.types.push_back(is_data_processing(fam) ? type_ref::size_class(*x)
-                                                       : type_ref::of(*x));
-      }
-      if (plus) sp.set.types[1] = type_ref::of(*t[1]);  // the values' own type
+  const bool classes = is_data_processing(fam);
+  for (int i = 0; i < 3; ++i) {
+    const jit_type* x = t[i];
+    if (x == nullptr) continue;
+    if ((moved >> i) & 1u) {
+      sp.set.types.push_back(type_ref::storage(x->size, x->align));
+    } else {
+      sp.set.types.push_back(classes ? type_ref::size_class(*x) : type_ref::of(*x));
+    }
   }
+  if (plus) sp.set.types[1] = type_ref::of(*t[1]);  // the values' own type
   if (index) sp.set.variant = io ? "io" : "index";
   // Structs served by their precompiled class: the kernels move storage of their size and
   // alignment; the operator's wrapper bit-casts to and from the structs the snippet sees.
   set_spec classed;
-  if (!is_data_processing(fam) && struct_class_set(sp.set, {t[0], t[1], t[2]}, classed)) {
+  std::vector<const jit_type*> user(t, t + 3);
+  for (int i = 0; i < 3; ++i)
+    if ((moved >> i) & 1u) user[static_cast<std::size_t>(i)] = nullptr;  // storage already
+  if (!classes && struct_class_set(sp.set, user, classed)) {
     const std::vector<slot_spec> user_slots = slots_of(sp.set);
     sp.set = std::move(classed);
     for (std::size_t i = 0; i < user_slots.size(); ++i) {
@@ -147,9 +148,7 @@ build_spec set_request::spec() const {
 
 set_request expression_request(family f, const jit_type& t, const cupar::jit::op& loader,
                                const cupar::jit::op* op) {
-  // Reduce's "+index" sets are transform_reduce<u64, T>; the others keep their family.
-  set_request r = f == family::reduce ? set_request{family::transform_reduce, {&index_type(), &t}}
-                                      : set_request{f, {&t}};
+  set_request r{f, {&t}};
   r.index = true;
   r.ops[0] = &loader;
   r.ops[1] = op;
@@ -181,11 +180,11 @@ const cupar::jit::op& set_request::anchor() const {
 /// remembered per family and types, so that the per-call path pays a map lookup, not the set's
 /// key.
 bool precompiled_request(const set_request& r) {
-  using key_t = std::tuple<family, const jit_type*, const jit_type*, const jit_type*,
-                           const jit_type*, scalar, scalar>;
+  using key_t =
+      std::tuple<family, const jit_type*, const jit_type*, const jit_type*, std::uint8_t>;
   static std::mutex mutex;
   static std::map<key_t, bool> known;
-  const key_t key{r.fam, r.t[0], r.t[1], r.t[2], r.value, r.level, r.counter};
+  const key_t key{r.fam, r.t[0], r.t[1], r.t[2], r.moved};
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (auto it = known.find(key); it != known.end()) return it->second;

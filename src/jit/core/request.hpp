@@ -8,6 +8,7 @@
 
 #include <cupar/detail/jit_entry.hpp>
 
+#include <cstdint>
 #include <memory>
 
 namespace cupar::detail {
@@ -18,10 +19,14 @@ namespace jit {
 
 struct set_request {
   family fam;
-  const jit_type* t[3] = {nullptr, nullptr, nullptr};  // the caller's types
-  scalar level = static_cast<scalar>(0);               // histograms: the operator's result type
-  scalar counter = static_cast<scalar>(0);             // histograms: u32 or u64
-  const jit_type* value = nullptr;                     // merge sort pairs: the payload type
+  /// The set's types in its key's order (a family's own types, such as a histogram's level and
+  /// counter types, are scalar_type()s). The data-processing families compile size classes of
+  /// them, the others the types themselves.
+  const jit_type* t[3] = {nullptr, nullptr, nullptr};
+  /// Bit i: the kernels only move t[i], never read it (a sort's payload): compiled as opaque
+  /// storage of its size and alignment and keyed by them, so that every type of that size and
+  /// alignment shares the set. At most one.
+  std::uint8_t moved = 0;
   bool in_place = false;  // select_if, select_flagged: output is the input
   /// unique_by_key, reduce_by_key, run_length_encode: kernels with 64-bit offsets (n >= 2^31).
   bool wide = false;
@@ -45,10 +50,11 @@ struct set_request {
   const cupar::jit::op& anchor() const;
 };
 
-/// The request of an iterator expression read by `f` (reduce, scan_inclusive, scan_exclusive,
-/// select_if, partition_if, unique) into `t`: the "+index" sets (reduce's are transform_reduce<u64,
-/// t>+index), the expression's generated operator `loader` in the first slot (it anchors the
-/// cache), `op` in the second.
+/// The request of an iterator expression read by `f` (transform_reduce, scan_inclusive,
+/// scan_exclusive, select_if, partition_if, unique) into `t`: the "+index" sets of types {t}
+/// (a family whose sets also name the index type sets r.t itself: transform_reduce<u64, t>), the
+/// expression's generated operator `loader` in the first slot (it anchors the cache), `op` in the
+/// second.
 set_request expression_request(family f, const jit_type& t, const cupar::jit::op& loader,
                                const cupar::jit::op* op);
 /// As expression_request for a scan whose output is an expression too: the "+io" scan sets, the

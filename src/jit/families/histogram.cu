@@ -296,9 +296,9 @@ namespace {
 
 /// The request of a histogram: samples {Sample}, the operator's result type, the counters'.
 set_request histogram_request(const jit_args& a, const histogram_params& p) {
-  set_request req{a.call->fam, {a.types[0]}};
-  req.level = p.level;
-  req.counter = p.counter_size == 4 ? scalar::u32 : scalar::u64;
+  set_request req{a.call->fam,
+                  {a.types[0], &jit::scalar_type(p.level),
+                   &jit::scalar_type(p.counter_size == 4 ? scalar::u32 : scalar::u64)}};
   req.ops[0] = a.ops[0];
   return req;
 }

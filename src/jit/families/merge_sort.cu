@@ -321,8 +321,9 @@ void sort_arrays(const jit_args& call, stream_ref s, memory_resource& mr) {
   }
   const family f = pairs ? family::merge_sort_pairs : family::merge_sort_keys;
   set_request req{f, {&k}};
-  req.value =
+  req.t[1] =
       pairs && a.plan == nullptr ? sort_payload_type(a.types[1], a.in[1], a.out[1]) : a.types[1];
+  if (req.t[1] != nullptr) req.moved = 2;  // the payload: bytes of its size and alignment
   req.ops[0] = a.ops[0];
   if (pairs && a.plan == nullptr && !precompiled_request(req)) {
     // A payload without a precompiled set (a struct of another size than 4 or 8 bytes, 1- and
@@ -332,7 +333,7 @@ void sort_arrays(const jit_args& call, stream_ref s, memory_resource& mr) {
     // source. The sort stays stable: equal keys keep their indices, so their values, in order.
     const jit_type& index = sort_index_type(a.n);
     set_request by_index = req;
-    by_index.value = &index;
+    by_index.t[1] = &index;
     if (precompiled_request(by_index)) {
       const std::size_t ib = align_up(a.n * index.size, 256);
       const bool in_place = a.in[1] == a.out[1];
@@ -384,7 +385,8 @@ void run_sort(const jit_args& call, stream_ref s, memory_resource& mr, const pen
 set_request sort_request(const jit_args& a, request_scratch&) {
   set_request r{a.types[1] != nullptr ? family::merge_sort_pairs : family::merge_sort_keys,
                 {a.types[0]}};
-  r.value = a.types[1];
+  r.t[1] = a.types[1];
+  if (r.t[1] != nullptr) r.moved = 2;  // the payload: bytes of its size and alignment
   r.ops[0] = a.ops[0];
   return r;
 }

@@ -236,6 +236,16 @@ using jit::set_request;
 
 namespace {
 
+/// The request of a reduction of an iterator expression into `t`: reduce's "+index" sets are
+/// transform_reduce<u64, t>+index (the expression's index, then t).
+set_request index_request(const jit_type& t, const cupar::jit::op& loader,
+                          const cupar::jit::op* op) {
+  set_request r = jit::expression_request(family::transform_reduce, t, loader, op);
+  r.t[0] = &jit::index_type();
+  r.t[1] = &t;
+  return r;
+}
+
 /// Reduces into `out`, or into a slot of the temporary allocation copied to `host_out`.
 template <class Run>
 void reduce_with_result(const jit_args& a, const jit_type& t, stream_ref s, memory_resource& mr,
@@ -299,7 +309,7 @@ void run_reduce(const jit_args& a, stream_ref s, memory_resource& mr, const pend
     });
     if (done) return;
   }
-  set_request req = expression    ? jit::expression_request(family::reduce, t, *loader, op)
+  set_request req = expression    ? index_request(t, *loader, op)
                     : transformed ? set_request{family::transform_reduce, {&in, &t}}
                                   : set_request{family::reduce, {&t}};
   if (!expression) {
@@ -335,7 +345,7 @@ set_request reduce_request(const jit_args& a, request_scratch& scratch) {
   const jit_type& t = *a.types[transform_reduce ? 1 : 0];
   if (a.in_iter[0] != nullptr) {
     scratch.loader.emplace(jit::expression_op(*a.in_iter[0], t, 0, "cupar::jit::compile"));
-    return jit::expression_request(family::reduce, t, *scratch.loader, a.ops[0]);
+    return index_request(t, *scratch.loader, a.ops[0]);
   }
   if (!transform_reduce) {
     set_request r{family::reduce, {&t}};
