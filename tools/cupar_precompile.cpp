@@ -37,7 +37,6 @@
 #include <iterator>
 #include <sstream>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -60,8 +59,8 @@ std::string read_file(const std::string& path) {
 // --- the shared prefix (NVRTC precompiled headers) -----------------------------------------
 // Each set's NVRTC front end spent about 1.2 of its 1.3 s (LTO-IR) and 3.0 s (cubin) parsing the
 // CUB headers again. The sets of one call share a precompiled header instead: a prefix that
-// includes the prelude and every toolkit header (`#include <...>`) the jit_ops files include,
-// parsed once per call and output kind, and included first by each set's source; the set's own
+// includes the prelude and the toolkit headers (`#include <...>`) of the set's family header,
+// parsed once per call, and included first by each set's source; the set's own
 // source follows unchanged (its typedefs, slot declarations and family header, whose includes
 // are then already done). A PCH serves only the process that made it (NVRTC's PCH heap lives at
 // one address per process), hence batches rather than one call per set. The kernels are the
@@ -89,6 +88,13 @@ std::string prefix_header(const std::string& header) {
   return out.str();
 }
 
+/// Whether `options` (compile_options) make LTO-IR.
+bool options_make_ltoir(const std::vector<std::string>& options) {
+  for (const auto& o : options)
+    if (o == "-dlto") return true;
+  return false;
+}
+
 class shared_prefix {
  public:
   explicit shared_prefix(std::string path) : path_(std::move(path)) {
@@ -105,11 +111,11 @@ class shared_prefix {
 
   /// Puts the prefix of the family whose header is `header` before the request's source, with
   /// the PCH option when its PCH exists.
-  void apply(jit::compile_request& req, const std::string& header, int arch, bool ltoir) {
+  void apply(jit::compile_request& req, const std::string& header, int arch) {
     const std::string text = prefix_header(header);
     req.extra_headers = {{prefix_name, text}};
     req.source = std::string("#include \"") + prefix_name + "\"\n" + req.source;
-    const std::string& pch = file(text, arch, ltoir, req.options);
+    const std::string& pch = file(text, arch, req.options);
     if (!pch.empty()) {
       req.options.push_back("-use-pch=" + pch);
       req.options.emplace_back("-pch-messages=false");
@@ -120,9 +126,11 @@ class shared_prefix {
   static bool declined(const std::string& log) { return log.find("PCH") != std::string::npos; }
 
  private:
-  const std::string& file(const std::string& text, int arch, bool ltoir,
+  // One PCH per prefix and architecture serves both output kinds: NVRTC's front end is the
+  // same for the LTO-IR (compute_XX, -dlto) and the cubin (sm_XX) compiles, and accepts it.
+  const std::string& file(const std::string& text, int arch,
                           const std::vector<std::string>& options) {
-    const auto key = std::make_tuple(text, arch, ltoir);
+    const auto key = std::make_pair(text, arch);
     auto found = files_.find(key);
     if (found != files_.end()) return found->second;
     std::string path = path_ + ".prefix" + std::to_string(files_.size()) + ".pch";
@@ -133,7 +141,7 @@ class shared_prefix {
     req.options = options;
     req.options.push_back("-create-pch=" + path);
     req.options.emplace_back("-pch-messages=false");
-    req.kind = ltoir ? jit::output::ltoir : jit::output::cubin;
+    req.kind = options_make_ltoir(options) ? jit::output::ltoir : jit::output::cubin;
     try {
       jit::compile(req);
     } catch (const std::exception& e) {
@@ -149,7 +157,7 @@ class shared_prefix {
   }
 
   std::string path_;
-  std::map<std::tuple<std::string, int, bool>, std::string> files_;
+  std::map<std::pair<std::string, int>, std::string> files_;
 };
 
 int compile_set(const std::string& key, int arch, const std::string& prefix, shared_prefix& pch) {
@@ -164,12 +172,12 @@ int compile_set(const std::string& key, int arch, const std::string& prefix, sha
   const jit::compile_request plain = req;
   req.options = jit::compile_options(arch, true, true);
   req.kind = jit::output::ltoir;
-  pch.apply(req, jit::describe(spec.fam).header, arch, true);
+  pch.apply(req, jit::describe(spec.fam).header, arch);
   const jit::compile_result ltoir = jit::compile(req);
   req = plain;
   req.options = jit::compile_options(arch, false, true);
   req.kind = jit::output::cubin;
-  pch.apply(req, jit::describe(spec.fam).header, arch, false);
+  pch.apply(req, jit::describe(spec.fam).header, arch);
   const jit::compile_result cubin = jit::compile(req);
   const int n = jit::kernel_count(spec.fam);
   for (int i = 0; i < n; ++i) {
