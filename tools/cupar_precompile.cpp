@@ -30,11 +30,11 @@
 
 #include <cstdint>
 #include <cstdio>
-#include <map>
 #include <exception>
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -150,7 +150,8 @@ class shared_prefix {
       path.clear();
     }
     if (!path.empty() && !std::ifstream(path).good()) {
-      std::fprintf(stderr, "cupar_precompile: NVRTC made no precompiled header; compiling without\n");
+      std::fprintf(stderr,
+                   "cupar_precompile: NVRTC made no precompiled header; compiling without\n");
       path.clear();
     }
     return files_.emplace(key, path).first->second;
@@ -211,7 +212,8 @@ int compile_set(const std::string& key, int arch, const std::string& prefix, sha
 
 /// compile <key> <arch> <prefix> [<key> <arch> <prefix>]...: one shared prefix for all.
 int compile_sets(const std::vector<std::string>& args) {
-  if (args.empty() || args.size() % 3 != 0) throw std::runtime_error("compile: give <set key> <arch> <output prefix> triples");
+  if (args.empty() || args.size() % 3 != 0)
+    throw std::runtime_error("compile: give <set key> <arch> <output prefix> triples");
   shared_prefix pch(args[2]);
   for (std::size_t i = 0; i < args.size(); i += 3)
     compile_set(args[i], std::stoi(args[i + 1]), args[i + 2], pch);
@@ -383,7 +385,8 @@ int main(int argc, char** argv) {
     if (mode == "table" && argc >= 3) {
       return write_table(argv[2], std::vector<std::string>(argv + 3, argv + argc));
     }
-    std::cerr << "usage: cupar_precompile compile <set key> <arch> <output prefix> [<key> <arch> <prefix>]...\n"
+    std::cerr << "usage: cupar_precompile compile <set key> <arch> <output prefix> [<key> <arch> "
+                 "<prefix>]...\n"
                  "       cupar_precompile named <arch> <output dir>\n"
                  "       cupar_precompile list [<output file>]\n"
                  "       cupar_precompile table <output.cpp> <key|arch|fatbin|meta>...\n";

@@ -180,8 +180,7 @@ const cupar::jit::op& set_request::anchor() const {
 /// remembered per family and types, so that the per-call path pays a map lookup, not the set's
 /// key.
 bool precompiled_request(const set_request& r) {
-  using key_t =
-      std::tuple<family, const jit_type*, const jit_type*, const jit_type*, std::uint8_t>;
+  using key_t = std::tuple<family, const jit_type*, const jit_type*, const jit_type*, std::uint8_t>;
   static std::mutex mutex;
   static std::map<key_t, bool> known;
   const key_t key{r.fam, r.t[0], r.t[1], r.t[2], r.moved};
