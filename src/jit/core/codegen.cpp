@@ -304,7 +304,8 @@ std::string set_spec::key() const {
 }
 
 set_spec parse_set_key(const std::string& key) {
-  static const std::regex form(R"(([a-z_]+)<([a-z0-9,]+)>(?:\+([a-z]+))?)");
+  // Immortal, as every static a background build may use (engine.cpp, worker).
+  static const std::regex& form = *new std::regex(R"(([a-z_]+)<([a-z0-9,]+)>(?:\+([a-z]+))?)");
   std::smatch m;
   if (!std::regex_match(key, m, form)) {
     throw_invalid_argument("cupar::jit", "malformed kernel set key " + key);
@@ -316,7 +317,7 @@ set_spec parse_set_key(const std::string& key) {
   spec.variant = m[3];
   std::stringstream types(m[2]);
   std::string t;
-  static const std::regex storage(R"(s([0-9]+)a([0-9]+))");
+  static const std::regex& storage = *new std::regex(R"(s([0-9]+)a([0-9]+))");  // immortal
   while (std::getline(types, t, ',')) {
     std::smatch sm;
     if (std::regex_match(t, sm, storage)) {
@@ -380,7 +381,7 @@ std::vector<std::string> name_expressions(const set_spec& set) {
 
 std::vector<long long> parse_meta(const std::string& lowered) {
   // Itanium mangling of a long long template argument: "Lx" [n] digits "E".
-  static const std::regex arg("Lx(n?)([0-9]+)E");
+  static const std::regex& arg = *new std::regex("Lx(n?)([0-9]+)E");  // immortal
   std::vector<long long> values;
   for (std::sregex_iterator it(lowered.begin(), lowered.end(), arg), end; it != end; ++it) {
     const long long v = std::stoll((*it)[2]);

@@ -339,23 +339,40 @@ namespace {
 ///
 /// Exit: the process may end while a build runs. The worker's exit handler drops the queued builds
 /// and waits for the running one, so no thread is inside nvJitLink while its libraries are torn
-/// down. Exit handlers run in reverse order of registration, and nvJitLink creates some of its
-/// statics on its first LTO link (whose destructors are registered then): the worker therefore
-/// makes one tiny LTO link first and registers its handler again after it, so the handler runs
-/// before those statics are destroyed.
+/// down. Exit handlers and static destructors run in reverse order of registration, and
+/// nvJitLink registers the destructors of some statics during its first LTO link (five, counted
+/// with an __cxa_atexit shim): a handler registered before that link would run after them. The
+/// thread therefore starts with one tiny LTO link (the warm-up), begun when the first quick build
+/// starts so that the two overlap, and the first submit (or a first quick build that failed)
+/// waits for it and only then registers the handler, on the caller's thread: the handler runs
+/// before those destructors, and a program cannot end inside the call that waits (until 2026-11-27
+/// the handler was registered when the thread started and again after the warm-up, so a program
+/// ending during the warm-up, such as the quickstart with its three new operators, ran nvJitLink's
+/// destructors under the link). cupar's own statics that a background build may touch first are
+/// never destroyed (link.cpp, nvrtc.cpp, codegen.cpp). Left open: another thread calling exit()
+/// while a first quick build waits for the warm-up.
 class worker {
  public:
   static worker& instance() {
     static worker* w = new worker();  // leaked; its thread is stopped at exit
     return *w;
   }
+  /// Starts the thread, whose warm-up then overlaps the caller's quick build (idempotent).
+  void start(int arch) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!stopping_ && !thread_.joinable()) thread_ = std::thread([this, arch] { run(arch); });
+  }
+  /// Waits for the warm-up of a started thread and registers the exit handler (idempotent): for
+  /// a first quick build that failed after start(), whose caller may end the program next.
+  void settle() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (thread_.joinable()) settle(lock);
+  }
   void submit(std::function<void()> job, int arch) {
     std::unique_lock<std::mutex> lock(mutex_);
     if (stopping_) return;
-    if (!thread_.joinable()) {
-      thread_ = std::thread([this, arch] { run(arch); });
-      std::atexit(stop_at_exit);
-    }
+    if (!thread_.joinable()) thread_ = std::thread([this, arch] { run(arch); });
+    if (!settle(lock)) return;
     jobs_.push_back(std::move(job));
     ++submitted_;
     cv_.notify_all();
@@ -377,12 +394,24 @@ class worker {
       jobs_.clear();  // queued builds are dropped; the one running finishes
       cv_.notify_all();
       idle_cv_.notify_all();
+      warmed_cv_.notify_all();
     }
     if (thread_.joinable()) thread_.join();
   }
 
  private:
   static void stop_at_exit() { instance().stop(); }
+
+  /// settle() with the lock held; false when stopping.
+  bool settle(std::unique_lock<std::mutex>& lock) {
+    if (!handler_registered_) {
+      warmed_cv_.wait(lock, [this] { return warmed_ || stopping_; });
+      if (stopping_) return false;
+      std::atexit(stop_at_exit);
+      handler_registered_ = true;
+    }
+    return !stopping_;
+  }
 
   static void warm_up_lto(int arch) {
     try {
@@ -401,8 +430,9 @@ class worker {
 
   void run(int arch) {
     warm_up_lto(arch);
-    std::atexit(stop_at_exit);
     std::unique_lock<std::mutex> lock(mutex_);
+    warmed_ = true;
+    warmed_cv_.notify_all();
     for (;;) {
       cv_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
       if (jobs_.empty()) return;  // stopping
@@ -417,11 +447,13 @@ class worker {
     }
   }
   std::mutex mutex_;
-  std::condition_variable cv_, idle_cv_;
+  std::condition_variable cv_, idle_cv_, warmed_cv_;
   std::deque<std::function<void()>> jobs_;
   std::thread thread_;
   std::uint64_t submitted_ = 0, finished_ = 0;
   bool stopping_ = false;
+  bool warmed_ = false;              // the thread's warm-up LTO link is done
+  bool handler_registered_ = false;  // stop_at_exit, registered after the warm-up
 };
 
 }  // namespace
@@ -510,7 +542,16 @@ void build_initial(const std::shared_ptr<program_entry>& entry, const build_spec
     publish(*entry, std::make_unique<loaded_module>(b));
     return;
   }
-  publish(*entry, std::make_unique<loaded_module>(build_from_precompiled(spec, arch, *pre, 1)));
+  // The background thread's warm-up overlaps the quick build (worker: exit safety).
+  if (m == cupar::jit::mode::tiered) worker::instance().start(arch);
+  std::unique_ptr<loaded_module> quick;
+  try {
+    quick = std::make_unique<loaded_module>(build_from_precompiled(spec, arch, *pre, 1));
+  } catch (...) {
+    if (m == cupar::jit::mode::tiered) worker::instance().settle();
+    throw;
+  }
+  publish(*entry, std::move(quick));
   if (m != cupar::jit::mode::tiered) return;
   std::weak_ptr<program_entry> weak = entry;
   worker::instance().submit(

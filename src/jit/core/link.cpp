@@ -137,7 +137,8 @@ link_result link(const std::vector<link_input>& inputs, int arch, bool lto,
 }
 
 bool reports_spills(const std::string& info_log) {
-  static const std::string marker = " bytes spill stores";
+  // Never destroyed: background builds may use it while the process exits (engine.cpp, worker).
+  static const std::string& marker = *new std::string(" bytes spill stores");
   for (std::size_t at = info_log.find(marker); at != std::string::npos;
        at = info_log.find(marker, at + 1)) {
     std::size_t digits = at;

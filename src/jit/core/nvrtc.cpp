@@ -119,7 +119,7 @@ std::string snippets_text(const compile_request& r) {
 /// them; every other diagnostic (in cupar's generated code, a type's definition, CUB's headers,
 /// or a file that should never have been read) reduced to one line that names and quotes nothing.
 std::string snippet_only_log(const compile_request& r, const std::string& log) {
-  static const std::regex header(R"(^(.*)\((\d+)\): (.*)$)");
+  static const std::regex& header = *new std::regex(R"(^(.*)\((\d+)\): (.*)$)");  // immortal
   std::istringstream in(log);
   std::ostringstream out;
   std::string l;
@@ -144,7 +144,8 @@ std::string snippet_only_log(const compile_request& r, const std::string& log) {
 
 [[noreturn]] void fail(const compile_request& r, const std::string& log, const std::string& what) {
   // First diagnostic of the log: "file(line): error: message".
-  static const std::regex diag(R"(^(.*)\((\d+)\): (?:catastrophic )?error: (.*)$)");
+  static const std::regex& diag =  // immortal, as header above
+      *new std::regex(R"(^(.*)\((\d+)\): (?:catastrophic )?error: (.*)$)");
   std::istringstream in(log);
   std::string l, first_message, first_file;
   int first_line = 0;

@@ -1,0 +1,71 @@
+// cupar tests: a program that ends while the JIT's optimised builds are queued or running (issue
+// 28). Started by exit_test.cpp, many times at once. It makes new run-time operators (each one's
+// quick build, then its optimised build queued on the background thread), checks their results,
+// waits `delay_us`, then ends the way `mode` says; it prints "ok" before it ends, and exits 0,
+// 1 for a wrong result, 77 without a GPU.
+//
+//   cupar_exit_child return|exit|after_error <operators> <delay_us> <seed>
+//     return       returns from main
+//     exit         calls std::exit(0) from a function
+//     after_error  the first operator is malformed (its typed error caught), then returns
+#include <cupar/cupar.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+[[noreturn]] void end_with_exit() {
+  std::exit(0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 5) {
+    std::fprintf(stderr, "usage: cupar_exit_child return|exit|after_error N DELAY_US SEED\n");
+    return 2;
+  }
+  const std::string mode = argv[1];
+  const int operators = std::atoi(argv[2]);
+  const int delay_us = std::atoi(argv[3]);
+  const int seed = std::atoi(argv[4]);
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) return 77;
+  const std::size_t n = 100000;
+  std::vector<int> h(n, 1);
+  int* d = nullptr;
+  cudaStream_t s = nullptr;
+  if (cudaStreamCreate(&s) != cudaSuccess) return 1;
+  if (cudaMalloc(reinterpret_cast<void**>(&d), n * sizeof(int)) != cudaSuccess) return 1;
+  cudaMemcpy(d, h.data(), n * sizeof(int), cudaMemcpyHostToDevice);
+  if (mode == "after_error") {
+    try {
+      (void)cupar::reduce_value(d, n, cupar::jit::op("a + "), 0, s);
+      std::printf("no error for a malformed operator\n");
+      return 1;
+    } catch (const cupar::jit_error&) {
+    }
+  }
+  for (int i = 0; i < operators; ++i) {
+    // A new operator each time (the seed keeps concurrent children's texts apart as well).
+    const std::string text = "a + b + " + std::to_string(seed * 100 + i) + " * 0";
+    const int sum = cupar::reduce_value(d, n, cupar::jit::op(text), 0, s);
+    if (sum != static_cast<int>(n)) {
+      std::printf("wrong sum %d for %s\n", sum, text.c_str());
+      return 1;
+    }
+  }
+  std::printf("ok\n");
+  std::fflush(stdout);
+  std::this_thread::sleep_for(std::chrono::microseconds(delay_us));
+  // The memory and the stream stay: the program ends as a careless one would.
+  if (mode == "exit") end_with_exit();
+  return 0;
+}
