@@ -28,14 +28,15 @@
 # "% of copy bandwidth" column):
 #   scripts/run-benchmarks.sh --benchmark_filter='^(copy|reduce_sum|radix_sort_keys)/'
 #
-# Expected duration (the H200 machine, 16 cores, 2026-11-27): the library and the benchmarks from
-# scratch 449 s (most of it the library's precompiled JIT kernels; building cupar_bench also
-# builds cupar_jit_latency, which its jit_latency rows run); the suite over 12 minutes: the rows
-# before histogram_even 527 s (1,485 rows, the CPU baselines' sequential sorts of 2^26 keys among
-# them), the jit_latency rows 127 s (102 rows, fresh processes), the rows between more than the
-# 82 s they ran before a benchmark bug stopped them; the report a few seconds. Where one command
-# may run at most 10 minutes, build and run apart, and the suite in three parts (on the H200 of
-# 2026-11-27 neither the whole suite nor the kernels part fitted 560 s):
+# Expected duration (16 cores, 2026-11-27): the library and the benchmarks from scratch 449 s on
+# the H200 machine before the kernel sets shared precompiled headers (the gpu preset's whole build,
+# tests included, took 506 s after, on the H100 machine; building cupar_bench also builds
+# cupar_jit_latency, which its jit_latency rows run); the suite about 16 minutes: the rows before
+# histogram_even 527 s (H200; 1,485 rows, the CPU baselines' sequential sorts of 2^26 keys among
+# them), the rows from histogram_even on 352 s (H100; 794 rows), the jit_latency rows 99-127 s
+# (102 rows, fresh processes); the report a few seconds. Where one command may run at most 10
+# minutes, build and run apart, and the suite in three parts (neither the whole suite nor the
+# kernels part fits 560 s):
 #   scripts/run-benchmarks.sh --build-only
 #   scripts/run-benchmarks.sh --no-build --part kernels-1
 #   scripts/run-benchmarks.sh --no-build --part kernels-2
