@@ -3,6 +3,7 @@
 // tests/dist/cases.cuh on its rank, and checks that all of them passed. Skips with fewer than
 // two GPUs.
 #include "common/gpu.hpp"
+#include "common/sibling.hpp"
 
 #include <gtest/gtest.h>
 
@@ -34,15 +35,8 @@ struct child {
 
 /// The worker: beside this executable (a build tree moved elsewhere), else where it was built.
 std::string worker_path() {
-  char self[4096];
-  const ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (k > 0) {
-    self[k] = '\0';
-    std::string dir(self);
-    dir = dir.substr(0, dir.rfind('/'));
-    const std::string beside = dir + "/cupar_dist_worker";
-    if (access(beside.c_str(), X_OK) == 0) return beside;
-  }
+  const std::string beside = cupar::testing::sibling_executable("cupar_dist_worker");
+  if (access(beside.c_str(), X_OK) == 0) return beside;
   return CUPAR_DIST_WORKER;
 }
 

@@ -6,6 +6,7 @@
 // give the right result, from the disk when the entry is sound and from a compile otherwise.
 // (disk_cache_test.cpp covers the same faults and more on the files alone, without a GPU.)
 #include "common/gpu.hpp"
+#include "common/sibling.hpp"
 
 #include <gtest/gtest.h>
 
@@ -36,10 +37,7 @@ struct child_run {
 };
 
 std::string sibling(const char* name) {
-  char self[PATH_MAX] = {};
-  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  std::string dir = n > 0 ? std::string(self, static_cast<std::size_t>(n)) : std::string();
-  return dir.substr(0, dir.rfind('/')) + "/" + name;
+  return cupar::testing::sibling_executable(name);
 }
 
 pid_t spawn(const std::string& dir, const std::string& source, const std::string& out_file) {

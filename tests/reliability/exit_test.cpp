@@ -6,6 +6,7 @@
 // hang. CUPAR_EXIT_RUNS (default 96) and CUPAR_EXIT_PARALLEL (default 8) set the count; the
 // issue's acceptance run is 1,000 runs, 16 at a time.
 #include "common/gpu.hpp"
+#include "common/sibling.hpp"
 
 #include <gtest/gtest.h>
 
@@ -32,10 +33,7 @@ namespace cupar::testing {
 namespace {
 
 std::string child_path() {
-  char self[PATH_MAX] = {};
-  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  std::string dir = n > 0 ? std::string(self, static_cast<std::size_t>(n)) : std::string();
-  return dir.substr(0, dir.rfind('/')) + "/cupar_exit_child";
+  return sibling_executable("cupar_exit_child");
 }
 
 int env_or(const char* name, int fallback) {

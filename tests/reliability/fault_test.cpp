@@ -5,6 +5,7 @@
 // context still works. Labelled `fault`: scripts/sanitize.sh leaves it out (memcheck would report
 // the planted faults, which are the point here).
 #include "common/gpu.hpp"
+#include "common/sibling.hpp"
 #include "common/streams.hpp"
 
 #include <cupar/cupar.hpp>
@@ -32,11 +33,7 @@ namespace cupar::testing {
 namespace {
 
 std::string child_path() {
-  char self[PATH_MAX] = {};
-  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  std::string dir = n > 0 ? std::string(self, static_cast<std::size_t>(n)) : std::string();
-  dir = dir.substr(0, dir.rfind('/'));
-  return dir + "/cupar_fault_child";
+  return sibling_executable("cupar_fault_child");
 }
 
 struct child_result {
