@@ -3,8 +3,11 @@
 #   - warnings on host C++ sources: -Wall -Wextra, and -Werror with CUPAR_WERROR (the dev, ci,
 #     asan and tsan presets set it; off by default, so that a build with another compiler than
 #     the team's gcc is not stopped by a warning that compiler adds). CUB's and CUDA's headers come in as system headers
-#     (imported targets), so their warnings do not count. CUDA sources (.cu) are compiled by nvcc
-#     without host warning flags: CUB's host headers warn under -Wextra through nvcc.
+#     (imported targets), so their warnings do not count. Of the CUDA sources (.cu), nvcc passes
+#     the same flags to the host compiler for the library's own files only (src/CMakeLists.txt:
+#     the family files, the compiled path's hand-written units, cupar::dist's kernels); the
+#     tests', the benchmarks' and the generated per-type units get none: CUB's and Thrust's host
+#     code inlined there warns (-Wmaybe-uninitialized at -O1).
 #   - CUPAR_SANITIZE (e.g. address,undefined or thread): -fsanitize=... on the C++ and CUDA host
 #     compiles and links of the library, tests, examples and benchmarks; not on cupar_precompile,
 #     a build tool (LeakSanitizer would fail the build on NVRTC's own allocations).
