@@ -66,15 +66,11 @@ bool struct_class_set(const set_spec& set, const std::vector<const jit_type*>& u
 }  // namespace
 
 fast_key set_request::key(int arch) const {
-  fast_key k{fam, t[0], t[1], t[2], 0, arch};
-  if (moved != 0) {
-    const int i = moved == 1 ? 0 : moved == 2 ? 1 : moved == 4 ? 2 : -1;
-    if (i < 0 || t[i] == nullptr) {
-      throw std::logic_error("cupar internal error: a kernel set request moves one given type");
-    }
-    (i == 0 ? k.t0 : i == 1 ? k.t1 : k.t2) = nullptr;
-    k.extra = (t[i]->size << 8) | t[i]->align;
-  }
+  // A moved type is keyed by its size and alignment, not by its identity.
+  fast_key k{
+      fam, moved == 0 ? nullptr : t[0], moved == 1 ? nullptr : t[1], moved == 2 ? nullptr : t[2], 0,
+      arch};
+  if (moved >= 0) k.extra = (t[moved]->size << 8) | t[moved]->align;
   if (in_place) k.extra |= 1u << 31;
   if (wide) k.extra |= 1u << 30;
   if (plus) k.extra |= 1u << 29;
@@ -93,7 +89,7 @@ build_spec set_request::spec() const {
   for (int i = 0; i < 3; ++i) {
     const jit_type* x = t[i];
     if (x == nullptr) continue;
-    if ((moved >> i) & 1u) {
+    if (i == moved) {
       sp.set.types.push_back(type_ref::storage(x->size, x->align));
     } else {
       sp.set.types.push_back(classes ? type_ref::size_class(*x) : type_ref::of(*x));
@@ -105,8 +101,7 @@ build_spec set_request::spec() const {
   // alignment; the operator's wrapper bit-casts to and from the structs the snippet sees.
   set_spec classed;
   std::vector<const jit_type*> user(t, t + 3);
-  for (int i = 0; i < 3; ++i)
-    if ((moved >> i) & 1u) user[static_cast<std::size_t>(i)] = nullptr;  // storage already
+  if (moved >= 0) user[static_cast<std::size_t>(moved)] = nullptr;  // storage already
   if (!classes && struct_class_set(sp.set, user, classed)) {
     const std::vector<slot_spec> user_slots = slots_of(sp.set);
     sp.set = std::move(classed);
@@ -180,7 +175,7 @@ const cupar::jit::op& set_request::anchor() const {
 /// remembered per family and types, so that the per-call path pays a map lookup, not the set's
 /// key.
 bool precompiled_request(const set_request& r) {
-  using key_t = std::tuple<family, const jit_type*, const jit_type*, const jit_type*, std::uint8_t>;
+  using key_t = std::tuple<family, const jit_type*, const jit_type*, const jit_type*, int>;
   static std::mutex mutex;
   static std::map<key_t, bool> known;
   const key_t key{r.fam, r.t[0], r.t[1], r.t[2], r.moved};

@@ -8,7 +8,6 @@
 
 #include <cupar/detail/jit_entry.hpp>
 
-#include <cstdint>
 #include <memory>
 
 namespace cupar::detail {
@@ -23,10 +22,10 @@ struct set_request {
   /// counter types, are scalar_type()s). The data-processing families compile size classes of
   /// them, the others the types themselves.
   const jit_type* t[3] = {nullptr, nullptr, nullptr};
-  /// Bit i: the kernels only move t[i], never read it (a sort's payload): compiled as opaque
-  /// storage of its size and alignment and keyed by them, so that every type of that size and
-  /// alignment shares the set. At most one.
-  std::uint8_t moved = 0;
+  /// The index of the type the kernels only move, never read (a sort's payload), or -1: compiled
+  /// as opaque storage of its size and alignment and keyed by them, so that every type of that
+  /// size and alignment shares the set.
+  int moved = -1;
   bool in_place = false;  // select_if, select_flagged: output is the input
   /// unique_by_key, reduce_by_key, run_length_encode: kernels with 64-bit offsets (n >= 2^31).
   bool wide = false;

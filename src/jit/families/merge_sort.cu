@@ -217,6 +217,17 @@ const jit_type& sort_index_type(std::size_t n) {
 
 namespace {
 
+/// The request of a sort of keys `key` with `comp`, and a payload (null: keys only) that the
+/// kernels move as bytes of its size and alignment.
+set_request sort_set_request(const jit_type& key, const jit_type* payload,
+                             const cupar::jit::op* comp) {
+  set_request r{payload != nullptr ? family::merge_sort_pairs : family::merge_sort_keys,
+                {&key, payload}};
+  if (payload != nullptr) r.moved = 1;
+  r.ops[0] = comp;
+  return r;
+}
+
 void sort_arrays(const jit_args& call, stream_ref s, memory_resource& mr);
 
 /// A sort whose keys or values go through output expressions: the sort writes temporary arrays,
@@ -319,12 +330,9 @@ void sort_arrays(const jit_args& call, stream_ref s, memory_resource& mr) {
                s, mr);
     return;
   }
-  const family f = pairs ? family::merge_sort_pairs : family::merge_sort_keys;
-  set_request req{f, {&k}};
-  req.t[1] =
-      pairs && a.plan == nullptr ? sort_payload_type(a.types[1], a.in[1], a.out[1]) : a.types[1];
-  if (req.t[1] != nullptr) req.moved = 2;  // the payload: bytes of its size and alignment
-  req.ops[0] = a.ops[0];
+  set_request req = sort_set_request(
+      k, pairs && a.plan == nullptr ? sort_payload_type(a.types[1], a.in[1], a.out[1]) : a.types[1],
+      a.ops[0]);
   if (pairs && a.plan == nullptr && !precompiled_request(req)) {
     // A payload without a precompiled set (a struct of another size than 4 or 8 bytes, 1- and
     // 2-byte values): sort the keys with a 4- or 8-byte index as payload, whose sets exist for
@@ -383,12 +391,7 @@ void run_sort(const jit_args& call, stream_ref s, memory_resource& mr, const pen
 
 /// The request of a compile-only build or a plan: keys {Key}, values moved as types[1]'s bytes.
 set_request sort_request(const jit_args& a, request_scratch&) {
-  set_request r{a.types[1] != nullptr ? family::merge_sort_pairs : family::merge_sort_keys,
-                {a.types[0]}};
-  r.t[1] = a.types[1];
-  if (r.t[1] != nullptr) r.moved = 2;  // the payload: bytes of its size and alignment
-  r.ops[0] = a.ops[0];
-  return r;
+  return sort_set_request(*a.types[0], a.types[1], a.ops[0]);
 }
 
 /// less / greater on arithmetic keys: the library's radix sort serves them.
