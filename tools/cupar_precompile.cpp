@@ -88,13 +88,6 @@ std::string prefix_header(const std::string& header) {
   return out.str();
 }
 
-/// Whether `options` (compile_options) make LTO-IR.
-bool options_make_ltoir(const std::vector<std::string>& options) {
-  for (const auto& o : options)
-    if (o == "-dlto") return true;
-  return false;
-}
-
 class shared_prefix {
  public:
   explicit shared_prefix(std::string path) : path_(std::move(path)) {
@@ -115,7 +108,7 @@ class shared_prefix {
     const std::string text = prefix_header(header);
     req.extra_headers = {{prefix_name, text}};
     req.source = std::string("#include \"") + prefix_name + "\"\n" + req.source;
-    const std::string& pch = file(text, arch, req.options);
+    const std::string& pch = file(text, arch, req);
     if (!pch.empty()) {
       req.options.push_back("-use-pch=" + pch);
       req.options.emplace_back("-pch-messages=false");
@@ -128,8 +121,8 @@ class shared_prefix {
  private:
   // One PCH per prefix and architecture serves both output kinds: NVRTC's front end is the
   // same for the LTO-IR (compute_XX, -dlto) and the cubin (sm_XX) compiles, and accepts it.
-  const std::string& file(const std::string& text, int arch,
-                          const std::vector<std::string>& options) {
+  // Made by the first compile that asks, with its options and output kind.
+  const std::string& file(const std::string& text, int arch, const jit::compile_request& first) {
     const auto key = std::make_pair(text, arch);
     auto found = files_.find(key);
     if (found != files_.end()) return found->second;
@@ -138,10 +131,10 @@ class shared_prefix {
     req.source = std::string("#include \"") + prefix_name + "\"\n";
     req.name = "cupar_prefix.cu";
     req.extra_headers = {{prefix_name, text}};
-    req.options = options;
+    req.options = first.options;
     req.options.push_back("-create-pch=" + path);
     req.options.emplace_back("-pch-messages=false");
-    req.kind = options_make_ltoir(options) ? jit::output::ltoir : jit::output::cubin;
+    req.kind = first.kind;
     try {
       jit::compile(req);
     } catch (const std::exception& e) {
