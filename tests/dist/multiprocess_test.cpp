@@ -3,7 +3,7 @@
 // tests/dist/cases.cuh on its rank, and checks that all of them passed. Skips with fewer than
 // two GPUs.
 #include "common/gpu.hpp"
-#include "common/sibling.hpp"
+#include "common/child_process.hpp"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 // give the right result, from the disk when the entry is sound and from a compile otherwise.
 // (disk_cache_test.cpp covers the same faults and more on the files alone, without a GPU.)
 #include "common/gpu.hpp"
-#include "common/sibling.hpp"
+#include "common/child_process.hpp"
 
 #include <gtest/gtest.h>
 

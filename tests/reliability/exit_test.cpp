@@ -5,29 +5,22 @@
 // std::exit, or after a caught compile error. Every run must print "ok" and exit 0: no crash, no
 // hang. CUPAR_EXIT_RUNS (default 96) and CUPAR_EXIT_PARALLEL (default 8) set the count; the
 // issue's acceptance run is 1,000 runs, 16 at a time.
+#include "common/child_process.hpp"
 #include "common/gpu.hpp"
-#include "common/sibling.hpp"
 
 #include <gtest/gtest.h>
 
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
-#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
-
-extern char** environ;
 
 namespace cupar::testing {
 namespace {
@@ -42,41 +35,10 @@ int env_or(const char* name, int fallback) {
 }
 
 struct running {
-  pid_t pid = 0;
-  std::string out;  // file with its stdout and stderr
+  spawned_child child;
   std::string what;
   std::chrono::steady_clock::time_point deadline;
 };
-
-running spawn(const std::vector<std::string>& args) {
-  running r;
-  char out_name[] = "/tmp/cupar_exit_XXXXXX";
-  const int fd = mkstemp(out_name);
-  if (fd < 0) return r;
-  r.out = out_name;
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fd, 1);
-  posix_spawn_file_actions_adddup2(&actions, fd, 2);
-  std::vector<char*> argv;
-  for (const auto& a : args)
-    argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  if (posix_spawn(&r.pid, args[0].c_str(), &actions, nullptr, argv.data(), environ) != 0) r.pid = 0;
-  posix_spawn_file_actions_destroy(&actions);
-  close(fd);
-  for (std::size_t i = 1; i < args.size(); ++i)
-    r.what += args[i] + " ";
-  r.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  return r;
-}
-
-std::string read_and_remove(const std::string& path) {
-  std::stringstream text;
-  text << std::ifstream(path).rdbuf();
-  std::remove(path.c_str());
-  return text.str();
-}
 
 TEST(Exit, WhileOptimisedBuildsAreQueuedOrRunningIsClean) {
   CUPAR_REQUIRE_GPU();
@@ -92,31 +54,35 @@ TEST(Exit, WhileOptimisedBuildsAreQueuedOrRunningIsClean) {
   while (finished < runs) {
     while (started < runs && static_cast<int>(live.size()) < parallel) {
       const int delay_us = (started * 7919) % 20000;  // spread over 0-20 ms
-      running r =
-          spawn({path, modes[started % 3], "3", std::to_string(delay_us), std::to_string(started)});
-      ASSERT_NE(r.pid, 0) << "cannot start " << path;
+      const std::vector<std::string> args = {path, modes[started % 3], "3",
+                                             std::to_string(delay_us), std::to_string(started)};
+      running r{spawn_child(args), "",
+                std::chrono::steady_clock::now() + std::chrono::seconds(120)};
+      ASSERT_NE(r.child.pid, 0) << "cannot start " << path;
+      for (std::size_t k = 1; k < args.size(); ++k)
+        r.what += args[k] + " ";
       live.push_back(std::move(r));
       ++started;
     }
     for (std::size_t i = 0; i < live.size();) {
       int status = 0;
-      const pid_t done = waitpid(live[i].pid, &status, WNOHANG);
+      const pid_t done = waitpid(live[i].child.pid, &status, WNOHANG);
       std::string verdict;
-      if (done == live[i].pid) {
+      if (done == live[i].child.pid) {
         if (WIFSIGNALED(status)) {
           verdict = std::string("signal ") + strsignal(WTERMSIG(status));
         } else if (WEXITSTATUS(status) != 0) {
           verdict = "exit status " + std::to_string(WEXITSTATUS(status));
         }
       } else if (std::chrono::steady_clock::now() > live[i].deadline) {
-        kill(live[i].pid, SIGKILL);
-        waitpid(live[i].pid, &status, 0);
+        kill(live[i].child.pid, SIGKILL);
+        waitpid(live[i].child.pid, &status, 0);
         verdict = "hung (killed after 120 s)";
       } else {
         ++i;
         continue;
       }
-      const std::string output = read_and_remove(live[i].out);
+      const std::string output = take_output(live[i].child);
       if (verdict.empty() && output.find("ok\n") == std::string::npos) verdict = "no \"ok\"";
       if (!verdict.empty()) {
         ++failures[verdict];

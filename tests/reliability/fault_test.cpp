@@ -4,30 +4,22 @@
 // this process checks what the child reports, that it neither crashed nor hung, and that its own
 // context still works. Labelled `fault`: scripts/sanitize.sh leaves it out (memcheck would report
 // the planted faults, which are the point here).
+#include "common/child_process.hpp"
 #include "common/gpu.hpp"
-#include "common/sibling.hpp"
 #include "common/streams.hpp"
 
 #include <cupar/cupar.hpp>
 
 #include <gtest/gtest.h>
 
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
-#include <climits>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
-
-extern char** environ;
 
 namespace cupar::testing {
 namespace {
@@ -42,46 +34,26 @@ struct child_result {
 };
 
 child_result run_child(const std::string& mode, int seconds = 120) {
-  char out_name[] = "/tmp/cupar_fault_XXXXXX";
-  const int fd = mkstemp(out_name);
   child_result r;
-  if (fd < 0) return r;
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fd, 1);
-  posix_spawn_file_actions_adddup2(&actions, fd, 2);
-  const std::string path = child_path();
-  std::vector<char*> argv = {const_cast<char*>(path.c_str()), const_cast<char*>(mode.c_str()),
-                             nullptr};
-  pid_t pid = 0;
-  if (posix_spawn(&pid, path.c_str(), &actions, nullptr, argv.data(), environ) != 0) {
-    posix_spawn_file_actions_destroy(&actions);
-    close(fd);
-    return r;
-  }
-  posix_spawn_file_actions_destroy(&actions);
+  spawned_child c = spawn_child({child_path(), mode});
+  if (c.pid == 0) return r;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
   int status = 0;
   for (;;) {
-    const pid_t done = waitpid(pid, &status, WNOHANG);
-    if (done == pid) {
+    const pid_t done = waitpid(c.pid, &status, WNOHANG);
+    if (done == c.pid) {
       r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
       break;
     }
     if (std::chrono::steady_clock::now() > deadline) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
+      kill(c.pid, SIGKILL);
+      waitpid(c.pid, &status, 0);
       r.status = -2;
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  close(fd);
-  std::ifstream in(out_name);
-  std::stringstream text;
-  text << in.rdbuf();
-  r.output = text.str();
-  std::remove(out_name);
+  r.output = take_output(c);
   return r;
 }
 
