@@ -13,14 +13,16 @@
 #                        kept and the report uses the median)
 #   --part P             run part of the suite, so that each part fits a time limit (one call of
 #                        the team's GPU machine: 10 minutes): "kernels" (every row but the
-#                        jit_latency ones: results.json), or the same rows in two runs,
-#                        "kernels-1" (the families before --split in the suite's order:
-#                        results_kernels-1.json) then "kernels-2" (that family and the ones
-#                        after it: results_kernels-2.json), and "latency" (the jit_latency rows:
+#                        jit_latency ones: results.json), or the same rows in parts split at the
+#                        families of --split: "kernels-1" (the families before the first split
+#                        family in the suite's order: results_kernels-1.json), "kernels-2" (that
+#                        family up to the next split family), ... "kernels-K" (K = the number of
+#                        split families + 1), and "latency" (the jit_latency rows:
 #                        results_latency.json). "kernels" and "kernels-1" start a run (they drop
 #                        every other results*.json of DIR); each part's report is written from
 #                        every results*.json of DIR, so the last part's report covers the run
-#   --split FAMILY       the first family of "kernels-2" (default histogram_even)
+#   --split F1[,F2...]   the first families of "kernels-2", "kernels-3", ... (default
+#                        merge_sort_keys,histogram_even: three kernel parts)
 #   --readme FILE        also refresh the headline block of FILE (between the markers
 #                        <!-- cupar-bench:begin --> and <!-- cupar-bench:end -->)
 #   -h, --help           this text
@@ -35,11 +37,12 @@
 # histogram_even 527 s (H200; 1,485 rows, the CPU baselines' sequential sorts of 2^26 keys among
 # them), the rows from histogram_even on 352 s (H100; 794 rows), the jit_latency rows 99-127 s
 # (102 rows, fresh processes); the report a few seconds. Where one command may run at most 10
-# minutes, build and run apart, and the suite in three parts (neither the whole suite nor the
+# minutes, build and run apart, and the suite in four parts (neither the whole suite nor the
 # kernels part fits 560 s):
 #   scripts/run-benchmarks.sh --build-only
 #   scripts/run-benchmarks.sh --no-build --part kernels-1
 #   scripts/run-benchmarks.sh --no-build --part kernels-2
+#   scripts/run-benchmarks.sh --no-build --part kernels-3
 #   scripts/run-benchmarks.sh --no-build --part latency
 #
 # Environment: CMAKE_ARGS (extra CMake arguments), PYTHON (interpreter for the report; default:
@@ -56,7 +59,7 @@ min_time=0.05
 repetitions=1
 readme=""
 part=""
-split=histogram_even
+split=merge_sort_keys,histogram_even
 passthrough=()
 # The command line as typed, for the report: arguments with shell characters in single quotes.
 quote() {
@@ -129,20 +132,31 @@ case "$part" in
   kernels)
     passthrough+=("--benchmark_filter=-^jit_latency/")
     rm -f "$out"/results_*.json ;;
-  kernels-1|kernels-2)
-    # The suite's families in its order (bench/rows.hpp), split at $split.
+  kernels-[1-9])
+    # The suite's families in its order (bench/rows.hpp), cut before each family of $split.
     families=$("$bench" --benchmark_list_tests=true | cut -d/ -f1 | awk 'NF && !seen[$0]++' |
                grep -vx jit_latency) || true
-    if ! grep -qx -- "$split" <<<"$families"; then
-      echo "run-benchmarks: --split: no family '$split' in the suite" >&2
+    IFS=, read -r -a splits <<<"$split"
+    for f in "${splits[@]}"; do
+      if ! grep -qx -- "$f" <<<"$families"; then
+        echo "run-benchmarks: --split: no family '$f' in the suite" >&2
+        exit 2
+      fi
+    done
+    k=${part#kernels-}
+    if (( k > ${#splits[@]} + 1 )); then
+      echo "run-benchmarks: --part $part: --split makes $(( ${#splits[@]} + 1 )) parts" >&2
       exit 2
     fi
-    if [[ "$part" == kernels-1 ]]; then
-      pick=$(sed "/^${split}\$/,\$d" <<<"$families")
-      rm -f "$out"/results*.json
-    else
-      pick=$(sed -n "/^${split}\$/,\$p" <<<"$families")
+    # Part k: from split k-1 (or the first family) up to, not including, split k (or the end).
+    pick=$families
+    if (( k > 1 )); then pick=$(sed -n "/^${splits[k-2]}\$/,\$p" <<<"$pick"); fi
+    if (( k <= ${#splits[@]} )); then pick=$(sed "/^${splits[k-1]}\$/,\$d" <<<"$pick"); fi
+    if [[ -z "$pick" ]]; then
+      echo "run-benchmarks: --part $part has no family (is --split in the suite's order?)" >&2
+      exit 2
     fi
+    [[ "$k" == 1 ]] && rm -f "$out"/results*.json
     passthrough+=("--benchmark_filter=^($(paste -sd'|' <<<"$pick"))/")
     json="$out/results_${part}.json"
     log="$out/bench_${part}.log" ;;
@@ -150,7 +164,7 @@ case "$part" in
     passthrough+=("--benchmark_filter=^jit_latency/")
     json="$out/results_latency.json"
     log="$out/bench_latency.log" ;;
-  *) echo "run-benchmarks: --part is kernels, kernels-1, kernels-2 or latency, not '$part'" >&2
+  *) echo "run-benchmarks: --part is kernels, kernels-K or latency, not '$part'" >&2
      exit 2 ;;
 esac
 args=(--benchmark_min_time="$min_time" --benchmark_out="$json" --benchmark_out_format=json)
