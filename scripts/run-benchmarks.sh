@@ -30,13 +30,12 @@
 # "% of copy bandwidth" column):
 #   scripts/run-benchmarks.sh --benchmark_filter='^(copy|reduce_sum|radix_sort_keys)/'
 #
-# Expected duration (16 cores, 2026-11-27): the library and the benchmarks from scratch 449 s on
-# the H200 machine before the kernel sets shared precompiled headers (the gpu preset's whole build,
-# tests included, took 506 s after, on the H100 machine; building cupar_bench also builds
-# cupar_jit_latency, which its jit_latency rows run); the suite about 16 minutes: the rows before
-# histogram_even 527 s (H200; 1,485 rows, the CPU baselines' sequential sorts of 2^26 keys among
-# them), the rows from histogram_even on 352 s (H100; 794 rows), the jit_latency rows 99-127 s
-# (102 rows, fresh processes); the report a few seconds. Where one command may run at most 10
+# Expected duration (the H100 machine, 16 cores, 2026-11-27, commit 3536565): the library and the
+# benchmarks from scratch 331 s (the gpu preset's targets cupar_bench and cupar_jit_latency, which
+# building cupar_bench builds too, since its jit_latency rows run it); the suite 940 s: kernels-1
+# 204 s (621 rows, the CPU baselines' sequential radix sorts of 2^26 keys among them), kernels-2
+# 318 s (864 rows), kernels-3 324 s (794 rows), latency 94 s (102 rows, fresh processes); the
+# report about 10 s. Where one command may run at most 10
 # minutes, build and run apart, and the suite in four parts (neither the whole suite nor the
 # kernels part fits 560 s):
 #   scripts/run-benchmarks.sh --build-only

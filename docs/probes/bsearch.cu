@@ -1,4 +1,4 @@
-// Probe: what closes the gap of cupar's vectorised lower_bound to Thrust's at 2^28 (RESULTS_DP.md:
+// Probe: what closes the gap of cupar's vectorised lower_bound to Thrust's at 2^28 (bench/RESULTS.md, lower_bound:
 // 1.06x Thrust at 2^24, 0.954 at 2^28, u32, m = n needles uniform over the sorted range's values)?
 // A search is ~log2(n) dependent loads; at 2^28 the haystack is 1 GiB and the needles and
 // positions stream another 2 GiB through L2, so the question is what the L2 keeps and how many
