@@ -136,11 +136,19 @@ case "$part" in
     families=$("$bench" --benchmark_list_tests=true | cut -d/ -f1 | awk 'NF && !seen[$0]++' |
                grep -vx jit_latency) || true
     IFS=, read -r -a splits <<<"$split"
+    previous=1  # the first family starts kernels-1: no split there, and none twice
     for f in "${splits[@]}"; do
       if ! grep -qx -- "$f" <<<"$families"; then
         echo "run-benchmarks: --split: no family '$f' in the suite" >&2
         exit 2
       fi
+      at=$(grep -nx -- "$f" <<<"$families" | cut -d: -f1)
+      if (( at <= previous )); then
+        echo "run-benchmarks: --split: '$f' must come after the suite's first family and the" \
+             "split family before it (the order: cupar_bench --benchmark_list_tests)" >&2
+        exit 2
+      fi
+      previous=$at
     done
     k=${part#kernels-}
     if (( k > ${#splits[@]} + 1 )); then
@@ -151,10 +159,6 @@ case "$part" in
     pick=$families
     if (( k > 1 )); then pick=$(sed -n "/^${splits[k-2]}\$/,\$p" <<<"$pick"); fi
     if (( k <= ${#splits[@]} )); then pick=$(sed "/^${splits[k-1]}\$/,\$d" <<<"$pick"); fi
-    if [[ -z "$pick" ]]; then
-      echo "run-benchmarks: --part $part has no family (is --split in the suite's order?)" >&2
-      exit 2
-    fi
     [[ "$k" == 1 ]] && rm -f "$out"/results*.json
     passthrough+=("--benchmark_filter=^($(paste -sd'|' <<<"$pick"))/")
     json="$out/results_${part}.json"

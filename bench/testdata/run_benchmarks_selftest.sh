@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Self-test of scripts/run-benchmarks.sh --part: a stand-in cupar_bench records the filter it was
+# Self-test of scripts/run-benchmarks.sh --part and --split: a stand-in cupar_bench records the filter it was
 # given and writes the fixture as its JSON; the kernels part must filter out the latency rows and
 # drop an older latency JSON, the latency part must keep the kernels part's JSON and report both.
 #   run_benchmarks_selftest.sh <repo> <work dir>
@@ -12,8 +12,8 @@ cat >"$work/build/bench/cupar_bench" <<STUB
 for a in "\$@"; do
   case "\$a" in
     --benchmark_list_tests=true)
-      printf '%s\n' copy/cuda_memcpy/u32/1024 reduce_sum/cupar/f32/1024 histogram_even/cupar/u8/1024 \
-        select_if/cupar/u32/1024 jit_latency/first_call/reduce
+      printf '%s\n' copy/cuda_memcpy/u32/1024 reduce_sum/cupar/f32/1024 merge_sort_keys/cupar/f32/1024 \
+        histogram_even/cupar/u8/1024 select_if/cupar/u32/1024 jit_latency/first_call/reduce
       exit 0 ;;
     --benchmark_out=*) out=\${a#*=} ;;
     --benchmark_filter=*) echo "\${a#*=}" >>"$work/filters" ;;
@@ -37,20 +37,36 @@ grep -q 'results.json`, `results_latency.json' "$work/out/RESULTS.md" || fail "t
 if "$repo/scripts/run-benchmarks.sh" --no-build -B "$work/build" -o "$work/out" --part other >"$work/log3" 2>&1; then
   fail "an unknown part was accepted"
 fi
-# The kernels rows in two runs, split at histogram_even, then the latency rows: three JSON files,
-# one report; kernels-1 starts a run (drops the earlier parts' JSON).
+# The kernels rows in three runs, cut before merge_sort_keys and histogram_even (the default
+# --split), then the latency rows: four JSON files, one report; kernels-1 starts a run (drops the
+# earlier parts' JSON).
 run() { "$repo/scripts/run-benchmarks.sh" --no-build -B "$work/build" -o "$work/out" "$@"; }
 run --part kernels-1 >"$work/log4" 2>&1 || fail "kernels-1 failed: $(tail -5 "$work/log4")"
 [ "$(sed -n 3p "$work/filters")" = "^(copy|reduce_sum)/" ] || fail "kernels-1 filter: $(sed -n 3p "$work/filters")"
 [ ! -e "$work/out/results.json" ] && [ ! -e "$work/out/results_latency.json" ] ||
   fail "kernels-1 kept an earlier run's JSON"
 run --part kernels-2 >"$work/log5" 2>&1 || fail "kernels-2 failed: $(tail -5 "$work/log5")"
-[ "$(sed -n 4p "$work/filters")" = "^(histogram_even|select_if)/" ] ||
+[ "$(sed -n 4p "$work/filters")" = "^(merge_sort_keys)/" ] ||
   fail "kernels-2 filter: $(sed -n 4p "$work/filters")"
-run --part latency >"$work/log6" 2>&1 || fail "latency after kernels-2 failed: $(tail -5 "$work/log6")"
-grep -q 'results_kernels-1.json`, `results_kernels-2.json`, `results_latency.json' "$work/out/RESULTS.md" ||
-  fail "the report is not made from the three parts: $(grep -m1 results_ "$work/out/RESULTS.md")"
-if run --part kernels-1 --split no_such_family >"$work/log7" 2>&1; then
+run --part kernels-3 >"$work/log6" 2>&1 || fail "kernels-3 failed: $(tail -5 "$work/log6")"
+[ "$(sed -n 5p "$work/filters")" = "^(histogram_even|select_if)/" ] ||
+  fail "kernels-3 filter: $(sed -n 5p "$work/filters")"
+run --part latency >"$work/log7" 2>&1 || fail "latency after kernels-3 failed: $(tail -5 "$work/log7")"
+grep -q 'results_kernels-1.json`, `results_kernels-2.json`, `results_kernels-3.json`, `results_latency.json' \
+  "$work/out/RESULTS.md" ||
+  fail "the report is not made from the four parts: $(grep -m1 results_ "$work/out/RESULTS.md")"
+if run --part kernels-4 >"$work/log8" 2>&1; then
+  fail "a fourth kernels part was accepted with two split families"
+fi
+# One split family: two parts.
+run --part kernels-2 --split histogram_even >"$work/log9" 2>&1 ||
+  fail "kernels-2 --split histogram_even failed: $(tail -5 "$work/log9")"
+[ "$(sed -n 7p "$work/filters")" = "^(histogram_even|select_if)/" ] ||
+  fail "kernels-2 --split histogram_even filter: $(sed -n 7p "$work/filters")"
+if run --part kernels-1 --split no_such_family >"$work/log10" 2>&1; then
   fail "an unknown --split family was accepted"
+fi
+if run --part kernels-1 --split histogram_even,reduce_sum >"$work/log11" 2>&1; then
+  fail "split families out of the suite's order were accepted"
 fi
 echo "run-benchmarks.sh --part: OK"
