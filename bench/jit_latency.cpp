@@ -40,6 +40,13 @@
 //   new_operator_quiet  as new_operator, but each operator's call starts once the background
 //                 (optimised) builds of the ones before it have finished (not timed): the
 //                 difference from new_operator is what those builds cost the next operator
+//   switch        what the switch to the optimised build costs the call that makes it (issue 28,
+//                 item 4): for each of --operators new operators, a first call (quick build),
+//                 wait_for_background_builds, then the call that switches and 9 more; `seconds`
+//                 is the median over the operators of the switching call's time minus the median
+//                 of the 9 after it (max_seconds: the largest); switch_seconds and steady_seconds
+//                 are the medians of those two; loads and upgrades count the switching calls'
+//                 loads (0 when the build was loaded in the background) and switches
 // Each time runs from just before the cupar call to the return of cudaStreamSynchronize on the
 // call's stream, with CUDA initialised, the data on the device and cupar's memory pool grown
 // beforehand: the JIT's work (compile, link, load, cache lookups) and the kernels.
@@ -955,6 +962,8 @@ class session {
       new_operator(false);
     } else if (measure == "new_operator_quiet") {
       new_operator(true);
+    } else if (measure == "switch") {
+      switch_cost();
     }
   }
 
@@ -1029,6 +1038,35 @@ class session {
               " operators=" + std::to_string(opt_.operators) + stats_fields(s0, s1));
   }
 
+  void switch_cost() {
+    ensure_first_operator(false);
+    std::vector<double> extra, switching, steady;
+    std::uint64_t loads = 0, upgrades = 0;
+    for (int i = 1; i <= opt_.operators; ++i) {
+      const op o = w_.make_op(next_op_++);
+      timed_call(o);  // the quick build
+      cupar::jit::wait_for_background_builds();
+      const cupar::jit::stats s0 = cupar::jit::get_stats();
+      const double t = timed_call(o);
+      const cupar::jit::stats s1 = cupar::jit::get_stats();
+      loads += s1.loads - s0.loads;
+      upgrades += s1.upgrades - s0.upgrades;
+      std::vector<double> after;
+      for (int k = 0; k < 9; ++k)
+        after.push_back(timed_call(o));
+      const double m = median(after);
+      switching.push_back(t);
+      steady.push_back(m);
+      extra.push_back(t - m);
+    }
+    w_.check();
+    print("switch", median(extra),
+          " max_seconds=" + number(*std::max_element(extra.begin(), extra.end())) +
+              " switch_seconds=" + number(median(switching)) + " steady_seconds=" +
+              number(median(steady)) + " operators=" + std::to_string(opt_.operators) +
+              " loads=" + std::to_string(loads) + " upgrades=" + std::to_string(upgrades));
+  }
+
   const options& opt_;
   workload& w_;
   cudaStream_t stream_;
@@ -1040,7 +1078,7 @@ class session {
 void usage(std::FILE* f) {
   std::fprintf(f,
                "usage: cupar_jit_latency --case CASE [--measure first_call,warm,new_operator,"
-               "new_operator_quiet]\n"
+               "new_operator_quiet,switch]\n"
                "                         [--operators N] [--calls N] [--n N]\n"
                "       cupar_jit_latency --list\n"
                "CASE: see --list. Default measure: "
@@ -1116,10 +1154,11 @@ int parse(int argc, char** argv, options& o) {
   while (start <= measures.size()) {
     const std::size_t comma = std::min(measures.find(',', start), measures.size());
     const std::string m = measures.substr(start, comma - start);
-    if (m != "first_call" && m != "warm" && m != "new_operator" && m != "new_operator_quiet") {
+    if (m != "first_call" && m != "warm" && m != "new_operator" && m != "new_operator_quiet" &&
+        m != "switch") {
       std::fprintf(stderr,
                    "cupar_jit_latency: unknown measure '%s' (first_call, warm, new_operator, "
-                   "new_operator_quiet)\n",
+                   "new_operator_quiet, switch)\n",
                    m.c_str());
       return exit_usage;
     }

@@ -12,6 +12,12 @@
 //      directory holds that build when it exits.
 //   2. disk: a second process on the same directory, `--measure first_call`:
 //      jit_latency/disk_cache_process/<case>       (the row fails unless it hit the disk cache)
+//   3. switch (reduce_f32, merge_sort_keys_f32, select_if_u32, reduce_by_key_u32_f32,
+//      segmented_reduce_f32, lower_bound_u32, sum_of_squares_f32): a third process on the same
+//      directory, `--measure switch --operators 5`:
+//      jit_latency/switch_in_process/<case>        what the call that switches to the optimised
+//                                                  build pays over the calls after it (median of
+//                                                  5 new operators; counter max_seconds)
 //   The *_optimized cases run step 1 only, with CUPAR_JIT_MODE=optimized and first_call only:
 //      jit_latency/cold_process/<case>_optimized   the synchronous optimised build
 //
@@ -28,6 +34,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -231,33 +238,34 @@ process_output run_process(const std::string& exe, const std::vector<std::string
 // Sessions.
 
 struct latency_case {
-  const char* name;      // the row's <case>
-  const char* exe_case;  // cupar_jit_latency --case
-  const char* mode;      // CUPAR_JIT_MODE
-  int operators;         // new operators (0: cold first call only, no disk process)
+  const char* name;          // the row's <case>
+  const char* exe_case;      // cupar_jit_latency --case
+  const char* mode;          // CUPAR_JIT_MODE
+  int operators;             // new operators (0: cold first call only, no disk process)
+  int switch_operators = 0;  // new operators of the switch process (0: no switch row)
 };
 
-const latency_case case_reduce_f32{"reduce_f32", "reduce_f32", "tiered", 20};
+const latency_case case_reduce_f32{"reduce_f32", "reduce_f32", "tiered", 20, 5};
 const latency_case case_merge_sort_keys_f32{"merge_sort_keys_f32", "merge_sort_keys_f32", "tiered",
-                                            20};
+                                            20, 5};
 // point is struct class s8a4: precompiled kernels in the default build; in a build without the
 // class each new operator compiles CUB's kernels from source (1-3 s): 5 of them, not 20.
 const latency_case case_reduce_point{"reduce_point", "reduce_point", "tiered", 5};
 // The data-processing families (issue 9): 20 new operators each, as for reduce_f32.
-const latency_case case_select_if_u32{"select_if_u32", "select_if_u32", "tiered", 20};
+const latency_case case_select_if_u32{"select_if_u32", "select_if_u32", "tiered", 20, 5};
 const latency_case case_partition_u32{"partition_u32", "partition_u32", "tiered", 20};
 const latency_case case_three_way_partition_u32{"three_way_partition_u32",
                                                 "three_way_partition_u32", "tiered", 20};
 const latency_case case_unique_u32{"unique_u32", "unique_u32", "tiered", 20};
 const latency_case case_reduce_by_key_u32_f32{"reduce_by_key_u32_f32", "reduce_by_key_u32_f32",
-                                              "tiered", 20};
+                                              "tiered", 20, 5};
 const latency_case case_inclusive_scan_by_key_u32_f32{
     "inclusive_scan_by_key_u32_f32", "inclusive_scan_by_key_u32_f32", "tiered", 20};
 const latency_case case_segmented_reduce_f32{"segmented_reduce_f32", "segmented_reduce_f32",
-                                             "tiered", 20};
+                                             "tiered", 20, 5};
 const latency_case case_segmented_inclusive_scan_f32{"segmented_inclusive_scan_f32",
                                                      "segmented_inclusive_scan_f32", "tiered", 20};
-const latency_case case_lower_bound_u32{"lower_bound_u32", "lower_bound_u32", "tiered", 20};
+const latency_case case_lower_bound_u32{"lower_bound_u32", "lower_bound_u32", "tiered", 20, 5};
 // Struct size classes (issue 11): 16- and 32-byte records served by precompiled class kernels, 20
 // new operators each; the 36-byte record has no class (from source, 1-3 s each): 3 of them.
 const latency_case case_reduce_rec16{"reduce_rec16", "reduce_rec16", "tiered", 20};
@@ -267,8 +275,8 @@ const latency_case case_merge_sort_rec32{"merge_sort_rec32", "merge_sort_rec32",
 const latency_case case_reduce_rec36{"reduce_rec36", "reduce_rec36", "tiered", 3};
 const latency_case case_reduce_by_key_u32_rec16{"reduce_by_key_u32_rec16",
                                                 "reduce_by_key_u32_rec16", "tiered", 20};
-const latency_case case_sum_of_squares_f32{"sum_of_squares_f32", "sum_of_squares_f32", "tiered",
-                                           20};
+const latency_case case_sum_of_squares_f32{"sum_of_squares_f32", "sum_of_squares_f32", "tiered", 20,
+                                           5};
 // Iterator expressions (issue 10): a new transform of zip(a, b), a new reduction over
 // zip(counting, x), a new transform scanned; 20 new operators each, the expression rebuilt per
 // call.
@@ -288,8 +296,14 @@ const latency_case case_reduce_f32_optimized{"reduce_f32_optimized", "reduce_f32
 const latency_case case_merge_sort_keys_f32_optimized{"merge_sort_keys_f32_optimized",
                                                       "merge_sort_keys_f32", "optimized", 0};
 
-enum measure_kind { cold_process, disk_cache_process, warm_in_process, new_operator_in_process };
-constexpr int measure_kinds = 4;
+enum measure_kind {
+  cold_process,
+  disk_cache_process,
+  warm_in_process,
+  new_operator_in_process,
+  switch_in_process
+};
+constexpr int measure_kinds = 5;
 
 struct session {
   std::string error;  // non-empty: the session failed
@@ -368,6 +382,21 @@ session run_session(const latency_case& c) {
     }
     s.results[disk_cache_process] = *second;
     s.present[disk_cache_process] = true;
+    if (c.switch_operators > 0) {
+      const process_output sw = run_process(exe,
+                                            {"--case", c.exe_case, "--measure", "switch",
+                                             "--operators", std::to_string(c.switch_operators)},
+                                            env, unset);
+      if (sw.status != 0 || sw.timed_out) {
+        throw std::runtime_error(describe_failure("the switch process", sw));
+      }
+      const measurement* cost = sw.find("switch");
+      if (cost == nullptr) {
+        throw std::runtime_error("the switch process printed no switch result: " + sw.tail());
+      }
+      s.results[switch_in_process] = *cost;
+      s.present[switch_in_process] = true;
+    }
   } catch (const std::exception& e) {
     s.error = e.what();
   }
@@ -394,8 +423,10 @@ void latency_row(benchmark::State& state, const latency_case& c, measure_kind k)
   run_guarded(state, true, [&] {
     const measurement m = take(c, k);
     const double seconds = m.number("seconds");
+    // A switch row's value is a difference, below 0 within noise: the row's time is kept
+    // positive, the counter `seconds` has the value.
     for (auto _ : state)
-      state.SetIterationTime(seconds);
+      state.SetIterationTime(std::max(seconds, 1e-9));
     for (const auto& [key, value] : m.fields) {
       char* end = nullptr;
       const double v = std::strtod(value.c_str(), &end);
@@ -420,6 +451,9 @@ void jit_latency_warm_in_process_reduce_f32(benchmark::State& state) {
 void jit_latency_new_operator_in_process_reduce_f32(benchmark::State& state) {
   latency_row(state, case_reduce_f32, new_operator_in_process);
 }
+void jit_latency_switch_in_process_reduce_f32(benchmark::State& state) {
+  latency_row(state, case_reduce_f32, switch_in_process);
+}
 void jit_latency_cold_process_reduce_f32_optimized(benchmark::State& state) {
   latency_row(state, case_reduce_f32_optimized, cold_process);
 }
@@ -435,6 +469,9 @@ void jit_latency_warm_in_process_merge_sort_keys_f32(benchmark::State& state) {
 }
 void jit_latency_new_operator_in_process_merge_sort_keys_f32(benchmark::State& state) {
   latency_row(state, case_merge_sort_keys_f32, new_operator_in_process);
+}
+void jit_latency_switch_in_process_merge_sort_keys_f32(benchmark::State& state) {
+  latency_row(state, case_merge_sort_keys_f32, switch_in_process);
 }
 void jit_latency_cold_process_merge_sort_keys_f32_optimized(benchmark::State& state) {
   latency_row(state, case_merge_sort_keys_f32_optimized, cold_process);
@@ -489,5 +526,15 @@ CUPAR_LATENCY_ROWS(select_expr_f32)
 CUPAR_LATENCY_ROWS(sort_computed_u32)
 CUPAR_LATENCY_ROWS(select_output_f32)
 #undef CUPAR_LATENCY_ROWS
+#define CUPAR_SWITCH_ROW(c)                                         \
+  void jit_latency_switch_in_process_##c(benchmark::State& state) { \
+    latency_row(state, case_##c, switch_in_process);                \
+  }
+CUPAR_SWITCH_ROW(select_if_u32)
+CUPAR_SWITCH_ROW(reduce_by_key_u32_f32)
+CUPAR_SWITCH_ROW(segmented_reduce_f32)
+CUPAR_SWITCH_ROW(lower_bound_u32)
+CUPAR_SWITCH_ROW(sum_of_squares_f32)
+#undef CUPAR_SWITCH_ROW
 
 }  // namespace cupar_bench

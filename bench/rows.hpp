@@ -299,11 +299,13 @@
   X(jit_latency, disk_cache_process, reduce_f32, once)                         \
   X(jit_latency, warm_in_process, reduce_f32, once)                            \
   X(jit_latency, new_operator_in_process, reduce_f32, once)                    \
+  X(jit_latency, switch_in_process, reduce_f32, once)                          \
   X(jit_latency, cold_process, reduce_f32_optimized, once)                     \
   X(jit_latency, cold_process, merge_sort_keys_f32, once)                      \
   X(jit_latency, disk_cache_process, merge_sort_keys_f32, once)                \
   X(jit_latency, warm_in_process, merge_sort_keys_f32, once)                   \
   X(jit_latency, new_operator_in_process, merge_sort_keys_f32, once)           \
+  X(jit_latency, switch_in_process, merge_sort_keys_f32, once)                 \
   X(jit_latency, cold_process, merge_sort_keys_f32_optimized, once)            \
   X(jit_latency, cold_process, reduce_point, once)                             \
   X(jit_latency, disk_cache_process, reduce_point, once)                       \
@@ -313,6 +315,7 @@
   X(jit_latency, disk_cache_process, select_if_u32, once)                      \
   X(jit_latency, warm_in_process, select_if_u32, once)                         \
   X(jit_latency, new_operator_in_process, select_if_u32, once)                 \
+  X(jit_latency, switch_in_process, select_if_u32, once)                       \
   X(jit_latency, cold_process, partition_u32, once)                            \
   X(jit_latency, disk_cache_process, partition_u32, once)                      \
   X(jit_latency, warm_in_process, partition_u32, once)                         \
@@ -329,6 +332,7 @@
   X(jit_latency, disk_cache_process, reduce_by_key_u32_f32, once)              \
   X(jit_latency, warm_in_process, reduce_by_key_u32_f32, once)                 \
   X(jit_latency, new_operator_in_process, reduce_by_key_u32_f32, once)         \
+  X(jit_latency, switch_in_process, reduce_by_key_u32_f32, once)               \
   X(jit_latency, cold_process, inclusive_scan_by_key_u32_f32, once)            \
   X(jit_latency, disk_cache_process, inclusive_scan_by_key_u32_f32, once)      \
   X(jit_latency, warm_in_process, inclusive_scan_by_key_u32_f32, once)         \
@@ -337,6 +341,7 @@
   X(jit_latency, disk_cache_process, segmented_reduce_f32, once)               \
   X(jit_latency, warm_in_process, segmented_reduce_f32, once)                  \
   X(jit_latency, new_operator_in_process, segmented_reduce_f32, once)          \
+  X(jit_latency, switch_in_process, segmented_reduce_f32, once)                \
   X(jit_latency, cold_process, segmented_inclusive_scan_f32, once)             \
   X(jit_latency, disk_cache_process, segmented_inclusive_scan_f32, once)       \
   X(jit_latency, warm_in_process, segmented_inclusive_scan_f32, once)          \
@@ -345,6 +350,7 @@
   X(jit_latency, disk_cache_process, lower_bound_u32, once)                    \
   X(jit_latency, warm_in_process, lower_bound_u32, once)                       \
   X(jit_latency, new_operator_in_process, lower_bound_u32, once)               \
+  X(jit_latency, switch_in_process, lower_bound_u32, once)                     \
   X(jit_latency, cold_process, reduce_rec16, once)                             \
   X(jit_latency, disk_cache_process, reduce_rec16, once)                       \
   X(jit_latency, warm_in_process, reduce_rec16, once)                          \
@@ -369,6 +375,7 @@
   X(jit_latency, disk_cache_process, sum_of_squares_f32, once)                 \
   X(jit_latency, warm_in_process, sum_of_squares_f32, once)                    \
   X(jit_latency, new_operator_in_process, sum_of_squares_f32, once)            \
+  X(jit_latency, switch_in_process, sum_of_squares_f32, once)                  \
   X(jit_latency, cold_process, dot_f32, once)                                  \
   X(jit_latency, disk_cache_process, dot_f32, once)                            \
   X(jit_latency, warm_in_process, dot_f32, once)                               \

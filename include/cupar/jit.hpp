@@ -248,9 +248,10 @@ enum class mode {
 CUPAR_EXPORT void set_mode(mode m) noexcept;
 CUPAR_EXPORT mode get_mode() noexcept;
 
-/// Blocks until every background (tier-2) build queued before the call has finished (builds
-/// other threads queue meanwhile are not waited for). Calls made after it returns use the
-/// optimised kernels of the operators built before it.
+/// Blocks until every background (tier-2) build queued before the call has finished and been
+/// loaded (builds other threads queue meanwhile are not waited for). Calls made after it returns
+/// use the optimised kernels of the operators built before it. The builds run on a pool of
+/// threads: `CUPAR_JIT_BUILD_THREADS` (1 to 64) threads, by default a quarter of the cores, 1 to 4.
 CUPAR_EXPORT void wait_for_background_builds();
 
 /// Counters of the JIT engine since the process started (for tests and diagnostics).
@@ -268,6 +269,9 @@ struct stats {
   std::uint64_t background_skipped = 0;   ///< tier-2 builds dropped: retired by
                                           ///< clear_memory_cache before they began, no plan
                                           ///< holding them
+  /// Calls that switched to a finished tier-2 build (each build is picked up once, by the first
+  /// call after it is ready; it was loaded in the background unless `loads` grew in that call).
+  std::uint64_t upgrades = 0;
   /// Iterator expressions (jit_iterator.hpp) whose device code was generated before for their
   /// shape: the call only filled in their pointers, values and parameters.
   std::uint64_t expression_code_reuses = 0;

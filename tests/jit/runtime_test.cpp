@@ -133,7 +133,11 @@ TEST(JitRuntime, TieredBuildUpgradesToTheOptimisedKernels) {
   const auto after = cupar::jit::get_stats();
   cupar::jit::set_mode(mode);
   EXPECT_GE(mid.background_builds, before.background_builds + 1);
-  EXPECT_EQ(after.loads, mid.loads + 1) << "the optimised build is loaded by the next call";
+  // Issue 28: the optimised build is loaded (and its kernels resolved) in the background, so the
+  // call that switches to it loads nothing.
+  EXPECT_GE(mid.loads, before.loads + 2) << "the quick build and the optimised one";
+  EXPECT_EQ(after.upgrades, mid.upgrades + 1) << "the next call switches to the optimised build";
+  EXPECT_EQ(after.loads, mid.loads) << "the switching call loaded a binary itself";
 }
 
 TEST(JitRuntime, DiskCacheServesASecondProcessAndRejectsCorruptEntries) {

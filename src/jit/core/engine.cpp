@@ -1,6 +1,7 @@
 // cupar internal: the JIT engine.
 #include "engine.hpp"
 
+#include "build_pool.hpp"
 #include "disk_cache.hpp"
 #include "family.hpp"
 #include "link.hpp"
@@ -14,6 +15,7 @@
 #include <cuda/std/__cccl/version.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdlib>
@@ -133,6 +135,25 @@ int loaded_module::occupancy(CUkernel kernel, int block, std::size_t smem) const
   std::lock_guard<std::mutex> lock(occ_mutex_);
   occ_.push_back({kernel, block, smem, device, blocks});
   return blocks;
+}
+
+void loaded_module::prepare(const loaded_module* previous) const {
+  for (CUkernel k : kernels_)
+    (void)function(k);  // loads the kernel into the current context
+  if (previous == nullptr || previous->kernels_.size() != kernels_.size()) return;
+  int device = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  std::vector<occ_entry> asked;
+  {
+    std::lock_guard<std::mutex> lock(previous->occ_mutex_);
+    asked = previous->occ_;
+  }
+  for (const auto& e : asked) {
+    if (e.ctx_device != device) continue;
+    for (std::size_t role = 0; role < kernels_.size(); ++role) {
+      if (previous->kernels_[role] == e.kernel) (void)occupancy(kernels_[role], e.block, e.smem);
+    }
+  }
 }
 
 // --- mode -------------------------------------------------------------------------------------
@@ -335,126 +356,51 @@ built_binary build_only(const build_spec& spec, int arch, int tier) {
 
 namespace {
 
-/// Runs LTO links after a JIT algorithm call returned with the quick build.
+/// The pool of threads that makes the optimised (LTO) builds after a JIT algorithm call returned
+/// with the quick build (build_pool.hpp; CUPAR_JIT_BUILD_THREADS threads at most).
 ///
-/// Exit: the process may end while a build runs. The worker's exit handler drops the queued builds
-/// and waits for the running one, so no thread is inside nvJitLink while its libraries are torn
-/// down. Exit handlers and static destructors run in reverse order of registration, and
+/// Exit: the process may end while a build runs. The exit handler (stop_at_exit) drops the queued
+/// builds and waits for the running ones, so no thread is inside nvJitLink while its libraries are
+/// torn down. Exit handlers and static destructors run in reverse order of registration, and
 /// nvJitLink registers the destructors of some statics during its first LTO link (five, counted
 /// with an __cxa_atexit shim): a handler registered before that link would run after them. The
-/// thread therefore starts with one tiny LTO link (the warm-up), begun when the first quick build
-/// starts so that the two overlap, and the first submit (or a first quick build that failed)
-/// waits for it and only then registers the handler, on the caller's thread: the handler runs
-/// before those destructors, and a program cannot end inside the call that waits (until 2026-11-27
-/// the handler was registered when the thread started and again after the warm-up, so a program
-/// ending during the warm-up, such as the quickstart with its three new operators, ran nvJitLink's
-/// destructors under the link). cupar's own statics that a background build may touch first are
-/// never destroyed (link.cpp, nvrtc.cpp, codegen.cpp). Left open: another thread calling exit()
-/// while a first quick build waits for the warm-up.
-class worker {
- public:
-  static worker& instance() {
-    static worker* w = new worker();  // leaked; its thread is stopped at exit
-    return *w;
+/// first thread therefore starts with one tiny LTO link (the warm-up), begun when the first quick
+/// build starts so that the two overlap, and the first submit (or a first quick build that
+/// failed) waits for it and only then registers the handler, on the caller's thread: the handler
+/// runs before those destructors, and a program cannot end inside the call that waits (until
+/// 2026-11-27 the handler was registered when the thread started and again after the warm-up, so
+/// a program ending during the warm-up, such as the quickstart with its three new operators, ran
+/// nvJitLink's destructors under the link). cupar's own statics that a background build may touch
+/// first are never destroyed (link.cpp, nvrtc.cpp, codegen.cpp). Left open: another thread calling
+/// exit() while a first quick build waits for the warm-up.
+void warm_up_lto(int arch) {
+  try {
+    compile_request req;
+    req.source = "extern \"C\" __global__ void cupar_warm_up(int* p) { *p = 1; }\n";
+    req.name = "cupar_warm_up.cu";
+    req.options = {"-arch=compute_" + std::to_string(arch), "-dlto", "-rdc=true"};
+    req.kind = output::ltoir;
+    const compile_result ir = compile(req);
+    (void)link({{ir.binary.data(), ir.binary.size(), NVJITLINK_INPUT_LTOIR, "warm_up"}}, arch,
+               true);
+  } catch (const std::exception&) {
+    // Only a warm-up: the real builds report their own errors.
   }
-  /// Starts the thread, whose warm-up then overlaps the caller's quick build (idempotent).
-  void start(int arch) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!stopping_ && !thread_.joinable()) thread_ = std::thread([this, arch] { run(arch); });
-  }
-  /// Waits for the warm-up of a started thread and registers the exit handler (idempotent): for
-  /// a first quick build that failed after start(), whose caller may end the program next.
-  void settle() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    if (thread_.joinable()) settle(lock);
-  }
-  void submit(std::function<void()> job, int arch) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    if (stopping_) return;
-    if (!thread_.joinable()) thread_ = std::thread([this, arch] { run(arch); });
-    if (!settle(lock)) return;
-    jobs_.push_back(std::move(job));
-    ++submitted_;
-    cv_.notify_all();
-  }
-  /// Blocks until every job submitted before the call has finished (or was dropped). Jobs
-  /// submitted meanwhile are not waited for: with other threads submitting all the time, waiting
-  /// for an empty queue could wait forever.
-  void wait_idle() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    const std::uint64_t target = submitted_;
-    idle_cv_.wait(lock, [this, target] { return finished_ >= target; });
-  }
-  void stop() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (stopping_) return;
-      stopping_ = true;
-      finished_ += jobs_.size();
-      jobs_.clear();  // queued builds are dropped; the one running finishes
-      cv_.notify_all();
-      idle_cv_.notify_all();
-      warmed_cv_.notify_all();
-    }
-    if (thread_.joinable()) thread_.join();
-  }
+}
 
- private:
-  static void stop_at_exit() { instance().stop(); }
+void stop_at_exit();
 
-  /// settle() with the lock held; false when stopping.
-  bool settle(std::unique_lock<std::mutex>& lock) {
-    if (!handler_registered_) {
-      warmed_cv_.wait(lock, [this] { return warmed_ || stopping_; });
-      if (stopping_) return false;
-      std::atexit(stop_at_exit);
-      handler_registered_ = true;
-    }
-    return !stopping_;
-  }
+build_pool& worker() {
+  // Leaked: its threads are stopped by the exit handler, not by a static destructor.
+  static build_pool* pool = new build_pool(
+      build_threads(std::getenv("CUPAR_JIT_BUILD_THREADS"), std::thread::hardware_concurrency()),
+      warm_up_lto, [] { std::atexit(stop_at_exit); });
+  return *pool;
+}
 
-  static void warm_up_lto(int arch) {
-    try {
-      compile_request req;
-      req.source = "extern \"C\" __global__ void cupar_warm_up(int* p) { *p = 1; }\n";
-      req.name = "cupar_warm_up.cu";
-      req.options = {"-arch=compute_" + std::to_string(arch), "-dlto", "-rdc=true"};
-      req.kind = output::ltoir;
-      const compile_result ir = compile(req);
-      (void)link({{ir.binary.data(), ir.binary.size(), NVJITLINK_INPUT_LTOIR, "warm_up"}}, arch,
-                 true);
-    } catch (const std::exception&) {
-      // Only a warm-up: the real builds report their own errors.
-    }
-  }
-
-  void run(int arch) {
-    warm_up_lto(arch);
-    std::unique_lock<std::mutex> lock(mutex_);
-    warmed_ = true;
-    warmed_cv_.notify_all();
-    for (;;) {
-      cv_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
-      if (jobs_.empty()) return;  // stopping
-      auto job = std::move(jobs_.front());
-      jobs_.pop_front();
-      lock.unlock();
-      job();
-      lock.lock();
-      ++finished_;  // jobs run in submission order: finished_ counts a prefix of them
-      idle_cv_.notify_all();
-      if (stopping_) return;
-    }
-  }
-  std::mutex mutex_;
-  std::condition_variable cv_, idle_cv_, warmed_cv_;
-  std::deque<std::function<void()>> jobs_;
-  std::thread thread_;
-  std::uint64_t submitted_ = 0, finished_ = 0;
-  bool stopping_ = false;
-  bool warmed_ = false;              // the thread's warm-up LTO link is done
-  bool handler_registered_ = false;  // stop_at_exit, registered after the warm-up
-};
+void stop_at_exit() {
+  worker().stop();
+}
 
 }  // namespace
 
@@ -468,7 +414,10 @@ struct program_entry {
   std::exception_ptr error;
   std::vector<std::unique_ptr<loaded_module>> modules;  // every build ever loaded for it
   std::atomic<const loaded_module*> current{nullptr};
-  std::unique_ptr<built_binary> pending;  // finished tier-2 build not yet loaded
+  // A finished tier-2 build for the next call to pick up: loaded and prepared in the background
+  // (pending_module), or, where that failed, the binary for the call to load (pending).
+  std::unique_ptr<loaded_module> pending_module;
+  std::unique_ptr<built_binary> pending;
   std::atomic<bool> pending_ready{false};
   // Set by clear_memory_cache: no new call finds the entry; only plans made from it still use it.
   std::atomic<bool> retired{false};
@@ -496,19 +445,46 @@ void publish(program_entry& e, std::unique_ptr<loaded_module> m) {
 
 void upgrade_if_ready(program_entry& e) {
   if (!e.pending_ready.load(std::memory_order_acquire)) return;
+  std::unique_ptr<loaded_module> m;
   std::unique_ptr<built_binary> b;
   {
     std::lock_guard<std::mutex> lock(e.mutex);
+    m = std::move(e.pending_module);
     b = std::move(e.pending);
     e.pending_ready.store(false, std::memory_order_relaxed);
+  }
+  if (m) {
+    // Loaded, its kernels resolved and its occupancies computed in the background: the switch
+    // costs this call a pointer swap.
+    publish(e, std::move(m));
+    engine_counters().upgrades++;
+    return;
   }
   if (!b) return;
   try {
     publish(e, std::make_unique<loaded_module>(*b));
+    engine_counters().upgrades++;
   } catch (const std::exception&) {
     // The out-of-line build keeps serving; a load failure of the optimised build is not the
     // caller's problem.
     engine_counters().background_failures++;
+  }
+}
+
+/// Loads a finished optimised build on a background thread for the device `ordinal` and does
+/// there what the first call on it would otherwise do on the caller's thread (issue 28: that
+/// call cost 7-50 ms once): the library's load, each kernel's load into the device's primary
+/// context, and the occupancy queries the quick build `previous` has answered. Null where any
+/// of it fails (the caller's thread then loads the binary, as before).
+std::unique_ptr<loaded_module> load_in_background(const built_binary& b, int ordinal,
+                                                  const loaded_module* previous) noexcept {
+  try {
+    check_cuda(cudaSetDevice(ordinal), "cudaSetDevice");
+    auto m = std::make_unique<loaded_module>(b);
+    m->prepare(previous);
+    return m;
+  } catch (...) {
+    return nullptr;
   }
 }
 
@@ -543,19 +519,20 @@ void build_initial(const std::shared_ptr<program_entry>& entry, const build_spec
     return;
   }
   // The background thread's warm-up overlaps the quick build (worker: exit safety).
-  if (m == cupar::jit::mode::tiered) worker::instance().start(arch);
+  if (m == cupar::jit::mode::tiered) worker().start(arch);
   std::unique_ptr<loaded_module> quick;
   try {
     quick = std::make_unique<loaded_module>(build_from_precompiled(spec, arch, *pre, 1));
   } catch (...) {
-    if (m == cupar::jit::mode::tiered) worker::instance().settle();
+    if (m == cupar::jit::mode::tiered) worker().settle();
     throw;
   }
   publish(*entry, std::move(quick));
   if (m != cupar::jit::mode::tiered) return;
   std::weak_ptr<program_entry> weak = entry;
-  worker::instance().submit(
-      [weak, spec, arch, pre, key2] {
+  const int ordinal = dev.ordinal;
+  worker().submit(
+      [weak, spec, arch, pre, key2, ordinal] {
         {
           // An entry that clear_memory_cache retired and no plan holds can never run its
           // optimised build: skip it (a program clearing the cache in a loop would otherwise
@@ -570,8 +547,15 @@ void build_initial(const std::shared_ptr<program_entry>& entry, const build_spec
           built_binary b = build_from_precompiled(spec, arch, *pre, 2);
           disk_cache::instance().store(key2, b);
           if (auto e = weak.lock()) {
+            // The entry's modules live as long as it does (this job holds it).
+            std::unique_ptr<loaded_module> m =
+                load_in_background(b, ordinal, e->current.load(std::memory_order_acquire));
             std::lock_guard<std::mutex> lock(e->mutex);
-            e->pending = std::make_unique<built_binary>(std::move(b));
+            if (m) {
+              e->pending_module = std::move(m);
+            } else {
+              e->pending = std::make_unique<built_binary>(std::move(b));
+            }
             e->pending_ready.store(true, std::memory_order_release);
           }
           engine_counters().background_builds++;
@@ -723,7 +707,7 @@ mode get_mode() noexcept {
 }
 
 void wait_for_background_builds() {
-  cupar::detail::jit::worker::instance().wait_idle();
+  cupar::detail::jit::worker().wait_idle();
 }
 
 stats get_stats() noexcept {
@@ -740,6 +724,7 @@ stats get_stats() noexcept {
   s.background_builds = c.background_builds;
   s.background_failures = c.background_failures;
   s.background_skipped = c.background_skipped;
+  s.upgrades = c.upgrades;
   s.expression_code_reuses = c.expression_code_reuses;
   return s;
 }

@@ -59,6 +59,11 @@ class loaded_module {
   int occupancy(CUkernel kernel, int block, std::size_t smem) const;
   /// The function of `kernel` in the current context.
   CUfunction function(CUkernel kernel) const;
+  /// Does ahead of time what the first call on this module would do in the current context:
+  /// loads every kernel into it and answers the occupancy queries `previous` (the build this one
+  /// replaces, its kernels in the same roles; may be null) has answered there. Throws
+  /// cupar::cuda_error.
+  void prepare(const loaded_module* previous) const;
 
  private:
   CUlibrary library_ = nullptr;
@@ -129,7 +134,7 @@ built_binary build_only(const build_spec& spec, int arch, int tier);
 struct counters {
   std::atomic<std::uint64_t> operator_compiles{0}, kernel_compiles{0}, links{0}, loads{0},
       memory_hits{0}, disk_hits{0}, disk_writes{0}, disk_rejects{0}, background_builds{0},
-      background_failures{0}, background_skipped{0}, expression_code_reuses{0};
+      background_failures{0}, background_skipped{0}, expression_code_reuses{0}, upgrades{0};
 };
 counters& engine_counters();
 
