@@ -37,17 +37,9 @@ CUB_NAMESPACE_END
 #define CUPAR_STATE_BYTES 64
 #endif
 
-/// The operator's run-time parameters, passed by value to every kernel. The out-of-line
-/// operator (tier 1) takes them by address, so every copy of the operator that CUB makes is
-/// stored to local memory: as bytes alone that copy was 64 one-byte stores (reduce<f32>'s
-/// kernels: 9,920 of their 10,238 local stores); the 16-byte words make it 4 (938 local stores
-/// in all, 154 -> 114 registers in the single-tile kernel). Same size, alignment and layout.
-static_assert(CUPAR_STATE_BYTES % 16 == 0, "cupar_op_state is made of 16-byte words");
+/// The operator's run-time parameters, passed by value to every kernel.
 struct alignas(16) cupar_op_state {
-  union {
-    unsigned char bytes[CUPAR_STATE_BYTES];
-    uint4 words[CUPAR_STATE_BYTES / 16];
-  };
+  unsigned char bytes[CUPAR_STATE_BYTES];
 };
 
 // Also written into operator sources linked with precompiled sets (codegen.cpp,
