@@ -6,6 +6,7 @@
 #include "rows.hpp"
 
 #include <cupar/config.hpp>
+#include <cupar/jit.hpp>
 
 #include <dlfcn.h>
 
@@ -160,6 +161,11 @@ void context(const char* key, const std::string& value) {
 /// Prints the header line and records the same facts in the JSON context.
 void describe_machine(bool print) {
   context("cupar_version", cupar::version());
+  // The JIT mode the cupar_jit rows ran in (CUPAR_JIT_MODE=fast: the out-of-line tier-1 build).
+  const cupar::jit::mode mode = cupar::jit::get_mode();
+  context("cupar_jit_mode", mode == cupar::jit::mode::fast        ? "fast"
+                            : mode == cupar::jit::mode::optimized ? "optimized"
+                                                                  : "tiered");
   context("cccl_version", cccl_version());
   context("cpu_model", cpu_model());
   context("cpu_threads", std::to_string(cpu_threads()));

@@ -644,6 +644,10 @@ def write_results(report, out_dir, plots, json_paths):
               f"{c.get('cpu_threads', '?')} OpenMP threads for cpu_omp; host "
               f"{c.get('host_name', '?')}")
     md.append(f"- Command: `{report.command()}`")
+    tier1 = c.get("cupar_jit_mode") == "fast"
+    if tier1:
+        md.append("- JIT mode: fast (CUPAR_JIT_MODE=fast): the `cupar_jit` rows time the "
+                  "out-of-line (tier-1) build, not the optimised one")
     md.append(f"- Data: {', '.join('`' + os.path.basename(p) + '`' for p in json_paths)}")
     md.append("")
     md.append("Method: GPU time from CUDA events on the benchmark's own stream, median of the "
@@ -661,7 +665,9 @@ def write_results(report, out_dir, plots, json_paths):
               "returning the value to the host); in-place sorts (Thrust, CPU) have their input "
               "restored outside the timed region. `cupar_jit` rows pass the same operator as "
               "the `cupar` row as a run-time snippet (from code built by the host compiler) and "
-              "are timed once its optimised (inlined) build serves; `cupar_jit_named` passes a "
+              + ("are timed with its out-of-line (tier-1) build (this run's JIT mode: fast)"
+                 if tier1 else "are timed once its optimised (inlined) build serves")
+              + "; `cupar_jit_named` passes a "
               "named operator (cupar::jit::plus), served by a precompiled CUB instantiation.")
     md.append("")
 
