@@ -34,10 +34,10 @@
 # benchmarks from scratch 331 s (the gpu preset's targets cupar_bench and cupar_jit_latency, which
 # building cupar_bench builds too, since its jit_latency rows run it); the suite 940 s: kernels-1
 # 204 s (621 rows, the CPU baselines' sequential radix sorts of 2^26 keys among them), kernels-2
-# 318 s (864 rows), kernels-3 324 s (794 rows), latency 94 s (102 rows, fresh processes); the
-# report about 10 s. Where one command may run at most 10
-# minutes, build and run apart, and the suite in four parts (neither the whole suite nor the
-# kernels part fits 560 s):
+# 318 s (864 rows), kernels-3 324 s (794 rows), latency 94 s (102 rows, fresh processes; the 7
+# switch_in_process rows added since: a third process per case, 5 new operators, not yet timed);
+# the report about 10 s. Where one command may run at most 10 minutes, build and run apart, and the
+# suite in four parts (neither the whole suite nor the kernels part fits 560 s):
 #   scripts/run-benchmarks.sh --build-only
 #   scripts/run-benchmarks.sh --no-build --part kernels-1
 #   scripts/run-benchmarks.sh --no-build --part kernels-2
@@ -46,7 +46,8 @@
 #
 # Environment: CMAKE_ARGS (extra CMake arguments), PYTHON (interpreter for the report; default:
 # the first of python3, /usr/bin/python3 that has matplotlib), OMP_NUM_THREADS (threads of the
-# cpu_omp rows; default: all cores).
+# cpu_omp rows; default: all cores), CUPAR_JIT_MODE (fast: the cupar_jit rows time the
+# out-of-line tier-1 build instead of the optimised one; the report says so).
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
