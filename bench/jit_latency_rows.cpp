@@ -451,9 +451,6 @@ void jit_latency_warm_in_process_reduce_f32(benchmark::State& state) {
 void jit_latency_new_operator_in_process_reduce_f32(benchmark::State& state) {
   latency_row(state, case_reduce_f32, new_operator_in_process);
 }
-void jit_latency_switch_in_process_reduce_f32(benchmark::State& state) {
-  latency_row(state, case_reduce_f32, switch_in_process);
-}
 void jit_latency_cold_process_reduce_f32_optimized(benchmark::State& state) {
   latency_row(state, case_reduce_f32_optimized, cold_process);
 }
@@ -469,9 +466,6 @@ void jit_latency_warm_in_process_merge_sort_keys_f32(benchmark::State& state) {
 }
 void jit_latency_new_operator_in_process_merge_sort_keys_f32(benchmark::State& state) {
   latency_row(state, case_merge_sort_keys_f32, new_operator_in_process);
-}
-void jit_latency_switch_in_process_merge_sort_keys_f32(benchmark::State& state) {
-  latency_row(state, case_merge_sort_keys_f32, switch_in_process);
 }
 void jit_latency_cold_process_merge_sort_keys_f32_optimized(benchmark::State& state) {
   latency_row(state, case_merge_sort_keys_f32_optimized, cold_process);
@@ -530,6 +524,8 @@ CUPAR_LATENCY_ROWS(select_output_f32)
   void jit_latency_switch_in_process_##c(benchmark::State& state) { \
     latency_row(state, case_##c, switch_in_process);                \
   }
+CUPAR_SWITCH_ROW(reduce_f32)
+CUPAR_SWITCH_ROW(merge_sort_keys_f32)
 CUPAR_SWITCH_ROW(select_if_u32)
 CUPAR_SWITCH_ROW(reduce_by_key_u32_f32)
 CUPAR_SWITCH_ROW(segmented_reduce_f32)

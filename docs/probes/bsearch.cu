@@ -1,8 +1,9 @@
-// Probe: what closes the gap of cupar's vectorised lower_bound to Thrust's at 2^28 (bench/RESULTS.md, lower_bound:
-// 1.06x Thrust at 2^24, 0.954 at 2^28, u32, m = n needles uniform over the sorted range's values)?
-// A search is ~log2(n) dependent loads; at 2^28 the haystack is 1 GiB and the needles and
-// positions stream another 2 GiB through L2, so the question is what the L2 keeps and how many
-// requests a search makes. Variants, each checked against the first:
+// Probe: what closes the gap of cupar's vectorised lower_bound to Thrust's at 2^28 (the
+// benchmark's lower_bound rows when it was written: 1.06x Thrust at 2^24, 0.954 at 2^28, u32,
+// m = n needles uniform over the sorted range's values)? A search is ~log2(n) dependent loads;
+// at 2^28 the haystack is 1 GiB and the needles and positions stream another 2 GiB through L2,
+// so the question is what the L2 keeps and how many requests a search makes. Variants, each
+// checked against the first:
 //   cupar      the library's kernel today (one needle per thread, restrict pointers)
 //   stream     the same, needles read and positions written with evict-first hints (__ldcs,
 //              __stcs), so the streams do not push the haystack's upper levels out of L2

@@ -2,8 +2,8 @@
 // (no MPI): launches cupar_dist_worker once per GPU (at least two), each running every case of
 // tests/dist/cases.cuh on its rank, and checks that all of them passed. Skips with fewer than
 // two GPUs.
-#include "common/gpu.hpp"
 #include "common/child_process.hpp"
+#include "common/gpu.hpp"
 
 #include <gtest/gtest.h>
 

@@ -5,8 +5,8 @@
 // checksum is right; and two processes that build and store one entry at once. Every run must
 // give the right result, from the disk when the entry is sound and from a compile otherwise.
 // (disk_cache_test.cpp covers the same faults and more on the files alone, without a GPU.)
-#include "common/gpu.hpp"
 #include "common/child_process.hpp"
+#include "common/gpu.hpp"
 
 #include <gtest/gtest.h>
 

@@ -15,11 +15,9 @@
 #include <cuda/std/__cccl/version.h>
 #include <cuda_runtime_api.h>
 
-#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdlib>
-#include <deque>
 #include <exception>
 #include <string>
 #include <thread>
