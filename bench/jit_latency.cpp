@@ -47,6 +47,13 @@
 //                 of the 9 after it (max_seconds: the largest); switch_seconds and steady_seconds
 //                 are the medians of those two; loads and upgrades count the switching calls'
 //                 loads (0 when the build was loaded in the background) and switches
+//   build         the optimised build of a new operator (issue 28, item 2): for each of
+//                 --operators new operators, one at a time, the time from its first call to
+//                 wait_for_background_builds returning; median, min and max
+//   drain         --operators new operators called back to back, then
+//                 wait_for_background_builds: the time from the first call until every optimised
+//                 build is done (calls_seconds: the calls' own share); CUPAR_JIT_BUILD_THREADS
+//                 sets how many build at once
 // Each time runs from just before the cupar call to the return of cudaStreamSynchronize on the
 // call's stream, with CUDA initialised, the data on the device and cupar's memory pool grown
 // beforehand: the JIT's work (compile, link, load, cache lookups) and the kernels.
@@ -964,6 +971,10 @@ class session {
       new_operator(true);
     } else if (measure == "switch") {
       switch_cost();
+    } else if (measure == "build") {
+      build_time();
+    } else if (measure == "drain") {
+      drain();
     }
   }
 
@@ -1067,6 +1078,48 @@ class session {
               " loads=" + std::to_string(loads) + " upgrades=" + std::to_string(upgrades));
   }
 
+  /// The optimised build of one new operator at a time (issue 28, item 2): for each of
+  /// --operators new operators, from its first call to wait_for_background_builds returning.
+  void build_time() {
+    ensure_first_operator(false);
+    cupar::jit::wait_for_background_builds();
+    std::vector<double> t;
+    const cupar::jit::stats s0 = cupar::jit::get_stats();
+    for (int i = 1; i <= opt_.operators; ++i) {
+      const op o = w_.make_op(next_op_++);
+      const auto t0 = clock_type::now();
+      timed_call(o);
+      cupar::jit::wait_for_background_builds();
+      t.push_back(seconds_since(t0));
+    }
+    const cupar::jit::stats s1 = cupar::jit::get_stats();
+    w_.check();
+    print("build", median(t),
+          " max_seconds=" + number(*std::max_element(t.begin(), t.end())) +
+              " min_seconds=" + number(*std::min_element(t.begin(), t.end())) +
+              " operators=" + std::to_string(opt_.operators) + stats_fields(s0, s1));
+  }
+
+  /// --operators new operators called one after the other (each call waits only for its quick
+  /// build), then wait_for_background_builds: `seconds` is the time from the first call to the
+  /// queue drained (every optimised build done, on CUPAR_JIT_BUILD_THREADS threads).
+  void drain() {
+    ensure_first_operator(false);
+    cupar::jit::wait_for_background_builds();
+    const cupar::jit::stats s0 = cupar::jit::get_stats();
+    const auto t0 = clock_type::now();
+    double calls = 0;
+    for (int i = 1; i <= opt_.operators; ++i)
+      calls += timed_call(w_.make_op(next_op_++));
+    cupar::jit::wait_for_background_builds();
+    const double total = seconds_since(t0);
+    const cupar::jit::stats s1 = cupar::jit::get_stats();
+    w_.check();
+    print("drain", total,
+          " calls_seconds=" + number(calls) + " operators=" + std::to_string(opt_.operators) +
+              stats_fields(s0, s1));
+  }
+
   const options& opt_;
   workload& w_;
   cudaStream_t stream_;
@@ -1078,7 +1131,7 @@ class session {
 void usage(std::FILE* f) {
   std::fprintf(f,
                "usage: cupar_jit_latency --case CASE [--measure first_call,warm,new_operator,"
-               "new_operator_quiet,switch]\n"
+               "new_operator_quiet,switch,build,drain]\n"
                "                         [--operators N] [--calls N] [--n N]\n"
                "       cupar_jit_latency --list\n"
                "CASE: see --list. Default measure: "
@@ -1155,10 +1208,10 @@ int parse(int argc, char** argv, options& o) {
     const std::size_t comma = std::min(measures.find(',', start), measures.size());
     const std::string m = measures.substr(start, comma - start);
     if (m != "first_call" && m != "warm" && m != "new_operator" && m != "new_operator_quiet" &&
-        m != "switch") {
+        m != "switch" && m != "build" && m != "drain") {
       std::fprintf(stderr,
                    "cupar_jit_latency: unknown measure '%s' (first_call, warm, new_operator, "
-                   "new_operator_quiet, switch)\n",
+                   "new_operator_quiet, switch, build, drain)\n",
                    m.c_str());
       return exit_usage;
     }
