@@ -10,7 +10,7 @@
 #include "cupar/detail/device/binary_search.cuh"
 
 struct cupar_binary_search_comp {
-  cupar_op_state state;
+  cupar_functor_state state;
   __device__ __forceinline__ bool operator()(const cupar_T& a, const cupar_T& b) const {
     return cupar_jit_comp(state.bytes, a, b);
   }

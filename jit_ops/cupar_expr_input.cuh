@@ -15,7 +15,7 @@ struct cupar_expr_iterator {
   typedef const cupar_T* pointer;
   typedef cupar_T reference;
   typedef ::cuda::std::random_access_iterator_tag iterator_category;
-  cupar_op_state state;
+  cupar_functor_state state;
   unsigned long long base;
   __device__ __forceinline__ cupar_T operator*() const {
     return cupar_jit_xform(state.bytes, base);
@@ -56,7 +56,7 @@ struct cupar_expr_output {
   typedef void pointer;
   typedef cupar_out_ref reference;
   typedef ::cuda::std::random_access_iterator_tag iterator_category;
-  cupar_op_state state;
+  cupar_functor_state state;
   unsigned long long base;
   __device__ __forceinline__ cupar_out_ref operator*() const { return {state.bytes, base}; }
   __device__ __forceinline__ cupar_out_ref operator[](difference_type i) const {

@@ -71,7 +71,7 @@ struct cupar_sample_iterator {
   typedef ::cuda::std::random_access_iterator_tag iterator_category;
 
   const cupar_S* ptr;
-  cupar_op_state state;
+  cupar_functor_state state;
   double clamp_max;
   double upper;
   int clamp;

@@ -8,7 +8,7 @@
 #include <cub/util_type.cuh>
 
 struct cupar_sort_compare {
-  cupar_op_state state;
+  cupar_functor_state state;
   __device__ __forceinline__ bool operator()(const cupar_K& a, const cupar_K& b) const {
     return cupar_jit_op(state.bytes, a, b);
   }

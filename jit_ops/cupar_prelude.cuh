@@ -42,6 +42,21 @@ struct alignas(16) cupar_op_state {
   unsigned char bytes[CUPAR_STATE_BYTES];
 };
 
+/// The same parameters as the out-of-line (tier-1) kernels hold them: a union of the bytes and
+/// 16-byte words, same size, alignment and layout. The out-of-line operator takes the state by
+/// address, so every copy of a functor that CUB makes (one per step of a warp reduction, for
+/// instance) is stored to local memory; as bytes that copy is 64 one-byte stores, as words 4.
+/// The set source (codegen.cpp, set_source) names the form a build uses `cupar_functor_state`:
+/// words in the relocatable cubin (CUPAR_OUT_OF_LINE), bytes in the LTO-IR, whose optimised
+/// links inline the operator and keep the registers they were tuned with.
+static_assert(CUPAR_STATE_BYTES % 16 == 0, "the state is made of 16-byte words");
+struct alignas(16) cupar_op_words {
+  union {
+    unsigned char bytes[CUPAR_STATE_BYTES];
+    uint4 words[CUPAR_STATE_BYTES / 16];
+  };
+};
+
 // Also written into operator sources linked with precompiled sets (codegen.cpp,
 // storage_definition): keep the two the same.
 #ifndef CUPAR_STORAGE_DEFINED

@@ -54,7 +54,7 @@ struct cupar_index_iterator {
 #endif
 
 struct cupar_reduce_op {
-  cupar_op_state state;
+  cupar_functor_state state;
   __device__ __forceinline__ cupar_T operator()(const cupar_T& a, const cupar_T& b) const {
     return cupar_jit_op(state.bytes, a, b);
   }
@@ -62,7 +62,7 @@ struct cupar_reduce_op {
 
 #if defined(CUPAR_TRANSFORM_REDUCE)
 struct cupar_transform_op {
-  cupar_op_state state;
+  cupar_functor_state state;
   __device__ __forceinline__ cupar_T operator()(const cupar_In& x) const {
     return cupar_jit_xform(state.bytes, x);
   }

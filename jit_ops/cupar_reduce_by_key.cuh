@@ -29,7 +29,7 @@
 #include <cuda/std/type_traits>
 
 struct cupar_by_key_eq {
-  cupar_op_state state;
+  cupar_functor_state state;
   __device__ __forceinline__ bool operator()(const cupar_K& a, const cupar_K& b) const {
     return cupar_jit_eq(state.bytes, a, b);
   }
@@ -81,7 +81,7 @@ typedef const cupar_V* cupar_values_in;
 typedef ::cuda::std::plus<> cupar_reduction_op;  // an empty kernel argument
 #else
 struct cupar_by_key_op {
-  cupar_op_state state;
+  cupar_functor_state state;
   __device__ __forceinline__ cupar_V operator()(const cupar_V& a, const cupar_V& b) const {
     return cupar_jit_op(state.bytes, a, b);
   }

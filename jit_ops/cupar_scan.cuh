@@ -10,7 +10,7 @@
 #include <cub/device/dispatch/tuning/tuning_scan.cuh>
 
 struct cupar_scan_op {
-  cupar_op_state state;
+  cupar_functor_state state;
   __device__ __forceinline__ cupar_T operator()(const cupar_T& a, const cupar_T& b) const {
     return cupar_jit_op(state.bytes, a, b);
   }

@@ -27,7 +27,7 @@
 typedef ::cuda::std::plus<> cupar_by_key_op;  // an empty kernel argument
 #else
 struct cupar_by_key_op {
-  cupar_op_state state;
+  cupar_functor_state state;
   __device__ __forceinline__ cupar_V operator()(const cupar_V& a, const cupar_V& b) const {
     return cupar_jit_op(state.bytes, a, b);
   }
@@ -35,7 +35,7 @@ struct cupar_by_key_op {
 #endif
 
 struct cupar_by_key_eq {
-  cupar_op_state state;
+  cupar_functor_state state;
   __device__ __forceinline__ bool operator()(const cupar_K& a, const cupar_K& b) const {
     return cupar_jit_eq(state.bytes, a, b);
   }

@@ -14,7 +14,7 @@
 #include <cuda/std/cstdint>
 
 struct cupar_segmented_reduce_op {
-  cupar_op_state state;
+  cupar_functor_state state;
   __device__ __forceinline__ cupar_T operator()(const cupar_T& a, const cupar_T& b) const {
     return cupar_jit_op(state.bytes, a, b);
   }

@@ -71,7 +71,7 @@ typedef cupar_T* cupar_select_out;
 
 #if CUPAR_SELECT_MODE == 0 || CUPAR_SELECT_MODE == 3
 struct cupar_select_op {
-  cupar_op_state state;
+  cupar_functor_state state;
   __device__ __forceinline__ bool operator()(const cupar_T& x) const {
     return cupar_jit_pred(state.bytes, x);
   }
@@ -85,7 +85,7 @@ typedef const cupar_F* cupar_flags_in;
 #else
 typedef cub::NullType cupar_select_op;
 struct cupar_equality_op {
-  cupar_op_state state;
+  cupar_functor_state state;
   __device__ __forceinline__ bool operator()(const cupar_T& a, const cupar_T& b) const {
     return cupar_jit_eq(state.bytes, a, b);
   }

@@ -50,13 +50,13 @@ struct cupar_three_way_streaming {
 };
 
 struct cupar_first_part_op {
-  cupar_op_state state;
+  cupar_functor_state state;
   __device__ __forceinline__ bool operator()(const cupar_T& x) const {
     return cupar_jit_pred(state.bytes, x);
   }
 };
 struct cupar_second_part_op {
-  cupar_op_state state;
+  cupar_functor_state state;
   __device__ __forceinline__ bool operator()(const cupar_T& x) const {
     return cupar_jit_pred2(state.bytes, x);
   }

@@ -13,7 +13,7 @@
 #include <cub/device/dispatch/tuning/tuning_unique_by_key.cuh>
 
 struct cupar_unique_by_key_eq {
-  cupar_op_state state;
+  cupar_functor_state state;
   __device__ __forceinline__ bool operator()(const cupar_K& a, const cupar_K& b) const {
     return cupar_jit_eq(state.bytes, a, b);
   }

@@ -169,6 +169,8 @@ int compile_set(const std::string& key, int arch, const std::string& prefix, sha
   pch.apply(req, jit::describe(spec.fam).header, arch);
   const jit::compile_result ltoir = jit::compile(req);
   req = plain;
+  // The out-of-line build: its functors hold the state as 16-byte words (cupar_prelude.cuh).
+  req.source = "#define CUPAR_OUT_OF_LINE 1\n" + req.source;
   req.options = jit::compile_options(arch, false, true);
   req.kind = jit::output::cubin;
   pch.apply(req, jit::describe(spec.fam).header, arch);
