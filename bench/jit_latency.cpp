@@ -47,6 +47,8 @@
 //                 of the 9 after it (max_seconds: the largest); switch_seconds and steady_seconds
 //                 are the medians of those two; loads and upgrades count the switching calls'
 //                 loads (0 when the build was loaded in the background) and switches
+//   (switch, build and drain run with CUPAR_JIT_DIRECT_MS=0, so that every new operator takes
+//   the background path; new_operator counts the direct builds: direct_builds=)
 //   build         the optimised build of a new operator (issue 28, item 2): for each of
 //                 --operators new operators, one at a time, the time from its first call to
 //                 wait_for_background_builds returning; median, min and max
@@ -142,6 +144,12 @@ const char* mode_name(cupar::jit::mode m) {
   return "?";
 }
 
+std::string number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
 /// The engine's counters accumulated between two snapshots, as key=value fields.
 std::string stats_fields(const cupar::jit::stats& a, const cupar::jit::stats& b) {
   auto field = [](const char* name, std::uint64_t before, std::uint64_t after) {
@@ -153,13 +161,13 @@ std::string stats_fields(const cupar::jit::stats& a, const cupar::jit::stats& b)
          field("memory_hits", a.memory_hits, b.memory_hits) +
          field("disk_hits", a.disk_hits, b.disk_hits) +
          field("disk_writes", a.disk_writes, b.disk_writes) +
-         field("background_builds", a.background_builds, b.background_builds);
-}
-
-std::string number(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
+         field("background_builds", a.background_builds, b.background_builds) +
+         field("direct_builds", a.direct_builds, b.direct_builds) +
+         (b.optimized_builds > a.optimized_builds
+              ? " optimized_build_ms_mean=" +
+                    number((b.optimized_build_ms - a.optimized_build_ms) /
+                           static_cast<double>(b.optimized_builds - a.optimized_builds))
+              : std::string());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -955,6 +963,29 @@ struct options {
   std::size_t n = std::size_t{1} << 20;
 };
 
+/// For the measures of the background path (switch, build, drain): CUPAR_JIT_DIRECT_MS=0 for
+/// the scope, so that every new operator gets the quick build and a background one.
+class background_path {
+ public:
+  background_path() {
+    if (const char* v = std::getenv("CUPAR_JIT_DIRECT_MS")) old_ = v, had_ = true;
+    setenv("CUPAR_JIT_DIRECT_MS", "0", 1);
+  }
+  ~background_path() {
+    if (had_) {
+      setenv("CUPAR_JIT_DIRECT_MS", old_.c_str(), 1);
+    } else {
+      unsetenv("CUPAR_JIT_DIRECT_MS");
+    }
+  }
+  background_path(const background_path&) = delete;
+  background_path& operator=(const background_path&) = delete;
+
+ private:
+  std::string old_;
+  bool had_ = false;
+};
+
 class session {
  public:
   session(const options& o, workload& w, cudaStream_t s)
@@ -1051,6 +1082,7 @@ class session {
 
   void switch_cost() {
     ensure_first_operator(false);
+    const background_path only_background;
     std::vector<double> extra, switching, steady;
     std::uint64_t loads = 0, upgrades = 0;
     for (int i = 1; i <= opt_.operators; ++i) {
@@ -1082,6 +1114,7 @@ class session {
   /// --operators new operators, from its first call to wait_for_background_builds returning.
   void build_time() {
     ensure_first_operator(false);
+    const background_path only_background;
     cupar::jit::wait_for_background_builds();
     std::vector<double> t;
     const cupar::jit::stats s0 = cupar::jit::get_stats();
@@ -1105,6 +1138,7 @@ class session {
   /// queue drained (every optimised build done, on CUPAR_JIT_BUILD_THREADS threads).
   void drain() {
     ensure_first_operator(false);
+    const background_path only_background;
     cupar::jit::wait_for_background_builds();
     const cupar::jit::stats s0 = cupar::jit::get_stats();
     const auto t0 = clock_type::now();

@@ -28,11 +28,12 @@ namespace cupar_bench {
 /// The JIT engine's build counters (compiles, links, module loads, background builds).
 struct jit_build_counts {
   std::uint64_t operator_compiles = 0, kernel_compiles = 0, links = 0, loads = 0,
-                background_builds = 0;
+                background_builds = 0, direct_builds = 0;
 
   static jit_build_counts now() {
     const cupar::jit::stats s = cupar::jit::get_stats();
-    return {s.operator_compiles, s.kernel_compiles, s.links, s.loads, s.background_builds};
+    return {s.operator_compiles, s.kernel_compiles, s.links, s.loads,
+            s.background_builds, s.direct_builds};
   }
   /// True when nothing was compiled, linked or loaded between `*this` and `later`.
   bool same_builds(const jit_build_counts& later) const {
@@ -73,11 +74,12 @@ class jit_row_guard {
     const jit_build_counts after = jit_build_counts::now();
     // In tiered mode a precompiled-kernel build links the operator out of line first (compiled
     // now, or a named operator's precompiled object) and queues the inlined build; that one must
-    // have finished. (A disk cache hit, a from-source build and the optimized mode give the
-    // inlined build at once; a CUB instantiation of the library and an in-process cache hit link
-    // nothing.)
+    // have finished. (A disk cache hit, a from-source build, a direct build (stats::direct_builds)
+    // and the optimized mode give the inlined build at once; a CUB instantiation of the library and
+    // an in-process cache hit link nothing.)
     if (mode == cupar::jit::mode::tiered && after.links > before.links &&
-        after.background_builds == before.background_builds) {
+        after.background_builds == before.background_builds &&
+        after.direct_builds == before.direct_builds) {
       mark_failed(label_);
       throw std::runtime_error("the optimised (tier-2) build of " + label_ +
                                " did not finish in the background (it failed?); only the "

@@ -33,6 +33,28 @@ std::string unique_suffix() {
   return " + 0.0f * " + std::to_string(::getpid()) + "." + std::to_string(n++) + "f";
 }
 
+/// Sets CUPAR_JIT_DIRECT_MS for the scope (the engine reads it at each new build).
+class direct_budget {
+ public:
+  explicit direct_budget(const char* ms) {
+    if (const char* old = std::getenv("CUPAR_JIT_DIRECT_MS")) old_ = old, had_ = true;
+    ::setenv("CUPAR_JIT_DIRECT_MS", ms, 1);
+  }
+  ~direct_budget() {
+    if (had_) {
+      ::setenv("CUPAR_JIT_DIRECT_MS", old_.c_str(), 1);
+    } else {
+      ::unsetenv("CUPAR_JIT_DIRECT_MS");
+    }
+  }
+  direct_budget(const direct_budget&) = delete;
+  direct_budget& operator=(const direct_budget&) = delete;
+
+ private:
+  std::string old_;
+  bool had_ = false;
+};
+
 }  // namespace
 
 TEST(JitRuntime, ParametersChangeWithoutRecompiling) {
@@ -124,6 +146,7 @@ TEST(JitRuntime, TieredBuildUpgradesToTheOptimisedKernels) {
   cupar::device_buffer<int> in(h, s);
   const auto mode = cupar::jit::get_mode();
   cupar::jit::set_mode(cupar::jit::mode::tiered);
+  const direct_budget never("0");  // the quick build first, whatever earlier builds took
   const op o("a + b" + std::string(" + 0 * ") + std::to_string(::getpid()));
   const auto before = cupar::jit::get_stats();
   EXPECT_EQ(cupar::reduce_value(in.data(), h.size(), o, 0, s), 15000);
@@ -138,6 +161,54 @@ TEST(JitRuntime, TieredBuildUpgradesToTheOptimisedKernels) {
   EXPECT_GE(mid.loads, before.loads + 2) << "the quick build and the optimised one";
   EXPECT_EQ(after.upgrades, mid.upgrades + 1) << "the next call switches to the optimised build";
   EXPECT_EQ(after.loads, mid.loads) << "the switching call loaded a binary itself";
+}
+
+// Issue 28, item 1: once a set's optimised build has been timed within CUPAR_JIT_DIRECT_MS, a
+// new operator on it gets the optimised build before its first call returns: no quick build,
+// nothing in the background, no switch; with the budget 0 the quick build comes first again.
+TEST(JitRuntime, TieredBuildIsOptimisedAtOnceWhereTheSetsBuildsAreQuick) {
+  CUPAR_REQUIRE_GPU();
+  if (!cupar::testing::precompiled_here("reduce<u64>")) {
+    GTEST_SKIP() << "reduce<u64> is not precompiled in this build: its operators compile the "
+                    "kernels from source, with no tiers";
+  }
+  owned_stream s;
+  const std::vector<unsigned long long> h(70001, 2);
+  cupar::device_buffer<unsigned long long> in(h, s);
+  const auto mode = cupar::jit::get_mode();
+  cupar::jit::set_mode(cupar::jit::mode::tiered);
+  const auto made = [](int k) {
+    return op("a + b + 0 * " + std::to_string(::getpid()) + "ull * " + std::to_string(k));
+  };
+  {
+    const direct_budget any("1e9");  // every timed set qualifies
+    // The set's first operator here, or a later one: either way its optimised build is timed.
+    EXPECT_EQ(cupar::reduce_value(in.data(), h.size(), made(1), 0ull, s), 140002ull);
+    cupar::jit::wait_for_background_builds();
+    const auto before = cupar::jit::get_stats();
+    EXPECT_EQ(cupar::reduce_value(in.data(), h.size(), made(2), 0ull, s), 140002ull);
+    const auto first = cupar::jit::get_stats();
+    EXPECT_EQ(first.direct_builds, before.direct_builds + 1) << "the optimised build, at once";
+    EXPECT_EQ(first.links, before.links + 1) << "one link: no quick build before it";
+    EXPECT_EQ(first.loads, before.loads + 1);
+    cupar::jit::wait_for_background_builds();
+    EXPECT_EQ(cupar::reduce_value(in.data(), h.size(), made(2), 0ull, s), 140002ull);
+    const auto second = cupar::jit::get_stats();
+    EXPECT_EQ(second.background_builds, first.background_builds) << "nothing queued";
+    EXPECT_EQ(second.upgrades, first.upgrades) << "nothing to switch to";
+    EXPECT_EQ(second.links, first.links);
+  }
+  {
+    const direct_budget never("0");
+    const auto before = cupar::jit::get_stats();
+    EXPECT_EQ(cupar::reduce_value(in.data(), h.size(), made(3), 0ull, s), 140002ull);
+    cupar::jit::wait_for_background_builds();
+    const auto after = cupar::jit::get_stats();
+    EXPECT_EQ(after.direct_builds, before.direct_builds);
+    EXPECT_EQ(after.background_builds, before.background_builds + 1) << "quick build, then the "
+                                                                        "optimised one queued";
+  }
+  cupar::jit::set_mode(mode);
 }
 
 TEST(JitRuntime, DiskCacheServesASecondProcessAndRejectsCorruptEntries) {

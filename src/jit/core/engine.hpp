@@ -134,7 +134,8 @@ built_binary build_only(const build_spec& spec, int arch, int tier);
 struct counters {
   std::atomic<std::uint64_t> operator_compiles{0}, kernel_compiles{0}, links{0}, loads{0},
       memory_hits{0}, disk_hits{0}, disk_writes{0}, disk_rejects{0}, background_builds{0},
-      background_failures{0}, background_skipped{0}, expression_code_reuses{0}, upgrades{0};
+      background_failures{0}, background_skipped{0}, expression_code_reuses{0}, upgrades{0},
+      direct_builds{0}, optimized_builds{0}, optimized_build_us{0};
 };
 counters& engine_counters();
 
