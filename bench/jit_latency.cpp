@@ -56,6 +56,9 @@
 //                 wait_for_background_builds: the time from the first call until every optimised
 //                 build is done (calls_seconds: the calls' own share); CUPAR_JIT_BUILD_THREADS
 //                 sets how many build at once
+// --distinct: the further operators of reduce_f32, merge_sort_keys_f32 and the data-processing
+// cases differ in their code too (an inline-assembly comment that reaches the PTX): without it
+// they fold to one operator's code, and a link may then cost what a repeated link costs.
 // Each time runs from just before the cupar call to the return of cudaStreamSynchronize on the
 // call's stream, with CUDA initialised, the data on the device and cupar's memory pool grown
 // beforehand: the JIT's work (compile, link, load, cache lookups) and the kernels.
@@ -197,12 +200,24 @@ std::vector<T> host_values(std::size_t n, std::uint64_t seed, cupar_bench::value
   return v;
 }
 
+/// --distinct: operators whose code differs, not only their text (an inline-assembly comment
+/// carried into the PTX, which optimisation keeps), so that no build of an earlier operator can
+/// serve a later one's link. The snippet becomes a generic lambda over the names it uses.
+bool g_distinct = false;
+std::string salted(const std::string& expr, int i) {
+  if (!g_distinct || i == 0) return expr;
+  const bool unary = expr.find('x') != std::string::npos && expr.find('a') == std::string::npos;
+  return std::string("[](") + (unary ? "auto x" : "auto a, auto b") +
+         ") { asm volatile(\"// cupar_jit_latency operator " + std::to_string(i) + "\"); return " +
+         expr + "; }";
+}
+
 class reduce_f32 final : public workload {
  public:
   reduce_f32(std::size_t n, cudaStream_t s)
       : workload(s), host_(host_values<float>(n, 1, {-1.0, 1.0})), in_(host_, s), out_(1, s) {}
   op make_op(int i) const override {
-    return op(i == 0 ? std::string("a + b") : "a + b + 0.0f * " + std::to_string(i));
+    return op(salted(i == 0 ? std::string("a + b") : "a + b + 0.0f * " + std::to_string(i), i));
   }
   void call(const op& o) override {
     cupar::reduce(in_.data(), out_.data(), in_.size(), o, 0.0f, stream_);
@@ -443,7 +458,7 @@ class merge_sort_keys_f32 final : public workload {
   merge_sort_keys_f32(std::size_t n, cudaStream_t s)
       : workload(s), in_(host_values<float>(n, 1, {-1.0e6, 1.0e6}), s), out_(n, s) {}
   op make_op(int i) const override {
-    return op(i == 0 ? std::string("a < b") : "a < b && " + std::to_string(i) + " > 0");
+    return op(salted(i == 0 ? std::string("a < b") : "a < b && " + std::to_string(i) + " > 0", i));
   }
   void call(const op& o) override {
     cupar::sort_keys(in_.data(), out_.data(), in_.size(), o, stream_);
@@ -653,11 +668,13 @@ class reduce_rec36 final : public workload {
 // compiled). Keys come in runs of 4; selection by x < 2^31 over every bit pattern.
 
 /// `i`-th distinct operator of the same meaning: the text, and for i >= 1 a term that is true.
+/// These fold to the same code after optimisation (as an engine's operators that differ only in
+/// literals would); with --distinct (salted) each one's code differs as well.
 std::string variant(const std::string& text, int i) {
-  return i == 0 ? text : "(" + text + ") && " + std::to_string(i) + " > 0";
+  return salted(i == 0 ? text : "(" + text + ") && " + std::to_string(i) + " > 0", i);
 }
 std::string variant_sum(const std::string& text, int i) {
-  return i == 0 ? text : text + " + 0.0f * " + std::to_string(i);
+  return salted(i == 0 ? text : text + " + 0.0f * " + std::to_string(i), i);
 }
 
 std::vector<std::uint32_t> runs_of_4(std::size_t n) {
@@ -1166,7 +1183,7 @@ void usage(std::FILE* f) {
   std::fprintf(f,
                "usage: cupar_jit_latency --case CASE [--measure first_call,warm,new_operator,"
                "new_operator_quiet,switch,build,drain]\n"
-               "                         [--operators N] [--calls N] [--n N]\n"
+               "                         [--operators N] [--calls N] [--n N] [--distinct]\n"
                "       cupar_jit_latency --list\n"
                "CASE: see --list. Default measure: "
                "first_call; --operators 20, --calls 1000, --n 1048576.\n"
@@ -1198,6 +1215,8 @@ int parse(int argc, char** argv, options& o) {
     if (a == "--help" || a == "-h") {
       usage(stdout);
       return 0;
+    } else if (a == "--distinct") {
+      g_distinct = true;
     } else if (a == "--list") {
       for (const char* c : case_names)
         std::printf("%s\n", c);

@@ -12,9 +12,9 @@
 //   (for the common types) and only the operator is compiled, then linked to them. A new operator
 //   is ready in tens of milliseconds with the operator called out of line ("tier 1"); the fully
 //   inlined, link-time-optimised build ("tier 2", CUB speed) is made on a background thread and
-//   replaces it on a later call. Once an algorithm's tier-2 builds are quick in the process (at
-//   most CUPAR_JIT_DIRECT_MS milliseconds, default 100, for the same kernel set), a new operator
-//   gets tier 2 before its first call returns and tier 1 is skipped (stats::direct_builds). Set
+//   replaces it on a later call. With CUPAR_JIT_DIRECT_MS set (milliseconds; off by default), a
+//   new operator whose kernel set's last tier-2 build in the process took at most that long gets
+//   tier 2 before its first call returns, and tier 1 is skipped (stats::direct_builds). Set
 //   CUPAR_JIT_MODE=optimized (or jit::set_mode) to build tier 2 synchronously always.
 // - Element types without precompiled kernels (user structs, uncommon type combinations, GPUs the
 //   library was not built for) compile the kernels from source once (1-3 s), then hit the caches.
@@ -244,7 +244,7 @@ struct type_source;
 /// value is taken as tiered.
 enum class mode {
   tiered,     ///< quick out-of-line build first, inlined build in the background; the inlined
-              ///< one at once where the set's last one took <= CUPAR_JIT_DIRECT_MS (default)
+              ///< one at once where the set's last took <= CUPAR_JIT_DIRECT_MS, if set (default)
   optimized,  ///< build the inlined (LTO) version before the first call returns
   fast,       ///< never make the inlined version (testing, debugging)
 };
@@ -277,7 +277,7 @@ struct stats {
   std::uint64_t upgrades = 0;
   /// New operators given the optimised (inlined) build before their first call returned in
   /// tiered mode, because their kernel set's last optimised build in this process took at most
-  /// CUPAR_JIT_DIRECT_MS milliseconds (default 100; 0: never): no out-of-line build, no switch.
+  /// CUPAR_JIT_DIRECT_MS milliseconds (unset or 0: never): no out-of-line build, no switch.
   std::uint64_t direct_builds = 0;
   /// Optimised builds on precompiled kernels (background and direct), and the milliseconds they
   /// took in all (the operator's compile and the link-time-optimised link, not the load).

@@ -355,15 +355,15 @@ built_binary build_only(const build_spec& spec, int arch, int tier) {
 //
 // Issue 28, item 1: the out-of-line (tier-1) kernels run at 0.07-1.0 of the inlined ones (one
 // call per element; median 0.28 over 68 benchmark rows on an H200: docs/PERFORMANCE_NOTES.md),
-// so a new operator's calls are slow until its optimised build lands. Once nvJitLink is warm, an
-// optimised build on a precompiled set is one small NVRTC compile and one LTO link: 35-66 ms a
-// family on the H200 machine (mean of six operators each, 2026-11-28), against 30-47 ms for the
-// first call with the quick build. So in tiered mode each set remembers how long its last
-// optimised build took, and a new operator whose set built within the budget
-// (CUPAR_JIT_DIRECT_MS, default 100 ms) gets the optimised build before its first call returns:
-// 48-81 ms median per family at 2^24 elements, kernels at full speed from that call on. The
-// quick build is still made where the optimised one is slow or not yet timed (a set's first
-// operator in the process; its background build also starts nvJitLink, 0.2-1.4 s).
+// so a new operator's calls are slow until its optimised build lands. Where a set's optimised
+// builds are quick, making the new operator's optimised build before its first call returns is
+// the better trade: each set remembers how long its last optimised build took in the process,
+// and with CUPAR_JIT_DIRECT_MS set (milliseconds; 0, the default, turns it off) a new operator
+// whose set built within it gets the optimised build at once. Off by default: the quick
+// optimised builds measured so far (35-66 ms a family, H200, 2026-11-28) were of operators
+// whose optimised code matched an earlier one's, while a distinct operator's took 0.5-0.9 s, and
+// a set timed on such a repeat would send the next distinct operator's first call through a
+// slow link (docs/JIT.md, "The optimised build at once").
 
 namespace {
 
@@ -385,10 +385,10 @@ void record_optimised_build(const std::string& key, double ms) {
   t.ms[key] = ms;
 }
 
-/// CUPAR_JIT_DIRECT_MS: a number of milliseconds (0 turns direct builds off); read at each new
-/// build, so that a test or a program can change it; anything unparsable means the default.
+/// CUPAR_JIT_DIRECT_MS: a number of milliseconds (0, the default, turns direct builds off); read
+/// at each new build, so that a test or a program can change it; anything unparsable means 0.
 double direct_budget_ms() {
-  constexpr double fallback = 100.0;
+  constexpr double fallback = 0.0;
   const char* v = std::getenv("CUPAR_JIT_DIRECT_MS");
   if (v == nullptr || *v == '\0') return fallback;
   char* end = nullptr;
