@@ -49,10 +49,15 @@ void expect_precompiled_builds() {
     }
     const op less("a < b");
     const auto b32 = cupar::jit::compile_binary_search<T, std::uint32_t>(&less, 90, optimized);
-    EXPECT_TRUE(b32.precompiled_kernels);
+    // The searches' sets are keyed by the position type too (a build's type filter may keep
+    // the element's class and not u32).
+    const std::string c = cupar::testing::size_class<T>();
+    EXPECT_EQ(b32.precompiled_kernels,
+              cupar::testing::precompiled_here("binary_search<" + c + ",u32>"));
     EXPECT_EQ(b32.kernels.size(), 1u);
-    EXPECT_TRUE((cupar::jit::compile_binary_search<T, std::int64_t>(&less, 90, optimized)
-                     .precompiled_kernels));
+    EXPECT_EQ((cupar::jit::compile_binary_search<T, std::int64_t>(&less, 90, optimized)
+                   .precompiled_kernels),
+              cupar::testing::precompiled_here("binary_search<" + c + ",u64>"));
   }
 }
 
@@ -160,8 +165,8 @@ TEST(JitCompileSegmented, ErrorsNameTheOperatorThatFailed) {
   EXPECT_THROW((cupar::jit::compile_binary_search<span2, std::uint32_t>(nullptr, 90, true)),
                cupar::jit_error);
   // The JIT keeps working.
-  EXPECT_TRUE(
-      cupar::jit::compile_segmented_reduce<float>(op("a + b"), 90, false).precompiled_kernels);
+  EXPECT_EQ(cupar::jit::compile_segmented_reduce<float>(op("a + b"), 90, false).precompiled_kernels,
+            cupar::testing::precompiled_here("segmented_reduce<u32>"));
 }
 
 }  // namespace
