@@ -47,8 +47,8 @@
 //                 of the 9 after it (max_seconds: the largest); switch_seconds and steady_seconds
 //                 are the medians of those two; loads and upgrades count the switching calls'
 //                 loads (0 when the build was loaded in the background) and switches
-//   (switch, build and drain run with CUPAR_JIT_DIRECT_MS=0, so that every new operator takes
-//   the background path; new_operator counts the direct builds: direct_builds=)
+//   (switch, build and drain run with direct builds off, so that every new operator takes the
+//   background path; new_operator counts the direct builds of CUPAR_JIT_DIRECT_MS: direct_builds=)
 //   build         the optimised build of a new operator (issue 28, item 2): for each of
 //                 --operators new operators, one at a time, the time from its first call to
 //                 wait_for_background_builds returning; median, min and max
@@ -980,27 +980,20 @@ struct options {
   std::size_t n = std::size_t{1} << 20;
 };
 
-/// For the measures of the background path (switch, build, drain): CUPAR_JIT_DIRECT_MS=0 for
-/// the scope, so that every new operator gets the quick build and a background one.
+/// For the measures of the background path (switch, build, drain): direct builds off for the
+/// scope (cupar::jit::set_direct_build_budget(0)), so that every new operator gets the quick
+/// build and a background one.
 class background_path {
  public:
-  background_path() {
-    if (const char* v = std::getenv("CUPAR_JIT_DIRECT_MS")) old_ = v, had_ = true;
-    setenv("CUPAR_JIT_DIRECT_MS", "0", 1);
+  background_path() : old_(cupar::jit::get_direct_build_budget()) {
+    cupar::jit::set_direct_build_budget(0);
   }
-  ~background_path() {
-    if (had_) {
-      setenv("CUPAR_JIT_DIRECT_MS", old_.c_str(), 1);
-    } else {
-      unsetenv("CUPAR_JIT_DIRECT_MS");
-    }
-  }
+  ~background_path() { cupar::jit::set_direct_build_budget(old_); }
   background_path(const background_path&) = delete;
   background_path& operator=(const background_path&) = delete;
 
  private:
-  std::string old_;
-  bool had_ = false;
+  double old_;
 };
 
 class session {

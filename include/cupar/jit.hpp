@@ -12,9 +12,10 @@
 //   (for the common types) and only the operator is compiled, then linked to them. A new operator
 //   is ready in tens of milliseconds with the operator called out of line ("tier 1"); the fully
 //   inlined, link-time-optimised build ("tier 2", CUB speed) is made on a background thread and
-//   replaces it on a later call. With CUPAR_JIT_DIRECT_MS set (milliseconds; off by default), a
-//   new operator whose kernel set's last tier-2 build in the process took at most that long gets
-//   tier 2 before its first call returns, and tier 1 is skipped (stats::direct_builds). Set
+//   replaces it on a later call. With a direct-build budget (set_direct_build_budget or
+//   CUPAR_JIT_DIRECT_MS, milliseconds; off by default), a new operator whose kernel set's last
+//   tier-2 build in the process took at most that long gets tier 2 before its first call
+//   returns, and tier 1 is skipped (stats::direct_builds). Set
 //   CUPAR_JIT_MODE=optimized (or jit::set_mode) to build tier 2 synchronously always.
 // - Element types without precompiled kernels (user structs, uncommon type combinations, GPUs the
 //   library was not built for) compile the kernels from source once (1-3 s), then hit the caches.
@@ -244,12 +245,25 @@ struct type_source;
 /// value is taken as tiered.
 enum class mode {
   tiered,     ///< quick out-of-line build first, inlined build in the background; the inlined
-              ///< one at once where the set's last took <= CUPAR_JIT_DIRECT_MS, if set (default)
+              ///< one at once within set_direct_build_budget's budget, if set (default)
   optimized,  ///< build the inlined (LTO) version before the first call returns
   fast,       ///< never make the inlined version (testing, debugging)
 };
 CUPAR_EXPORT void set_mode(mode m) noexcept;
 CUPAR_EXPORT mode get_mode() noexcept;
+
+/// Direct optimised builds (tiered mode): a new operator whose kernel set's last optimised build
+/// in this process took at most `milliseconds` gets the optimised (inlined) build before its
+/// first call returns, on the calling thread, instead of the quick build and a background one
+/// (stats::direct_builds counts them). 0 turns them off: the default, since a build that repeats
+/// an earlier one's code is served from the driver's cache and says little about a distinct
+/// operator's (docs/JIT.md, "The optimised build at once"). The initial value comes from the
+/// environment variable CUPAR_JIT_DIRECT_MS (a number >= 0; anything else means 0). Takes effect
+/// at the next new build; builds already made keep theirs. Synchronises nothing.
+/// Throws std::invalid_argument for a negative, infinite or NaN budget (nothing changes).
+CUPAR_EXPORT void set_direct_build_budget(double milliseconds);
+/// The budget in milliseconds; 0 when direct builds are off.
+CUPAR_EXPORT double get_direct_build_budget() noexcept;
 
 /// Blocks until every background (tier-2) build queued before the call has finished and been
 /// loaded (builds other threads queue meanwhile are not waited for). Calls made after it returns
@@ -277,7 +291,8 @@ struct stats {
   std::uint64_t upgrades = 0;
   /// New operators given the optimised (inlined) build before their first call returned in
   /// tiered mode, because their kernel set's last optimised build in this process took at most
-  /// CUPAR_JIT_DIRECT_MS milliseconds (unset or 0: never): no out-of-line build, no switch.
+  /// set_direct_build_budget's milliseconds (0, the default: never): no out-of-line build, no
+  /// switch.
   std::uint64_t direct_builds = 0;
   /// Optimised builds on precompiled kernels (background and direct), and the milliseconds they
   /// took in all (the operator's compile and the link-time-optimised link, not the load).

@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -504,4 +506,20 @@ TEST(JitCompile, ParametersAreCheckedWhenDeclaredAndSet) {
   for (int i = 0; i < 8; ++i)
     big.param("p" + std::to_string(i), 1.0);  // 64 bytes
   EXPECT_THROW(big.param("one_more", 1.0f), std::invalid_argument);
+}
+
+// The direct-build budget (no GPU needed): bad values are refused and change nothing.
+TEST(JitCompile, DirectBuildBudgetRefusesBadValues) {
+  const double before = cupar::jit::get_direct_build_budget();
+  EXPECT_THROW(cupar::jit::set_direct_build_budget(-1.0), std::invalid_argument);
+  EXPECT_THROW(cupar::jit::set_direct_build_budget(std::numeric_limits<double>::quiet_NaN()),
+               std::invalid_argument);
+  EXPECT_THROW(cupar::jit::set_direct_build_budget(std::numeric_limits<double>::infinity()),
+               std::invalid_argument);
+  EXPECT_EQ(cupar::jit::get_direct_build_budget(), before);
+  cupar::jit::set_direct_build_budget(75.0);
+  EXPECT_EQ(cupar::jit::get_direct_build_budget(), 75.0);
+  cupar::jit::set_direct_build_budget(0.0);
+  EXPECT_EQ(cupar::jit::get_direct_build_budget(), 0.0);
+  cupar::jit::set_direct_build_budget(before);
 }

@@ -33,26 +33,18 @@ std::string unique_suffix() {
   return " + 0.0f * " + std::to_string(::getpid()) + "." + std::to_string(n++) + "f";
 }
 
-/// Sets CUPAR_JIT_DIRECT_MS for the scope (the engine reads it at each new build).
+/// A direct-build budget for the scope (cupar::jit::set_direct_build_budget).
 class direct_budget {
  public:
-  explicit direct_budget(const char* ms) {
-    if (const char* old = std::getenv("CUPAR_JIT_DIRECT_MS")) old_ = old, had_ = true;
-    ::setenv("CUPAR_JIT_DIRECT_MS", ms, 1);
+  explicit direct_budget(double ms) : old_(cupar::jit::get_direct_build_budget()) {
+    cupar::jit::set_direct_build_budget(ms);
   }
-  ~direct_budget() {
-    if (had_) {
-      ::setenv("CUPAR_JIT_DIRECT_MS", old_.c_str(), 1);
-    } else {
-      ::unsetenv("CUPAR_JIT_DIRECT_MS");
-    }
-  }
+  ~direct_budget() { cupar::jit::set_direct_build_budget(old_); }
   direct_budget(const direct_budget&) = delete;
   direct_budget& operator=(const direct_budget&) = delete;
 
  private:
-  std::string old_;
-  bool had_ = false;
+  double old_;
 };
 
 }  // namespace
@@ -146,7 +138,7 @@ TEST(JitRuntime, TieredBuildUpgradesToTheOptimisedKernels) {
   cupar::device_buffer<int> in(h, s);
   const auto mode = cupar::jit::get_mode();
   cupar::jit::set_mode(cupar::jit::mode::tiered);
-  const direct_budget never("0");  // the quick build first, whatever earlier builds took
+  const direct_budget never(0);  // the quick build first, whatever earlier builds took
   const op o("a + b" + std::string(" + 0 * ") + std::to_string(::getpid()));
   const auto before = cupar::jit::get_stats();
   EXPECT_EQ(cupar::reduce_value(in.data(), h.size(), o, 0, s), 15000);
@@ -163,7 +155,7 @@ TEST(JitRuntime, TieredBuildUpgradesToTheOptimisedKernels) {
   EXPECT_EQ(after.loads, mid.loads) << "the switching call loaded a binary itself";
 }
 
-// Issue 28, item 1: once a set's optimised build has been timed within CUPAR_JIT_DIRECT_MS, a
+// Issue 28, item 1: once a set's optimised build has been timed within the direct budget, a
 // new operator on it gets the optimised build before its first call returns: no quick build,
 // nothing in the background, no switch; with the budget 0 the quick build comes first again.
 TEST(JitRuntime, TieredBuildIsOptimisedAtOnceWhereTheSetsBuildsAreQuick) {
@@ -181,7 +173,7 @@ TEST(JitRuntime, TieredBuildIsOptimisedAtOnceWhereTheSetsBuildsAreQuick) {
     return op("a + b + 0 * " + std::to_string(::getpid()) + "ull * " + std::to_string(k));
   };
   {
-    const direct_budget any("1e9");  // every timed set qualifies
+    const direct_budget any(1e9);  // every timed set qualifies
     // The set's first operator here, or a later one: either way its optimised build is timed.
     EXPECT_EQ(cupar::reduce_value(in.data(), h.size(), made(1), 0ull, s), 140002ull);
     cupar::jit::wait_for_background_builds();
@@ -199,7 +191,7 @@ TEST(JitRuntime, TieredBuildIsOptimisedAtOnceWhereTheSetsBuildsAreQuick) {
     EXPECT_EQ(second.links, first.links);
   }
   {
-    const direct_budget never("0");
+    const direct_budget never(0);
     const auto before = cupar::jit::get_stats();
     EXPECT_EQ(cupar::reduce_value(in.data(), h.size(), made(3), 0ull, s), 140002ull);
     cupar::jit::wait_for_background_builds();

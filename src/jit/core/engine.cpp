@@ -16,10 +16,13 @@
 #include <cuda_runtime_api.h>
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <exception>
+#include <limits>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -358,8 +361,9 @@ built_binary build_only(const build_spec& spec, int arch, int tier) {
 // so a new operator's calls are slow until its optimised build lands. Where a set's optimised
 // builds are quick, making the new operator's optimised build before its first call returns is
 // the better trade: each set remembers how long its last optimised build took in the process,
-// and with CUPAR_JIT_DIRECT_MS set (milliseconds; 0, the default, turns it off) a new operator
-// whose set built within it gets the optimised build at once. Off by default: the quick
+// and with a budget set (cupar::jit::set_direct_build_budget or CUPAR_JIT_DIRECT_MS, in
+// milliseconds; 0, the default, turns it off) a new operator whose set built within it gets the
+// optimised build at once. Off by default: the quick
 // optimised builds measured so far (35-66 ms a family, H200, 2026-11-28) were of operators
 // whose optimised code matched an earlier one's, while a distinct operator's took 0.5-0.9 s, and
 // a set timed on such a repeat would send the next distinct operator's first call through a
@@ -385,21 +389,22 @@ void record_optimised_build(const std::string& key, double ms) {
   t.ms[key] = ms;
 }
 
-/// CUPAR_JIT_DIRECT_MS: a number of milliseconds (0, the default, turns direct builds off); read
-/// at each new build, so that a test or a program can change it; anything unparsable means 0.
-double direct_budget_ms() {
-  constexpr double fallback = 0.0;
-  const char* v = std::getenv("CUPAR_JIT_DIRECT_MS");
-  if (v == nullptr || *v == '\0') return fallback;
-  char* end = nullptr;
-  const double d = std::strtod(v, &end);
-  if (end == v || *end != '\0' || !(d >= 0)) return fallback;
-  return d;
+/// The budget of direct builds in milliseconds (0: off): CUPAR_JIT_DIRECT_MS when the process
+/// first asks (a non-negative number; anything else means 0), then set_direct_build_budget.
+std::atomic<double>& direct_budget() {
+  static std::atomic<double> budget{[] {
+    const char* v = std::getenv("CUPAR_JIT_DIRECT_MS");
+    if (v == nullptr || *v == '\0') return 0.0;
+    char* end = nullptr;
+    const double d = std::strtod(v, &end);
+    return end == v || *end != '\0' || !(d >= 0) ? 0.0 : d;
+  }()};
+  return budget;
 }
 
 /// Whether the set's last optimised build in this process took at most the budget.
 bool direct_build_expected(const std::string& key) {
-  const double budget = direct_budget_ms();
+  const double budget = direct_budget().load();
   if (budget <= 0) return false;
   auto& t = optimised_build_times();
   std::lock_guard<std::mutex> lock(t.mutex);
@@ -785,6 +790,18 @@ void set_mode(mode m) noexcept {
 }
 mode get_mode() noexcept {
   return cupar::detail::jit::mode_flag().load();
+}
+
+void set_direct_build_budget(double milliseconds) {
+  if (!(milliseconds >= 0) || milliseconds == std::numeric_limits<double>::infinity()) {
+    throw std::invalid_argument(
+        "cupar::jit::set_direct_build_budget: the budget must be a finite number of "
+        "milliseconds >= 0 (0 turns direct builds off)");
+  }
+  cupar::detail::jit::direct_budget().store(milliseconds);
+}
+double get_direct_build_budget() noexcept {
+  return cupar::detail::jit::direct_budget().load();
 }
 
 void wait_for_background_builds() {
