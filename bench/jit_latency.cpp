@@ -1028,6 +1028,13 @@ class session {
     return seconds_since(t0);
   }
 
+  /// The largest and smallest of a measure's per-operator times, and how many operators.
+  std::string spread_fields(const std::vector<double>& t) const {
+    return " max_seconds=" + number(*std::max_element(t.begin(), t.end())) +
+           " min_seconds=" + number(*std::min_element(t.begin(), t.end())) +
+           " operators=" + std::to_string(opt_.operators);
+  }
+
   void print(const char* measure, double seconds, const std::string& fields) {
     std::printf("result case=%s measure=%s mode=%s seconds=%s%s\n", opt_.case_name.c_str(), measure,
                 mode_name(cupar::jit::get_mode()), number(seconds).c_str(), fields.c_str());
@@ -1085,9 +1092,7 @@ class session {
     // Left to the background thread: the optimised builds of the new operators (not waited for;
     // the ones still queued are dropped at exit).
     print(quiet ? "new_operator_quiet" : "new_operator", median(t),
-          " max_seconds=" + number(*std::max_element(t.begin(), t.end())) +
-              " min_seconds=" + number(*std::min_element(t.begin(), t.end())) +
-              " operators=" + std::to_string(opt_.operators) + stats_fields(s0, s1));
+          spread_fields(t) + stats_fields(s0, s1));
   }
 
   void switch_cost() {
@@ -1137,10 +1142,7 @@ class session {
     }
     const cupar::jit::stats s1 = cupar::jit::get_stats();
     w_.check();
-    print("build", median(t),
-          " max_seconds=" + number(*std::max_element(t.begin(), t.end())) +
-              " min_seconds=" + number(*std::min_element(t.begin(), t.end())) +
-              " operators=" + std::to_string(opt_.operators) + stats_fields(s0, s1));
+    print("build", median(t), spread_fields(t) + stats_fields(s0, s1));
   }
 
   /// --operators new operators called one after the other (each call waits only for its quick

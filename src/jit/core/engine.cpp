@@ -363,11 +363,11 @@ built_binary build_only(const build_spec& spec, int arch, int tier) {
 // the better trade: each set remembers how long its last optimised build took in the process,
 // and with a budget set (cupar::jit::set_direct_build_budget or CUPAR_JIT_DIRECT_MS, in
 // milliseconds; 0, the default, turns it off) a new operator whose set built within it gets the
-// optimised build at once. Off by default: the quick
-// optimised builds measured so far (35-66 ms a family, H200, 2026-11-28) were of operators
-// whose optimised code matched an earlier one's, while a distinct operator's took 0.5-0.9 s, and
-// a set timed on such a repeat would send the next distinct operator's first call through a
-// slow link (docs/JIT.md, "The optimised build at once").
+// optimised build at once. Off by default: the quick optimised builds measured so far (35-66 ms
+// a family, H200, 2026-11-28) were of operators whose optimised code matched an earlier one's,
+// while a distinct operator's took 0.5-0.9 s, and a set timed on such a repeat would send the
+// next distinct operator's first call through a slow link (docs/JIT.md, "The optimised build at
+// once").
 
 namespace {
 
@@ -586,22 +586,17 @@ void build_initial(const std::shared_ptr<program_entry>& entry, const build_spec
   }
   const precompiled_set* pre = find_precompiled(spec.set.key(), arch);
   const cupar::jit::mode m = mode_flag().load();
-  if (pre == nullptr || m == cupar::jit::mode::optimized) {
-    built_binary b = pre ? timed_optimised_build(spec, arch, *pre, timing_key(spec, arch))
-                         : build_from_source(spec, arch);
-    disk.store(key2, b);
-    publish(*entry, std::make_unique<loaded_module>(b));
-    return;
-  }
   const std::string timing = timing_key(spec, arch);
-  if (m == cupar::jit::mode::tiered && direct_build_expected(timing)) {
-    // The set's optimised builds are quick here: make this one now (see "direct optimised
-    // builds" above), on the caller's thread as the optimized mode does; nvJitLink is warm: an
-    // earlier optimised build of the set finished in this process.
-    built_binary b = timed_optimised_build(spec, arch, *pre, timing);
+  // A direct build: the set's optimised builds are quick here, so this one is made now (see
+  // "direct optimised builds" above), on the caller's thread as the optimized mode does.
+  const bool direct =
+      pre != nullptr && m == cupar::jit::mode::tiered && direct_build_expected(timing);
+  if (pre == nullptr || m == cupar::jit::mode::optimized || direct) {
+    built_binary b =
+        pre ? timed_optimised_build(spec, arch, *pre, timing) : build_from_source(spec, arch);
     disk.store(key2, b);
     publish(*entry, std::make_unique<loaded_module>(b));
-    c.direct_builds++;
+    if (direct) c.direct_builds++;
     return;
   }
   // The background thread's warm-up overlaps the quick build (worker: exit safety).
