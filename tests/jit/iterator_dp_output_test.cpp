@@ -161,10 +161,13 @@ std::string fresh_tag() {
 }
 
 /// Binaries loaded while `run` ran, in fast mode (tier 1 only): one per build a call needed.
+/// The optimised builds earlier calls queued are waited for first: the pool loads each finished
+/// one in the background, which would count here.
 template <class F>
 std::uint64_t loads_of(F&& run) {
   const jit::mode before = jit::get_mode();
   jit::set_mode(jit::mode::fast);
+  jit::wait_for_background_builds();
   const std::uint64_t loads = jit::get_stats().loads;
   run();
   const std::uint64_t made = jit::get_stats().loads - loads;
