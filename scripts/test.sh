@@ -76,8 +76,9 @@ if ! command -v ninja >/dev/null 2>&1 || [ -f "$build/Makefile" ]; then generato
 # Without a GPU (CI) nothing runs device code: the "ci" preset precompiles a selection of the JIT
 # kernel sets (the others are compiled from source where a compile-only test asks for them),
 # instantiates the GPU suites' typed tests for one type per group (they only compile there),
-# compiles device code to PTX only and skips the benchmark build, which keeps CI near 20 minutes
-# on a 2-core machine (docs/TESTING.md has the measurements). With a GPU: everything ("gpu").
+# compiles device code to PTX only without optimisation and host code at -O0, and skips the
+# benchmark build and the tests above 2^31 elements, which keeps CI under 20 minutes on a 2-core
+# machine (docs/TESTING.md has the measurements). With a GPU: everything ("gpu").
 # CUPAR_CMAKE_ARGS overrides either.
 preset=gpu
 if [[ "${CUPAR_CMAKE_ARGS:-}" != *CUPAR_JIT_PRECOMPILE_TYPES* ]] &&
@@ -86,8 +87,9 @@ if [[ "${CUPAR_CMAKE_ARGS:-}" != *CUPAR_JIT_PRECOMPILE_TYPES* ]] &&
     "sets of i32, u32, u64, f32, f64 and the struct classes s8a4, s16a4, s16a8 (for reduce, scans," \
     "merge sort; no struct classes of the data-processing families) only, without the named-plus," \
     "histogram and arithmetic merge-sort-pair sets, GPU suites for one type per group, device code" \
-    "as PTX only (nothing runs it), no benchmark build (its report scripts' self-tests still run)," \
-    "and of the distributed tests only those that need no GPU (the GPU cases still compile)"
+    "as PTX only and host code at -O0 (nothing runs the device code), no benchmark build (its" \
+    "report scripts' self-tests still run), no tests above 2^31 elements (label large), and of the" \
+    "distributed tests only those that need no GPU (the GPU cases still compile)"
   preset=ci
 fi
 preset_args=(--preset "$preset")
