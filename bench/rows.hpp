@@ -294,6 +294,12 @@
   X(lower_bound, cupar_jit_named, u32, gpu)                                    \
   X(lower_bound, thrust, u32, gpu)                                             \
   X(lower_bound, cpu_seq, u32, cpu_seq)                                        \
+  X(gather, cupar, u32, gpu)                                                   \
+  X(gather, thrust, u32, gpu)                                                  \
+  X(gather, cupar, u64, gpu)                                                   \
+  X(gather, thrust, u64, gpu)                                                  \
+  X(scatter, cupar, u32, gpu)                                                  \
+  X(scatter, thrust, u32, gpu)                                                 \
                                                                                \
   X(jit_latency, cold_process, reduce_f32, once)                               \
   X(jit_latency, disk_cache_process, reduce_f32, once)                         \

@@ -279,4 +279,21 @@ void host_overhead_runner(benchmark::State& state, Call call) {
   });
 }
 
+/// gather / scatter of n items of T by n uniform random 4-byte indices into n items (the
+/// indices of a scatter collide, as a hash's would). Bytes: the indices, the items read, the
+/// items written. call(const T* values, const std::uint32_t* indices, T* out, n, stream)
+template <class T, class Call>
+void gather_runner(benchmark::State& state, Call call) {
+  run_guarded(state, true, [&] {
+    const std::size_t n = size_arg(state);
+    const std::size_t sets = rotation_sets(2 * padded_bytes<T>(n) + padded_bytes<std::uint32_t>(n));
+    rotating<T> values(n, sets), out(n, sets);
+    rotating<std::uint32_t> indices(n, sets);
+    values.fill(seed_input, full_bits, bench_stream());
+    indices.fill(seed_values, {0.0, static_cast<double>(n) - 1.0}, bench_stream());
+    time_gpu(state, {n, static_cast<double>(n * (2 * sizeof(T) + sizeof(std::uint32_t)))}, sets,
+             [&](std::size_t k) { call(values[k], indices[k], out[k], n, bench_stream()); });
+  });
+}
+
 }  // namespace cupar_bench

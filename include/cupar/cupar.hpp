@@ -10,6 +10,7 @@
 #include <cupar/config.hpp>
 #include <cupar/device.hpp>
 #include <cupar/error.hpp>
+#include <cupar/gather.hpp>
 #include <cupar/histogram.hpp>
 #include <cupar/jit.hpp>
 #include <cupar/jit_compile.hpp>

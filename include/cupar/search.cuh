@@ -103,4 +103,33 @@ void upper_bound(SortedIt d_sorted, std::size_t n, NeedleIt d_needles, std::size
   detail::search_impl("cupar::upper_bound", d_sorted, n, d_needles, m, d_out, comp, true, stream);
 }
 
+/// For each of the m needles, the range [d_lower[j], d_upper[j]) of the elements of d_sorted[0, n)
+/// equivalent to it under `comp`: lower_bound's position and upper_bound's (two searches).
+/// Parameters as lower_bound; d_lower and d_upper (pointers or output iterators of one type) must
+/// not overlap each other, d_sorted or d_needles when they are pointers.
+/// @throws std::invalid_argument for null pointers with non-zero counts, overlapping outputs, or
+///         n larger than the positions' type holds (before anything runs)
+/// @throws cupar::cuda_error
+/// Asynchronous: does not synchronise the stream; needs no temporary storage.
+template <class SortedIt, class NeedleIt, class OutIt, class Comp,
+          std::enable_if_t<detail::are_iterators_v<SortedIt, NeedleIt, OutIt> &&
+                               detail::is_callable_op_v<Comp>,
+                           int> = 0>
+void equal_range(SortedIt d_sorted, std::size_t n, NeedleIt d_needles, std::size_t m,
+                 OutIt d_lower, OutIt d_upper, Comp comp, stream_ref stream) {
+  using T = detail::it_value_t<NeedleIt>;
+  using Index = detail::out_value_t<OutIt, std::size_t>;
+  const char* fn = "cupar::equal_range";
+  const void* upper = detail::range_address(d_upper);
+  detail::check_binary_search(fn, detail::range_address(d_sorted), n,
+                              detail::range_address(d_needles), m, upper, sizeof(T),
+                              sizeof(Index),
+                              static_cast<std::uint64_t>(std::numeric_limits<Index>::max()));
+  const std::size_t out_bytes = m * sizeof(Index);
+  detail::require_disjoint(fn, "d_lower", detail::range_address(d_lower), out_bytes, "d_upper",
+                           upper, out_bytes);
+  detail::search_impl(fn, d_sorted, n, d_needles, m, d_lower, comp, false, stream);
+  detail::search_impl(fn, d_sorted, n, d_needles, m, d_upper, comp, true, stream);
+}
+
 }  // namespace cupar

@@ -20,6 +20,7 @@
 // precompiled in the library for every arithmetic T with 4- and 8-byte positions).
 #pragma once
 
+#include <cupar/detail/checks.hpp>
 #include <cupar/detail/jit_entry.hpp>
 #include <cupar/jit.hpp>
 #include <cupar/jit_iterator.hpp>
@@ -153,6 +154,70 @@ void upper_bound(jit::input_t<T> sorted, std::size_t n, jit::input_t<T> d_needle
                  memory_resource& mr = default_resource()) {
   detail::jit_search<T, Index>("cupar::upper_bound", detail::upper_bound_call(), sorted, n,
                                d_needles, m, out, nullptr, stream, mr);
+}
+
+namespace detail {
+
+/// equal_range's checks of what the second search alone would see: d_upper null, or overlapping
+/// d_lower, the sorted array or the needle array (before the first search writes anything).
+template <class T, class Index>
+void check_equal_range(const T* d_sorted, std::size_t n, const ::cupar::jit::input<T>& needles,
+                       std::size_t m, const Index* d_lower, const Index* d_upper) {
+  const char* fn = "cupar::equal_range";
+  require_data(fn, "d_lower", d_lower, m);
+  require_data(fn, "d_upper", d_upper, m);
+  const std::size_t out_bytes = m * sizeof(Index);
+  require_disjoint(fn, "d_lower", d_lower, out_bytes, "d_upper", d_upper, out_bytes);
+  require_disjoint(fn, "d_sorted", d_sorted, n * sizeof(T), "d_upper", d_upper, out_bytes);
+  require_disjoint(fn, "d_needles", needles.array(), m * sizeof(T), "d_upper", d_upper,
+                   out_bytes);
+}
+
+}  // namespace detail
+
+/// For each of the m needles, the range of the elements of d_sorted[0, n) equivalent to it under
+/// `comp`: d_lower[j] as lower_bound gives it, d_upper[j] as upper_bound does (the equivalent
+/// elements are [d_lower[j], d_upper[j]), empty when the needle is not there). Two searches: a
+/// needle expression is evaluated (written to a temporary array) for each.
+///
+/// @param d_sorted   device range sorted by comp (may be null when n == 0)
+/// @param n          number of elements of the range (64-bit)
+/// @param d_needles  device needles or an iterator expression (jit::input); may be null when
+///                   m == 0
+/// @param m          number of needles (64-bit)
+/// @param d_lower    device positions, m of them (4- or 8-byte integers holding n)
+/// @param d_upper    device positions, m of them; neither output may overlap the other, d_sorted
+///                   or d_needles
+/// @param comp       strict weak ordering T x T -> bool; cupar::jit::less / greater compile
+///                   nothing
+/// @param stream     stream the searches run on
+/// @param mr         where the temporaries of expression needles come from
+/// @throws std::invalid_argument for null pointers with non-zero counts, overlapping outputs, or
+///         n larger than Index holds (before anything runs)
+/// @throws cupar::jit_error when the comparator does not compile (log and line inside)
+/// @throws cupar::out_of_memory, cupar::cuda_error
+/// Asynchronous: does not synchronise the stream.
+template <class T, class Index>
+void equal_range(const T* d_sorted, std::size_t n, jit::input_t<T> d_needles, std::size_t m,
+                 Index* d_lower, Index* d_upper, const jit::op& comp, stream_ref stream,
+                 memory_resource& mr = default_resource()) {
+  detail::check_equal_range(d_sorted, n, d_needles, m, d_lower, d_upper);
+  detail::jit_search<T, Index>("cupar::equal_range", detail::lower_bound_call(), d_sorted, n,
+                               d_needles, m, d_lower, &comp, stream, mr);
+  detail::jit_search<T, Index>("cupar::equal_range", detail::upper_bound_call(), d_sorted, n,
+                               d_needles, m, d_upper, &comp, stream, mr);
+}
+
+/// equal_range with the default comparator `<` on T (see lower_bound).
+template <class T, class Index>
+void equal_range(const T* d_sorted, std::size_t n, jit::input_t<T> d_needles, std::size_t m,
+                 Index* d_lower, Index* d_upper, stream_ref stream,
+                 memory_resource& mr = default_resource()) {
+  detail::check_equal_range(d_sorted, n, d_needles, m, d_lower, d_upper);
+  detail::jit_search<T, Index>("cupar::equal_range", detail::lower_bound_call(), d_sorted, n,
+                               d_needles, m, d_lower, nullptr, stream, mr);
+  detail::jit_search<T, Index>("cupar::equal_range", detail::upper_bound_call(), d_sorted, n,
+                               d_needles, m, d_upper, nullptr, stream, mr);
 }
 
 namespace jit {

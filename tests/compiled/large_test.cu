@@ -274,6 +274,61 @@ TEST_F(Large, TransformAboveTwoToThe32) {
       sub_expect<std::uint8_t, hashed<std::uint8_t>, hashed<std::uint8_t>>{gen_a, gen_b}, stream));
 }
 
+/// Gather indices: a hashed position in [0, extent), and -1 at every 1000th position.
+struct gather_index {
+  std::size_t extent;
+  __host__ __device__ long long operator()(std::size_t i) const {
+    return i % 1000 == 999 ? -1ll
+                           : static_cast<long long>(mix(i * 0x9E37ull + 5) % extent);
+  }
+};
+/// What the gather writes: the byte at the index, the fill 0xFE where it is out of range.
+struct gathered_expect {
+  gather_index index;
+  hashed<std::uint8_t> values;
+  __device__ std::uint8_t operator()(std::size_t i) const {
+    const long long j = index(i);
+    return j < 0 ? std::uint8_t(0xFE) : values(static_cast<std::size_t>(j));
+  }
+};
+/// Scatter indices: the reverse of [0, n).
+struct reverse_index {
+  std::size_t n;
+  __host__ __device__ unsigned long long operator()(std::size_t i) const { return n - 1 - i; }
+};
+struct reversed_expect {
+  std::size_t n;
+  hashed<std::uint8_t> values;
+  __device__ std::uint8_t operator()(std::size_t j) const { return values(n - 1 - j); }
+};
+
+TEST_F(Large, GatherAndScatterAboveTwoToThe32) {
+  // 8-byte indices into 1-byte items: positions and byte offsets past 2^32.
+  const std::size_t n = two32 + 7, extent = two32 + 3;
+  CUPAR_REQUIRE_GPU_BYTES(n * 8 + extent + n + (std::size_t(1) << 30));
+  owned_stream stream;
+  const hashed<std::uint8_t> gen{99};
+  device_buffer<std::uint8_t> values(extent, stream), out(n, stream);
+  fill(values.data(), extent, gen, stream.get());
+  {
+    device_buffer<long long> idx(n, stream);
+    fill(idx.data(), n, gather_index{extent}, stream.get());
+    cupar::gather(values.data(), extent, idx.data(), n, out.data(), cupar::bounds::fill,
+                  std::uint8_t(0xFE), stream);
+    CUPAR_EXPECT_NO_MISMATCH(
+        count_mismatches(out.data(), n, gathered_expect{gather_index{extent}, gen}, stream));
+  }
+  {
+    // scatter of `values` reversed into out[0, extent): out[extent - 1 - i] = values[i].
+    device_buffer<unsigned long long> idx(extent, stream);
+    fill(idx.data(), extent, reverse_index{extent}, stream.get());
+    cupar::scatter(values.data(), extent, idx.data(), out.data(), extent, cupar::bounds::error,
+                   stream);
+    CUPAR_EXPECT_NO_MISMATCH(
+        count_mismatches(out.data(), extent, reversed_expect{extent, gen}, stream));
+  }
+}
+
 TEST_F(Large, HistogramOfBytesAboveTwoToThe32) {
   const std::size_t n = two32 + 7;
   CUPAR_REQUIRE_GPU_BYTES(n + (std::size_t(1) << 30));

@@ -128,6 +128,49 @@ TYPED_TEST(Search, BoundsMatchTheStandardLibrary) {
   }
 }
 
+TYPED_TEST(Search, EqualRangeIsLowerAndUpperBound) {
+  CUPAR_REQUIRE_GPU();
+  using T = TypeParam;
+  owned_stream stream;
+  for (std::size_t n : scaled({std::size_t(0), std::size_t(1), std::size_t(4097),
+                               (std::size_t(1) << 20) + 5})) {
+    for (std::size_t m : scaled({std::size_t(0), std::size_t(1), std::size_t(33),
+                                 std::size_t(100003)})) {
+      SCOPED_TRACE("n = " + std::to_string(n) + ", m = " + std::to_string(m));
+      const auto sorted = search_ref::sorted_range<T>(n, 31 + n);
+      const auto needles = search_ref::needles<T>(sorted, m, 32 + m + n);
+      device_buffer<T> d_sorted(sorted, stream), d_needles(needles, stream);
+      device_buffer<std::int64_t> lower(m, stream), upper(m, stream);
+      const auto less = search_ref::less_ref<T>{};
+      const auto want_lower = search_ref::bounds<std::int64_t>(sorted, needles, false, less);
+      const auto want_upper = search_ref::bounds<std::int64_t>(sorted, needles, true, less);
+      lower.fill_bytes(0xEE);
+      upper.fill_bytes(0xEE);
+      cupar::equal_range(d_sorted.data(), n, d_needles.data(), m, lower.data(), upper.data(),
+                         stream);
+      EXPECT_EQ(lower.to_host(), want_lower);
+      EXPECT_EQ(upper.to_host(), want_upper);
+      lower.fill_bytes(0xEE);
+      upper.fill_bytes(0xEE);
+      cupar::equal_range(d_sorted.data(), n, d_needles.data(), m, lower.data(), upper.data(),
+                         Ops::template less<T>(), stream);
+      EXPECT_EQ(lower.to_host(), want_lower);
+      EXPECT_EQ(upper.to_host(), want_upper);
+    }
+  }
+  // Outputs that overlap each other are refused before anything is written.
+  device_buffer<T> d_sorted(std::vector<T>{T(1), T(2)}, stream);
+  device_buffer<std::int64_t> out(3, stream);
+  out.fill_bytes(0x11);
+  EXPECT_THROW(cupar::equal_range(d_sorted.data(), 2, d_sorted.data(), 2, out.data(),
+                                  out.data() + 1, Ops::template less<T>(), stream),
+               std::invalid_argument);
+  EXPECT_THROW(cupar::equal_range(d_sorted.data(), 2, d_sorted.data(), 2, out.data(),
+                                  static_cast<std::int64_t*>(nullptr), stream),
+               std::invalid_argument);
+  EXPECT_EQ(out.to_host(), std::vector<std::int64_t>(3, 0x1111111111111111ll));
+}
+
 TYPED_TEST(Search, DescendingRangesWithGreater) {
   CUPAR_REQUIRE_GPU();
   using T = TypeParam;

@@ -144,4 +144,22 @@ namespace header_inline {
 }
 
 }  // namespace header_inline
+
+namespace header_gather {
+
+[[maybe_unused]] void examples(const double* d_price, std::size_t n_right, const int* d_match,
+                               std::size_t n_left, double* d_joined_price, const float* d_sorted,
+                               std::size_t n, const float* d_needles, std::size_t m,
+                               std::int64_t* d_lower, std::int64_t* d_upper, cupar::stream_ref stream) {
+  // doc-example: include/cupar/gather.hpp
+  // rows of a join's right table, -1 where the left row found no match: a null of 0
+  cupar::gather(d_price, n_right, d_match, n_left, d_joined_price, cupar::bounds::fill, 0.0,
+                stream);
+  // doc-example end
+  // README: equal_range, the default comparator and a run-time one
+  cupar::equal_range(d_sorted, n, d_needles, m, d_lower, d_upper, stream);
+  cupar::equal_range(d_sorted, n, d_needles, m, d_lower, d_upper, jit::op("a < b"), stream);
+}
+
+}  // namespace header_gather
 // clang-format on
