@@ -312,7 +312,7 @@ TYPED_TEST(HistogramArguments, LevelsAreCheckedBeforeAnyWork) {
 
 TEST(CheckHelpers, RangesOverlap) {
   using cupar::detail::ranges_overlap;
-  char buf[64];
+  char buf[64] = {};
   EXPECT_TRUE(ranges_overlap(buf, 8, buf + 7, 8));
   EXPECT_TRUE(ranges_overlap(buf + 7, 8, buf, 8));
   EXPECT_FALSE(ranges_overlap(buf, 8, buf + 8, 8));  // adjacent
