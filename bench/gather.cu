@@ -21,10 +21,10 @@ void gather_cupar(benchmark::State& state) {
 }
 template <class T>
 void gather_thrust(benchmark::State& state) {
-  gather_runner<T>(state, [](const T* values, const std::uint32_t* idx, T* out, std::size_t n,
-                             cudaStream_t s) {
-    thrust::gather(thrust::cuda::par.on(s), idx, idx + n, values, out);
-  });
+  gather_runner<T>(
+      state, [](const T* values, const std::uint32_t* idx, T* out, std::size_t n, cudaStream_t s) {
+        thrust::gather(thrust::cuda::par.on(s), idx, idx + n, values, out);
+      });
 }
 
 }  // namespace

@@ -69,18 +69,8 @@ gather_args make_gather_args(const char* fn, bool scatter, const T* values, cons
   static_assert(std::is_integral_v<Index> && !std::is_same_v<Index, bool> &&
                     (sizeof(Index) == 4 || sizeof(Index) == 8),
                 "cupar::gather / scatter: indices are 4- or 8-byte integers");
-  return gather_args{fn,
-                     scatter,
-                     values,
-                     indices,
-                     sizeof(Index),
-                     std::is_signed_v<Index>,
-                     out,
-                     n,
-                     extent,
-                     sizeof(T),
-                     alignof(T),
-                     policy,
+  return gather_args{fn,  scatter, values, indices,   sizeof(Index), std::is_signed_v<Index>,
+                     out, n,       extent, sizeof(T), alignof(T),    policy,
                      fill};
 }
 
@@ -108,12 +98,12 @@ void gather(const T* d_values, std::size_t extent, const Index* d_indices, std::
             bounds policy, stream_ref stream, memory_resource& mr = default_resource()) {
   if constexpr (std::is_default_constructible_v<T>) {
     const T fill{};
-    detail::gather(detail::make_gather_args("cupar::gather", false, d_values, d_indices, d_out,
-                                            n, extent, policy, &fill),
+    detail::gather(detail::make_gather_args("cupar::gather", false, d_values, d_indices, d_out, n,
+                                            extent, policy, &fill),
                    stream, mr);
   } else {  // bounds::fill is then refused: it needs the overload with a value
-    detail::gather(detail::make_gather_args("cupar::gather", false, d_values, d_indices, d_out,
-                                            n, extent, policy, static_cast<const T*>(nullptr)),
+    detail::gather(detail::make_gather_args("cupar::gather", false, d_values, d_indices, d_out, n,
+                                            extent, policy, static_cast<const T*>(nullptr)),
                    stream, mr);
   }
 }

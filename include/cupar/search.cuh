@@ -115,15 +115,14 @@ template <class SortedIt, class NeedleIt, class OutIt, class Comp,
           std::enable_if_t<detail::are_iterators_v<SortedIt, NeedleIt, OutIt> &&
                                detail::is_callable_op_v<Comp>,
                            int> = 0>
-void equal_range(SortedIt d_sorted, std::size_t n, NeedleIt d_needles, std::size_t m,
-                 OutIt d_lower, OutIt d_upper, Comp comp, stream_ref stream) {
+void equal_range(SortedIt d_sorted, std::size_t n, NeedleIt d_needles, std::size_t m, OutIt d_lower,
+                 OutIt d_upper, Comp comp, stream_ref stream) {
   using T = detail::it_value_t<NeedleIt>;
   using Index = detail::out_value_t<OutIt, std::size_t>;
   const char* fn = "cupar::equal_range";
   const void* upper = detail::range_address(d_upper);
   detail::check_binary_search(fn, detail::range_address(d_sorted), n,
-                              detail::range_address(d_needles), m, upper, sizeof(T),
-                              sizeof(Index),
+                              detail::range_address(d_needles), m, upper, sizeof(T), sizeof(Index),
                               static_cast<std::uint64_t>(std::numeric_limits<Index>::max()));
   const std::size_t out_bytes = m * sizeof(Index);
   detail::require_disjoint(fn, "d_lower", detail::range_address(d_lower), out_bytes, "d_upper",

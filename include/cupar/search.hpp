@@ -169,8 +169,7 @@ void check_equal_range(const T* d_sorted, std::size_t n, const ::cupar::jit::inp
   const std::size_t out_bytes = m * sizeof(Index);
   require_disjoint(fn, "d_lower", d_lower, out_bytes, "d_upper", d_upper, out_bytes);
   require_disjoint(fn, "d_sorted", d_sorted, n * sizeof(T), "d_upper", d_upper, out_bytes);
-  require_disjoint(fn, "d_needles", needles.array(), m * sizeof(T), "d_upper", d_upper,
-                   out_bytes);
+  require_disjoint(fn, "d_needles", needles.array(), m * sizeof(T), "d_upper", d_upper, out_bytes);
 }
 
 }  // namespace detail

@@ -132,7 +132,8 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 unsigned grid_for(std::size_t items, std::size_t per_block) {
-  return static_cast<unsigned>(std::min<std::size_t>((items + per_block - 1) / per_block, 1u << 20));
+  return static_cast<unsigned>(
+      std::min<std::size_t>((items + per_block - 1) / per_block, 1u << 20));
 }
 
 template <class Index, class Word, int Policy, bool Scatter>
@@ -144,7 +145,7 @@ void launch_typed(const gather_args& a, const fill_item<Word>& fill, std::size_t
   if (words == 1) {
     move_one_word<Index, Word, Policy, Scatter>
         <<<grid_for(a.n, std::size_t(kThreads) * kItems), kThreads, 0, s>>>(src, dst, idx, a.n,
-                                                                             a.extent, fill);
+                                                                            a.extent, fill);
   } else {
     move_words<Index, Word, Policy, Scatter>
         <<<grid_for(a.n, kThreads), kThreads, 0, s>>>(src, dst, idx, a.n, a.extent, words, fill);
@@ -176,8 +177,8 @@ void launch_word(const gather_args& a, int policy, const void* fill_host, const 
 }
 
 template <class Index>
-void launch_index(const gather_args& a, int policy, const void* fill_host,
-                  const void* fill_device, cudaStream_t s) {
+void launch_index(const gather_args& a, int policy, const void* fill_host, const void* fill_device,
+                  cudaStream_t s) {
   // The widest word that the element's size and both arrays' addresses allow (the fill item is
   // copied into 16-byte aligned storage).
   const auto bits = reinterpret_cast<std::uintptr_t>(a.values) |
@@ -206,9 +207,9 @@ void check_indices(const gather_args& a, memory_resource& mr, stream_ref stream)
       static_cast<const Index*>(a.indices), a.n, a.extent, d_first);
   check_cuda(cudaGetLastError(), "cupar gather check kernel launch");
   unsigned long long position = 0;
-  check_cuda(cudaMemcpyAsync(&position, d_first, sizeof position, cudaMemcpyDeviceToHost,
-                             stream.get()),
-             "cudaMemcpyAsync");
+  check_cuda(
+      cudaMemcpyAsync(&position, d_first, sizeof position, cudaMemcpyDeviceToHost, stream.get()),
+      "cudaMemcpyAsync");
   check_cuda(cudaStreamSynchronize(stream.get()), "cudaStreamSynchronize");
   if (position == ~0ull) return;
   Index index{};
@@ -287,7 +288,8 @@ void gather(const gather_args& a, stream_ref stream, memory_resource& mr) {
     a.index_signed ? launch_index<long long>(a, policy, fill_host, fill_device.get(), s)
                    : launch_index<unsigned long long>(a, policy, fill_host, fill_device.get(), s);
   }
-  check_cuda(cudaGetLastError(), a.scatter ? "cupar scatter kernel launch" : "cupar gather kernel launch");
+  check_cuda(cudaGetLastError(),
+             a.scatter ? "cupar scatter kernel launch" : "cupar gather kernel launch");
 }
 
 }  // namespace cupar::detail

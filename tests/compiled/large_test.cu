@@ -278,8 +278,7 @@ TEST_F(Large, TransformAboveTwoToThe32) {
 struct gather_index {
   std::size_t extent;
   __host__ __device__ long long operator()(std::size_t i) const {
-    return i % 1000 == 999 ? -1ll
-                           : static_cast<long long>(mix(i * 0x9E37ull + 5) % extent);
+    return i % 1000 == 999 ? -1ll : static_cast<long long>(mix(i * 0x9E37ull + 5) % extent);
   }
 };
 /// What the gather writes: the byte at the index, the fill 0xFE where it is out of range.

@@ -98,9 +98,11 @@ TYPED_TEST(Search, BoundsMatchTheStandardLibrary) {
   CUPAR_REQUIRE_GPU();
   using T = TypeParam;
   owned_stream stream;
-  for (std::size_t n : scaled({std::size_t(0), std::size_t(1), std::size_t(2), std::size_t(33),
-                        std::size_t(1000), std::size_t(65537), (std::size_t(1) << 20) + 5})) {
-    for (std::size_t m : scaled({std::size_t(0), std::size_t(1), std::size_t(1000), std::size_t(100003)})) {
+  for (std::size_t n :
+       scaled({std::size_t(0), std::size_t(1), std::size_t(2), std::size_t(33), std::size_t(1000),
+               std::size_t(65537), (std::size_t(1) << 20) + 5})) {
+    for (std::size_t m :
+         scaled({std::size_t(0), std::size_t(1), std::size_t(1000), std::size_t(100003)})) {
       SCOPED_TRACE("n = " + std::to_string(n) + ", m = " + std::to_string(m));
       const auto sorted = search_ref::sorted_range<T>(n, 11 + n);
       const auto needles = search_ref::needles<T>(sorted, m, 12 + m + n);
@@ -132,10 +134,10 @@ TYPED_TEST(Search, EqualRangeIsLowerAndUpperBound) {
   CUPAR_REQUIRE_GPU();
   using T = TypeParam;
   owned_stream stream;
-  for (std::size_t n : scaled({std::size_t(0), std::size_t(1), std::size_t(4097),
-                               (std::size_t(1) << 20) + 5})) {
-    for (std::size_t m : scaled({std::size_t(0), std::size_t(1), std::size_t(33),
-                                 std::size_t(100003)})) {
+  for (std::size_t n :
+       scaled({std::size_t(0), std::size_t(1), std::size_t(4097), (std::size_t(1) << 20) + 5})) {
+    for (std::size_t m :
+         scaled({std::size_t(0), std::size_t(1), std::size_t(33), std::size_t(100003)})) {
       SCOPED_TRACE("n = " + std::to_string(n) + ", m = " + std::to_string(m));
       const auto sorted = search_ref::sorted_range<T>(n, 31 + n);
       const auto needles = search_ref::needles<T>(sorted, m, 32 + m + n);

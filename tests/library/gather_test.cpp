@@ -101,12 +101,18 @@ bool in_range(Index i, std::size_t extent) {
   return static_cast<unsigned long long>(i) < extent;
 }
 
+/// What a check is about, for its failure messages.
+template <class T, class Index>
+std::string case_label(const char* what, std::size_t n, std::size_t extent, bounds policy) {
+  return std::string(what) + ", element of " + std::to_string(sizeof(T)) + " bytes, index of " +
+         std::to_string(sizeof(Index)) + (std::is_signed_v<Index> ? " signed" : " unsigned") +
+         ", n = " + std::to_string(n) + ", extent = " + std::to_string(extent) + ", policy " +
+         std::to_string(int(policy));
+}
+
 template <class T, class Index>
 void check_gather(std::size_t n, std::size_t extent, bounds policy, std::uint64_t seed) {
-  SCOPED_TRACE("gather, element of " + std::to_string(sizeof(T)) + " bytes, index of " +
-               std::to_string(sizeof(Index)) + (std::is_signed_v<Index> ? " signed" : " unsigned") +
-               ", n = " + std::to_string(n) + ", extent = " + std::to_string(extent) +
-               ", policy " + std::to_string(int(policy)));
+  SCOPED_TRACE((case_label<T, Index>("gather", n, extent, policy)));
   owned_stream stream;
   const bool out_of_range = policy != bounds::unchecked;
   const auto h_values = items<T>(extent, 0);
@@ -135,10 +141,7 @@ void check_gather(std::size_t n, std::size_t extent, bounds policy, std::uint64_
 
 template <class T, class Index>
 void check_scatter(std::size_t n, std::size_t extent, bounds policy, std::uint64_t seed) {
-  SCOPED_TRACE("scatter, element of " + std::to_string(sizeof(T)) + " bytes, index of " +
-               std::to_string(sizeof(Index)) + (std::is_signed_v<Index> ? " signed" : " unsigned") +
-               ", n = " + std::to_string(n) + ", extent = " + std::to_string(extent) +
-               ", policy " + std::to_string(int(policy)));
+  SCOPED_TRACE((case_label<T, Index>("scatter", n, extent, policy)));
   owned_stream stream;
   // Distinct positions (a scatter with duplicates has no single answer): a shuffled prefix of
   // [0, extent), and with `skip` every third index pushed out of range.
@@ -176,8 +179,8 @@ void check_scatter(std::size_t n, std::size_t extent, bounds policy, std::uint64
 
 template <class T, class Index>
 void check_every_policy(std::uint64_t seed) {
-  const std::vector<std::size_t> sizes = scaled({0, 1, 2, 31, 1023, 1025, 4097, 65537,
-                                                 (std::size_t(1) << 22) + 3});
+  const std::vector<std::size_t> sizes =
+      scaled({0, 1, 2, 31, 1023, 1025, 4097, 65537, (std::size_t(1) << 22) + 3});
   for (std::size_t n : sizes) {
     for (std::size_t extent : {std::size_t(1), n + 5, 3 * n + 1}) {
       for (bounds p : {bounds::unchecked, bounds::skip, bounds::fill, bounds::error}) {
@@ -254,17 +257,18 @@ TEST(Gather, ErrorPolicyThrowsBeforeWritingAndNamesTheFirstBadIndex) {
     cupar::gather(values.data(), extent, indices.data(), n, out.data(), bounds::error, stream);
     FAIL() << "no exception";
   } catch (const std::out_of_range& e) {
-    EXPECT_NE(std::string(e.what()).find("cupar::gather: d_indices[70001] = -4 is outside [0, 5000)"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("cupar::gather: d_indices[70001] = -4 is outside [0, 5000)"),
+        std::string::npos)
         << e.what();
   }
   EXPECT_EQ(out.to_host(), h_out);  // nothing written
   // A scatter of the same indices into 5000 items: nothing written either.
   const std::vector<float> h_target(extent, 7.0f);
   device_buffer<float> target(h_target, stream), from(h_out, stream);
-  EXPECT_THROW(cupar::scatter(from.data(), n, indices.data(), target.data(), extent, bounds::error,
-                              stream),
-               std::out_of_range);
+  EXPECT_THROW(
+      cupar::scatter(from.data(), n, indices.data(), target.data(), extent, bounds::error, stream),
+      std::out_of_range);
   EXPECT_EQ(target.to_host(), h_target);
   // The library keeps working: the same gather with the bad indices skipped.
   cupar::gather(values.data(), extent, indices.data(), n, out.data(), bounds::skip, stream);
@@ -308,10 +312,12 @@ TEST(Gather, BadArgumentsAreRefusedBeforeAnythingRuns) {
       EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
     }
   };
-  expect_invalid([&] { cupar::gather(null, 10, host_indices, 4, host_values, s); }, "d_values is null");
+  expect_invalid([&] { cupar::gather(null, 10, host_indices, 4, host_values, s); },
+                 "d_values is null");
   expect_invalid([&] { cupar::gather(host_values, 10, no_indices, 4, host_values + 32, s); },
                  "d_indices is null");
-  expect_invalid([&] { cupar::gather(host_values, 10, host_indices, 4, null, s); }, "d_out is null");
+  expect_invalid([&] { cupar::gather(host_values, 10, host_indices, 4, null, s); },
+                 "d_out is null");
   expect_invalid([&] { cupar::gather(host_values, 10, host_indices, 4, host_values + 8, s); },
                  "overlap");
   expect_invalid(
@@ -323,9 +329,7 @@ TEST(Gather, BadArgumentsAreRefusedBeforeAnythingRuns) {
   expect_invalid([&] { cupar::gather(host_values, 0, host_indices, 4, host_values + 32, s); },
                  "no index can be in range");
   expect_invalid(
-      [&] {
-        cupar::scatter(host_values, 4, host_indices, host_values + 32, 10, bounds::fill, s);
-      },
+      [&] { cupar::scatter(host_values, 4, host_indices, host_values + 32, 10, bounds::fill, s); },
       "bounds::fill has no meaning for a scatter");
   expect_invalid(
       [&] {
