@@ -1,5 +1,6 @@
 // cupar: dispatch of the library's histograms (arguments are checked by the public templates).
 #include "histogram.hpp"
+#include "library_types.hpp"
 
 #include <cupar/detail/device_guard.hpp>
 
@@ -10,7 +11,14 @@ void histogram(const histogram_args& a, stream_ref stream, memory_resource& mr) 
   if (a.counter_size != 4 && a.counter_size != 8) {
     throw_invalid_argument(a.function, "counters must be 4 or 8 bytes");
   }
-  visit_scalar(a.sample, [&](auto sample) { histogram_sample<decltype(sample)>(a, stream, mr); });
+  visit_scalar(a.sample, [&](auto sample) {
+    using S = decltype(sample);
+    if constexpr (library_has_v<S>) {
+      histogram_sample<S>(a, stream, mr);
+    } else {
+      throw_type_not_built(a.function, a.sample);
+    }
+  });
 }
 
 }  // namespace cupar::detail

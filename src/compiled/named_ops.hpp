@@ -2,6 +2,8 @@
 // instantiations with cuda::std function objects, compiled into the library (nothing to JIT).
 #pragma once
 
+#include "library_types.hpp"
+
 #include <cupar/jit.hpp>
 #include <cupar/memory.hpp>
 #include <cupar/stream.hpp>
@@ -11,9 +13,11 @@
 
 namespace cupar::detail {
 
-/// Whether `named` has a precompiled instantiation for T (bitwise operators: integers only).
+/// Whether `named` has a precompiled instantiation for T (bitwise operators: integers only; none
+/// for a type the library is not built for: CUPAR_LIBRARY_TYPES).
 template <class T>
 constexpr bool named_op_supported(cupar::jit::named_op named) {
+  if (!library_has_v<T>) return false;
   switch (named) {
     case cupar::jit::named_op::plus:
     case cupar::jit::named_op::multiplies:

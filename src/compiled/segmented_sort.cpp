@@ -1,5 +1,6 @@
 // cupar: argument checks and dispatch of the library's segmented sorts.
 #include "segmented_sort.hpp"
+#include "library_types.hpp"
 
 #include <cupar/detail/checks.hpp>
 #include <cupar/detail/device_guard.hpp>
@@ -51,7 +52,9 @@ void segmented_sort(const segmented_sort_args& a, stream_ref stream, memory_reso
   if (a.n == 0 || a.num_segments == 0) return;  // nothing to sort, nothing written
   visit_scalar(a.key, [&](auto key) {
     using K = decltype(key);
-    if (a.value_size == 0) {
+    if constexpr (!library_has_v<K>) {
+      throw_type_not_built(a.function, a.key);
+    } else if (a.value_size == 0) {
       segmented_sort_keys_of<K>(a, stream, mr);
     } else {
       segmented_sort_pairs_of<K>(a, stream, mr);

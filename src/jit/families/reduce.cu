@@ -290,22 +290,24 @@ void run_reduce(const jit_args& a, stream_ref s, memory_resource& mr, const pend
     bool done = false;
     visit_scalar(t.kind, [&](auto v) {
       using T = decltype(v);
-      if (!named_op_supported<T>(named)) return;
-      T init;
-      std::memcpy(&init, a.init, sizeof(T));
-      if (a.host_out == nullptr) {
-        named_reduce<T>(named, static_cast<const T*>(d_in), static_cast<T*>(a.out[0]), a.n, init, s,
-                        mr);
-      } else {
-        temp_storage slot(mr, sizeof(T), s);
-        named_reduce<T>(named, static_cast<const T*>(d_in), static_cast<T*>(slot.get()), a.n, init,
-                        s, mr);
-        check_cuda(
-            cudaMemcpyAsync(a.host_out, slot.get(), sizeof(T), cudaMemcpyDeviceToHost, s.get()),
-            fn);
-        check_cuda(cudaStreamSynchronize(s.get()), fn);
+      if constexpr (library_has_v<T>) {
+        if (!named_op_supported<T>(named)) return;
+        T init;
+        std::memcpy(&init, a.init, sizeof(T));
+        if (a.host_out == nullptr) {
+          named_reduce<T>(named, static_cast<const T*>(d_in), static_cast<T*>(a.out[0]), a.n, init,
+                          s, mr);
+        } else {
+          temp_storage slot(mr, sizeof(T), s);
+          named_reduce<T>(named, static_cast<const T*>(d_in), static_cast<T*>(slot.get()), a.n,
+                          init, s, mr);
+          check_cuda(
+              cudaMemcpyAsync(a.host_out, slot.get(), sizeof(T), cudaMemcpyDeviceToHost, s.get()),
+              fn);
+          check_cuda(cudaStreamSynchronize(s.get()), fn);
+        }
+        done = true;
       }
-      done = true;
     });
     if (done) return;
   }

@@ -280,10 +280,12 @@ void run_scan(const jit_args& a, stream_ref s, memory_resource& mr, const pendin
     bool done = false;
     visit_scalar(t.kind, [&](auto v) {
       using T = decltype(v);
-      if (!named_op_supported<T>(named)) return;
-      named_scan<T>(named, static_cast<const T*>(d_in), static_cast<T*>(d_out), a.n,
-                    static_cast<const T*>(init), s, mr);
-      done = true;
+      if constexpr (library_has_v<T>) {
+        if (!named_op_supported<T>(named)) return;
+        named_scan<T>(named, static_cast<const T*>(d_in), static_cast<T*>(d_out), a.n,
+                      static_cast<const T*>(init), s, mr);
+        done = true;
+      }
     });
     if (done) return;
   }
