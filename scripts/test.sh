@@ -73,8 +73,9 @@ jobs=${CUPAR_JOBS:-$(nproc)}
 generator=()
 # Ninja where it is installed (the presets' generator), Make otherwise or for a Make build folder.
 if ! command -v ninja >/dev/null 2>&1 || [ -f "$build/Makefile" ]; then generator=(-G "Unix Makefiles"); fi
-# Without a GPU (CI) nothing runs device code: the "ci" preset precompiles a selection of the JIT
-# kernel sets (the others are compiled from source where a compile-only test asks for them),
+# Without a GPU (CI) nothing runs device code: the "ci" preset builds the compiled library for five
+# element types and precompiles a selection of the JIT kernel sets (the others are compiled from
+# source where a compile-only test asks for them),
 # instantiates the GPU suites' typed tests for one type per group (they only compile there),
 # compiles device code to PTX only without optimisation and host code at -O0, and skips the
 # benchmark build and the tests above 2^31 elements, which keeps CI under 20 minutes on a 2-core
@@ -83,8 +84,9 @@ if ! command -v ninja >/dev/null 2>&1 || [ -f "$build/Makefile" ]; then generato
 preset=gpu
 if [[ "${CUPAR_CMAKE_ARGS:-}" != *CUPAR_JIT_PRECOMPILE_TYPES* ]] &&
   ! { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; }; then
-  echo "test.sh: no GPU found: the \"ci\" preset (CMakePresets.json): precompiling the JIT kernel" \
-    "sets of i32, u32, u64, f32, f64 and the struct classes s8a4, s16a4, s16a8 (for reduce, scans," \
+  echo "test.sh: no GPU found: the \"ci\" preset (CMakePresets.json): the compiled library for i32," \
+    "u32, u64, f32 and f64 only, precompiling the JIT kernel" \
+    "sets of those types and the struct classes s8a4, s16a4, s16a8 (for reduce, scans," \
     "merge sort; no struct classes of the data-processing families) only, without the named-plus," \
     "histogram and arithmetic merge-sort-pair sets, GPU suites for one type per group, device code" \
     "as PTX only and host code at -O0 (nothing runs the device code), no benchmark build (its" \

@@ -218,7 +218,8 @@ struct sample_array {
 /// @param lower,upper bounds of the first and past the last bin; lower < upper
 /// @param n           number of samples (64-bit)
 /// @throws std::invalid_argument for null pointers, num_levels < 2, lower >= upper, NaN or
-///         unrepresentable bounds, or an integer range too wide for the bin arithmetic
+///         unrepresentable bounds, an integer range too wide for the bin arithmetic, or a sample
+///         type the library was built without (CUPAR_LIBRARY_TYPES; every type by default)
 /// @throws cupar::out_of_memory, cupar::cuda_error
 /// Asynchronous. See the top of this header for the exact binning rule.
 template <class Sample, class Counter, class Level>
@@ -255,7 +256,8 @@ void histogram_even(jit::input_t<Sample> samples, Counter* d_histogram, int num_
 ///                    device in stream order; the array may be reused when the call returns)
 /// Other parameters as histogram_even.
 /// @throws std::invalid_argument for null pointers, num_levels < 2, NaN or unrepresentable
-///         levels, or levels not strictly increasing
+///         levels, levels not strictly increasing, or a sample type the library was built
+///         without (CUPAR_LIBRARY_TYPES)
 template <class Sample, class Counter, class Level>
 void histogram_range(const Sample* d_samples, Counter* d_histogram, int num_levels,
                      const Level* h_levels, std::size_t n, stream_ref stream,

@@ -264,7 +264,8 @@ void segmented_exclusive_scan(jit::input_t<T> d_in, const jit::output& out, std:
 /// @param stream        stream the sort runs on
 /// @param mr            resource for temporary storage (about n keys, more when in place)
 /// @throws std::invalid_argument for null pointers with non-zero counts, partial overlaps, the
-///         outputs overlapping the offsets, or a partial bit range
+///         outputs overlapping the offsets, a partial bit range, or a key type the library was
+///         built without (CUPAR_LIBRARY_TYPES; every type by default)
 /// @throws cupar::out_of_memory, cupar::cuda_error
 /// Synchronises `stream`: CUB 3.0.1's DeviceSegmentedSort splits the segments by size on the
 /// device and reads the sizes of the groups back to the host (a cudaMemcpyAsync and a stream

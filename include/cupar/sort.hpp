@@ -52,7 +52,8 @@ CUPAR_EXPORT void radix_sort(const radix_sort_args& args, stream_ref stream, mem
 /// @param stream      stream the sort runs on
 /// @param mr          resource for temporary storage (and the alternate buffer when in place)
 /// @throws std::invalid_argument for null pointers with n > 0, a partial overlap, or a bit range
-///         with begin_bit < 0, begin_bit >= end_bit or end_bit > 8 * sizeof(Key)
+///         with begin_bit < 0, begin_bit >= end_bit or end_bit > 8 * sizeof(Key), or a Key the
+///         library was built without (CUPAR_LIBRARY_TYPES; every type by default)
 /// @throws cupar::out_of_memory, cupar::cuda_error
 /// Asynchronous: does not synchronise the stream.
 template <class Key>

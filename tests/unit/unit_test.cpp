@@ -310,6 +310,29 @@ TYPED_TEST(HistogramArguments, LevelsAreCheckedBeforeAnyWork) {
   }
 }
 
+// A build of the compiled library without some element types (CUPAR_LIBRARY_TYPES, the ci preset)
+// refuses a call on one of them with std::invalid_argument naming the type and the setting, after
+// the call's own argument checks and before any device work (host arrays: nothing is touched).
+TEST(LibraryTypes, ACallOnATypeLeftOutOfTheBuildIsRefusedClearly) {
+  const std::string types = CUPAR_TEST_LIBRARY_TYPES;
+  if (types == "all" || types.find("i8") != std::string::npos) {
+    GTEST_SKIP() << "this build's library has i8 (CUPAR_LIBRARY_TYPES=" << types << ")";
+  }
+  std::int8_t in[4] = {3, 1, 2, 0}, out[4] = {};
+  const cupar::stream_ref s{cudaStream_t{}};
+  EXPECT_THROW(cupar::sort_keys(static_cast<const std::int8_t*>(nullptr), out, 4, s),
+               std::invalid_argument);  // the argument checks come first
+  try {
+    cupar::sort_keys(static_cast<const std::int8_t*>(in), out, 4, s);
+    ADD_FAILURE() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("element type i8 is not in this build"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("CUPAR_LIBRARY_TYPES"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(out[0], 0);  // nothing written
+}
+
 TEST(CheckHelpers, RangesOverlap) {
   using cupar::detail::ranges_overlap;
   char buf[64] = {};
