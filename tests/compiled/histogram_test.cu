@@ -1,5 +1,6 @@
-// cupar tests: histograms with a C++ sample operator (the conformance suite, plus what only
-// callables have).
+// cupar tests: histograms with a C++ sample operator (the conformance suite for the signed integer
+// types and the untyped tests, plus what only callables have). The other types are in
+// histogram_unsigned_test.cu and histogram_float_test.cu (split to build in parallel).
 #include "ops.cuh"
 
 #include <cupar/cupar.cuh>
@@ -7,6 +8,7 @@
 namespace cupar::testing {
 using Ops = compiled_ops;
 }
+#define CUPAR_SUITE_TYPES signed_integer_types
 #include "../conformance/histogram_suite.hpp"
 
 namespace cupar::testing {

@@ -1,4 +1,7 @@
-// cupar tests: reduce with C++ callables (the conformance suite, plus what only callables have).
+// cupar tests: reduce with C++ callables (the conformance suite for the signed integer types and
+// the untyped tests, plus what only callables have). The other types are in
+// reduce_unsigned_test.cu and reduce_float_test.cu, the cuda::std operators on every width in
+// reduce_cuda_std_test.cu (split so that the units build in parallel).
 #include "ops.cuh"
 
 #include <cupar/cupar.cuh>
@@ -10,6 +13,7 @@
 namespace cupar::testing {
 using Ops = compiled_ops;
 }
+#define CUPAR_SUITE_TYPES signed_integer_types
 #include "../conformance/reduce_suite.hpp"
 
 namespace cupar::testing {
@@ -64,47 +68,6 @@ TEST(ReduceCompiled, CudaStdFunctionObjectsAndStatefulFunctors) {
   EXPECT_EQ(cupar::reduce_value(in.data(), h.size(), ::cuda::std::plus<int>{}, 0, stream), 16);
   EXPECT_EQ(cupar::reduce_value(in.data(), h.size(), ::cuda::maximum<int>{}, INT_MIN, stream), 9);
   EXPECT_EQ(cupar::reduce_value(in.data(), h.size(), clamp_add{10}, 0, stream), 10);
-}
-
-// cuda::std::plus<T>, cuda::minimum<T> and cuda::maximum<T> reach CUB as their transparent forms
-// where T does not promote (detail::transparent_op); int8 keeps plus<int8> (a + b promotes).
-// Integers: full-range values, sums wrap exactly as the reference's.
-template <class T>
-void check_cuda_std_reductions(std::size_t n, std::uint64_t seed, cupar::stream_ref s) {
-  SCOPED_TRACE(std::string(typeid(T).name()) + ", n = " + std::to_string(n));
-  std::vector<T> h;
-  if constexpr (std::is_integral_v<T>) {
-    h = full_range_values<T>(n, seed);
-  } else {
-    h = random_values<T>(n, seed, -1, 1);
-  }
-  device_buffer<T> in(h, s), out(1, s);
-  const T lowest = std::numeric_limits<T>::lowest(), highest = std::numeric_limits<T>::max();
-  T mn = highest, mx = lowest;
-  for (T x : h) {
-    mn = std::min(mn, x);
-    mx = std::max(mx, x);
-  }
-  EXPECT_EQ(cupar::reduce_value(in.data(), n, ::cuda::minimum<T>{}, highest, s), mn);
-  cupar::reduce(in.data(), out.data(), n, ::cuda::maximum<T>{}, lowest, s);
-  EXPECT_EQ(out.to_host()[0], mx);
-  expect_sum(cupar::reduce_value(in.data(), n, ::cuda::std::plus<T>{}, T(1), s), h, T(1));
-}
-
-TEST(ReduceCompiled, CudaStdPlusMinMaxOnEveryWidth) {
-  CUPAR_REQUIRE_GPU();
-  owned_stream stream;
-  for (std::size_t n : {std::size_t(1), std::size_t(31), std::size_t(4097),
-                        scaled(std::size_t(1) << 20), scaled((std::size_t(1) << 22) + 3)}) {
-    check_cuda_std_reductions<int>(n, 11, stream);
-    check_cuda_std_reductions<unsigned>(n, 12, stream);
-    check_cuda_std_reductions<long long>(n, 13, stream);
-    check_cuda_std_reductions<unsigned long long>(n, 14, stream);
-    check_cuda_std_reductions<float>(n, 15, stream);
-    check_cuda_std_reductions<double>(n, 16, stream);
-    check_cuda_std_reductions<std::int8_t>(n, 17, stream);
-    check_cuda_std_reductions<std::uint16_t>(n, 18, stream);
-  }
 }
 
 }  // namespace

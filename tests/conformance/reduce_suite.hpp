@@ -1,4 +1,6 @@
 // cupar tests: reduce conformance (include after `using Ops = ...;`).
+// Splitting: CUPAR_SUITE_TYPES / CUPAR_SUITE_UNTYPED as in scan_suite.hpp; CUPAR_SUITE_TYPED 0
+// leaves out the typed tests too (a unit that wants expect_sum only).
 #pragma once
 
 #include "common.hpp"
@@ -29,9 +31,16 @@ void expect_sum(T got, const std::vector<T>& h, T init) {
   }
 }
 
+#if !defined(CUPAR_SUITE_TYPED) || CUPAR_SUITE_TYPED
+#if defined(CUPAR_SUITE_TYPES)
+using reduce_types = CUPAR_SUITE_TYPES;
+#else
+using reduce_types = arithmetic_types;
+#endif
+
 template <class T>
 class Reduce : public ::testing::Test {};
-TYPED_TEST_SUITE(Reduce, arithmetic_types, type_names);
+TYPED_TEST_SUITE(Reduce, reduce_types, type_names);
 
 TYPED_TEST(Reduce, SumMatchesReferenceAtEverySize) {
   CUPAR_REQUIRE_GPU();
@@ -181,6 +190,9 @@ TYPED_TEST(Reduce, BadArgumentsThrowBeforeAnyWorkAndTheNextCallWorks) {
   EXPECT_EQ(cupar::reduce_value(in.data(), 3, Ops::template plus<T>(), T(0), stream), T(6));
 }
 
+#endif  // CUPAR_SUITE_TYPED
+
+#if !defined(CUPAR_SUITE_UNTYPED) || CUPAR_SUITE_UNTYPED
 TEST(ReduceStruct, NonCommutativeProductKeepsOperandOrder) {
   CUPAR_REQUIRE_GPU();
   owned_stream stream;
@@ -201,5 +213,7 @@ TEST(ReduceStruct, NonCommutativeProductKeepsOperandOrder) {
     EXPECT_EQ(cupar::reduce_value(in.data(), n, Ops::mat2_mul(), init, stream), ref);
   }
 }
+
+#endif  // CUPAR_SUITE_UNTYPED
 
 }  // namespace cupar::testing

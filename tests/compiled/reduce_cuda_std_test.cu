@@ -1,0 +1,62 @@
+// cupar tests: reduce with cuda::std's function objects on every integer width and both
+// floating-point types (split from reduce_test.cu to keep each translation unit's build short).
+#include "ops.cuh"
+
+#include <cupar/cupar.cuh>
+
+namespace cupar::testing {
+using Ops = compiled_ops;
+}
+#define CUPAR_SUITE_TYPED 0  // the suite's expect_sum only
+#define CUPAR_SUITE_UNTYPED 0
+#include "../conformance/reduce_suite.hpp"
+
+#include <string>
+#include <typeinfo>
+
+namespace cupar::testing {
+namespace {
+
+// cuda::std::plus<T>, cuda::minimum<T> and cuda::maximum<T> reach CUB as their transparent forms
+// where T does not promote (detail::transparent_op); int8 keeps plus<int8> (a + b promotes).
+// Integers: full-range values, sums wrap exactly as the reference's.
+template <class T>
+void check_cuda_std_reductions(std::size_t n, std::uint64_t seed, cupar::stream_ref s) {
+  SCOPED_TRACE(std::string(typeid(T).name()) + ", n = " + std::to_string(n));
+  std::vector<T> h;
+  if constexpr (std::is_integral_v<T>) {
+    h = full_range_values<T>(n, seed);
+  } else {
+    h = random_values<T>(n, seed, -1, 1);
+  }
+  device_buffer<T> in(h, s), out(1, s);
+  const T lowest = std::numeric_limits<T>::lowest(), highest = std::numeric_limits<T>::max();
+  T mn = highest, mx = lowest;
+  for (T x : h) {
+    mn = std::min(mn, x);
+    mx = std::max(mx, x);
+  }
+  EXPECT_EQ(cupar::reduce_value(in.data(), n, ::cuda::minimum<T>{}, highest, s), mn);
+  cupar::reduce(in.data(), out.data(), n, ::cuda::maximum<T>{}, lowest, s);
+  EXPECT_EQ(out.to_host()[0], mx);
+  expect_sum(cupar::reduce_value(in.data(), n, ::cuda::std::plus<T>{}, T(1), s), h, T(1));
+}
+
+TEST(ReduceCompiled, CudaStdPlusMinMaxOnEveryWidth) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream stream;
+  for (std::size_t n : {std::size_t(1), std::size_t(31), std::size_t(4097),
+                        scaled(std::size_t(1) << 20), scaled((std::size_t(1) << 22) + 3)}) {
+    check_cuda_std_reductions<int>(n, 11, stream);
+    check_cuda_std_reductions<unsigned>(n, 12, stream);
+    check_cuda_std_reductions<long long>(n, 13, stream);
+    check_cuda_std_reductions<unsigned long long>(n, 14, stream);
+    check_cuda_std_reductions<float>(n, 15, stream);
+    check_cuda_std_reductions<double>(n, 16, stream);
+    check_cuda_std_reductions<std::int8_t>(n, 17, stream);
+    check_cuda_std_reductions<std::uint16_t>(n, 18, stream);
+  }
+}
+
+}  // namespace
+}  // namespace cupar::testing
