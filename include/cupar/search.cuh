@@ -120,13 +120,10 @@ void equal_range(SortedIt d_sorted, std::size_t n, NeedleIt d_needles, std::size
   using T = detail::it_value_t<NeedleIt>;
   using Index = detail::out_value_t<OutIt, std::size_t>;
   const char* fn = "cupar::equal_range";
-  const void* upper = detail::range_address(d_upper);
-  detail::check_binary_search(fn, detail::range_address(d_sorted), n,
-                              detail::range_address(d_needles), m, upper, sizeof(T), sizeof(Index),
-                              static_cast<std::uint64_t>(std::numeric_limits<Index>::max()));
-  const std::size_t out_bytes = m * sizeof(Index);
-  detail::require_disjoint(fn, "d_lower", detail::range_address(d_lower), out_bytes, "d_upper",
-                           upper, out_bytes);
+  detail::check_equal_range(fn, detail::range_address(d_sorted), n,
+                            detail::range_address(d_needles), m, detail::range_address(d_lower),
+                            detail::range_address(d_upper), sizeof(T), sizeof(Index),
+                            static_cast<std::uint64_t>(std::numeric_limits<Index>::max()));
   detail::search_impl(fn, d_sorted, n, d_needles, m, d_lower, comp, false, stream);
   detail::search_impl(fn, d_sorted, n, d_needles, m, d_upper, comp, true, stream);
 }

@@ -20,7 +20,7 @@
 // precompiled in the library for every arithmetic T with 4- and 8-byte positions).
 #pragma once
 
-#include <cupar/detail/checks.hpp>
+#include <cupar/detail/dp_checks.hpp>
 #include <cupar/detail/jit_entry.hpp>
 #include <cupar/jit.hpp>
 #include <cupar/jit_iterator.hpp>
@@ -29,6 +29,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 namespace cupar::detail {
@@ -44,6 +45,17 @@ template <class Index>
 inline constexpr bool is_search_index_v =
     std::is_integral_v<Index> && !std::is_same_v<Index, bool> &&
     (sizeof(Index) == 4 || sizeof(Index) == 8);
+
+/// equal_range's checks (dp_checks.hpp) before its first search writes anything; an expression's
+/// needles are checked when they are written.
+template <class T, class Index>
+void check_equal_range(const T* d_sorted, std::size_t n, const ::cupar::jit::input<T>& needles,
+                       std::size_t m, const Index* d_lower, const Index* d_upper) {
+  check_equal_range("cupar::equal_range", d_sorted, n,
+                    needles.expression() != nullptr ? unchecked_range() : needles.array(), m,
+                    d_lower, d_upper, sizeof(T), sizeof(Index),
+                    static_cast<std::uint64_t>(std::numeric_limits<Index>::max()));
+}
 
 template <class T, class Index, class Out>
 void jit_search(const char* fn, const jit_call& what, const ::cupar::jit::input<T>& sorted,
@@ -156,24 +168,6 @@ void upper_bound(jit::input_t<T> sorted, std::size_t n, jit::input_t<T> d_needle
                                d_needles, m, out, nullptr, stream, mr);
 }
 
-namespace detail {
-
-/// equal_range's checks of what the second search alone would see: d_upper null, or overlapping
-/// d_lower, the sorted array or the needle array (before the first search writes anything).
-template <class T, class Index>
-void check_equal_range(const T* d_sorted, std::size_t n, const ::cupar::jit::input<T>& needles,
-                       std::size_t m, const Index* d_lower, const Index* d_upper) {
-  const char* fn = "cupar::equal_range";
-  require_data(fn, "d_lower", d_lower, m);
-  require_data(fn, "d_upper", d_upper, m);
-  const std::size_t out_bytes = m * sizeof(Index);
-  require_disjoint(fn, "d_lower", d_lower, out_bytes, "d_upper", d_upper, out_bytes);
-  require_disjoint(fn, "d_sorted", d_sorted, n * sizeof(T), "d_upper", d_upper, out_bytes);
-  require_disjoint(fn, "d_needles", needles.array(), m * sizeof(T), "d_upper", d_upper, out_bytes);
-}
-
-}  // namespace detail
-
 /// For each of the m needles, the range of the elements of d_sorted[0, n) equivalent to it under
 /// `comp`: d_lower[j] as lower_bound gives it, d_upper[j] as upper_bound does (the equivalent
 /// elements are [d_lower[j], d_upper[j]), empty when the needle is not there). Two searches: a
@@ -200,7 +194,7 @@ template <class T, class Index>
 void equal_range(const T* d_sorted, std::size_t n, jit::input_t<T> d_needles, std::size_t m,
                  Index* d_lower, Index* d_upper, const jit::op& comp, stream_ref stream,
                  memory_resource& mr = default_resource()) {
-  detail::check_equal_range(d_sorted, n, d_needles, m, d_lower, d_upper);
+  detail::check_equal_range<T, Index>(d_sorted, n, d_needles, m, d_lower, d_upper);
   detail::jit_search<T, Index>("cupar::equal_range", detail::lower_bound_call(), d_sorted, n,
                                d_needles, m, d_lower, &comp, stream, mr);
   detail::jit_search<T, Index>("cupar::equal_range", detail::upper_bound_call(), d_sorted, n,
@@ -212,7 +206,7 @@ template <class T, class Index>
 void equal_range(const T* d_sorted, std::size_t n, jit::input_t<T> d_needles, std::size_t m,
                  Index* d_lower, Index* d_upper, stream_ref stream,
                  memory_resource& mr = default_resource()) {
-  detail::check_equal_range(d_sorted, n, d_needles, m, d_lower, d_upper);
+  detail::check_equal_range<T, Index>(d_sorted, n, d_needles, m, d_lower, d_upper);
   detail::jit_search<T, Index>("cupar::equal_range", detail::lower_bound_call(), d_sorted, n,
                                d_needles, m, d_lower, nullptr, stream, mr);
   detail::jit_search<T, Index>("cupar::equal_range", detail::upper_bound_call(), d_sorted, n,

@@ -11,14 +11,8 @@ void histogram(const histogram_args& a, stream_ref stream, memory_resource& mr) 
   if (a.counter_size != 4 && a.counter_size != 8) {
     throw_invalid_argument(a.function, "counters must be 4 or 8 bytes");
   }
-  visit_scalar(a.sample, [&](auto sample) {
-    using S = decltype(sample);
-    if constexpr (library_has_v<S>) {
-      histogram_sample<S>(a, stream, mr);
-    } else {
-      throw_type_not_built(a.function, a.sample);
-    }
-  });
+  visit_library_scalar(a.function, a.sample,
+                       [&](auto sample) { histogram_sample<decltype(sample)>(a, stream, mr); });
 }
 
 }  // namespace cupar::detail

@@ -23,4 +23,17 @@ inline constexpr bool library_has_v = library_types[static_cast<int>(scalar_of<T
                                        "(CUPAR_LIBRARY_TYPES)");
 }
 
+/// visit_scalar for the per-type instantiations of the library: f(T{}) for a type it is built
+/// for, throw_type_not_built otherwise (so no call to a missing instantiation is compiled).
+template <class F>
+void visit_library_scalar(const char* function, scalar s, F&& f) {
+  visit_scalar(s, [&](auto v) {
+    if constexpr (library_has_v<decltype(v)>) {
+      f(v);
+    } else {
+      throw_type_not_built(function, s);
+    }
+  });
+}
+
 }  // namespace cupar::detail

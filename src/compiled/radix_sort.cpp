@@ -48,14 +48,8 @@ void radix_sort(const radix_sort_args& a, stream_ref stream, memory_resource& mr
                      value_bytes);
   }
   if (a.n == 0) return;
-  visit_scalar(a.key, [&](auto key) {
-    using K = decltype(key);
-    if constexpr (library_has_v<K>) {
-      radix_sort_key<K>(a, end_bit, stream, mr);
-    } else {
-      throw_type_not_built(fn, a.key);
-    }
-  });
+  visit_library_scalar(fn, a.key,
+                       [&](auto key) { radix_sort_key<decltype(key)>(a, end_bit, stream, mr); });
 }
 
 }  // namespace cupar::detail

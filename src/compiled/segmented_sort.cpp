@@ -50,11 +50,9 @@ void segmented_sort(const segmented_sort_args& a, stream_ref stream, memory_reso
                                   "d_values_out", a.values_out, value_bytes);
   }
   if (a.n == 0 || a.num_segments == 0) return;  // nothing to sort, nothing written
-  visit_scalar(a.key, [&](auto key) {
+  visit_library_scalar(a.function, a.key, [&](auto key) {
     using K = decltype(key);
-    if constexpr (!library_has_v<K>) {
-      throw_type_not_built(a.function, a.key);
-    } else if (a.value_size == 0) {
+    if (a.value_size == 0) {
       segmented_sort_keys_of<K>(a, stream, mr);
     } else {
       segmented_sort_pairs_of<K>(a, stream, mr);

@@ -193,11 +193,12 @@ inline void check_segmented_scan(const char* function, const void* d_in, const v
 }
 
 /// lower_bound / upper_bound: n sorted values, m needles, m positions of `index_size` bytes whose
-/// type holds values up to `index_max` (every position 0..n must fit).
+/// type holds values up to `index_max` (every position 0..n must fit), the positions' array named
+/// `out_name` in messages.
 inline void check_binary_search(const char* function, const void* d_sorted, std::size_t n,
                                 const void* d_needles, std::size_t m, const void* d_out,
                                 std::size_t value_size, std::size_t index_size,
-                                std::uint64_t index_max) {
+                                std::uint64_t index_max, const char* out_name = "d_out") {
   require_size(function, n, value_size);
   require_size(function, m, value_size);
   require_size(function, m, index_size);
@@ -212,9 +213,23 @@ inline void check_binary_search(const char* function, const void* d_sorted, std:
   }
   require_data(function, "d_sorted", d_sorted, n);
   require_items(function, "d_needles", d_needles, m, "m");
-  require_items(function, "d_out", d_out, m, "m");
-  require_disjoint(function, "d_sorted", d_sorted, n * value_size, "d_out", d_out, m * index_size);
-  require_disjoint(function, "d_needles", d_needles, m * value_size, "d_out", d_out,
+  require_items(function, out_name, d_out, m, "m");
+  require_disjoint(function, "d_sorted", d_sorted, n * value_size, out_name, d_out, m * index_size);
+  require_disjoint(function, "d_needles", d_needles, m * value_size, out_name, d_out,
+                   m * index_size);
+}
+
+/// equal_range (two searches): check_binary_search's checks of both outputs, which must not overlap
+/// each other either, so that nothing is written before an argument is refused.
+inline void check_equal_range(const char* function, const void* d_sorted, std::size_t n,
+                              const void* d_needles, std::size_t m, const void* d_lower,
+                              const void* d_upper, std::size_t value_size, std::size_t index_size,
+                              std::uint64_t index_max) {
+  check_binary_search(function, d_sorted, n, d_needles, m, d_lower, value_size, index_size,
+                      index_max, "d_lower");
+  check_binary_search(function, d_sorted, n, d_needles, m, d_upper, value_size, index_size,
+                      index_max, "d_upper");
+  require_disjoint(function, "d_lower", d_lower, m * index_size, "d_upper", d_upper,
                    m * index_size);
 }
 
