@@ -43,6 +43,7 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -65,6 +66,12 @@ CUPAR_EXPORT node_ptr output_pointer(const cupar::detail::jit_type& t, void* p);
 CUPAR_EXPORT node_ptr output_discard();
 CUPAR_EXPORT node_ptr output_transform(const node_ptr& out, const op& f,
                                        const cupar::detail::jit_type* value);
+/// `root` with parameter `name` of every operator in it set to `value` (of scalar `type`): the
+/// nodes above those operators copied, the rest shared. Throws std::invalid_argument, naming
+/// `fn`, when no operator declares `name` or one declares it with another type.
+CUPAR_EXPORT node_ptr rebind_parameter(const node_ptr& root, std::string_view name,
+                                       cupar::detail::scalar type, const void* value,
+                                       const char* fn);
 }  // namespace detail
 
 /// A run-time iterator expression: a read-only input whose element i is computed on the device.
@@ -82,6 +89,23 @@ class iterator {
       : iterator(static_cast<const T*>(d)) {}
 
   explicit iterator(detail::node_ptr node) : node_(std::move(node)) {}
+
+  /// Sets run-time parameter `name` (T: its declared type) of every operator in the expression
+  /// that declares it, for the calls made with this object from now on: the prepared-statement
+  /// pattern (build the expression once, set the parameters, call, set, call again), without
+  /// recompiling. The expression's operators took their values when it was built: op::set on
+  /// the operator afterwards does not reach it; this does. Other copies of the expression, and
+  /// expressions built from it before, keep their values (the nodes on the way are copied;
+  /// synchronises nothing, allocates a few nodes). Throws std::invalid_argument when no operator
+  /// of the expression declares `name`, or one declares it with another type.
+  template <class T>
+  iterator& set(std::string_view name, T value) {
+    static_assert(::cupar::detail::is_scalar_v<T>,
+                  "cupar::jit::iterator::set: parameters are arithmetic values");
+    node_ = detail::rebind_parameter(node_, name, ::cupar::detail::scalar_of<T>(), &value,
+                                     "cupar::jit::iterator::set");
+    return *this;
+  }
 
   /// The element type as the JIT sees it (a zip's: a generated struct).
   const ::cupar::detail::jit_type& value_type() const {
@@ -108,8 +132,9 @@ iterator constant(T value) {
 }
 
 /// f(in[i]), with f a unary run-time operator (argument `x`, run-time parameters allowed; their
-/// values are taken when the expression is built), its result converted to R (arithmetic or a
-/// CUPAR_JIT_TYPE struct). A zip's element is a struct: `x.name` or `x._0` (see zip).
+/// values are taken when the expression is built: iterator::set changes them later), its result
+/// converted to R (arithmetic or a CUPAR_JIT_TYPE struct). A zip's element is a struct: `x.name`
+/// or `x._0` (see zip).
 template <class R>
 iterator transform(const iterator& in, const op& f) {
   return iterator(detail::iterator_transform(in.node(), f, &::cupar::detail::jit_type_of<R>()));
@@ -215,6 +240,19 @@ class output {
 
   explicit output(detail::node_ptr node) : node_(std::move(node)) {}
 
+  /// Sets run-time parameter `name` of every operator in the output expression that declares it,
+  /// for the calls made with this object from now on, as iterator::set does (no recompiling;
+  /// other copies keep their values). Throws std::invalid_argument when no operator declares
+  /// `name`, or one declares it with another type.
+  template <class T>
+  output& set(std::string_view name, T value) {
+    static_assert(::cupar::detail::is_scalar_v<T>,
+                  "cupar::jit::output::set: parameters are arithmetic values");
+    node_ = detail::rebind_parameter(node_, name, ::cupar::detail::scalar_of<T>(), &value,
+                                     "cupar::jit::output::set");
+    return *this;
+  }
+
   const detail::node_ptr& node() const noexcept { return node_; }
 
  private:
@@ -228,7 +266,8 @@ inline output discard() {
 
 /// Element i is f(v) stored to `out`, where v is the value the algorithm writes, taken as V (an
 /// arithmetic type or a CUPAR_JIT_TYPE struct; argument `x` of the unary run-time operator f,
-/// run-time parameters allowed), and f's result is converted to what `out` takes.
+/// run-time parameters allowed; their values are taken when the expression is built:
+/// output::set changes them later), and f's result is converted to what `out` takes.
 template <class V>
 output transform_output(const output& out, const op& f) {
   return output(detail::output_transform(out.node(), f, &::cupar::detail::jit_type_of<V>()));

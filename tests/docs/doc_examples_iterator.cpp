@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <cstddef>
+#include <utility>
+#include <vector>
 
 namespace jit = cupar::jit;
 
@@ -31,5 +33,23 @@ namespace header_iterator {
 }
 
 }  // namespace header_iterator
+
+namespace jit_md_prepared {
+
+[[maybe_unused]] void examples(const double* d_price, const double* d_discount, std::size_t n,
+                               const std::vector<std::pair<double, double>>& ranges,
+                               std::vector<double>& totals, cupar::stream_ref stream) {
+  // doc-example: docs/JIT.md
+  jit::iterator revenue = jit::transform<double>(
+      jit::zip(d_price, d_discount),
+      jit::op("x._1 >= lo && x._1 <= hi ? x._0 * x._1 : 0.0").param("lo", 0.0).param("hi", 0.0));
+  for (const auto& [lo, hi] : ranges) {
+    revenue.set("lo", lo).set("hi", hi);
+    totals.push_back(cupar::reduce_value(revenue, n, jit::plus, 0.0, stream));
+  }
+  // doc-example end
+}
+
+}  // namespace jit_md_prepared
 
 // clang-format on

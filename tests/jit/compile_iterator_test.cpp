@@ -162,6 +162,39 @@ TEST(JitIteratorCompile, BuildersCheckTheirArguments) {
       sum_op, 90, false));
 }
 
+TEST(JitIteratorCompile, SetReplacesTheParameterOfEveryOperatorDeclaringItInACopy) {
+  const op scaled = op("x * s + t").param("s", 2.0f).param("t", 1.0);
+  const jit::iterator a = jit::transform(no_floats, scaled);
+  const jit::iterator both = jit::zip(a, jit::transform(no_floats, op("x - s").param("s", 0.5f)));
+  // The prepared expression: set() gives it new nodes above the operators; the expression it
+  // was copied from keeps its own (and its values).
+  jit::iterator prepared = both;
+  const jit::detail::node_ptr original = both.node();
+  prepared.set("s", 3.0f).set("t", 5.0);
+  EXPECT_NE(prepared.node(), both.node());
+  EXPECT_EQ(both.node(), original);
+  EXPECT_STREQ(prepared.value_type().name, both.value_type().name);  // the same zip struct
+  // Errors: an undeclared name, another type, an expression without operators.
+  jit::iterator e = both;
+  EXPECT_THROW(e.set("u", 1.0f), std::invalid_argument);
+  EXPECT_THROW(e.set("s", 1.0), std::invalid_argument);   // declared float
+  EXPECT_THROW(e.set("t", 1.0f), std::invalid_argument);  // declared double
+  EXPECT_EQ(e.node(), both.node());                       // unchanged by the refused calls
+  jit::iterator plain(no_floats);
+  EXPECT_THROW(plain.set("s", 1.0f), std::invalid_argument);
+  // Output expressions alike.
+  float* no_out = nullptr;
+  jit::output out = jit::transform_output(no_out, op("x * k").param("k", 2));
+  const jit::output before = out;
+  out.set("k", 7);
+  EXPECT_NE(out.node(), before.node());
+  EXPECT_THROW(out.set("k", 7u), std::invalid_argument);
+  EXPECT_THROW(jit::output(no_out).set("k", 1), std::invalid_argument);
+  // The set expression still compiles to the same sets (its shape is unchanged).
+  EXPECT_NO_THROW(jit::compile_reduce<float>(jit::transform<float>(prepared, op("x._0 + x._1")),
+                                             sum_op, 90, false));
+}
+
 TEST(JitIteratorCompile, ErrorsInATransformPointAtItsSnippet) {
   try {
     (void)jit::compile_reduce<float>(

@@ -243,6 +243,80 @@ TEST(JitIterator, TheSameShapeOverOtherArraysAndValuesCompilesNothing) {
   EXPECT_EQ(after.links, before.links);
 }
 
+// The prepared-statement pattern: a query's expressions built once, their parameters set before
+// each run (iterator::set, output::set), nothing compiled again.
+TEST(JitIterator, APreparedExpressionRunsWithTheValuesSetBeforeEachCall) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{4097}, std::size_t{1} << 20}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto price = small_values<double>(n, 21), disc = small_values<double>(n, 22);
+    cupar::device_buffer<double> d_price(price, s), d_disc(disc, s);
+    // Q6's shape: sum(price * disc) where lo <= disc <= hi; a second transform also reads `lo`.
+    jit::iterator revenue = jit::transform<double>(
+        jit::zip(jit::transform(d_price.data(), op("x > lo ? x : 0.0").param("lo", 0.0)),
+                 d_disc.data()),
+        op("x._1 >= lo && x._1 <= hi ? x._0 * x._1 : 0.0").param("lo", 1.0).param("hi", 3.0));
+    const auto cpu = [&](double lo, double hi) {
+      double r = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        const double p = price[i] > lo ? price[i] : 0.0;
+        r += disc[i] >= lo && disc[i] <= hi ? p * disc[i] : 0.0;
+      }
+      return r;
+    };
+    const auto run = [&] { return cupar::reduce_value(revenue, n, jit::plus, 0.0, s); };
+    const jit::iterator first = revenue;  // a copy keeps the values it had
+    revenue.set("lo", 1.0).set("hi", 3.0);
+    EXPECT_EQ(run(), cpu(1.0, 3.0));
+    jit::wait_for_background_builds();
+    const auto before = jit::get_stats();
+    for (double lo : {0.0, 2.0, 2.5, 4.0}) {
+      revenue.set("lo", lo).set("hi", lo + 1.0);
+      EXPECT_EQ(run(), cpu(lo, lo + 1.0)) << "lo = " << lo;
+    }
+    // The parameters of a select's input expression and of a transform's output expression.
+    cupar::device_buffer<double> picked(n, s), scaled(n, s);
+    cupar::device_buffer<std::size_t> count(1, s);
+    jit::iterator above = jit::transform(d_price.data(), op("x * f").param("f", 1.0));
+    jit::output out = jit::transform_output(scaled.data(), op("x + add").param("add", 0.0));
+    for (double f : {1.0, -2.0}) {
+      above.set("f", f);
+      out.set("add", f);
+      cupar::select_if(jit::input_t<double>(above), picked.data(), count.data(), n,
+                       op("x > lim").param("lim", 2.0), s);
+      cupar::transform(jit::iterator(d_disc.data()), out, n, op("x * 2.0"), s);
+      std::vector<double> want_picked, want_scaled(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        if (price[i] * f > 2.0) want_picked.push_back(price[i] * f);
+        want_scaled[i] = disc[i] * 2.0 + f;
+      }
+      const std::size_t got_count = count.to_host()[0];
+      ASSERT_EQ(got_count, want_picked.size()) << "f = " << f;
+      auto got = picked.to_host();
+      got.resize(got_count);
+      EXPECT_EQ(got, want_picked) << "f = " << f;
+      EXPECT_EQ(scaled.to_host(), want_scaled) << "f = " << f;
+    }
+    const auto after = jit::get_stats();
+    // Set values reach the kernels without compiling or linking anything (the first values of
+    // the select and the transform were built before `before` in an earlier size's round).
+    if (n != 0 && n != 1) {
+      EXPECT_EQ(after.operator_compiles, before.operator_compiles);
+      EXPECT_EQ(after.kernel_compiles, before.kernel_compiles);
+      EXPECT_EQ(after.links, before.links);
+    }
+    // The copy taken before still has lo = 0, hi = 3 (the values it was built with: lo of the
+    // inner transform 0, of the outer 1).
+    double want_first = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double p = price[i] > 0.0 ? price[i] : 0.0;
+      want_first += disc[i] >= 1.0 && disc[i] <= 3.0 ? p * disc[i] : 0.0;
+    }
+    EXPECT_EQ(cupar::reduce_value(first, n, jit::plus, 0.0, s), want_first);
+  }
+}
+
 TEST(JitIterator, ResultsIntoDeviceMemoryAndEmptyInputs) {
   CUPAR_REQUIRE_GPU();
   owned_stream s;

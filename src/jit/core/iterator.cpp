@@ -37,7 +37,12 @@ struct iterator_node {
   };
   kind k = kind::pointer;
   cupar::detail::jit_type type{};
-  std::string zip_name, zip_definition;  // a zip's generated struct (`type` points into them)
+  // A zip's generated struct: `type` (and the type of a node above that copies it) points into
+  // these strings, shared by the copies set() makes of the nodes on a path.
+  struct zip_text {
+    std::string name, definition;
+  };
+  std::shared_ptr<const zip_text> zip;
   const void* pointer = nullptr;
   std::vector<unsigned char> bytes;  // counting start, constant value
   std::vector<node_ptr> children;
@@ -157,10 +162,12 @@ node_ptr iterator_zip(const std::vector<std::pair<std::string, node_ptr>>& field
     n->children.push_back(child);
     n->fields.push_back(name);
   }
-  n->zip_name = "cupar_zip_" + cupar::detail::jit::hash_hex(body);
-  n->zip_definition = "struct " + n->zip_name + " { " + body + "};";
-  n->type = {static_cast<scalar>(0), n->zip_name.c_str(), n->zip_definition.c_str(),
+  auto text = std::make_shared<iterator_node::zip_text>();
+  text->name = "cupar_zip_" + cupar::detail::jit::hash_hex(body);
+  text->definition = "struct " + text->name + " { " + body + "};";
+  n->type = {static_cast<scalar>(0), text->name.c_str(), text->definition.c_str(),
              (offset + align - 1) / align * align, align};
+  n->zip = std::move(text);
   return n;
 }
 
@@ -218,6 +225,65 @@ node_ptr output_transform(const node_ptr& out, const op& f, const jit_type* valu
   n->children = {out};
   n->op = std::make_unique<op>(f);
   return n;
+}
+
+namespace {
+
+/// `n` with parameter `name` of every operator in it set to `value`: the nodes on the paths to
+/// those operators copied (the others shared), or `n` itself when none declares it.
+node_ptr rebind(const node_ptr& n, std::string_view name, scalar type, const void* value,
+                const char* fn, int& found) {
+  std::shared_ptr<iterator_node> copy;
+  const auto copy_once = [&] {
+    if (copy) return;
+    copy = std::make_shared<iterator_node>();
+    copy->k = n->k;
+    copy->type = n->type;
+    copy->zip = n->zip;
+    copy->pointer = n->pointer;
+    copy->bytes = n->bytes;
+    copy->children = n->children;
+    copy->fields = n->fields;
+    if (n->op) copy->op = std::make_unique<op>(*n->op);
+  };
+  for (std::size_t i = 0; i < n->children.size(); ++i) {
+    node_ptr c = rebind(n->children[i], name, type, value, fn, found);
+    if (c != n->children[i]) {
+      copy_once();
+      copy->children[i] = std::move(c);
+    }
+  }
+  if (n->op) {
+    if (const op_param* p = find_op_param(*n->op->definition(), name)) {
+      if (p->type != type) {
+        throw_invalid_argument(fn, "parameter \"" + std::string(name) + "\" is declared as " +
+                                       cupar::detail::scalar_cxx_name(p->type) + ", not " +
+                                       cupar::detail::scalar_cxx_name(type));
+      }
+      copy_once();
+      unsigned char state[max_param_bytes];
+      std::memcpy(state, n->op->state(), max_param_bytes);
+      std::memcpy(state + p->offset, value,
+                  static_cast<std::size_t>(cupar::detail::scalar_size(type)));
+      copy->op = std::make_unique<op>(n->op->definition(), state, max_param_bytes);
+      ++found;
+    }
+  }
+  return copy ? node_ptr(std::move(copy)) : n;
+}
+
+}  // namespace
+
+node_ptr rebind_parameter(const node_ptr& root, std::string_view name, scalar type,
+                          const void* value, const char* fn) {
+  require_node(root, fn, "the expression");
+  int found = 0;
+  node_ptr r = rebind(root, name, type, value, fn, found);
+  if (found == 0) {
+    throw_invalid_argument(
+        fn, "no operator of the expression declares a parameter \"" + std::string(name) + "\"");
+  }
+  return r;
 }
 
 }  // namespace cupar::jit::detail
@@ -513,7 +579,7 @@ void append_shape(shape_key& key, const iterator_node& x) {
   std::string& k = key.k;
   k += static_cast<char>('a' + static_cast<int>(x.k));
   if (x.k == kind::zip) {
-    k += x.zip_name;  // a hash of the fields' names and types
+    k += x.zip->name;  // a hash of the fields' names and types
     k += ';';
   } else {
     append_type(k, x.type);
