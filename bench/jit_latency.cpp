@@ -699,8 +699,11 @@ class select_if_u32 final : public workload {
   void call(const op& o) override {
     if (kind_ == 0) {
       cupar::select_if(in_.data(), out_.data(), count_.data(), in_.size(), o, stream_);
-    } else {
+    } else if (kind_ == 1) {
       cupar::partition(in_.data(), out_.data(), count_.data(), in_.size(), o, stream_);
+    } else {
+      cupar::three_way_partition(in_.data(), out_.data(), second_.data(), unselected_.data(),
+                                 count_.data(), in_.size(), op("x < 1073741824u"), o, stream_);
     }
   }
   void check() override {
@@ -916,6 +919,7 @@ const char* const case_names[] = {"reduce_f32",
                                   "reduce_point",
                                   "select_if_u32",
                                   "partition_u32",
+                                  "three_way_partition_u32",
                                   "unique_u32",
                                   "reduce_by_key_u32_f32",
                                   "inclusive_scan_by_key_u32_f32",
@@ -942,6 +946,7 @@ std::unique_ptr<workload> make_workload(const std::string& name, std::size_t n, 
   if (name == "reduce_point") return std::make_unique<reduce_point>(n, s);
   if (name == "select_if_u32") return std::make_unique<select_if_u32>(n, s, 0);
   if (name == "partition_u32") return std::make_unique<select_if_u32>(n, s, 1);
+  if (name == "three_way_partition_u32") return std::make_unique<select_if_u32>(n, s, 2);
   if (name == "unique_u32") return std::make_unique<unique_u32>(n, s);
   if (name == "reduce_by_key_u32_f32") return std::make_unique<by_key_u32_f32>(n, s, false);
   if (name == "inclusive_scan_by_key_u32_f32") return std::make_unique<by_key_u32_f32>(n, s, true);

@@ -254,6 +254,8 @@ const latency_case case_reduce_point{"reduce_point", "reduce_point", "tiered", 5
 // The data-processing families (issue 9): 20 new operators each, as for reduce_f32.
 const latency_case case_select_if_u32{"select_if_u32", "select_if_u32", "tiered", 20, 5};
 const latency_case case_partition_u32{"partition_u32", "partition_u32", "tiered", 20};
+const latency_case case_three_way_partition_u32{"three_way_partition_u32",
+                                                "three_way_partition_u32", "tiered", 20};
 const latency_case case_unique_u32{"unique_u32", "unique_u32", "tiered", 20};
 const latency_case case_reduce_by_key_u32_f32{"reduce_by_key_u32_f32", "reduce_by_key_u32_f32",
                                               "tiered", 20, 5};
@@ -497,6 +499,7 @@ void jit_latency_new_operator_in_process_reduce_point(benchmark::State& state) {
   }
 CUPAR_LATENCY_ROWS(select_if_u32)
 CUPAR_LATENCY_ROWS(partition_u32)
+CUPAR_LATENCY_ROWS(three_way_partition_u32)
 CUPAR_LATENCY_ROWS(unique_u32)
 CUPAR_LATENCY_ROWS(reduce_by_key_u32_f32)
 CUPAR_LATENCY_ROWS(inclusive_scan_by_key_u32_f32)

@@ -237,6 +237,7 @@
   X(partition, cpu_seq, u32, cpu_seq)                                          \
   X(partition_in_order, cupar, u32, gpu)                                       \
   X(three_way_partition, cupar, u32, gpu)                                      \
+  X(three_way_partition, cupar_jit, u32, gpu)                                  \
   X(three_way_partition, cub, u32, gpu)                                        \
   X(unique, cupar, u32, gpu)                                                   \
   X(unique, cupar_jit, u32, gpu)                                               \
@@ -325,6 +326,10 @@
   X(jit_latency, disk_cache_process, partition_u32, once)                      \
   X(jit_latency, warm_in_process, partition_u32, once)                         \
   X(jit_latency, new_operator_in_process, partition_u32, once)                 \
+  X(jit_latency, cold_process, three_way_partition_u32, once)                  \
+  X(jit_latency, disk_cache_process, three_way_partition_u32, once)            \
+  X(jit_latency, warm_in_process, three_way_partition_u32, once)               \
+  X(jit_latency, new_operator_in_process, three_way_partition_u32, once)       \
   X(jit_latency, cold_process, unique_u32, once)                               \
   X(jit_latency, disk_cache_process, unique_u32, once)                         \
   X(jit_latency, warm_in_process, unique_u32, once)                            \

@@ -3,6 +3,7 @@
 // optimised build serves (jit_rows.hpp).
 //
 //   select_if, partition  "x < t" with the parameter t = 2^31
+//   three_way_partition   "x < t" with t = 2^30, then "x < t" with t = 2^31
 //   unique                "a == b"; cupar_jit_named: no equality given (the precompiled ==)
 //   select_if_transformed select_if of transform(x, "x * 3u") by "x < t" (fused, and unfused)
 //   select_if_output      select_if by "x < t" written through transform_output(out, "x * 3u")
@@ -97,6 +98,17 @@ void partition_cupar_jit_u32(benchmark::State& state) {
                                                   std::size_t n, cudaStream_t s) {
                        cupar::partition(in, out, count, n, pred, s);
                      }));
+  guard.check(state);
+}
+
+void three_way_partition_cupar_jit_u32(benchmark::State& state) {
+  const op first = below(select_first_threshold), second = below(select_threshold);
+  jit_row_guard guard("three_way_partition u32 \"x < t\", \"x < t\"");
+  three_way_runner<u32>(
+      state, jit_warmed(guard, [&](const u32* in, u32* f, u32* sc, u32* r, std::size_t* counts,
+                                   std::size_t n, cudaStream_t s) {
+        cupar::three_way_partition(in, f, sc, r, counts, n, first, second, s);
+      }));
   guard.check(state);
 }
 

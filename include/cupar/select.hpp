@@ -35,6 +35,7 @@ namespace cupar::detail {
 CUPAR_JIT_CALL(select_if)
 CUPAR_JIT_CALL(select_flagged)
 CUPAR_JIT_CALL(partition)
+CUPAR_JIT_CALL(three_way_partition)
 }  // namespace cupar::detail
 
 namespace cupar {
@@ -95,6 +96,22 @@ void flagged_call(const char* fn, const ::cupar::jit::input<T>& in,
   jit_run(a, stream, mr);
 }
 
+template <class T, class Out>
+void three_way_call(const char* fn, const ::cupar::jit::input<T>& in, const Out& first_out,
+                    const Out& second_out, const Out& unselected_out, std::size_t* d_counts,
+                    std::size_t* host_counts, std::size_t n, const ::cupar::jit::op& first,
+                    const ::cupar::jit::op& second, stream_ref stream, memory_resource& mr) {
+  auto a = dp_args<T>(fn, three_way_partition_call(), n);
+  set_input(a, 0, in);
+  set_output(a, 0, first_out);
+  set_output(a, 1, second_out);
+  set_output(a, 2, unselected_out);
+  a.d_count = d_counts;
+  a.host_count = host_counts;
+  a.ops[0] = &first;
+  a.ops[1] = &second;
+  jit_run(a, stream, mr);
+}
 }  // namespace detail
 
 /// Copies the items x of d_in[0, n) for which the run-time predicate `pred` (argument `x`, e.g.
@@ -246,6 +263,62 @@ std::size_t partition_count(jit::input_t<T> d_in, const jit::output& out, std::s
   return count;
 }
 
+/// Splits d_in[0, n) (an array, or an iterator expression written to a temporary array first)
+/// three ways, each part in input order: items for which `first` (argument `x`)
+/// is true go to d_first_out, the others for which `second` is true to d_second_out, the rest to
+/// d_unselected_out. Writes the sizes of the first two parts to d_counts[0] and d_counts[1].
+///
+/// @param d_first_out, d_second_out, d_unselected_out  device outputs, each with room for the
+///                   items it may receive (n at most); disjoint from d_in and from each other
+/// @param d_counts   device array of two std::size_t
+/// Other parameters, exceptions and synchronisation as select_if.
+template <class T>
+void three_way_partition(jit::input_t<T> d_in, T* d_first_out, T* d_second_out, T* d_unselected_out,
+                         std::size_t* d_counts, std::size_t n, const jit::op& first,
+                         const jit::op& second, stream_ref stream,
+                         memory_resource& mr = default_resource()) {
+  detail::three_way_call<T, T*>("cupar::three_way_partition", d_in, d_first_out, d_second_out,
+                                d_unselected_out, d_counts, nullptr, n, first, second, stream, mr);
+}
+/// three_way_partition through output expressions (each part's items stored), T named.
+template <class T>
+void three_way_partition(jit::input_t<T> d_in, const jit::output& first_out,
+                         const jit::output& second_out, const jit::output& unselected_out,
+                         std::size_t* d_counts, std::size_t n, const jit::op& first,
+                         const jit::op& second, stream_ref stream,
+                         memory_resource& mr = default_resource()) {
+  detail::three_way_call<T, jit::output>("cupar::three_way_partition", d_in, first_out, second_out,
+                                         unselected_out, d_counts, nullptr, n, first, second,
+                                         stream, mr);
+}
+
+/// As three_way_partition, and returns the sizes of the first two parts. Synchronises `stream`.
+template <class T>
+partition_counts three_way_partition_counts(jit::input_t<T> d_in, T* d_first_out, T* d_second_out,
+                                            T* d_unselected_out, std::size_t n,
+                                            const jit::op& first, const jit::op& second,
+                                            stream_ref stream,
+                                            memory_resource& mr = default_resource()) {
+  std::size_t counts[2] = {0, 0};
+  detail::three_way_call<T, T*>("cupar::three_way_partition_counts", d_in, d_first_out,
+                                d_second_out, d_unselected_out, nullptr, counts, n, first, second,
+                                stream, mr);
+  return {counts[0], counts[1]};
+}
+/// three_way_partition_counts through output expressions, T named.
+template <class T>
+partition_counts three_way_partition_counts(jit::input_t<T> d_in, const jit::output& first_out,
+                                            const jit::output& second_out,
+                                            const jit::output& unselected_out, std::size_t n,
+                                            const jit::op& first, const jit::op& second,
+                                            stream_ref stream,
+                                            memory_resource& mr = default_resource()) {
+  std::size_t counts[2] = {0, 0};
+  detail::three_way_call<T, jit::output>("cupar::three_way_partition_counts", d_in, first_out,
+                                         second_out, unselected_out, nullptr, counts, n, first,
+                                         second, stream, mr);
+  return {counts[0], counts[1]};
+}
 
 namespace jit {
 
@@ -304,6 +377,15 @@ build_report compile_partition(const iterator& in, const output& out, const op& 
   return ::cupar::detail::jit_compile_call(::cupar::detail::partition_call(),
                                            &::cupar::detail::jit_type_of<T>(), nullptr, &pred,
                                            nullptr, arch, optimized, &in, &out);
+}
+
+/// three_way_partition's two predicates on T.
+template <class T>
+build_report compile_three_way_partition(const op& first, const op& second, int arch = 90,
+                                         bool optimized = true) {
+  return ::cupar::detail::jit_compile_call(::cupar::detail::three_way_partition_call(),
+                                           &::cupar::detail::jit_type_of<T>(), nullptr, &first,
+                                           &second, arch, optimized);
 }
 
 }  // namespace jit

@@ -102,6 +102,15 @@ TEST_F(LargeSelect, ThreeWayPartitionAboveTwoToThe31) {
       rest(n_large, stream);
   fill(in.data(), n_large, mod251{}, stream.get());
   const std::size_t w1 = in_band(n_large, 0, 50), w2 = in_band(n_large, 50, 100);
+  const auto c = cupar::three_way_partition_counts(in.data(), first.data(), second.data(),
+                                                   rest.data(), n_large, cupar::jit::op("x < 50"),
+                                                   cupar::jit::op("x < 100"), stream);
+  EXPECT_EQ(c.first, w1);
+  EXPECT_EQ(c.second, w2);
+  CUPAR_EXPECT_NO_MISMATCH(count_mismatches(first.data(), w1, kth_of_period{50, 0}, stream));
+  CUPAR_EXPECT_NO_MISMATCH(count_mismatches(second.data(), w2, kth_of_period{50, 50}, stream));
+  CUPAR_EXPECT_NO_MISMATCH(
+      count_mismatches(rest.data(), n_large - w1 - w2, kth_of_period{151, 100}, stream));
   const auto d = cupar::three_way_partition_counts(
       in.data(), first.data(), second.data(), rest.data(), n_large, below{50}, below{100}, stream);
   EXPECT_EQ(d.first, w1);

@@ -226,6 +226,53 @@ TYPED_TEST(Select, PartitionPutsRejectedItemsAfterInReverseOrder) {
   }
 }
 
+TYPED_TEST(Select, ThreeWayPartitionKeepsEachPartInInputOrder) {
+  CUPAR_REQUIRE_GPU();
+  using T = TypeParam;
+  owned_stream stream;
+  for (std::size_t n : standard_sizes()) {
+    const auto h = select_ref::values<T>(n, 13 + n);
+    device_buffer<T> in(h, stream), first(n, stream), second(n, stream), rest(n, stream);
+    device_buffer<std::size_t> counts(2, stream);
+    // (first: x < t1, second: x < t2), the second test applying to what the first rejects.
+    for (auto [t1, t2] : {std::pair<T, T>{T(20), T(70)}, std::pair<T, T>{T(0), T(0)},
+                          std::pair<T, T>{T(100), T(100)}, std::pair<T, T>{T(50), T(10)}}) {
+      SCOPED_TRACE("n = " + std::to_string(n) + ", t1 = " + printable(t1) +
+                   ", t2 = " + printable(t2));
+      std::vector<T> w1, w2, w3;
+      for (T x : h) {
+        if (x < t1) {
+          w1.push_back(x);
+        } else if (x < t2) {
+          w2.push_back(x);
+        } else {
+          w3.push_back(x);
+        }
+      }
+      first.fill_bytes(0x11);
+      second.fill_bytes(0x22);
+      rest.fill_bytes(0x33);
+      cupar::three_way_partition(in.data(), first.data(), second.data(), rest.data(), counts.data(),
+                                 n, Ops::template less_than<T>(t1), Ops::template less_than<T>(t2),
+                                 stream);
+      const auto c = counts.to_host();
+      ASSERT_EQ(c[0], w1.size());
+      ASSERT_EQ(c[1], w2.size());
+      const auto g1 = first.to_host(), g2 = second.to_host(), g3 = rest.to_host();
+      EXPECT_TRUE(bitwise_equal(select_ref::head(g1, w1.size()), w1));
+      EXPECT_TRUE(bitwise_equal(select_ref::head(g2, w2.size()), w2));
+      EXPECT_TRUE(bitwise_equal(select_ref::head(g3, w3.size()), w3));
+      EXPECT_TRUE(select_ref::untouched_after(g1, w1.size(), 0x11));
+      EXPECT_TRUE(select_ref::untouched_after(g2, w2.size(), 0x22));
+      EXPECT_TRUE(select_ref::untouched_after(g3, w3.size(), 0x33));
+    }
+    const auto pc = cupar::three_way_partition_counts(
+        in.data(), first.data(), second.data(), rest.data(), n, Ops::template less_than<T>(T(40)),
+        Ops::template less_than<T>(T(60)), stream);
+    EXPECT_EQ(pc.first, select_ref::below(h, T(40)).size());
+    EXPECT_EQ(pc.first + pc.second, select_ref::below(h, T(60)).size());
+  }
+}
 
 TYPED_TEST(Select, UniqueKeepsTheFirstOfEachRun) {
   CUPAR_REQUIRE_GPU();
@@ -274,6 +321,10 @@ TYPED_TEST(Select, BadArgumentsThrowBeforeAnyWorkAndTheNextCallWorks) {
       std::invalid_argument, "partially overlap");
   CUPAR_EXPECT_THROW_WITH(cupar::partition(a, a, &count, 3, Ops::template less_than<T>(T(1)), s),
                           std::invalid_argument, "cupar::partition: d_in and d_out overlap");
+  CUPAR_EXPECT_THROW_WITH(
+      cupar::three_way_partition(a, b, b, a + 2, &count, 1, Ops::template less_than<T>(T(1)),
+                                 Ops::template less_than<T>(T(2)), s),
+      std::invalid_argument, "same array");
   CUPAR_EXPECT_THROW_WITH(cupar::unique(a, a, &count, 3, Ops::template equal_to<T>(), s),
                           std::invalid_argument, "cupar::unique: d_in and d_out overlap");
   const std::uint8_t* null_flags = nullptr;

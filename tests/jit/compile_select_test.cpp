@@ -43,6 +43,9 @@ void expect_precompiled_predicate_build() {
     EXPECT_TRUE(cupar::jit::compile_partition<T>(op("x != t").param("t", T(1)), 90, optimized)
                     .precompiled_kernels);
     EXPECT_TRUE(cupar::jit::compile_unique<T>(nullptr, 90, optimized).precompiled_kernels);
+    EXPECT_TRUE(cupar::jit::compile_three_way_partition<T>(
+                    op("x < t").param("t", T(1)), op("x < u").param("u", T(2)), 90, optimized)
+                    .precompiled_kernels);
   }
 }
 
@@ -75,12 +78,16 @@ TEST(JitCompileSelect, DefaultAndNamedEqualitiesCompileNothing) {
 // The partitions of 4-byte items are linked for the compiled path's occupancy (engine.cpp,
 // occupancy_options): ptxas gave their LTO builds more registers than nvcc gives CUB's kernels.
 TEST(JitCompileSelect, FourBytePartitionsAreLinkedForTheCompiledPathsOccupancy) {
-  if (!cupar::testing::precompiled_here("partition_if<u32>")) {
+  if (!cupar::testing::precompiled_here("partition_if<u32>") ||
+      !cupar::testing::precompiled_here("three_way_partition<u32>")) {
     GTEST_SKIP() << "this build does not precompile the 4-byte partitions (its type filter)";
   }
   const op pred = op("x < t").param("t", 1.0f);
   EXPECT_TRUE(cupar::jit::compile_partition<float>(pred, 90, true).register_capped);
   EXPECT_TRUE(cupar::jit::compile_partition<std::int32_t>(op("x < 1"), 90, true).register_capped);
+  EXPECT_TRUE(
+      cupar::jit::compile_three_way_partition<std::uint32_t>(op("x < 1"), op("x < 2"), 90, true)
+          .register_capped);
   // Other sizes, quick builds and select_if keep ptxas's choice (the compiled path's already).
   EXPECT_FALSE(cupar::jit::compile_partition<double>(op("x < 1"), 90, true).register_capped);
   EXPECT_FALSE(cupar::jit::compile_partition<float>(pred, 90, false).register_capped);
@@ -97,6 +104,9 @@ TEST(JitCompileSelect, StructsOfAClassLinkTheClassKernels) {
       {"select_if<s8a4>", cupar::jit::compile_select_if<tagged>(op(below).param("t", 2.0f))},
       {"partition_if<s8a4>",
        cupar::jit::compile_partition<tagged>(op(below).param("t", 2.0f), 90, false)},
+      {"three_way_partition<s8a4>",
+       cupar::jit::compile_three_way_partition<tagged>(op(below).param("t", 2.0f),
+                                                       op(above).param("u", 5.0f), 90, false)},
       {"unique<s8a4>", cupar::jit::compile_unique<tagged>(&same_tag)},
   };
   for (const auto& [set, r] : cases) {
@@ -110,6 +120,15 @@ TEST(JitCompileSelect, StructsOfAClassLinkTheClassKernels) {
 }
 
 TEST(JitCompileSelect, ErrorsNameTheOperatorThatFailed) {
+  try {
+    cupar::jit::compile_three_way_partition<float>(op("x < 1"), op("x < nope"), 90, false);
+    ADD_FAILURE() << "expected jit_error";
+  } catch (const cupar::jit_error& e) {
+    EXPECT_EQ(e.stage(), cupar::jit_stage::compile);
+    EXPECT_EQ(e.line(), 1);
+    EXPECT_EQ(e.line_text(), "x < nope");
+    EXPECT_NE(std::string(e.what()).find("second predicate"), std::string::npos) << e.what();
+  }
   try {
     cupar::jit::compile_select_if<int>(op("x.y > 0"), 90, false);
     ADD_FAILURE() << "expected jit_error";

@@ -134,6 +134,22 @@ TEST(JitIteratorDpOutput, CompactionsStoreOnlyWhatTheyWrite) {
                            d_count.data(), n, s);
       EXPECT_EQ(d_count.to_host()[0], uniq_x10.size());
       expect_prefix(scaled, uniq_x10, n, "unique -> transform_output");
+      // three_way_partition: an array, discard(), an array of another type; each part bounded
+      // by its own count (the third: n - first - second).
+      reset(o1, s);
+      const cupar::partition_counts pc = cupar::three_way_partition_counts<float>(
+          x.data(), o1.data(), jit::discard(), jit::output(o3.data()), n, op("x < -2.0f"),
+          op("x < 2.0f"), s);
+      EXPECT_EQ(pc.first, low.size());
+      EXPECT_EQ(pc.second, mid);
+      expect_prefix(o1, low, n, "three-way first part");
+      expect_prefix(o3, high, n, "three-way unselected part");
+      // The asynchronous form: counts on the device bound the stores.
+      reset(o3, s);
+      cupar::three_way_partition<float>(x.data(), jit::discard(), jit::discard(),
+                                        jit::transform_output<float>(o3.data(), op("x")),
+                                        d_count.data(), n, op("x < -2.0f"), op("x < 2.0f"), s);
+      expect_prefix(o3, high, n, "three-way unselected part (device counts)");
     });
   }
 }

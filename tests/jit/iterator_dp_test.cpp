@@ -216,6 +216,12 @@ TEST(JitIteratorDp, PartitionsSegmentsAndSearchesTakeExpressions) {
           std::lower_bound(hsorted.begin(), hsorted.end(), hx[i] + 0.5f) - hsorted.begin());
     }
     both_tiers([&] {
+      const cupar::partition_counts pc = cupar::three_way_partition_counts(
+          jit::transform(x.data(), op("x + 1.0f")), o1.data(), o2.data(), o3.data(), n,
+          op("x < 0.0f"), op("x < 4.0f"), s);
+      EXPECT_EQ(first(o1, pc.first), low);
+      EXPECT_EQ(first(o2, pc.second), mid);
+      EXPECT_EQ(first(o3, n - pc.first - pc.second), high);
       const std::size_t c =
           cupar::select_flagged_count(jit::counting(0u), flags.data(), uout.data(), n, s);
       EXPECT_EQ(first(uout, c), flagged);

@@ -1,0 +1,100 @@
+// cupar JIT: CUB's three-way partition kernels (DevicePartition::If with two predicates) with
+// run-time operators. Expects the size class cupar_T and the slot functions
+//   cupar_jit_pred(const unsigned char* state, cupar_T x) -> bool   (the first part)
+//   cupar_jit_pred2(const unsigned char* state, cupar_T x) -> bool  (the second part)
+//
+// CUB 3.0.1 defines the kernels and the streaming context in its host dispatch header
+// (dispatch_three_way_partition.cuh), which NVRTC cannot compile; they are mirrored here around
+// CUB's own agent. The host side is src/jit/families/three_way_partition.cu.
+#pragma once
+
+#include <cub/agent/agent_three_way_partition.cuh>
+#include <cub/device/dispatch/tuning/tuning_three_way_partition.cuh>
+
+/// CUB's detail::three_way_partition::streaming_context_t<long long> (64-bit totals, partitions of
+/// at most INT_MAX items). The host fills it (three_way_partition.cu has the same layout).
+struct cupar_three_way_streaming {
+  bool first_partition;
+  bool last_partition;
+  long long total_previous_num_items;
+  long long* d_num_selected_in;
+  long long* d_num_selected_out;
+
+  __device__ __forceinline__ long long input_offset() const {
+    return first_partition ? 0ll : total_previous_num_items;
+  }
+  __device__ __forceinline__ long long num_previously_selected_first() const {
+    return first_partition ? 0ll : d_num_selected_in[0];
+  }
+  __device__ __forceinline__ long long num_previously_selected_second() const {
+    return first_partition ? 0ll : d_num_selected_in[1];
+  }
+  __device__ __forceinline__ long long num_previously_rejected() const {
+    return first_partition ? 0ll : d_num_selected_in[2];
+  }
+  template <typename NumSelectedIteratorT>
+  __device__ __forceinline__ void update_num_selected(NumSelectedIteratorT user_out,
+                                                      long long num_selected_first,
+                                                      long long num_selected_second,
+                                                      long long num_items_in_partition) const {
+    if (last_partition) {
+      user_out[0] = num_previously_selected_first() + num_selected_first;
+      user_out[1] = num_previously_selected_second() + num_selected_second;
+    } else {
+      d_num_selected_out[0] = num_previously_selected_first() + num_selected_first;
+      d_num_selected_out[1] = num_previously_selected_second() + num_selected_second;
+      d_num_selected_out[2] = num_previously_rejected() +
+                              (num_items_in_partition - num_selected_second - num_selected_first);
+    }
+  }
+};
+
+struct cupar_first_part_op {
+  cupar_functor_state state;
+  __device__ __forceinline__ bool operator()(const cupar_T& x) const {
+    return cupar_jit_pred(state.bytes, x);
+  }
+};
+struct cupar_second_part_op {
+  cupar_functor_state state;
+  __device__ __forceinline__ bool operator()(const cupar_T& x) const {
+    return cupar_jit_pred2(state.bytes, x);
+  }
+};
+
+typedef int cupar_partition_offset;  // CUB's per_partition_offset_t
+typedef cub::detail::three_way_partition::accumulator_pack_t<cupar_partition_offset>::pack_t
+    cupar_accum_pack;
+typedef cub::ScanTileState<cupar_accum_pack> cupar_tile_state;
+typedef unsigned long long* cupar_num_selected_out;
+typedef cub::detail::three_way_partition::policy_hub<cupar_T, cupar_partition_offset>::MaxPolicy
+    cupar_policy;
+typedef cupar_policy::ActivePolicy::ThreeWayPartitionPolicy cupar_agent_policy;
+typedef cub::detail::three_way_partition::AgentThreeWayPartition<
+    cupar_agent_policy, const cupar_T*, cupar_T*, cupar_T*, cupar_T*, cupar_first_part_op,
+    cupar_second_part_op, cupar_partition_offset, cupar_three_way_streaming>
+    cupar_agent;
+
+__global__ void cupar_three_way_partition_init(cupar_tile_state tile_state, int num_tiles,
+                                               cupar_num_selected_out d_num_selected_out) {
+  tile_state.InitializeStatus(num_tiles);
+  if (blockIdx.x == 0 && threadIdx.x < 2) d_num_selected_out[threadIdx.x] = 0;
+}
+
+__launch_bounds__(int(cupar_agent_policy::BLOCK_THREADS)) __global__
+    void cupar_three_way_partition_sweep(
+        const cupar_T* d_in, cupar_T* d_first_part_out, cupar_T* d_second_part_out,
+        cupar_T* d_unselected_out, cupar_num_selected_out d_num_selected_out,
+        cupar_tile_state tile_status, cupar_first_part_op select_first_part_op,
+        cupar_second_part_op select_second_part_op, cupar_partition_offset num_items, int num_tiles,
+        const __grid_constant__ cupar_three_way_streaming streaming) {
+  __shared__ typename cupar_agent::TempStorage temp_storage;
+  cupar_agent(temp_storage, d_in, d_first_part_out, d_second_part_out, d_unselected_out,
+              select_first_part_op, select_second_part_op, num_items, streaming)
+      .ConsumeRange(num_tiles, tile_status, d_num_selected_out);
+}
+
+static constexpr long long cupar_m0 = cupar_agent_policy::BLOCK_THREADS;
+static constexpr long long cupar_m1 = cupar_agent_policy::ITEMS_PER_THREAD;
+static constexpr long long cupar_m2 = sizeof(cupar_accum_pack);
+static constexpr long long cupar_m3 = 0;
