@@ -55,6 +55,8 @@ struct iterator_node;
 using node_ptr = std::shared_ptr<const iterator_node>;
 CUPAR_EXPORT node_ptr iterator_pointer(const cupar::detail::jit_type& t, const void* p);
 CUPAR_EXPORT node_ptr iterator_counting(const cupar::detail::jit_type& t, const void* start);
+CUPAR_EXPORT node_ptr iterator_cache_modified(const cupar::detail::jit_type& t, const void* p,
+                                              char modifier);
 CUPAR_EXPORT node_ptr iterator_constant(const cupar::detail::jit_type& t, const void* value);
 CUPAR_EXPORT node_ptr iterator_transform(const node_ptr& in, const op& f,
                                          const cupar::detail::jit_type* result);
@@ -117,12 +119,37 @@ class iterator {
   detail::node_ptr node_;
 };
 
-/// start, start + 1, ... (T: an integral type; wraps as T does).
+/// start, start + 1, ...: element i is start + i computed in T. T: an integral type (wraps as T
+/// does) or a floating-point type (i converted to T, then added: float counts exactly up to
+/// 2^24, double up to 2^53, and rounds as T rounds beyond).
 template <class T>
 iterator counting(T start) {
-  static_assert(std::is_integral_v<T> && !std::is_same_v<T, bool>,
-                "cupar::jit::counting: the start is an integer");
+  static_assert((std::is_integral_v<T> && !std::is_same_v<T, bool>) || std::is_floating_point_v<T>,
+                "cupar::jit::counting: the start is an integer or a floating-point value");
   return iterator(detail::iterator_counting(::cupar::detail::jit_type_of<T>(), &start));
+}
+
+/// How cache_modified's loads use the caches: PTX's cache operators, CUB's LOAD_* modifiers.
+enum class load : char {
+  ldg = 'g',  ///< through the read-only data cache (__ldg; CUB's LOAD_LDG)
+  ca = 'a',   ///< cached at every level (__ldca; LOAD_CA)
+  cg = 'c',   ///< cached in L2, not L1 (__ldcg; LOAD_CG)
+  cs = 's',   ///< streaming: likely read once, evicted first (__ldcs; LOAD_CS)
+  lu = 'l',   ///< last use of the line (__ldlu; LOAD_LU)
+  cv = 'v',   ///< volatile: fetched again on every load (__ldcv; LOAD_CV)
+};
+
+/// The device array d read with the cache modifier m (CUB's CacheModifiedInputIterator): element
+/// i is d[i], loaded with m's instruction (a struct in words of its alignment, at most 16 bytes).
+/// For streaming reads that should not displace what else is cached (load::cs), or data the
+/// read-only cache serves better (load::ldg). The algorithms read it as an expression: a
+/// family that takes arrays writes it to a temporary first (see input), so use it where the
+/// kernels read expressions (reduce, scans, transform, select_if, partition, unique, ...). T:
+/// arithmetic or a CUPAR_JIT_TYPE struct. Throws std::invalid_argument for another modifier.
+template <class T, class = std::enable_if_t<!std::is_void_v<T>>>
+iterator cache_modified(const T* d, load m = load::cs) {
+  return iterator(
+      detail::iterator_cache_modified(::cupar::detail::jit_type_of<T>(), d, static_cast<char>(m)));
 }
 
 /// `value` at every position (T: arithmetic or a CUPAR_JIT_TYPE struct).

@@ -21,6 +21,8 @@ CUPAR_JIT_STRUCT(sum_count, float sum; unsigned count;)
 // A record read from an array (its definition appears in the expression's code and, as the
 // accumulator, in the operator's: both must compile together).
 CUPAR_JIT_STRUCT(rec12, float x; float y; float w;)
+// 16 bytes aligned to 8: cache_modified loads it in two 8-byte words.
+CUPAR_JIT_STRUCT(pair16, double a; long long b;)
 
 namespace {
 
@@ -107,6 +109,36 @@ TEST(JitIteratorCompile, StructArraysAndStructAccumulatorsCompileTogether) {
   const auto field = jit::compile_reduce<float>(jit::transform<float>(records, op("x.x * x.w")),
                                                 sum_op, 90, false);
   EXPECT_EQ(field.kernel_set, "transform_reduce<u64,f32>+index");
+}
+
+TEST(JitIteratorCompile, CacheModifiedArraysAndFloatingCountsCompileInBothTiers) {
+  const double* doubles = nullptr;
+  const rec12* records = nullptr;
+  const pair16* pairs = nullptr;
+  const op pair_sum("pair16{a.a + b.a, a.b + b.b}");
+  for (jit::load m : {jit::load::ldg, jit::load::ca, jit::load::cg, jit::load::cs, jit::load::lu,
+                      jit::load::cv}) {
+    SCOPED_TRACE(static_cast<char>(m));
+    for (bool optimized : {false, true}) {
+      // Arithmetic elements: the intrinsic itself; structs: loaded in words of 4 and 8 bytes.
+      EXPECT_EQ(jit::compile_reduce<float>(jit::cache_modified(no_floats, m), sum_op, 90, optimized)
+                    .kernel_set,
+                "transform_reduce<u64,f32>+index");
+      EXPECT_NO_THROW(jit::compile_reduce<double>(
+          jit::transform<double>(
+              jit::zip(jit::cache_modified(doubles, m), jit::cache_modified(records, m)),
+              op("x._0 * x._1.w")),
+          op("a + b"), 90, optimized));
+      EXPECT_NO_THROW(
+          jit::compile_reduce<pair16>(jit::cache_modified(pairs, m), pair_sum, 90, optimized));
+    }
+  }
+  EXPECT_THROW(jit::cache_modified(no_floats, static_cast<jit::load>('x')), std::invalid_argument);
+  EXPECT_THROW(jit::cache_modified(no_floats, static_cast<jit::load>(0)), std::invalid_argument);
+  // Counting from a floating-point start.
+  EXPECT_NO_THROW(jit::compile_reduce<float>(jit::counting(0.5f), sum_op, 90, true));
+  EXPECT_NO_THROW(jit::compile_reduce<double>(
+      jit::transform<double>(jit::counting(-1.25), op("x * x")), op("a + b"), 90, false));
 }
 
 TEST(JitIteratorCompile, ScansOfExpressionsLinkToTheIndexScanSets) {

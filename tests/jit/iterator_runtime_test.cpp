@@ -104,6 +104,67 @@ TEST(JitIterator, ArgmaxAndArgminTakeTheLowestIndexOnTies) {
   }
 }
 
+// cache_modified: every load modifier reads what the array holds (reduce of an arithmetic array,
+// argmax over a zip of a counting index and a cache-modified array, select_if's fused read);
+// counting from floating-point starts.
+TEST(JitIterator, CacheModifiedArraysAndFloatingCountsMatchTheCpu) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const op argmax("b.v > a.v || (b.v == a.v && b.i < a.i) ? b : a");
+  for (std::size_t n : sizes) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto h = small_values<float>(n, 31, 0, 9);
+    cupar::device_buffer<float> x(h, s), picked(n, s);
+    cupar::device_buffer<std::size_t> count(1, s);
+    double sum = 0;
+    arg_f32 hi{-1, -INFINITY};
+    std::vector<float> big;
+    for (std::size_t i = 0; i < n; ++i) {
+      sum += h[i];
+      if (h[i] > hi.v) hi = {static_cast<long long>(i), h[i]};
+      if (h[i] > 6.0f) big.push_back(h[i]);
+    }
+    for (jit::load m : {jit::load::ldg, jit::load::ca, jit::load::cg, jit::load::cs, jit::load::lu,
+                        jit::load::cv}) {
+      SCOPED_TRACE(std::string("modifier ") + static_cast<char>(m));
+      const jit::iterator in = jit::cache_modified(x.data(), m);
+      EXPECT_EQ(
+          cupar::reduce_value(jit::transform<double>(in, op("double(x)")), n, jit::plus, 0.0, s),
+          sum);
+      const arg_f32 got = cupar::reduce_value(jit::zip({{"i", jit::counting(0ll)}, {"v", in}}), n,
+                                              argmax, arg_f32{-1, -INFINITY}, s);
+      EXPECT_EQ(got.i, hi.i);
+      EXPECT_EQ(got.v, hi.v);
+      cupar::select_if(jit::input_t<float>(in), picked.data(), count.data(), n, op("x > 6.0f"), s);
+      const std::size_t c = count.to_host()[0];
+      ASSERT_EQ(c, big.size());
+      auto got_big = picked.to_host();
+      got_big.resize(c);
+      EXPECT_EQ(got_big, big);
+    }
+    // A struct array loaded in 8-byte words (arg_f32: 16 bytes aligned to 8).
+    std::vector<arg_f32> hs(n);
+    for (std::size_t i = 0; i < n; ++i)
+      hs[i] = {static_cast<long long>(i) * 3, h[i]};
+    cupar::device_buffer<arg_f32> xs(hs, s);
+    const arg_f32 got_s = cupar::reduce_value(jit::cache_modified(xs.data(), jit::load::cs), n,
+                                              argmax, arg_f32{-1, -INFINITY}, s);
+    EXPECT_EQ(got_s.i, hi.i * 3);
+    EXPECT_EQ(got_s.v, hi.v);
+    // Floating-point counts: start + i in the start's type.
+    cupar::device_buffer<float> counted(n, s);
+    cupar::transform(jit::counting(0.5f), counted.data(), n, op("x"), s);
+    std::vector<float> want(n);
+    for (std::size_t i = 0; i < n; ++i)
+      want[i] = 0.5f + static_cast<float>(i);
+    EXPECT_EQ(counted.to_host(), want);
+    double want_sum = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      want_sum += -1.25 + static_cast<double>(i);
+    EXPECT_EQ(cupar::reduce_value(jit::counting(-1.25), n, jit::plus, 0.0, s), want_sum);
+  }
+}
+
 TEST(JitIterator, MeanWhereReducesAStructTheTransformBuilds) {
   CUPAR_REQUIRE_GPU();
   owned_stream s;

@@ -44,6 +44,7 @@ struct iterator_node {
   };
   std::shared_ptr<const zip_text> zip;
   const void* pointer = nullptr;
+  char load = 0;                     // pointer: the cache_modified letter (0: a plain load)
   std::vector<unsigned char> bytes;  // counting start, constant value
   std::vector<node_ptr> children;
   std::vector<std::string> fields;     // zip
@@ -104,6 +105,16 @@ void require_unary_snippet(const op& f, const char* fn, const char* what) {
 node_ptr iterator_pointer(const jit_type& t, const void* p) {
   auto n = leaf(kind::pointer, t, nullptr);
   n->pointer = p;
+  return n;
+}
+
+node_ptr iterator_cache_modified(const jit_type& t, const void* p, char modifier) {
+  if (std::strchr("gaslvc", modifier) == nullptr || modifier == 0) {
+    throw_invalid_argument("cupar::jit::cache_modified", "unknown load modifier");
+  }
+  auto n = leaf(kind::pointer, t, nullptr);
+  n->pointer = p;
+  n->load = modifier;
   return n;
 }
 
@@ -241,6 +252,7 @@ node_ptr rebind(const node_ptr& n, std::string_view name, scalar type, const voi
     copy->type = n->type;
     copy->zip = n->zip;
     copy->pointer = n->pointer;
+    copy->load = n->load;
     copy->bytes = n->bytes;
     copy->children = n->children;
     copy->fields = n->fields;
@@ -330,6 +342,36 @@ struct generator {
   static std::string read(std::size_t off, const std::string& type) {
     return "(*reinterpret_cast<const " + type + "*>(cupar_state + " + std::to_string(off) + "))";
   }
+  /// The function loading one element of type `t` with the cache modifier `m` (cache_modified):
+  /// the intrinsic itself for arithmetic types, else one defined here that loads the struct in
+  /// words of its alignment (at most 16 bytes) with that intrinsic.
+  std::string cache_load(const jit_type& t, char m) {
+    static const char* const intrinsic[] = {"__ldg",  "__ldca", "__ldcs",
+                                            "__ldlu", "__ldcv", "__ldcg"};
+    const char* const letters = "gaslvc";
+    const char* ld = intrinsic[std::strchr(letters, m) - letters];
+    if (!t.is_struct()) return ld;
+    const std::uint32_t word = t.align >= 16 && t.size % 16 == 0 ? 16
+                               : t.align >= 8 && t.size % 8 == 0 ? 8
+                               : t.align >= 4 && t.size % 4 == 0 ? 4
+                               : t.align >= 2 && t.size % 2 == 0 ? 2
+                                                                 : 1;
+    const char* w = word == 16  ? "uint4"
+                    : word == 8 ? "unsigned long long"
+                    : word == 4 ? "unsigned"
+                    : word == 2 ? "unsigned short"
+                                : "unsigned char";
+    const std::string name = std::string("cupar_load_") + ld + "_" + t.name;
+    if (defined.insert(name).second) {
+      pre << "__device__ __forceinline__ " << t.name << " " << name << "(const " << t.name
+          << "* p) {\n  " << w << " w[" << t.size / word << "];\n  const " << w
+          << "* q = reinterpret_cast<const " << w
+          << "*>(p);\n#pragma unroll\n  for (int k = 0; k < " << t.size / word
+          << "; ++k) w[k] = " << ld << "(q + k);\n  " << t.name
+          << " r;\n  memcpy(&r, w, sizeof(r));\n  return r;\n}\n";
+    }
+    return name;
+  }
   void define(const jit_type& t) {
     if (!emit || t.definition == nullptr || !defined.insert(t.name).second) return;
     pre << type_definition_block(type_ref::of(t), expression_file);
@@ -348,8 +390,10 @@ struct generator {
         const std::size_t off = alloc(sizeof(void*), alignof(void*));
         std::memcpy(state + off, &x.pointer, sizeof(void*));
         if (!emit) return std::string();
-        return std::string("(*reinterpret_cast<const ") + type + "* const*>(cupar_state + " +
-               std::to_string(off) + "))[" + i + "]";
+        const std::string array = std::string("(*reinterpret_cast<const ") + type +
+                                  "* const*>(cupar_state + " + std::to_string(off) + "))";
+        if (x.load == 0) return array + "[" + i + "]";
+        return cache_load(x.type, x.load) + "(" + array + " + (" + i + "))";
       }
       case kind::counting: {
         const std::size_t off = alloc(x.type.size, x.type.align);
@@ -584,6 +628,7 @@ void append_shape(shape_key& key, const iterator_node& x) {
   } else {
     append_type(k, x.type);
   }
+  if (x.load != 0) k += x.load;  // a cache_modified array: other loads
   if (x.op) key.add_op(*x.op);
   for (const auto& c : x.children)
     append_shape(key, *c);
@@ -933,7 +978,8 @@ bool same_type(const jit_type& a, const jit_type& b) {
 
 const void* plain_input(const cupar::jit::iterator& in, const jit_type& t) {
   const iterator_node& i = *in.node();
-  return i.k == kind::pointer && same_type(i.type, t) ? i.pointer : nullptr;
+  // A cache_modified array is not plain: the kernels would read it with their own loads.
+  return i.k == kind::pointer && i.load == 0 && same_type(i.type, t) ? i.pointer : nullptr;
 }
 
 void* plain_output(const cupar::jit::output& out, const jit_type& t) {
