@@ -300,6 +300,11 @@
   X(gather, thrust, u64, gpu)                                                  \
   X(scatter, cupar, u32, gpu)                                                  \
   X(scatter, thrust, u32, gpu)                                                 \
+  X(top_k_1, cupar, u32, gpu)                                                  \
+  X(top_k_100, cupar, u32, gpu)                                                \
+  X(top_k_65536, cupar, u32, gpu)                                              \
+  X(top_k_100, cupar, f32, gpu)                                                \
+  X(top_k_100, cupar, u64, gpu)                                                \
                                                                                \
   X(jit_latency, cold_process, reduce_f32, once)                               \
   X(jit_latency, disk_cache_process, reduce_f32, once)                         \

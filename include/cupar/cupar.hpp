@@ -25,6 +25,7 @@
 #include <cupar/sort.hpp>
 #include <cupar/sort_jit.hpp>
 #include <cupar/stream.hpp>
+#include <cupar/top_k.hpp>
 #include <cupar/transform.hpp>
 #include <cupar/types.hpp>
 #include <cupar/unique.hpp>

@@ -162,4 +162,17 @@ namespace header_gather {
 }
 
 }  // namespace header_gather
+
+namespace header_top_k {
+
+[[maybe_unused]] void examples(const double* d_price, double* d_top_price, std::uint32_t* d_rows,
+                               std::size_t n, cupar::stream_ref stream) {
+  // doc-example: include/cupar/top_k.hpp
+  // the 100 largest prices and their rows
+  cupar::top_k_positions(d_price, d_top_price, d_rows, n, 100, cupar::sort_order::descending,
+                         stream);
+  // doc-example end
+}
+
+}  // namespace header_top_k
 // clang-format on

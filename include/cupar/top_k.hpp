@@ -1,0 +1,132 @@
+// cupar: top-k selection of arithmetic keys, with their values or positions (any host compiler;
+// precompiled in the library for the ten arithmetic key types).
+//
+// top_k(d_keys, d_out, n, k, order) writes what the first k keys of a stable radix sort of the n
+// keys in `order` would be (cupar::sort_keys), without sorting the n keys: the k smallest keys
+// ascending (sort_order::ascending), or the k largest descending (sort_order::descending). Equal
+// keys keep their input order: among keys that tie, the lower positions come first and are the
+// ones taken when not all of them fit. Floating-point keys are ordered as the radix sort orders
+// them (sort.hpp): -0.0 and +0.0 are equal keys, NaNs by bit pattern at the ends. top_k_pairs also
+// writes the values of the chosen items; top_k_positions their positions in d_keys (the
+// ORDER BY ... LIMIT k of a query engine, whose other columns are then gathered by position).
+//
+// How: a radix select. Each pass reads the n keys once and counts one 8-bit digit of their
+// order-preserving bits among the keys still in contention (the first digits chosen so far): one
+// pass per byte of the key (4 for 32-bit keys), then, only where the k-th key ties with keys that
+// do not all fit, one pass per byte of the positions to take the lowest positions among the ties.
+// The k chosen items are then sorted (k items, not n) and their keys, values or positions
+// gathered. Nothing synchronises: every choice is made on the device. For k much smaller than n
+// this reads the keys a few times where a sort reads and writes them several times per pass over
+// the whole array; for k close to n, sort_keys is faster.
+//
+//   // the 100 largest prices and their rows
+//   cupar::top_k_positions(d_price, d_top_price, d_rows, n, 100, cupar::sort_order::descending,
+//                          stream);
+#pragma once
+
+#include <cupar/config.hpp>
+#include <cupar/detail/type_id.hpp>
+#include <cupar/memory.hpp>
+#include <cupar/stream.hpp>
+#include <cupar/types.hpp>
+
+#include <cstddef>
+#include <type_traits>
+
+namespace cupar {
+namespace detail {
+
+struct top_k_args {
+  const char* function;  // public name for messages
+  scalar key;
+  const void* keys_in;
+  void* keys_out;          // may be null in top_k_positions
+  std::size_t value_size;  // 0: no values
+  std::size_t value_align;
+  const void* values_in;
+  void* values_out;
+  void* positions_out;        // null: no positions
+  std::size_t position_size;  // 4 or 8
+  bool position_signed;
+  std::size_t n;
+  std::size_t k;
+  sort_order order;
+};
+
+CUPAR_EXPORT void top_k(const top_k_args& args, stream_ref stream, memory_resource& mr);
+
+template <class Key>
+constexpr void check_top_k_key() {
+  static_assert(is_scalar_v<Key>,
+                "cupar::top_k: the keys are arithmetic (integers of 1-8 bytes, float, double)");
+}
+
+}  // namespace detail
+
+/// Writes the first k keys of a stable sort of d_keys[0, n) in `order` to d_keys_out[0, k): the
+/// k smallest ascending, or the k largest descending; among equal keys the lower positions first
+/// (see the top of top_k.hpp).
+///
+/// @param d_keys      device keys (may be null when n == 0)
+/// @param d_keys_out  device output of k keys; must not overlap d_keys (may be null when k == 0)
+/// @param n           number of keys (64-bit counts)
+/// @param k           how many to keep, 0 <= k <= n
+/// @param order       sort_order::ascending (smallest) or sort_order::descending (largest)
+/// @param stream      stream the selection runs on
+/// @param mr          resource for the temporary storage (about 24 bytes per kept item, 2 KB
+///                    and CUB's sort storage for k items)
+/// @throws std::invalid_argument for k > n, null arrays where items are read or written,
+///         overlapping arrays, an unknown order, or a Key the library was built without
+///         (CUPAR_LIBRARY_TYPES; every type by default); before anything runs
+/// @throws cupar::out_of_memory, cupar::cuda_error
+/// Asynchronous: does not synchronise the stream.
+template <class Key>
+void top_k(const Key* d_keys, Key* d_keys_out, std::size_t n, std::size_t k, sort_order order,
+           stream_ref stream, memory_resource& mr = default_resource()) {
+  detail::check_top_k_key<Key>();
+  detail::top_k({"cupar::top_k", detail::scalar_of<Key>(), d_keys, d_keys_out, 0, 0, nullptr,
+                 nullptr, nullptr, 0, false, n, k, order},
+                stream, mr);
+}
+
+/// As top_k, and writes the chosen items' values (d_values at their positions) to
+/// d_values_out[0, k). Value: any trivially copyable type.
+///
+/// @param d_values      device values, n of them (may be null when n == 0)
+/// @param d_values_out  device output of k values; must not overlap the other arrays
+/// Other parameters, exceptions and synchronisation as top_k.
+template <class Key, class Value>
+void top_k_pairs(const Key* d_keys, const Value* d_values, Key* d_keys_out, Value* d_values_out,
+                 std::size_t n, std::size_t k, sort_order order, stream_ref stream,
+                 memory_resource& mr = default_resource()) {
+  detail::check_top_k_key<Key>();
+  static_assert(std::is_trivially_copyable_v<Value>,
+                "cupar::top_k_pairs: Value must be trivially copyable (it is moved bytewise)");
+  detail::top_k({"cupar::top_k_pairs", detail::scalar_of<Key>(), d_keys, d_keys_out, sizeof(Value),
+                 alignof(Value), d_values, d_values_out, nullptr, 0, false, n, k, order},
+                stream, mr);
+}
+
+/// As top_k, and writes the chosen items' positions in d_keys (0-based) to d_positions[0, k);
+/// d_keys_out may be null when only the positions are wanted.
+///
+/// @param d_keys_out   device output of k keys, or null
+/// @param d_positions  device output of k positions; Position: a 4- or 8-byte integer that holds
+///                     n - 1
+/// @throws std::invalid_argument also when Position cannot hold n - 1
+/// Other parameters, exceptions and synchronisation as top_k.
+template <class Key, class Position>
+void top_k_positions(const Key* d_keys, Key* d_keys_out, Position* d_positions, std::size_t n,
+                     std::size_t k, sort_order order, stream_ref stream,
+                     memory_resource& mr = default_resource()) {
+  detail::check_top_k_key<Key>();
+  static_assert(std::is_integral_v<Position> && !std::is_same_v<Position, bool> &&
+                    (sizeof(Position) == 4 || sizeof(Position) == 8),
+                "cupar::top_k_positions: positions are 4- or 8-byte integers");
+  detail::top_k(
+      {"cupar::top_k_positions", detail::scalar_of<Key>(), d_keys, d_keys_out, 0, 0, nullptr,
+       nullptr, d_positions, sizeof(Position), std::is_signed_v<Position>, n, k, order},
+      stream, mr);
+}
+
+}  // namespace cupar
