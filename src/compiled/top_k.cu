@@ -8,10 +8,17 @@
 // bins to the one holding the k-th item, which fixes byte d and how many of that bin are still
 // needed. After the key's bytes the threshold key T is exact; the items with ordered < T are all
 // taken, and of the keys equal to T (the ties) the `need` lowest positions, found the same way on
-// the positions' bytes (skipped, on the device, when every tie is taken). A collect pass appends
-// the k items (ordered key, position) through one atomic per warp;
-// one radix sort of those k items by (ordered key, position) gives the output order; the outputs
-// are gathered by position. No host synchronisation: the choices stay in device memory.
+// the positions' bytes (skipped, on the device, when every tie is taken).
+//
+// Compaction: after the first pass whose chosen bin holds at most n / 16 items, one pass over the
+// keys writes the items of that bin (ordered key, position) to a buffer and the items of the bins
+// before it, which are all taken, straight to the output; every later pass reads the buffer
+// instead of the n keys. On keys spread over the range that happens after the first pass, so two
+// passes read the n keys whatever the key's width; on keys sharing their high bytes, a pass or
+// two later. The last pass takes the rest of the k items from the buffer (or from the keys when
+// no bin was small enough). One radix sort of the k (ordered key, position) items gives the
+// output order; the outputs are gathered by position. No host synchronisation: every choice stays
+// in device memory and the kernels of a step that has nothing to do return at once.
 #include "compiled/index_gather.hpp"
 #include "compiled/library_types.hpp"
 
@@ -38,18 +45,21 @@ namespace {
 
 constexpr int kBins = 256;
 constexpr int kThreads = 256;
+using ull = unsigned long long;
 
 /// What the passes decide, in device memory (the temporary storage's first bytes).
 struct select_state {
-  unsigned long long prefix;        // the ordered key's bytes chosen so far (then T)
-  unsigned long long need;          // how many items of the chosen prefix are still to take
-  unsigned long long ties;          // the items in the chosen bin of the last pass
-  unsigned long long index_prefix;  // the positions' bytes chosen among the ties (then I)
-  unsigned long long index_need;
-  unsigned long long taken;  // the collect pass's counter
-  unsigned int all_ties;     // every tie is taken: the position passes do nothing
-  unsigned int pad;
-  unsigned long long hist[kBins];
+  ull prefix;        // the ordered key's bytes chosen so far (then T)
+  ull need;          // how many items of the chosen prefix are still to take
+  ull index_prefix;  // the positions' bytes chosen among the ties (then I)
+  ull index_need;
+  ull taken;            // items appended to the output
+  ull buffered;         // items in the compaction buffer
+  unsigned all_ties;    // every tie is taken: the position passes do nothing
+  unsigned compacted;   // the passes read the buffer
+  unsigned compacting;  // the chosen bin is small enough: the next kernel compacts
+  unsigned pad;
+  ull hist[kBins];
 };
 
 template <std::size_t Bytes>
@@ -88,91 +98,7 @@ __device__ __forceinline__ typename unsigned_of<sizeof(K)>::type ordered(K key, 
   return descending ? static_cast<U>(~b) : b;
 }
 
-/// Histogram of byte `shift / 8` of the ordered keys whose bits under `high` equal the prefix.
-template <class K>
-__global__ void __launch_bounds__(kThreads)
-    key_histogram(const K* keys, unsigned long long n, select_state* st, int shift,
-                  unsigned long long high, bool descending) {
-  __shared__ unsigned int bins[kBins];
-  for (int t = threadIdx.x; t < kBins; t += blockDim.x)
-    bins[t] = 0;
-  __syncthreads();
-  const unsigned long long prefix = st->prefix & high;
-  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
-  for (unsigned long long i =
-           static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-       i < n; i += stride) {
-    const unsigned long long u = ordered(keys[i], descending);
-    if ((u & high) == prefix) atomicAdd(&bins[(u >> shift) & 0xFF], 1u);
-  }
-  __syncthreads();
-  for (int t = threadIdx.x; t < kBins; t += blockDim.x) {
-    if (bins[t] != 0) atomicAdd(&st->hist[t], static_cast<unsigned long long>(bins[t]));
-  }
-}
-
-/// Histogram of byte `shift / 8` of the positions of the ties (ordered key == T) whose position
-/// bits under `high` equal the position prefix. Nothing when every tie is taken.
-template <class K>
-__global__ void __launch_bounds__(kThreads)
-    position_histogram(const K* keys, unsigned long long n, select_state* st, int shift,
-                       unsigned long long high, bool descending) {
-  if (st->all_ties != 0) return;
-  __shared__ unsigned int bins[kBins];
-  for (int t = threadIdx.x; t < kBins; t += blockDim.x)
-    bins[t] = 0;
-  __syncthreads();
-  const unsigned long long threshold = st->prefix;
-  const unsigned long long prefix = st->index_prefix & high;
-  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
-  for (unsigned long long i =
-           static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-       i < n; i += stride) {
-    if ((i & high) == prefix && ordered(keys[i], descending) == threshold) {
-      atomicAdd(&bins[(i >> shift) & 0xFF], 1u);
-    }
-  }
-  __syncthreads();
-  for (int t = threadIdx.x; t < kBins; t += blockDim.x) {
-    if (bins[t] != 0) atomicAdd(&st->hist[t], static_cast<unsigned long long>(bins[t]));
-  }
-}
-
-/// One thread: the bin holding the `need`-th item fixes the byte at `shift`; clears the bins.
-/// Key passes (positions = false) move prefix / need; after the last one (`last`), ties and
-/// whether every tie is taken. Position passes move index_prefix / index_need.
-__global__ void choose_digit(select_state* st, int shift, bool positions, bool last) {
-  if (positions && st->all_ties != 0) return;
-  unsigned long long need = positions ? st->index_need : st->need;
-  unsigned long long before = 0;
-  int digit = kBins - 1;
-  for (int d = 0; d < kBins; ++d) {
-    const unsigned long long c = st->hist[d];
-    if (before + c >= need) {
-      digit = d;
-      break;
-    }
-    before += c;
-  }
-  const unsigned long long in_bin = st->hist[digit];
-  need -= before;
-  if (positions) {
-    st->index_prefix |= static_cast<unsigned long long>(digit) << shift;
-    st->index_need = need;
-  } else {
-    st->prefix |= static_cast<unsigned long long>(digit) << shift;
-    st->need = need;
-    if (last) {
-      st->ties = in_bin;
-      st->all_ties = need == in_bin ? 1u : 0u;
-      st->index_need = need;
-    }
-  }
-  for (int d = 0; d < kBins; ++d)
-    st->hist[d] = 0;
-}
-
-/// A chosen item: its ordered key, then its position (the sort's order: key, then position).
+/// An item: its ordered key, then its position (the sort's order: key, then position).
 template <class U, class Index>
 struct chosen {
   U key;
@@ -185,52 +111,165 @@ struct chosen_decomposer {
   }
 };
 
-/// Appends the k chosen items to `out`, in no order.
-template <class K, class Index>
-__global__ void __launch_bounds__(kThreads)
-    collect(const K* keys, unsigned long long n, select_state* st, bool descending,
-            chosen<typename unsigned_of<sizeof(K)>::type, Index>* out) {
-  const unsigned long long threshold = st->prefix;
-  const unsigned long long last = st->all_ties != 0 ? ~0ull : st->index_prefix;
-  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
-  const unsigned lane = threadIdx.x & 31u;
-  // Every thread of a warp runs the same iterations (the bound is per block), so the ballot is
-  // over the whole warp.
-  for (unsigned long long base = static_cast<unsigned long long>(blockIdx.x) * blockDim.x; base < n;
-       base += stride) {
-    const unsigned long long i = base + threadIdx.x;
-    bool take = false;
-    typename unsigned_of<sizeof(K)>::type u = 0;
-    if (i < n) {
-      u = ordered(keys[i], descending);
-      take = u < threshold || (u == threshold && i <= last);
-    }
-    const unsigned mask = __ballot_sync(0xFFFFFFFFu, take);
-    if (mask == 0) continue;
-    unsigned long long slot = 0;
-    if (lane == 0) slot = atomicAdd(&st->taken, static_cast<unsigned long long>(__popc(mask)));
-    slot = __shfl_sync(0xFFFFFFFFu, slot, 0);
-    if (take) {
-      const unsigned long long at = slot + __popc(mask & ((1u << lane) - 1u));
-      out[at] = {u, static_cast<Index>(i)};
+/// The items a pass reads: the n keys, or the compaction buffer once it is filled. Every thread
+/// of a block runs the same iterations of `f(valid, ordered key, position)` (the bound is per
+/// block), so a warp may vote in it.
+template <class K, class Index, class F>
+__device__ __forceinline__ void for_each_item(
+    const K* keys, ull n, const chosen<typename unsigned_of<sizeof(K)>::type, Index>* buffer,
+    bool from_buffer, ull buffered, bool descending, F&& f) {
+  const ull count = from_buffer ? buffered : n;
+  const ull stride = static_cast<ull>(gridDim.x) * blockDim.x;
+  for (ull base = static_cast<ull>(blockIdx.x) * blockDim.x; base < count; base += stride) {
+    const ull i = base + threadIdx.x;
+    if (i >= count) {
+      f(false, ull(0), ull(0));
+    } else if (from_buffer) {
+      f(true, static_cast<ull>(buffer[i].key), static_cast<ull>(buffer[i].position));
+    } else {
+      f(true, static_cast<ull>(ordered(keys[i], descending)), i);
     }
   }
+}
+
+/// Adds a block's bins to the histogram in device memory.
+__device__ __forceinline__ void flush_bins(const unsigned* bins, select_state* st) {
+  __syncthreads();
+  for (int t = threadIdx.x; t < kBins; t += blockDim.x) {
+    if (bins[t] != 0) atomicAdd(&st->hist[t], static_cast<ull>(bins[t]));
+  }
+}
+
+/// Histogram of the byte at `shift` of the ordered keys whose bits under `high` equal the
+/// prefix (positions: of the positions of the ties, ordered key == T, whose position bits under
+/// `high` equal the position prefix; nothing when every tie is taken).
+template <class K, class Index>
+__global__ void __launch_bounds__(kThreads)
+    histogram(const K* keys, ull n,
+              const chosen<typename unsigned_of<sizeof(K)>::type, Index>* buffer, select_state* st,
+              int shift, ull high, bool positions, bool descending) {
+  if (positions && st->all_ties != 0) return;
+  __shared__ unsigned bins[kBins];
+  for (int t = threadIdx.x; t < kBins; t += blockDim.x)
+    bins[t] = 0;
+  __syncthreads();
+  const bool from_buffer = (st->compacted | st->compacting) != 0;
+  const ull threshold = st->prefix;
+  const ull prefix = (positions ? st->index_prefix : st->prefix) & high;
+  for_each_item<K, Index>(keys, n, buffer, from_buffer, st->buffered, descending,
+                          [&](bool valid, ull u, ull i) {
+                            if (!valid) return;
+                            if (positions) {
+                              if (u == threshold && (i & high) == prefix) {
+                                atomicAdd(&bins[(i >> shift) & 0xFF], 1u);
+                              }
+                            } else if ((u & high) == prefix) {
+                              atomicAdd(&bins[(u >> shift) & 0xFF], 1u);
+                            }
+                          });
+  flush_bins(bins, st);
+}
+
+/// One thread: the bin holding the `need`-th item fixes the byte at `shift`; clears the bins.
+/// Key passes move prefix / need and, when the chosen bin holds at most `capacity` items and
+/// nothing is compacted yet, ask the next kernel to compact; after the last one (`last`), whether
+/// every tie is taken. Position passes move index_prefix / index_need.
+__global__ void choose_digit(select_state* st, int shift, bool positions, bool last, ull capacity) {
+  // The compaction asked for by the previous choice has run by now.
+  const unsigned compacted = st->compacted | st->compacting;
+  st->compacted = compacted;
+  st->compacting = 0;
+  if (positions && st->all_ties != 0) return;
+  ull need = positions ? st->index_need : st->need;
+  ull before = 0;
+  int digit = kBins - 1;
+  for (int d = 0; d < kBins; ++d) {
+    const ull c = st->hist[d];
+    if (before + c >= need) {
+      digit = d;
+      break;
+    }
+    before += c;
+  }
+  const ull in_bin = st->hist[digit];
+  need -= before;
+  if (positions) {
+    st->index_prefix |= static_cast<ull>(digit) << shift;
+    st->index_need = need;
+  } else {
+    st->prefix |= static_cast<ull>(digit) << shift;
+    st->need = need;
+    st->compacting = compacted == 0 && in_bin <= capacity ? 1u : 0u;
+    if (last) {
+      st->all_ties = need == in_bin ? 1u : 0u;
+      st->index_need = need;
+    }
+  }
+  for (int d = 0; d < kBins; ++d)
+    st->hist[d] = 0;
+}
+
+/// Appends to `out` the items of the warp's lanes that `take`, one atomic per warp.
+template <class U, class Index>
+__device__ __forceinline__ void append(bool take, ull u, ull i, ull* counter,
+                                       chosen<U, Index>* out) {
+  const unsigned mask = __ballot_sync(0xFFFFFFFFu, take);
+  if (mask == 0) return;
+  const unsigned lane = threadIdx.x & 31u;
+  ull slot = 0;
+  if (lane == 0) slot = atomicAdd(counter, static_cast<ull>(__popc(mask)));
+  slot = __shfl_sync(0xFFFFFFFFu, slot, 0);
+  if (take)
+    out[slot + __popc(mask & ((1u << lane) - 1u))] = {static_cast<U>(u), static_cast<Index>(i)};
+}
+
+/// When the last choice asked for it: the items of the chosen bin (ordered key's bits under
+/// `decided` equal to the prefix) to the buffer, those of the bins before it to `out`.
+template <class K, class Index>
+__global__ void __launch_bounds__(kThreads)
+    compact(const K* keys, ull n, select_state* st, ull decided, bool descending,
+            chosen<typename unsigned_of<sizeof(K)>::type, Index>* buffer,
+            chosen<typename unsigned_of<sizeof(K)>::type, Index>* out) {
+  using U = typename unsigned_of<sizeof(K)>::type;
+  if (st->compacting == 0) return;
+  const ull prefix = st->prefix & decided;
+  for_each_item<K, Index>(keys, n, buffer, false, 0, descending, [&](bool valid, ull u, ull i) {
+    const ull bits = u & decided;
+    append<U, Index>(valid && bits < prefix, u, i, &st->taken, out);
+    append<U, Index>(valid && bits == prefix, u, i, &st->buffered, buffer);
+  });
+}
+
+/// Appends the rest of the k items to `out` (all of them when nothing was compacted), in no
+/// order: ordered key < T, or == T at a position <= I.
+template <class K, class Index>
+__global__ void __launch_bounds__(kThreads)
+    collect(const K* keys, ull n, select_state* st, bool descending,
+            const chosen<typename unsigned_of<sizeof(K)>::type, Index>* buffer,
+            chosen<typename unsigned_of<sizeof(K)>::type, Index>* out) {
+  using U = typename unsigned_of<sizeof(K)>::type;
+  const ull threshold = st->prefix;
+  const ull last = st->all_ties != 0 ? ~0ull : st->index_prefix;
+  const bool from_buffer = (st->compacted | st->compacting) != 0;
+  for_each_item<K, Index>(
+      keys, n, buffer, from_buffer, st->buffered, descending, [&](bool valid, ull u, ull i) {
+        append<U, Index>(valid && (u < threshold || (u == threshold && i <= last)), u, i,
+                         &st->taken, out);
+      });
 }
 
 /// The sorted items' positions, as the gathers take them and as the caller's positions.
 template <class U, class Index, class Position>
 __global__ void __launch_bounds__(kThreads)
-    write_positions(const chosen<U, Index>* from, Index* positions, Position* to,
-                    unsigned long long k) {
-  const unsigned long long i =
-      static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+    write_positions(const chosen<U, Index>* from, Index* positions, Position* to, ull k) {
+  const ull i = static_cast<ull>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= k) return;
   positions[i] = from[i].position;
   if (to != nullptr) to[i] = static_cast<Position>(from[i].position);
 }
 
 /// Blocks for a pass over n items: enough to fill the GPU a few times, at most one per 4 tiles.
-unsigned pass_blocks(unsigned long long n) {
+unsigned pass_blocks(ull n) {
   static int sms[64] = {};
   int device = 0;
   check_cuda(cudaGetDevice(&device), "cudaGetDevice");
@@ -239,7 +278,7 @@ unsigned pass_blocks(unsigned long long n) {
     check_cuda(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device),
                "cudaDeviceGetAttribute");
   }
-  const unsigned long long tiles = (n + kThreads * 4ull - 1) / (kThreads * 4ull);
+  const ull tiles = (n + kThreads * 4ull - 1) / (kThreads * 4ull);
   return static_cast<unsigned>(std::max(1ull, std::min(tiles, 8ull * count)));
 }
 
@@ -255,20 +294,22 @@ struct carve {
 template <class K, class Index>
 void select(const top_k_args& a, stream_ref stream, memory_resource& mr) {
   using U = typename unsigned_of<sizeof(K)>::type;
+  using item = chosen<U, Index>;
   const cudaStream_t s = stream.get();
   const bool descending = a.order == sort_order::descending;
   const auto* keys = static_cast<const K*>(a.keys_in);
-  const unsigned long long n = a.n, k = a.k;
+  const ull n = a.n, k = a.k;
+  const ull capacity = n / 16;  // the compaction buffer's items
 
-  // Temporary storage: the state, the k chosen items twice (the sort's input and output), their
-  // positions, CUB's storage.
-  using item = chosen<U, Index>;
+  // Temporary storage: the state, the compaction buffer, the k chosen items twice (the sort's
+  // input and output), their positions, CUB's storage.
   std::size_t cub_bytes = 0;
   check_cuda(cub::DeviceRadixSort::SortKeys(nullptr, cub_bytes, static_cast<const item*>(nullptr),
                                             static_cast<item*>(nullptr), k, chosen_decomposer{}, s),
              "cub::DeviceRadixSort::SortKeys");
   carve parts;
   const std::size_t state_at = parts.add(sizeof(select_state));
+  const std::size_t buffer_at = parts.add(capacity * sizeof(item));
   const std::size_t items_at = parts.add(k * sizeof(item));
   const std::size_t sorted_at = parts.add(k * sizeof(item));
   const std::size_t pos_at = parts.add(k * sizeof(Index));
@@ -276,6 +317,7 @@ void select(const top_k_args& a, stream_ref stream, memory_resource& mr) {
   temp_storage temp(mr, parts.total, stream);
   auto* base = static_cast<unsigned char*>(temp.get());
   auto* st = reinterpret_cast<select_state*>(base + state_at);
+  auto* buffer = reinterpret_cast<item*>(base + buffer_at);
   auto* items = reinterpret_cast<item*>(base + items_at);
   auto* sorted = reinterpret_cast<item*>(base + sorted_at);
   auto* positions = reinterpret_cast<Index*>(base + pos_at);
@@ -286,22 +328,26 @@ void select(const top_k_args& a, stream_ref stream, memory_resource& mr) {
              "cudaMemcpyAsync");
   const unsigned blocks = pass_blocks(n);
   constexpr int key_bits = 8 * sizeof(K);
+  const ull key_mask = ~0ull >> (64 - key_bits);
   for (int shift = key_bits - 8; shift >= 0; shift -= 8) {
-    const unsigned long long high =
-        shift + 8 >= key_bits ? 0ull : (~0ull << (shift + 8)) & (~0ull >> (64 - key_bits));
-    key_histogram<K><<<blocks, kThreads, 0, s>>>(keys, n, st, shift, high, descending);
-    choose_digit<<<1, 1, 0, s>>>(st, shift, false, shift == 0);
+    const ull high = shift + 8 >= key_bits ? 0ull : (~0ull << (shift + 8)) & key_mask;
+    histogram<K, Index>
+        <<<blocks, kThreads, 0, s>>>(keys, n, buffer, st, shift, high, false, descending);
+    choose_digit<<<1, 1, 0, s>>>(st, shift, false, shift == 0, capacity);
+    compact<K, Index><<<blocks, kThreads, 0, s>>>(keys, n, st, (~0ull << shift) & key_mask,
+                                                  descending, buffer, items);
   }
   // The positions' bytes, for the ties that do not all fit.
   int position_bits = 8;
   while (position_bits < 64 && (n - 1) >> position_bits != 0)
     position_bits += 8;
   for (int shift = position_bits - 8; shift >= 0; shift -= 8) {
-    const unsigned long long high = shift + 8 >= 64 ? 0ull : ~0ull << (shift + 8);
-    position_histogram<K><<<blocks, kThreads, 0, s>>>(keys, n, st, shift, high, descending);
-    choose_digit<<<1, 1, 0, s>>>(st, shift, true, false);
+    const ull high = shift + 8 >= 64 ? 0ull : ~0ull << (shift + 8);
+    histogram<K, Index>
+        <<<blocks, kThreads, 0, s>>>(keys, n, buffer, st, shift, high, true, descending);
+    choose_digit<<<1, 1, 0, s>>>(st, shift, true, false, capacity);
   }
-  collect<K, Index><<<blocks, kThreads, 0, s>>>(keys, n, st, descending, items);
+  collect<K, Index><<<blocks, kThreads, 0, s>>>(keys, n, st, descending, buffer, items);
   check_cuda(cudaGetLastError(), "cupar top_k kernel launch");
   check_cuda(cub::DeviceRadixSort::SortKeys(base + cub_at, cub_bytes, items, sorted, k,
                                             chosen_decomposer{}, s),
