@@ -55,16 +55,6 @@ static_assert(!keys_only_offset64<std::uint32_t>((std::size_t(1) << 23) - 1) &&
               !keys_only_offset64<unsigned char>(std::size_t(1) << 28) &&
               keys_only_offset64<unsigned char>(std::size_t(1) << 32));
 
-/// Carves one allocation into consecutive 256-byte aligned parts.
-struct carve {
-  std::size_t total = 0;
-  std::size_t add(std::size_t bytes) {
-    const std::size_t at = total;
-    total = align_up(at + bytes, 256);
-    return at;
-  }
-};
-
 template <class K, class V>
 constexpr bool keys_only = std::is_same_v<V, cub::NullType>;
 

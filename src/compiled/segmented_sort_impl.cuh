@@ -38,16 +38,6 @@
 namespace cupar::detail {
 namespace segsort {
 
-/// Carves one allocation into consecutive 256-byte aligned parts.
-struct carve {
-  std::size_t total = 0;
-  std::size_t add(std::size_t bytes) {
-    const std::size_t at = total;
-    total = align_up(at + bytes, 256);
-    return at;
-  }
-};
-
 template <class V>
 constexpr bool keys_only = std::is_same_v<V, cub::NullType>;
 

@@ -24,6 +24,7 @@
 
 #include <cupar/detail/checks.hpp>
 #include <cupar/detail/cuda_check.hpp>
+#include <cupar/detail/device/radix_order.cuh>
 #include <cupar/detail/device_guard.hpp>
 #include <cupar/detail/temp_storage.hpp>
 #include <cupar/top_k.hpp>
@@ -62,42 +63,6 @@ struct select_state {
   ull hist[kBins];
 };
 
-template <std::size_t Bytes>
-struct unsigned_of;
-template <>
-struct unsigned_of<1> {
-  using type = std::uint8_t;
-};
-template <>
-struct unsigned_of<2> {
-  using type = std::uint16_t;
-};
-template <>
-struct unsigned_of<4> {
-  using type = std::uint32_t;
-};
-template <>
-struct unsigned_of<8> {
-  using type = std::uint64_t;
-};
-
-/// The key's order-preserving bits: ascending order of these is the radix sort's order of the
-/// keys (descending: of their complement).
-template <class K>
-__device__ __forceinline__ typename unsigned_of<sizeof(K)>::type ordered(K key, bool descending) {
-  using U = typename unsigned_of<sizeof(K)>::type;
-  constexpr U sign = static_cast<U>(U(1) << (8 * sizeof(U) - 1));
-  U b;
-  memcpy(&b, &key, sizeof(K));
-  if constexpr (std::is_floating_point_v<K>) {
-    if (b == sign) b = 0;  // -0.0 sorts as +0.0
-    b = (b & sign) ? static_cast<U>(~b) : static_cast<U>(b | sign);
-  } else if constexpr (std::is_signed_v<K>) {
-    b = static_cast<U>(b ^ sign);
-  }
-  return descending ? static_cast<U>(~b) : b;
-}
-
 /// An item: its ordered key, then its position (the sort's order: key, then position).
 template <class U, class Index>
 struct chosen {
@@ -115,9 +80,10 @@ struct chosen_decomposer {
 /// of a block runs the same iterations of `f(valid, ordered key, position)` (the bound is per
 /// block), so a warp may vote in it.
 template <class K, class Index, class F>
-__device__ __forceinline__ void for_each_item(
-    const K* keys, ull n, const chosen<typename unsigned_of<sizeof(K)>::type, Index>* buffer,
-    bool from_buffer, ull buffered, bool descending, F&& f) {
+__device__ __forceinline__ void for_each_item(const K* keys, ull n,
+                                              const chosen<uint_of_t<K>, Index>* buffer,
+                                              bool from_buffer, ull buffered, bool descending,
+                                              F&& f) {
   const ull count = from_buffer ? buffered : n;
   const ull stride = static_cast<ull>(gridDim.x) * blockDim.x;
   for (ull base = static_cast<ull>(blockIdx.x) * blockDim.x; base < count; base += stride) {
@@ -127,7 +93,7 @@ __device__ __forceinline__ void for_each_item(
     } else if (from_buffer) {
       f(true, static_cast<ull>(buffer[i].key), static_cast<ull>(buffer[i].position));
     } else {
-      f(true, static_cast<ull>(ordered(keys[i], descending)), i);
+      f(true, static_cast<ull>(ordered_bits(keys[i], descending)), i);
     }
   }
 }
@@ -145,8 +111,7 @@ __device__ __forceinline__ void flush_bins(const unsigned* bins, select_state* s
 /// `high` equal the position prefix; nothing when every tie is taken).
 template <class K, class Index>
 __global__ void __launch_bounds__(kThreads)
-    histogram(const K* keys, ull n,
-              const chosen<typename unsigned_of<sizeof(K)>::type, Index>* buffer, select_state* st,
+    histogram(const K* keys, ull n, const chosen<uint_of_t<K>, Index>* buffer, select_state* st,
               int shift, ull high, bool positions, bool descending) {
   if (positions && st->all_ties != 0) return;
   __shared__ unsigned bins[kBins];
@@ -228,9 +193,8 @@ __device__ __forceinline__ void append(bool take, ull u, ull i, ull* counter,
 template <class K, class Index>
 __global__ void __launch_bounds__(kThreads)
     compact(const K* keys, ull n, select_state* st, ull decided, bool descending,
-            chosen<typename unsigned_of<sizeof(K)>::type, Index>* buffer,
-            chosen<typename unsigned_of<sizeof(K)>::type, Index>* out) {
-  using U = typename unsigned_of<sizeof(K)>::type;
+            chosen<uint_of_t<K>, Index>* buffer, chosen<uint_of_t<K>, Index>* out) {
+  using U = uint_of_t<K>;
   if (st->compacting == 0) return;
   const ull prefix = st->prefix & decided;
   for_each_item<K, Index>(keys, n, buffer, false, 0, descending, [&](bool valid, ull u, ull i) {
@@ -245,9 +209,8 @@ __global__ void __launch_bounds__(kThreads)
 template <class K, class Index>
 __global__ void __launch_bounds__(kThreads)
     collect(const K* keys, ull n, select_state* st, bool descending,
-            const chosen<typename unsigned_of<sizeof(K)>::type, Index>* buffer,
-            chosen<typename unsigned_of<sizeof(K)>::type, Index>* out) {
-  using U = typename unsigned_of<sizeof(K)>::type;
+            const chosen<uint_of_t<K>, Index>* buffer, chosen<uint_of_t<K>, Index>* out) {
+  using U = uint_of_t<K>;
   const ull threshold = st->prefix;
   const ull last = st->all_ties != 0 ? ~0ull : st->index_prefix;
   const bool from_buffer = (st->compacted | st->compacting) != 0;
@@ -282,18 +245,9 @@ unsigned pass_blocks(ull n) {
   return static_cast<unsigned>(std::max(1ull, std::min(tiles, 8ull * count)));
 }
 
-struct carve {
-  std::size_t total = 0;
-  std::size_t add(std::size_t bytes) {
-    const std::size_t at = total;
-    total = align_up(at + bytes, 256);
-    return at;
-  }
-};
-
 template <class K, class Index>
 void select(const top_k_args& a, stream_ref stream, memory_resource& mr) {
-  using U = typename unsigned_of<sizeof(K)>::type;
+  using U = uint_of_t<K>;
   using item = chosen<U, Index>;
   const cudaStream_t s = stream.get();
   const bool descending = a.order == sort_order::descending;

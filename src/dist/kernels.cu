@@ -4,6 +4,7 @@
 // templates make.
 #include <cupar/buffer.hpp>
 #include <cupar/detail/cuda_check.hpp>
+#include <cupar/detail/device/radix_order.cuh>
 #include <cupar/detail/device_guard.hpp>
 #include <cupar/dist/detail/runtime.hpp>
 #include <cupar/search.hpp>
@@ -22,7 +23,9 @@ namespace cupar::dist::detail {
 namespace {
 
 using ::cupar::detail::check_cuda;
+using ::cupar::detail::ordered_bits;
 using ::cupar::detail::scalar;
+using ::cupar::detail::uint_of_t;
 
 constexpr int block = 256;
 
@@ -33,30 +36,6 @@ unsigned grid_for(std::size_t n) {
 
 void check_launch(const char* what) {
   check_cuda(cudaGetLastError(), what);
-}
-
-/// The unsigned integer of K's size.
-template <class K>
-using uint_of_t = std::conditional_t<
-    sizeof(K) == 1, std::uint8_t,
-    std::conditional_t<sizeof(K) == 2, std::uint16_t,
-                       std::conditional_t<sizeof(K) == 4, std::uint32_t, std::uint64_t>>>;
-
-/// The key as an unsigned integer ordered as the radix sort orders keys: -0.0 == +0.0, NaN by
-/// bits (negative NaN first, positive last), descending the exact reverse.
-template <class K>
-__device__ uint_of_t<K> ordered_bits(K key, bool descending) {
-  using U = uint_of_t<K>;
-  U bits;
-  memcpy(&bits, &key, sizeof(K));
-  constexpr U sign = U(1) << (8 * sizeof(K) - 1);
-  if constexpr (std::is_floating_point_v<K>) {
-    if (U(bits << 1) == 0) bits = 0;  // -0.0 sorts as +0.0
-    bits = (bits & sign) ? U(~bits) : U(bits | sign);
-  } else if constexpr (std::is_signed_v<K>) {
-    bits ^= sign;
-  }
-  return descending ? U(~bits) : bits;
 }
 
 /// Bits of a key for hashing: equal keys (-0.0 and +0.0 included) hash alike.

@@ -45,6 +45,17 @@ constexpr std::size_t align_up(std::size_t bytes, std::size_t alignment) noexcep
   return (bytes + alignment - 1) & ~(alignment - 1);
 }
 
+/// Carves one allocation into consecutive 256-byte aligned parts: add(bytes) returns a part's
+/// offset, `total` is the allocation's size.
+struct carve {
+  std::size_t total = 0;
+  std::size_t add(std::size_t bytes) {
+    const std::size_t at = total;
+    total = align_up(at + bytes, 256);
+    return at;
+  }
+};
+
 }  // namespace cupar::detail
 
 namespace cupar::detail {
