@@ -40,6 +40,7 @@
 #include <cupar/jit.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -240,6 +241,35 @@ class input {
 /// jit::input<T> as a parameter type that does not take part in deducing T.
 template <class T>
 using input_t = typename ::cupar::detail::type_identity<input<T>>::type;
+
+/// Segment offsets as the segmented families with run-time operators take them: a device array
+/// of 32- or 64-bit integers, signed or not (implicit from `const I*`), or an iterator expression
+/// (implicit from `jit::iterator`) whose element s, converted to std::int64_t, is the offset. An
+/// array of std::int64_t is read as it is; an array of another type is read as an expression of
+/// it that this object owns (its num_segments offsets are widened to 64 bits in a temporary array
+/// first: one small pass, as for any offsets expression). Holds a reference to an expression
+/// argument, as input does.
+class offsets {
+ public:
+  offsets(const std::int64_t* d) noexcept : array_(d) {}    // NOLINT(google-explicit-constructor)
+  offsets(std::nullptr_t) noexcept {}                       // NOLINT(google-explicit-constructor)
+  offsets(const iterator& e) noexcept : expression_(&e) {}  // NOLINT(google-explicit-constructor)
+  template <class I, class = std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool> &&
+                                              (sizeof(I) == 4 || sizeof(I) == 8) &&
+                                              !std::is_same_v<I, std::int64_t>>>
+  offsets(const I* d)  // NOLINT(google-explicit-constructor)
+      : owned_(std::make_shared<const iterator>(d)), expression_(owned_.get()) {}
+
+  /// The array of 64-bit offsets, or null for an expression (or a null array).
+  const std::int64_t* array() const noexcept { return array_; }
+  /// The expression, or null for an array of 64-bit offsets.
+  const iterator* expression() const noexcept { return expression_; }
+
+ private:
+  const std::int64_t* array_ = nullptr;
+  std::shared_ptr<const iterator> owned_;
+  const iterator* expression_ = nullptr;
+};
 
 }  // namespace cupar::jit
 

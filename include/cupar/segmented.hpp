@@ -4,8 +4,10 @@
 // taking C++ callables are in segmented.cuh; both behave the same.
 //
 // Segments. A call works on data of n items and num_segments segments given by two device arrays
-// of 64-bit offsets, as CUB takes them: segment s is [d_begin_offsets[s], d_end_offsets[s]). For
-// offsets in one array, pass d_begin_offsets = offsets and d_end_offsets = offsets + 1. The rules:
+// of offsets, as CUB takes them: segment s is [d_begin_offsets[s], d_end_offsets[s]). For offsets
+// in one array, pass d_begin_offsets = offsets and d_end_offsets = offsets + 1. The sorts take
+// 64-bit offsets; the reduce and the scans (jit::offsets) also 32-bit ones, signed or not, and
+// iterator expressions. The rules:
 //   - every segment:   0 <= d_begin_offsets[s] <= d_end_offsets[s] <= n. Empty segments
 //                      (begin == end) are allowed anywhere;
 //   - segmented_reduce: nothing more; segments may overlap and come in any order;
@@ -88,9 +90,9 @@ CUPAR_EXPORT void segmented_sort(const segmented_sort_args& args, stream_ref str
 template <class T, class Out>
 void segmented_call(const char* fn, const jit_call& what, const ::cupar::jit::input<T>& d_in,
                     const Out& out, std::size_t n, std::size_t num_segments,
-                    const ::cupar::jit::input<std::int64_t>& begin,
-                    const ::cupar::jit::input<std::int64_t>& end, const ::cupar::jit::op& op,
-                    const T* init, stream_ref stream, memory_resource& mr) {
+                    const ::cupar::jit::offsets& begin, const ::cupar::jit::offsets& end,
+                    const ::cupar::jit::op& op, const T* init, stream_ref stream,
+                    memory_resource& mr) {
   jit_args a{fn, &what};
   a.types[0] = &jit_type_of<T>();
   set_input(a, 0, d_in);
@@ -141,10 +143,11 @@ inline void check_segments(const std::int64_t* d_begin_offsets, const std::int64
 /// @param n             number of values d_in holds (the segments index [0, n))
 /// @param num_segments  number of segments (may exceed 2^31)
 /// @param d_begin_offsets, d_end_offsets  the segments (see the rules at the top of this file:
-///                      any order, overlaps allowed); arrays or iterator expressions of int64
-///                      (e.g. fixed-size segments:
-///                      jit::transform(jit::counting(0ll), jit::op("x * 64"))),
-///                      written to temporary arrays of num_segments offsets first
+///                      any order, overlaps allowed): arrays of 32- or 64-bit integers, signed or
+///                      not, or iterator expressions (e.g. fixed-size segments:
+///                      jit::transform(jit::counting(0ll), jit::op("x * 64"))); all but an int64
+///                      array are written to temporary arrays of num_segments 64-bit offsets
+///                      first (jit::offsets)
 /// @param op            binary operator T x T -> T, e.g. cupar::jit::op("a + b") or
 ///                      cupar::jit::plus (named operators compile nothing)
 /// @param init          initial value of every segment
@@ -156,8 +159,7 @@ inline void check_segments(const std::int64_t* d_begin_offsets, const std::int64
 /// Asynchronous. The first call with a new operator compiles it (see jit.hpp).
 template <class T>
 void segmented_reduce(jit::input_t<T> d_in, T* d_out, std::size_t n, std::size_t num_segments,
-                      jit::input<std::int64_t> d_begin_offsets,
-                      jit::input<std::int64_t> d_end_offsets, const jit::op& op,
+                      jit::offsets d_begin_offsets, jit::offsets d_end_offsets, const jit::op& op,
                       detail::type_identity_t<T> init, stream_ref stream,
                       memory_resource& mr = default_resource()) {
   detail::segmented_call<T>("cupar::segmented_reduce", detail::segmented_reduce_call(), d_in, d_out,
@@ -166,8 +168,8 @@ void segmented_reduce(jit::input_t<T> d_in, T* d_out, std::size_t n, std::size_t
 /// segmented_reduce into an output expression (one result per segment), T named.
 template <class T>
 void segmented_reduce(jit::input_t<T> d_in, const jit::output& out, std::size_t n,
-                      std::size_t num_segments, jit::input<std::int64_t> d_begin_offsets,
-                      jit::input<std::int64_t> d_end_offsets, const jit::op& op,
+                      std::size_t num_segments, jit::offsets d_begin_offsets,
+                      jit::offsets d_end_offsets, const jit::op& op,
                       detail::type_identity_t<T> init, stream_ref stream,
                       memory_resource& mr = default_resource()) {
   detail::segmented_call<T>("cupar::segmented_reduce", detail::segmented_reduce_call(), d_in, out,
@@ -194,9 +196,9 @@ void segmented_reduce(jit::input_t<T> d_in, const jit::output& out, std::size_t 
 /// sequential scan by rounding (the scan runs in parallel), and between runs.
 template <class T>
 void segmented_inclusive_scan(jit::input_t<T> d_in, T* d_out, std::size_t n,
-                              std::size_t num_segments, jit::input<std::int64_t> d_begin_offsets,
-                              jit::input<std::int64_t> d_end_offsets, const jit::op& op,
-                              stream_ref stream, memory_resource& mr = default_resource()) {
+                              std::size_t num_segments, jit::offsets d_begin_offsets,
+                              jit::offsets d_end_offsets, const jit::op& op, stream_ref stream,
+                              memory_resource& mr = default_resource()) {
   detail::segmented_call<T>("cupar::segmented_inclusive_scan",
                             detail::segmented_inclusive_scan_call(), d_in, d_out, n, num_segments,
                             d_begin_offsets, d_end_offsets, op, nullptr, stream, mr);
@@ -204,9 +206,9 @@ void segmented_inclusive_scan(jit::input_t<T> d_in, T* d_out, std::size_t n,
 /// segmented_inclusive_scan into an output expression, T named.
 template <class T>
 void segmented_inclusive_scan(jit::input_t<T> d_in, const jit::output& out, std::size_t n,
-                              std::size_t num_segments, jit::input<std::int64_t> d_begin_offsets,
-                              jit::input<std::int64_t> d_end_offsets, const jit::op& op,
-                              stream_ref stream, memory_resource& mr = default_resource()) {
+                              std::size_t num_segments, jit::offsets d_begin_offsets,
+                              jit::offsets d_end_offsets, const jit::op& op, stream_ref stream,
+                              memory_resource& mr = default_resource()) {
   detail::segmented_call<T>("cupar::segmented_inclusive_scan",
                             detail::segmented_inclusive_scan_call(), d_in, out, n, num_segments,
                             d_begin_offsets, d_end_offsets, op, nullptr, stream, mr);
@@ -218,8 +220,8 @@ void segmented_inclusive_scan(jit::input_t<T> d_in, const jit::output& out, std:
 /// written. Parameters, exceptions and synchronisation as segmented_inclusive_scan.
 template <class T>
 void segmented_exclusive_scan(jit::input_t<T> d_in, T* d_out, std::size_t n,
-                              std::size_t num_segments, jit::input<std::int64_t> d_begin_offsets,
-                              jit::input<std::int64_t> d_end_offsets, const jit::op& op,
+                              std::size_t num_segments, jit::offsets d_begin_offsets,
+                              jit::offsets d_end_offsets, const jit::op& op,
                               detail::type_identity_t<T> init, stream_ref stream,
                               memory_resource& mr = default_resource()) {
   detail::segmented_call<T>("cupar::segmented_exclusive_scan",
@@ -229,8 +231,8 @@ void segmented_exclusive_scan(jit::input_t<T> d_in, T* d_out, std::size_t n,
 /// segmented_exclusive_scan into an output expression, T named.
 template <class T>
 void segmented_exclusive_scan(jit::input_t<T> d_in, const jit::output& out, std::size_t n,
-                              std::size_t num_segments, jit::input<std::int64_t> d_begin_offsets,
-                              jit::input<std::int64_t> d_end_offsets, const jit::op& op,
+                              std::size_t num_segments, jit::offsets d_begin_offsets,
+                              jit::offsets d_end_offsets, const jit::op& op,
                               detail::type_identity_t<T> init, stream_ref stream,
                               memory_resource& mr = default_resource()) {
   detail::segmented_call<T>("cupar::segmented_exclusive_scan",

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <typeinfo>
 
 namespace {
@@ -116,6 +117,37 @@ TEST(JitCompileSegmented, StructsOfAClassLinkTheClassKernelsSearchesCompileFromS
   const auto b = cupar::jit::compile_binary_search<span2, std::uint64_t>(&by_lo, 90, true);
   EXPECT_FALSE(b.precompiled_kernels);
   EXPECT_EQ(b.kernels.size(), 1u);
+}
+
+// Segment offsets (jit::offsets): 32- and 64-bit integer arrays, signed or not, and expressions;
+// an int64 array as it is, the others through an expression the argument owns.
+TEST(JitCompileSegmented, OffsetsTakeEveryFourAndEightByteIntegerArray) {
+  using cupar::jit::offsets;
+  static_assert(std::is_convertible_v<const std::int64_t*, offsets>);
+  static_assert(std::is_convertible_v<std::int64_t*, offsets>);
+  static_assert(std::is_convertible_v<const std::int32_t*, offsets>);
+  static_assert(std::is_convertible_v<std::uint32_t*, offsets>);
+  static_assert(std::is_convertible_v<const std::uint64_t*, offsets>);
+  static_assert(std::is_convertible_v<const long long*, offsets>);
+  static_assert(std::is_convertible_v<const cupar::jit::iterator&, offsets>);
+  static_assert(!std::is_convertible_v<const std::int16_t*, offsets>);
+  static_assert(!std::is_convertible_v<const float*, offsets>);
+  static_assert(!std::is_convertible_v<const double*, offsets>);
+  const std::int64_t* wide = nullptr;
+  const offsets plain(wide);
+  EXPECT_EQ(plain.expression(), nullptr);
+  static const std::uint32_t narrow[1] = {0};
+  const offsets o(narrow);
+  EXPECT_EQ(o.array(), nullptr);
+  ASSERT_NE(o.expression(), nullptr);
+  // A copy shares the owned expression (it stays valid while any copy lives).
+  const cupar::jit::iterator* e = o.expression();
+  offsets copy = o;
+  EXPECT_EQ(copy.expression(), e);
+  EXPECT_EQ(e->value_type().kind, cupar::detail::scalar::u32);
+  const cupar::jit::iterator fixed =
+      cupar::jit::transform<std::int64_t>(cupar::jit::counting(0ll), op("x * 64"));
+  EXPECT_EQ(offsets(fixed).expression(), &fixed);
 }
 
 TEST(JitCompileSegmented, ErrorsNameTheOperatorThatFailed) {

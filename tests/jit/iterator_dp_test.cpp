@@ -238,6 +238,56 @@ TEST(JitIteratorDp, PartitionsSegmentsAndSearchesTakeExpressions) {
   }
 }
 
+// Segment offsets of 32- and 64-bit integer types, signed or not, taken as they are (jit::offsets:
+// any but int64 through the expression path), against the same call with int64 offsets.
+TEST(JitIteratorDp, SegmentOffsetsOfEveryIntegerType) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  for (std::size_t n : sizes) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto hx = small_floats(n, 61);
+    // Segments of 7 items (the last shorter), one array of offsets: begin = o, end = o + 1.
+    const std::size_t segs = (n + 6) / 7;
+    std::vector<std::int64_t> h64(segs + 1);
+    for (std::size_t i = 0; i <= segs; ++i)
+      h64[i] = static_cast<std::int64_t>(std::min(n, 7 * i));
+    std::vector<float> want_sum(segs), want_scan(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      want_sum[i / 7] += hx[i];
+      want_scan[i] = hx[i] + (i % 7 == 0 ? 0.0f : want_scan[i - 1]);
+    }
+    cupar::device_buffer<float> x(hx, s), sums(segs, s), scan(n, s);
+    const auto check = [&](const char* what, auto begin, auto end) {
+      SCOPED_TRACE(what);
+      cupar::segmented_reduce(x.data(), sums.data(), n, segs, begin, end, jit::plus, 0.0f, s);
+      EXPECT_EQ(sums.to_host(), want_sum);
+      cupar::segmented_inclusive_scan(x.data(), scan.data(), n, segs, begin, end, jit::plus, s);
+      EXPECT_EQ(scan.to_host(), want_scan);
+      cupar::segmented_exclusive_scan(x.data(), scan.data(), n, segs, begin, end, op("a + b"), 1.0f,
+                                      s);
+      const auto got = scan.to_host();
+      for (std::size_t i = 0; i < n; ++i)
+        ASSERT_EQ(got[i], 1.0f + want_scan[i] - hx[i]) << i;
+    };
+    const auto as = [&](auto zero) {
+      using I = decltype(zero);
+      std::vector<I> h(h64.begin(), h64.end());
+      return cupar::device_buffer<I>(h, s);
+    };
+    auto o64 = as(std::int64_t{0});
+    auto o32 = as(std::int32_t{0});
+    auto u32 = as(std::uint32_t{0});
+    auto u64 = as(std::uint64_t{0});
+    auto ll = as(0ll);
+    check("int64", o64.data(), o64.data() + 1);
+    check("int32", o32.data(), o32.data() + 1);
+    check("uint32", static_cast<const std::uint32_t*>(u32.data()),
+          static_cast<const std::uint32_t*>(u32.data()) + 1);
+    check("uint64", u64.data(), u64.data() + 1);
+    check("long long", ll.data(), ll.data() + 1);
+  }
+}
+
 TEST(JitIteratorDp, SortsOfGatheredAndComputedKeys) {
   CUPAR_REQUIRE_GPU();
   owned_stream s;
