@@ -10,6 +10,10 @@
 //       compiles every named-operator object of the data-processing families (kernel_set.hpp,
 //       named_object_specs) to LTO-IR and a relocatable cubin, and writes <dir>/named.list (one
 //       line per object: key|ltoir path|cubin path).
+//   cupar_precompile fingerprint <stamp file> <set key> <arch> [<set key> <arch>]...
+//       writes what each set's compiles would give NVRTC (a hash per set) to the stamp file when
+//       that differs from what the file holds: the build's batch steps depend on the stamp, not
+//       on this tool, so a change to the library's core recompiles only the sets it changes.
 //   cupar_precompile list [<output file>]
 //       prints (or writes) the key of every set the families' rules name with the default domains
 //       (src/jit/families/*.cu; CMake expands the same rules, cmake/cupar_sets.cmake, and the
@@ -154,7 +158,14 @@ class shared_prefix {
   std::map<std::pair<std::string, int>, std::string> files_;
 };
 
-int compile_set(const std::string& key, int arch, const std::string& prefix, shared_prefix& pch) {
+/// The two compiles of a set: the LTO-IR of the inlined build and the cubin of the out-of-line
+/// one, before the shared prefix is applied.
+struct set_requests {
+  jit::set_spec spec;
+  jit::compile_request ltoir, cubin;
+};
+
+set_requests requests_of(const std::string& key, int arch) {
   const jit::set_spec spec = jit::parse_set_key(key);
   if (spec.key() != key) {
     throw std::runtime_error("set key " + key + " is not canonical (" + spec.key() + ")");
@@ -163,16 +174,23 @@ int compile_set(const std::string& key, int arch, const std::string& prefix, sha
   req.source = jit::set_source(spec, nullptr);
   req.name = "cupar_kernels.cu";
   req.name_expressions = jit::name_expressions(spec);
-  const jit::compile_request plain = req;
-  req.options = jit::compile_options(arch, true, true);
-  req.kind = jit::output::ltoir;
+  set_requests r{spec, req, req};
+  r.ltoir.options = jit::compile_options(arch, true, true);
+  r.ltoir.kind = jit::output::ltoir;
+  // The out-of-line build: its functors hold the state as 16-byte words (cupar_prelude.cuh).
+  r.cubin.source = "#define CUPAR_OUT_OF_LINE 1\n" + req.source;
+  r.cubin.options = jit::compile_options(arch, false, true);
+  r.cubin.kind = jit::output::cubin;
+  return r;
+}
+
+int compile_set(const std::string& key, int arch, const std::string& prefix, shared_prefix& pch) {
+  set_requests r = requests_of(key, arch);
+  const jit::set_spec& spec = r.spec;
+  jit::compile_request req = r.ltoir;
   pch.apply(req, jit::describe(spec.fam).header, arch);
   const jit::compile_result ltoir = jit::compile(req);
-  req = plain;
-  // The out-of-line build: its functors hold the state as 16-byte words (cupar_prelude.cuh).
-  req.source = "#define CUPAR_OUT_OF_LINE 1\n" + req.source;
-  req.options = jit::compile_options(arch, false, true);
-  req.kind = jit::output::cubin;
+  req = r.cubin;
   pch.apply(req, jit::describe(spec.fam).header, arch);
   const jit::compile_result cubin = jit::compile(req);
   const int n = jit::kernel_count(spec.fam);
@@ -212,6 +230,45 @@ int compile_sets(const std::vector<std::string>& args) {
   shared_prefix pch(args[2]);
   for (std::size_t i = 0; i < args.size(); i += 3)
     compile_set(args[i], std::stoi(args[i + 1]), args[i + 2], pch);
+  return 0;
+}
+
+/// What the outputs of a set are a function of, beyond NVRTC's inputs: the post-processing
+/// below (kernel names, parse_meta, the .meta format). Bump it when that changes, so that the
+/// build's fingerprint steps recompile every set.
+constexpr int set_output_format = 1;
+
+/// fingerprint <stamp file> <key> <arch> [<key> <arch>]...: writes, for each set, what its two
+/// compiles give NVRTC and what the prefix shared by a batch holds, to the stamp file, but only
+/// when that text differs from the file's (so a build step depending on the stamp, with its
+/// restat, reruns the batch only when one of its sets would compile differently). Compiles
+/// nothing: a few milliseconds per set.
+int write_fingerprint(const std::vector<std::string>& args) {
+  if (args.size() < 3 || (args.size() - 1) % 2 != 0)
+    throw std::runtime_error("fingerprint: give <stamp file> and <set key> <arch> pairs");
+  std::string text = "format " + std::to_string(set_output_format) + "\n";
+  for (std::size_t i = 1; i < args.size(); i += 2) {
+    const int arch = std::stoi(args[i + 1]);
+    const set_requests r = requests_of(args[i], arch);
+    std::uint64_t h = 1469598103934665603ull;
+    for (const jit::compile_request* q : {&r.ltoir, &r.cubin}) {
+      for (unsigned char c : jit::compile_fingerprint(*q)) {
+        h ^= c;
+        h *= 1099511628211ull;
+      }
+    }
+    for (unsigned char c : prefix_header(jit::describe(r.spec.fam).header) +
+                               std::to_string(jit::kernel_count(r.spec.fam))) {
+      h ^= c;
+      h *= 1099511628211ull;
+    }
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    text += args[i] + " " + args[i + 1] + " " + hex + "\n";
+  }
+  std::string old;
+  if (std::ifstream(args[0]).good()) old = read_file(args[0]);
+  if (old != text) write_file(args[0], std::vector<char>(text.begin(), text.end()));
   return 0;
 }
 
@@ -366,6 +423,9 @@ int main(int argc, char** argv) {
       return compile_sets(std::vector<std::string>(argv + 2, argv + argc));
     }
     if (mode == "named" && argc == 4) return compile_named(std::stoi(argv[2]), argv[3]);
+    if (mode == "fingerprint" && argc >= 5) {
+      return write_fingerprint(std::vector<std::string>(argv + 2, argv + argc));
+    }
     if (mode == "list" && argc <= 3) {
       std::string text;
       for (const std::string& k : jit::precompiled_set_keys(jit::set_domains::defaults()))
@@ -383,6 +443,7 @@ int main(int argc, char** argv) {
     std::cerr << "usage: cupar_precompile compile <set key> <arch> <output prefix> [<key> <arch> "
                  "<prefix>]...\n"
                  "       cupar_precompile named <arch> <output dir>\n"
+                 "       cupar_precompile fingerprint <stamp file> <key> <arch> [<key> <arch>]...\n"
                  "       cupar_precompile list [<output file>]\n"
                  "       cupar_precompile table <output.cpp> <key|arch|fatbin|meta>...\n";
     return 2;

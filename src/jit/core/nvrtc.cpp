@@ -266,6 +266,20 @@ std::string nvrtc_version() {
 
 namespace {
 
+/// The headers NVRTC is offered for `r`: every embedded jit_ops file (NVRTC reads only those
+/// included), then the request's own.
+void program_headers(const compile_request& r, std::vector<const char*>& names,
+                     std::vector<const char*>& texts) {
+  for (int i = 0; i < embedded_source_count; ++i) {
+    names.push_back(embedded_sources[i].name);
+    texts.push_back(embedded_sources[i].text);
+  }
+  for (const auto& [name, text] : r.extra_headers) {
+    names.push_back(name.c_str());
+    texts.push_back(text.c_str());
+  }
+}
+
 compile_result compile_here(const compile_request& r) {
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::string> option_texts = r.options;
@@ -285,16 +299,8 @@ compile_result compile_here(const compile_request& r) {
   // Nothing relative to the working directory can be included (absolute paths cannot be
   // spelled without the preprocessor, which the check above refused).
   if (untrusted) require_embedded_includes(r);
-  // Every embedded jit_ops file is offered as a header; NVRTC reads only those included.
   std::vector<const char*> header_texts, header_names;
-  for (int i = 0; i < embedded_source_count; ++i) {
-    header_names.push_back(embedded_sources[i].name);
-    header_texts.push_back(embedded_sources[i].text);
-  }
-  for (const auto& [name, text] : r.extra_headers) {
-    header_names.push_back(name.c_str());
-    header_texts.push_back(text.c_str());
-  }
+  program_headers(r, header_names, header_texts);
   nvrtcProgram raw = nullptr;
   nvrtcResult status = nvrtcCreateProgram(&raw, r.source.c_str(), r.name.c_str(),
                                           static_cast<int>(header_texts.size()),
@@ -343,6 +349,33 @@ compile_result compile_here(const compile_request& r) {
 }
 
 }  // namespace
+
+std::string compile_fingerprint(const compile_request& r) {
+  // Each part with its length, so that no two requests run together into one text.
+  std::string f;
+  const auto add = [&f](const std::string& part) {
+    f += std::to_string(part.size());
+    f += ':';
+    f += part;
+  };
+  int major = 0, minor = 0;
+  nvrtcVersion(&major, &minor);
+  add("nvrtc " + std::to_string(major) + "." + std::to_string(minor));
+  add(r.kind == output::ltoir ? "ltoir" : "cubin");
+  add(r.name);
+  add(r.source);
+  std::vector<const char*> names, texts;
+  program_headers(r, names, texts);
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    add(names[i]);
+    add(texts[i]);
+  }
+  for (const auto& e : r.name_expressions)
+    add(e);
+  for (const auto& o : r.options)
+    add(o);
+  return f;
+}
 
 compile_result compile(const compile_request& r) {
   // The whole program's life on one thread with a large stack (large_stack.hpp).

@@ -53,6 +53,12 @@ struct compile_result {
 /// the snippet).
 compile_result compile(const compile_request& request);
 
+/// Everything compile() gives NVRTC for `request` (its source, name, headers, options, name
+/// expressions, output kind) and NVRTC's version, as one text: two requests with the same
+/// fingerprint compile to the same output. The precompile tool's build steps use it to skip
+/// the kernel sets whose compile did not change. Compiles nothing.
+std::string compile_fingerprint(const compile_request& request);
+
 /// "major.minor" of the NVRTC library in use.
 std::string nvrtc_version();
 
