@@ -233,6 +233,14 @@ int compile_sets(const std::vector<std::string>& args) {
   return 0;
 }
 
+std::uint64_t fnv1a(const std::string& s, std::uint64_t h) {
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
 /// What the outputs of a set are a function of, beyond NVRTC's inputs: the post-processing
 /// below (kernel names, parse_meta, the .meta format). Bump it when that changes, so that the
 /// build's fingerprint steps recompile every set.
@@ -251,17 +259,11 @@ int write_fingerprint(const std::vector<std::string>& args) {
     const int arch = std::stoi(args[i + 1]);
     const set_requests r = requests_of(args[i], arch);
     std::uint64_t h = 1469598103934665603ull;
-    for (const jit::compile_request* q : {&r.ltoir, &r.cubin}) {
-      for (unsigned char c : jit::compile_fingerprint(*q)) {
-        h ^= c;
-        h *= 1099511628211ull;
-      }
-    }
-    for (unsigned char c : prefix_header(jit::describe(r.spec.fam).header) +
-                               std::to_string(jit::kernel_count(r.spec.fam))) {
-      h ^= c;
-      h *= 1099511628211ull;
-    }
+    h = fnv1a(jit::compile_fingerprint(r.ltoir), h);
+    h = fnv1a(jit::compile_fingerprint(r.cubin), h);
+    h = fnv1a(prefix_header(jit::describe(r.spec.fam).header) +
+                  std::to_string(jit::kernel_count(r.spec.fam)),
+              h);
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
     text += args[i] + " " + args[i + 1] + " " + hex + "\n";
@@ -296,14 +298,6 @@ int compile_named(int arch, const std::string& dir) {
   write_file(dir + "/named.list", std::vector<char>(text.begin(), text.end()));
   std::printf("cupar_precompile: %d named operators for sm_%d: %.0f ms\n", index, arch, ms);
   return 0;
-}
-
-std::uint64_t fnv1a(const std::string& s, std::uint64_t h) {
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
 }
 
 int write_table(const std::string& output, const std::vector<std::string>& entries) {

@@ -233,14 +233,8 @@ __global__ void __launch_bounds__(kThreads)
 
 /// Blocks for a pass over n items: enough to fill the GPU a few times, at most one per 4 tiles.
 unsigned pass_blocks(ull n) {
-  static int sms[64] = {};
-  int device = 0;
-  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-  int& count = sms[device & 63];
-  if (count == 0) {
-    check_cuda(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device),
-               "cudaDeviceGetAttribute");
-  }
+  const int known = current_multiprocessor_count();
+  const ull count = known != 0 ? static_cast<ull>(known) : 132;
   const ull tiles = (n + kThreads * 4ull - 1) / (kThreads * 4ull);
   return static_cast<unsigned>(std::max(1ull, std::min(tiles, 8ull * count)));
 }
@@ -257,10 +251,12 @@ void select(const top_k_args& a, stream_ref stream, memory_resource& mr) {
 
   // Temporary storage: the state, the compaction buffer, the k chosen items twice (the sort's
   // input and output), their positions, CUB's storage.
-  std::size_t cub_bytes = 0;
-  check_cuda(cub::DeviceRadixSort::SortKeys(nullptr, cub_bytes, static_cast<const item*>(nullptr),
-                                            static_cast<item*>(nullptr), k, chosen_decomposer{}, s),
-             "cub::DeviceRadixSort::SortKeys");
+  auto sizing = [&](void* temp, std::size_t& bytes) {
+    return cub::DeviceRadixSort::SortKeys(temp, bytes, static_cast<const item*>(nullptr),
+                                          static_cast<item*>(nullptr), k, chosen_decomposer{}, s);
+  };
+  // Sized once per k (temp_storage.hpp's cache): CUB's sizing pass is a whole host dispatch.
+  std::size_t cub_bytes = required_temp_bytes("cub::DeviceRadixSort::SortKeys", {k}, sizing);
   carve parts;
   const std::size_t state_at = parts.add(sizeof(select_state));
   const std::size_t buffer_at = parts.add(capacity * sizeof(item));

@@ -300,15 +300,8 @@ void sample_keys(const void* d_keys, std::size_t key_size, std::size_t n, std::s
 /// A resident grid for the counting kernels: enough blocks to fill the GPU, few enough that
 /// each block's one addition per bucket to the global counts costs nothing.
 unsigned counting_grid(std::size_t n) {
-  static int sms[64] = {};
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) (void)cudaGetLastError();
-  int& count = sms[device & 63];
-  if (count == 0 &&
-      cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
-    (void)cudaGetLastError();
-    count = 132;
-  }
+  int count = ::cupar::detail::current_multiprocessor_count();
+  if (count == 0) count = 132;
   return static_cast<unsigned>(std::max<std::size_t>(
       1, std::min<std::size_t>((n + block - 1) / block, static_cast<std::size_t>(count) * 8)));
 }

@@ -6,7 +6,29 @@
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
+
 namespace cupar::detail {
+
+/// The current device's multiprocessor count, asked once per device (for sizing resident
+/// grids); 0 when it cannot be asked (no error is left pending).
+inline int current_multiprocessor_count() noexcept {
+  static std::atomic<int> counts[64] = {};
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  std::atomic<int>& known = counts[device & 63];
+  int count = known.load(std::memory_order_relaxed);
+  if (count != 0) return count;
+  if (cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  known.store(count, std::memory_order_relaxed);
+  return count;
+}
 
 /// Makes the device of `stream` current when another device is (CUDA launches kernels only on
 /// streams of the current device) and returns the device that was current, or -1 when nothing

@@ -47,8 +47,8 @@ struct iterator_node {
   char load = 0;                     // pointer: the cache_modified letter (0: a plain load)
   std::vector<unsigned char> bytes;  // counting start, constant value
   std::vector<node_ptr> children;
-  std::vector<std::string> fields;     // zip
-  std::unique_ptr<cupar::jit::op> op;  // transform
+  std::vector<std::string> fields;           // zip
+  std::shared_ptr<const cupar::jit::op> op;  // transform (immutable: set() makes a new one)
 };
 
 namespace {
@@ -85,6 +85,26 @@ std::shared_ptr<iterator_node> leaf(kind k, const jit_type& t, const void* value
   return n;
 }
 
+/// The load intrinsic of a cache_modified letter (jit::load's values), or null for another.
+const char* load_intrinsic(char m) {
+  switch (m) {
+    case 'g':
+      return "__ldg";
+    case 'a':
+      return "__ldca";
+    case 'c':
+      return "__ldcg";
+    case 's':
+      return "__ldcs";
+    case 'l':
+      return "__ldlu";
+    case 'v':
+      return "__ldcv";
+    default:
+      return nullptr;
+  }
+}
+
 void require_node(const node_ptr& n, const char* fn, const char* what) {
   if (!n) throw_invalid_argument(fn, std::string(what) + " is an empty iterator");
 }
@@ -109,7 +129,7 @@ node_ptr iterator_pointer(const jit_type& t, const void* p) {
 }
 
 node_ptr iterator_cache_modified(const jit_type& t, const void* p, char modifier) {
-  if (std::strchr("gaslvc", modifier) == nullptr || modifier == 0) {
+  if (load_intrinsic(modifier) == nullptr) {
     throw_invalid_argument("cupar::jit::cache_modified", "unknown load modifier");
   }
   auto n = leaf(kind::pointer, t, nullptr);
@@ -144,7 +164,7 @@ node_ptr iterator_transform(const node_ptr& in, const op& f, const jit_type* res
   n->k = kind::transform;
   n->type = result != nullptr ? *result : in->type;
   n->children = {in};
-  n->op = std::make_unique<op>(f);
+  n->op = std::make_shared<const op>(f);
   return n;
 }
 
@@ -234,7 +254,7 @@ node_ptr output_transform(const node_ptr& out, const op& f, const jit_type* valu
   n->k = kind::out_transform;
   n->type = value != nullptr ? *value : out->type;
   n->children = {out};
-  n->op = std::make_unique<op>(f);
+  n->op = std::make_shared<const op>(f);
   return n;
 }
 
@@ -246,17 +266,7 @@ node_ptr rebind(const node_ptr& n, std::string_view name, scalar type, const voi
                 const char* fn, int& found) {
   std::shared_ptr<iterator_node> copy;
   const auto copy_once = [&] {
-    if (copy) return;
-    copy = std::make_shared<iterator_node>();
-    copy->k = n->k;
-    copy->type = n->type;
-    copy->zip = n->zip;
-    copy->pointer = n->pointer;
-    copy->load = n->load;
-    copy->bytes = n->bytes;
-    copy->children = n->children;
-    copy->fields = n->fields;
-    if (n->op) copy->op = std::make_unique<op>(*n->op);
+    if (!copy) copy = std::make_shared<iterator_node>(*n);
   };
   for (std::size_t i = 0; i < n->children.size(); ++i) {
     node_ptr c = rebind(n->children[i], name, type, value, fn, found);
@@ -277,7 +287,7 @@ node_ptr rebind(const node_ptr& n, std::string_view name, scalar type, const voi
       std::memcpy(state, n->op->state(), max_param_bytes);
       std::memcpy(state + p->offset, value,
                   static_cast<std::size_t>(cupar::detail::scalar_size(type)));
-      copy->op = std::make_unique<op>(n->op->definition(), state, max_param_bytes);
+      copy->op = std::make_shared<const op>(n->op->definition(), state, max_param_bytes);
       ++found;
     }
   }
@@ -346,10 +356,7 @@ struct generator {
   /// the intrinsic itself for arithmetic types, else one defined here that loads the struct in
   /// words of its alignment (at most 16 bytes) with that intrinsic.
   std::string cache_load(const jit_type& t, char m) {
-    static const char* const intrinsic[] = {"__ldg",  "__ldca", "__ldcs",
-                                            "__ldlu", "__ldcv", "__ldcg"};
-    const char* const letters = "gaslvc";
-    const char* ld = intrinsic[std::strchr(letters, m) - letters];
+    const char* ld = cupar::jit::detail::load_intrinsic(m);
     if (!t.is_struct()) return ld;
     const std::uint32_t word = t.align >= 16 && t.size % 16 == 0 ? 16
                                : t.align >= 8 && t.size % 8 == 0 ? 8
