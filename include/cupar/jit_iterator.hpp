@@ -179,9 +179,14 @@ struct field {
 };
 
 /// Element i is a struct of the inputs' elements i, fields named by the caller (C++ identifiers,
-/// not starting with cupar_), laid out in order as a C++ struct of those types would be. Reduced
-/// into a struct type T, the fields initialise T's members in order (aggregate initialisation:
-/// same types or conversions without narrowing).
+/// not starting with cupar_), laid out in order as a C++ struct of those types would be. Reduced,
+/// scanned or converted into a struct type T, the fields initialise T's members in order
+/// (aggregate initialisation: same types or conversions without narrowing). Zips nest: a field
+/// that is a zip (or a permutation or reversal of one) is a struct member (`x._0._1`), and its
+/// leaf fields, in order, initialise T's members whether they nest as the zips do or are flat
+/// (brace elision); an operator may return the element, or a part of it that is a zip, as T:
+///   CUPAR_JIT_STRUCT(xyw, float x; float y; float w;)
+///   cupar::transform(jit::zip(jit::zip(d_x, d_y), d_w), d_out, n, jit::op("x"), s);  // xyw*
 inline iterator zip(const std::vector<field>& fields) {
   std::vector<std::pair<std::string, detail::node_ptr>> f;
   f.reserve(fields.size());

@@ -34,6 +34,22 @@ namespace header_iterator {
 
 }  // namespace header_iterator
 
+// include/cupar/jit_iterator.hpp, zip: nested zips into a flat struct.
+// doc-example: include/cupar/jit_iterator.hpp
+CUPAR_JIT_STRUCT(xyw, float x; float y; float w;)
+// doc-example end
+
+namespace header_nested_zip {
+
+[[maybe_unused]] void examples(const float* d_x, const float* d_y, const float* d_w, xyw* d_out,
+                               std::size_t n, cupar::stream_ref s) {
+  // doc-example: include/cupar/jit_iterator.hpp
+  cupar::transform(jit::zip(jit::zip(d_x, d_y), d_w), d_out, n, jit::op("x"), s);  // xyw*
+  // doc-example end
+}
+
+}  // namespace header_nested_zip
+
 namespace jit_md_prepared {
 
 [[maybe_unused]] void examples(const double* d_price, const double* d_discount, std::size_t n,

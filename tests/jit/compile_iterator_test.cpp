@@ -24,6 +24,27 @@ CUPAR_JIT_STRUCT(rec12, float x; float y; float w;)
 // 16 bytes aligned to 8: cache_modified loads it in two 8-byte words.
 CUPAR_JIT_STRUCT(pair16, double a; long long b;)
 
+// Nested zips: a struct whose member is a struct (two levels and three), and flat ones of the
+// same leaves.
+struct pt2_f32 {
+  float x, y;
+};
+struct nested_f32 {
+  pt2_f32 p;
+  float w;
+};
+CUPAR_JIT_TYPE(nested_f32, "nested_f32",
+               "struct nested_pt2_f32 { float x, y; }; "
+               "struct nested_f32 { nested_pt2_f32 p; float w; };")
+struct deep_f32 {
+  nested_f32 n;
+  float z;
+};
+CUPAR_JIT_TYPE(deep_f32, "deep_f32",
+               "struct deep_pt2_f32 { float x, y; }; struct deep_mid_f32 { deep_pt2_f32 p; "
+               "float w; }; struct deep_f32 { deep_mid_f32 n; float z; };")
+CUPAR_JIT_STRUCT(flat4_f32, float a; float b; float c; float d;)
+
 namespace {
 
 const float* no_floats = nullptr;  // compile-only: arrays are never read
@@ -96,6 +117,46 @@ TEST(JitIteratorCompile, ExpressionsCompose) {
           op("[](float v) { return sqrtf(v); }")),
       sum_op, 90, false);
   EXPECT_EQ(nested.kernel_set, "transform_reduce<u64,f32>+index");
+}
+
+// A zip of zips (and a permutation of one, and three levels) reduces, scans and transforms into a
+// struct whose members nest as the zips do or are flat: its members take the leaf fields in order.
+TEST(JitIteratorCompile, NestedZipsBecomeNestedOrFlatStructs) {
+  const jit::iterator two = jit::zip(jit::zip(no_floats, no_floats), no_floats);
+  const op add_nested("nested_f32{{a.p.x + b.p.x, a.p.y + b.p.y}, a.w + b.w}");
+  const op add_flat("rec12{a.x + b.x, a.y + b.y, a.w + b.w}");
+  for (bool optimized : {false, true}) {
+    SCOPED_TRACE(optimized ? "optimised" : "quick");
+    EXPECT_NO_THROW(jit::compile_reduce<nested_f32>(two, add_nested, 90, optimized));
+    EXPECT_NO_THROW(jit::compile_reduce<rec12>(two, add_flat, 90, optimized));
+    // A permutation of a zip of zips: one gathered index for every leaf.
+    EXPECT_NO_THROW(jit::compile_reduce<rec12>(jit::permutation(two, jit::counting(0u)), add_flat,
+                                               90, optimized));
+    EXPECT_NO_THROW(jit::compile_reduce<rec12>(jit::reverse(two), add_flat, 90, optimized));
+    // Three levels, named fields among them, into a three-level struct and a flat one.
+    const jit::iterator three =
+        jit::zip({{"n", jit::zip({{"p", jit::zip(no_floats, no_floats)}, {"w", no_floats}})},
+                  {"z", jit::transform(no_floats, op("x * 2.0f"))}});
+    EXPECT_NO_THROW(jit::compile_reduce<deep_f32>(
+        three, op("deep_f32{{{a.n.p.x + b.n.p.x, a.n.p.y + b.n.p.y}, a.n.w + b.n.w}, a.z + b.z}"),
+        90, optimized));
+    EXPECT_NO_THROW(jit::compile_reduce<flat4_f32>(
+        three, op("flat4_f32{a.a + b.a, a.b + b.b, a.c + b.c, a.d + b.d}"), 90, optimized));
+    EXPECT_NO_THROW(jit::compile_scan<nested_f32>(two, add_nested, true, 90, optimized));
+  }
+  // Transforms: the operator reads the nested fields, or returns the zip's element (or a part
+  // of it that is a zip) as the user's struct.
+  rec12* no_recs = nullptr;
+  nested_f32* no_nested = nullptr;
+  float* no_out = nullptr;
+  EXPECT_NO_THROW(jit::compile_transform(two, no_out, op("x._0._0 * x._0._1 + x._1"), 90, false));
+  EXPECT_NO_THROW(jit::compile_transform(two, no_recs, op("x"), 90, false));
+  EXPECT_NO_THROW(jit::compile_transform(two, no_nested, op("x"), 90, true));
+  EXPECT_NO_THROW(
+      jit::compile_transform(jit::zip(two, no_floats), no_nested, op("x._0"), 90, false));
+  // A zip of one field converts to its arithmetic type.
+  EXPECT_NO_THROW(
+      jit::compile_transform(jit::zip(jit::zip(no_floats)), no_out, op("x._0"), 90, false));
 }
 
 TEST(JitIteratorCompile, StructArraysAndStructAccumulatorsCompileTogether) {

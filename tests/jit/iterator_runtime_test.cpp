@@ -28,6 +28,27 @@ using jit::op;
 CUPAR_JIT_STRUCT(arg_f32, long long i; float v;)
 CUPAR_JIT_STRUCT(sum_count, double sum; unsigned long long count;)
 
+// Nested zips' elements: structs whose members nest as the zips do (two and three levels), and a
+// flat one of the same leaves.
+struct pt2_f64 {
+  double x, y;
+};
+struct nested_f64 {
+  pt2_f64 p;
+  double w;
+};
+CUPAR_JIT_TYPE(nested_f64, "nested_f64",
+               "struct nested_pt2_f64 { double x, y; }; "
+               "struct nested_f64 { nested_pt2_f64 p; double w; };")
+struct deep_f64 {
+  nested_f64 n;
+  double z;
+};
+CUPAR_JIT_TYPE(deep_f64, "deep_f64",
+               "struct deep_pt2_f64 { double x, y; }; struct deep_mid_f64 { deep_pt2_f64 p; "
+               "double w; }; struct deep_f64 { deep_mid_f64 n; double z; };")
+CUPAR_JIT_STRUCT(flat3_f64, double x; double y; double w;)
+
 namespace {
 
 using cupar::testing::both_tiers;
@@ -270,6 +291,86 @@ TEST(JitIterator, ScansOfExpressionsMatchTheCpu) {
       cupar::exclusive_scan(jit::transform<unsigned long long>(x.data(), op("x > 0 ? 1ull : 0ull")),
                             counts.data(), n, jit::plus, 0ull, s);
       EXPECT_EQ(counts.to_host(), running);
+    });
+  }
+}
+
+// A zip of zips (through a permutation, and three levels deep) reduced, scanned and transformed
+// into structs whose members nest as the zips do, or are flat: the members take the leaf fields
+// in order (issue 30, the peer's nested-zip cases).
+TEST(JitIterator, NestedZipsReduceScanAndTransformIntoNestedAndFlatStructs) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const op add_nested("nested_f64{{a.p.x + b.p.x, a.p.y + b.p.y}, a.w + b.w}");
+  const op add_flat("flat3_f64{a.x + b.x, a.y + b.y, a.w + b.w}");
+  const op add_deep("deep_f64{{{a.n.p.x + b.n.p.x, a.n.p.y + b.n.p.y}, a.n.w + b.n.w}, a.z + b.z}");
+  for (std::size_t n : sizes) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto ha = small_values<double>(n, 21), hb = small_values<double>(n, 22),
+               hc = small_values<double>(n, 23);
+    std::mt19937 rng(24);
+    std::vector<unsigned> hidx(n);
+    for (auto& i : hidx)
+      i = static_cast<unsigned>(n == 0 ? 0 : rng() % n);
+    cupar::device_buffer<double> a(ha, s), b(hb, s), c(hc, s);
+    cupar::device_buffer<unsigned> idx(hidx, s);
+    cupar::device_buffer<nested_f64> nested_out(n, s);
+    // CPU: the sums of the leaves, of the gathered leaves, and the running sums.
+    double sa = 0, sb = 0, sc = 0, ga = 0, gb = 0, gc = 0;
+    std::vector<double> ra(n), rb(n), rc(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      sa += ha[i];
+      sb += hb[i];
+      sc += hc[i];
+      ra[i] = sa;
+      rb[i] = sb;
+      rc[i] = sc;
+      ga += ha[hidx[i]];
+      gb += hb[hidx[i]];
+      gc += hc[hidx[i]];
+    }
+    const jit::iterator two = jit::zip(jit::zip(a.data(), b.data()), c.data());
+    both_tiers([&] {
+      const nested_f64 nested = cupar::reduce_value(two, n, add_nested, nested_f64{{0, 0}, 0}, s);
+      EXPECT_EQ(nested.p.x, sa);
+      EXPECT_EQ(nested.p.y, sb);
+      EXPECT_EQ(nested.w, sc);
+      const flat3_f64 flat = cupar::reduce_value(two, n, add_flat, flat3_f64{0, 0, 0}, s);
+      EXPECT_EQ(flat.x, sa);
+      EXPECT_EQ(flat.y, sb);
+      EXPECT_EQ(flat.w, sc);
+      const flat3_f64 gathered = cupar::reduce_value(jit::permutation(two, idx.data()), n, add_flat,
+                                                     flat3_f64{0, 0, 0}, s);
+      EXPECT_EQ(gathered.x, ga);
+      EXPECT_EQ(gathered.y, gb);
+      EXPECT_EQ(gathered.w, gc);
+      // Three levels, some fields named, one a transform: z = 2a.
+      const jit::iterator three =
+          jit::zip({{"n", jit::zip({{"p", jit::zip(a.data(), b.data())}, {"w", c.data()}})},
+                    {"z", jit::transform(a.data(), op("x * 2.0"))}});
+      const deep_f64 deep = cupar::reduce_value(three, n, add_deep, deep_f64{{{0, 0}, 0}, 0}, s);
+      EXPECT_EQ(deep.n.p.x, sa);
+      EXPECT_EQ(deep.n.p.y, sb);
+      EXPECT_EQ(deep.n.w, sc);
+      EXPECT_EQ(deep.z, 2 * sa);
+      // A running sum into an array of the nested struct.
+      cupar::inclusive_scan(two, nested_out.data(), n, add_nested, s);
+      const auto scanned = nested_out.to_host();
+      for (std::size_t i = 0; i < n; ++i) {
+        if (scanned[i].p.x != ra[i] || scanned[i].p.y != rb[i] || scanned[i].w != rc[i]) {
+          ADD_FAILURE() << "scan differs at " << i;
+          break;
+        }
+      }
+      // A transform whose operator returns the zip's element as the user's struct.
+      cupar::transform(two, nested_out.data(), n, op("x"), s);
+      const auto copied = nested_out.to_host();
+      for (std::size_t i = 0; i < n; ++i) {
+        if (copied[i].p.x != ha[i] || copied[i].p.y != hb[i] || copied[i].w != hc[i]) {
+          ADD_FAILURE() << "transform differs at " << i;
+          break;
+        }
+      }
     });
   }
 }

@@ -41,6 +41,9 @@ struct iterator_node {
   // these strings, shared by the copies set() makes of the nodes on a path.
   struct zip_text {
     std::string name, definition;
+    /// The leaf fields' paths: "_0", "_1._0", ... (a field that is a zip, or a permutation or
+    /// reversal of one, contributes its own leaves).
+    std::vector<std::string> leaves;
   };
   std::shared_ptr<const zip_text> zip;
   const void* pointer = nullptr;
@@ -64,6 +67,13 @@ bool is_integral(const jit_type& t) {
 
 bool is_zip(const jit_type& t) {
   return t.is_struct() && std::strncmp(t.name, "cupar_zip_", 10) == 0;
+}
+
+/// Whether an expression's elements are a zip's: a zip, or a permutation or reversal of one.
+bool zip_shaped(const iterator_node& x) {
+  if (x.k == kind::zip) return true;
+  if (x.k == kind::permutation || x.k == kind::reverse) return zip_shaped(*x.children[0]);
+  return false;
 }
 
 bool is_identifier(const std::string& s) {
@@ -195,7 +205,28 @@ node_ptr iterator_zip(const std::vector<std::pair<std::string, node_ptr>>& field
   }
   auto text = std::make_shared<iterator_node::zip_text>();
   text->name = "cupar_zip_" + cupar::detail::jit::hash_hex(body);
-  text->definition = "struct " + text->name + " { " + body + "};";
+  for (std::size_t f = 0; f < n->children.size(); ++f) {
+    const iterator_node* z = n->children[f].get();
+    while (z->k == kind::permutation || z->k == kind::reverse)
+      z = z->children[0].get();
+    if (z->k == kind::zip) {
+      for (const std::string& leaf : z->zip->leaves)
+        text->leaves.push_back(n->fields[f] + "." + leaf);
+    } else {
+      text->leaves.push_back(n->fields[f]);
+    }
+  }
+  // Converts to any type that aggregate initialisation builds from the leaf fields in order (a
+  // user struct whose members nest as the zips do, or flat ones, by brace elision; an
+  // arithmetic type from a zip of one field): what an operator returning the zip's element (or
+  // a part that is a zip) as the user's struct needs.
+  std::string leaves;
+  for (std::size_t l = 0; l < text->leaves.size(); ++l)
+    leaves += (l ? ", " : "") + text->leaves[l];
+  text->definition = "struct " + text->name + " { " + body +
+                     "template <class T> __device__ __forceinline__ operator T() const { "
+                     "return T{" +
+                     leaves + "}; } };";
   n->type = {static_cast<scalar>(0), text->name.c_str(), text->definition.c_str(),
              (offset + align - 1) / align * align, align};
   n->zip = std::move(text);
@@ -383,6 +414,12 @@ struct generator {
     if (!emit || t.definition == nullptr || !defined.insert(t.name).second) return;
     pre << type_definition_block(type_ref::of(t), expression_file);
   }
+  /// The types of an expression's nodes, inner ones first (a zip's struct names its fields').
+  void define_tree(const iterator_node& x) {
+    for (const auto& c : x.children)
+      define_tree(*c);
+    define(x.type);
+  }
 
   /// The expression's element `i` as device code (with `emit` false: nothing, the state alone).
   std::string code(const iterator_node& x, const std::string& i) {
@@ -448,6 +485,62 @@ struct generator {
       }
     }
     return std::string();
+  }
+
+  /// The leaf fields of a zip-shaped expression's element `i` in order (see zip_shaped): a zip's
+  /// fields, each nested zip's replaced by its own leaves, through permutations and reversals of
+  /// zips; for any other expression its element alone. A user struct built from them by
+  /// aggregate initialisation (`T{leaf, ...}`) takes them by brace elision whether its members
+  /// nest as the zips do or are flat. Walks the nodes, and fills the state, in code()'s order.
+  std::vector<std::string> leaves(const iterator_node& x, const std::string& i) {
+    std::vector<std::string> out;
+    auto append = [&out](std::vector<std::string> more) {
+      for (auto& m : more)
+        out.push_back(std::move(m));
+    };
+    switch (x.k) {
+      case kind::zip:
+        for (const auto& c : x.children)
+          append(leaves(*c, i));
+        return out;
+      case kind::permutation:
+        if (cupar::jit::detail::zip_shaped(*x.children[0])) {
+          const std::string index = code(*x.children[1], i);
+          return leaves(*x.children[0],
+                        emit ? "(unsigned long long)(" + index + ")" : std::string());
+        }
+        break;
+      case kind::reverse:
+        if (cupar::jit::detail::zip_shaped(*x.children[0])) {
+          if (n_offset < 0) {
+            n_offset = static_cast<long long>(alloc(8, 8));
+            const unsigned long long count = n;
+            std::memcpy(state + n_offset, &count, 8);
+          }
+          if (!emit) return leaves(*x.children[0], std::string());
+          return leaves(*x.children[0],
+                        "(" + read(static_cast<std::size_t>(n_offset), "unsigned long long") +
+                            " - 1ull - (" + i + "))");
+        }
+        break;
+      default:
+        break;
+    }
+    out.push_back(code(x, i));
+    return out;
+  }
+
+  /// `T{leaves of x}`: a zip-shaped expression's element as the user struct T.
+  std::string aggregate(const jit_type& t, const iterator_node& x, const std::string& i) {
+    std::string fields;
+    bool first = true;
+    for (const std::string& leaf : leaves(x, i)) {
+      fields += (first ? "" : ", ") + leaf;
+      first = false;
+    }
+    if (!emit) return std::string();
+    define(t);
+    return std::string(t.name) + "{" + fields + "}";
   }
 
   /// The statement bounding cupar_n by the count(s) the call wrote to device memory (their
@@ -728,10 +821,12 @@ cupar::jit::op expression_op(const cupar::jit::iterator& it, const jit_type& acc
   shape_key key{"E", {}};
   append_type(key.k, acc);
   append_shape(key, root);
+  // A zip's element (a zip of zips, a permutation or reversal of a zip too) becomes the
+  // accumulator's struct, its members initialised from the zip's leaf fields in order.
+  const bool zipped = cupar::jit::detail::zip_shaped(root);
   auto fill = [&](generator& g) {
-    if (root.k == kind::zip) {
-      for (const auto& child : root.children)
-        g.code(*child, "cupar_i");
+    if (zipped) {
+      g.aggregate(acc, root, "cupar_i");
     } else {
       g.code(root, "cupar_i");
     }
@@ -740,7 +835,7 @@ cupar::jit::op expression_op(const cupar::jit::iterator& it, const jit_type& acc
     generator g{fn, n};
     g.pre << "#line 1 \"" << expression_file << "\"\n";
     std::string source;
-    if (root.k == kind::zip) {
+    if (zipped) {
       if (!acc.is_struct()) {
         throw_invalid_argument(fn,
                                std::string("the elements of a zip are structs; they reduce into "
@@ -748,11 +843,7 @@ cupar::jit::op expression_op(const cupar::jit::iterator& it, const jit_type& acc
                                            "the fields in order, not into ") +
                                    acc.name);
       }
-      // The accumulator's members initialised from the fields, in order.
-      std::string fields;
-      for (std::size_t f = 0; f < root.children.size(); ++f)
-        fields += (f ? ", " : "") + g.code(*root.children[f], "cupar_i");
-      source = std::string(acc.name) + "{" + fields + "}";
+      source = g.aggregate(acc, root, "cupar_i");
     } else {
       source = g.code(root, "cupar_i");
     }
@@ -780,7 +871,7 @@ for_each_op apply_op(const cupar::jit::iterator* const* ins, int arity,
                      const char* fn, const store_bound* bound = nullptr) {
   const iterator_node& o = *out.node();
   // A conversion of a zip builds the output's struct from the fields (aggregate initialisation).
-  const bool zip_to_struct = f == nullptr && ins[0]->node()->k == kind::zip;
+  const bool zip_to_struct = f == nullptr && cupar::jit::detail::zip_shaped(*ins[0]->node());
   if (zip_to_struct && (o.k == kind::out_discard || !o.type.is_struct())) {
     throw_invalid_argument(fn, std::string("the elements of a zip are structs; they convert into "
                                            "a struct type (CUPAR_JIT_TYPE) whose members take "
@@ -802,8 +893,13 @@ for_each_op apply_op(const cupar::jit::iterator* const* ins, int arity,
   // operator's parameters, the output's.
   auto fill = [&](generator& g) {
     if (bound != nullptr) g.bound(*bound);
-    for (int a = 0; a < arity; ++a)
-      g.code(*ins[a]->node(), "cupar_j");
+    for (int a = 0; a < arity; ++a) {
+      if (zip_to_struct) {
+        g.aggregate(o.type, *ins[a]->node(), "cupar_j");
+      } else {
+        g.code(*ins[a]->node(), "cupar_j");
+      }
+    }
     if (f != nullptr) g.snippet_state(*f);
     g.store(o, "cupar_j", std::string());
   };
@@ -820,13 +916,10 @@ for_each_op apply_op(const cupar::jit::iterator* const* ins, int arity,
     std::vector<std::string> held;  // the type each input's loaded elements are held as
     for (int a = 0; a < arity; ++a) {
       const iterator_node& in = *ins[a]->node();
-      g.define(in.type);
+      g.define_tree(in);
       std::string value;
       if (zip_to_struct) {
-        for (std::size_t c = 0; c < in.children.size(); ++c)
-          value += (c ? ", " : "") + g.code(*in.children[c], "cupar_j");
-        g.define(o.type);
-        value = std::string(o.type.name) + "{" + value + "}";
+        value = g.aggregate(o.type, in, "cupar_j");
         held.emplace_back(o.type.name);
       } else {
         value = g.code(in, "cupar_j");
