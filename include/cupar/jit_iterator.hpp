@@ -24,10 +24,10 @@
 //
 // Today reduce, reduce_value, inclusive_scan and exclusive_scan take iterator expressions (the
 // scans through "+index" scan sets whose kernels read the expression by value), and transform
-// takes them as inputs and output expressions (an array, discard(), transform_output) as its
-// output: one precompiled "for_each" kernel set walks the indices and calls the generated code
-// that loads, applies the operator and stores, so every combination of types is served without
-// compiling kernels. The data-processing families and the run-time sorts take expressions as
+// takes them as inputs and output expressions (an array, discard(), transform_output,
+// zip_output, reverse_output) as its output: one precompiled "for_each" kernel set walks the
+// indices and calls the generated code that loads, applies the operator and stores, so every
+// combination of types is served without compiling kernels. The data-processing families and the run-time sorts take expressions as
 // inputs through jit::input<T> (below): select_if, partition and unique fused, the others after
 // writing the expression to a temporary array (docs/DESIGN_FUSION.md). Their outputs take output
 // expressions in overloads whose element types are named (select_if<float>(in, jit::discard(),
@@ -67,6 +67,9 @@ CUPAR_EXPORT node_ptr iterator_reverse(const node_ptr& in);
 CUPAR_EXPORT const cupar::detail::jit_type& iterator_value_type(const iterator_node& n);
 CUPAR_EXPORT node_ptr output_pointer(const cupar::detail::jit_type& t, void* p);
 CUPAR_EXPORT node_ptr output_discard();
+CUPAR_EXPORT node_ptr output_zip(const std::vector<node_ptr>& outs,
+                                  const cupar::detail::jit_type* value);
+CUPAR_EXPORT node_ptr output_reverse(const node_ptr& out);
 CUPAR_EXPORT node_ptr output_transform(const node_ptr& out, const op& f,
                                        const cupar::detail::jit_type* value);
 /// `root` with parameter `name` of every operator in it set to `value` (of scalar `type`): the
@@ -290,8 +293,8 @@ void set_input(jit_args& a, int k, const ::cupar::jit::input<T>& in) {
 namespace cupar::jit {
 
 /// A run-time output expression: where an algorithm's element i goes, through code instead of
-/// straight into an array: a device array (`T*`, implicit), discard(), transform_output(out, f).
-/// Cheap to copy. Pointers inside it must stay valid until the algorithms using it have run.
+/// straight into an array: a device array (`T*`, implicit), discard(), transform_output(out, f),
+/// zip_output(outs...), reverse_output(out). Cheap to copy. Pointers inside it must stay valid until the algorithms using it have run.
 class output {
  public:
   /// A device array: element i is stored to d[i], converted to T as by assignment. T: an
@@ -335,9 +338,40 @@ output transform_output(const output& out, const op& f) {
   return output(detail::output_transform(out.node(), f, &::cupar::detail::jit_type_of<V>()));
 }
 /// As transform_output<V>, with V the element type of `out` (an array or another
-/// transform_output; not discard()).
+/// transform_output; not discard() or a zip_output).
 inline output transform_output(const output& out, const op& f) {
   return output(detail::output_transform(out.node(), f, nullptr));
+}
+
+/// Each field of the value stored through its own output, in order: field k (the value is a
+/// struct, a user's or a zip's element, decomposed as by a structured binding, so it has exactly
+/// as many public members as there are outputs) goes to outs[k] (an array or any output
+/// expression, a zip_output too for a member that is a struct). Takes any such value: a
+/// transform's operator result as it is, a scan's accumulator. Throws std::invalid_argument
+/// without outputs; a value of another field count fails to compile (jit_error).
+///   CUPAR_JIT_STRUCT(sum_count, float sum; unsigned count;)
+///   cupar::inclusive_scan<sum_count>(in, jit::zip_output(d_sums, d_counts), n, merge, s);
+template <class... O>
+output zip_output(const O&... outs) {
+  static_assert(sizeof...(O) > 0, "cupar::jit::zip_output: at least one output");
+  return output(detail::output_zip({output(outs).node()...}, nullptr));
+}
+/// As zip_output, the value first converted to V (arithmetic or a CUPAR_JIT_TYPE struct): a
+/// transform's operator then returns V (its snippet may name V, whose definition the generated
+/// code holds).
+template <class V, class... O>
+output zip_output(const O&... outs) {
+  static_assert(sizeof...(O) > 0, "cupar::jit::zip_output: at least one output");
+  return output(detail::output_zip({output(outs).node()...}, &::cupar::detail::jit_type_of<V>()));
+}
+
+/// Element i stored at position n - 1 - i of `out` (n: the call's element count). For the
+/// transforms, the scans and the sorts, which write element i of n by index; the families that
+/// compact (select, partition, unique, by-key) throw std::invalid_argument. A transform's
+/// reversed output may not overlap what it reads (std::invalid_argument); a scan reading what
+/// it writes takes the unfused route (scan into a temporary, then store).
+inline output reverse_output(const output& out) {
+  return output(detail::output_reverse(out.node()));
 }
 
 }  // namespace cupar::jit

@@ -50,6 +50,22 @@ namespace header_nested_zip {
 
 }  // namespace header_nested_zip
 
+// include/cupar/jit_iterator.hpp, zip_output: a struct scan into its fields' arrays.
+// doc-example: include/cupar/jit_iterator.hpp
+CUPAR_JIT_STRUCT(sum_count, float sum; unsigned count;)
+// doc-example end
+
+namespace header_zip_output {
+
+[[maybe_unused]] void examples(const jit::iterator& in, float* d_sums, unsigned* d_counts,
+                               const jit::op& merge, std::size_t n, cupar::stream_ref s) {
+  // doc-example: include/cupar/jit_iterator.hpp
+  cupar::inclusive_scan<sum_count>(in, jit::zip_output(d_sums, d_counts), n, merge, s);
+  // doc-example end
+}
+
+}  // namespace header_zip_output
+
 namespace jit_md_prepared {
 
 [[maybe_unused]] void examples(const double* d_price, const double* d_discount, std::size_t n,

@@ -159,6 +159,56 @@ TEST(JitIteratorCompile, NestedZipsBecomeNestedOrFlatStructs) {
       jit::compile_transform(jit::zip(jit::zip(no_floats)), no_out, op("x._0"), 90, false));
 }
 
+// zip_output: each field of the value through its own output (nested for a member that is a
+// struct); reverse_output: element i at n - 1 - i, for the transforms and scans only.
+TEST(JitIteratorCompile, ZipAndReverseOutputsCompileForTransformsAndScans) {
+  float* no_out = nullptr;
+  unsigned* no_counts = nullptr;
+  const jit::iterator two = jit::zip(jit::zip(no_floats, no_floats), no_floats);
+  for (bool optimized : {false, true}) {
+    SCOPED_TRACE(optimized ? "optimised" : "quick");
+    // A zip's element, field by field (the inner zip into a zip output of its own).
+    EXPECT_EQ(jit::compile_transform(two, jit::zip_output(jit::zip_output(no_out, no_out), no_out),
+                                     op("x"), 90, optimized)
+                  .kernel_set,
+              "for_each<u64>");
+    // A user struct the operator returns (zip_output<V> names it), into two arrays, one through
+    // a transform output.
+    EXPECT_NO_THROW(jit::compile_transform(
+        no_floats,
+        jit::zip_output<sum_count>(jit::transform_output<float>(no_out, op("x * 2.0f")), no_counts),
+        op("sum_count{x, 1u}"), 90, optimized));
+    // Scans into reversed outputs.
+    EXPECT_NO_THROW(jit::compile_scan<float>(jit::transform(no_floats, op("x")),
+                                             jit::reverse_output(no_out), sum_op, false, 90,
+                                             optimized));
+    EXPECT_NO_THROW(jit::compile_transform(no_floats, jit::reverse_output(no_out), op("x + 1.0f"),
+                                           90, optimized));
+    EXPECT_NO_THROW(jit::compile_transform(
+        two, jit::reverse_output(jit::zip_output(jit::discard(), no_out)), op("x"), 90, optimized));
+  }
+  // A scan of a struct into its fields' arrays (no struct class has "+io" sets: its kernels
+  // compile from source, the inlined build only).
+  const op merge("sum_count{a.sum + b.sum, a.count + b.count}");
+  const jit::iterator counted = jit::transform<sum_count>(no_floats, op("sum_count{x, 1u}"));
+  EXPECT_EQ(jit::compile_scan<sum_count>(counted, jit::zip_output(no_out, no_counts), merge, true,
+                                         90, true)
+                .tier,
+            2);
+  // A value of another field count does not compile; a zip output takes any value, so a
+  // transform output over it names its type; no outputs at all is refused.
+  EXPECT_THROW(
+      jit::compile_transform(two, jit::zip_output(no_out, no_out, no_out), op("x"), 90, false),
+      cupar::jit_error);
+  EXPECT_THROW(jit::transform_output(jit::zip_output(no_out), op("x")), std::invalid_argument);
+  EXPECT_THROW(cupar::jit::output(cupar::jit::detail::output_zip({}, nullptr)),
+               std::invalid_argument);
+  // The families that compact position their outputs by what they select: no reversed output.
+  EXPECT_THROW(jit::compile_select_if<float>(no_floats, jit::reverse_output(no_out), op("x > 0.0f"),
+                                             90, false),
+               std::invalid_argument);
+}
+
 TEST(JitIteratorCompile, StructArraysAndStructAccumulatorsCompileTogether) {
   // A struct read from an array and reduced as itself: its definition is in both the
   // expression's code and the operator's (from source here unless its class is precompiled).

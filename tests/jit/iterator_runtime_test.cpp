@@ -375,6 +375,99 @@ TEST(JitIterator, NestedZipsReduceScanAndTransformIntoNestedAndFlatStructs) {
   }
 }
 
+// zip_output: a value's fields through their own outputs (a zip's element, a user struct the
+// operator returns, a scan's struct accumulator); reverse_output: element i at n - 1 - i, for
+// transforms and scans (in place, a scan takes the unfused route; a transform is refused).
+TEST(JitIterator, ZipAndReverseOutputsMatchTheCpu) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const op merge("sum_count{a.sum + b.sum, a.count + b.count}");
+  for (std::size_t n : sizes) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto ha = small_values<double>(n, 31), hb = small_values<double>(n, 32),
+               hc = small_values<double>(n, 33);
+    cupar::device_buffer<double> a(ha, s), b(hb, s), c(hc, s), oa(n, s), ob(n, s), oc(n, s);
+    cupar::device_buffer<unsigned long long> counts(n, s);
+    std::vector<double> doubled(n), plus_one_reversed(n), prefix_reversed(n), neg_sums(n);
+    std::vector<unsigned long long> ones(n, 1ull), neg_counts(n);
+    double acc = 0, neg = 0;
+    unsigned long long negs = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      doubled[i] = 2 * ha[i];
+      plus_one_reversed[n - 1 - i] = ha[i] + 1;
+      acc += ha[i];
+      prefix_reversed[n - 1 - i] = acc;
+      if (ha[i] < 0) {
+        neg += ha[i];
+        ++negs;
+      }
+      neg_sums[i] = neg;
+      neg_counts[i] = negs;
+    }
+    both_tiers([&] {
+      // A zip of zips, field by field (the inner zip into a zip output of its own).
+      cupar::transform(jit::zip(jit::zip(a.data(), b.data()), c.data()),
+                       jit::zip_output(jit::zip_output(oa.data(), ob.data()), oc.data()), n,
+                       op("x"), s);
+      EXPECT_EQ(oa.to_host(), ha);
+      EXPECT_EQ(ob.to_host(), hb);
+      EXPECT_EQ(oc.to_host(), hc);
+      // A struct the operator returns, one field through a transform output.
+      cupar::transform(jit::iterator(a.data()),
+                       jit::zip_output<sum_count>(
+                           jit::transform_output<double>(oa.data(), op("x * 2.0")), counts.data()),
+                       n, op("sum_count{x, 1ull}"), s);
+      EXPECT_EQ(oa.to_host(), doubled);
+      EXPECT_EQ(counts.to_host(), ones);
+      // A scan of a struct accumulator into its fields' arrays.
+      cupar::inclusive_scan<sum_count>(
+          jit::transform<sum_count>(a.data(),
+                                    op("x < 0.0 ? sum_count{x, 1ull} : sum_count{0.0, 0ull}")),
+          jit::zip_output(ob.data(), counts.data()), n, merge, s);
+      EXPECT_EQ(ob.to_host(), neg_sums);
+      EXPECT_EQ(counts.to_host(), neg_counts);
+      // Reversed outputs of a transform and of a scan.
+      cupar::transform(jit::iterator(a.data()), jit::reverse_output(oc.data()), n, op("x + 1.0"),
+                       s);
+      EXPECT_EQ(oc.to_host(), plus_one_reversed);
+      cupar::inclusive_scan<double>(jit::transform(a.data(), op("x")),
+                                    jit::reverse_output(oc.data()), n, jit::plus, s);
+      EXPECT_EQ(oc.to_host(), prefix_reversed);
+    });
+    // A scan writing, reversed, the array it reads: the unfused route (scan, then store).
+    cupar::device_buffer<double> x(ha, s);
+    cupar::inclusive_scan<double>(jit::transform(x.data(), op("x")), jit::reverse_output(x.data()),
+                                  n, jit::plus, s);
+    EXPECT_EQ(x.to_host(), prefix_reversed);
+    if (n > 1) {
+      // A transform may not: refused before anything runs.
+      EXPECT_THROW(cupar::transform(jit::iterator(a.data()), jit::reverse_output(a.data()), n,
+                                    op("x + 1.0"), s),
+                   std::invalid_argument);
+      EXPECT_EQ(a.to_host(), ha);
+    }
+  }
+}
+
+// The families that compact position their outputs by what they select: a reversed output is
+// refused before anything runs, and the library keeps working.
+TEST(JitIterator, ReverseOutputsOfCompactingFamiliesAreRefused) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const std::size_t n = 1001;
+  const auto h = small_values<float>(n, 34);
+  cupar::device_buffer<float> in(h, s), out(n, s);
+  cupar::device_buffer<std::size_t> count(1, s);
+  EXPECT_THROW(cupar::select_if<float>(in.data(), jit::reverse_output(out.data()), count.data(), n,
+                                       op("x > 0.0f"), s),
+               std::invalid_argument);
+  cupar::select_if<float>(in.data(), out.data(), count.data(), n, op("x > 0.0f"), s);
+  std::size_t want = 0;
+  for (float v : h)
+    want += v > 0.0f ? 1 : 0;
+  EXPECT_EQ(count.to_host()[0], want);
+}
+
 TEST(JitIterator, TheSameShapeOverOtherArraysAndValuesCompilesNothing) {
   CUPAR_REQUIRE_GPU();
   owned_stream s;

@@ -173,7 +173,8 @@ void with_output_expressions(const jit_args& a, stream_ref s, memory_resource& m
     if (jit::is_discard(*a.out_iter[k])) continue;
     const jit::store_bound bound{a.call->io.bound[k], b.d_count};
     stores[k].emplace(prepare_for_each(
-        jit::bounded_store_op(b.out[k], t, *a.out_iter[k], capacity, bound, fn), capacity, fn));
+        jit::bounded_store_op(b.out[k], t, *a.out_iter[k], capacity, bound, !counted, fn), capacity,
+        fn));
   }
   if (a.call->io.output_starts_as_input && a.out_iter[0] != nullptr) {
     // The scans leave the items outside every segment unwritten: scan in place in the temporary,

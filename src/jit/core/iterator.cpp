@@ -34,6 +34,8 @@ struct iterator_node {
     out_pointer,
     out_discard,
     out_transform,
+    out_zip,      // each field of the value (structured binding) through its own output
+    out_reverse,  // element i stored at n - 1 - i
   };
   kind k = kind::pointer;
   cupar::detail::jit_type type{};
@@ -67,6 +69,14 @@ bool is_integral(const jit_type& t) {
 
 bool is_zip(const jit_type& t) {
   return t.is_struct() && std::strncmp(t.name, "cupar_zip_", 10) == 0;
+}
+
+/// Whether an output stores the fields of whatever value it is given (a zip output, reversed or
+/// not): the value is not converted to a type of its own.
+bool takes_fields(const iterator_node& o) {
+  if (o.k == kind::out_zip) return std::strcmp(o.type.name, "void") == 0;
+  if (o.k == kind::out_reverse) return takes_fields(*o.children[0]);
+  return false;
 }
 
 /// Whether an expression's elements are a zip's: a zip, or a permutation or reversal of one.
@@ -276,16 +286,43 @@ node_ptr output_transform(const node_ptr& out, const op& f, const jit_type* valu
   constexpr const char* fn = "cupar::jit::transform_output";
   require_node(out, fn, "the output");
   require_unary_snippet(f, fn, "a transform output");
-  if (value == nullptr && out->k == kind::out_discard) {
+  if (value == nullptr && (out->k == kind::out_discard || out->k == kind::out_zip)) {
     throw_invalid_argument(fn,
-                           "discard() takes any value: name the value type, "
-                           "cupar::jit::transform_output<V>(out, op)");
+                           std::string(out->k == kind::out_discard ? "discard()" : "a zip output") +
+                               " takes any value: name the value type, "
+                               "cupar::jit::transform_output<V>(out, op)");
   }
   auto n = std::make_shared<iterator_node>();
   n->k = kind::out_transform;
   n->type = value != nullptr ? *value : out->type;
   n->children = {out};
   n->op = std::make_shared<const op>(f);
+  return n;
+}
+
+node_ptr output_zip(const std::vector<node_ptr>& outs, const jit_type* value) {
+  constexpr const char* fn = "cupar::jit::zip_output";
+  if (outs.empty()) throw_invalid_argument(fn, "a zip output needs at least one output");
+  // Without a value type: takes any value that decomposes into as many fields (checked where
+  // the code is compiled).
+  static const jit_type any{static_cast<scalar>(0), "void", nullptr, 0, 1};
+  auto n = std::make_shared<iterator_node>();
+  n->k = kind::out_zip;
+  n->type = value != nullptr ? *value : any;
+  for (std::size_t k = 0; k < outs.size(); ++k) {
+    require_node(outs[k], fn, ("output " + std::to_string(k)).c_str());
+    n->children.push_back(outs[k]);
+  }
+  return n;
+}
+
+node_ptr output_reverse(const node_ptr& out) {
+  constexpr const char* fn = "cupar::jit::reverse_output";
+  require_node(out, fn, "the output");
+  auto n = std::make_shared<iterator_node>();
+  n->k = kind::out_reverse;
+  n->type = out->type;
+  n->children = {out};
   return n;
 }
 
@@ -366,6 +403,10 @@ struct generator {
   long long n_offset = -1;
   std::vector<op_definition::part> parts;
   int output_transforms = 0;  // numbered apart: cupar_output_transform_<k>
+  int output_zips = 0;        // the fields of zip output k: cupar_zf<k>_<field>
+  /// Whether the output's positions are the call's element indices 0..n-1 (transforms, scans,
+  /// stores of all n elements), which a reverse_output needs.
+  bool reversible = false;
   bool untrusted = false;
 
   std::size_t alloc(std::size_t size, std::size_t align) {
@@ -413,6 +454,18 @@ struct generator {
   void define(const jit_type& t) {
     if (!emit || t.definition == nullptr || !defined.insert(t.name).second) return;
     pre << type_definition_block(type_ref::of(t), expression_file);
+  }
+  /// Index `i` reversed: n - 1 - i, with n (the call's count) read from the state, where the
+  /// first reversal (of an input or an output) puts it; empty while only the state is filled.
+  std::string reversed(const std::string& i) {
+    if (n_offset < 0) {
+      n_offset = static_cast<long long>(alloc(8, 8));
+      const unsigned long long count = n;
+      std::memcpy(state + n_offset, &count, 8);
+    }
+    if (!emit) return std::string();
+    return "(" + read(static_cast<std::size_t>(n_offset), "unsigned long long") + " - 1ull - (" +
+           i + "))";
   }
   /// The types of an expression's nodes, inner ones first (a zip's struct names its fields').
   void define_tree(const iterator_node& x) {
@@ -471,17 +524,12 @@ struct generator {
       case kind::out_pointer:
       case kind::out_discard:
       case kind::out_transform:
+      case kind::out_zip:
+      case kind::out_reverse:
         throw_invalid_argument(fn, "an output expression used as an input");
       case kind::reverse: {
-        if (n_offset < 0) {
-          n_offset = static_cast<long long>(alloc(8, 8));
-          const unsigned long long count = n;
-          std::memcpy(state + n_offset, &count, 8);
-        }
-        if (!emit) return code(*x.children[0], std::string());
-        return code(*x.children[0],
-                    "(" + read(static_cast<std::size_t>(n_offset), "unsigned long long") +
-                        " - 1ull - (" + i + "))");
+        const std::string r = reversed(i);
+        return code(*x.children[0], r);
       }
     }
     return std::string();
@@ -512,15 +560,8 @@ struct generator {
         break;
       case kind::reverse:
         if (cupar::jit::detail::zip_shaped(*x.children[0])) {
-          if (n_offset < 0) {
-            n_offset = static_cast<long long>(alloc(8, 8));
-            const unsigned long long count = n;
-            std::memcpy(state + n_offset, &count, 8);
-          }
-          if (!emit) return leaves(*x.children[0], std::string());
-          return leaves(*x.children[0],
-                        "(" + read(static_cast<std::size_t>(n_offset), "unsigned long long") +
-                            " - 1ull - (" + i + "))");
+          const std::string r = reversed(i);
+          return leaves(*x.children[0], r);
         }
         break;
       default:
@@ -657,6 +698,34 @@ struct generator {
                          "transform output",
                          "a unary operator of the transform output (argument x)");
         return store(to, i, name + "(cupar_state, " + value + ")");
+      }
+      case kind::out_zip: {
+        // The value's fields by structured binding (any aggregate with as many public members:
+        // a user struct, a zip's element), each stored through its own output.
+        const std::string k = std::to_string(++output_zips);
+        std::string names, stores;
+        for (std::size_t f = 0; f < o.children.size(); ++f) {
+          const std::string name = "cupar_zf" + k + "_" + std::to_string(f);
+          names += (f ? ", " : "") + name;
+          stores += store(*o.children[f], i, name) + " ";
+        }
+        if (!emit) return std::string();
+        define(o.type);  // zip_output<V>: the value converted to V first
+        const std::string typed = std::strcmp(o.type.name, "void") == 0
+                                      ? value
+                                      : std::string(o.type.name) + "(" + value + ")";
+        return "{ auto&& [" + names + "] = " + typed + "; " + stores + "}";
+      }
+      case kind::out_reverse: {
+        if (!reversible) {
+          throw_invalid_argument(fn,
+                                 "a reverse_output takes element i of n at n - 1 - i: only "
+                                 "the transforms and scans (and stores of all n elements) "
+                                 "write by element index; this output is written by "
+                                 "position of what the call selects");
+        }
+        const std::string r = reversed(i);
+        return store(*o.children[0], r, value);
       }
       default:
         throw_invalid_argument(fn, "an input expression used as an output");
@@ -868,10 +937,13 @@ namespace {
 /// output's struct in order).
 for_each_op apply_op(const cupar::jit::iterator* const* ins, int arity,
                      const cupar::jit::output& out, const cupar::jit::op* f, std::size_t n,
-                     const char* fn, const store_bound* bound = nullptr) {
+                     const char* fn, const store_bound* bound = nullptr, bool by_index = true) {
   const iterator_node& o = *out.node();
-  // A conversion of a zip builds the output's struct from the fields (aggregate initialisation).
-  const bool zip_to_struct = f == nullptr && cupar::jit::detail::zip_shaped(*ins[0]->node());
+  // A conversion of a zip builds the output's struct from the fields (aggregate initialisation);
+  // a zip output takes the zip's element as it is, field by field.
+  const bool fields = cupar::jit::detail::takes_fields(o);
+  const bool zip_to_struct =
+      f == nullptr && !fields && cupar::jit::detail::zip_shaped(*ins[0]->node());
   if (zip_to_struct && (o.k == kind::out_discard || !o.type.is_struct())) {
     throw_invalid_argument(fn, std::string("the elements of a zip are structs; they convert into "
                                            "a struct type (CUPAR_JIT_TYPE) whose members take "
@@ -889,9 +961,14 @@ for_each_op apply_op(const cupar::jit::iterator* const* ins, int arity,
     key.k += 'B';
     key.k += static_cast<char>('0' + static_cast<int>(bound->kind));
   }
+  if (!by_index) key.k += 'P';  // positioned by selection: a reverse_output is refused
   // The state in the order the generation fills it: the bound's counts, the inputs, the
   // operator's parameters, the output's.
+  // Element i of the call stored at position i (a reverse_output: n - 1 - i), unless the
+  // algorithm's outputs are positioned by what it selected.
+  const bool reversible = by_index && bound == nullptr;
   auto fill = [&](generator& g) {
+    g.reversible = reversible;
     if (bound != nullptr) g.bound(*bound);
     for (int a = 0; a < arity; ++a) {
       if (zip_to_struct) {
@@ -905,6 +982,7 @@ for_each_op apply_op(const cupar::jit::iterator* const* ins, int arity,
   };
   auto generate = [&]() -> std::pair<cupar::jit::op, unsigned> {
     generator g{fn, n};
+    g.reversible = reversible;
     g.pre << "#line 1 \"" << expression_file << "\"\n";
     const std::string bounded = bound != nullptr ? g.bound(*bound) : std::string();
     // Loads: each input's element at cupar_j into cupar_v<a>[cupar_k].
@@ -930,7 +1008,7 @@ for_each_op apply_op(const cupar::jit::iterator* const* ins, int arity,
       args.emplace_back(in.type.name, arity == 1 ? unary_names[a] : binary_names[a]);
     }
     // The operator, its result converted to what the output takes (a conversion: the element).
-    const std::string result = o.k == kind::out_discard ? "auto" : o.type.name;
+    const std::string result = o.k == kind::out_discard || fields ? "auto" : o.type.name;
     g.define(o.type);
     std::string call = "cupar_v0[cupar_k]";
     if (f != nullptr) {
@@ -991,20 +1069,26 @@ for_each_op convert_apply_op(const cupar::jit::iterator& in, const cupar::jit::o
 }
 
 for_each_op bounded_store_op(const void* src, const jit_type& t, const cupar::jit::output& out,
-                             std::size_t n, const store_bound& bound, const char* fn) {
+                             std::size_t n, const store_bound& bound, bool by_index,
+                             const char* fn) {
   const cupar::jit::iterator in(cupar::jit::detail::iterator_pointer(t, src));
   const cupar::jit::iterator* ins[1] = {&in};
-  return apply_op(ins, 1, out, nullptr, n, fn, bound.kind == store_bound::all ? nullptr : &bound);
+  return apply_op(ins, 1, out, nullptr, n, fn, bound.kind == store_bound::all ? nullptr : &bound,
+                  by_index);
 }
 
 cupar::jit::op store_op(const cupar::jit::output& out, const jit_type& v, std::size_t n,
-                        const char* fn) {
-  shape_key key{"S", {}};
+                        bool by_index, const char* fn) {
+  shape_key key{by_index ? "S" : "s", {}};
   append_type(key.k, v);
   append_shape(key, *out.node());
-  auto fill = [&](generator& g) { g.store(*out.node(), "cupar_i", "cupar_v"); };
+  auto fill = [&](generator& g) {
+    g.reversible = by_index;
+    g.store(*out.node(), "cupar_i", "cupar_v");
+  };
   auto generate = [&]() -> std::pair<cupar::jit::op, unsigned> {
     generator g{fn, n};
+    g.reversible = by_index;
     g.pre << "#line 1 \"" << expression_file << "\"\n";
     g.define(v);
     const std::string stmt = g.store(*out.node(), "cupar_i", "cupar_v");
@@ -1058,16 +1142,37 @@ bool reads_within(const iterator_node& x, std::size_t n, bool unbounded, std::ui
 bool output_may_overlap(const cupar::jit::output& out, std::size_t n,
                         const cupar::jit::iterator* in, const void* array,
                         std::size_t array_element_size) {
-  const iterator_node* o = out.node().get();
-  while (o->k == kind::out_transform)
-    o = o->children[0].get();
-  if (o->k != kind::out_pointer || n == 0) return false;
-  const auto lo = reinterpret_cast<std::uintptr_t>(o->pointer);
-  const std::uintptr_t hi = end_of(lo, n, o->type.size, false);
-  if (in != nullptr && reads_within(*in->node(), n, false, lo, hi)) return true;
-  if (array == nullptr) return false;
-  const auto p = reinterpret_cast<std::uintptr_t>(array);
-  return p < hi && lo < end_of(p, n, array_element_size, false);
+  if (n == 0) return false;
+  // Every array the output writes: through transforms, reversals and each field of a zip.
+  std::vector<const iterator_node*> arrays, todo = {out.node().get()};
+  while (!todo.empty()) {
+    const iterator_node* o = todo.back();
+    todo.pop_back();
+    if (o->k == kind::out_pointer) arrays.push_back(o);
+    for (const auto& c : o->children)
+      todo.push_back(c.get());
+  }
+  for (const iterator_node* o : arrays) {
+    const auto lo = reinterpret_cast<std::uintptr_t>(o->pointer);
+    const std::uintptr_t hi = end_of(lo, n, o->type.size, false);
+    if (in != nullptr && reads_within(*in->node(), n, false, lo, hi)) return true;
+    if (array == nullptr) continue;
+    const auto p = reinterpret_cast<std::uintptr_t>(array);
+    if (p < hi && lo < end_of(p, n, array_element_size, false)) return true;
+  }
+  return false;
+}
+
+bool output_has_reverse(const cupar::jit::output& out) {
+  std::vector<const iterator_node*> todo = {out.node().get()};
+  while (!todo.empty()) {
+    const iterator_node* o = todo.back();
+    todo.pop_back();
+    if (o->k == kind::out_reverse) return true;
+    for (const auto& c : o->children)
+      todo.push_back(c.get());
+  }
+  return false;
 }
 
 namespace {

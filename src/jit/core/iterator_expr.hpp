@@ -57,14 +57,19 @@ struct store_bound {
 /// The "for_each" operator storing src[i] (a device array of `t`, which an algorithm wrote)
 /// through the output expression `out`, converted to what it takes, for i < n within `bound`
 /// (read on the device: the algorithm's count need not reach the host). For the outputs of
-/// algorithms whose kernels write arrays. Throws as transform_apply_op.
+/// algorithms whose kernels write arrays. `by_index`: the algorithm wrote element i of n at i
+/// (scans), not by position among what it selected (a reverse_output needs the former). Throws
+/// as transform_apply_op, and for a reverse_output where `by_index` is false.
 for_each_op bounded_store_op(const void* src, const jit_type& t, const cupar::jit::output& out,
-                             std::size_t n, const store_bound& bound, const char* fn);
+                             std::size_t n, const store_bound& bound, bool by_index,
+                             const char* fn);
 
-/// The operator of the "+io" scan sets' store slot: element i (the scan's value, of type `v`)
-/// stored through the output expression `out`. Throws as expression_op.
+/// The operator of the "+io" sets' store slot: element i (the algorithm's value, of type `v`)
+/// stored through the output expression `out`. `by_index`: i is the element's index of n (the
+/// scans), not its position among what the algorithm selected (a reverse_output needs the
+/// former). Throws as expression_op, and for a reverse_output where `by_index` is false.
 cupar::jit::op store_op(const cupar::jit::output& out, const jit_type& v, std::size_t n,
-                        const char* fn);
+                        bool by_index, const char* fn);
 
 /// The array of an expression that is a plain array and its element size, else {null, 0} (for
 /// the callers' range checks).
@@ -72,7 +77,7 @@ std::pair<const void*, std::size_t> input_array(const cupar::jit::iterator& in);
 std::pair<const void*, std::size_t> output_array(const cupar::jit::output& out);
 /// Whether `out` is discard().
 bool is_discard(const cupar::jit::output& out);
-/// Whether the array `out` writes (its n elements) may overlap what an algorithm reads: the arrays
+/// Whether an array `out` writes (n elements each) may overlap what an algorithm reads: the arrays
 /// of the expression `in` (n elements each; a permutation's values, whose extent is unknown, from
 /// their start on) and `array` (n elements of `array_element_size` bytes). For the algorithms
 /// that store through `out` as they read (the "+io" sets): an overlap takes the unfused route,
@@ -80,6 +85,8 @@ bool is_discard(const cupar::jit::output& out);
 bool output_may_overlap(const cupar::jit::output& out, std::size_t n,
                         const cupar::jit::iterator* in, const void* array,
                         std::size_t array_element_size);
+/// Whether `out` stores through a reverse_output (writes element i at n - 1 - i).
+bool output_has_reverse(const cupar::jit::output& out);
 /// The array of an expression that is a plain array of exactly type `t` (a call then takes the
 /// array itself), else null.
 const void* plain_input(const cupar::jit::iterator& in, const jit_type& t);

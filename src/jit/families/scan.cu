@@ -272,7 +272,7 @@ void run_scan(const jit_args& a, stream_ref s, memory_resource& mr, const pendin
   // output expression the "+io" sets, whose third slot stores element i through it.
   std::optional<cupar::jit::op> loader, store;
   if (expression) loader.emplace(jit::expression_op(*a.in_iter[0], t, a.n, fn));
-  if (output) store.emplace(jit::store_op(*a.out_iter[0], t, a.n, fn));
+  if (output) store.emplace(jit::store_op(*a.out_iter[0], t, a.n, true, fn));
   if (a.n == 0) return;
   const void* const init = f == family::scan_exclusive ? a.init : nullptr;
   const cupar::jit::named_op named = op.named();
@@ -323,7 +323,7 @@ set_request scan_request(const jit_args& a, request_scratch& scratch) {
   scratch.loader.emplace(jit::expression_op(*a.in_iter[0], t, 0, fn));
   if (a.out_iter[0] == nullptr) return jit::expression_request(f, t, *scratch.loader, a.ops[0]);
   // A scan into an output expression: the "+io" scan sets.
-  scratch.store.emplace(jit::store_op(*a.out_iter[0], t, 0, fn));
+  scratch.store.emplace(jit::store_op(*a.out_iter[0], t, 0, true, fn));
   return jit::expression_request(f, t, *scratch.loader, a.ops[0], *scratch.store);
 }
 

@@ -319,7 +319,7 @@ void call_select(const jit_args& a, stream_ref s, memory_resource& mr,
   const bool in_place = expression == nullptr && may_alias && a.n != 0 && a.in[0] == a.out[0];
   std::optional<cupar::jit::op> loader, store;
   if (expression != nullptr) loader.emplace(jit::expression_op(*expression, t, a.n, fn));
-  if (output != nullptr) store.emplace(jit::store_op(*output, t, a.n, fn));
+  if (output != nullptr) store.emplace(jit::store_op(*output, t, a.n, false, fn));
   const jit::set_request req =
       loader ? expression_request(a, *loader, store ? &*store : nullptr) : dp_request(a, in_place);
   const jit::resolved resolved = jit::resolve(req, nullptr, fn);
@@ -359,7 +359,7 @@ jit::set_request select_request(const jit_args& a, request_scratch& scratch) {
   const char* fn = "cupar::jit::compile";
   scratch.loader.emplace(jit::expression_op(*a.in_iter[0], *a.types[0], 0, fn));
   if (a.out_iter[0] != nullptr) {
-    scratch.store.emplace(jit::store_op(*a.out_iter[0], *a.types[0], 0, fn));
+    scratch.store.emplace(jit::store_op(*a.out_iter[0], *a.types[0], 0, false, fn));
   }
   return expression_request(a, *scratch.loader, scratch.store ? &*scratch.store : nullptr);
 }

@@ -247,6 +247,18 @@ void run_transform_apply(const jit_args& a, stream_ref s) {
                                a.n * out_size);
     }
   }
+  // Element i is stored at n - 1 - i while other threads still read theirs: a reversed output
+  // must not write what the transform reads.
+  if (jit::output_has_reverse(*a.out_iter[0])) {
+    for (int i = 0; i < arity; ++i) {
+      if (jit::output_may_overlap(*a.out_iter[0], a.n, a.in_iter[i], nullptr, 0)) {
+        throw_invalid_argument(fn,
+                               "a reverse_output writes an array the transform reads (the "
+                               "store of element i at n - 1 - i would overwrite an element "
+                               "another thread has yet to read): write to another array");
+      }
+    }
+  }
   run_apply(fn, arity, a.in_iter, *a.out_iter[0], a.n, *a.ops[0], s);
 }
 
