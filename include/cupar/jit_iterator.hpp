@@ -27,12 +27,13 @@
 // takes them as inputs and output expressions (an array, discard(), transform_output,
 // zip_output, reverse_output) as its output: one precompiled "for_each" kernel set walks the
 // indices and calls the generated code that loads, applies the operator and stores, so every
-// combination of types is served without compiling kernels. The data-processing families and the run-time sorts take expressions as
-// inputs through jit::input<T> (below): select_if, partition and unique fused, the others after
-// writing the expression to a temporary array (docs/DESIGN_FUSION.md). Their outputs take output
-// expressions in overloads whose element types are named (select_if<float>(in, jit::discard(),
-// ...)): the kernels write a temporary array, stored through the expression by one more pass
-// that reads the call's count on the device (only what the call wrote is stored).
+// combination of types is served without compiling kernels. The data-processing families and the
+// run-time sorts take expressions as inputs through jit::input<T> (below): select_if, partition and
+// unique fused, the others after writing the expression to a temporary array
+// (docs/DESIGN_FUSION.md). Their outputs take output expressions in overloads whose element types
+// are named (select_if<float>(in, jit::discard(), ...)): the kernels write a temporary array,
+// stored through the expression by one more pass that reads the call's count on the device (only
+// what the call wrote is stored).
 #pragma once
 
 #include <cupar/detail/jit_entry.hpp>
@@ -68,7 +69,7 @@ CUPAR_EXPORT const cupar::detail::jit_type& iterator_value_type(const iterator_n
 CUPAR_EXPORT node_ptr output_pointer(const cupar::detail::jit_type& t, void* p);
 CUPAR_EXPORT node_ptr output_discard();
 CUPAR_EXPORT node_ptr output_zip(const std::vector<node_ptr>& outs,
-                                  const cupar::detail::jit_type* value);
+                                 const cupar::detail::jit_type* value);
 CUPAR_EXPORT node_ptr output_reverse(const node_ptr& out);
 CUPAR_EXPORT node_ptr output_transform(const node_ptr& out, const op& f,
                                        const cupar::detail::jit_type* value);
@@ -294,7 +295,8 @@ namespace cupar::jit {
 
 /// A run-time output expression: where an algorithm's element i goes, through code instead of
 /// straight into an array: a device array (`T*`, implicit), discard(), transform_output(out, f),
-/// zip_output(outs...), reverse_output(out). Cheap to copy. Pointers inside it must stay valid until the algorithms using it have run.
+/// zip_output(outs...), reverse_output(out). Cheap to copy. Pointers inside it must stay valid
+/// until the algorithms using it have run.
 class output {
  public:
   /// A device array: element i is stored to d[i], converted to T as by assignment. T: an

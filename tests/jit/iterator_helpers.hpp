@@ -24,6 +24,15 @@ std::vector<T> small_values(std::size_t n, unsigned seed, int lo = -8, int hi = 
   return v;
 }
 
+/// n indices below n drawn at random (all 0 for n = 0), for gathers.
+inline std::vector<unsigned> random_indices(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<unsigned> idx(n);
+  for (auto& i : idx)
+    i = static_cast<unsigned>(n == 0 ? 0 : rng() % n);
+  return idx;
+}
+
 /// Every case twice: with the operators called out of line (tier 1, the first call) and inlined
 /// (tier 2, after the background build), which must agree with the CPU alike.
 template <class F>

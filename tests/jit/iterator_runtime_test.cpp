@@ -52,6 +52,7 @@ CUPAR_JIT_STRUCT(flat3_f64, double x; double y; double w;)
 namespace {
 
 using cupar::testing::both_tiers;
+using cupar::testing::random_indices;
 using cupar::testing::small_values;
 const std::vector<std::size_t>& sizes = cupar::testing::expression_sizes;
 
@@ -264,10 +265,7 @@ TEST(JitIterator, ScansOfExpressionsMatchTheCpu) {
   for (std::size_t n : sizes) {
     SCOPED_TRACE("n = " + std::to_string(n));
     const auto h = small_values<double>(n, 9);
-    std::mt19937 rng(10);
-    std::vector<unsigned> hidx(n);
-    for (auto& i : hidx)
-      i = static_cast<unsigned>(n == 0 ? 0 : rng() % n);
+    const std::vector<unsigned> hidx = random_indices(n, 10);
     cupar::device_buffer<double> x(h, s), out(n, s);
     cupar::device_buffer<unsigned> idx(hidx, s);
     cupar::device_buffer<unsigned long long> counts(n, s);
@@ -308,10 +306,7 @@ TEST(JitIterator, NestedZipsReduceScanAndTransformIntoNestedAndFlatStructs) {
     SCOPED_TRACE("n = " + std::to_string(n));
     const auto ha = small_values<double>(n, 21), hb = small_values<double>(n, 22),
                hc = small_values<double>(n, 23);
-    std::mt19937 rng(24);
-    std::vector<unsigned> hidx(n);
-    for (auto& i : hidx)
-      i = static_cast<unsigned>(n == 0 ? 0 : rng() % n);
+    const std::vector<unsigned> hidx = random_indices(n, 24);
     cupar::device_buffer<double> a(ha, s), b(hb, s), c(hc, s);
     cupar::device_buffer<unsigned> idx(hidx, s);
     cupar::device_buffer<nested_f64> nested_out(n, s);
@@ -613,10 +608,7 @@ TEST(JitIterator, TransformsOfExpressionsMatchTheCpu) {
   for (std::size_t n : sizes) {
     SCOPED_TRACE("n = " + std::to_string(n));
     const auto ha = small_values<float>(n, 11), hb = small_values<float>(n, 12);
-    std::mt19937 rng(13);
-    std::vector<unsigned> hidx(n);
-    for (auto& i : hidx)
-      i = static_cast<unsigned>(n == 0 ? 0 : rng() % n);
+    const std::vector<unsigned> hidx = random_indices(n, 13);
     cupar::device_buffer<float> a(ha, s), b(hb, s), f(n, s);
     cupar::device_buffer<unsigned> idx(hidx, s);
     cupar::device_buffer<double> d(n, s);

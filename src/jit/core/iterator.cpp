@@ -711,7 +711,7 @@ struct generator {
         }
         if (!emit) return std::string();
         define(o.type);  // zip_output<V>: the value converted to V first
-        const std::string typed = std::strcmp(o.type.name, "void") == 0
+        const std::string typed = cupar::jit::detail::takes_fields(o)
                                       ? value
                                       : std::string(o.type.name) + "(" + value + ")";
         return "{ auto&& [" + names + "] = " + typed + "; " + stores + "}";
@@ -1139,40 +1139,37 @@ bool reads_within(const iterator_node& x, std::size_t n, bool unbounded, std::ui
 }
 }  // namespace
 
+namespace {
+/// Whether `p` holds for `x` or a node below it (an output's tree: transforms, reversals and the
+/// fields of a zip; no allocation, as the per-call checks below walk it).
+template <class P>
+bool any_node(const iterator_node& x, const P& p) {
+  if (p(x)) return true;
+  for (const auto& c : x.children) {
+    if (any_node(*c, p)) return true;
+  }
+  return false;
+}
+}  // namespace
+
 bool output_may_overlap(const cupar::jit::output& out, std::size_t n,
                         const cupar::jit::iterator* in, const void* array,
                         std::size_t array_element_size) {
   if (n == 0) return false;
-  // Every array the output writes: through transforms, reversals and each field of a zip.
-  std::vector<const iterator_node*> arrays, todo = {out.node().get()};
-  while (!todo.empty()) {
-    const iterator_node* o = todo.back();
-    todo.pop_back();
-    if (o->k == kind::out_pointer) arrays.push_back(o);
-    for (const auto& c : o->children)
-      todo.push_back(c.get());
-  }
-  for (const iterator_node* o : arrays) {
-    const auto lo = reinterpret_cast<std::uintptr_t>(o->pointer);
-    const std::uintptr_t hi = end_of(lo, n, o->type.size, false);
+  // Each array the output writes.
+  return any_node(*out.node(), [&](const iterator_node& o) {
+    if (o.k != kind::out_pointer) return false;
+    const auto lo = reinterpret_cast<std::uintptr_t>(o.pointer);
+    const std::uintptr_t hi = end_of(lo, n, o.type.size, false);
     if (in != nullptr && reads_within(*in->node(), n, false, lo, hi)) return true;
-    if (array == nullptr) continue;
+    if (array == nullptr) return false;
     const auto p = reinterpret_cast<std::uintptr_t>(array);
-    if (p < hi && lo < end_of(p, n, array_element_size, false)) return true;
-  }
-  return false;
+    return p < hi && lo < end_of(p, n, array_element_size, false);
+  });
 }
 
 bool output_has_reverse(const cupar::jit::output& out) {
-  std::vector<const iterator_node*> todo = {out.node().get()};
-  while (!todo.empty()) {
-    const iterator_node* o = todo.back();
-    todo.pop_back();
-    if (o->k == kind::out_reverse) return true;
-    for (const auto& c : o->children)
-      todo.push_back(c.get());
-  }
-  return false;
+  return any_node(*out.node(), [](const iterator_node& o) { return o.k == kind::out_reverse; });
 }
 
 namespace {

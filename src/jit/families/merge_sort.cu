@@ -267,8 +267,8 @@ void sort_into_expressions(const jit_args& call, stream_ref s, memory_resource& 
     temps[k].emplace(mr, call.n * size, s);
     *dst[k] = temps[k]->get();
     if (discard) continue;
-    stores[k].emplace(
-        prepare_for_each(jit::bounded_store_op(*dst[k], *t, *outs[k], call.n, {}, true, fn), call.n, fn));
+    stores[k].emplace(prepare_for_each(
+        jit::bounded_store_op(*dst[k], *t, *outs[k], call.n, {}, true, fn), call.n, fn));
   }
   sort_arrays(b, s, mr);
   for (const auto& store : stores) {
