@@ -90,6 +90,19 @@ struct alignas(Align) cupar_storage {
 };
 #endif
 
+/// An initial value of reduce and the scans (CUB's InitT / InitValueT): `value`, or, when `from`
+/// is not null, the value at `from` in device memory, read when the kernel runs
+/// (cupar::device_value: a result of an earlier kernel on the stream, without a trip to the
+/// host). The host writes the same layout: the value at offset 0, the pointer at the value's
+/// size rounded up to 8 (jit_init_value in src/jit/core/launch.hpp).
+template <class T>
+struct cupar_init {
+  typedef T value_type;
+  T value;
+  const T* from;
+  __device__ __forceinline__ operator T() const { return from != nullptr ? *from : value; }
+};
+
 /// Carries compile-time facts about a kernel set to the host: its template arguments appear in
 /// the lowered (mangled) name NVRTC reports for an instantiation of this empty kernel.
 template <long long... Values>

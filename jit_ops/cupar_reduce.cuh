@@ -69,6 +69,10 @@ struct cupar_transform_op {
 };
 #endif
 
+/// The initial value: a host value or one read from device memory when the kernel runs
+/// (cupar_init, cupar_prelude.cuh).
+typedef cupar_init<cupar_T> cupar_reduce_init;
+
 typedef unsigned long long cupar_offset;
 typedef cub::detail::reduce::policy_hub<cupar_T, cupar_offset, cupar_reduce_op>::MaxPolicy
     cupar_policy;

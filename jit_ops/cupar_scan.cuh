@@ -20,13 +20,9 @@ struct cupar_scan_op {
 #include "cupar_expr_input.cuh"  // with CUPAR_INDEX_OUTPUT also the output, cupar_expr_output
 #endif
 
-/// The exclusive scan's initial value, passed by value (CUB's own InputValue also allows a value
-/// read from device memory, which cupar does not expose).
-struct cupar_scan_init {
-  typedef cupar_T value_type;
-  cupar_T value;
-  __device__ __forceinline__ operator cupar_T() const { return value; }
-};
+/// The initial value of an exclusive scan, or of an inclusive one's "+init" sets: a host value
+/// or one read from device memory when the kernel runs (cupar_init, cupar_prelude.cuh).
+typedef cupar_init<cupar_T> cupar_scan_init;
 
 typedef unsigned long long cupar_offset;
 typedef cub::ScanTileState<cupar_T> cupar_tile_state;

@@ -9,6 +9,7 @@
 #include <cupar/detail/temp_storage.hpp>
 #include <cupar/memory.hpp>
 #include <cupar/stream.hpp>
+#include <cupar/types.hpp>
 
 #include <cub/device/device_reduce.cuh>
 
@@ -59,6 +60,45 @@ auto transform_reduce_call(InIt d_in, std::size_t n, Transform transform, Op op,
     return with_count_width(n, [&](auto count) {
       return cub::DeviceReduce::TransformReduce(temp, bytes, d_in, d_out, count, cub_op,
                                                 cub_transform, init, stream.get());
+    });
+  };
+}
+
+/// A cupar::device_value as CUB's reduce kernels take an initial value: read when they run (the
+/// last kernel applies it to the total, or stores it when n == 0).
+template <class T>
+struct device_init {
+  const T* ptr;
+  __host__ __device__ __forceinline__ operator T() const { return *ptr; }
+};
+
+/// The reduction operator with an initial value read from device memory: `op` on values of T, and
+/// on the device_init CUB passes first (it is read then).
+template <class T, class Op>
+struct with_device_init {
+  Op op;
+  __device__ __forceinline__ T operator()(const T& a, const T& b) const { return op(a, b); }
+  __device__ __forceinline__ T operator()(const device_init<T>& a, const T& b) const {
+    return op(static_cast<T>(a), b);
+  }
+};
+
+/// reduce's CUB call with an initial value in device memory, as reduce_call. CUB's dispatch with
+/// the initial value's type (DeviceReduce::Reduce takes only host values), the tuning of the
+/// operator itself.
+template <class InIt, class Op, class T>
+auto reduce_device_init_call(InIt d_in, std::size_t n, Op op, const T* init, stream_ref stream) {
+  auto cub_op = with_result_type<T>(transparent_op<T>(op));
+  using reading = with_device_init<T, decltype(cub_op)>;
+  return [=](void* temp, std::size_t& bytes, auto d_out) {
+    return with_count_width(n, [&](auto count) {
+      using offset = cub::detail::choose_offset_t<decltype(count)>;
+      using dispatch =
+          cub::DispatchReduce<InIt, decltype(d_out), offset, reading, device_init<T>, T,
+                              ::cuda::std::__identity,
+                              cub::detail::reduce::policy_hub<T, offset, decltype(cub_op)>>;
+      return dispatch::Dispatch(temp, bytes, d_in, d_out, static_cast<offset>(count),
+                                reading{cub_op}, device_init<T>{init}, stream.get());
     });
   };
 }
@@ -123,6 +163,30 @@ void reduce(InIt d_in, OutIt d_out, std::size_t n, Op op, detail::it_value_t<InI
   detail::require_range(fn, "d_in", d_in, n);
   detail::require_pointer(fn, "d_out", detail::range_address(d_out));
   const auto call = detail::reduce_call(d_in, n, op, init, stream);
+  detail::run_with_temp_storage(
+      "cub::DeviceReduce::Reduce", mr, stream, {n},
+      [&](void* temp, std::size_t& bytes) { return call(temp, bytes, d_out); });
+}
+
+/// As reduce(), starting from the value at `init.ptr` in device memory, read when the kernels run
+/// (cupar::device_value: e.g. a total an earlier kernel on the stream wrote, with no copy to the
+/// host). @throws std::invalid_argument also for a null init.ptr. Asynchronous.
+template <class InIt, class OutIt, class Op,
+          std::enable_if_t<detail::is_iterator_v<InIt> && detail::is_iterator_v<OutIt> &&
+                               detail::is_callable_op_v<Op>,
+                           int> = 0>
+void reduce(InIt d_in, OutIt d_out, std::size_t n, Op op,
+            device_value<detail::it_value_t<InIt>> init, stream_ref stream,
+            memory_resource& mr = default_resource()) {
+  using T = detail::it_value_t<InIt>;
+  static_assert(std::is_trivially_copyable_v<T>, "cupar::reduce: T must be trivially copyable");
+  constexpr const char* fn = "cupar::reduce";
+  const detail::device_guard device(stream);
+  detail::require_pointer(fn, "init.ptr", init.ptr);
+  detail::require_size(fn, n, sizeof(T));
+  detail::require_range(fn, "d_in", d_in, n);
+  detail::require_pointer(fn, "d_out", detail::range_address(d_out));
+  const auto call = detail::reduce_device_init_call(d_in, n, op, init.ptr, stream);
   detail::run_with_temp_storage(
       "cub::DeviceReduce::Reduce", mr, stream, {n},
       [&](void* temp, std::size_t& bytes) { return call(temp, bytes, d_out); });

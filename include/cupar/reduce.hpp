@@ -7,6 +7,7 @@
 #include <cupar/jit_iterator.hpp>
 #include <cupar/memory.hpp>
 #include <cupar/stream.hpp>
+#include <cupar/types.hpp>
 
 #include <cstddef>
 #include <type_traits>
@@ -36,6 +37,23 @@ void reduce(const T* d_in, T* d_out, std::size_t n, const jit::op& op,
   a.n = n;
   a.ops[0] = &op;
   a.init = &init;
+  detail::jit_run(a, stream, mr);
+}
+
+/// As reduce(), starting from the value at `init.ptr` in device memory, read when the kernels run
+/// (cupar::device_value: e.g. the result of an earlier reduction on the stream, no trip to the
+/// host). A named operator takes the kernel sets here (tens of milliseconds on its first call).
+/// @throws std::invalid_argument for null pointers (d_in with n > 0, d_out, init.ptr)
+/// @throws cupar::jit_error, cupar::out_of_memory, cupar::cuda_error
+/// Asynchronous.
+template <class T>
+void reduce(const T* d_in, T* d_out, std::size_t n, const jit::op& op, device_value<T> init,
+            stream_ref stream, memory_resource& mr = default_resource()) {
+  detail::jit_args a{"cupar::reduce", &detail::reduce_call(), {&detail::jit_type_of<T>()}, {d_in}};
+  a.out[0] = d_out;
+  a.n = n;
+  a.ops[0] = &op;
+  a.d_init = detail::device_init_address("cupar::reduce", init.ptr);
   detail::jit_run(a, stream, mr);
 }
 
@@ -83,6 +101,22 @@ void reduce(const I& in, T* d_out, std::size_t n, const jit::op& op,
   a.n = n;
   a.ops[0] = &op;
   a.init = &init;
+  detail::jit_run(a, stream, mr);
+}
+
+/// As reduce over an iterator expression, starting from the value at `init.ptr` in device memory
+/// (cupar::device_value), read when the kernels run.
+/// @throws std::invalid_argument as the form above, and for a null init.ptr
+/// Asynchronous.
+template <class T, class I, class = std::enable_if_t<std::is_same_v<I, jit::iterator>>>
+void reduce(const I& in, T* d_out, std::size_t n, const jit::op& op, device_value<T> init,
+            stream_ref stream, memory_resource& mr = default_resource()) {
+  detail::jit_args a{"cupar::reduce", &detail::reduce_call(), {&detail::jit_type_of<T>()}};
+  a.in_iter[0] = &in;
+  a.out[0] = d_out;
+  a.n = n;
+  a.ops[0] = &op;
+  a.d_init = detail::device_init_address("cupar::reduce", init.ptr);
   detail::jit_run(a, stream, mr);
 }
 

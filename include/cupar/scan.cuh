@@ -8,6 +8,7 @@
 #include <cupar/detail/temp_storage.hpp>
 #include <cupar/memory.hpp>
 #include <cupar/stream.hpp>
+#include <cupar/types.hpp>
 
 #include <cub/device/device_scan.cuh>
 
@@ -15,6 +16,19 @@
 #include <type_traits>
 
 namespace cupar {
+namespace detail {
+
+/// The scans' checks of their input and output ranges: not null for n > 0, in place or disjoint.
+template <class InIt, class OutIt>
+void require_scan_ranges(const char* fn, InIt d_in, OutIt d_out, std::size_t n, std::size_t size) {
+  require_size(fn, n, size);
+  require_range(fn, "d_in", d_in, n);
+  require_range(fn, "d_out", d_out, n);
+  require_same_or_disjoint(fn, "d_in", range_address(d_in), n * size, "d_out", range_address(d_out),
+                           n * size);
+}
+
+}  // namespace detail
 
 /// d_out[i] = d_in[0] op d_in[1] op ... op d_in[i].
 ///
@@ -45,16 +59,66 @@ void inclusive_scan(InIt d_in, OutIt d_out, std::size_t n, Op op, stream_ref str
                 "cupar::inclusive_scan: T must be trivially copyable");
   constexpr const char* fn = "cupar::inclusive_scan";
   const detail::device_guard device(stream);
-  detail::require_size(fn, n, sizeof(T));
-  detail::require_range(fn, "d_in", d_in, n);
-  detail::require_range(fn, "d_out", d_out, n);
-  detail::require_same_or_disjoint(fn, "d_in", detail::range_address(d_in), n * sizeof(T), "d_out",
-                                   detail::range_address(d_out), n * sizeof(T));
+  detail::require_scan_ranges(fn, d_in, d_out, n, sizeof(T));
   if (n == 0) return;
   auto cub_op = detail::with_result_type<T>(detail::transparent_op<T>(op));
   detail::run_with_temp_storage(
       "cub::DeviceScan::InclusiveScan", mr, stream, {n}, [&](void* temp, std::size_t& bytes) {
         return cub::DeviceScan::InclusiveScan(temp, bytes, d_in, d_out, cub_op, n, stream.get());
+      });
+}
+
+/// d_out[i] = init op d_in[0] op ... op d_in[i]: an inclusive scan seeded with `init` (CUB's
+/// InclusiveScanInit). Parameters, exceptions and synchronisation as inclusive_scan.
+template <class InIt, class OutIt, class Op,
+          std::enable_if_t<detail::is_iterator_v<InIt> && detail::is_iterator_v<OutIt> &&
+                               detail::is_callable_op_v<Op>,
+                           int> = 0>
+void inclusive_scan(InIt d_in, OutIt d_out, std::size_t n, Op op, detail::it_value_t<InIt> init,
+                    stream_ref stream, memory_resource& mr = default_resource()) {
+  using T = detail::it_value_t<InIt>;
+  static_assert(std::is_trivially_copyable_v<T>,
+                "cupar::inclusive_scan: T must be trivially copyable");
+  constexpr const char* fn = "cupar::inclusive_scan";
+  const detail::device_guard device(stream);
+  detail::require_scan_ranges(fn, d_in, d_out, n, sizeof(T));
+  if (n == 0) return;
+  auto cub_op = detail::with_result_type<T>(detail::transparent_op<T>(op));
+  detail::run_with_temp_storage("cub::DeviceScan::InclusiveScanInit", mr, stream, {n},
+                                [&](void* temp, std::size_t& bytes) {
+                                  return cub::DeviceScan::InclusiveScanInit(
+                                      temp, bytes, d_in, d_out, cub_op, init, n, stream.get());
+                                });
+}
+
+/// As the seeded inclusive_scan, the initial value read from device memory at `init.ptr` when the
+/// kernels run (cupar::device_value: e.g. a total an earlier kernel on the stream wrote, with no
+/// copy to the host). @throws std::invalid_argument also for a null init.ptr. Asynchronous.
+template <class InIt, class OutIt, class Op,
+          std::enable_if_t<detail::is_iterator_v<InIt> && detail::is_iterator_v<OutIt> &&
+                               detail::is_callable_op_v<Op>,
+                           int> = 0>
+void inclusive_scan(InIt d_in, OutIt d_out, std::size_t n, Op op,
+                    device_value<detail::it_value_t<InIt>> init, stream_ref stream,
+                    memory_resource& mr = default_resource()) {
+  using T = detail::it_value_t<InIt>;
+  static_assert(std::is_trivially_copyable_v<T>,
+                "cupar::inclusive_scan: T must be trivially copyable");
+  constexpr const char* fn = "cupar::inclusive_scan";
+  const detail::device_guard device(stream);
+  detail::require_pointer(fn, "init.ptr", init.ptr);
+  detail::require_scan_ranges(fn, d_in, d_out, n, sizeof(T));
+  if (n == 0) return;
+  auto cub_op = detail::with_result_type<T>(detail::transparent_op<T>(op));
+  using offset = cub::detail::choose_offset_t<std::size_t>;
+  using init_value = cub::detail::InputValue<T>;
+  using dispatch = cub::DispatchScan<InIt, OutIt, decltype(cub_op), init_value, offset, T,
+                                     cub::ForceInclusive::Yes>;
+  const init_value future(cub::FutureValue<T>(const_cast<T*>(init.ptr)));
+  detail::run_with_temp_storage(
+      "cub::DeviceScan::InclusiveScanInit", mr, stream, {n}, [&](void* temp, std::size_t& bytes) {
+        return dispatch::Dispatch(temp, bytes, d_in, d_out, cub_op, future, static_cast<offset>(n),
+                                  stream.get());
       });
 }
 
@@ -71,17 +135,39 @@ void exclusive_scan(InIt d_in, OutIt d_out, std::size_t n, Op op, detail::it_val
                 "cupar::exclusive_scan: T must be trivially copyable");
   constexpr const char* fn = "cupar::exclusive_scan";
   const detail::device_guard device(stream);
-  detail::require_size(fn, n, sizeof(T));
-  detail::require_range(fn, "d_in", d_in, n);
-  detail::require_range(fn, "d_out", d_out, n);
-  detail::require_same_or_disjoint(fn, "d_in", detail::range_address(d_in), n * sizeof(T), "d_out",
-                                   detail::range_address(d_out), n * sizeof(T));
+  detail::require_scan_ranges(fn, d_in, d_out, n, sizeof(T));
   if (n == 0) return;
   auto cub_op = detail::with_result_type<T>(detail::transparent_op<T>(op));
   detail::run_with_temp_storage("cub::DeviceScan::ExclusiveScan", mr, stream, {n},
                                 [&](void* temp, std::size_t& bytes) {
                                   return cub::DeviceScan::ExclusiveScan(
                                       temp, bytes, d_in, d_out, cub_op, init, n, stream.get());
+                                });
+}
+
+/// As exclusive_scan, the initial value read from device memory at `init.ptr` when the kernels run
+/// (cupar::device_value). @throws std::invalid_argument also for a null init.ptr. Asynchronous.
+template <class InIt, class OutIt, class Op,
+          std::enable_if_t<detail::is_iterator_v<InIt> && detail::is_iterator_v<OutIt> &&
+                               detail::is_callable_op_v<Op>,
+                           int> = 0>
+void exclusive_scan(InIt d_in, OutIt d_out, std::size_t n, Op op,
+                    device_value<detail::it_value_t<InIt>> init, stream_ref stream,
+                    memory_resource& mr = default_resource()) {
+  using T = detail::it_value_t<InIt>;
+  static_assert(std::is_trivially_copyable_v<T>,
+                "cupar::exclusive_scan: T must be trivially copyable");
+  constexpr const char* fn = "cupar::exclusive_scan";
+  const detail::device_guard device(stream);
+  detail::require_pointer(fn, "init.ptr", init.ptr);
+  detail::require_scan_ranges(fn, d_in, d_out, n, sizeof(T));
+  if (n == 0) return;
+  auto cub_op = detail::with_result_type<T>(detail::transparent_op<T>(op));
+  const cub::FutureValue<T> future(const_cast<T*>(init.ptr));
+  detail::run_with_temp_storage("cub::DeviceScan::ExclusiveScan", mr, stream, {n},
+                                [&](void* temp, std::size_t& bytes) {
+                                  return cub::DeviceScan::ExclusiveScan(
+                                      temp, bytes, d_in, d_out, cub_op, future, n, stream.get());
                                 });
 }
 

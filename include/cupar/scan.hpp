@@ -7,6 +7,7 @@
 #include <cupar/jit_iterator.hpp>
 #include <cupar/memory.hpp>
 #include <cupar/stream.hpp>
+#include <cupar/types.hpp>
 
 #include <cstddef>
 #include <type_traits>
@@ -49,6 +50,55 @@ void exclusive_scan(const T* d_in, T* d_out, std::size_t n, const jit::op& op,
   detail::jit_run(a, stream, mr);
 }
 
+/// d_out[i] = init op d_in[0] op ... op d_in[i]: an inclusive scan seeded with `init` (CUB's
+/// InclusiveScanInit; the peer's inclusive_scan with an initial value). As inclusive_scan
+/// otherwise. A named operator takes the kernel sets here (tens of milliseconds on its first
+/// call with T).
+/// @throws std::invalid_argument, cupar::jit_error, cupar::out_of_memory, cupar::cuda_error
+/// Asynchronous.
+template <class T>
+void inclusive_scan(const T* d_in, T* d_out, std::size_t n, const jit::op& op,
+                    detail::type_identity_t<T> init, stream_ref stream,
+                    memory_resource& mr = default_resource()) {
+  detail::jit_args a{
+      "cupar::inclusive_scan", &detail::inclusive_scan_call(), {&detail::jit_type_of<T>()}, {d_in}};
+  a.out[0] = d_out;
+  a.n = n;
+  a.ops[0] = &op;
+  a.init = &init;
+  detail::jit_run(a, stream, mr);
+}
+
+/// As the seeded inclusive_scan above, the initial value read from device memory at `init.ptr`
+/// when the kernels run (cupar::device_value: e.g. a total an earlier kernel on the stream
+/// wrote). @throws std::invalid_argument also for a null init.ptr. Asynchronous.
+template <class T>
+void inclusive_scan(const T* d_in, T* d_out, std::size_t n, const jit::op& op, device_value<T> init,
+                    stream_ref stream, memory_resource& mr = default_resource()) {
+  detail::jit_args a{
+      "cupar::inclusive_scan", &detail::inclusive_scan_call(), {&detail::jit_type_of<T>()}, {d_in}};
+  a.out[0] = d_out;
+  a.n = n;
+  a.ops[0] = &op;
+  a.d_init = detail::device_init_address("cupar::inclusive_scan", init.ptr);
+  detail::jit_run(a, stream, mr);
+}
+
+/// As exclusive_scan, the initial value read from device memory at `init.ptr` when the kernels
+/// run (cupar::device_value). @throws std::invalid_argument also for a null init.ptr.
+/// Asynchronous.
+template <class T>
+void exclusive_scan(const T* d_in, T* d_out, std::size_t n, const jit::op& op, device_value<T> init,
+                    stream_ref stream, memory_resource& mr = default_resource()) {
+  detail::jit_args a{
+      "cupar::exclusive_scan", &detail::exclusive_scan_call(), {&detail::jit_type_of<T>()}, {d_in}};
+  a.out[0] = d_out;
+  a.n = n;
+  a.ops[0] = &op;
+  a.d_init = detail::device_init_address("cupar::exclusive_scan", init.ptr);
+  detail::jit_run(a, stream, mr);
+}
+
 /// Inclusive scan of the first n elements of the iterator expression `in` (jit_iterator.hpp)
 /// into d_out, each element converted to T: one fused pass (a prefix sum of squares, a running
 /// count of a predicate, a scan of a gather). d_out must not be an array `in` reads.
@@ -81,6 +131,51 @@ void exclusive_scan(const I& in, T* d_out, std::size_t n, const jit::op& op,
   a.n = n;
   a.ops[0] = &op;
   a.init = &init;
+  detail::jit_run(a, stream, mr);
+}
+
+/// Inclusive scan of an iterator expression seeded with `init` (a host value, or a
+/// cupar::device_value read when the kernels run); as the forms above otherwise.
+template <class T, class I, class = std::enable_if_t<std::is_same_v<I, jit::iterator>>>
+void inclusive_scan(const I& in, T* d_out, std::size_t n, const jit::op& op,
+                    detail::type_identity_t<T> init, stream_ref stream,
+                    memory_resource& mr = default_resource()) {
+  detail::jit_args a{
+      "cupar::inclusive_scan", &detail::inclusive_scan_call(), {&detail::jit_type_of<T>()}};
+  a.in_iter[0] = &in;
+  a.out[0] = d_out;
+  a.n = n;
+  a.ops[0] = &op;
+  a.init = &init;
+  detail::jit_run(a, stream, mr);
+}
+
+/// As above, the initial value read from device memory (cupar::device_value).
+template <class T, class I, class = std::enable_if_t<std::is_same_v<I, jit::iterator>>>
+void inclusive_scan(const I& in, T* d_out, std::size_t n, const jit::op& op, device_value<T> init,
+                    stream_ref stream, memory_resource& mr = default_resource()) {
+  detail::jit_args a{
+      "cupar::inclusive_scan", &detail::inclusive_scan_call(), {&detail::jit_type_of<T>()}};
+  a.in_iter[0] = &in;
+  a.out[0] = d_out;
+  a.n = n;
+  a.ops[0] = &op;
+  a.d_init = detail::device_init_address("cupar::inclusive_scan", init.ptr);
+  detail::jit_run(a, stream, mr);
+}
+
+/// Exclusive scan of an iterator expression, the initial value read from device memory
+/// (cupar::device_value).
+template <class T, class I, class = std::enable_if_t<std::is_same_v<I, jit::iterator>>>
+void exclusive_scan(const I& in, T* d_out, std::size_t n, const jit::op& op, device_value<T> init,
+                    stream_ref stream, memory_resource& mr = default_resource()) {
+  detail::jit_args a{
+      "cupar::exclusive_scan", &detail::exclusive_scan_call(), {&detail::jit_type_of<T>()}};
+  a.in_iter[0] = &in;
+  a.out[0] = d_out;
+  a.n = n;
+  a.ops[0] = &op;
+  a.d_init = detail::device_init_address("cupar::exclusive_scan", init.ptr);
   detail::jit_run(a, stream, mr);
 }
 
@@ -122,6 +217,53 @@ void exclusive_scan(const jit::iterator& in, const jit::output& out, std::size_t
   detail::jit_run(a, stream, mr);
 }
 
+/// Inclusive scan into an output expression seeded with `init`, T deduced from it (a host value:
+/// pass 0.0f, not 0, for floats); as the forms above otherwise.
+template <class T>
+void inclusive_scan(const jit::iterator& in, const jit::output& out, std::size_t n,
+                    const jit::op& op, T init, stream_ref stream,
+                    memory_resource& mr = default_resource()) {
+  detail::jit_args a{
+      "cupar::inclusive_scan", &detail::inclusive_scan_call(), {&detail::jit_type_of<T>()}};
+  a.in_iter[0] = &in;
+  a.out_iter[0] = &out;
+  a.n = n;
+  a.ops[0] = &op;
+  a.init = &init;
+  detail::jit_run(a, stream, mr);
+}
+
+/// As above, the initial value read from device memory (cupar::device_value).
+template <class T>
+void inclusive_scan(const jit::iterator& in, const jit::output& out, std::size_t n,
+                    const jit::op& op, device_value<T> init, stream_ref stream,
+                    memory_resource& mr = default_resource()) {
+  detail::jit_args a{
+      "cupar::inclusive_scan", &detail::inclusive_scan_call(), {&detail::jit_type_of<T>()}};
+  a.in_iter[0] = &in;
+  a.out_iter[0] = &out;
+  a.n = n;
+  a.ops[0] = &op;
+  a.d_init = detail::device_init_address("cupar::inclusive_scan", init.ptr);
+  detail::jit_run(a, stream, mr);
+}
+
+/// Exclusive scan into an output expression, the initial value read from device memory
+/// (cupar::device_value).
+template <class T>
+void exclusive_scan(const jit::iterator& in, const jit::output& out, std::size_t n,
+                    const jit::op& op, device_value<T> init, stream_ref stream,
+                    memory_resource& mr = default_resource()) {
+  detail::jit_args a{
+      "cupar::exclusive_scan", &detail::exclusive_scan_call(), {&detail::jit_type_of<T>()}};
+  a.in_iter[0] = &in;
+  a.out_iter[0] = &out;
+  a.n = n;
+  a.ops[0] = &op;
+  a.d_init = detail::device_init_address("cupar::exclusive_scan", init.ptr);
+  detail::jit_run(a, stream, mr);
+}
+
 namespace jit {
 
 // Compile-only builds (jit_compile.hpp says what they are for).
@@ -151,6 +293,31 @@ build_report compile_scan(const iterator& in, const output& out, const op& o, bo
   return ::cupar::detail::jit_compile_call(
       (inclusive ? ::cupar::detail::inclusive_scan_call() : ::cupar::detail::exclusive_scan_call()),
       &::cupar::detail::jit_type_of<T>(), nullptr, &o, nullptr, arch, optimized, &in, &out);
+}
+
+/// As compile_scan, for an inclusive scan seeded with an initial value (the "+init" sets; with an
+/// iterator expression "+index_init", into an output expression too "+io_init").
+template <class T>
+build_report compile_scan_init(const op& o, int arch = 90, bool optimized = true) {
+  return ::cupar::detail::jit_compile_call(::cupar::detail::inclusive_scan_call(),
+                                           &::cupar::detail::jit_type_of<T>(), nullptr, &o, nullptr,
+                                           arch, optimized, nullptr, nullptr, true);
+}
+/// As compile_scan_init, for a scan of the iterator expression `in`.
+template <class T>
+build_report compile_scan_init(const iterator& in, const op& o, int arch = 90,
+                               bool optimized = true) {
+  return ::cupar::detail::jit_compile_call(::cupar::detail::inclusive_scan_call(),
+                                           &::cupar::detail::jit_type_of<T>(), nullptr, &o, nullptr,
+                                           arch, optimized, &in, nullptr, true);
+}
+/// As compile_scan_init, for a scan of `in` into the output expression `out`.
+template <class T>
+build_report compile_scan_init(const iterator& in, const output& out, const op& o, int arch = 90,
+                               bool optimized = true) {
+  return ::cupar::detail::jit_compile_call(::cupar::detail::inclusive_scan_call(),
+                                           &::cupar::detail::jit_type_of<T>(), nullptr, &o, nullptr,
+                                           arch, optimized, &in, &out, true);
 }
 
 }  // namespace jit

@@ -20,4 +20,23 @@ inline constexpr radix_options ascending{};
 /// Descending radix sort on every bit of the key.
 inline constexpr radix_options descending{sort_order::descending, 0, -1};
 
+/// An initial value held in device memory, for reduce and the scans (both operator kinds): the
+/// kernels read `*ptr` when they run, not when the call is made, so it may be the result of an
+/// earlier kernel on the same stream (a reduction's total seeding the next scan) with no copy to
+/// the host and no synchronisation. The caller keeps *ptr alive and unchanged until the call's
+/// kernels have run (stream order). Made with cupar::device_value{d_ptr} (T deduced).
+///
+///   cupar::reduce(d_a, d_total, n, cupar::jit::plus, 0.0f, stream);  // the total of a
+///   // b's running sums, starting from that total:
+///   cupar::exclusive_scan(d_b, d_out, m, cupar::jit::plus, cupar::device_value{d_total}, stream);
+template <class T>
+struct device_value {
+  const T* ptr = nullptr;
+  constexpr explicit device_value(const T* p) noexcept : ptr(p) {}
+};
+template <class T>
+device_value(T*) -> device_value<T>;
+template <class T>
+device_value(const T*) -> device_value<T>;
+
 }  // namespace cupar

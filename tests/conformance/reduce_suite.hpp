@@ -156,6 +156,41 @@ TYPED_TEST(Reduce, EmptyInputWritesInit) {
             T(7));
 }
 
+// An initial value in device memory (cupar::device_value), read when the kernels run: written by
+// a kernel queued just before on the same stream, no copy to the host.
+TYPED_TEST(Reduce, DeviceInitialValueIsReadWhenTheKernelsRun) {
+  CUPAR_REQUIRE_GPU();
+  using T = TypeParam;
+  owned_stream stream;
+  device_buffer<T> d_init(1, stream), out(1, stream);
+  for (std::size_t n : standard_sizes()) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto h = small_values<T>(n, 300 + n);
+    const T init = static_cast<T>(2);
+    const device_buffer<T> source(std::vector<T>{init}, stream), in(h, stream);
+    cupar::reduce(source.data(), d_init.data(), 1, Ops::template plus<T>(), T(0), stream);
+    out.fill_bytes(0xAB);
+    cupar::reduce(in.data(), out.data(), n, Ops::template plus<T>(),
+                  cupar::device_value{d_init.data()}, stream);
+    expect_sum(out.to_host()[0], h, init);
+    // Exact: a maximum over the full range, seeded above and below it.
+    const auto full = full_range_values<T>(n, 310 + n);
+    const device_buffer<T> wide(full, stream);
+    for (T seed : {std::numeric_limits<T>::lowest(), std::numeric_limits<T>::max()}) {
+      const device_buffer<T> seeded(std::vector<T>{seed}, stream);
+      cupar::reduce(wide.data(), out.data(), n, Ops::template maximum<T>(),
+                    cupar::device_value{seeded.data()}, stream);
+      T want = seed;
+      for (T x : full)
+        want = std::max(want, x);
+      EXPECT_EQ(out.to_host()[0], want);
+    }
+  }
+  CUPAR_EXPECT_THROW_WITH(cupar::reduce(out.data(), out.data(), 1, Ops::template plus<T>(),
+                                        cupar::device_value<T>{nullptr}, stream),
+                          std::invalid_argument, "init.ptr");
+}
+
 TYPED_TEST(Reduce, IsDeterministicFromRunToRun) {
   CUPAR_REQUIRE_GPU();
   using T = TypeParam;
@@ -211,6 +246,12 @@ TEST(ReduceStruct, NonCommutativeProductKeepsOperandOrder) {
     cupar::reduce(in.data(), out.data(), n, Ops::mat2_mul(), init, stream);
     EXPECT_EQ(out.to_host()[0], ref);
     EXPECT_EQ(cupar::reduce_value(in.data(), n, Ops::mat2_mul(), init, stream), ref);
+    // The initial value from device memory: on the left as well.
+    const device_buffer<mat2> d_init(std::vector<mat2>{init}, stream);
+    out.fill_bytes(0xAB);
+    cupar::reduce(in.data(), out.data(), n, Ops::mat2_mul(), cupar::device_value{d_init.data()},
+                  stream);
+    EXPECT_EQ(out.to_host()[0], ref);
   }
 }
 

@@ -73,6 +73,16 @@ std::vector<T> exclusive(const std::vector<T>& in, Op op, T init) {
   return out;
 }
 
+/// init op in[0] op ... op in[i]: an inclusive scan seeded with init.
+template <class T, class Op>
+std::vector<T> inclusive_init(const std::vector<T>& in, Op op, T init) {
+  std::vector<T> out(in.size());
+  T acc = init;
+  for (std::size_t i = 0; i < in.size(); ++i)
+    out[i] = acc = op(acc, in[i]);
+  return out;
+}
+
 template <class T>
 T max_of(T a, T b) {
   return a < b ? b : a;
@@ -217,6 +227,65 @@ TYPED_TEST(Scan, InPlaceScansMatchTheReference) {
   }
 }
 
+// Initial values: an inclusive scan seeded with one (host or device memory), and an exclusive
+// scan's read from device memory when its kernels run (cupar::device_value), after the kernel
+// that wrote it on the same stream.
+TYPED_TEST(Scan, SeededAndDeviceInitialValuesMatchTheReference) {
+  CUPAR_REQUIRE_GPU();
+  using T = TypeParam;
+  owned_stream stream;
+  for (std::size_t n : standard_sizes()) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto h = scan_ref::exact_values<T>(n, 81 + n);
+    const T init = static_cast<T>(-2);
+    device_buffer<T> in(h, stream), out(n, stream), d_init(std::vector<T>{T(0)}, stream);
+    const auto sums = scan_ref::inclusive_init(h, &wrapping_add<T>, init);
+    out.fill_bytes(0xAB);
+    cupar::inclusive_scan(in.data(), out.data(), n, Ops::template plus<T>(), init, stream);
+    EXPECT_TRUE(bitwise_equal(out.to_host(), sums));
+    // The initial value written by a kernel queued just before (a one-element scan of init).
+    const device_buffer<T> source(std::vector<T>{init}, stream);
+    cupar::inclusive_scan(source.data(), d_init.data(), 1, Ops::template plus<T>(), stream);
+    out.fill_bytes(0xAB);
+    cupar::inclusive_scan(in.data(), out.data(), n, Ops::template plus<T>(),
+                          cupar::device_value{d_init.data()}, stream);
+    EXPECT_TRUE(bitwise_equal(out.to_host(), sums));
+    out.fill_bytes(0xAB);
+    cupar::exclusive_scan(in.data(), out.data(), n, Ops::template plus<T>(),
+                          cupar::device_value{d_init.data()}, stream);
+    EXPECT_TRUE(bitwise_equal(out.to_host(), scan_ref::exclusive(h, &wrapping_add<T>, init)));
+    // A seeded maximum: the lowest value only shifts the scan, a middle one clamps its start.
+    for (T m : {std::numeric_limits<T>::lowest(), static_cast<T>(5)}) {
+      SCOPED_TRACE("init = " + printable(m));
+      out.fill_bytes(0xAB);
+      cupar::inclusive_scan(in.data(), out.data(), n, Ops::template maximum<T>(), m, stream);
+      EXPECT_TRUE(
+          bitwise_equal(out.to_host(), scan_ref::inclusive_init(h, &scan_ref::max_of<T>, m)));
+    }
+    // In place.
+    device_buffer<T> io(h, stream);
+    cupar::inclusive_scan(io.data(), io.data(), n, Ops::template plus<T>(), init, stream);
+    EXPECT_TRUE(bitwise_equal(io.to_host(), sums));
+    EXPECT_TRUE(bitwise_equal(in.to_host(), h)) << "the input was modified";
+  }
+  // n = 0 writes nothing; a null device initial value is refused before anything runs.
+  device_buffer<T> out(2, stream), d_init(std::vector<T>{T(1)}, stream);
+  out.fill_bytes(0xAB);
+  const auto poisoned = out.to_host();
+  cupar::inclusive_scan(static_cast<const T*>(nullptr), out.data(), 0, Ops::template plus<T>(),
+                        T(1), stream);
+  cupar::inclusive_scan(static_cast<const T*>(nullptr), out.data(), 0, Ops::template plus<T>(),
+                        cupar::device_value{d_init.data()}, stream);
+  EXPECT_TRUE(bitwise_equal(out.to_host(), poisoned));
+  CUPAR_EXPECT_THROW_WITH(cupar::exclusive_scan(out.data(), out.data(), 2, Ops::template plus<T>(),
+                                                cupar::device_value<T>{nullptr}, stream),
+                          std::invalid_argument, "init.ptr");
+  CUPAR_EXPECT_THROW_WITH(cupar::inclusive_scan(out.data(), out.data(), 2, Ops::template plus<T>(),
+                                                cupar::device_value<T>{nullptr}, stream),
+                          std::invalid_argument, "init.ptr");
+  EXPECT_TRUE(bitwise_equal(out.to_host(), poisoned));
+}
+
 TYPED_TEST(Scan, AdjacentRangesOfOneAllocationAreNotAnOverlap) {
   CUPAR_REQUIRE_GPU();
   using T = TypeParam;
@@ -317,6 +386,33 @@ TEST(ScanStruct, NonCommutativeProductKeepsOperandOrder) {
     EXPECT_TRUE(value_equal(out.to_host(), scan_ref::inclusive(h, &cupar::testing::mat2_mul)));
     out.fill_bytes(0xAB);
     cupar::exclusive_scan(in.data(), out.data(), n, Ops::mat2_mul(), init, stream);
+    EXPECT_TRUE(
+        value_equal(out.to_host(), scan_ref::exclusive(h, &cupar::testing::mat2_mul, init)));
+  }
+}
+
+// A seeded inclusive scan of a non-commutative product: init * x0 * ... * xi, init on the left.
+TEST(ScanStruct, SeededNonCommutativeProductKeepsOperandOrder) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream stream;
+  const mat2 init{1, 2, 3, 4};
+  device_buffer<mat2> d_init(std::vector<mat2>{init}, stream);
+  for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(1921), std::size_t(100003),
+                        std::size_t(1) << 20}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto h = scan_ref::random_mats(n, 91 + n);
+    const auto want = scan_ref::inclusive_init(h, &cupar::testing::mat2_mul, init);
+    device_buffer<mat2> in(h, stream), out(n, stream);
+    out.fill_bytes(0xAB);
+    cupar::inclusive_scan(in.data(), out.data(), n, Ops::mat2_mul(), init, stream);
+    EXPECT_TRUE(value_equal(out.to_host(), want));
+    out.fill_bytes(0xAB);
+    cupar::inclusive_scan(in.data(), out.data(), n, Ops::mat2_mul(),
+                          cupar::device_value{d_init.data()}, stream);
+    EXPECT_TRUE(value_equal(out.to_host(), want));
+    out.fill_bytes(0xAB);
+    cupar::exclusive_scan(in.data(), out.data(), n, Ops::mat2_mul(),
+                          cupar::device_value{d_init.data()}, stream);
     EXPECT_TRUE(
         value_equal(out.to_host(), scan_ref::exclusive(h, &cupar::testing::mat2_mul, init)));
   }

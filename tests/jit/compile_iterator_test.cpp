@@ -420,6 +420,40 @@ TEST(JitIteratorCompile, ScansIntoOutputExpressionsLinkToTheIoScanSets) {
   EXPECT_NO_THROW(jit::compile_scan<float>(no_floats, jit::discard(), sum_op, true, 90, false));
 }
 
+// An inclusive scan seeded with an initial value: CUB's ForceInclusive kernels, the "+init" sets
+// (arrays), "+index_init" (an iterator expression in) and "+io_init" (an output expression too),
+// each its own set beside the unseeded one; a struct's class serves it on arrays.
+TEST(JitIteratorCompile, SeededInclusiveScansLinkToTheInitSets) {
+  float* no_out = nullptr;
+  const jit::output twice = jit::transform_output(no_out, op("2.0f * x"));
+  const jit::iterator squares = jit::transform(no_floats, op("x * x"));
+  const cupar::testing::class_case cases[] = {
+      {"scan_inclusive<f32>+init", jit::compile_scan_init<float>(sum_op, 90, false),
+       jit::compile_scan_init<float>(sum_op, 90, true)},
+      {"scan_inclusive<f32>+index_init", jit::compile_scan_init<float>(squares, sum_op, 90, false),
+       jit::compile_scan_init<float>(squares, sum_op, 90, true)},
+      {"scan_inclusive<f32>+io_init",
+       jit::compile_scan_init<float>(squares, twice, sum_op, 90, false),
+       jit::compile_scan_init<float>(squares, twice, sum_op, 90, true)},
+      {"scan_inclusive<s8a4>+init",
+       jit::compile_scan_init<sum_count>(op("sum_count{a.sum + b.sum, a.count + b.count}"), 90,
+                                         false),
+       jit::compile_scan_init<sum_count>(op("sum_count{a.sum + b.sum, a.count + b.count}"), 90,
+                                         true)},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.set);
+    if (cupar::testing::precompiled_here(c.set)) {
+      cupar::testing::expect_served_by_set(c);
+      EXPECT_EQ(c.quick.kernels.size(), 2u);
+    } else {
+      EXPECT_EQ(c.optimised.tier, 2);
+    }
+  }
+  // The unseeded scan keeps its own set.
+  EXPECT_EQ(jit::compile_scan<float>(sum_op, true, 90, false).kernel_set, "scan_inclusive<f32>");
+}
+
 // One preamble (an unguarded function definition) used by the input's transform, the output's
 // transform and the scan's operator: it appears in three operators of one program and must
 // compile once (the preamble blocks are guarded by a hash of their text).

@@ -370,6 +370,76 @@ TEST(JitIterator, NestedZipsReduceScanAndTransformIntoNestedAndFlatStructs) {
   }
 }
 
+// Initial values of expressions' scans and reductions: an inclusive scan seeded with one (host or
+// device memory; into an array, and through an output expression), an exclusive scan's and a
+// reduction's read from device memory when the kernels run, written by a kernel just before.
+TEST(JitIterator, SeededScansAndDeviceInitialValuesOfExpressions) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const op merge("sum_count{a.sum + b.sum, a.count + b.count}");
+  for (std::size_t n : sizes) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto ha = small_values<double>(n, 41);
+    cupar::device_buffer<double> a(ha, s), out(n, s), total(1, s), scaled(n, s);
+    const double init = 5;
+    std::vector<double> seeded(n), twice(n), shifted(n), below(n);
+    std::vector<unsigned long long> counted(n);
+    double acc = init, excl = init, neg = init;
+    unsigned long long negs = 1;
+    for (std::size_t i = 0; i < n; ++i) {
+      shifted[i] = excl;
+      excl += ha[i] * ha[i];
+      acc += ha[i] * ha[i];
+      seeded[i] = acc;
+      twice[i] = 2 * acc;
+      if (ha[i] < 0) neg += ha[i], ++negs;
+      below[i] = neg;
+      counted[i] = negs;
+    }
+    double sum = init;
+    for (double x : ha)
+      sum += x;
+    const jit::iterator squares = jit::transform(a.data(), op("x * x"));
+    both_tiers([&] {
+      // The initial value on the device: a one-element reduction of a constant writes it.
+      cupar::reduce(jit::constant(init), total.data(), 1, jit::plus, 0.0, s);
+      cupar::inclusive_scan(squares, out.data(), n, jit::plus, init, s);
+      EXPECT_EQ(out.to_host(), seeded);
+      cupar::inclusive_scan(squares, out.data(), n, jit::plus, cupar::device_value{total.data()},
+                            s);
+      EXPECT_EQ(out.to_host(), seeded);
+      cupar::exclusive_scan(squares, out.data(), n, jit::plus, cupar::device_value{total.data()},
+                            s);
+      EXPECT_EQ(out.to_host(), shifted);
+      // Through an output expression ("+io_init" and the exclusive "+io" sets).
+      cupar::inclusive_scan(squares, jit::transform_output<double>(scaled.data(), op("2.0 * x")), n,
+                            jit::plus, init, s);
+      EXPECT_EQ(scaled.to_host(), twice);
+      cupar::inclusive_scan(squares, jit::transform_output<double>(scaled.data(), op("2.0 * x")), n,
+                            jit::plus, cupar::device_value{total.data()}, s);
+      EXPECT_EQ(scaled.to_host(), twice);
+      cupar::exclusive_scan(squares, jit::reverse_output(scaled.data()), n, jit::plus,
+                            cupar::device_value{total.data()}, s);
+      EXPECT_EQ(scaled.to_host(), std::vector<double>(shifted.rbegin(), shifted.rend()));
+      // A struct accumulator seeded with (init, 1).
+      cupar::device_buffer<sum_count> d_seed(std::vector<sum_count>{{init, 1ull}}, s);
+      cupar::device_buffer<unsigned long long> counts(n, s);
+      cupar::inclusive_scan<sum_count>(
+          jit::transform<sum_count>(a.data(),
+                                    op("x < 0.0 ? sum_count{x, 1ull} : sum_count{0.0, 0ull}")),
+          jit::zip_output(out.data(), counts.data()), n, merge, cupar::device_value{d_seed.data()},
+          s);
+      EXPECT_EQ(out.to_host(), below);
+      EXPECT_EQ(counts.to_host(), counted);
+      // A reduction of an expression from a device initial value (n = 0: the value itself).
+      cupar::device_buffer<double> r(1, s);
+      cupar::reduce(jit::iterator(a.data()), r.data(), n, jit::plus,
+                    cupar::device_value{total.data()}, s);
+      EXPECT_EQ(r.to_host()[0], sum);
+    });
+  }
+}
+
 // zip_output: a value's fields through their own outputs (a zip's element, a user struct the
 // operator returns, a scan's struct accumulator); reverse_output: element i at n - 1 - i, for
 // transforms and scans (in place, a scan takes the unfused route; a transform is refused).

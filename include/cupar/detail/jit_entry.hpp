@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cupar/config.hpp>
+#include <cupar/detail/checks.hpp>
 #include <cupar/detail/type_id.hpp>
 #include <cupar/jit.hpp>
 #include <cupar/memory.hpp>
@@ -106,12 +107,24 @@ struct jit_args {
   /// The operators, in the order the public function takes them; null: the slot's default
   /// (equality, less).
   const jit::op* ops[2] = {nullptr, nullptr};
-  const void* init = nullptr;        // the initial value (reduce, exclusive scans), host memory
+  /// The initial value in host memory (reduce, the scans: an inclusive scan with one is seeded
+  /// with it), or null.
+  const void* init = nullptr;
+  /// Or the address of the initial value in device memory, read when the kernels run
+  /// (cupar::device_value): reduce and the scans.
+  const void* d_init = nullptr;
   const plan_state* plan = nullptr;  // set by plan objects: skips the cache lookup
   /// The operation's own parameters: a struct its public header defines (histogram_params), or
   /// null for operations without any.
   const void* params = nullptr;
 };
+
+/// The address of an initial value given as cupar::device_value: not null (else
+/// std::invalid_argument naming `function`).
+inline const void* device_init_address(const char* function, const void* ptr) {
+  if (ptr == nullptr) throw_invalid_argument(function, "init.ptr (a cupar::device_value) is null");
+  return ptr;
+}
 
 /// Runs the operation `args.call` on `stream` (on the stream's device). Synchronises only where
 /// the public function says so (host results and counts). Throws as the public function says.
@@ -129,12 +142,16 @@ inline ::cupar::jit::build_report jit_compile_call(const jit_call& call, const j
                                                    const ::cupar::jit::op* op1, int arch,
                                                    bool optimized,
                                                    const ::cupar::jit::iterator* in = nullptr,
-                                                   const ::cupar::jit::output* out = nullptr) {
+                                                   const ::cupar::jit::output* out = nullptr,
+                                                   bool seeded = false) {
   jit_args a{"cupar::jit::compile", &call, {t0, t1}};
   a.ops[0] = op0;
   a.ops[1] = op1;
   a.in_iter[0] = in;
   a.out_iter[0] = out;
+  // An inclusive scan with an initial value: only whether there is one matters to a build.
+  static const long long some_value = 0;
+  if (seeded) a.init = &some_value;
   return jit_compile(a, arch, optimized);
 }
 

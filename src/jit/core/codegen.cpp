@@ -305,7 +305,7 @@ std::string set_spec::key() const {
 
 set_spec parse_set_key(const std::string& key) {
   // Immortal, as every static a background build may use (engine.cpp, worker).
-  static const std::regex& form = *new std::regex(R"(([a-z_]+)<([a-z0-9,]+)>(?:\+([a-z]+))?)");
+  static const std::regex& form = *new std::regex(R"(([a-z_]+)<([a-z0-9,]+)>(?:\+([a-z_]+))?)");
   std::smatch m;
   if (!std::regex_match(key, m, form)) {
     throw_invalid_argument("cupar::jit", "malformed kernel set key " + key);

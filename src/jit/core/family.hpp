@@ -117,9 +117,20 @@ slot_spec store_slot(const type_ref& c);
 /// "-Xptxas=--minnctapersm=<n>": as many blocks of `threads` per SM as `registers` per thread
 /// allow (65,536 registers an SM).
 std::string blocks_for_registers(long long threads, int registers);
-/// Whether the set's variant is "index" or "io" (the input is an iterator expression).
+/// Whether the set's variant is "index" or "io" (the input is an iterator expression), or one of
+/// them with "_init" (the scans: seeded with an initial value).
 inline bool reads_expression(const set_spec& s) {
-  return s.variant == "index" || s.variant == "io";
+  return s.variant == "index" || s.variant == "io" || s.variant == "index_init" ||
+         s.variant == "io_init";
+}
+/// Whether the set's variant is "io" or "io_init" (the output is an expression too).
+inline bool writes_expression(const set_spec& s) {
+  return s.variant == "io" || s.variant == "io_init";
+}
+/// Whether the set's variant is "init", "index_init" or "io_init" (an inclusive scan seeded with
+/// an initial value).
+inline bool seeded(const set_spec& s) {
+  return s.variant == "init" || s.variant == "index_init" || s.variant == "io_init";
 }
 
 }  // namespace cupar::detail::jit

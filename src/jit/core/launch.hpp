@@ -10,7 +10,10 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <memory>
+#include <vector>
 
 namespace cupar::detail::jit {
 
@@ -33,6 +36,30 @@ void* arg_address(const T& a) {
 inline void* arg_address(const erased_arg& a) {
   return const_cast<void*>(a.ptr);
 }
+
+/// The bytes of a cupar_init<T> kernel argument (jit_ops/cupar_prelude.cuh: the initial value of
+/// reduce and the scans) for a T of `size` bytes and `align`: the host value `value` (may be null
+/// with `from`), and `from`, a device address the kernel reads the value at instead (null: use
+/// `value`). Pass it as erased_arg{init.bytes()}.
+class jit_init_value {
+ public:
+  jit_init_value(const void* value, const void* from, std::size_t size, std::size_t align) {
+    const std::size_t at = (size + 7) / 8 * 8;
+    const std::size_t a = align > 8 ? align : 8;
+    bytes_.assign((at + 8 + a - 1) / a * a + 16, 0);  // + 16: room to align the start
+    unsigned char* p = start();
+    if (value != nullptr) std::memcpy(p, value, size);
+    std::memcpy(p + at, &from, sizeof from);
+  }
+  const void* bytes() const { return const_cast<jit_init_value*>(this)->start(); }
+
+ private:
+  unsigned char* start() {
+    const auto address = reinterpret_cast<std::uintptr_t>(bytes_.data());
+    return bytes_.data() + ((16 - address % 16) % 16);
+  }
+  std::vector<unsigned char> bytes_;
+};
 
 /// First launch failure of a dispatch. CUB's host dispatch checks cudaPeekAtLastError after each
 /// launch, which says nothing about driver launches; failures are collected here instead and

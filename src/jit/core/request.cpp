@@ -76,6 +76,7 @@ fast_key set_request::key(int arch) const {
   if (plus) k.extra |= 1u << 29;
   if (index) k.extra |= 1u << 28;
   if (io) k.extra |= 1u << 27;
+  if (init) k.extra |= 1u << 26;
   // The first slot's operator holds the cache this key is looked up in; the others are named.
   if (ops[1] != nullptr) k.d1 = ops[1]->definition().get();
   if (ops[2] != nullptr) k.d2 = ops[2]->definition().get();
@@ -97,6 +98,7 @@ build_spec set_request::spec() const {
   }
   if (plus) sp.set.types[1] = type_ref::of(*t[1]);  // the values' own type
   if (index) sp.set.variant = io ? "io" : "index";
+  if (init) sp.set.variant += sp.set.variant.empty() ? "init" : "_init";
   // Structs served by their precompiled class: the kernels move storage of their size and
   // alignment; the operator's wrapper bit-casts to and from the structs the snippet sees.
   set_spec classed;

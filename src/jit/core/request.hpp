@@ -39,6 +39,9 @@ struct set_request {
   /// Scans, select_if, partition_if, unique: the "+io" sets (also the output is an expression,
   /// its store in the last slot: ops[2]).
   bool io = false;
+  /// Inclusive scans: the "+init" sets ("+index_init", "+io_init" with expressions), seeded with
+  /// an initial value.
+  bool init = false;
   /// The slots' operators (slot order of slots_of); the first one anchors the per-operator
   /// cache. Null: the slot's default, the named equal_to or less.
   const cupar::jit::op* ops[3] = {nullptr, nullptr, nullptr};

@@ -54,11 +54,12 @@ std::vector<std::string> names(const set_spec& set) {
                                                   : "const cupar_In*";
   const std::string xform = transformed ? "cupar_transform_op" : "::cuda::std::__identity";
   return {"cub::detail::reduce::DeviceReduceSingleTileKernel<cupar_policy, " + in +
-              ", cupar_T*, cupar_offset, cupar_reduce_op, cupar_T, cupar_T, " + xform + ">",
+              ", cupar_T*, cupar_offset, cupar_reduce_op, cupar_reduce_init, cupar_T, " + xform +
+              ">",
           "cub::detail::reduce::DeviceReduceKernel<cupar_policy, " + in +
               ", cupar_offset, cupar_reduce_op, cupar_T, " + xform + ">",
           "cub::detail::reduce::DeviceReduceSingleTileKernel<cupar_policy, cupar_T*, cupar_T*, "
-          "int, cupar_reduce_op, cupar_T, cupar_T, ::cuda::std::__identity>",
+          "int, cupar_reduce_op, cupar_reduce_init, cupar_T, ::cuda::std::__identity>",
           "cupar_meta<(long long)cupar_active::ReducePolicy::BLOCK_THREADS, "
           "(long long)cupar_active::ReducePolicy::ITEMS_PER_THREAD, "
           "(long long)cupar_active::SingleTilePolicy::BLOCK_THREADS, "
@@ -157,7 +158,8 @@ extern const family_def transform_reduce_family =
 
 namespace cupar::detail::jit {
 
-/// reduce and, with a transform's state (transform_reduce sets), transform_reduce.
+/// reduce and, with a transform's state (transform_reduce sets), transform_reduce. `init`: the
+/// bytes of the kernels' cupar_init argument (jit_init_value, launch.hpp).
 cudaError_t run_reduce(const loaded_module& m, const device_info& dev, launch_status& st,
                        void* temp, std::size_t& temp_bytes, const void* in, void* out,
                        std::size_t n, const void* op_state, const void* init,
@@ -285,8 +287,13 @@ void run_reduce(const jit_args& a, stream_ref s, memory_resource& mr, const pend
   std::optional<cupar::jit::op> loader;
   if (expression) loader.emplace(jit::expression_op(*a.in_iter[0], t, a.n, fn));
   const cupar::jit::op* transform = expression ? &*loader : a.ops[0];
+  if (a.init == nullptr && a.d_init == nullptr) throw_invalid_argument(fn, "init is null");
+  require_reachable(fn, "init.ptr", a.d_init);
   const cupar::jit::named_op named = op->named();
-  if (!transformed && named != cupar::jit::named_op::none && !t.is_struct()) {
+  // A named operator on an arithmetic type runs the library's compiled CUB call, which takes its
+  // initial value from the host; one in device memory takes the kernel sets.
+  if (!transformed && named != cupar::jit::named_op::none && !t.is_struct() &&
+      a.d_init == nullptr) {
     bool done = false;
     visit_scalar(t.kind, [&](auto v) {
       using T = decltype(v);
@@ -325,9 +332,10 @@ void run_reduce(const jit_args& a, stream_ref s, memory_resource& mr, const pend
   const jit::device_info& dev = *devp;
   jit::launch_status st;
   const void* transform_state = transformed ? transform->state() : nullptr;
+  const jit::jit_init_value init(a.init, a.d_init, t.size, t.align);
   auto sizing = [&](void* temp, std::size_t& b) {
     jit::check_dispatch(jit::run_reduce(*module, dev, st, temp, b, d_in, a.out[0], a.n, op->state(),
-                                        a.init, t.size, s.get(), transform_state),
+                                        init.bytes(), t.size, s.get(), transform_state),
                         st, "cupar reduce (run-time operator)");
     return cudaSuccess;
   };
@@ -336,7 +344,7 @@ void run_reduce(const jit_args& a, stream_ref s, memory_resource& mr, const pend
   reduce_with_result(a, t, s, mr, bytes, [&](void* temp, void* out) {
     std::size_t b = bytes;
     jit::check_dispatch(jit::run_reduce(*module, dev, st, temp, b, d_in, out, a.n, op->state(),
-                                        a.init, t.size, s.get(), transform_state),
+                                        init.bytes(), t.size, s.get(), transform_state),
                         st, "cupar reduce (run-time operator)");
   });
 }

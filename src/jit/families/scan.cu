@@ -1,6 +1,7 @@
 // cupar family: inclusive and exclusive scans. Device code: jit_ops/cupar_scan.cuh. Types {T}.
 // "+index": the input is an iterator expression (read through cupar_expr_iterator); "+io": the
-// output too (cupar_expr_output), its store in the last slot.
+// output too (cupar_expr_output), its store in the last slot. Inclusive scans seeded with an
+// initial value: "+init", "+index_init", "+io_init" (CUB's ForceInclusive kernels).
 //
 // One file holds the family: its record (what the core and the precompile tool read), then,
 // outside the record-only build of the precompile tool, its host dispatch (launches the
@@ -14,7 +15,7 @@ namespace {
 std::string typedefs(const set_spec& s) {
   std::string out;
   if (reads_expression(s)) out += "#define CUPAR_INDEX_INPUT 1\n";
-  if (s.variant == "io") out += "#define CUPAR_INDEX_OUTPUT 1\n";
+  if (writes_expression(s)) out += "#define CUPAR_INDEX_OUTPUT 1\n";
   return out + "typedef " + s.types[0].name + " cupar_T;\n";
 }
 
@@ -25,19 +26,23 @@ std::vector<slot_spec> slots(const set_spec& s) {
     // store last.
     std::vector<slot_spec> out = {expression_slot(t[0]),
                                   op_slot({t[0], t[0]}, t[0], {"a", "b"}, "operator")};
-    if (s.variant == "io") out.push_back(store_slot(t[0]));
+    if (writes_expression(s)) out.push_back(store_slot(t[0]));
     return out;
   }
   return {op_slot({t[0], t[0]}, t[0], {"a", "b"}, "operator")};
 }
 
 std::vector<std::string> names(const set_spec& set) {
-  const std::string init = set.fam == family::scan_inclusive ? "cub::NullType" : "cupar_scan_init";
+  // An inclusive scan with an initial value: CUB's ForceInclusive kernel (InclusiveScanInit).
+  const bool seeded_inclusive = set.fam == family::scan_inclusive && seeded(set);
+  const std::string init =
+      set.fam == family::scan_inclusive && !seeded_inclusive ? "cub::NullType" : "cupar_scan_init";
   return {"cub::detail::scan::DeviceScanInitKernel<cupar_tile_state>",
           "cub::detail::scan::DeviceScanKernel<cupar_policy, " +
-              std::string(set.variant.empty() ? "const cupar_T*" : "cupar_expr_iterator") +
-              (set.variant == "io" ? ", cupar_expr_output" : ", cupar_T*") +
-              ", cupar_tile_state, cupar_scan_op, " + init + ", cupar_offset, cupar_T, false>",
+              std::string(reads_expression(set) ? "cupar_expr_iterator" : "const cupar_T*") +
+              (writes_expression(set) ? ", cupar_expr_output" : ", cupar_T*") +
+              ", cupar_tile_state, cupar_scan_op, " + init + ", cupar_offset, cupar_T, " +
+              (seeded_inclusive ? "true>" : "false>"),
           "cupar_meta<(long long)cupar_active::ScanPolicyT::BLOCK_THREADS, "
           "(long long)cupar_active::ScanPolicyT::ITEMS_PER_THREAD, "
           "(long long)cupar_tile_state::description_bytes_per_tile, "
@@ -72,6 +77,11 @@ const char* const inclusive_rules[] = {
     "precompile t=types: scan_inclusive<$t>+index",
     "precompile t=types: scan_inclusive<$t>+io",
     "precompile s=structs: scan_inclusive<$s>",
+    // Seeded with an initial value (inclusive_scan with init).
+    "precompile t=types: scan_inclusive<$t>+init",
+    "precompile t=types: scan_inclusive<$t>+index_init",
+    "precompile t=types: scan_inclusive<$t>+io_init",
+    "precompile s=structs: scan_inclusive<$s>+init",
 };
 const char* const exclusive_rules[] = {
     "precompile t=types: scan_exclusive<$t>",
@@ -101,6 +111,7 @@ extern const family_def scan_exclusive_family =
 #ifndef CUPAR_FAMILY_RECORD_ONLY
 
 #include "../core/call.hpp"
+#include "../core/calls.hpp"
 #include "../core/engine.hpp"
 #include "../core/iterator_expr.hpp"
 #include "../core/launch.hpp"
@@ -129,7 +140,8 @@ namespace cupar::detail::jit {
 
 /// Scans; with an iterator expression's state (the "+index" sets) the input is the expression
 /// (`in` unused), and with an output expression's state too (the "+io" sets) the output (`out`
-/// unused).
+/// unused). `init`: the bytes of the kernels' cupar_init argument (jit_init_value, launch.hpp),
+/// or null for an inclusive scan without one.
 cudaError_t run_scan(const loaded_module& m, const device_info& dev, launch_status& st, void* temp,
                      std::size_t& temp_bytes, const void* in, void* out, std::size_t n,
                      const void* op_state, const void* init /* null: inclusive */,
@@ -260,7 +272,11 @@ void run_scan(const jit_args& a, stream_ref s, memory_resource& mr, const pendin
   const bool expression = a.in_iter[0] != nullptr;
   const bool output = a.out_iter[0] != nullptr;
   if (output && !expression) throw_invalid_argument(fn, "an output expression needs an input one");
-  if (f == family::scan_exclusive && a.init == nullptr) throw_invalid_argument(fn, "init is null");
+  const bool has_init = a.init != nullptr || a.d_init != nullptr;
+  if (f == family::scan_exclusive && !has_init) throw_invalid_argument(fn, "init is null");
+  require_reachable(fn, "init.ptr", a.d_init);
+  // An inclusive scan with an initial value: the "+init" sets (CUB's InclusiveScanInit).
+  const bool seeded = f == family::scan_inclusive && has_init;
   require_size(fn, a.n, t.size);
   if (!expression) require_data(fn, "d_in", d_in, a.n);
   if (!output) require_data(fn, "d_out", d_out, a.n);
@@ -274,16 +290,34 @@ void run_scan(const jit_args& a, stream_ref s, memory_resource& mr, const pendin
   if (expression) loader.emplace(jit::expression_op(*a.in_iter[0], t, a.n, fn));
   if (output) store.emplace(jit::store_op(*a.out_iter[0], t, a.n, true, fn));
   if (a.n == 0) return;
-  const void* const init = f == family::scan_exclusive ? a.init : nullptr;
+  if (output && jit::output_may_overlap(*a.out_iter[0], a.n, a.in_iter[0], nullptr, 0)) {
+    // The output writes an array the scan reads (a reversed copy of its input): a block's
+    // stores would overwrite elements other blocks have still to read. Scan into a temporary,
+    // then store it through the expression in one pass (prepared first: a store that does not
+    // compile throws before anything runs).
+    temp_storage values(mr, a.n * t.size, s);
+    const jit::store_bound all{};
+    const for_each_pass stored = prepare_for_each(
+        jit::bounded_store_op(values.get(), t, *a.out_iter[0], a.n, all, true, fn), a.n, fn);
+    jit_args b = a;
+    b.out_iter[0] = nullptr;
+    b.out[0] = values.get();
+    run_scan(b, s, mr, nullptr);
+    stored.launch(s, "cupar: an output expression stored (run-time operator)");
+    return;
+  }
   const cupar::jit::named_op named = op.named();
-  if (!expression && named != cupar::jit::named_op::none && !t.is_struct()) {
+  // A named operator on an arithmetic type runs the library's compiled CUB call (an exclusive
+  // scan's initial value from the host); the other forms take the kernel sets.
+  if (!expression && named != cupar::jit::named_op::none && !t.is_struct() && !seeded &&
+      a.d_init == nullptr) {
     bool done = false;
     visit_scalar(t.kind, [&](auto v) {
       using T = decltype(v);
       if constexpr (library_has_v<T>) {
         if (!named_op_supported<T>(named)) return;
         named_scan<T>(named, static_cast<const T*>(d_in), static_cast<T*>(d_out), a.n,
-                      static_cast<const T*>(init), s, mr);
+                      static_cast<const T*>(a.init), s, mr);
         done = true;
       }
     });
@@ -293,6 +327,7 @@ void run_scan(const jit_args& a, stream_ref s, memory_resource& mr, const pendin
                     : expression ? jit::expression_request(f, t, *loader, &op)
                                  : set_request{f, {&t}};
   if (!expression) req.ops[0] = &op;
+  req.init = seeded;
   const jit::resolved resolved = resolve(req, a.plan, fn);
   const jit::device_info* const devp = resolved.dev;
   const std::shared_ptr<const jit::loaded_module>& module = resolved.module;
@@ -300,6 +335,8 @@ void run_scan(const jit_args& a, stream_ref s, memory_resource& mr, const pendin
   jit::launch_status st;
   const void* expression_state = expression ? loader->state() : nullptr;
   const void* output_state = output ? store->state() : nullptr;
+  const jit::jit_init_value init_value(a.init, a.d_init, t.size, t.align);
+  const void* const init = has_init ? init_value.bytes() : nullptr;
   run_with_temp_storage("cupar scan (run-time operator)", mr, s, {a.n, module->serial()},
                         [&](void* temp, std::size_t& bytes) {
                           const cudaError_t e = jit::run_scan(*module, dev, st, temp, bytes, d_in,
@@ -314,17 +351,23 @@ void run_scan(const jit_args& a, stream_ref s, memory_resource& mr, const pendin
 set_request scan_request(const jit_args& a, request_scratch& scratch) {
   const family f = a.call->fam;
   const jit_type& t = *a.types[0];
+  const bool seeded = f == family::scan_inclusive && (a.init != nullptr || a.d_init != nullptr);
+  set_request r{f, {&t}};
   if (a.in_iter[0] == nullptr) {
-    set_request r{f, {&t}};
     r.ops[0] = a.ops[0];
-    return r;
+  } else {
+    const char* fn = "cupar::jit::compile";
+    scratch.loader.emplace(jit::expression_op(*a.in_iter[0], t, 0, fn));
+    if (a.out_iter[0] == nullptr) {
+      r = jit::expression_request(f, t, *scratch.loader, a.ops[0]);
+    } else {
+      // A scan into an output expression: the "+io" scan sets.
+      scratch.store.emplace(jit::store_op(*a.out_iter[0], t, 0, true, fn));
+      r = jit::expression_request(f, t, *scratch.loader, a.ops[0], *scratch.store);
+    }
   }
-  const char* fn = "cupar::jit::compile";
-  scratch.loader.emplace(jit::expression_op(*a.in_iter[0], t, 0, fn));
-  if (a.out_iter[0] == nullptr) return jit::expression_request(f, t, *scratch.loader, a.ops[0]);
-  // A scan into an output expression: the "+io" scan sets.
-  scratch.store.emplace(jit::store_op(*a.out_iter[0], t, 0, true, fn));
-  return jit::expression_request(f, t, *scratch.loader, a.ops[0], *scratch.store);
+  r.init = seeded;
+  return r;
 }
 
 }  // namespace
