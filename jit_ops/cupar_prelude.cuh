@@ -14,6 +14,8 @@
 #include <cuda_device_runtime_api.h>
 #endif
 
+#include <cub/thread/thread_reduce.cuh>
+#include <cub/thread/thread_scan.cuh>
 #include <cub/util_device.cuh>
 
 #if defined(__CUDACC_RTC__)
@@ -107,3 +109,60 @@ struct cupar_init {
 /// the lowered (mangled) name NVRTC reports for an instantiation of this empty kernel.
 template <long long... Values>
 __global__ void cupar_meta() {}
+
+// --- batched operator calls of the out-of-line (tier-1) kernels ---------------------------------
+// CUB's agents reduce a thread's items with cub::ThreadReduce and block scans scan them with
+// cub::internal::ThreadScanInclusive / ThreadScanExclusive, which call the operator once per
+// item. In the out-of-line kernels each such call is a call across the link that clobbers the
+// registers holding the other items (the tier-1 kernels ran at 0.07-0.5 of the inlined ones).
+// The overloads below, more specialised than CUB's, make one call per eight (or four) items
+// instead for a functor that opts in: a specialisation F<K> of a class template whose
+// `cupar_batched` is true (the families' functors in a compile with CUPAR_OUT_OF_LINE), with
+// `cupar_fold_width` (8 or 4) and members fold8 / fold4(acc, x0, ...), which pass the items by
+// value to the operator's batched forms (codegen.cpp, batch_functions; the operator is inlined
+// there). Through local memory (a pointer to the items) the batches ran 1.6x slower than a call
+// per item (docs/PERFORMANCE_NOTES.md). The thread scans keep a call per item (their results
+// would come back through memory). The order of the
+// operations is CUB's for an operator it does not know (sequential), so the results are the
+// inlined build's bit for bit. They are declared here, before any CUB agent or block scan is
+// parsed (the calls name cub:: and internal:: explicitly, so only declarations visible there
+// count), and do not depend on the set, so the precompile tool's shared prefix may hold them.
+template <class F, class = void>
+struct cupar_batched_functor : ::cuda::std::false_type {};
+template <class F>
+struct cupar_batched_functor<F, ::cuda::std::void_t<decltype(F::cupar_batched)>>
+    : ::cuda::std::integral_constant<bool, F::cupar_batched> {};
+
+/// acc op items[I] op ... op items[N-1], left to right: chunks of F::cupar_fold_width items by
+/// value (one out-of-line call of the operator's fold each, no local memory), the rest one call
+/// per item. The indices are constants once unrolled, so the items stay in registers.
+template <int I, int N, class F, class T>
+__device__ __forceinline__ T cupar_fold_items(const F& op, T acc, const T (&items)[N]) {
+  constexpr int W = F::cupar_fold_width;
+  if constexpr (W == 8 && I + 8 <= N) {
+    acc = op.fold8(acc, items[I], items[I + 1], items[I + 2], items[I + 3], items[I + 4],
+                   items[I + 5], items[I + 6], items[I + 7]);
+    return cupar_fold_items<I + 8, N>(op, acc, items);
+  } else if constexpr (W == 4 && I + 4 <= N) {
+    acc = op.fold4(acc, items[I], items[I + 1], items[I + 2], items[I + 3]);
+    return cupar_fold_items<I + 4, N>(op, acc, items);
+  } else if constexpr (I < N) {
+    acc = op(acc, items[I]);
+    return cupar_fold_items<I + 1, N>(op, acc, items);
+  } else {
+    return acc;
+  }
+}
+
+CUB_NAMESPACE_BEGIN
+template <template <int> class F, int K, class T, int N,
+          ::cuda::std::enable_if_t<cupar_batched_functor<F<K>>::value, int> = 0>
+__device__ __forceinline__ T ThreadReduce(const T (&input)[N], const F<K>& op) {
+  return cupar_fold_items<1, N>(op, input[0], input);
+}
+template <template <int> class F, int K, class T, int N,
+          ::cuda::std::enable_if_t<cupar_batched_functor<F<K>>::value, int> = 0>
+__device__ __forceinline__ T ThreadReduce(const T (&input)[N], const F<K>& op, T prefix) {
+  return cupar_fold_items<0, N>(op, prefix, input);
+}
+CUB_NAMESPACE_END

@@ -53,12 +53,38 @@ struct cupar_index_iterator {
 };
 #endif
 
-struct cupar_reduce_op {
+#if defined(CUPAR_OUT_OF_LINE)
+extern "C" __device__ cupar_T cupar_jit_op_fold8(const unsigned char* state, cupar_T acc,
+                                                 cupar_T x0, cupar_T x1, cupar_T x2, cupar_T x3,
+                                                 cupar_T x4, cupar_T x5, cupar_T x6, cupar_T x7);
+extern "C" __device__ cupar_T cupar_jit_op_fold4(const unsigned char* state, cupar_T acc,
+                                                 cupar_T x0, cupar_T x1, cupar_T x2, cupar_T x3);
+#endif
+
+/// A template (of one, unused, parameter) so that the out-of-line kernels' thread-level
+/// reductions take the batched form (cupar_prelude.cuh); the same type in both builds.
+template <int Unused>
+struct cupar_reduce_fn {
   cupar_functor_state state;
   __device__ __forceinline__ cupar_T operator()(const cupar_T& a, const cupar_T& b) const {
     return cupar_jit_op(state.bytes, a, b);
   }
+#if defined(CUPAR_OUT_OF_LINE)
+  static constexpr bool cupar_batched = true;
+  // Eight 4-byte items, or four wider ones, as parameters: registers under the call ABI.
+  static constexpr int cupar_fold_width = sizeof(cupar_T) <= 4 ? 8 : 4;
+  __device__ __forceinline__ cupar_T fold8(cupar_T acc, cupar_T x0, cupar_T x1, cupar_T x2,
+                                           cupar_T x3, cupar_T x4, cupar_T x5, cupar_T x6,
+                                           cupar_T x7) const {
+    return cupar_jit_op_fold8(state.bytes, acc, x0, x1, x2, x3, x4, x5, x6, x7);
+  }
+  __device__ __forceinline__ cupar_T fold4(cupar_T acc, cupar_T x0, cupar_T x1, cupar_T x2,
+                                           cupar_T x3) const {
+    return cupar_jit_op_fold4(state.bytes, acc, x0, x1, x2, x3);
+  }
+#endif
 };
+typedef cupar_reduce_fn<0> cupar_reduce_op;
 
 #if defined(CUPAR_TRANSFORM_REDUCE)
 struct cupar_transform_op {
@@ -67,6 +93,41 @@ struct cupar_transform_op {
     return cupar_jit_xform(state.bytes, x);
   }
 };
+#endif
+
+#if defined(CUPAR_OUT_OF_LINE) && defined(CUPAR_TRANSFORM_REDUCE)
+// The out-of-line (tier-1) kernels: transform_reduce's agent loads a full tile's items with
+// load_transform_direct_striped, which calls the transform once per item; these overloads (found
+// by argument-dependent lookup, more specialised than CUB's) compute a thread's items in one call
+// of the transform's batched form instead (cupar_prelude.cuh says why; the thread-level
+// reduction that follows takes the fold).
+#if defined(CUPAR_INDEX_INPUT)
+extern "C" __device__ void cupar_jit_xform_strided(const unsigned char* state,
+                                                   unsigned long long first,
+                                                   unsigned long long stride, cupar_T* out, int n);
+/// A full tile's items of the "+index" sets: element base + tid + k * BlockThreads of the
+/// iterator expression into items[k], all in one call.
+template <int BlockThreads, int N>
+__device__ __forceinline__ void load_transform_direct_striped(int tid, cupar_index_iterator src,
+                                                              cupar_T (&items)[N],
+                                                              cupar_transform_op op) {
+  cupar_jit_xform_strided(op.state.bytes, src.base + static_cast<unsigned long long>(tid),
+                          BlockThreads, items, N);
+}
+#else
+extern "C" __device__ void cupar_jit_xform_map(const unsigned char* state, const cupar_In* in,
+                                               cupar_T* out, int n);
+/// A full tile's items loaded (striped, as CUB's own), then transformed in one call.
+template <int BlockThreads, class It, int N>
+__device__ __forceinline__ void load_transform_direct_striped(int tid, It src, cupar_T (&items)[N],
+                                                              cupar_transform_op op) {
+  cupar_In loaded[N];
+#pragma unroll
+  for (int k = 0; k < N; ++k)
+    loaded[k] = src[tid + k * BlockThreads];
+  cupar_jit_xform_map(op.state.bytes, loaded, items, N);
+}
+#endif
 #endif
 
 /// The initial value: a host value or one read from device memory when the kernel runs

@@ -9,12 +9,39 @@
 #include <cub/device/dispatch/kernels/scan.cuh>
 #include <cub/device/dispatch/tuning/tuning_scan.cuh>
 
-struct cupar_scan_op {
+#if defined(CUPAR_OUT_OF_LINE)
+extern "C" __device__ cupar_T cupar_jit_op_fold8(const unsigned char* state, cupar_T acc,
+                                                 cupar_T x0, cupar_T x1, cupar_T x2, cupar_T x3,
+                                                 cupar_T x4, cupar_T x5, cupar_T x6, cupar_T x7);
+extern "C" __device__ cupar_T cupar_jit_op_fold4(const unsigned char* state, cupar_T acc,
+                                                 cupar_T x0, cupar_T x1, cupar_T x2, cupar_T x3);
+#endif
+
+/// A template (of one, unused, parameter) so that the out-of-line kernels' thread-level
+/// reductions and scans take the batched forms (cupar_prelude.cuh); the same type in both
+/// builds.
+template <int Unused>
+struct cupar_scan_fn {
   cupar_functor_state state;
   __device__ __forceinline__ cupar_T operator()(const cupar_T& a, const cupar_T& b) const {
     return cupar_jit_op(state.bytes, a, b);
   }
+#if defined(CUPAR_OUT_OF_LINE)
+  static constexpr bool cupar_batched = true;
+  // Eight 4-byte items, or four wider ones, as parameters: registers under the call ABI.
+  static constexpr int cupar_fold_width = sizeof(cupar_T) <= 4 ? 8 : 4;
+  __device__ __forceinline__ cupar_T fold8(cupar_T acc, cupar_T x0, cupar_T x1, cupar_T x2,
+                                           cupar_T x3, cupar_T x4, cupar_T x5, cupar_T x6,
+                                           cupar_T x7) const {
+    return cupar_jit_op_fold8(state.bytes, acc, x0, x1, x2, x3, x4, x5, x6, x7);
+  }
+  __device__ __forceinline__ cupar_T fold4(cupar_T acc, cupar_T x0, cupar_T x1, cupar_T x2,
+                                           cupar_T x3) const {
+    return cupar_jit_op_fold4(state.bytes, acc, x0, x1, x2, x3);
+  }
+#endif
 };
+typedef cupar_scan_fn<0> cupar_scan_op;
 
 #if defined(CUPAR_INDEX_INPUT)
 #include "cupar_expr_input.cuh"  // with CUPAR_INDEX_OUTPUT also the output, cupar_expr_output

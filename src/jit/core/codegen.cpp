@@ -459,7 +459,58 @@ std::string preambles(const build_spec& spec, const std::vector<int>& which) {
   return out;
 }
 
-std::string slot_functions(const build_spec& spec, const std::vector<int>& which) {
+/// The batched forms of a slot's operator the out-of-line kernels call (kernel_set.hpp, namespace
+/// batch), each a loop around the slot's function, which NVVM inlines into it: one call per
+/// thread's items instead of one per item.
+std::string batch_functions(const slot_spec& slot) {
+  // Each loop handles the items in chunks of 8 (then 4, then one at a time) whose loads come
+  // first, then the operator's calls, then the stores: a rolled loop with a run-time count would
+  // wait for each item's load (from local memory, or global memory for the transforms) before
+  // the next (H200: a rolled fold made reduce's tier-1 kernels 1.6x slower than the calls it
+  // replaced).
+  std::ostringstream out;
+  const std::string sym = slot.symbol;
+  const std::string& t = slot.result.name;
+  const char* head = "extern \"C\" __device__ ";
+  if (slot.batches & batch::fold) {
+    // By value: the items arrive in registers (a pointer to them put them in local memory, and
+    // those batches ran 1.6x slower than a call per item: docs/PERFORMANCE_NOTES.md).
+    for (int width : {8, 4}) {
+      out << head << t << " " << sym << "_fold" << width << "(const unsigned char* cupar_state, "
+          << t << " cupar_acc";
+      for (int k = 0; k < width; ++k)
+        out << ", " << t << " cupar_x" << k;
+      out << ") {\n";
+      for (int k = 0; k < width; ++k)
+        out << "  cupar_acc = " << sym << "(cupar_state, cupar_acc, cupar_x" << k << ");\n";
+      out << "  return cupar_acc;\n}\n";
+    }
+  }
+  auto mapped = [&](const std::string& name, const std::string& params, const std::string& arg) {
+    out << head << "void " << sym << "_" << name << "(const unsigned char* cupar_state, " << params
+        << ", " << t << "* cupar_out, int cupar_n) {\n  int i = 0;\n";
+    for (int chunk : {8, 4, 1}) {
+      out << "  for (; i + " << chunk << " <= cupar_n; i += " << chunk << ") {\n"
+          << "    " << t << " cupar_r[" << chunk << "];\n"
+          << "#pragma unroll\n    for (int k = 0; k < " << chunk << "; ++k) cupar_r[k] = " << sym
+          << "(cupar_state, " << arg << ");\n"
+          << "#pragma unroll\n    for (int k = 0; k < " << chunk
+          << "; ++k) cupar_out[i + k] = cupar_r[k];\n  }\n";
+    }
+    out << "}\n";
+  };
+  if (slot.batches & batch::map) {
+    mapped("map", "const " + slot.args[0].name + "* cupar_in", "cupar_in[i + k]");
+  }
+  if (slot.batches & batch::strided) {
+    mapped("strided", "unsigned long long cupar_first, unsigned long long cupar_stride",
+           "cupar_first + static_cast<unsigned long long>(i + k) * cupar_stride");
+  }
+  return out.str();
+}
+
+std::string slot_functions(const build_spec& spec, const std::vector<int>& which,
+                           bool batches = false) {
   const std::vector<slot_spec> slots = slots_of(spec.set);
   std::string out;
   bool cast = false, storage = false;
@@ -473,6 +524,10 @@ std::string slot_functions(const build_spec& spec, const std::vector<int>& which
   for (int i : which) {
     out += operator_function(slots[static_cast<std::size_t>(i)],
                              spec.slots[static_cast<std::size_t>(i)], i);
+  }
+  if (batches) {
+    for (int i : which)
+      out += batch_functions(slots[static_cast<std::size_t>(i)]);
   }
   return out;
 }
@@ -493,14 +548,14 @@ std::string slot_operator_source(const slot_spec& slot, const slot_binding& b, i
   return out.str();
 }
 
-std::string operator_source(const build_spec& spec, const std::vector<int>& which) {
+std::string operator_source(const build_spec& spec, const std::vector<int>& which, bool batches) {
   std::ostringstream out;
   out << "// cupar: operators for " << spec.set.key() << "\n";
   // Errors in the code cupar writes around the snippets (their types' conversions included) are
   // reported against the first operator's role, not a line of this file.
   out << "#line 1 \"" << generated_file << "\"\n";
   out << types_block(spec.set, &spec, &which) << preambles(spec, which)
-      << slot_functions(spec, which);
+      << slot_functions(spec, which, batches);
   return out.str();
 }
 

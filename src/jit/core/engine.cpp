@@ -280,7 +280,7 @@ built_binary build_from_precompiled(const build_spec& spec, int arch, const prec
   }
   compile_result op_bin;
   if (!compiled.empty()) {
-    req.source = operator_source(spec, compiled);
+    req.source = operator_source(spec, compiled, !lto);
     req.name = "cupar_operator.cu";
     req.options = compile_options(arch, lto, true);
     req.kind = lto ? output::ltoir : output::cubin;

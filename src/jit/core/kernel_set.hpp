@@ -71,7 +71,30 @@ struct slot_spec {
   std::vector<type_ref> args;  // as the kernels pass them (the set's types)
   type_ref result;
   std::vector<const char*> arg_names;  // as the snippet names them: {"a", "b"} or {"x"}
+  /// The batched forms the family's out-of-line (tier-1) kernels call besides the slot itself
+  /// (a `batch` bit set, see slot_batches); 0: the slot alone.
+  unsigned batches = 0;
 };
+
+/// Batched forms of a slot's operator: one out-of-line call applies the operator to a thread's
+/// items (in the caller's local memory), where the tier-1 kernels would otherwise call it once
+/// per item (jit_ops: the CUPAR_OUT_OF_LINE hooks). The operator is inlined in them.
+namespace batch {
+/// Binary operator (T, T) -> T: `T <symbol>_fold8(state, T acc, T x0, ..., T x7)` and
+/// `_fold4`, the left fold acc op x0 op ... (the order CUB's ThreadReduce takes for an operator
+/// it does not know), the items by value.
+inline constexpr unsigned fold = 1;
+/// Unary operator In -> T: `void <symbol>_map(state, const In* in, T* out, int n)`.
+inline constexpr unsigned map = 4;
+/// Iterator expression (index) -> T: `void <symbol>_strided(state, unsigned long long first,
+/// unsigned long long stride, T* out, int n)`, element first + k * stride into out[k].
+inline constexpr unsigned strided = 8;
+}  // namespace batch
+/// `slot` with the batched forms `batches` added.
+inline slot_spec with_batches(slot_spec slot, unsigned batches) {
+  slot.batches |= batches;
+  return slot;
+}
 /// The slots of a set, in the order callers bind operators to them (its family's record).
 std::vector<slot_spec> slots_of(const set_spec& spec);
 
@@ -134,7 +157,9 @@ std::vector<long long> parse_meta(const std::string& lowered_name);
 std::string set_source(const set_spec& set, const build_spec* spec);
 /// Source of the operators of the slots `which` (indices into spec.slots), to be linked with a
 /// precompiled kernel set.
-std::string operator_source(const build_spec& spec, const std::vector<int>& which);
+/// `batches`: with the slots' batched forms (the out-of-line build, whose kernels call them).
+std::string operator_source(const build_spec& spec, const std::vector<int>& which,
+                            bool batches);
 /// What the operator of a slot must be, e.g. "a binary operator (float a, float b) -> float".
 std::string role_description(const slot_spec& slot, const slot_binding& binding);
 /// The snippet text compiled for `op` (a named operator's expression).

@@ -26,9 +26,12 @@ std::string transform_reduce_typedefs(const set_spec& s) {
          " cupar_In;\ntypedef " + s.types[1].name + " cupar_T;\n";
 }
 
+// The out-of-line kernels reduce a thread's items with one call of the operator's fold
+// (jit_ops/cupar_reduce.cuh, CUPAR_OUT_OF_LINE) and transform_reduce's transform them with one
+// call of the transform's map (an iterator expression: its strided form).
 std::vector<slot_spec> slots(const set_spec& s) {
   const auto& t = s.types;
-  return {op_slot({t[0], t[0]}, t[0], {"a", "b"}, "operator")};
+  return {with_batches(op_slot({t[0], t[0]}, t[0], {"a", "b"}, "operator"), batch::fold)};
 }
 
 std::vector<slot_spec> transform_reduce_slots(const set_spec& s) {
@@ -36,12 +39,13 @@ std::vector<slot_spec> transform_reduce_slots(const set_spec& s) {
   // The transform first: its operator holds the cache the build is found in, so the build lives
   // as long as the transform (usually a snippet), while the reduction (often the named plus,
   // alive for the whole program) is only kept alive by it.
+  const slot_spec reduction =
+      with_batches(op_slot({t[1], t[1]}, t[1], {"a", "b"}, "operator"), batch::fold);
   if (s.variant == "index") {
-    return {{"cupar_jit_xform", "iterator expression", {t[0]}, t[1], {"cupar_i"}},
-            op_slot({t[1], t[1]}, t[1], {"a", "b"}, "operator")};
+    return {{"cupar_jit_xform", "iterator expression", {t[0]}, t[1], {"cupar_i"}, batch::strided},
+            reduction};
   }
-  return {{"cupar_jit_xform", "transform", {t[0]}, t[1], {"x"}},
-          op_slot({t[1], t[1]}, t[1], {"a", "b"}, "operator")};
+  return {{"cupar_jit_xform", "transform", {t[0]}, t[1], {"x"}, batch::map}, reduction};
 }
 
 std::vector<std::string> names(const set_spec& set) {

@@ -21,15 +21,18 @@ std::string typedefs(const set_spec& s) {
 
 std::vector<slot_spec> slots(const set_spec& s) {
   const auto& t = s.types;
+  // The out-of-line kernels reduce a thread's items eight (or four) at a time with the
+  // operator's fold (jit_ops/cupar_prelude.cuh, CUPAR_OUT_OF_LINE).
+  const slot_spec scan_op =
+      with_batches(op_slot({t[0], t[0]}, t[0], {"a", "b"}, "operator"), batch::fold);
   if (reads_expression(s)) {
     // The iterator expression first: it anchors the cache entry. "+io": the output expression's
     // store last.
-    std::vector<slot_spec> out = {expression_slot(t[0]),
-                                  op_slot({t[0], t[0]}, t[0], {"a", "b"}, "operator")};
+    std::vector<slot_spec> out = {expression_slot(t[0]), scan_op};
     if (writes_expression(s)) out.push_back(store_slot(t[0]));
     return out;
   }
-  return {op_slot({t[0], t[0]}, t[0], {"a", "b"}, "operator")};
+  return {scan_op};
 }
 
 std::vector<std::string> names(const set_spec& set) {
