@@ -57,6 +57,10 @@ enum class named_op : std::uint8_t {
   less,
   greater,
   equal_to,
+  logical_and,
+  logical_or,
+  logical_not,  ///< unary (argument x)
+  identity,     ///< unary (argument x)
 };
 
 /// Largest total size of an operator's run-time parameters, in bytes.
@@ -212,6 +216,12 @@ inline const op bit_xor{named_op::bit_xor};
 inline const op less{named_op::less};
 inline const op greater{named_op::greater};
 inline const op equal_to{named_op::equal_to};
+/// a && b, a || b: on bools (or anything that converts to bool, the result a bool).
+inline const op logical_and{named_op::logical_and};
+inline const op logical_or{named_op::logical_or};
+/// !x and x: unary operators (transforms, predicates, the transform of an iterator expression).
+inline const op logical_not{named_op::logical_not};
+inline const op identity{named_op::identity};
 
 /// Device-side description of a user type used as a JIT element type. Specialise it (or use
 /// CUPAR_JIT_TYPE) for each trivially copyable struct passed to an algorithm with a run-time
@@ -229,6 +239,21 @@ struct type_source;
   struct type_source<Type> {                              \
     static constexpr const char* name = DeviceName;       \
     static constexpr const char* definition = Definition; \
+  };                                                      \
+  }
+
+/// As CUPAR_JIT_TYPE, for a type the size and alignment of an unsigned integer (1, 2, 4 or 8
+/// bytes) whose values the kernels may move as that integer: it is served by the precompiled sets
+/// of that integer (a new operator on it is linked in tens of milliseconds, not compiled with the
+/// kernels), its operators' wrappers converting the bits. cupar declares bool here and __half and
+/// __nv_bfloat16 in <cupar/half.hpp>.
+#define CUPAR_JIT_WORD_TYPE(Type, DeviceName, Definition) \
+  namespace cupar::jit {                                  \
+  template <>                                             \
+  struct type_source<Type> {                              \
+    static constexpr const char* name = DeviceName;       \
+    static constexpr const char* definition = Definition; \
+    static constexpr bool word = true;                    \
   };                                                      \
   }
 
@@ -333,3 +358,8 @@ struct build_report {
 };
 
 }  // namespace cupar::jit
+
+// bool as an element type: a word type, served by the u8 sets (the wrappers convert the bytes to
+// bool for the snippet and its bool result back, so `a + b` on bools is true + true = true, as in
+// C++).
+CUPAR_JIT_WORD_TYPE(bool, "bool", "")

@@ -191,3 +191,16 @@ namespace headers {
 }
 
 }  // namespace headers
+
+namespace headers {
+
+// half.hpp: a sum of halves accumulated in float.
+[[maybe_unused]] float half_sum(const __half* d_h, std::size_t n, cupar::stream_ref stream) {
+  // doc-example: include/cupar/half.hpp
+  float sum = cupar::reduce_value(cupar::jit::transform<float>(d_h, cupar::jit::op("x")), n,
+                                  cupar::jit::plus, 0.0f, stream);
+  // doc-example end
+  return sum;
+}
+
+}  // namespace headers

@@ -28,6 +28,10 @@ struct jit_type {
   const char* definition;  // device source of a user type (null for arithmetic types)
   std::uint32_t size;
   std::uint32_t align;
+  /// A user type whose values the kernels may move as the unsigned integer of its size (bool,
+  /// __half, __nv_bfloat16: CUPAR_JIT_WORD_TYPE): served by the kernel sets of that integer, its
+  /// operators' wrappers bit-casting to the type the snippet sees.
+  bool word = false;
 
   /// A user type (CUPAR_JIT_TYPE / CUPAR_JIT_STRUCT), not an arithmetic one.
   constexpr bool is_struct() const noexcept { return static_cast<int>(kind) == 0; }
@@ -38,6 +42,12 @@ struct has_type_source : std::false_type {};
 template <class T>
 struct has_type_source<T, std::void_t<decltype(jit::type_source<T>::definition)>> : std::true_type {
 };
+
+template <class T, class = void>
+struct is_word_type : std::false_type {};
+template <class T>
+struct is_word_type<T, std::void_t<decltype(jit::type_source<T>::word)>>
+    : std::bool_constant<jit::type_source<T>::word> {};
 
 template <class T>
 const jit_type& jit_type_of() {
@@ -53,8 +63,14 @@ const jit_type& jit_type_of() {
         "cupar::jit: this element type is not arithmetic and has no device-side "
         "definition; describe it with CUPAR_JIT_TYPE(Type, \"name\", \"struct ... {...};\") "
         "or define it with CUPAR_JIT_STRUCT");
-    static const jit_type t{static_cast<scalar>(0), jit::type_source<T>::name,
-                            jit::type_source<T>::definition, sizeof(T), alignof(T)};
+    static_assert(!is_word_type<T>::value || (sizeof(T) == alignof(T) && sizeof(T) <= 8),
+                  "cupar::jit: a word type has the size and alignment of an unsigned integer");
+    static const jit_type t{static_cast<scalar>(0),
+                            jit::type_source<T>::name,
+                            jit::type_source<T>::definition,
+                            sizeof(T),
+                            alignof(T),
+                            is_word_type<T>::value};
     return t;
   }
 }

@@ -261,7 +261,8 @@ type_ref type_ref::storage(std::uint32_t size, std::uint32_t align) {
 }
 
 type_ref type_ref::size_class(const jit_type& t) {
-  if (!t.is_struct()) {
+  // Word types (bool, __half, ...) too: their bits are all the kernels move.
+  if (!t.is_struct() || t.word) {
     switch (t.size) {
       case 1:
         return of(scalar::u8);
@@ -434,6 +435,14 @@ std::string snippet_text(const cupar::jit::op& op) {
       return "b < a";
     case named_op::equal_to:
       return "a == b";
+    case named_op::logical_and:
+      return "a && b";
+    case named_op::logical_or:
+      return "a || b";
+    case named_op::logical_not:
+      return "!x";
+    case named_op::identity:
+      return "x";
   }
   return op.source();
 }

@@ -40,7 +40,7 @@ namespace {
 /// for select_if and partition. Otherwise the output goes through a
 /// temporary and a store pass, which needs no compile of kernels either.
 bool io_set_precompiled(jit::family fam, const jit_type& t) {
-  const bool arithmetic = !t.is_struct();
+  const bool arithmetic = !t.is_struct() || t.word;  // word types: their integer's sets
   const int a = t.align == 1    ? 0
                 : t.align == 2  ? 1
                 : t.align == 4  ? 2

@@ -131,6 +131,8 @@ void require_node(const node_ptr& n, const char* fn, const char* what) {
 
 /// The operator of a transform (of an input or an output): a non-empty unary snippet.
 void require_unary_snippet(const op& f, const char* fn, const char* what) {
+  using cupar::jit::named_op;
+  if (f.named() == named_op::logical_not || f.named() == named_op::identity) return;
   if (f.is_named()) {
     throw_invalid_argument(
         fn, std::string(what) + " takes a unary snippet (argument x), not a named operator");

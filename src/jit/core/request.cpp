@@ -55,7 +55,9 @@ bool struct_class_set(const set_spec& set, const std::vector<const jit_type*>& u
     if (t == nullptr || !t->is_struct() || !struct_class_position(set.fam, i)) {
       continue;
     }
-    candidate.types[i] = type_ref::storage(t->size, t->align);
+    // A word type (bool, __half, ...) by the unsigned integer of its size, other structs by
+    // storage of their size and alignment.
+    candidate.types[i] = t->word ? type_ref::size_class(*t) : type_ref::storage(t->size, t->align);
     any = true;
   }
   if (!any || !precompiled_for_any_arch(candidate.key())) return false;
