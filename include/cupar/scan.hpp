@@ -18,6 +18,26 @@ CUPAR_JIT_CALL(inclusive_scan)
 CUPAR_JIT_CALL(exclusive_scan)
 }  // namespace cupar::detail
 
+namespace cupar::detail {
+/// The run-time scans: the input an array (`in`) or an expression (`in_expr`), the output an array
+/// or an output expression, the initial value none (inclusive), a host value or a device one.
+template <class T>
+void jit_scan(const jit_call& call, const char* fn, const void* in, const jit::iterator* in_expr,
+              void* out, const jit::output* out_expr, std::size_t n, const jit::op& op,
+              const T* init, const device_value<T>* d_init, stream_ref stream,
+              memory_resource& mr) {
+  jit_args a{fn, &call, {&jit_type_of<T>()}, {in}};
+  a.in_iter[0] = in_expr;
+  a.out[0] = out;
+  a.out_iter[0] = out_expr;
+  a.n = n;
+  a.ops[0] = &op;
+  a.init = init;
+  if (d_init != nullptr) a.d_init = device_init_address(fn, d_init->ptr);
+  jit_run(a, stream, mr);
+}
+}  // namespace cupar::detail
+
 namespace cupar {
 
 /// d_out[i] = d_in[0] op ... op d_in[i] with a run-time operator (arguments `a`, `b`).
@@ -27,12 +47,8 @@ namespace cupar {
 template <class T>
 void inclusive_scan(const T* d_in, T* d_out, std::size_t n, const jit::op& op, stream_ref stream,
                     memory_resource& mr = default_resource()) {
-  detail::jit_args a{
-      "cupar::inclusive_scan", &detail::inclusive_scan_call(), {&detail::jit_type_of<T>()}, {d_in}};
-  a.out[0] = d_out;
-  a.n = n;
-  a.ops[0] = &op;
-  detail::jit_run(a, stream, mr);
+  detail::jit_scan<T>(detail::inclusive_scan_call(), "cupar::inclusive_scan", d_in, nullptr, d_out,
+                      nullptr, n, op, static_cast<const T*>(nullptr), nullptr, stream, mr);
 }
 
 /// d_out[0] = init, d_out[i] = init op d_in[0] op ... op d_in[i - 1] with a run-time operator.
@@ -41,13 +57,8 @@ template <class T>
 void exclusive_scan(const T* d_in, T* d_out, std::size_t n, const jit::op& op,
                     detail::type_identity_t<T> init, stream_ref stream,
                     memory_resource& mr = default_resource()) {
-  detail::jit_args a{
-      "cupar::exclusive_scan", &detail::exclusive_scan_call(), {&detail::jit_type_of<T>()}, {d_in}};
-  a.out[0] = d_out;
-  a.n = n;
-  a.ops[0] = &op;
-  a.init = &init;
-  detail::jit_run(a, stream, mr);
+  detail::jit_scan<T>(detail::exclusive_scan_call(), "cupar::exclusive_scan", d_in, nullptr, d_out,
+                      nullptr, n, op, &init, nullptr, stream, mr);
 }
 
 /// d_out[i] = init op d_in[0] op ... op d_in[i]: an inclusive scan seeded with `init` (CUB's
@@ -60,13 +71,8 @@ template <class T>
 void inclusive_scan(const T* d_in, T* d_out, std::size_t n, const jit::op& op,
                     detail::type_identity_t<T> init, stream_ref stream,
                     memory_resource& mr = default_resource()) {
-  detail::jit_args a{
-      "cupar::inclusive_scan", &detail::inclusive_scan_call(), {&detail::jit_type_of<T>()}, {d_in}};
-  a.out[0] = d_out;
-  a.n = n;
-  a.ops[0] = &op;
-  a.init = &init;
-  detail::jit_run(a, stream, mr);
+  detail::jit_scan<T>(detail::inclusive_scan_call(), "cupar::inclusive_scan", d_in, nullptr, d_out,
+                      nullptr, n, op, &init, nullptr, stream, mr);
 }
 
 /// As the seeded inclusive_scan above, the initial value read from device memory at `init.ptr`
@@ -75,13 +81,8 @@ void inclusive_scan(const T* d_in, T* d_out, std::size_t n, const jit::op& op,
 template <class T>
 void inclusive_scan(const T* d_in, T* d_out, std::size_t n, const jit::op& op, device_value<T> init,
                     stream_ref stream, memory_resource& mr = default_resource()) {
-  detail::jit_args a{
-      "cupar::inclusive_scan", &detail::inclusive_scan_call(), {&detail::jit_type_of<T>()}, {d_in}};
-  a.out[0] = d_out;
-  a.n = n;
-  a.ops[0] = &op;
-  a.d_init = detail::device_init_address("cupar::inclusive_scan", init.ptr);
-  detail::jit_run(a, stream, mr);
+  detail::jit_scan<T>(detail::inclusive_scan_call(), "cupar::inclusive_scan", d_in, nullptr, d_out,
+                      nullptr, n, op, nullptr, &init, stream, mr);
 }
 
 /// As exclusive_scan, the initial value read from device memory at `init.ptr` when the kernels
@@ -90,13 +91,8 @@ void inclusive_scan(const T* d_in, T* d_out, std::size_t n, const jit::op& op, d
 template <class T>
 void exclusive_scan(const T* d_in, T* d_out, std::size_t n, const jit::op& op, device_value<T> init,
                     stream_ref stream, memory_resource& mr = default_resource()) {
-  detail::jit_args a{
-      "cupar::exclusive_scan", &detail::exclusive_scan_call(), {&detail::jit_type_of<T>()}, {d_in}};
-  a.out[0] = d_out;
-  a.n = n;
-  a.ops[0] = &op;
-  a.d_init = detail::device_init_address("cupar::exclusive_scan", init.ptr);
-  detail::jit_run(a, stream, mr);
+  detail::jit_scan<T>(detail::exclusive_scan_call(), "cupar::exclusive_scan", d_in, nullptr, d_out,
+                      nullptr, n, op, nullptr, &init, stream, mr);
 }
 
 /// Inclusive scan of the first n elements of the iterator expression `in` (jit_iterator.hpp)
@@ -110,13 +106,8 @@ void exclusive_scan(const T* d_in, T* d_out, std::size_t n, const jit::op& op, d
 template <class T, class I, class = std::enable_if_t<std::is_same_v<I, jit::iterator>>>
 void inclusive_scan(const I& in, T* d_out, std::size_t n, const jit::op& op, stream_ref stream,
                     memory_resource& mr = default_resource()) {
-  detail::jit_args a{
-      "cupar::inclusive_scan", &detail::inclusive_scan_call(), {&detail::jit_type_of<T>()}};
-  a.in_iter[0] = &in;
-  a.out[0] = d_out;
-  a.n = n;
-  a.ops[0] = &op;
-  detail::jit_run(a, stream, mr);
+  detail::jit_scan<T>(detail::inclusive_scan_call(), "cupar::inclusive_scan", nullptr, &in, d_out,
+                      nullptr, n, op, static_cast<const T*>(nullptr), nullptr, stream, mr);
 }
 
 /// Exclusive scan of an iterator expression; as the inclusive one otherwise.
@@ -124,14 +115,8 @@ template <class T, class I, class = std::enable_if_t<std::is_same_v<I, jit::iter
 void exclusive_scan(const I& in, T* d_out, std::size_t n, const jit::op& op,
                     detail::type_identity_t<T> init, stream_ref stream,
                     memory_resource& mr = default_resource()) {
-  detail::jit_args a{
-      "cupar::exclusive_scan", &detail::exclusive_scan_call(), {&detail::jit_type_of<T>()}};
-  a.in_iter[0] = &in;
-  a.out[0] = d_out;
-  a.n = n;
-  a.ops[0] = &op;
-  a.init = &init;
-  detail::jit_run(a, stream, mr);
+  detail::jit_scan<T>(detail::exclusive_scan_call(), "cupar::exclusive_scan", nullptr, &in, d_out,
+                      nullptr, n, op, &init, nullptr, stream, mr);
 }
 
 /// Inclusive scan of an iterator expression seeded with `init` (a host value, or a
@@ -140,28 +125,16 @@ template <class T, class I, class = std::enable_if_t<std::is_same_v<I, jit::iter
 void inclusive_scan(const I& in, T* d_out, std::size_t n, const jit::op& op,
                     detail::type_identity_t<T> init, stream_ref stream,
                     memory_resource& mr = default_resource()) {
-  detail::jit_args a{
-      "cupar::inclusive_scan", &detail::inclusive_scan_call(), {&detail::jit_type_of<T>()}};
-  a.in_iter[0] = &in;
-  a.out[0] = d_out;
-  a.n = n;
-  a.ops[0] = &op;
-  a.init = &init;
-  detail::jit_run(a, stream, mr);
+  detail::jit_scan<T>(detail::inclusive_scan_call(), "cupar::inclusive_scan", nullptr, &in, d_out,
+                      nullptr, n, op, &init, nullptr, stream, mr);
 }
 
 /// As above, the initial value read from device memory (cupar::device_value).
 template <class T, class I, class = std::enable_if_t<std::is_same_v<I, jit::iterator>>>
 void inclusive_scan(const I& in, T* d_out, std::size_t n, const jit::op& op, device_value<T> init,
                     stream_ref stream, memory_resource& mr = default_resource()) {
-  detail::jit_args a{
-      "cupar::inclusive_scan", &detail::inclusive_scan_call(), {&detail::jit_type_of<T>()}};
-  a.in_iter[0] = &in;
-  a.out[0] = d_out;
-  a.n = n;
-  a.ops[0] = &op;
-  a.d_init = detail::device_init_address("cupar::inclusive_scan", init.ptr);
-  detail::jit_run(a, stream, mr);
+  detail::jit_scan<T>(detail::inclusive_scan_call(), "cupar::inclusive_scan", nullptr, &in, d_out,
+                      nullptr, n, op, nullptr, &init, stream, mr);
 }
 
 /// Exclusive scan of an iterator expression, the initial value read from device memory
@@ -169,14 +142,8 @@ void inclusive_scan(const I& in, T* d_out, std::size_t n, const jit::op& op, dev
 template <class T, class I, class = std::enable_if_t<std::is_same_v<I, jit::iterator>>>
 void exclusive_scan(const I& in, T* d_out, std::size_t n, const jit::op& op, device_value<T> init,
                     stream_ref stream, memory_resource& mr = default_resource()) {
-  detail::jit_args a{
-      "cupar::exclusive_scan", &detail::exclusive_scan_call(), {&detail::jit_type_of<T>()}};
-  a.in_iter[0] = &in;
-  a.out[0] = d_out;
-  a.n = n;
-  a.ops[0] = &op;
-  a.d_init = detail::device_init_address("cupar::exclusive_scan", init.ptr);
-  detail::jit_run(a, stream, mr);
+  detail::jit_scan<T>(detail::exclusive_scan_call(), "cupar::exclusive_scan", nullptr, &in, d_out,
+                      nullptr, n, op, nullptr, &init, stream, mr);
 }
 
 /// Inclusive scan with values of type T (named: cupar::inclusive_scan<float>(...)) of the first
@@ -193,13 +160,8 @@ template <class T>
 void inclusive_scan(const jit::iterator& in, const jit::output& out, std::size_t n,
                     const jit::op& op, stream_ref stream,
                     memory_resource& mr = default_resource()) {
-  detail::jit_args a{
-      "cupar::inclusive_scan", &detail::inclusive_scan_call(), {&detail::jit_type_of<T>()}};
-  a.in_iter[0] = &in;
-  a.out_iter[0] = &out;
-  a.n = n;
-  a.ops[0] = &op;
-  detail::jit_run(a, stream, mr);
+  detail::jit_scan<T>(detail::inclusive_scan_call(), "cupar::inclusive_scan", nullptr, &in, nullptr,
+                      &out, n, op, static_cast<const T*>(nullptr), nullptr, stream, mr);
 }
 
 /// Exclusive scan into an output expression, T deduced from `init`; as the inclusive one.
@@ -207,14 +169,8 @@ template <class T>
 void exclusive_scan(const jit::iterator& in, const jit::output& out, std::size_t n,
                     const jit::op& op, T init, stream_ref stream,
                     memory_resource& mr = default_resource()) {
-  detail::jit_args a{
-      "cupar::exclusive_scan", &detail::exclusive_scan_call(), {&detail::jit_type_of<T>()}};
-  a.in_iter[0] = &in;
-  a.out_iter[0] = &out;
-  a.n = n;
-  a.ops[0] = &op;
-  a.init = &init;
-  detail::jit_run(a, stream, mr);
+  detail::jit_scan<T>(detail::exclusive_scan_call(), "cupar::exclusive_scan", nullptr, &in, nullptr,
+                      &out, n, op, &init, nullptr, stream, mr);
 }
 
 /// Inclusive scan into an output expression seeded with `init`, T deduced from it (a host value:
@@ -223,14 +179,8 @@ template <class T>
 void inclusive_scan(const jit::iterator& in, const jit::output& out, std::size_t n,
                     const jit::op& op, T init, stream_ref stream,
                     memory_resource& mr = default_resource()) {
-  detail::jit_args a{
-      "cupar::inclusive_scan", &detail::inclusive_scan_call(), {&detail::jit_type_of<T>()}};
-  a.in_iter[0] = &in;
-  a.out_iter[0] = &out;
-  a.n = n;
-  a.ops[0] = &op;
-  a.init = &init;
-  detail::jit_run(a, stream, mr);
+  detail::jit_scan<T>(detail::inclusive_scan_call(), "cupar::inclusive_scan", nullptr, &in, nullptr,
+                      &out, n, op, &init, nullptr, stream, mr);
 }
 
 /// As above, the initial value read from device memory (cupar::device_value).
@@ -238,14 +188,8 @@ template <class T>
 void inclusive_scan(const jit::iterator& in, const jit::output& out, std::size_t n,
                     const jit::op& op, device_value<T> init, stream_ref stream,
                     memory_resource& mr = default_resource()) {
-  detail::jit_args a{
-      "cupar::inclusive_scan", &detail::inclusive_scan_call(), {&detail::jit_type_of<T>()}};
-  a.in_iter[0] = &in;
-  a.out_iter[0] = &out;
-  a.n = n;
-  a.ops[0] = &op;
-  a.d_init = detail::device_init_address("cupar::inclusive_scan", init.ptr);
-  detail::jit_run(a, stream, mr);
+  detail::jit_scan<T>(detail::inclusive_scan_call(), "cupar::inclusive_scan", nullptr, &in, nullptr,
+                      &out, n, op, nullptr, &init, stream, mr);
 }
 
 /// Exclusive scan into an output expression, the initial value read from device memory
@@ -254,14 +198,8 @@ template <class T>
 void exclusive_scan(const jit::iterator& in, const jit::output& out, std::size_t n,
                     const jit::op& op, device_value<T> init, stream_ref stream,
                     memory_resource& mr = default_resource()) {
-  detail::jit_args a{
-      "cupar::exclusive_scan", &detail::exclusive_scan_call(), {&detail::jit_type_of<T>()}};
-  a.in_iter[0] = &in;
-  a.out_iter[0] = &out;
-  a.n = n;
-  a.ops[0] = &op;
-  a.d_init = detail::device_init_address("cupar::exclusive_scan", init.ptr);
-  detail::jit_run(a, stream, mr);
+  detail::jit_scan<T>(detail::exclusive_scan_call(), "cupar::exclusive_scan", nullptr, &in, nullptr,
+                      &out, n, op, nullptr, &init, stream, mr);
 }
 
 namespace jit {
