@@ -5,9 +5,11 @@
 //
 // Segments. A call works on data of n items and num_segments segments given by two device arrays
 // of offsets, as CUB takes them: segment s is [d_begin_offsets[s], d_end_offsets[s]). For offsets
-// in one array, pass d_begin_offsets = offsets and d_end_offsets = offsets + 1. The sorts take
-// 64-bit offsets; the reduce and the scans (jit::offsets) also 32-bit ones, signed or not, and
-// iterator expressions. The rules:
+// in one array, pass d_begin_offsets = offsets and d_end_offsets = offsets + 1. Every call takes
+// them as jit::offsets: arrays of 64-bit offsets, as they are, or 32-bit ones (signed or not),
+// unsigned 64-bit ones and iterator expressions (fixed-size segments: jit::transform(
+// jit::counting(0ll), jit::op("x * 256"))), written to temporary 64-bit arrays first (one pass of
+// num_segments elements). The rules:
 //   - every segment:   0 <= d_begin_offsets[s] <= d_end_offsets[s] <= n. Empty segments
 //                      (begin == end) are allowed anywhere;
 //   - segmented_reduce: nothing more; segments may overlap and come in any order;
@@ -81,6 +83,10 @@ struct segmented_sort_args {
   const std::int64_t* begin_offsets;
   const std::int64_t* end_offsets;
   radix_options options;
+  /// Offsets given as iterator expressions (other integer types, computed offsets): written to
+  /// temporary 64-bit arrays first. Null where the arrays above are given.
+  const ::cupar::jit::iterator* begin_expression = nullptr;
+  const ::cupar::jit::iterator* end_expression = nullptr;
 };
 CUPAR_EXPORT void segmented_sort(const segmented_sort_args& args, stream_ref stream,
                                  memory_resource& mr);
@@ -274,23 +280,24 @@ void segmented_exclusive_scan(jit::input_t<T> d_in, const jit::output& out, std:
 /// synchronisation inside every call), so the call cannot be captured into a CUDA graph either.
 template <class Key>
 void segmented_sort_keys(const Key* d_keys_in, Key* d_keys_out, std::size_t n,
-                         std::size_t num_segments, const std::int64_t* d_begin_offsets,
-                         const std::int64_t* d_end_offsets, radix_options options,
-                         stream_ref stream, memory_resource& mr = default_resource()) {
+                         std::size_t num_segments, jit::offsets d_begin_offsets,
+                         jit::offsets d_end_offsets, radix_options options, stream_ref stream,
+                         memory_resource& mr = default_resource()) {
   static_assert(detail::is_scalar_v<Key>,
                 "cupar::segmented_sort_keys: the radix sort needs an arithmetic key type "
                 "(integers of 1-8 bytes, float, double)");
   detail::segmented_sort(
       {"cupar::segmented_sort_keys", detail::scalar_of<Key>(), d_keys_in, d_keys_out, 0, 0, nullptr,
-       nullptr, n, num_segments, d_begin_offsets, d_end_offsets, options},
+       nullptr, n, num_segments, d_begin_offsets.array(), d_end_offsets.array(), options,
+       d_begin_offsets.expression(), d_end_offsets.expression()},
       stream, mr);
 }
 
 /// segmented_sort_keys, ascending.
 template <class Key>
 void segmented_sort_keys(const Key* d_keys_in, Key* d_keys_out, std::size_t n,
-                         std::size_t num_segments, const std::int64_t* d_begin_offsets,
-                         const std::int64_t* d_end_offsets, stream_ref stream,
+                         std::size_t num_segments, jit::offsets d_begin_offsets,
+                         jit::offsets d_end_offsets, stream_ref stream,
                          memory_resource& mr = default_resource()) {
   segmented_sort_keys(d_keys_in, d_keys_out, n, num_segments, d_begin_offsets, d_end_offsets,
                       ascending, stream, mr);
@@ -306,7 +313,7 @@ void segmented_sort_keys(const Key* d_keys_in, Key* d_keys_out, std::size_t n,
 template <class Key, class Value>
 void segmented_sort_pairs(const Key* d_keys_in, Key* d_keys_out, const Value* d_values_in,
                           Value* d_values_out, std::size_t n, std::size_t num_segments,
-                          const std::int64_t* d_begin_offsets, const std::int64_t* d_end_offsets,
+                          jit::offsets d_begin_offsets, jit::offsets d_end_offsets,
                           radix_options options, stream_ref stream,
                           memory_resource& mr = default_resource()) {
   static_assert(detail::is_scalar_v<Key>,
@@ -316,7 +323,8 @@ void segmented_sort_pairs(const Key* d_keys_in, Key* d_keys_out, const Value* d_
                 "cupar::segmented_sort_pairs: Value must be trivially copyable");
   detail::segmented_sort({"cupar::segmented_sort_pairs", detail::scalar_of<Key>(), d_keys_in,
                           d_keys_out, sizeof(Value), alignof(Value), d_values_in, d_values_out, n,
-                          num_segments, d_begin_offsets, d_end_offsets, options},
+                          num_segments, d_begin_offsets.array(), d_end_offsets.array(), options,
+                          d_begin_offsets.expression(), d_end_offsets.expression()},
                          stream, mr);
 }
 
@@ -324,7 +332,7 @@ void segmented_sort_pairs(const Key* d_keys_in, Key* d_keys_out, const Value* d_
 template <class Key, class Value>
 void segmented_sort_pairs(const Key* d_keys_in, Key* d_keys_out, const Value* d_values_in,
                           Value* d_values_out, std::size_t n, std::size_t num_segments,
-                          const std::int64_t* d_begin_offsets, const std::int64_t* d_end_offsets,
+                          jit::offsets d_begin_offsets, jit::offsets d_end_offsets,
                           stream_ref stream, memory_resource& mr = default_resource()) {
   segmented_sort_pairs(d_keys_in, d_keys_out, d_values_in, d_values_out, n, num_segments,
                        d_begin_offsets, d_end_offsets, ascending, stream, mr);

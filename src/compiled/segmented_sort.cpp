@@ -6,13 +6,27 @@
 #include <cupar/detail/device_guard.hpp>
 #include <cupar/detail/dp_checks.hpp>
 
+#include "jit/core/calls.hpp"
+
+#include <cupar/detail/temp_storage.hpp>
+
+#include <cstdint>
+#include <optional>
 #include <string>
 
 namespace cupar::detail {
 
-void segmented_sort(const segmented_sort_args& a, stream_ref stream, memory_resource& mr) {
-  const char* fn = a.function;
+void segmented_sort(const segmented_sort_args& given, stream_ref stream, memory_resource& mr) {
+  const char* fn = given.function;
   const device_guard on_device(stream);  // run on the stream's device
+  // Offsets given as expressions (other integer types, computed offsets) stand for arrays that
+  // overlap nothing in the checks below; they are written to temporary 64-bit arrays after them,
+  // before the sort writes anything.
+  segmented_sort_args a = given;
+  const ::cupar::jit::iterator* expressions[2] = {given.begin_expression, given.end_expression};
+  const auto* stand_in = static_cast<const std::int64_t*>(unchecked_range());
+  if (expressions[0] != nullptr) a.begin_offsets = stand_in;
+  if (expressions[1] != nullptr) a.end_offsets = stand_in;
   const int key_bits = 8 * scalar_size(a.key);
   if (a.options.order != sort_order::ascending && a.options.order != sort_order::descending) {
     throw_invalid_argument(fn, "options.order is neither ascending nor descending");
@@ -50,6 +64,15 @@ void segmented_sort(const segmented_sort_args& a, stream_ref stream, memory_reso
                                   "d_values_out", a.values_out, value_bytes);
   }
   if (a.n == 0 || a.num_segments == 0) return;  // nothing to sort, nothing written
+  std::optional<temp_storage> offsets[2];
+  for (int k = 0; k < 2; ++k) {
+    if (expressions[k] == nullptr) continue;
+    offsets[k].emplace(mr, a.num_segments * sizeof(std::int64_t), stream);
+    materialize(*expressions[k], jit_type_of<std::int64_t>(), offsets[k]->get(), a.num_segments,
+                stream, fn);
+    (k == 0 ? a.begin_offsets : a.end_offsets) =
+        static_cast<const std::int64_t*>(offsets[k]->get());
+  }
   visit_library_scalar(a.function, a.key, [&](auto key) {
     using K = decltype(key);
     if (a.value_size == 0) {

@@ -717,6 +717,52 @@ TEST(SegmentedStruct, NonCommutativeProductsKeepOperandOrder) {
   }
 }
 
+// Offsets of every integer type and computed ones (jit::offsets): written to 64-bit arrays
+// first, then sorted as with 64-bit offsets.
+TEST(SegmentedSortOffsets, EveryIntegerTypeAndExpressionsSortLikeInt64) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream stream;
+  const auto s = seg_ref::shuffled(seg_ref::with_gaps(100003, 400, 811), 812);
+  const auto keys = seg_ref::sort_keys<std::int32_t>(s.n, 813);
+  device_buffer<std::int32_t> kin(keys, stream), kout(s.n, stream);
+  const auto from = seg_ref::sorted_positions(keys, s, false);
+  auto want = seg_ref::poisoned<std::int32_t>(s.n, 0x3C);
+  seg_ref::permute(keys, from, s, want);
+  auto check = [&](const char* what, cupar::jit::offsets begin, cupar::jit::offsets end) {
+    SCOPED_TRACE(what);
+    kout.fill_bytes(0x3C);
+    cupar::segmented_sort_keys(kin.data(), kout.data(), s.n, s.count(), begin, end, stream);
+    EXPECT_TRUE(bitwise_equal(kout.to_host(), want));
+  };
+  const std::vector<std::int32_t> b32(s.begin.begin(), s.begin.end()), e32(s.end.begin(), s.end.end());
+  const std::vector<std::uint32_t> bu32(s.begin.begin(), s.begin.end()),
+      eu32(s.end.begin(), s.end.end());
+  const std::vector<std::uint64_t> bu64(s.begin.begin(), s.begin.end()),
+      eu64(s.end.begin(), s.end.end());
+  device_buffer<std::int32_t> db32(b32, stream), de32(e32, stream);
+  device_buffer<std::uint32_t> dbu32(bu32, stream), deu32(eu32, stream);
+  device_buffer<std::uint64_t> dbu64(bu64, stream), deu64(eu64, stream);
+  check("int32", db32.data(), de32.data());
+  check("uint32", dbu32.data(), deu32.data());
+  check("uint64", dbu64.data(), deu64.data());
+  // 64-bit begins, 32-bit ends: each side on its own.
+  const seg_ref::device_segments d(s, stream);
+  check("int64 and int32", d.begin.data(), de32.data());
+  // Fixed-size segments computed from their index: [256 s, 256 s + 256).
+  const std::size_t m = 1000, n = 256 * m;
+  const auto fixed = seg_ref::sort_keys<std::int32_t>(n, 814);
+  device_buffer<std::int32_t> fin(fixed, stream), fout(n, stream);
+  const cupar::jit::iterator starts =
+      cupar::jit::transform(cupar::jit::counting(0ll), cupar::jit::op("x * 256"));
+  const cupar::jit::iterator ends =
+      cupar::jit::transform(cupar::jit::counting(1ll), cupar::jit::op("x * 256"));
+  cupar::segmented_sort_keys(fin.data(), fout.data(), n, m, starts, ends, stream);
+  auto want_fixed = fixed;
+  for (std::size_t k = 0; k < m; ++k)
+    std::stable_sort(want_fixed.begin() + 256 * k, want_fixed.begin() + 256 * (k + 1));
+  EXPECT_TRUE(bitwise_equal(fout.to_host(), want_fixed));
+}
+
 TEST(SegmentedSortFloat, NaNFreeSegmentsSortAndSegmentsWithNaNKeepTheirKeys) {
   CUPAR_REQUIRE_GPU();
   owned_stream stream;
