@@ -218,6 +218,9 @@ TYPED_TEST(Reduce, BadArgumentsThrowBeforeAnyWorkAndTheNextCallWorks) {
   CUPAR_EXPECT_THROW_WITH((void)cupar::reduce_value(static_cast<const T*>(nullptr), 3,
                                                     Ops::template plus<T>(), T(0), s),
                           std::invalid_argument, "cupar::reduce_value: d_in");
+  CUPAR_EXPECT_THROW_WITH(
+      cupar::reduce(&dummy, &dummy, 1, Ops::template plus<T>(), cupar::device_value<T>{nullptr}, s),
+      std::invalid_argument, "cupar::reduce: init.ptr");
   if (!gpu_available()) return;
   owned_stream stream;
   const std::vector<T> h = {T(1), T(2), T(3)};

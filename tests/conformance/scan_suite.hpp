@@ -341,6 +341,17 @@ TYPED_TEST(Scan, NullPointersWithElementsAreRejected) {
   CUPAR_EXPECT_THROW_WITH(
       cupar::exclusive_scan(buf, static_cast<T*>(nullptr), 2, Ops::template plus<T>(), T(0), s),
       std::invalid_argument, "cupar::exclusive_scan: d_out is null but n = 2");
+  // Seeded scans check the same, and a device initial value must not be null (before any GPU
+  // work: these run without a GPU).
+  CUPAR_EXPECT_THROW_WITH(cupar::inclusive_scan(static_cast<const T*>(nullptr), buf, 5,
+                                                Ops::template plus<T>(), T(1), s),
+                          std::invalid_argument, "cupar::inclusive_scan: d_in is null but n = 5");
+  CUPAR_EXPECT_THROW_WITH(cupar::inclusive_scan(buf, buf, 2, Ops::template plus<T>(),
+                                                cupar::device_value<T>{nullptr}, s),
+                          std::invalid_argument, "cupar::inclusive_scan: init.ptr");
+  CUPAR_EXPECT_THROW_WITH(cupar::exclusive_scan(buf, buf, 2, Ops::template plus<T>(),
+                                                cupar::device_value<T>{nullptr}, s),
+                          std::invalid_argument, "cupar::exclusive_scan: init.ptr");
 }
 
 TYPED_TEST(Scan, EmptyInputWritesNothing) {
