@@ -734,7 +734,8 @@ TEST(SegmentedSortOffsets, EveryIntegerTypeAndExpressionsSortLikeInt64) {
     cupar::segmented_sort_keys(kin.data(), kout.data(), s.n, s.count(), begin, end, stream);
     EXPECT_TRUE(bitwise_equal(kout.to_host(), want));
   };
-  const std::vector<std::int32_t> b32(s.begin.begin(), s.begin.end()), e32(s.end.begin(), s.end.end());
+  const std::vector<std::int32_t> b32(s.begin.begin(), s.begin.end()),
+      e32(s.end.begin(), s.end.end());
   const std::vector<std::uint32_t> bu32(s.begin.begin(), s.begin.end()),
       eu32(s.end.begin(), s.end.end());
   const std::vector<std::uint64_t> bu64(s.begin.begin(), s.begin.end()),

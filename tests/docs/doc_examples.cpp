@@ -180,9 +180,8 @@ namespace header_top_k {
 namespace headers {
 
 // types.hpp: an initial value in device memory.
-[[maybe_unused]] void device_value(const float* d_a, const float* d_b, float* d_total,
-                                   float* d_out, std::size_t n, std::size_t m,
-                                   cupar::stream_ref stream) {
+[[maybe_unused]] void device_value(const float* d_a, const float* d_b, float* d_total, float* d_out,
+                                   std::size_t n, std::size_t m, cupar::stream_ref stream) {
   // doc-example: include/cupar/types.hpp
   cupar::reduce(d_a, d_total, n, cupar::jit::plus, 0.0f, stream);  // the total of a
   // b's running sums, starting from that total:

@@ -158,8 +158,7 @@ std::string set_source(const set_spec& set, const build_spec* spec);
 /// Source of the operators of the slots `which` (indices into spec.slots), to be linked with a
 /// precompiled kernel set.
 /// `batches`: with the slots' batched forms (the out-of-line build, whose kernels call them).
-std::string operator_source(const build_spec& spec, const std::vector<int>& which,
-                            bool batches);
+std::string operator_source(const build_spec& spec, const std::vector<int>& which, bool batches);
 /// What the operator of a slot must be, e.g. "a binary operator (float a, float b) -> float".
 std::string role_description(const slot_spec& slot, const slot_binding& binding);
 /// The snippet text compiled for `op` (a named operator's expression).
