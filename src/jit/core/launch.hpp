@@ -13,7 +13,6 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <vector>
 
 namespace cupar::detail::jit {
 
@@ -40,25 +39,24 @@ inline void* arg_address(const erased_arg& a) {
 /// The bytes of a cupar_init<T> kernel argument (jit_ops/cupar_prelude.cuh: the initial value of
 /// reduce and the scans) for a T of `size` bytes and `align`: the host value `value` (may be null
 /// with `from`), and `from`, a device address the kernel reads the value at instead (null: use
-/// `value`). Pass it as erased_arg{init.bytes()}.
+/// `value`). Pass it as erased_arg{init.bytes()}. Made on every reduce and scan call: held in
+/// place up to 256 bytes (every arithmetic type and struct class), on the heap beyond.
 class jit_init_value {
  public:
   jit_init_value(const void* value, const void* from, std::size_t size, std::size_t align) {
-    const std::size_t at = (size + 7) / 8 * 8;
+    const std::size_t at = (size + 7) / 8 * 8;  // the pointer's offset
     const std::size_t a = align > 8 ? align : 8;
-    bytes_.assign((at + 8 + a - 1) / a * a + 16, 0);  // + 16: room to align the start
-    unsigned char* p = start();
+    const std::size_t total = (at + sizeof from + a - 1) / a * a;  // sizeof(cupar_init<T>)
+    if (total > sizeof local_) heap_.reset(new unsigned char[total]());
+    unsigned char* p = heap_ ? heap_.get() : local_;
     if (value != nullptr) std::memcpy(p, value, size);
     std::memcpy(p + at, &from, sizeof from);
   }
-  const void* bytes() const { return const_cast<jit_init_value*>(this)->start(); }
+  const void* bytes() const { return heap_ ? heap_.get() : local_; }
 
  private:
-  unsigned char* start() {
-    const auto address = reinterpret_cast<std::uintptr_t>(bytes_.data());
-    return bytes_.data() + ((16 - address % 16) % 16);
-  }
-  std::vector<unsigned char> bytes_;
+  alignas(16) unsigned char local_[256] = {};
+  std::unique_ptr<unsigned char[]> heap_;
 };
 
 /// First launch failure of a dispatch. CUB's host dispatch checks cudaPeekAtLastError after each
