@@ -28,6 +28,25 @@ void require_scan_ranges(const char* fn, InIt d_in, OutIt d_out, std::size_t n, 
                            n * size);
 }
 
+/// What the compiled scans share: T's check, the device guard, a device initial value's pointer
+/// (when `has_device_init`) and the range checks, nothing queued for n == 0, then CUB's call
+/// `call(temp, bytes, cub_op)` (named `cub_name` in errors) with the operator as CUB takes it.
+template <class InIt, class OutIt, class Op, class Call>
+void compiled_scan(const char* fn, const char* cub_name, InIt d_in, OutIt d_out, std::size_t n,
+                   Op op, bool has_device_init, const void* device_init, stream_ref stream,
+                   memory_resource& mr, Call&& call) {
+  using T = it_value_t<InIt>;
+  static_assert(std::is_trivially_copyable_v<T>,
+                "cupar::inclusive_scan / exclusive_scan: T must be trivially copyable");
+  const device_guard device(stream);
+  if (has_device_init) require_pointer(fn, "init.ptr", device_init);
+  require_scan_ranges(fn, d_in, d_out, n, sizeof(T));
+  if (n == 0) return;
+  auto cub_op = with_result_type<T>(transparent_op<T>(op));
+  run_with_temp_storage(cub_name, mr, stream, {n},
+                        [&](void* temp, std::size_t& bytes) { return call(temp, bytes, cub_op); });
+}
+
 }  // namespace detail
 
 /// d_out[i] = d_in[0] op d_in[1] op ... op d_in[i].
@@ -54,16 +73,9 @@ template <class InIt, class OutIt, class Op,
                            int> = 0>
 void inclusive_scan(InIt d_in, OutIt d_out, std::size_t n, Op op, stream_ref stream,
                     memory_resource& mr = default_resource()) {
-  using T = detail::it_value_t<InIt>;
-  static_assert(std::is_trivially_copyable_v<T>,
-                "cupar::inclusive_scan: T must be trivially copyable");
-  constexpr const char* fn = "cupar::inclusive_scan";
-  const detail::device_guard device(stream);
-  detail::require_scan_ranges(fn, d_in, d_out, n, sizeof(T));
-  if (n == 0) return;
-  auto cub_op = detail::with_result_type<T>(detail::transparent_op<T>(op));
-  detail::run_with_temp_storage(
-      "cub::DeviceScan::InclusiveScan", mr, stream, {n}, [&](void* temp, std::size_t& bytes) {
+  detail::compiled_scan(
+      "cupar::inclusive_scan", "cub::DeviceScan::InclusiveScan", d_in, d_out, n, op, false, nullptr,
+      stream, mr, [&](void* temp, std::size_t& bytes, auto cub_op) {
         return cub::DeviceScan::InclusiveScan(temp, bytes, d_in, d_out, cub_op, n, stream.get());
       });
 }
@@ -76,19 +88,12 @@ template <class InIt, class OutIt, class Op,
                            int> = 0>
 void inclusive_scan(InIt d_in, OutIt d_out, std::size_t n, Op op, detail::it_value_t<InIt> init,
                     stream_ref stream, memory_resource& mr = default_resource()) {
-  using T = detail::it_value_t<InIt>;
-  static_assert(std::is_trivially_copyable_v<T>,
-                "cupar::inclusive_scan: T must be trivially copyable");
-  constexpr const char* fn = "cupar::inclusive_scan";
-  const detail::device_guard device(stream);
-  detail::require_scan_ranges(fn, d_in, d_out, n, sizeof(T));
-  if (n == 0) return;
-  auto cub_op = detail::with_result_type<T>(detail::transparent_op<T>(op));
-  detail::run_with_temp_storage("cub::DeviceScan::InclusiveScanInit", mr, stream, {n},
-                                [&](void* temp, std::size_t& bytes) {
-                                  return cub::DeviceScan::InclusiveScanInit(
-                                      temp, bytes, d_in, d_out, cub_op, init, n, stream.get());
-                                });
+  detail::compiled_scan("cupar::inclusive_scan", "cub::DeviceScan::InclusiveScanInit", d_in, d_out,
+                        n, op, false, nullptr, stream, mr,
+                        [&](void* temp, std::size_t& bytes, auto cub_op) {
+                          return cub::DeviceScan::InclusiveScanInit(temp, bytes, d_in, d_out,
+                                                                    cub_op, init, n, stream.get());
+                        });
 }
 
 /// As the seeded inclusive_scan, the initial value read from device memory at `init.ptr` when the
@@ -102,21 +107,14 @@ void inclusive_scan(InIt d_in, OutIt d_out, std::size_t n, Op op,
                     device_value<detail::it_value_t<InIt>> init, stream_ref stream,
                     memory_resource& mr = default_resource()) {
   using T = detail::it_value_t<InIt>;
-  static_assert(std::is_trivially_copyable_v<T>,
-                "cupar::inclusive_scan: T must be trivially copyable");
-  constexpr const char* fn = "cupar::inclusive_scan";
-  const detail::device_guard device(stream);
-  detail::require_pointer(fn, "init.ptr", init.ptr);
-  detail::require_scan_ranges(fn, d_in, d_out, n, sizeof(T));
-  if (n == 0) return;
-  auto cub_op = detail::with_result_type<T>(detail::transparent_op<T>(op));
   using offset = cub::detail::choose_offset_t<std::size_t>;
   using init_value = cub::detail::InputValue<T>;
-  using dispatch = cub::DispatchScan<InIt, OutIt, decltype(cub_op), init_value, offset, T,
-                                     cub::ForceInclusive::Yes>;
   const init_value future(cub::FutureValue<T>(const_cast<T*>(init.ptr)));
-  detail::run_with_temp_storage(
-      "cub::DeviceScan::InclusiveScanInit", mr, stream, {n}, [&](void* temp, std::size_t& bytes) {
+  detail::compiled_scan(
+      "cupar::inclusive_scan", "cub::DeviceScan::InclusiveScanInit", d_in, d_out, n, op, true,
+      init.ptr, stream, mr, [&](void* temp, std::size_t& bytes, auto cub_op) {
+        using dispatch = cub::DispatchScan<InIt, OutIt, decltype(cub_op), init_value, offset, T,
+                                           cub::ForceInclusive::Yes>;
         return dispatch::Dispatch(temp, bytes, d_in, d_out, cub_op, future, static_cast<offset>(n),
                                   stream.get());
       });
@@ -130,19 +128,12 @@ template <class InIt, class OutIt, class Op,
                            int> = 0>
 void exclusive_scan(InIt d_in, OutIt d_out, std::size_t n, Op op, detail::it_value_t<InIt> init,
                     stream_ref stream, memory_resource& mr = default_resource()) {
-  using T = detail::it_value_t<InIt>;
-  static_assert(std::is_trivially_copyable_v<T>,
-                "cupar::exclusive_scan: T must be trivially copyable");
-  constexpr const char* fn = "cupar::exclusive_scan";
-  const detail::device_guard device(stream);
-  detail::require_scan_ranges(fn, d_in, d_out, n, sizeof(T));
-  if (n == 0) return;
-  auto cub_op = detail::with_result_type<T>(detail::transparent_op<T>(op));
-  detail::run_with_temp_storage("cub::DeviceScan::ExclusiveScan", mr, stream, {n},
-                                [&](void* temp, std::size_t& bytes) {
-                                  return cub::DeviceScan::ExclusiveScan(
-                                      temp, bytes, d_in, d_out, cub_op, init, n, stream.get());
-                                });
+  detail::compiled_scan("cupar::exclusive_scan", "cub::DeviceScan::ExclusiveScan", d_in, d_out, n,
+                        op, false, nullptr, stream, mr,
+                        [&](void* temp, std::size_t& bytes, auto cub_op) {
+                          return cub::DeviceScan::ExclusiveScan(temp, bytes, d_in, d_out, cub_op,
+                                                                init, n, stream.get());
+                        });
 }
 
 /// As exclusive_scan, the initial value read from device memory at `init.ptr` when the kernels run
@@ -155,20 +146,13 @@ void exclusive_scan(InIt d_in, OutIt d_out, std::size_t n, Op op,
                     device_value<detail::it_value_t<InIt>> init, stream_ref stream,
                     memory_resource& mr = default_resource()) {
   using T = detail::it_value_t<InIt>;
-  static_assert(std::is_trivially_copyable_v<T>,
-                "cupar::exclusive_scan: T must be trivially copyable");
-  constexpr const char* fn = "cupar::exclusive_scan";
-  const detail::device_guard device(stream);
-  detail::require_pointer(fn, "init.ptr", init.ptr);
-  detail::require_scan_ranges(fn, d_in, d_out, n, sizeof(T));
-  if (n == 0) return;
-  auto cub_op = detail::with_result_type<T>(detail::transparent_op<T>(op));
   const cub::FutureValue<T> future(const_cast<T*>(init.ptr));
-  detail::run_with_temp_storage("cub::DeviceScan::ExclusiveScan", mr, stream, {n},
-                                [&](void* temp, std::size_t& bytes) {
-                                  return cub::DeviceScan::ExclusiveScan(
-                                      temp, bytes, d_in, d_out, cub_op, future, n, stream.get());
-                                });
+  detail::compiled_scan("cupar::exclusive_scan", "cub::DeviceScan::ExclusiveScan", d_in, d_out, n,
+                        op, true, init.ptr, stream, mr,
+                        [&](void* temp, std::size_t& bytes, auto cub_op) {
+                          return cub::DeviceScan::ExclusiveScan(temp, bytes, d_in, d_out, cub_op,
+                                                                future, n, stream.get());
+                        });
 }
 
 }  // namespace cupar

@@ -48,7 +48,7 @@ template <class T>
 void inclusive_scan(const T* d_in, T* d_out, std::size_t n, const jit::op& op, stream_ref stream,
                     memory_resource& mr = default_resource()) {
   detail::jit_scan<T>(detail::inclusive_scan_call(), "cupar::inclusive_scan", d_in, nullptr, d_out,
-                      nullptr, n, op, static_cast<const T*>(nullptr), nullptr, stream, mr);
+                      nullptr, n, op, nullptr, nullptr, stream, mr);
 }
 
 /// d_out[0] = init, d_out[i] = init op d_in[0] op ... op d_in[i - 1] with a run-time operator.
@@ -107,7 +107,7 @@ template <class T, class I, class = std::enable_if_t<std::is_same_v<I, jit::iter
 void inclusive_scan(const I& in, T* d_out, std::size_t n, const jit::op& op, stream_ref stream,
                     memory_resource& mr = default_resource()) {
   detail::jit_scan<T>(detail::inclusive_scan_call(), "cupar::inclusive_scan", nullptr, &in, d_out,
-                      nullptr, n, op, static_cast<const T*>(nullptr), nullptr, stream, mr);
+                      nullptr, n, op, nullptr, nullptr, stream, mr);
 }
 
 /// Exclusive scan of an iterator expression; as the inclusive one otherwise.
@@ -161,7 +161,7 @@ void inclusive_scan(const jit::iterator& in, const jit::output& out, std::size_t
                     const jit::op& op, stream_ref stream,
                     memory_resource& mr = default_resource()) {
   detail::jit_scan<T>(detail::inclusive_scan_call(), "cupar::inclusive_scan", nullptr, &in, nullptr,
-                      &out, n, op, static_cast<const T*>(nullptr), nullptr, stream, mr);
+                      &out, n, op, nullptr, nullptr, stream, mr);
 }
 
 /// Exclusive scan into an output expression, T deduced from `init`; as the inclusive one.
