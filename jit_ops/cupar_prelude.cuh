@@ -118,12 +118,12 @@ __global__ void cupar_meta() {}
 // The overloads below, more specialised than CUB's, make one call per eight (or four) items
 // instead for a functor that opts in: a specialisation F<K> of a class template whose
 // `cupar_batched` is true (the families' functors in a compile with CUPAR_OUT_OF_LINE), with
-// `cupar_fold_width` (8 or 4) and members fold8 / fold4(acc, x0, ...), which pass the items by
-// value to the operator's batched forms (codegen.cpp, batch_functions; the operator is inlined
-// there). Through local memory (a pointer to the items) the batches ran 1.6x slower than a call
-// per item (docs/PERFORMANCE_NOTES.md). The thread scans keep a call per item (their results
-// would come back through memory). The order of the
-// operations is CUB's for an operator it does not know (sequential), so the results are the
+// `cupar_fold_width` (8 or 4) and members fold8 / fold4(acc, x0, ...)
+// (CUPAR_OPERATOR_FOLD_MEMBERS), which pass the items by value to the operator's batched forms
+// (codegen.cpp, batch_functions; the operator is inlined there). Through local memory (a pointer to
+// the items) the batches ran 1.6x slower than a call per item (docs/PERFORMANCE_NOTES.md). The
+// thread scans keep a call per item (their results would come back through memory). The order of
+// the operations is CUB's for an operator it does not know (sequential), so the results are the
 // inlined build's bit for bit. They are declared here, before any CUB agent or block scan is
 // parsed (the calls name cub:: and internal:: explicitly, so only declarations visible there
 // count), and do not depend on the set, so the precompile tool's shared prefix may hold them.
@@ -153,6 +153,24 @@ __device__ __forceinline__ T cupar_fold_items(const F& op, T acc, const T (&item
     return acc;
   }
 }
+
+/// The out-of-line folds of the operator slot cupar_jit_op on T (generated beside the operator:
+/// codegen.cpp, batch_functions), and the members of a functor with `state` that call them: the
+/// reduce and scan families' functors expand both where their cupar_T is known.
+#define CUPAR_OPERATOR_FOLDS_DECLARE(T)                                                        \
+  extern "C" __device__ T cupar_jit_op_fold8(const unsigned char*, T, T, T, T, T, T, T, T, T); \
+  extern "C" __device__ T cupar_jit_op_fold4(const unsigned char*, T, T, T, T, T);
+#define CUPAR_OPERATOR_FOLD_MEMBERS(T)                                                       \
+  static constexpr bool cupar_batched = true;                                                \
+  /* Eight 4-byte items, or four wider ones, as parameters: registers under the call ABI. */ \
+  static constexpr int cupar_fold_width = sizeof(T) <= 4 ? 8 : 4;                            \
+  __device__ __forceinline__ T fold8(T acc, T x0, T x1, T x2, T x3, T x4, T x5, T x6, T x7)  \
+      const {                                                                                \
+    return cupar_jit_op_fold8(state.bytes, acc, x0, x1, x2, x3, x4, x5, x6, x7);             \
+  }                                                                                          \
+  __device__ __forceinline__ T fold4(T acc, T x0, T x1, T x2, T x3) const {                  \
+    return cupar_jit_op_fold4(state.bytes, acc, x0, x1, x2, x3);                             \
+  }
 
 CUB_NAMESPACE_BEGIN
 template <template <int> class F, int K, class T, int N,

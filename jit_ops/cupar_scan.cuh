@@ -10,11 +10,7 @@
 #include <cub/device/dispatch/tuning/tuning_scan.cuh>
 
 #if defined(CUPAR_OUT_OF_LINE)
-extern "C" __device__ cupar_T cupar_jit_op_fold8(const unsigned char* state, cupar_T acc,
-                                                 cupar_T x0, cupar_T x1, cupar_T x2, cupar_T x3,
-                                                 cupar_T x4, cupar_T x5, cupar_T x6, cupar_T x7);
-extern "C" __device__ cupar_T cupar_jit_op_fold4(const unsigned char* state, cupar_T acc,
-                                                 cupar_T x0, cupar_T x1, cupar_T x2, cupar_T x3);
+CUPAR_OPERATOR_FOLDS_DECLARE(cupar_T)
 #endif
 
 /// A template (of one, unused, parameter) so that the out-of-line kernels' thread-level
@@ -27,18 +23,7 @@ struct cupar_scan_fn {
     return cupar_jit_op(state.bytes, a, b);
   }
 #if defined(CUPAR_OUT_OF_LINE)
-  static constexpr bool cupar_batched = true;
-  // Eight 4-byte items, or four wider ones, as parameters: registers under the call ABI.
-  static constexpr int cupar_fold_width = sizeof(cupar_T) <= 4 ? 8 : 4;
-  __device__ __forceinline__ cupar_T fold8(cupar_T acc, cupar_T x0, cupar_T x1, cupar_T x2,
-                                           cupar_T x3, cupar_T x4, cupar_T x5, cupar_T x6,
-                                           cupar_T x7) const {
-    return cupar_jit_op_fold8(state.bytes, acc, x0, x1, x2, x3, x4, x5, x6, x7);
-  }
-  __device__ __forceinline__ cupar_T fold4(cupar_T acc, cupar_T x0, cupar_T x1, cupar_T x2,
-                                           cupar_T x3) const {
-    return cupar_jit_op_fold4(state.bytes, acc, x0, x1, x2, x3);
-  }
+  CUPAR_OPERATOR_FOLD_MEMBERS(cupar_T)
 #endif
 };
 typedef cupar_scan_fn<0> cupar_scan_op;
