@@ -1,6 +1,7 @@
 // cupar: reduce with a C++ operator (compiled by nvcc in the caller's translation unit).
 #pragma once
 
+#include <cupar/detail/atomic_reduce.cuh>
 #include <cupar/detail/checks.hpp>
 #include <cupar/detail/count_width.hpp>
 #include <cupar/detail/device_guard.hpp>
@@ -190,6 +191,55 @@ void reduce(InIt d_in, OutIt d_out, std::size_t n, Op op,
   detail::run_with_temp_storage(
       "cub::DeviceReduce::Reduce", mr, stream, {n},
       [&](void* temp, std::size_t& bytes) { return call(temp, bytes, d_out); });
+}
+
+/// As reduce(), with the determinism the caller needs (cupar::determinism). With
+/// determinism::not_guaranteed a sum (cuda::std::plus) of 32- or 64-bit integers,
+/// float or double into a pointer runs in one pass: every block adds its total to `*d_out` with
+/// one atomic add, with no second kernel and no temporary storage (so `mr` is not used), and a
+/// floating-point result may differ in its last bits from run to run. Any other operator, type or
+/// output (or an output inside the input array) runs the run-to-run reduce. An input iterator must
+/// not read *d_out (it is zeroed first).
+/// @throws std::invalid_argument as reduce(), and for an `order` that is not a determinism value
+/// @throws cupar::out_of_memory, cupar::cuda_error
+/// Asynchronous: does not synchronise the stream.
+template <class InIt, class OutIt, class Op,
+          std::enable_if_t<detail::is_iterator_v<InIt> && detail::is_iterator_v<OutIt> &&
+                               detail::is_callable_op_v<Op>,
+                           int> = 0>
+void reduce(InIt d_in, OutIt d_out, std::size_t n, Op op, detail::it_value_t<InIt> init,
+            determinism order, stream_ref stream, memory_resource& mr = default_resource()) {
+  using T = detail::it_value_t<InIt>;
+  constexpr const char* fn = "cupar::reduce";
+  detail::require_determinism(fn, order);
+  if constexpr (detail::atomic_sum_v<T, Op> && std::is_same_v<OutIt, T*>) {
+    // The output is zeroed before the input is read: an output inside the input array takes the
+    // run-to-run reduce, which writes it last.
+    const void* in_address = nullptr;
+    std::size_t in_bytes = 0;
+    if constexpr (detail::transform_of_pointer<InIt>::value) {
+      in_address = d_in.base();
+      in_bytes = n * sizeof(*d_in.base());
+    } else {
+      in_address = detail::range_address(d_in);
+      in_bytes = n * sizeof(T);
+    }
+    if (order == determinism::not_guaranteed &&
+        !detail::ranges_overlap(in_address, in_bytes, d_out, sizeof(T))) {
+      const detail::device_guard device(stream);
+      detail::require_size(fn, n, sizeof(T));
+      detail::require_range(fn, "d_in", d_in, n);
+      detail::require_pointer(fn, "d_out", d_out);
+      if constexpr (detail::transform_of_pointer<InIt>::value) {
+        detail::check_cuda(
+            detail::atomic_sum(d_in.base(), d_out, n, init, stream.get(), d_in.functor()), fn);
+      } else {
+        detail::check_cuda(detail::atomic_sum(d_in, d_out, n, init, stream.get()), fn);
+      }
+      return;
+    }
+  }
+  reduce(d_in, d_out, n, op, init, stream, mr);
 }
 
 /// Reduces like reduce() and returns the result to the host. Synchronises `stream` (only it).

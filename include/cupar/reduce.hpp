@@ -57,6 +57,29 @@ void reduce(const T* d_in, T* d_out, std::size_t n, const jit::op& op, device_va
   detail::jit_run(a, stream, mr);
 }
 
+/// As reduce(), with the determinism the caller needs (cupar::determinism). With
+/// determinism::not_guaranteed the named cupar::jit::plus on 32- or 64-bit integers, float or
+/// double runs in one pass: every block adds its total to `*d_out` with one atomic add, with no
+/// second kernel and no temporary storage, and a floating-point result may differ in its last bits
+/// from run to run. Any other operator (a snippet computing a + b included) or type runs the
+/// run-to-run reduce, and so does an output inside the input array.
+/// @throws std::invalid_argument as reduce(), and for an `order` that is not a determinism value
+/// @throws cupar::jit_error, cupar::out_of_memory, cupar::cuda_error
+/// Asynchronous.
+template <class T>
+void reduce(const T* d_in, T* d_out, std::size_t n, const jit::op& op,
+            detail::type_identity_t<T> init, determinism order, stream_ref stream,
+            memory_resource& mr = default_resource()) {
+  detail::require_determinism("cupar::reduce", order);
+  detail::jit_args a{"cupar::reduce", &detail::reduce_call(), {&detail::jit_type_of<T>()}, {d_in}};
+  a.out[0] = d_out;
+  a.n = n;
+  a.ops[0] = &op;
+  a.init = &init;
+  a.order = order;
+  detail::jit_run(a, stream, mr);
+}
+
 /// Reduces like reduce() and returns the result to the host. Synchronises `stream` (only it).
 template <class T>
 T reduce_value(const T* d_in, std::size_t n, const jit::op& op, detail::type_identity_t<T> init,

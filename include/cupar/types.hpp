@@ -20,6 +20,23 @@ inline constexpr radix_options ascending{};
 /// Descending radix sort on every bit of the key.
 inline constexpr radix_options descending{sort_order::descending, 0, -1};
 
+/// What a reduction promises about the bits of its result when its operator is not exactly
+/// associative (floating-point sums), for the reduce overloads that take it (both operator kinds):
+///
+///   cupar::reduce(d_x, d_sum, n, cuda::std::plus<float>{}, 0.0f,
+///                 cupar::determinism::not_guaranteed, stream);  // one pass, atomic adds
+enum class determinism {
+  /// The same bits from run to run on one GPU and one build tier: CUB's two-pass tree (the
+  /// default of every reduce).
+  run_to_run,
+  /// Permits a faster single-pass sum whose blocks add their totals to the output with atomic
+  /// adds in the order they finish, so a floating-point result may differ in its last bits from
+  /// run to run (an integer sum is exact). Taken for a sum (cuda::std::plus, cupar::jit::plus)
+  /// of 32- or 64-bit integers, float or double into a pointer; every other call runs the
+  /// run-to-run reduce, which meets the request too.
+  not_guaranteed
+};
+
 /// An initial value held in device memory, for reduce and the scans (both operator kinds): the
 /// kernels read `*ptr` when they run, not when the call is made, so it may be the result of an
 /// earlier kernel on the same stream (a reduction's total seeding the next scan) with no copy to

@@ -33,19 +33,21 @@ constexpr bool named_op_supported(cupar::jit::named_op named) {
   }
 }
 
+/// `any_order` (determinism::not_guaranteed): plus on a type with atomic adds runs the
+/// single-pass sum (detail/atomic_reduce.cuh).
 template <class T>
 void named_reduce(cupar::jit::named_op named, const T* d_in, T* d_out, std::size_t n, T init,
-                  stream_ref stream, memory_resource& mr);
+                  bool any_order, stream_ref stream, memory_resource& mr);
 
 /// `init` null: inclusive scan.
 template <class T>
 void named_scan(cupar::jit::named_op named, const T* d_in, T* d_out, std::size_t n, const T* init,
                 stream_ref stream, memory_resource& mr);
 
-#define CUPAR_DECLARE_NAMED(T)                                                                  \
-  extern template void named_reduce<T>(cupar::jit::named_op, const T*, T*, std::size_t, T,      \
-                                       stream_ref, memory_resource&);                           \
-  extern template void named_scan<T>(cupar::jit::named_op, const T*, T*, std::size_t, const T*, \
+#define CUPAR_DECLARE_NAMED(T)                                                                   \
+  extern template void named_reduce<T>(cupar::jit::named_op, const T*, T*, std::size_t, T, bool, \
+                                       stream_ref, memory_resource&);                            \
+  extern template void named_scan<T>(cupar::jit::named_op, const T*, T*, std::size_t, const T*,  \
                                      stream_ref, memory_resource&);
 CUPAR_DECLARE_NAMED(signed char)
 CUPAR_DECLARE_NAMED(short)

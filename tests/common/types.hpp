@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <ostream>
+#include <type_traits>
 
 namespace cupar::testing {
 
@@ -42,5 +43,14 @@ struct record {
     return os << "{" << r.key << ", " << r.payload << "}";
   }
 };
+
+/// The element types of the single-pass sum of determinism::not_guaranteed: 32- and 64-bit
+/// integers, float, double (the GPU adds them atomically).
+template <class T>
+constexpr bool atomic_addable() {
+  return (std::is_integral_v<T> && !std::is_same_v<T, bool> &&
+          (sizeof(T) == 4 || sizeof(T) == 8)) ||
+         std::is_same_v<T, float> || std::is_same_v<T, double>;
+}
 
 }  // namespace cupar::testing

@@ -123,6 +123,16 @@ struct nan_last_less_op {  // a strict weak ordering with NaN after every number
 
 struct compiled_ops {
   static constexpr const char* name = "compiled";
+  /// A sum the single-pass reduce of determinism::not_guaranteed recognises, and whether it runs
+  /// it for T (it allocates nothing then).
+  template <class T>
+  static ::cuda::std::plus<T> sum() {
+    return {};
+  }
+  template <class T>
+  static constexpr bool one_pass_sum() {
+    return atomic_addable<T>();
+  }
   template <class T>
   static plus_op<T> plus() {
     return {};

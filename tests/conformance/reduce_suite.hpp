@@ -3,6 +3,7 @@
 // leaves out the typed tests too (a unit that wants expect_sum only).
 #pragma once
 
+#include "../common/counting_resource.hpp"
 #include "common.hpp"
 
 #include <algorithm>
@@ -203,6 +204,63 @@ TYPED_TEST(Reduce, IsDeterministicFromRunToRun) {
     const T again = cupar::reduce_value(in.data(), n, Ops::template plus<T>(), T(0), stream);
     EXPECT_EQ(std::memcmp(&first, &again, sizeof(T)), 0);
   }
+}
+
+// determinism::not_guaranteed: a sum the single-pass kernel takes (Ops::sum on a type with atomic
+// adds) gives the reference at every size, runs one pass with no temporary storage (nothing is
+// allocated), and an output inside the input falls back to the run-to-run reduce (it is read
+// before it is written). Any other operator or type gives the run-to-run result.
+TYPED_TEST(Reduce, NotGuaranteedSumIsOnePassAndMatchesTheReference) {
+  CUPAR_REQUIRE_GPU();
+  using T = TypeParam;
+  owned_stream stream;
+  counting_upstream upstream;
+  cupar::resource_adaptor mr{upstream};
+  const bool one_pass = Ops::template one_pass_sum<T>();
+  device_buffer<T> out(1, stream);
+  for (std::size_t n : standard_sizes()) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto h = small_values<T>(n, 700 + n);
+    const T init = static_cast<T>(3);
+    device_buffer<T> in(h, stream);
+    out.fill_bytes(0xAB);
+    const std::size_t before = upstream.allocations();
+    cupar::reduce(in.data(), out.data(), n, Ops::template sum<T>(), init,
+                  cupar::determinism::not_guaranteed, stream, mr);
+    expect_sum(out.to_host()[0], h, init);
+    if (one_pass) {
+      EXPECT_EQ(upstream.allocations(), before) << "the single pass allocates nothing";
+    } else if (n > 0) {
+      EXPECT_GT(upstream.allocations(), before) << "the run-to-run reduce has temporary storage";
+    }
+    // Exact: the maximum over the full range is not a sum, so it runs run-to-run.
+    const auto full = full_range_values<T>(n, 710 + n);
+    const device_buffer<T> wide(full, stream);
+    cupar::reduce(wide.data(), out.data(), n, Ops::template maximum<T>(),
+                  std::numeric_limits<T>::lowest(), cupar::determinism::not_guaranteed, stream);
+    T want = std::numeric_limits<T>::lowest();
+    for (T x : full)
+      want = std::max(want, x);
+    EXPECT_EQ(out.to_host()[0], want);
+    if (n > 0) {
+      // The total written over the input's last element, which it also reads.
+      cupar::reduce(in.data(), in.data() + (n - 1), n, Ops::template sum<T>(), init,
+                    cupar::determinism::not_guaranteed, stream);
+      expect_sum(in.to_host()[n - 1], h, init);
+    }
+  }
+  CUPAR_EXPECT_THROW_WITH(cupar::reduce(out.data(), out.data(), 1, Ops::template sum<T>(), T(0),
+                                        static_cast<cupar::determinism>(7), stream),
+                          std::invalid_argument, "not a cupar::determinism value");
+  CUPAR_EXPECT_THROW_WITH(
+      cupar::reduce(static_cast<const T*>(nullptr), out.data(), 3, Ops::template sum<T>(), T(0),
+                    cupar::determinism::not_guaranteed, stream),
+      std::invalid_argument, "d_in is null but n = 3");
+  CUPAR_EXPECT_THROW_WITH(
+      cupar::reduce(out.data(), static_cast<T*>(nullptr), 1, Ops::template sum<T>(), T(0),
+                    cupar::determinism::not_guaranteed, stream),
+      std::invalid_argument, "d_out is null");
+  EXPECT_EQ(upstream.live_allocations(), 0u);
 }
 
 TYPED_TEST(Reduce, BadArgumentsThrowBeforeAnyWorkAndTheNextCallWorks) {

@@ -31,6 +31,16 @@ std::string cxx() {
 /// Every operator as a snippet compiled at run time.
 struct jit_ops {
   static constexpr const char* name = "jit";
+  /// A sum for the reduce with determinism::not_guaranteed: a snippet, which runs the run-to-run
+  /// reduce (only the named plus has the single-pass one).
+  template <class T>
+  static cupar::jit::op sum() {
+    return plus<T>();
+  }
+  template <class T>
+  static constexpr bool one_pass_sum() {
+    return false;
+  }
   template <class T>
   static cupar::jit::op plus() {
     if constexpr (std::is_integral_v<T>) {
@@ -134,6 +144,23 @@ struct jit_ops {
 /// sorts run the radix sort), snippets elsewhere.
 struct named_ops : jit_ops {
   static constexpr const char* name = "named";
+  template <class T>
+  static cupar::jit::op sum() {
+    return cupar::jit::plus;
+  }
+  /// The named plus runs the single-pass sum for T where the compiled library has T.
+  template <class T>
+  static bool one_pass_sum() {
+    if constexpr (!atomic_addable<T>()) {
+      return false;
+    } else {
+      const std::string types = std::string(",") + CUPAR_TEST_LIBRARY_TYPES + ",";
+      return types == ",all," ||
+             types.find(std::string(",") +
+                        cupar::detail::scalar_name(cupar::detail::scalar_of<T>()) + ",") !=
+                 std::string::npos;
+    }
+  }
   template <class T>
   static cupar::jit::op plus() {
     return cupar::jit::plus;

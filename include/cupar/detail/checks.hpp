@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cupar/config.hpp>
+#include <cupar/types.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -20,6 +21,14 @@ CUPAR_EXPORT bool device_checks_on() noexcept;
 /// With the device check on: throws std::invalid_argument when `ptr` is device memory that the
 /// current device (the stream's: every call checks after its device guard) cannot access.
 CUPAR_EXPORT void check_pointer_device(const char* function, const char* name, const void* ptr);
+
+/// `order` is one of cupar::determinism's values (else std::invalid_argument: a value cast from an
+/// integer).
+inline void require_determinism(const char* function, determinism order) {
+  if (order != determinism::run_to_run && order != determinism::not_guaranteed) {
+    throw_invalid_argument(function, "order is not a cupar::determinism value");
+  }
+}
 
 /// The device check of cupar::set_device_checks for one pointer argument (null and unchecked
 /// ranges pass).

@@ -129,6 +129,8 @@ struct jit_args {
   /// Or the address of the initial value in device memory, read when the kernels run
   /// (cupar::device_value): reduce and the scans.
   const void* d_init = nullptr;
+  /// reduce: determinism::not_guaranteed permits the single-pass sum (named plus on arrays).
+  determinism order = determinism::run_to_run;
   const plan_state* plan = nullptr;  // set by plan objects: skips the cache lookup
   /// The operation's own parameters: a struct its public header defines (histogram_params), or
   /// null for operations without any.

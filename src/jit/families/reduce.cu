@@ -294,6 +294,8 @@ void run_reduce(const jit_args& a, stream_ref s, memory_resource& mr, const pend
   if (a.init == nullptr && a.d_init == nullptr) throw_invalid_argument(fn, "init is null");
   require_reachable(fn, "init.ptr", a.d_init);
   const cupar::jit::named_op named = op->named();
+  require_determinism(fn, a.order);
+  const bool any_order = a.order == determinism::not_guaranteed;
   // A named operator on an arithmetic type runs the library's compiled CUB call, which takes its
   // initial value from the host; one in device memory takes the kernel sets.
   if (!transformed && named != cupar::jit::named_op::none && !t.is_struct() &&
@@ -307,11 +309,11 @@ void run_reduce(const jit_args& a, stream_ref s, memory_resource& mr, const pend
         std::memcpy(&init, a.init, sizeof(T));
         if (a.host_out == nullptr) {
           named_reduce<T>(named, static_cast<const T*>(d_in), static_cast<T*>(a.out[0]), a.n, init,
-                          s, mr);
+                          any_order, s, mr);
         } else {
           temp_storage slot(mr, sizeof(T), s);
           named_reduce<T>(named, static_cast<const T*>(d_in), static_cast<T*>(slot.get()), a.n,
-                          init, s, mr);
+                          init, any_order, s, mr);
           check_cuda(
               cudaMemcpyAsync(a.host_out, slot.get(), sizeof(T), cudaMemcpyDeviceToHost, s.get()),
               fn);
