@@ -94,8 +94,8 @@ bool hold_stream();
 stream_hold& thread_stream_hold();
 
 /// `count_unsorted(d, n)`: number of i with d[i + 1] < d[i]. Synchronises the stream.
-/// Instantiated in common.cu for float and std::int32_t, uint32_t, uint64_t, uint8_t, and the
-/// records of records.hpp (rec16, rec32).
+/// Instantiated in common.cu for float and std::int32_t, uint32_t, uint64_t, uint8_t, the
+/// records of records.hpp (rec16, rec32), __half, __nv_bfloat16 and bool.
 template <class T>
 std::size_t count_unsorted(const T* d, std::size_t n, cudaStream_t stream);
 

@@ -3,6 +3,9 @@
 // so every row of a family, GPU or CPU, sorts or reduces exactly the same numbers.
 #pragma once
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -21,6 +24,10 @@ namespace cupar_bench {
 /// with a static from_hash(h) and ignore the value range.
 template <class T, class = void>
 struct is_record : std::false_type {};
+
+/// The 16-bit floating-point element types (made like floats, then rounded to the type).
+template <class T>
+inline constexpr bool is_half_v = std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
 template <class T>
 struct is_record<T, std::void_t<decltype(T::from_hash(std::uint64_t{}))>> : std::true_type {};
 
@@ -68,7 +75,7 @@ struct value_generator {
 
   CUPAR_BENCH_HD T operator()(std::uint64_t i) const {
     const std::uint64_t h = hash64(seed, i);
-    if constexpr (std::is_floating_point_v<T>) {
+    if constexpr (std::is_floating_point_v<T> || is_half_v<T>) {
       const float u = static_cast<float>(h >> 40) * (1.0f / 16777216.0f);  // [0, 1), exact
       const float lo = static_cast<float>(range.lo);
       const float span = static_cast<float>(range.hi - range.lo);

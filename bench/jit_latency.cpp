@@ -30,7 +30,9 @@
 //   transform(v, "(x * 7u) % 1000003u"), a new transform each time (written by the "for_each"
 //   kernels, then sorted). select_output_f32: select_if of x by "x > 0.5f" written through
 //   transform_output(out, "x * 2.0f"), a new output transform each time (the stream compaction
-//   set, then a "for_each" store pass bounded by the device count).
+//   set, then a "for_each" store pass bounded by the device count). reduce_f16: a reduce of __half
+//   (the u16 kernel sets) with a new maximum each time; reduce_nested_zip: zip(zip(a, b), c) of
+//   floats reduced into a struct with a struct member (class s12a4), a new operator each time.
 // Measures, run in the order given:
 //   first_call    the first call with the case's operator; then waits for the background
 //                 (optimised) build, so that the cache directory holds it when the process ends
@@ -107,6 +109,17 @@ struct rec36 {
 CUPAR_JIT_TYPE(rec36, "rec36", "struct rec36 { float v[9]; };")
 // (index, value) of the argmax case.
 CUPAR_JIT_STRUCT(lat_arg_f32, long long i; float v;)
+// The nested zip case's element: zip(zip(a, b), c) reduced into a struct whose member is a struct
+// (12 bytes, class s12a4).
+struct lat_pt2 {
+  float x, y;
+};
+struct lat_nested {
+  lat_pt2 p;
+  float w;
+};
+CUPAR_JIT_TYPE(lat_nested, "lat_nested",
+               "struct lat_pt2 { float x, y; }; struct lat_nested { lat_pt2 p; float w; };")
 
 namespace {
 
@@ -238,6 +251,81 @@ class reduce_f32 final : public workload {
  private:
   std::vector<float> host_;
   cupar::device_buffer<float> in_, out_;
+};
+
+/// reduce of __half (a word type, served by the u16 kernel sets) with a new maximum each time
+/// (cuda.compute compiles a float16 reduction like any other).
+class reduce_f16 final : public workload {
+ public:
+  reduce_f16(std::size_t n, cudaStream_t s)
+      : workload(s), host_(host_values<__half>(n, 1, {-1.0, 1.0})), in_(host_, s), out_(1, s) {}
+  op make_op(int i) const override {
+    return op(salted(
+        i == 0 ? std::string("a < b ? b : a") : "a < b ? b : a /* " + std::to_string(i) + " */",
+        i));
+  }
+  void call(const op& o) override {
+    cupar::reduce(in_.data(), out_.data(), in_.size(), o, __half(-65504.0f), stream_);
+  }
+  void check() override {
+    const float got = __half2float(out_.to_host()[0]);
+    float want = -65504.0f;
+    for (__half x : host_)
+      want = std::max(want, __half2float(x));
+    if (got != want) {
+      throw std::runtime_error("reduce_f16: wrong maximum " + number(got) + " (expected " +
+                               number(want) + ")");
+    }
+  }
+
+ private:
+  std::vector<__half> host_;
+  cupar::device_buffer<__half> in_, out_;
+};
+
+/// reduce of the nested zip zip(zip(a, b), c) into a struct with a struct member, a new operator
+/// each time, the expression rebuilt for every call (cuda.compute's nested zip test shape).
+class reduce_nested_zip final : public workload {
+ public:
+  reduce_nested_zip(std::size_t n, cudaStream_t s)
+      : workload(s),
+        ha_(host_values<float>(n, 1, {-1.0, 1.0})),
+        hb_(host_values<float>(n, 2, {-1.0, 1.0})),
+        hc_(host_values<float>(n, 3, {-1.0, 1.0})),
+        a_(ha_, s),
+        b_(hb_, s),
+        c_(hc_, s),
+        out_(1, s) {}
+  op make_op(int i) const override {
+    const std::string sum = "lat_nested{{a.p.x + b.p.x, a.p.y + b.p.y}, a.w + b.w";
+    return op(salted(i == 0 ? sum + "}" : sum + " + 0.0f * " + std::to_string(i) + "}", i));
+  }
+  void call(const op& o) override {
+    cupar::reduce(cupar::jit::zip(cupar::jit::zip(a_.data(), b_.data()), c_.data()), out_.data(),
+                  ha_.size(), o, lat_nested{{0, 0}, 0}, stream_);
+  }
+  void check() override {
+    const lat_nested got = out_.to_host()[0];
+    const float want[3] = {sum(ha_), sum(hb_), sum(hc_)};
+    const float have[3] = {got.p.x, got.p.y, got.w};
+    for (int k = 0; k < 3; ++k) {
+      if (!(std::fabs(have[k] - want[k]) <= 1e-4f * static_cast<float>(ha_.size()) + 1e-3f)) {
+        throw std::runtime_error("reduce_nested_zip: wrong sum " + number(have[k]) + " (expected " +
+                                 number(want[k]) + ")");
+      }
+    }
+  }
+
+ private:
+  static float sum(const std::vector<float>& v) {
+    double s = 0;
+    for (float x : v)
+      s += x;
+    return static_cast<float>(s);
+  }
+  std::vector<float> ha_, hb_, hc_;
+  cupar::device_buffer<float> a_, b_, c_;
+  cupar::device_buffer<lat_nested> out_;
 };
 
 /// transform_reduce: the sum of squares, a new transform each time (the named plus as the
@@ -938,7 +1026,9 @@ const char* const case_names[] = {"reduce_f32",
                                   "transform_rec16_f32",
                                   "select_expr_f32",
                                   "sort_computed_u32",
-                                  "select_output_f32"};
+                                  "select_output_f32",
+                                  "reduce_f16",
+                                  "reduce_nested_zip"};
 
 std::unique_ptr<workload> make_workload(const std::string& name, std::size_t n, cudaStream_t s) {
   if (name == "reduce_f32") return std::make_unique<reduce_f32>(n, s);
@@ -966,6 +1056,8 @@ std::unique_ptr<workload> make_workload(const std::string& name, std::size_t n, 
   if (name == "select_expr_f32") return std::make_unique<select_expr_f32>(n, s);
   if (name == "sort_computed_u32") return std::make_unique<sort_computed_u32>(n, s);
   if (name == "select_output_f32") return std::make_unique<select_output_f32>(n, s);
+  if (name == "reduce_f16") return std::make_unique<reduce_f16>(n, s);
+  if (name == "reduce_nested_zip") return std::make_unique<reduce_nested_zip>(n, s);
   return nullptr;
 }
 

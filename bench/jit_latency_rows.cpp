@@ -292,6 +292,9 @@ const latency_case case_select_expr_f32{"select_expr_f32", "select_expr_f32", "t
 const latency_case case_sort_computed_u32{"sort_computed_u32", "sort_computed_u32", "tiered", 20};
 // select_if through an output expression (a new transform_output each time).
 const latency_case case_select_output_f32{"select_output_f32", "select_output_f32", "tiered", 20};
+// Word and nested types (issue 30): a reduce of __half, a reduce of a nested zip.
+const latency_case case_reduce_f16{"reduce_f16", "reduce_f16", "tiered", 20};
+const latency_case case_reduce_nested_zip{"reduce_nested_zip", "reduce_nested_zip", "tiered", 20};
 const latency_case case_reduce_f32_optimized{"reduce_f32_optimized", "reduce_f32", "optimized", 0};
 const latency_case case_merge_sort_keys_f32_optimized{"merge_sort_keys_f32_optimized",
                                                       "merge_sort_keys_f32", "optimized", 0};
@@ -519,6 +522,8 @@ CUPAR_LATENCY_ROWS(transform_rec16_f32)
 CUPAR_LATENCY_ROWS(select_expr_f32)
 CUPAR_LATENCY_ROWS(sort_computed_u32)
 CUPAR_LATENCY_ROWS(select_output_f32)
+CUPAR_LATENCY_ROWS(reduce_f16)
+CUPAR_LATENCY_ROWS(reduce_nested_zip)
 #undef CUPAR_LATENCY_ROWS
 #define CUPAR_SWITCH_ROW(c)                                         \
   void jit_latency_switch_in_process_##c(benchmark::State& state) { \

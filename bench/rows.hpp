@@ -9,6 +9,8 @@
 //                    (jit_kernels.cpp), timed once its optimised build serves (jit_rows.hpp)
 //   cupar_jit_named  cupar with a named run-time operator (cupar::jit::plus): a CUB
 //                    instantiation precompiled in the library, nothing compiled at run time
+//   cupar_not_guaranteed, cupar_jit_named_not_guaranteed  reduce with
+//                    determinism::not_guaranteed (the single-pass atomic sum; word_types.cu)
 //   cupar_jit_plan   host overhead of a JIT plan (reduce_plan, scan_plan, transform_plan)
 //   cub, cub_i64     CUB called directly in the same process on the same data (int num_items;
 //                    cub_i64: int64_t num_items, for radix sort whose tuning depends on it)
@@ -57,6 +59,28 @@
   X(reduce_max, thrust, f32, gpu)                                              \
   X(reduce_max, cpu_seq, f32, cpu_seq)                                         \
   X(reduce_max, cpu_omp, f32, cpu_omp)                                         \
+  X(reduce_sum, cupar_not_guaranteed, f32, gpu)                                \
+  X(reduce_sum, cupar_jit_named_not_guaranteed, f32, gpu)                      \
+  X(reduce_sum, cupar_not_guaranteed, i32, gpu)                                \
+  X(reduce_sum, cupar_jit_named_not_guaranteed, i32, gpu)                      \
+  X(reduce_max, cupar, f16, gpu)                                               \
+  X(reduce_max, cupar_jit, f16, gpu)                                           \
+  X(reduce_max, cub, f16, gpu)                                                 \
+  X(reduce_max, cupar, bf16, gpu)                                              \
+  X(reduce_max, cupar_jit, bf16, gpu)                                          \
+  X(reduce_max, cub, bf16, gpu)                                                \
+  X(reduce_sum_to_f32, cupar, f16, gpu)                                        \
+  X(reduce_sum_to_f32, cupar_jit, f16, gpu)                                    \
+  X(reduce_sum_to_f32, cub, f16, gpu)                                          \
+  X(reduce_sum_to_f32, cupar, bf16, gpu)                                       \
+  X(reduce_sum_to_f32, cupar_jit, bf16, gpu)                                   \
+  X(reduce_sum_to_f32, cub, bf16, gpu)                                         \
+  X(reduce_any, cupar, bool, gpu)                                              \
+  X(reduce_any, cupar_jit, bool, gpu)                                          \
+  X(reduce_any, cub, bool, gpu)                                                \
+  X(inclusive_scan_max, cupar, f16, gpu)                                       \
+  X(inclusive_scan_max, cupar_jit, f16, gpu)                                   \
+  X(inclusive_scan_max, cub, f16, gpu)                                         \
                                                                                \
   X(inclusive_scan, cupar, f32, gpu)                                           \
   X(inclusive_scan, cupar_jit, f32, gpu)                                       \
@@ -414,7 +438,15 @@
   X(jit_latency, cold_process, select_output_f32, once)                        \
   X(jit_latency, disk_cache_process, select_output_f32, once)                  \
   X(jit_latency, warm_in_process, select_output_f32, once)                     \
-  X(jit_latency, new_operator_in_process, select_output_f32, once)
+  X(jit_latency, new_operator_in_process, select_output_f32, once)             \
+  X(jit_latency, cold_process, reduce_f16, once)                               \
+  X(jit_latency, disk_cache_process, reduce_f16, once)                         \
+  X(jit_latency, warm_in_process, reduce_f16, once)                            \
+  X(jit_latency, new_operator_in_process, reduce_f16, once)                    \
+  X(jit_latency, cold_process, reduce_nested_zip, once)                        \
+  X(jit_latency, disk_cache_process, reduce_nested_zip, once)                  \
+  X(jit_latency, warm_in_process, reduce_nested_zip, once)                     \
+  X(jit_latency, new_operator_in_process, reduce_nested_zip, once)
 
 namespace cupar_bench {
 

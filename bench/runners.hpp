@@ -45,8 +45,10 @@ void require_sorted(const T* d, std::size_t n) {
 /// stay far from overflow, so the CPU baselines are well defined).
 template <class T>
 value_range arithmetic_range() {
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (std::is_floating_point_v<T> || is_half_v<T>) {
     return {-1.0, 1.0};
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return {0.0, 1.0};
   } else {
     return {-1000.0, 1000.0};
   }
