@@ -57,3 +57,20 @@ using thrust::make_transform_iterator;
   (void)dot, (void)best, (void)c;
 }
 // clang-format on
+
+// types.hpp: the not-guaranteed (single-pass) sum.
+[[maybe_unused]] void not_guaranteed_sum(const float* d_x, float* d_sum, std::size_t n,
+                                         cupar::stream_ref stream) {
+  // doc-example: include/cupar/types.hpp
+  cupar::reduce(d_x, d_sum, n, cuda::std::plus<float>{}, 0.0f,
+                cupar::determinism::not_guaranteed, stream);  // one pass, atomic adds
+  // doc-example end
+}
+
+// README.md: the same with the named run-time plus.
+[[maybe_unused]] void not_guaranteed_named(const float* d_x, float* d_sum, std::size_t n,
+                                           cupar::stream_ref stream) {
+  // doc-example: README.md
+  cupar::reduce(d_x, d_sum, n, cupar::jit::plus, 0.0f, cupar::determinism::not_guaranteed, stream);
+  // doc-example end
+}
