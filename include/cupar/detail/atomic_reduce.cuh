@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cupar/detail/count_width.hpp>
+#include <cupar/detail/device_guard.hpp>
 
 #include <cub/agent/agent_reduce.cuh>
 #include <cub/device/dispatch/tuning/tuning_reduce.cuh>
@@ -21,6 +22,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <cstddef>
 #include <type_traits>
 
@@ -100,15 +102,24 @@ cudaError_t atomic_sum(InIt in, T* out, std::size_t n, Init init, cudaStream_t s
     const auto kernel = atomic_sum_kernel<policy, InIt, T, offset, Init, Transform>;
     constexpr int threads = policy::BLOCK_THREADS;
     constexpr int tile = policy::BLOCK_THREADS * policy::ITEMS_PER_THREAD;
-    int device = 0, sms = 0, occupancy = 0;
+    // Asked once per device (a kernel's occupancy is a property of the device's model).
+    static std::atomic<int> known[64] = {};
+    int device = 0;
     cudaError_t e = cudaGetDevice(&device);
-    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-    if (e == cudaSuccess) {
-      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occupancy, kernel, threads, 0);
-    }
     if (e != cudaSuccess) return e;
+    int occupancy = known[device & 63].load(std::memory_order_relaxed);
+    if (occupancy == 0) {
+      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occupancy, kernel, threads, 0);
+      if (e != cudaSuccess) return e;
+      known[device & 63].store(occupancy, std::memory_order_relaxed);
+    }
+    const int sms = current_multiprocessor_count();
+    // n == 0: one block stores init (DispatchInit would divide by its zero grid size).
     cub::GridEvenShare<offset> share;
-    share.DispatchInit(count, occupancy * sms * cub::detail::subscription_factor, tile);
+    if (count > 0) {
+      const int max_blocks = occupancy * sms * cub::detail::subscription_factor;
+      share.DispatchInit(count, max_blocks > 0 ? max_blocks : 1, tile);
+    }
     const int grid = share.grid_size > 1 ? share.grid_size : 1;
     if (grid > 1) {
       e = cudaMemsetAsync(out, 0, sizeof(T), stream);
