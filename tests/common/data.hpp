@@ -133,9 +133,18 @@ T wrapping_add(T a, T b) {
 /// Tolerance of a floating-point sum of terms whose absolute values add up to `abs_sum`:
 /// tree-ordered sums (CUB) err by at most about log2(n) + 1 roundings of the running magnitude.
 template <class T>
-double sum_tolerance(std::size_t n, double abs_sum) {
+double sum_tolerance(std::size_t n, double abs_sum, double extra_terms = 0) {
   const double eps = std::numeric_limits<T>::epsilon();
-  return (std::log2(static_cast<double>(n) + 1.0) + 2.0) * eps * abs_sum + 1e-30;
+  return (std::log2(static_cast<double>(n) + 1.0) + 2.0 + extra_terms) * eps * abs_sum + 1e-30;
+}
+
+/// The extra rounding terms of determinism::not_guaranteed's single pass: its blocks' totals are
+/// added to the output one after another (atomic adds in finishing order), so its error grows
+/// with the number of blocks, at most one per 2,048 elements (a tile of 8-byte elements) and at
+/// most the grid CUB's even share allows (16,384 covers every GPU so far).
+inline double atomic_sum_terms(std::size_t n) {
+  const double blocks = std::ceil(static_cast<double>(n) / 2048.0);
+  return blocks < 16384.0 ? blocks : 16384.0;
 }
 
 template <class T>
