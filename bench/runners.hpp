@@ -116,6 +116,21 @@ void reduce_runner(benchmark::State& state, Call call) {
   });
 }
 
+/// in[n] -> one Out of another type (a sum of halves into a float). call(const In* in, Out* out,
+/// n, stream)
+template <class In, class Out, class Call>
+void widening_reduce_runner(benchmark::State& state, Call call) {
+  run_guarded(state, true, [&] {
+    const std::size_t n = size_arg(state);
+    const std::size_t sets = rotation_sets(padded_bytes<In>(n) + padded_bytes<Out>(1));
+    rotating<In> in(n, sets);
+    rotating<Out> out(1, sets);
+    in.fill(seed_input, arithmetic_range<In>(), bench_stream());
+    time_gpu(state, {n, static_cast<double>(n * sizeof(In) + sizeof(Out))}, sets,
+             [&](std::size_t s) { call(in[s], out[s], n, bench_stream()); });
+  });
+}
+
 /// `inputs` x n floats in -> one Out (the fused reductions of fused.cu and jit_kernels.cpp).
 /// call(const float* in, Out* out, n, stream)
 template <class Out, class Call>

@@ -55,31 +55,19 @@ void reduce_max_cub(benchmark::State& state) {
   });
 }
 
-/// n halves in, one float out (reduce_runner's shape with a float result).
-template <class H, class Call>
-void sum_to_f32_runner(benchmark::State& state, Call call) {
-  run_guarded(state, true, [&] {
-    const std::size_t n = size_arg(state);
-    const std::size_t sets = rotation_sets(padded_bytes<H>(n) + padded_bytes<float>(1));
-    rotating<H> in(n, sets);
-    rotating<float> out(1, sets);
-    in.fill(seed_input, arithmetic_range<H>(), bench_stream());
-    time_gpu(state, {n, static_cast<double>(n * sizeof(H) + sizeof(float))}, sets,
-             [&](std::size_t s) { call(in[s], out[s], n, bench_stream()); });
-  });
-}
-
 template <class H>
 void reduce_sum_to_f32_cupar(benchmark::State& state) {
-  sum_to_f32_runner<H>(state, [](const H* in, float* out, std::size_t n, cudaStream_t s) {
-    cupar::transform_reduce(in, out, n, to_float<H>{}, ::cuda::std::plus<float>{}, 0.0f, s);
-  });
+  widening_reduce_runner<H, float>(
+      state, [](const H* in, float* out, std::size_t n, cudaStream_t s) {
+        cupar::transform_reduce(in, out, n, to_float<H>{}, ::cuda::std::plus<float>{}, 0.0f, s);
+      });
 }
 
 template <class H>
 void reduce_sum_to_f32_cub(benchmark::State& state) {
   cub_temp temp;
-  sum_to_f32_runner<H>(state, [&](const H* in, float* out, std::size_t n, cudaStream_t s) {
+  widening_reduce_runner<H, float>(state, [&](const H* in, float* out, std::size_t n,
+                                              cudaStream_t s) {
     temp.run([&](void* t, std::size_t& bytes) {
       return cub::DeviceReduce::TransformReduce(t, bytes, in, out, static_cast<int>(n),
                                                 ::cuda::std::plus<float>{}, to_float<H>{}, 0.0f, s);

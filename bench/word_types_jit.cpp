@@ -35,18 +35,10 @@ void reduce_max_jit(benchmark::State& state, const char* type) {
 template <class H>
 void reduce_sum_to_f32_jit(benchmark::State& state, const char* type) {
   jit_row_guard guard(std::string("reduce_sum_to_f32 ") + type + " (iterator, named plus)");
-  run_guarded(state, true, [&] {
-    const std::size_t n = size_arg(state);
-    const std::size_t sets = rotation_sets(padded_bytes<H>(n) + padded_bytes<float>(1));
-    rotating<H> in(n, sets);
-    rotating<float> out(1, sets);
-    in.fill(seed_input, arithmetic_range<H>(), bench_stream());
-    auto call = jit_warmed(guard, [&](const H* x, float* o, std::size_t count, cudaStream_t s) {
-      cupar::reduce(jit::iterator(x), o, count, jit::plus, 0.0f, s);
-    });
-    time_gpu(state, {n, static_cast<double>(n * sizeof(H) + sizeof(float))}, sets,
-             [&](std::size_t s) { call(in[s], out[s], n, bench_stream()); });
-  });
+  widening_reduce_runner<H, float>(
+      state, jit_warmed(guard, [&](const H* x, float* o, std::size_t n, cudaStream_t s) {
+        cupar::reduce(jit::iterator(x), o, n, jit::plus, 0.0f, s);
+      }));
   guard.check(state);
 }
 
