@@ -143,6 +143,46 @@ void reduce(const I& in, T* d_out, std::size_t n, const jit::op& op, device_valu
   detail::jit_run(a, stream, mr);
 }
 
+/// Reduces the first n elements of `in` (an iterator expression, or an array: jit::iterator(d_x))
+/// with `op` from `init` (T deduced from it: pass 0.0f, not 0, for a float sum), writing the one
+/// result through the output expression `out` (jit_iterator.hpp: jit::transform_output(d_y, f)
+/// stores f(result) into d_y[0], jit::zip_output each field of a struct result to its own
+/// array; an array receives it at [0]). The result goes to a temporary slot first, then one
+/// more pass of one element stores it (both queued on `stream`).
+///   // the mean in one call: the sum written divided by n
+///   jit::op mean("x / n");
+///   mean.param("n", static_cast<float>(n));
+///   cupar::reduce(jit::iterator(d_x), jit::transform_output(d_mean, mean), n, jit::plus, 0.0f, s);
+/// @throws std::invalid_argument as the reduce over an expression, and for a null array in `out`
+/// @throws cupar::jit_error when the store does not compile (before anything runs),
+///         cupar::out_of_memory, cupar::cuda_error
+/// Asynchronous.
+template <class T>
+void reduce(const jit::iterator& in, const jit::output& out, std::size_t n, const jit::op& op,
+            T init, stream_ref stream, memory_resource& mr = default_resource()) {
+  detail::jit_args a{"cupar::reduce", &detail::reduce_call(), {&detail::jit_type_of<T>()}};
+  a.in_iter[0] = &in;
+  a.out_iter[0] = &out;
+  a.n = n;
+  a.ops[0] = &op;
+  a.init = &init;
+  detail::jit_run(a, stream, mr);
+}
+
+/// As above, the initial value read from device memory when the kernels run
+/// (cupar::device_value).
+template <class T>
+void reduce(const jit::iterator& in, const jit::output& out, std::size_t n, const jit::op& op,
+            device_value<T> init, stream_ref stream, memory_resource& mr = default_resource()) {
+  detail::jit_args a{"cupar::reduce", &detail::reduce_call(), {&detail::jit_type_of<T>()}};
+  a.in_iter[0] = &in;
+  a.out_iter[0] = &out;
+  a.n = n;
+  a.ops[0] = &op;
+  a.d_init = detail::device_init_address("cupar::reduce", init.ptr);
+  detail::jit_run(a, stream, mr);
+}
+
 /// As reduce over an iterator expression, and returns the result to the host. T is deduced from
 /// `init` (pass 0.0f, not 0, for a float sum). Synchronises `stream` (only it).
 template <class T, class I, class = std::enable_if_t<std::is_same_v<I, jit::iterator>>>

@@ -126,6 +126,54 @@ TEST(JitIterator, ArgmaxAndArgminTakeTheLowestIndexOnTies) {
   }
 }
 
+// reduce writing its result through an output expression (transform_output, zip_output of a
+// struct result, reverse_output, a plain array), from a host and a device initial value; a store
+// that does not compile throws before anything runs.
+TEST(JitIterator, ReduceWritesThroughAnOutputExpression) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const op argmax("b.v > a.v || (b.v == a.v && b.i < a.i) ? b : a");
+  cupar::device_buffer<double> twice(1, s), plain(1, s);
+  cupar::device_buffer<long long> where(1, s);
+  cupar::device_buffer<float> best(1, s), seed(std::vector<float>{5.0f}, s);
+  for (std::size_t n : sizes) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto h = small_values<float>(n, 9, 0, 5);
+    cupar::device_buffer<float> x(h, s);
+    double sum = 0;
+    arg_f32 hi{-1, -INFINITY};
+    for (std::size_t i = 0; i < n; ++i) {
+      sum += h[i];
+      if (h[i] > hi.v) hi = {static_cast<long long>(i), h[i]};
+    }
+    both_tiers([&] {
+      cupar::reduce(jit::iterator(x.data()),
+                    jit::transform_output<double>(twice.data(), op("2.0 * x")), n, jit::plus, 1.0f,
+                    s);
+      EXPECT_EQ(twice.to_host()[0], 2.0 * (1.0 + sum));
+      cupar::reduce(jit::iterator(x.data()), jit::reverse_output(jit::output(plain.data())), n,
+                    jit::plus, 0.0, s);
+      EXPECT_EQ(plain.to_host()[0], sum);
+      cupar::reduce(jit::iterator(x.data()), jit::output(plain.data()), n, jit::plus,
+                    cupar::device_value{seed.data()}, s);
+      EXPECT_EQ(plain.to_host()[0], static_cast<double>(static_cast<float>(5.0 + sum)));
+      cupar::reduce(jit::zip({{"i", jit::counting(0ll)}, {"v", x.data()}}),
+                    jit::zip_output(where.data(), best.data()), n, argmax, arg_f32{-1, -INFINITY},
+                    s);
+      EXPECT_EQ(where.to_host()[0], hi.i);
+      EXPECT_EQ(best.to_host()[0], hi.v);
+    });
+  }
+  plain.fill_bytes(0xAB);
+  const std::vector<double> before = plain.to_host();
+  const cupar::device_buffer<double> four(std::vector<double>{1, 2, 3, 4}, s);
+  EXPECT_THROW(
+      cupar::reduce(jit::iterator(four.data()),
+                    jit::transform_output<double>(plain.data(), op("x +")), 4, jit::plus, 0.0, s),
+      cupar::jit_error);
+  EXPECT_EQ(plain.to_host(), before);
+}
+
 // cache_modified: every load modifier reads what the array holds (reduce of an arithmetic array,
 // argmax over a zip of a counting index and a cache-modified array, select_if's fused read);
 // counting from floating-point starts.
