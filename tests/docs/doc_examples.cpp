@@ -179,6 +179,22 @@ namespace header_top_k {
 
 namespace headers {
 
+// reduce.hpp: a reduce's result through an output expression.
+[[maybe_unused]] void reduce_mean(const float* d_x, float* d_mean, std::size_t n,
+                                  cupar::stream_ref s) {
+  namespace jit = cupar::jit;
+  // doc-example: include/cupar/reduce.hpp
+  // the mean in one call: the sum written divided by n
+  jit::op mean("x / n");
+  mean.param("n", static_cast<float>(n));
+  cupar::reduce(jit::iterator(d_x), jit::transform_output(d_mean, mean), n, jit::plus, 0.0f, s);
+  // doc-example end
+}
+
+}  // namespace headers
+
+namespace headers {
+
 // types.hpp: an initial value in device memory.
 [[maybe_unused]] void device_value(const float* d_a, const float* d_b, float* d_total, float* d_out,
                                    std::size_t n, std::size_t m, cupar::stream_ref stream) {

@@ -135,7 +135,8 @@ TEST(JitIterator, ReduceWritesThroughAnOutputExpression) {
   const op argmax("b.v > a.v || (b.v == a.v && b.i < a.i) ? b : a");
   cupar::device_buffer<double> twice(1, s), plain(1, s);
   cupar::device_buffer<long long> where(1, s);
-  cupar::device_buffer<float> best(1, s), seed(std::vector<float>{5.0f}, s);
+  cupar::device_buffer<float> best(1, s);
+  cupar::device_buffer<double> seed(std::vector<double>{5.0}, s);
   for (std::size_t n : sizes) {
     SCOPED_TRACE("n = " + std::to_string(n));
     const auto h = small_values<float>(n, 9, 0, 5);
@@ -148,7 +149,7 @@ TEST(JitIterator, ReduceWritesThroughAnOutputExpression) {
     }
     both_tiers([&] {
       cupar::reduce(jit::iterator(x.data()),
-                    jit::transform_output<double>(twice.data(), op("2.0 * x")), n, jit::plus, 1.0f,
+                    jit::transform_output<double>(twice.data(), op("2.0 * x")), n, jit::plus, 1.0,
                     s);
       EXPECT_EQ(twice.to_host()[0], 2.0 * (1.0 + sum));
       cupar::reduce(jit::iterator(x.data()), jit::reverse_output(jit::output(plain.data())), n,
@@ -156,7 +157,7 @@ TEST(JitIterator, ReduceWritesThroughAnOutputExpression) {
       EXPECT_EQ(plain.to_host()[0], sum);
       cupar::reduce(jit::iterator(x.data()), jit::output(plain.data()), n, jit::plus,
                     cupar::device_value{seed.data()}, s);
-      EXPECT_EQ(plain.to_host()[0], static_cast<double>(static_cast<float>(5.0 + sum)));
+      EXPECT_EQ(plain.to_host()[0], 5.0 + sum);
       cupar::reduce(jit::zip({{"i", jit::counting(0ll)}, {"v", x.data()}}),
                     jit::zip_output(where.data(), best.data()), n, argmax, arg_f32{-1, -INFINITY},
                     s);
