@@ -27,9 +27,11 @@
 // takes them as inputs and output expressions (an array, discard(), transform_output,
 // zip_output, reverse_output) as its output: one precompiled "for_each" kernel set walks the
 // indices and calls the generated code that loads, applies the operator and stores, so every
-// combination of types is served without compiling kernels. The data-processing families and the
-// run-time sorts take expressions as inputs through jit::input<T> (below): select_if, partition and
-// unique fused, the others after writing the expression to a temporary array
+// combination of types is served without compiling kernels. The scans write through output
+// expressions too ("+io" sets), and reduce its one result (into a slot, then a one-element
+// store). The data-processing families and the run-time sorts take expressions as inputs through
+// jit::input<T> (below): select_if, partition and unique fused, the others after writing the
+// expression to a temporary array
 // (docs/DESIGN_FUSION.md). Their outputs take output expressions in overloads whose element types
 // are named (select_if<float>(in, jit::discard(), ...)): the kernels write a temporary array,
 // stored through the expression by one more pass that reads the call's count on the device (only
