@@ -70,7 +70,6 @@ template <class T>
 void reduce(const T* d_in, T* d_out, std::size_t n, const jit::op& op,
             detail::type_identity_t<T> init, determinism order, stream_ref stream,
             memory_resource& mr = default_resource()) {
-  detail::require_determinism("cupar::reduce", order);
   detail::jit_args a{"cupar::reduce", &detail::reduce_call(), {&detail::jit_type_of<T>()}, {d_in}};
   a.out[0] = d_out;
   a.n = n;

@@ -7,6 +7,7 @@
 #include "request.hpp"
 
 #include <cupar/detail/jit_entry.hpp>
+#include <cupar/detail/temp_storage.hpp>
 #include <cupar/jit_iterator.hpp>
 #include <cupar/memory.hpp>
 #include <cupar/stream.hpp>
@@ -35,6 +36,26 @@ struct for_each_pass {
   void launch(stream_ref s, const char* call) const;
 };
 for_each_pass prepare_for_each(jit::for_each_op apply, std::size_t n, const char* fn);
+
+/// Runs `run(b)` with b = a but its output expression out_iter[0] replaced by a temporary array
+/// of n elements of `t` (out[0]), then stores the temporary through the expression in one
+/// "for_each" pass, prepared before `run` (a store that does not compile throws before anything
+/// runs). For a family's output written whole (reduce's result, a scan whose output overlaps its
+/// input).
+template <class Run>
+void through_output_temporary(const jit_args& a, const jit_type& t, std::size_t n, stream_ref s,
+                              memory_resource& mr, Run&& run) {
+  temp_storage values(mr, n * t.size, s);
+  const for_each_pass stored =
+      prepare_for_each(jit::bounded_store_op(values.get(), t, *a.out_iter[0], n, jit::store_bound{},
+                                             true, a.function),
+                       n, a.function);
+  jit_args b = a;
+  b.out_iter[0] = nullptr;
+  b.out[0] = values.get();
+  run(b);
+  stored.launch(s, "cupar: an output expression stored (run-time operator)");
+}
 
 /// Writes the first n elements of the iterator expression `in`, converted to `t`, to the device
 /// array `dst` in one pass of the "for_each" set (only the expression's code is compiled;

@@ -281,18 +281,9 @@ void run_reduce(const jit_args& a, stream_ref s, memory_resource& mr, const pend
   const jit_type& t = *a.types[transform_reduce ? 1 : 0];  // the accumulator's
   if (a.out_iter[0] != nullptr) {
     // The result through an output expression (jit::transform_output, zip_output, ...): reduced
-    // into a slot, then stored by one "for_each" pass of one element, prepared first (a store
-    // that does not compile throws before anything runs).
-    temp_storage slot(mr, t.size, s);
-    const jit::store_bound all{};
-    const for_each_pass stored = prepare_for_each(
-        jit::bounded_store_op(slot.get(), t, *a.out_iter[0], 1, all, true, fn), 1, fn);
-    jit_args b = a;
-    b.out_iter[0] = nullptr;
-    b.out[0] = slot.get();
-    run_reduce(b, s, mr, nullptr);
-    stored.launch(s, "cupar: a reduce's result stored through an output expression");
-    return;
+    // into a slot, then stored by a one-element pass.
+    return through_output_temporary(a, t, 1, s, mr,
+                                    [&](const jit_args& b) { run_reduce(b, s, mr, nullptr); });
   }
   const cupar::jit::op* const op = a.ops[transform_reduce ? 1 : 0];
   const void* const d_in = a.in[0];

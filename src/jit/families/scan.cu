@@ -296,18 +296,9 @@ void run_scan(const jit_args& a, stream_ref s, memory_resource& mr, const pendin
   if (output && jit::output_may_overlap(*a.out_iter[0], a.n, a.in_iter[0], nullptr, 0)) {
     // The output writes an array the scan reads (a reversed copy of its input): a block's
     // stores would overwrite elements other blocks have still to read. Scan into a temporary,
-    // then store it through the expression in one pass (prepared first: a store that does not
-    // compile throws before anything runs).
-    temp_storage values(mr, a.n * t.size, s);
-    const jit::store_bound all{};
-    const for_each_pass stored = prepare_for_each(
-        jit::bounded_store_op(values.get(), t, *a.out_iter[0], a.n, all, true, fn), a.n, fn);
-    jit_args b = a;
-    b.out_iter[0] = nullptr;
-    b.out[0] = values.get();
-    run_scan(b, s, mr, nullptr);
-    stored.launch(s, "cupar: an output expression stored (run-time operator)");
-    return;
+    // then store it through the expression in one pass.
+    return through_output_temporary(a, t, a.n, s, mr,
+                                    [&](const jit_args& b) { run_scan(b, s, mr, nullptr); });
   }
   const cupar::jit::named_op named = op.named();
   // A named operator on an arithmetic type runs the library's compiled CUB call (an exclusive
