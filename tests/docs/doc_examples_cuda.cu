@@ -58,6 +58,9 @@ using thrust::make_transform_iterator;
 }
 // clang-format on
 
+// The examples keep the documents' layout: not reformatted.
+// clang-format off
+
 // types.hpp: the not-guaranteed (single-pass) sum.
 [[maybe_unused]] void not_guaranteed_sum(const float* d_x, float* d_sum, std::size_t n,
                                          cupar::stream_ref stream) {
@@ -74,3 +77,4 @@ using thrust::make_transform_iterator;
   cupar::reduce(d_x, d_sum, n, cupar::jit::plus, 0.0f, cupar::determinism::not_guaranteed, stream);
   // doc-example end
 }
+// clang-format on
