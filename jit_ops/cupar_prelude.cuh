@@ -159,7 +159,8 @@ __device__ __forceinline__ T cupar_fold_items(const F& op, T acc, const T (&item
 /// reduce and scan families' functors expand both where their cupar_T is known.
 #define CUPAR_OPERATOR_FOLDS_DECLARE(T)                                                        \
   extern "C" __device__ T cupar_jit_op_fold8(const unsigned char*, T, T, T, T, T, T, T, T, T); \
-  extern "C" __device__ T cupar_jit_op_fold4(const unsigned char*, T, T, T, T, T);
+  extern "C" __device__ T cupar_jit_op_fold4(const unsigned char*, T, T, T, T, T);             \
+  extern "C" __device__ T cupar_jit_op_warp_reduce(const unsigned char*, T);
 #define CUPAR_OPERATOR_FOLD_MEMBERS(T)                                                       \
   static constexpr bool cupar_batched = true;                                                \
   /* Eight 4-byte items, or four wider ones, as parameters: registers under the call ABI. */ \

@@ -71,6 +71,22 @@ struct cupar_reduce_fn {
 };
 typedef cupar_reduce_fn<0> cupar_reduce_op;
 
+#if defined(CUPAR_OUT_OF_LINE)
+// The out-of-line (tier-1) kernels: a full warp's reduction in one call of the operator's
+// generated cupar_jit_op_warp_reduce (CUB's five shuffle steps in CUB's order, the operator
+// inlined there) instead of five calls; partial warps keep CUB's steps.
+CUB_NAMESPACE_BEGIN
+namespace detail {
+template <>
+template <>
+__device__ __forceinline__ cupar_T WarpReduceShfl<cupar_T, 32>::Reduce<true, cupar_reduce_op>(
+    cupar_T input, int, cupar_reduce_op reduction_op) {
+  return cupar_jit_op_warp_reduce(reduction_op.state.bytes, input);
+}
+}  // namespace detail
+CUB_NAMESPACE_END
+#endif
+
 #if defined(CUPAR_TRANSFORM_REDUCE)
 struct cupar_transform_op {
   cupar_functor_state state;
@@ -123,3 +139,35 @@ typedef unsigned long long cupar_offset;
 typedef cub::detail::reduce::policy_hub<cupar_T, cupar_offset, cupar_reduce_op>::MaxPolicy
     cupar_policy;
 typedef cupar_policy::ActivePolicy cupar_active;
+
+#if defined(CUPAR_OUT_OF_LINE)
+// The out-of-line (tier-1) kernels: thread 0 combines the warps' aggregates of a full tile with
+// the operator's fold of four (one call for four aggregates) and single calls for the rest, in
+// CUB's order, instead of one call per warp.
+CUB_NAMESPACE_BEGIN
+namespace detail {
+template <>
+template <>
+__device__ __forceinline__ cupar_T
+BlockReduceWarpReductions<cupar_T, cupar_active::ReducePolicy::BLOCK_THREADS, 1, 1>::
+    ApplyWarpAggregates<true, cupar_reduce_op>(cupar_reduce_op reduction_op, cupar_T warp_aggregate,
+                                               int) {
+  if (lane_id == 0) {
+    detail::uninitialized_copy_single(temp_storage.warp_aggregates + warp_id, warp_aggregate);
+  }
+  __syncthreads();
+  if (linear_tid == 0) {
+    const cupar_T* a = temp_storage.warp_aggregates;
+    int w = 1;
+#pragma unroll
+    for (; w + 4 <= WARPS; w += 4)
+      warp_aggregate = reduction_op.fold4(warp_aggregate, a[w], a[w + 1], a[w + 2], a[w + 3]);
+#pragma unroll
+    for (; w < WARPS; ++w)
+      warp_aggregate = reduction_op(warp_aggregate, a[w]);
+  }
+  return warp_aggregate;
+}
+}  // namespace detail
+CUB_NAMESPACE_END
+#endif

@@ -494,6 +494,22 @@ std::string batch_functions(const slot_spec& slot) {
         out << "  cupar_acc = " << sym << "(cupar_state, cupar_acc, cupar_x" << k << ");\n";
       out << "  return cupar_acc;\n}\n";
     }
+    // A warp's reduction in one call (the out-of-line reduce kernels' WarpReduceShfl::Reduce for
+    // full warps, jit_ops/cupar_reduce.cuh): CUB's five shuffle steps, in CUB's order (lane i
+    // combines its value with lane i + offset's, offsets 1, 2, 4, 8, 16), the operator inlined.
+    out << "#ifndef CUPAR_SHFL_DOWN_DEFINED\n#define CUPAR_SHFL_DOWN_DEFINED\n"
+        << "template <class T>\n__device__ __forceinline__ T cupar_shfl_down(T v, int offset) {\n"
+        << "  unsigned int w[(sizeof(T) + 3) / 4];\n  memcpy(w, &v, sizeof(T));\n"
+        << "#pragma unroll\n  for (int k = 0; k < static_cast<int>((sizeof(T) + 3) / 4); ++k)\n"
+        << "    w[k] = __shfl_down_sync(0xffffffffu, w[k], offset);\n"
+        << "  memcpy(&v, w, sizeof(T));\n  return v;\n}\n#endif\n";
+    out << head << t << " " << sym << "_warp_reduce(const unsigned char* cupar_state, " << t
+        << " cupar_x) {\n"
+        << "  unsigned int cupar_lane;\n  asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(cupar_lane));\n"
+        << "#pragma unroll\n  for (int cupar_offset = 1; cupar_offset < 32; cupar_offset *= 2) {\n"
+        << "    const " << t << " cupar_y = cupar_shfl_down(cupar_x, cupar_offset);\n"
+        << "    if (cupar_lane + cupar_offset < 32u) cupar_x = " << sym
+        << "(cupar_state, cupar_x, cupar_y);\n  }\n  return cupar_x;\n}\n";
   }
   auto mapped = [&](const std::string& name, const std::string& params, const std::string& arg) {
     out << head << "void " << sym << "_" << name << "(const unsigned char* cupar_state, " << params
