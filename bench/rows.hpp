@@ -11,6 +11,8 @@
 //                    instantiation precompiled in the library, nothing compiled at run time
 //   cupar_not_guaranteed, cupar_jit_named_not_guaranteed  reduce with
 //                    determinism::not_guaranteed (the single-pass atomic sum; word_types.cu)
+//   cupar_hash, cupar_sort  group_by_*: group_by held to its hash table, and the
+//                    sort-based route called by hand (sort_pairs, reduce_by_key) (group_by.cu)
 //   cupar_jit_plan   host overhead of a JIT plan (reduce_plan, scan_plan, transform_plan)
 //   cub, cub_i64     CUB called directly in the same process on the same data (int num_items;
 //                    cub_i64: int64_t num_items, for radix sort whose tuning depends on it)
@@ -324,6 +326,18 @@
   X(gather, thrust, u64, gpu)                                                  \
   X(scatter, cupar, u32, gpu)                                                  \
   X(scatter, thrust, u32, gpu)                                                 \
+  X(group_by_100, cupar, u32_stats, gpu)                                       \
+  X(group_by_100, cupar_hash, u32_stats, gpu)                                  \
+  X(group_by_100, cupar_sort, u32_stats, gpu)                                  \
+  X(group_by_32k, cupar, u32_stats, gpu)                                       \
+  X(group_by_32k, cupar_hash, u32_stats, gpu)                                  \
+  X(group_by_32k, cupar_sort, u32_stats, gpu)                                  \
+  X(group_by_1m, cupar, u32_stats, gpu)                                        \
+  X(group_by_1m, cupar_hash, u32_stats, gpu)                                   \
+  X(group_by_1m, cupar_sort, u32_stats, gpu)                                   \
+  X(group_by_16m, cupar, u32_stats, gpu)                                       \
+  X(group_by_16m, cupar_hash, u32_stats, gpu)                                  \
+  X(group_by_16m, cupar_sort, u32_stats, gpu)                                  \
   X(top_k_1, cupar, u32, gpu)                                                  \
   X(top_k_100, cupar, u32, gpu)                                                \
   X(top_k_65536, cupar, u32, gpu)                                              \

@@ -11,6 +11,7 @@
 #include <cupar/device.hpp>
 #include <cupar/error.hpp>
 #include <cupar/gather.hpp>
+#include <cupar/group_by.hpp>
 #include <cupar/half.hpp>
 #include <cupar/histogram.hpp>
 #include <cupar/jit.hpp>

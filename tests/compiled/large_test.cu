@@ -11,6 +11,9 @@
 #include "large_common.cuh"
 #include "ops.cuh"
 
+#include <thrust/iterator/constant_iterator.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 #include <cupar/cupar.cuh>
 
 #include <gtest/gtest.h>
@@ -139,6 +142,38 @@ TEST_F(Large, ReduceAroundTwoToThe31And32) {
     maxima[p] = m;
   });
   EXPECT_EQ(got_max, *std::max_element(maxima.begin(), maxima.end()));
+}
+
+struct mod1000 {
+  __host__ __device__ std::uint32_t operator()(std::uint64_t i) const {
+    return static_cast<std::uint32_t>((i * 7919) % 1000);
+  }
+};
+
+// Hash aggregation over 2^31 + 5 rows (64-bit row indices in the kernels), keys from a counting
+// iterator (i * 7919 % 1000: every key 0..999), a count per key from a constant iterator.
+TEST_F(Large, HashGroupByAboveTwoToThe31) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream stream;
+  const std::size_t n = two31 + 5;
+  const auto keys =
+      thrust::make_transform_iterator(thrust::counting_iterator<std::uint64_t>(0), mod1000{});
+  group_by_options o;
+  o.sort_by_key = true;
+  const auto g = cupar::group_by(keys, thrust::constant_iterator<std::uint64_t>(1), n,
+                                           ::cuda::std::plus<std::uint64_t>{}, stream, o);
+  ASSERT_EQ(g.size(), 1000u);
+  const auto k = g.keys.to_host();
+  const auto c = g.values.to_host();
+  // i * 7919 % 1000 runs through every residue once per 1000 consecutive i (7919 is coprime
+  // with 1000): each key n / 1000 times, plus once for the residues of the last n % 1000 rows.
+  std::vector<std::uint64_t> want(1000, n / 1000);
+  for (std::size_t i = n - n % 1000; i < n; ++i)
+    ++want[(i * 7919) % 1000];
+  for (std::size_t j = 0; j < 1000; ++j) {
+    ASSERT_EQ(k[j], j);
+    EXPECT_EQ(c[j], want[j]) << "key " << j;
+  }
 }
 
 TEST_F(Large, InclusiveAndExclusiveScanAtTwoToThe31PlusOne) {

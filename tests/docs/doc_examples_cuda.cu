@@ -78,3 +78,25 @@ using thrust::make_transform_iterator;
   // doc-example end
 }
 // clang-format on
+
+// group_by.cuh: hash aggregation into count, sum, min, max per key.
+struct stats {
+  unsigned count;
+  float sum, min, max;
+};
+struct to_stats {
+  __device__ stats operator()(float x) const { return {1u, x, x, x}; }
+};
+struct merge_stats {
+  __device__ stats operator()(const stats& a, const stats& b) const {
+    return {a.count + b.count, a.sum + b.sum, fminf(a.min, b.min), fmaxf(a.max, b.max)};
+  }
+};
+[[maybe_unused]] std::size_t group_stats(const unsigned* d_keys, const float* d_x, std::size_t n,
+                                         cupar::stream_ref stream) {
+  // doc-example: include/cupar/group_by.cuh
+  auto g = cupar::group_by(d_keys, thrust::make_transform_iterator(d_x, to_stats{}),
+                           n, merge_stats{}, stream);  // g.keys, g.values, g.size()
+  // doc-example end
+  return g.size();
+}

@@ -1,0 +1,130 @@
+// cupar benchmarks: group-by (issue 29's shape): n rows of u32 keys drawn uniformly from G groups
+// and f32 values, aggregated into count, sum, min and max per group (a 16-byte struct).
+//
+//   cupar       group_by, group_by_method::automatic (the hash table up to
+//               group_by_hash_limit groups by the sketch of the keys, the sort route above;
+//               groups in exactly sized buffers)
+//   cupar_hash  group_by with group_by_method::hash at every group count
+//   cupar_sort  the sort-based route a query engine had before: sort_pairs of the keys and values,
+//               then reduce_by_key_count over the sorted runs
+//
+// Families group_by_100, group_by_32k (2^15 groups), group_by_1m (2^20), group_by_16m (2^24). Both
+// calls return their number of groups to the host (they synchronise), so these rows run on an idle
+// stream (main.cpp): launch latency and the synchronisations are in the time.
+#include "rows.hpp"
+#include "runners.hpp"
+
+#include <cupar/cupar.cuh>
+
+#include <thrust/iterator/transform_iterator.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace cupar_bench {
+namespace {
+
+struct bench_stats {
+  unsigned int count;
+  float sum, min, max;
+};
+struct to_bench_stats {
+  __host__ __device__ bench_stats operator()(float x) const { return {1u, x, x, x}; }
+};
+struct merge_bench_stats {
+  __host__ __device__ bench_stats operator()(const bench_stats& a, const bench_stats& b) const {
+    return {a.count + b.count, a.sum + b.sum, b.min < a.min ? b.min : a.min,
+            a.max < b.max ? b.max : a.max};
+  }
+};
+
+/// n keys in [0, groups) and n values; call(keys, values, n, stream) -> number of groups, which
+/// must be the number of distinct keys (checked after the timed runs against the hash route's).
+template <class Call>
+void group_by_runner(benchmark::State& state, std::size_t groups, Call call) {
+  run_guarded(state, true, [&] {
+    const std::size_t n = size_arg(state);
+    const std::size_t sets = rotation_sets(padded_bytes<std::uint32_t>(n) + padded_bytes<float>(n));
+    rotating<std::uint32_t> keys(n, sets);
+    rotating<float> values(n, sets);
+    keys.fill(seed_input, {0.0, static_cast<double>(groups - 1)}, bench_stream());
+    values.fill(seed_values, {-1.0, 1.0}, bench_stream());
+    std::size_t found = 0;
+    time_gpu(state, {n, static_cast<double>(n * (sizeof(std::uint32_t) + sizeof(float)))}, sets,
+             [&](std::size_t s) { found = call(keys[s], values[s], n, bench_stream()); });
+    // Every group is drawn at least once when n is well above their number.
+    if (n >= 16 * groups && found != groups) {
+      throw std::runtime_error("found " + std::to_string(found) + " groups, expected " +
+                               std::to_string(groups));
+    }
+    state.counters["groups"] = static_cast<double>(found);
+  });
+}
+
+void hash_row(benchmark::State& state, std::size_t groups, cupar::group_by_method method) {
+  cupar::group_by_options o;
+  o.method = method;
+  group_by_runner(
+      state, groups, [o](const std::uint32_t* k, const float* v, std::size_t n, cudaStream_t s) {
+        const auto g = cupar::group_by(k, thrust::make_transform_iterator(v, to_bench_stats{}), n,
+                                       merge_bench_stats{}, s, o);
+        return g.size();
+      });
+}
+
+void sort_row(benchmark::State& state, std::size_t groups) {
+  const std::size_t n = size_arg(state);
+  device_array<std::uint32_t> sorted_keys(n), keys_out(n);
+  device_array<float> sorted_values(n);
+  device_array<bench_stats> stats_out(n);
+  group_by_runner(state, groups,
+                  [&](const std::uint32_t* k, const float* v, std::size_t count, cudaStream_t s) {
+                    cupar::sort_pairs(k, sorted_keys.get(), v, sorted_values.get(), count, s);
+                    return cupar::reduce_by_key_count(
+                        sorted_keys.get(),
+                        thrust::make_transform_iterator(sorted_values.get(), to_bench_stats{}),
+                        keys_out.get(), stats_out.get(), count, merge_bench_stats{}, s);
+                  });
+}
+
+}  // namespace
+
+void group_by_100_cupar_u32_stats(benchmark::State& state) {
+  hash_row(state, 100, cupar::group_by_method::automatic);
+}
+void group_by_100_cupar_hash_u32_stats(benchmark::State& state) {
+  hash_row(state, 100, cupar::group_by_method::hash);
+}
+void group_by_100_cupar_sort_u32_stats(benchmark::State& state) {
+  sort_row(state, 100);
+}
+void group_by_32k_cupar_u32_stats(benchmark::State& state) {
+  hash_row(state, std::size_t(1) << 15, cupar::group_by_method::automatic);
+}
+void group_by_32k_cupar_hash_u32_stats(benchmark::State& state) {
+  hash_row(state, std::size_t(1) << 15, cupar::group_by_method::hash);
+}
+void group_by_32k_cupar_sort_u32_stats(benchmark::State& state) {
+  sort_row(state, std::size_t(1) << 15);
+}
+void group_by_1m_cupar_u32_stats(benchmark::State& state) {
+  hash_row(state, std::size_t(1) << 20, cupar::group_by_method::automatic);
+}
+void group_by_1m_cupar_hash_u32_stats(benchmark::State& state) {
+  hash_row(state, std::size_t(1) << 20, cupar::group_by_method::hash);
+}
+void group_by_1m_cupar_sort_u32_stats(benchmark::State& state) {
+  sort_row(state, std::size_t(1) << 20);
+}
+void group_by_16m_cupar_u32_stats(benchmark::State& state) {
+  hash_row(state, std::size_t(1) << 24, cupar::group_by_method::automatic);
+}
+void group_by_16m_cupar_hash_u32_stats(benchmark::State& state) {
+  hash_row(state, std::size_t(1) << 24, cupar::group_by_method::hash);
+}
+void group_by_16m_cupar_sort_u32_stats(benchmark::State& state) {
+  sort_row(state, std::size_t(1) << 24);
+}
+
+}  // namespace cupar_bench

@@ -1,0 +1,459 @@
+// cupar internal: the device side of hash aggregation (group_by, group_by.cuh): an
+// open-addressing table of slots {state, key, accumulator} with linear probing, private tables in
+// shared memory in front of it (one per warp), and a HyperLogLog sketch that sizes the table from
+// the input.
+//
+// Slot states: empty (0), being written by the thread that claimed it (1), ready (2), locked by a
+// thread combining a value into it (3, only for accumulators above 16 bytes). A key is written
+// once, by the claiming thread, before the slot becomes ready (release); a thread that sees it
+// ready reads the key (acquire). An accumulator of up to 16 bytes is combined lock-free, by a
+// compare-and-swap of its word (32, 64 or 128 bits; 128 from sm_90, a lock below); a larger one
+// under the slot's lock (ready -> locked -> ready). A slot's first value is its initial
+// accumulator: no identity is needed; the operator must be associative and commutative.
+//
+// Rows are taken a warp at a time: lanes with equal keys are found with __match_any_sync and
+// their values combined in registers by the lowest lane of each key (its leader), which then
+// updates the warp's private table in shared memory (no other warp writes it: plain reads and
+// writes) or, when that has no room within 8 probes, the global table. A few hundred groups are
+// aggregated in shared memory with no atomics beyond the claims; each warp adds its groups to the
+// global table once at the end.
+//
+// Keys: arithmetic, compared by their bits after normalisation: -0.0 and +0.0 are one key, every
+// NaN is one key (SQL's GROUP BY). Device code only with the toolkit's headers (NVRTC can compile
+// it for the run-time operator path).
+#pragma once
+
+#include <cuda/atomic>
+#include <cuda/std/cstdint>
+#include <cuda/std/type_traits>
+
+namespace cupar::detail::hash {
+
+enum : unsigned int { slot_empty = 0, slot_writing = 1, slot_ready = 2, slot_locked = 3 };
+
+/// The bytes of an accumulator above 16 bytes.
+template <unsigned long long Size, unsigned long long Align>
+struct alignas(Align) raw_bytes {
+  unsigned char b[Size];
+};
+
+/// 128 bits for the compare-and-swap of 9- to 16-byte accumulators.
+struct alignas(16) word128 {
+  unsigned long long lo, hi;
+};
+
+/// The storage of an accumulator V in a slot: the word a compare-and-swap replaces (V's bytes,
+/// zero-padded), or V's own bytes above 16.
+template <class V>
+using acc_word = ::cuda::std::conditional_t<
+    sizeof(V) <= 4, unsigned int,
+    ::cuda::std::conditional_t<
+        sizeof(V) <= 8, unsigned long long,
+        ::cuda::std::conditional_t<sizeof(V) <= 16, word128, raw_bytes<sizeof(V), alignof(V)>>>>;
+
+template <class V>
+inline constexpr bool lock_free_v = sizeof(V) <= 16;
+
+template <class V>
+__host__ __device__ __forceinline__ acc_word<V> to_word(const V& v) {
+  acc_word<V> w{};
+  memcpy(&w, &v, sizeof(V));
+  return w;
+}
+template <class V>
+__host__ __device__ __forceinline__ V from_word(const acc_word<V>& w) {
+  V v;
+  memcpy(&v, &w, sizeof(V));
+  return v;
+}
+
+/// One slot of the table.
+template <class K, class V>
+struct slot {
+  unsigned int state;
+  K key;
+  acc_word<V> acc;
+};
+
+/// The key's bits as a 64-bit integer after normalisation (-0.0 -> +0.0, every NaN -> one NaN).
+template <class K>
+__host__ __device__ __forceinline__ unsigned long long key_bits(K k) {
+  if constexpr (::cuda::std::is_same_v<K, float>) {
+    if (k != k) return 0x7fc00000ull;
+    if (k == 0.0f) return 0;
+    unsigned int u;
+    memcpy(&u, &k, sizeof(u));
+    return u;
+  } else if constexpr (::cuda::std::is_same_v<K, double>) {
+    if (k != k) return 0x7ff8000000000000ull;
+    if (k == 0.0) return 0;
+    unsigned long long u;
+    memcpy(&u, &k, sizeof(u));
+    return u;
+  } else {
+    static_assert(::cuda::std::is_integral_v<K>, "hash keys are arithmetic");
+    using U = ::cuda::std::make_unsigned_t<K>;
+    return static_cast<unsigned long long>(static_cast<U>(k));
+  }
+}
+
+/// The key a group stores: the normalised value (-0.0 stored as +0.0, NaN as the canonical NaN).
+template <class K>
+__host__ __device__ __forceinline__ K normalise(K k) {
+  if constexpr (::cuda::std::is_floating_point_v<K>) {
+    const unsigned long long b = key_bits(k);
+    if constexpr (sizeof(K) == 4) {
+      const unsigned int u = static_cast<unsigned int>(b);
+      memcpy(&k, &u, sizeof(k));
+    } else {
+      memcpy(&k, &b, sizeof(k));
+    }
+  }
+  return k;
+}
+
+/// MurmurHash3's 64-bit finaliser: every bit of the key reaches the low bits the table uses.
+__host__ __device__ __forceinline__ unsigned long long mix(unsigned long long h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+
+/// One compare-and-swap of an accumulator word (device scope); returns the word found.
+__device__ __forceinline__ unsigned int cas_word(unsigned int* p, unsigned int expected,
+                                                 unsigned int desired) {
+  return atomicCAS(p, expected, desired);
+}
+__device__ __forceinline__ unsigned long long cas_word(unsigned long long* p,
+                                                       unsigned long long expected,
+                                                       unsigned long long desired) {
+  return atomicCAS(p, expected, desired);
+}
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+__device__ __forceinline__ word128 cas_word(word128* p, word128 expected, word128 desired) {
+  return atomicCAS(p, expected, desired);
+}
+#endif
+__device__ __forceinline__ bool same_word(unsigned int a, unsigned int b) {
+  return a == b;
+}
+__device__ __forceinline__ bool same_word(unsigned long long a, unsigned long long b) {
+  return a == b;
+}
+__device__ __forceinline__ bool same_word(const word128& a, const word128& b) {
+  return a.lo == b.lo && a.hi == b.hi;
+}
+
+/// Whether this GPU combines V lock-free (a compare-and-swap of its word).
+template <class V>
+__device__ __forceinline__ constexpr bool cas_combines() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  return sizeof(V) <= 16;
+#else
+  return sizeof(V) <= 8;
+#endif
+}
+
+/// Combines v into slot s of the global table, whose key is v's: a compare-and-swap loop on the
+/// accumulator's word, or under the slot's lock.
+template <class K, class V, class Op>
+__device__ __forceinline__ void combine_global(slot<K, V>& s, const V& v, const Op& op) {
+  if constexpr (cas_combines<V>()) {
+    acc_word<V> seen = s.acc;  // a torn read only fails the first swap
+    for (;;) {
+      const acc_word<V> desired = to_word<V>(static_cast<V>(op(from_word<V>(seen), v)));
+      const acc_word<V> found = cas_word(&s.acc, seen, desired);
+      if (same_word(found, seen)) return;
+      seen = found;
+    }
+  } else {
+    ::cuda::atomic_ref<unsigned int, ::cuda::thread_scope_device> state(s.state);
+    for (;;) {
+      unsigned int expected = slot_ready;
+      if (state.compare_exchange_weak(expected, slot_locked, ::cuda::std::memory_order_acquire)) {
+        break;
+      }
+    }
+    s.acc = to_word<V>(static_cast<V>(op(from_word<V>(s.acc), v)));
+    state.store(slot_ready, ::cuda::std::memory_order_release);
+  }
+}
+
+enum : int { probe_other = 0, probe_claimed = 1, probe_found = 2 };
+
+/// One probe of slot s for key k (bits: its key_bits): claims an empty slot, writing k and v into
+/// it (probe_claimed), or waits for a slot being written and compares its key (probe_found when
+/// it is k, probe_other when not). Scope: the atomics' (block for a table in shared memory).
+template <::cuda::thread_scope Scope, class K, class V>
+__device__ __forceinline__ int probe(slot<K, V>& s, const K& k, unsigned long long bits,
+                                     const V& v) {
+  ::cuda::atomic_ref<unsigned int, Scope> state(s.state);
+  unsigned int st = state.load(::cuda::std::memory_order_acquire);
+  if (st == slot_empty) {
+    unsigned int expected = slot_empty;
+    if (state.compare_exchange_strong(expected, slot_writing, ::cuda::std::memory_order_relaxed)) {
+      s.key = k;
+      s.acc = to_word<V>(v);
+      state.store(slot_ready, ::cuda::std::memory_order_release);
+      return probe_claimed;
+    }
+    st = expected;
+  }
+  while (st == slot_writing)
+    st = state.load(::cuda::std::memory_order_acquire);
+  return key_bits(s.key) == bits ? probe_found : probe_other;
+}
+
+/// Combines (k, v) into the global table of mask + 1 slots, probing from h: claims an empty slot
+/// for a new key, or combines v into the key's slot. Returns false when every slot was probed
+/// (a full table).
+template <class K, class V, class Op>
+__device__ __forceinline__ bool global_update(slot<K, V>* table, unsigned long long mask,
+                                              unsigned long long h, const K& k, const V& v,
+                                              const Op& op) {
+  const unsigned long long bits = key_bits(k);
+  unsigned long long i = h & mask;
+  for (unsigned long long p = 0; p <= mask; ++p, i = (i + 1) & mask) {
+    slot<K, V>& s = table[i];
+    const int found = probe<::cuda::thread_scope_device>(s, k, bits, v);
+    if (found == probe_claimed) return true;
+    if (found == probe_other) continue;
+    combine_global(s, v, op);
+    return true;
+  }
+  return false;
+}
+
+/// Combines (k, v) into a warp's private table (mask + 1 slots in shared memory), probing at
+/// most 8 slots from h. Called by the leaders of one warp, whose keys differ: claims use an
+/// atomic, the accumulators are read and written plainly (no other thread has the key). Returns
+/// false when the probes found neither the key nor an empty slot.
+template <class K, class V, class Op>
+__device__ __forceinline__ bool warp_update(slot<K, V>* table, unsigned int mask,
+                                            unsigned long long h, const K& k, const V& v,
+                                            const Op& op) {
+  const unsigned long long bits = key_bits(k);
+  unsigned int i = static_cast<unsigned int>(h) & mask;
+  for (int p = 0; p < 8; ++p, i = (i + 1) & mask) {
+    slot<K, V>& s = table[i];
+    const int found = probe<::cuda::thread_scope_block>(s, k, bits, v);
+    if (found == probe_claimed) return true;
+    if (found == probe_other) continue;
+    s.acc = to_word<V>(static_cast<V>(op(from_word<V>(s.acc), v)));
+    return true;
+  }
+  return false;
+}
+
+/// v from lane `src` (every lane of `mask` calls it), moved in 4-byte words.
+template <class V>
+__device__ __forceinline__ V shuffle_value(unsigned int mask, const V& v, int src) {
+  constexpr int words = static_cast<int>((sizeof(V) + 3) / 4);
+  unsigned int w[words] = {};
+  memcpy(w, &v, sizeof(V));
+#pragma unroll
+  for (int j = 0; j < words; ++j)
+    w[j] = __shfl_sync(mask, w[j], src);
+  V out;
+  memcpy(&out, w, sizeof(V));
+  return out;
+}
+
+/// HyperLogLog with 2^12 registers (standard error 1.6%): register of a hash and its rank.
+inline constexpr int hll_bits = 12;
+inline constexpr int hll_registers = 1 << hll_bits;
+
+__host__ __device__ __forceinline__ unsigned int hll_register(unsigned long long h) {
+  return static_cast<unsigned int>(h >> (64 - hll_bits));
+}
+__device__ __forceinline__ unsigned int hll_rank(unsigned long long h) {
+  const unsigned long long w = (h << hll_bits) | (1ull << (hll_bits - 1));
+  return static_cast<unsigned int>(__clzll(static_cast<long long>(w))) + 1;
+}
+
+/// Fills `registers` (hll_registers words, zeroed before) with the sketch of keys[0, n): a block
+/// keeps its own registers in shared memory and merges them with atomicMax at the end.
+template <int Threads, class KeyIt, class Offset>
+__global__ void __launch_bounds__(Threads)
+    hll_kernel(KeyIt keys, Offset n, unsigned int* registers) {
+  __shared__ unsigned int local[hll_registers];
+  for (int r = threadIdx.x; r < hll_registers; r += Threads)
+    local[r] = 0;
+  __syncthreads();
+  const Offset stride = static_cast<Offset>(gridDim.x) * Threads;
+  for (Offset i = static_cast<Offset>(blockIdx.x) * Threads + threadIdx.x; i < n; i += stride) {
+    const unsigned long long h = mix(key_bits(normalise(keys[i])));
+    atomicMax(&local[hll_register(h)], hll_rank(h));
+  }
+  __syncthreads();
+  for (int r = threadIdx.x; r < hll_registers; r += Threads) {
+    if (local[r] != 0) atomicMax(&registers[r], local[r]);
+  }
+}
+
+/// Aggregates the rows [0, n) into the global table (mask + 1 slots, zeroed before), a warp of
+/// rows at a time: equal keys within the warp combined by their leader, then the warp's private
+/// table of WarpSlots slots in shared memory, or the global table when that has no room. Each warp
+/// adds its private groups to the global table at the end, or, with `partials`, appends them there
+/// (the count in *partial_count). `d_n`, when not null, holds n (a count an earlier kernel wrote).
+/// Sets *overflow when the global table has no room for a key (the warp then stops: the caller
+/// discards the table).
+template <int Threads, int WarpSlots, class KeyIt, class ValueIt, class K, class V, class Op,
+          class Offset>
+__global__ void __launch_bounds__(Threads)
+    aggregate_kernel(KeyIt keys, ValueIt values, Offset n, const unsigned long long* d_n,
+                     slot<K, V>* table, unsigned long long mask, Op op, unsigned int* overflow,
+                     slot<K, V>* partials, unsigned long long* partial_count) {
+  if (d_n != nullptr) n = static_cast<Offset>(*d_n);
+  constexpr int warps = Threads / 32;
+  __shared__ alignas(
+      slot<K, V>) unsigned char private_bytes[warps * WarpSlots * sizeof(slot<K, V>)];
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  const int warp = static_cast<int>(threadIdx.x / 32);
+  slot<K, V>* mine = reinterpret_cast<slot<K, V>*>(private_bytes) + warp * WarpSlots;
+  for (int j = lane; j < WarpSlots; j += 32)
+    mine[j].state = slot_empty;
+  __syncwarp();
+  ::cuda::atomic_ref<unsigned int, ::cuda::thread_scope_device> overflowed(*overflow);
+  bool stop = false;
+  // After 64 misses the private table is taken to be full (more groups than it holds): later
+  // rows go straight to the global table.
+  int misses = 0;
+  const Offset stride = static_cast<Offset>(gridDim.x) * Threads;
+  for (Offset base = static_cast<Offset>(blockIdx.x) * Threads + static_cast<Offset>(warp) * 32;
+       base < n && !stop; base += stride) {
+    const Offset i = base + lane;
+    const bool row = i < n;
+    const unsigned int active = __ballot_sync(0xffffffffu, row);
+    bool missed = false;
+    K k{};
+    V acc;
+    unsigned long long bits = 0;
+    unsigned int peers = 0;
+    if (row) {
+      k = normalise(static_cast<K>(keys[i]));
+      acc = static_cast<V>(values[i]);
+      bits = key_bits(k);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+      peers = __match_any_sync(active, bits);
+#else
+      peers = 1u << lane;
+#endif
+    }
+    // The largest group in the warp (every lane takes part; lanes without a row count 0): that
+    // many rounds of shuffles, every active lane in each.
+    int rounds = __popc(peers);
+#pragma unroll
+    for (int d = 16; d >= 1; d /= 2)
+      rounds = max(rounds, __shfl_xor_sync(0xffffffffu, rounds, d));
+    if (row) {
+      const int leader = __ffs(peers) - 1;
+      unsigned int rest = peers & (peers - 1);  // the group's lanes after its leader
+      for (int r = 1; r < rounds; ++r) {
+        const int src = rest != 0 ? __ffs(rest) - 1 : lane;
+        const V other = shuffle_value(active, acc, src);
+        if (lane == leader && rest != 0) acc = static_cast<V>(op(acc, other));
+        rest &= rest - 1;
+      }
+      if (lane == leader) {
+        const unsigned long long h = mix(bits);
+        if (misses >= 64 || !warp_update(mine, WarpSlots - 1, h, k, acc, op)) {
+          missed = true;
+          if (overflowed.load(::cuda::std::memory_order_relaxed) != 0 ||
+              !global_update(table, mask, h, k, acc, op)) {
+            overflowed.store(1u, ::cuda::std::memory_order_relaxed);
+          }
+        }
+      }
+    }
+    misses += __popc(__ballot_sync(0xffffffffu, missed));
+    stop = overflowed.load(::cuda::std::memory_order_relaxed) != 0;
+    stop = __any_sync(0xffffffffu, stop);
+    __syncwarp();
+  }
+  if (stop) return;
+  __syncwarp();
+  if (partials != nullptr) {
+    // Few groups: every warp holds the same ones, and adding them all to the global table would
+    // queue thousands of updates on each slot. Append them to `partials` instead (a second pass
+    // with a small grid aggregates those).
+    for (int j0 = 0; j0 < WarpSlots; j0 += 32) {
+      const int j = j0 + lane;
+      const bool ready = j < WarpSlots && mine[j].state == slot_ready;
+      const unsigned int which = __ballot_sync(0xffffffffu, ready);
+      if (which == 0) continue;
+      unsigned long long at = 0;
+      if (lane == 0) at = atomicAdd(partial_count, static_cast<unsigned long long>(__popc(which)));
+      at = __shfl_sync(0xffffffffu, at, 0);
+      if (ready) {
+        slot<K, V>& out = partials[at + __popc(which & ((1u << lane) - 1u))];
+        out.key = mine[j].key;
+        out.acc = mine[j].acc;
+      }
+    }
+    return;
+  }
+  for (int j = lane; j < WarpSlots; j += 32) {
+    if (mine[j].state != slot_ready) continue;
+    const K k = mine[j].key;
+    if (!global_update(table, mask, mix(key_bits(k)), k, from_word<V>(mine[j].acc), op)) {
+      overflowed.store(1u, ::cuda::std::memory_order_relaxed);
+      return;
+    }
+  }
+}
+
+/// The keys and the accumulators of an array of slots, as the aggregation reads its rows.
+template <class K, class V>
+struct slot_keys {
+  const slot<K, V>* p;
+  __device__ __forceinline__ K operator[](unsigned long long i) const { return p[i].key; }
+};
+template <class K, class V>
+struct slot_values {
+  const slot<K, V>* p;
+  __device__ __forceinline__ V operator[](unsigned long long i) const {
+    return from_word<V>(p[i].acc);
+  }
+};
+
+/// The sort route's first step: out[i] = the normalised keys[i], index[i] = i.
+template <class KeyIt, class K, class Index>
+__global__ void normalise_keys_kernel(KeyIt keys, unsigned long long n, K* out, Index* index) {
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  for (unsigned long long i =
+           static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < n; i += stride) {
+    out[i] = normalise(static_cast<K>(keys[i]));
+    index[i] = static_cast<Index>(i);
+  }
+}
+
+/// Keys equal as group keys: by their normalised bits (NaN equals NaN).
+struct same_key_bits {
+  template <class K>
+  __device__ __forceinline__ bool operator()(const K& a, const K& b) const {
+    return key_bits(a) == key_bits(b);
+  }
+};
+
+/// Writes the ready slots' keys and accumulators at the positions `index` lists (the i-th group
+/// from slot index[i]).
+template <class K, class V, class Index, class KeyOut, class ValueOut>
+__global__ void gather_groups_kernel(const slot<K, V>* table, const Index* index,
+                                     unsigned long long groups, KeyOut keys_out,
+                                     ValueOut values_out) {
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  for (unsigned long long i =
+           static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < groups; i += stride) {
+    const slot<K, V>& s = table[index[i]];
+    keys_out[i] = s.key;
+    values_out[i] = from_word<V>(s.acc);
+  }
+}
+
+}  // namespace cupar::detail::hash

@@ -1,0 +1,450 @@
+// cupar: GROUP BY with a C++ operator (cupar::group_by): unsorted keys and values in, one group
+// per distinct key out with its values combined, by a hash table (few groups: the rows read once)
+// or a sort of the keys (many groups).
+#pragma once
+
+#include <cupar/buffer.hpp>
+#include <cupar/by_key.cuh>
+#include <cupar/detail/checks.hpp>
+#include <cupar/detail/cuda_check.hpp>
+#include <cupar/detail/device_guard.hpp>
+#include <cupar/detail/hash_table.cuh>
+#include <cupar/detail/iterators.cuh>
+#include <cupar/detail/op_traits.hpp>
+#include <cupar/detail/temp_storage.hpp>
+#include <cupar/detail/type_id.hpp>
+#include <cupar/group_by.hpp>
+#include <cupar/memory.hpp>
+#include <cupar/sort.hpp>
+#include <cupar/stream.hpp>
+
+#include <cub/device/device_select.cuh>
+
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/permutation_iterator.h>
+
+#include <cuda_runtime_api.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace cupar {
+namespace detail {
+
+inline std::size_t next_pow2(std::size_t x) {
+  std::size_t p = 1;
+  while (p < x)
+    p <<= 1;
+  return p;
+}
+
+/// The number of distinct values a HyperLogLog sketch's registers describe (Flajolet et al.,
+/// with the small-range correction).
+inline double hll_estimate(const std::vector<unsigned int>& registers) {
+  const double m = static_cast<double>(registers.size());
+  double sum = 0;
+  std::size_t zeros = 0;
+  for (unsigned int r : registers) {
+    sum += std::ldexp(1.0, -static_cast<int>(r));
+    if (r == 0) ++zeros;
+  }
+  const double alpha = 0.7213 / (1.0 + 1.079 / m);
+  const double e = alpha * m * m / sum;
+  if (e <= 2.5 * m && zeros != 0) return m * std::log(m / static_cast<double>(zeros));
+  return e;
+}
+
+/// Whether a slot holds a group (the select's predicate).
+template <class K, class V>
+struct slot_is_ready {
+  const hash::slot<K, V>* table;
+  __device__ bool operator()(std::uint64_t i) const { return table[i].state == hash::slot_ready; }
+};
+
+/// The groups of a finished aggregation in temporary storage: the hash table and the indices of
+/// its ready slots (in slot order), or, from the sort route, arrays of keys and values sorted by
+/// key.
+template <class K, class V>
+struct found_groups {
+  const hash::slot<K, V>* table = nullptr;
+  const std::uint64_t* index = nullptr;
+  const K* keys = nullptr;
+  const V* values = nullptr;
+  std::size_t count = 0;
+};
+
+/// Threads of the aggregation kernel (four warps), and the slots of each warp's private table in
+/// shared memory: 256 of up to 32 bytes, fewer above (at most 32 KB a block).
+inline constexpr int hash_threads = 128;
+template <class K, class V>
+inline constexpr int hash_warp_slots =
+    static_cast<int>(sizeof(hash::slot<K, V>)) <= 32
+        ? 256
+        : (static_cast<int>(sizeof(hash::slot<K, V>)) <= 64
+               ? 128
+               : (static_cast<int>(sizeof(hash::slot<K, V>)) <= 256 ? 32 : 8));
+
+/// A grid that keeps every SM busy without more blocks than rows need.
+template <class Kernel>
+int resident_grid(Kernel kernel, int threads, std::size_t n, const char* fn) {
+  int occupancy = 0;
+  check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occupancy, kernel, threads, 0), fn);
+  const int sms = current_multiprocessor_count();
+  const std::size_t wanted = (n + threads - 1) / threads;
+  std::size_t grid = static_cast<std::size_t>(occupancy > 0 ? occupancy : 1) *
+                     static_cast<std::size_t>(sms > 0 ? sms : 1);
+  if (wanted < grid) grid = wanted;
+  return static_cast<int>(grid > 0 ? grid : 1);
+}
+
+/// Aggregates rows [0, n) into a hash table in `storage` and calls emit(found_groups) with its
+/// groups (synchronises the stream once to learn the count; twice when the table is sized from
+/// an estimate). `max_groups` as group_by_options; throws std::length_error when the rows have
+/// more distinct keys than it allows.
+/// The number of distinct keys in keys[0, n) by a HyperLogLog sketch (2^12 registers, standard
+/// error 1.6%): one read of the keys; synchronises the stream.
+template <class KeyIt>
+double sketch_groups(const char* fn, KeyIt keys, std::size_t n, stream_ref stream,
+                     memory_resource& mr) {
+  cudaStream_t s = stream.get();
+  temp_storage registers(mr, hash::hll_registers * sizeof(unsigned int), stream);
+  auto* d_registers = static_cast<unsigned int*>(registers.get());
+  check_cuda(cudaMemsetAsync(d_registers, 0, registers.bytes(), s), fn);
+  const auto sketch = hash::hll_kernel<hash_threads, KeyIt, std::size_t>;
+  sketch<<<resident_grid(sketch, hash_threads, n, fn), hash_threads, 0, s>>>(keys, n, d_registers);
+  check_cuda(cudaGetLastError(), fn);
+  std::vector<unsigned int> host(hash::hll_registers);
+  check_cuda(
+      cudaMemcpyAsync(host.data(), d_registers, registers.bytes(), cudaMemcpyDeviceToHost, s), fn);
+  check_cuda(cudaStreamSynchronize(s), fn);
+  return hll_estimate(host);
+}
+
+/// The sort route: the normalised keys radix-sorted with the rows' positions, then one reduce by
+/// key over the sorted runs reading the values through the sorted positions. Calls emit with the
+/// groups in key order; throws std::length_error beyond a non-zero max_groups.
+template <class K, class V, class Index, class KeyIt, class ValueIt, class Op, class Emit>
+void sort_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, Op op,
+                    std::size_t max_groups, stream_ref stream, memory_resource& mr, Emit&& emit) {
+  cudaStream_t s = stream.get();
+  carve parts;
+  const std::size_t at_norm = parts.add(n * sizeof(K));
+  const std::size_t at_sorted = parts.add(n * sizeof(K));
+  const std::size_t at_index = parts.add(n * sizeof(Index));
+  const std::size_t at_order = parts.add(n * sizeof(Index));
+  const std::size_t at_keys = parts.add(n * sizeof(K));
+  const std::size_t at_values = parts.add(n * sizeof(V));
+  temp_storage storage(mr, parts.total, stream);
+  auto* base = static_cast<unsigned char*>(storage.get());
+  auto* norm = reinterpret_cast<K*>(base + at_norm);
+  auto* sorted = reinterpret_cast<K*>(base + at_sorted);
+  auto* index = reinterpret_cast<Index*>(base + at_index);
+  auto* order = reinterpret_cast<Index*>(base + at_order);
+  auto* keys_out = reinterpret_cast<K*>(base + at_keys);
+  auto* values_out = reinterpret_cast<V*>(base + at_values);
+  const std::size_t blocks = (n + 255) / 256;
+  hash::normalise_keys_kernel<<<static_cast<int>(blocks < 65536 ? blocks : 65536), 256, 0, s>>>(
+      keys, static_cast<unsigned long long>(n), norm, index);
+  check_cuda(cudaGetLastError(), fn);
+  sort_pairs(static_cast<const K*>(norm), sorted, static_cast<const Index*>(index), order, n,
+             stream, mr);
+  const std::size_t count = reduce_by_key_count(
+      static_cast<const K*>(sorted), thrust::make_permutation_iterator(values, order), keys_out,
+      values_out, n, op, hash::same_key_bits{}, stream, mr);
+  if (max_groups != 0 && count > max_groups) {
+    throw std::length_error(std::string(fn) +
+                            ": the keys have more than max_groups = " + std::to_string(max_groups) +
+                            " distinct values (" + std::to_string(count) + ")");
+  }
+  found_groups<K, V> g;
+  g.keys = keys_out;
+  g.values = values_out;
+  g.count = count;
+  emit(g);
+}
+
+template <class K, class V, class KeyIt, class ValueIt, class Op, class Emit>
+void hash_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, Op op,
+                    std::size_t max_groups, double expected_groups, stream_ref stream,
+                    memory_resource& mr, Emit&& emit) {
+  using slot = hash::slot<K, V>;
+  constexpr int threads = hash_threads;
+  constexpr int warp_slots = hash_warp_slots<K, V>;
+  cudaStream_t s = stream.get();
+  std::size_t capacity = 0;
+  if (max_groups != 0) {
+    capacity = next_pow2(2 * (max_groups < n ? max_groups : n));
+  } else {
+    const std::size_t bound = next_pow2(2 * n);  // room for n distinct keys at half load
+    capacity = next_pow2(static_cast<std::size_t>(std::ceil(2.2 * expected_groups)) + 1);
+    if (capacity > bound) capacity = bound;
+  }
+  if (capacity < 1024) capacity = 1024;
+  const auto aggregate =
+      hash::aggregate_kernel<threads, warp_slots, KeyIt, ValueIt, K, V, Op, std::size_t>;
+  const int grid = resident_grid(aggregate, threads, n, fn);
+  // Few groups (each warp's private table holds them all): the warps' groups go through a
+  // second pass with a small grid instead of thousands of updates on each global slot.
+  const double expected =
+      max_groups != 0 ? static_cast<double>(max_groups < n ? max_groups : n) : expected_groups;
+  const bool two_pass = expected <= warp_slots / 2 && grid > 16;
+  const std::size_t partial_slots =
+      two_pass ? static_cast<std::size_t>(grid) * (threads / 32) * warp_slots : 0;
+  for (;;) {
+    carve parts;
+    const std::size_t at_table = parts.add(capacity * sizeof(slot));
+    const std::size_t at_index = parts.add(capacity * sizeof(std::uint64_t));
+    const std::size_t at_counts = parts.add(3 * sizeof(std::uint64_t));
+    const std::size_t at_partials = parts.add(partial_slots * sizeof(slot));
+    // CUB's select of the ready slots, sized with the final pointers' types.
+    std::size_t select_bytes = 0;
+    const slot_is_ready<K, V> ready_probe{nullptr};
+    check_cuda(cub::DeviceSelect::If(
+                   nullptr, select_bytes, thrust::counting_iterator<std::uint64_t>(0),
+                   static_cast<std::uint64_t*>(nullptr), static_cast<std::uint64_t*>(nullptr),
+                   static_cast<std::int64_t>(capacity), ready_probe, s),
+               "cub::DeviceSelect::If");
+    const std::size_t at_select = parts.add(select_bytes);
+    temp_storage storage(mr, parts.total, stream);
+    auto* base = static_cast<unsigned char*>(storage.get());
+    auto* table = reinterpret_cast<slot*>(base + at_table);
+    auto* index = reinterpret_cast<std::uint64_t*>(base + at_index);
+    // counts: [0] groups, [1] the overflow flag, [2] the partial groups of the first pass
+    auto* counts = reinterpret_cast<std::uint64_t*>(base + at_counts);
+    auto* partials = two_pass ? reinterpret_cast<slot*>(base + at_partials) : nullptr;
+    auto* overflow = reinterpret_cast<unsigned int*>(counts + 1);
+    auto* partial_count = reinterpret_cast<unsigned long long*>(counts + 2);
+    check_cuda(cudaMemsetAsync(table, 0, capacity * sizeof(slot), s), fn);
+    check_cuda(cudaMemsetAsync(counts, 0, 3 * sizeof(std::uint64_t), s), fn);
+    aggregate<<<grid, threads, 0, s>>>(keys, values, n, nullptr, table, capacity - 1, op, overflow,
+                                       partials, partial_count);
+    check_cuda(cudaGetLastError(), fn);
+    if (two_pass) {
+      const auto second = hash::aggregate_kernel<threads, warp_slots, hash::slot_keys<K, V>,
+                                                 hash::slot_values<K, V>, K, V, Op, std::size_t>;
+      second<<<16, threads, 0, s>>>(hash::slot_keys<K, V>{partials},
+                                    hash::slot_values<K, V>{partials}, partial_slots, partial_count,
+                                    table, capacity - 1, op, overflow, nullptr, nullptr);
+      check_cuda(cudaGetLastError(), fn);
+    }
+    check_cuda(
+        cub::DeviceSelect::If(base + at_select, select_bytes,
+                              thrust::counting_iterator<std::uint64_t>(0), index, counts,
+                              static_cast<std::int64_t>(capacity), slot_is_ready<K, V>{table}, s),
+        "cub::DeviceSelect::If");
+    std::uint64_t host_counts[2] = {0, 0};
+    check_cuda(cudaMemcpyAsync(host_counts, counts, sizeof(host_counts), cudaMemcpyDeviceToHost, s),
+               fn);
+    // A fault of the operator is reported here, named after the call.
+    check_cuda(cudaStreamSynchronize(s), fn);
+    const bool overflowed = (host_counts[1] & 0xffffffffu) != 0;
+    const std::size_t count = static_cast<std::size_t>(host_counts[0]);
+    if (max_groups != 0 && (overflowed || count > max_groups)) {
+      throw std::length_error(
+          std::string(fn) + ": the keys have more than max_groups = " + std::to_string(max_groups) +
+          " distinct values" + (overflowed ? "" : " (" + std::to_string(count) + ")"));
+    }
+    if (overflowed) {
+      // The estimate was low: aggregate again in a table with room for every row's key.
+      const std::size_t bound = next_pow2(2 * n);
+      if (capacity >= bound) throw std::logic_error(std::string(fn) + ": hash table overflow");
+      capacity = capacity * 4 < bound ? capacity * 4 : bound;
+      continue;
+    }
+    found_groups<K, V> g;
+    g.table = table;
+    g.index = index;
+    g.count = count;
+    emit(g);
+    return;
+  }
+}
+
+/// Aggregates rows [0, n) into found_groups and calls emit with them (synchronises the stream): by
+/// `method`, automatic choosing from max_groups or a HyperLogLog sketch of the keys.
+template <class K, class V, class KeyIt, class ValueIt, class Op, class Emit>
+void aggregate_groups(const char* fn, KeyIt keys, ValueIt values, std::size_t n, Op op,
+                      std::size_t max_groups, group_by_method method, stream_ref stream,
+                      memory_resource& mr, Emit&& emit) {
+  double estimate = -1;  // unknown
+  if (max_groups == 0 && method != group_by_method::sort)
+    estimate = sketch_groups(fn, keys, n, stream, mr);
+  const double expected =
+      max_groups != 0 ? static_cast<double>(max_groups < n ? max_groups : n) : estimate;
+  const bool by_sort =
+      method == group_by_method::sort ||
+      (method == group_by_method::automatic && expected > static_cast<double>(group_by_hash_limit));
+  if (by_sort) {
+    if (n <= 0xffffffffu) {
+      sort_aggregate<K, V, std::uint32_t>(fn, keys, values, n, op, max_groups, stream, mr, emit);
+    } else {
+      sort_aggregate<K, V, std::uint64_t>(fn, keys, values, n, op, max_groups, stream, mr, emit);
+    }
+    return;
+  }
+  hash_aggregate<K, V>(fn, keys, values, n, op, max_groups, expected, stream, mr, emit);
+}
+
+/// Writes the groups to keys_out / values_out (device pointers, room for groups.count), sorted by
+/// key when `sorted`.
+template <class K, class V>
+void write_groups(const char* fn, const found_groups<K, V>& g, K* keys_out, V* values_out,
+                  bool sorted, stream_ref stream, memory_resource& mr) {
+  if (g.count == 0) return;
+  cudaStream_t s = stream.get();
+  if (g.table == nullptr) {  // the sort route's arrays, already in key order
+    check_cuda(cudaMemcpyAsync(keys_out, g.keys, g.count * sizeof(K), cudaMemcpyDeviceToDevice, s),
+               fn);
+    check_cuda(
+        cudaMemcpyAsync(values_out, g.values, g.count * sizeof(V), cudaMemcpyDeviceToDevice, s),
+        fn);
+    return;
+  }
+  const int threads = 256;
+  const std::size_t blocks = (g.count + threads - 1) / threads;
+  const int grid = static_cast<int>(blocks < 65536 ? blocks : 65536);
+  const auto gather = hash::gather_groups_kernel<K, V, std::uint64_t, K*, V*>;
+  if (!sorted) {
+    gather<<<grid, threads, 0, s>>>(g.table, g.index, g.count, keys_out, values_out);
+    check_cuda(cudaGetLastError(), fn);
+    return;
+  }
+  carve parts;
+  const std::size_t at_keys = parts.add(g.count * sizeof(K));
+  const std::size_t at_values = parts.add(g.count * sizeof(V));
+  temp_storage storage(mr, parts.total, stream);
+  auto* base = static_cast<unsigned char*>(storage.get());
+  auto* keys = reinterpret_cast<K*>(base + at_keys);
+  auto* values = reinterpret_cast<V*>(base + at_values);
+  gather<<<grid, threads, 0, s>>>(g.table, g.index, g.count, keys, values);
+  check_cuda(cudaGetLastError(), fn);
+  sort_pairs(static_cast<const K*>(keys), keys_out, static_cast<const V*>(values), values_out,
+             g.count, stream, mr);
+}
+
+template <class KeyIt, class ValueIt, class Op>
+void check_group_by(const char* fn, KeyIt keys, ValueIt values, std::size_t n) {
+  using K = std::remove_cv_t<it_value_t<KeyIt>>;
+  using V = std::remove_cv_t<it_value_t<ValueIt>>;
+  static_assert(is_scalar_v<K>,
+                "cupar::group_by: keys are arithmetic (integers of 1-8 bytes, float, "
+                "double)");
+  static_assert(std::is_trivially_copyable_v<V>,
+                "cupar::group_by: values must be trivially copyable");
+  require_size(fn, n, sizeof(K) + sizeof(V));
+  require_range(fn, "d_keys", keys, n);
+  require_range(fn, "d_values", values, n);
+}
+
+}  // namespace detail
+
+/// GROUP BY: for each distinct key of d_keys[0, n), the key and the values d_values[i] of its rows
+/// combined with `op`. Keys and values need not be sorted or grouped. Two methods
+/// (options.method; automatic by default, choosing by the number of groups: options.max_groups,
+/// else a HyperLogLog sketch of the keys, one extra read of them):
+/// - hash (up to group_by_hash_limit groups): one pass over the rows into a hash table, the rows
+///   of a warp with equal keys combined in registers first, each warp's groups in shared memory;
+/// - sort (above): the keys radix-sorted with the rows' positions, then a reduce by key over the
+///   runs reading the values through the sorted positions (what sort_pairs and reduce_by_key by
+///   hand do, without sorting the values themselves).
+///
+///   // COUNT, SUM, MIN, MAX of x per key: stats {count, sum, min, max}, functors to_stats
+///   // (float -> stats) and merge_stats (stats x stats -> stats)
+///   auto g = cupar::group_by(d_keys, thrust::make_transform_iterator(d_x, to_stats{}),
+///                            n, merge_stats{}, stream);  // g.keys, g.values, g.size()
+///
+/// Keys: arithmetic; -0.0 and +0.0 are one key, all NaNs are one key (stored as +0.0 and a
+/// canonical NaN). Values: any trivially copyable type V (d_values' value type), a struct
+/// accumulator included; `op(V, V) -> V` must be associative and commutative (the hash method
+/// combines a group's rows in no fixed order: floating-point aggregates may differ in their last
+/// bits from run to run; integer ones are exact). A group's first value is its initial
+/// accumulator, so no identity is needed. Groups come in the hash table's order or (the sort
+/// method) by key; options.sort_by_key sorts them by key in either case.
+///
+/// Memory (temporary, given back before return): hash: 2 to 4.4 slots per distinct key (at least
+/// 1,024), each 4 + sizeof(K) + the accumulator's word (4, 8 or 16 bytes, or sizeof(V) above 16)
+/// rounded to its alignment, plus 8 bytes a slot for the compaction (with options.max_groups: 2 to
+/// 4 slots per max_groups), and for up to 128 expected groups 1,024 slots per resident block (the
+/// warps' groups for a second pass: about 30 MB on an H100); sort: n * (3 sizeof(K) + 8 +
+/// sizeof(V)) bytes plus the radix sort's and the reduce's own.
+///
+/// @param d_keys, d_values  device inputs (pointers, null only when n == 0, or iterators)
+/// @param n        rows (64-bit)
+/// @param op       combining operator (functor or extended __device__ lambda)
+/// @param options  group_by_options (max_groups, sort_by_key, method)
+/// @returns the groups in device buffers of exactly their number (allocated from `mr` on
+///          `stream`)
+/// @throws std::invalid_argument for null inputs with n > 0 (before anything runs)
+/// @throws std::length_error when options.max_groups is set and the keys have more distinct
+///         values (after the aggregation; nothing is returned)
+/// @throws cupar::out_of_memory, cupar::cuda_error
+/// Synchronises `stream` (to learn the number of groups; once more for the sketch).
+template <class KeyIt, class ValueIt, class Op,
+          std::enable_if_t<detail::is_iterator_v<KeyIt> && detail::is_iterator_v<ValueIt> &&
+                               detail::is_callable_op_v<Op>,
+                           int> = 0>
+groups<std::remove_cv_t<detail::it_value_t<KeyIt>>, std::remove_cv_t<detail::it_value_t<ValueIt>>>
+group_by(KeyIt d_keys, ValueIt d_values, std::size_t n, Op op, stream_ref stream,
+         group_by_options options = {}, memory_resource& mr = default_resource()) {
+  using K = std::remove_cv_t<detail::it_value_t<KeyIt>>;
+  using V = std::remove_cv_t<detail::it_value_t<ValueIt>>;
+  constexpr const char* fn = "cupar::group_by";
+  const detail::device_guard device(stream);
+  detail::check_group_by<KeyIt, ValueIt, Op>(fn, d_keys, d_values, n);
+  groups<K, V> out;
+  if (n == 0) return out;
+  detail::aggregate_groups<K, V>(fn, d_keys, d_values, n, op, options.max_groups, options.method,
+                                 stream, mr, [&](const detail::found_groups<K, V>& g) {
+                                   out.keys = device_buffer<K>(g.count, stream, mr);
+                                   out.values = device_buffer<V>(g.count, stream, mr);
+                                   detail::write_groups(fn, g, out.keys.data(), out.values.data(),
+                                                        options.sort_by_key, stream, mr);
+                                 });
+  return out;
+}
+
+/// As above, writing the groups to caller arrays with room for `out_capacity` groups, and
+/// returning their number. Throws std::length_error, writing nothing, when there are more groups
+/// than out_capacity (the count is in the message).
+/// @throws as above; std::invalid_argument also for null outputs
+/// Synchronises `stream`.
+template <class KeyIt, class ValueIt, class Op,
+          std::enable_if_t<detail::is_iterator_v<KeyIt> && detail::is_iterator_v<ValueIt> &&
+                               detail::is_callable_op_v<Op>,
+                           int> = 0>
+std::size_t group_by(KeyIt d_keys, ValueIt d_values,
+                     std::remove_cv_t<detail::it_value_t<KeyIt>>* d_keys_out,
+                     std::remove_cv_t<detail::it_value_t<ValueIt>>* d_values_out,
+                     std::size_t out_capacity, std::size_t n, Op op, stream_ref stream,
+                     group_by_options options = {}, memory_resource& mr = default_resource()) {
+  using K = std::remove_cv_t<detail::it_value_t<KeyIt>>;
+  using V = std::remove_cv_t<detail::it_value_t<ValueIt>>;
+  constexpr const char* fn = "cupar::group_by";
+  const detail::device_guard device(stream);
+  detail::check_group_by<KeyIt, ValueIt, Op>(fn, d_keys, d_values, n);
+  if (n > 0 && out_capacity > 0) {
+    detail::require_pointer(fn, "d_keys_out", d_keys_out);
+    detail::require_pointer(fn, "d_values_out", d_values_out);
+  }
+  if (n == 0) return 0;
+  std::size_t count = 0;
+  detail::aggregate_groups<K, V>(
+      fn, d_keys, d_values, n, op, options.max_groups, options.method, stream, mr,
+      [&](const detail::found_groups<K, V>& g) {
+        if (g.count > out_capacity) {
+          throw std::length_error(
+              std::string(fn) + ": " + std::to_string(g.count) +
+              " groups do not fit out_capacity = " + std::to_string(out_capacity));
+        }
+        detail::write_groups(fn, g, d_keys_out, d_values_out, options.sort_by_key, stream, mr);
+        count = g.count;
+      });
+  return count;
+}
+
+}  // namespace cupar

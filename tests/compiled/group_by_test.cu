@@ -1,0 +1,349 @@
+// cupar tests: hash aggregation (group_by) with C++ callables against a CPU reference
+// (std::map): key types, group counts from one to every row, struct accumulators, sizes 0, 1,
+// odd and large, the table sized by the sketch and by max_groups, sorted and unsorted output,
+// iterators as inputs, and the errors.
+#include "../common/counting_resource.hpp"
+#include "../conformance/common.hpp"
+
+#include <cupar/cupar.cuh>
+
+#include <gtest/gtest.h>
+
+#include <thrust/iterator/constant_iterator.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+
+#include <cuda/std/functional>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cupar::testing {
+namespace {
+
+/// The accumulator of the issue's group-by: count, sum, min and max of a group's values.
+struct stats {
+  unsigned int count;
+  float sum, min, max;
+};
+struct to_stats {
+  __host__ __device__ stats operator()(float x) const { return {1u, x, x, x}; }
+};
+struct merge_stats {
+  __host__ __device__ stats operator()(const stats& a, const stats& b) const {
+    return {a.count + b.count, a.sum + b.sum, b.min < a.min ? b.min : a.min,
+            a.max < b.max ? b.max : a.max};
+  }
+};
+
+struct mod997 {
+  __host__ __device__ std::uint32_t operator()(std::uint64_t i) const {
+    return static_cast<std::uint32_t>(i % 997);
+  }
+};
+
+/// Keys drawn from `groups` distinct values (spread over the key type's range), n rows.
+template <class K>
+std::vector<K> group_keys(std::size_t n, std::size_t groups, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<std::uint64_t> pick(0, groups - 1);
+  std::vector<K> out(n);
+  for (auto& k : out) {
+    const std::uint64_t g = pick(rng);
+    if constexpr (std::is_floating_point_v<K>) {
+      k = static_cast<K>(static_cast<double>(g) * 0.5 - 1000.0);
+    } else {
+      k = static_cast<K>(g * 2654435761u);  // distinct for g < 2^32 in 32-bit keys
+    }
+  }
+  return out;
+}
+
+/// Values whose float sums are exact in any order (small integers).
+std::vector<float> small_floats(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> d(-50, 50);
+  std::vector<float> out(n);
+  for (auto& x : out)
+    x = static_cast<float>(d(rng));
+  return out;
+}
+
+template <class K>
+struct key_less {
+  bool operator()(K a, K b) const {
+    if constexpr (std::is_floating_point_v<K>) {
+      if (a != a) return false;  // NaN last
+      if (b != b) return true;
+      return a < b;
+    } else {
+      return a < b;
+    }
+  }
+};
+
+/// The CPU's groups in key order (NaN last): -0.0 folded into +0.0 and NaNs into one key. By a
+/// sort of the rows' positions, then one fold per run.
+template <class K>
+std::vector<std::pair<K, stats>> cpu_groups(const std::vector<K>& keys,
+                                            const std::vector<float>& values) {
+  std::vector<K> norm(keys);
+  if constexpr (std::is_floating_point_v<K>) {
+    for (K& k : norm) {
+      if (k == K(0)) k = K(0);
+      if (k != k) k = std::numeric_limits<K>::quiet_NaN();
+    }
+  }
+  std::vector<std::size_t> order(keys.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return key_less<K>{}(norm[a], norm[b]); });
+  std::vector<std::pair<K, stats>> out;
+  for (std::size_t i : order) {
+    const stats v = to_stats{}(values[i]);
+    if (!out.empty() && !key_less<K>{}(out.back().first, norm[i]) &&
+        !key_less<K>{}(norm[i], out.back().first)) {
+      out.back().second = merge_stats{}(out.back().second, v);
+    } else {
+      out.emplace_back(norm[i], v);
+    }
+  }
+  return out;
+}
+
+template <class K>
+bool same_key(K a, K b) {
+  if constexpr (std::is_floating_point_v<K>) {
+    if (a != a && b != b) return true;
+    return a == b && std::signbit(a) == std::signbit(b);
+  } else {
+    return a == b;
+  }
+}
+
+/// Checks GPU groups (keys, values; sorted or in table order) against the CPU's.
+template <class K>
+void expect_groups(const std::vector<K>& keys, const std::vector<stats>& values, bool sorted,
+                   const std::vector<std::pair<K, stats>>& want) {
+  ASSERT_EQ(keys.size(), want.size());
+  ASSERT_EQ(values.size(), want.size());
+  std::vector<std::size_t> order(keys.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  if (!sorted) {
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b) { return key_less<K>{}(keys[a], keys[b]); });
+  }
+  std::size_t j = 0;
+  for (const auto& [k, v] : want) {
+    const std::size_t i = order[j++];
+    ASSERT_TRUE(same_key(keys[i], k)) << "group " << j - 1 << ": key " << keys[i] << ", want " << k;
+    EXPECT_EQ(values[i].count, v.count) << "key " << k;
+    EXPECT_EQ(values[i].sum, v.sum) << "key " << k;
+    EXPECT_EQ(values[i].min, v.min) << "key " << k;
+    EXPECT_EQ(values[i].max, v.max) << "key " << k;
+  }
+}
+
+const char* method_name(group_by_method m) {
+  return m == group_by_method::hash ? "hash" : m == group_by_method::sort ? "sort" : "automatic";
+}
+
+template <class K>
+void check_key_type(const char* name, const std::vector<std::size_t>& sizes) {
+  SCOPED_TRACE(name);
+  owned_stream s;
+  for (std::size_t n : sizes) {
+    for (std::size_t groups : {std::size_t(1), std::size_t(100), std::size_t(5000), n / 3 + 1, n}) {
+      if (groups == 0 || groups > std::max<std::size_t>(n, 1)) continue;
+      SCOPED_TRACE("n = " + std::to_string(n) + ", groups drawn from " + std::to_string(groups));
+      const auto hk = group_keys<K>(n, groups, static_cast<unsigned>(n + groups));
+      const auto hv = small_floats(n, static_cast<unsigned>(3 * n + groups));
+      const auto want = cpu_groups(hk, hv);
+      device_buffer<K> dk(hk, s);
+      device_buffer<float> dv(hv, s);
+      const auto values = thrust::make_transform_iterator(dv.data(), to_stats{});
+      for (group_by_method method :
+           {group_by_method::automatic, group_by_method::hash, group_by_method::sort}) {
+        for (bool sorted : {false, true}) {
+          SCOPED_TRACE(std::string("method ") + method_name(method) + (sorted ? ", sorted" : ""));
+          group_by_options o;
+          o.sort_by_key = sorted;
+          o.method = method;
+          const auto g = cupar::group_by(dk.data(), values, n, merge_stats{}, s, o);
+          expect_groups(g.keys.to_host(), g.values.to_host(), sorted, want);
+        }
+      }
+      // A caller's bound on the groups: no sketch, the same groups.
+      group_by_options bounded;
+      bounded.max_groups = want.size() + 7;
+      bounded.sort_by_key = true;
+      const auto g = cupar::group_by(dk.data(), values, n, merge_stats{}, s, bounded);
+      expect_groups(g.keys.to_host(), g.values.to_host(), true, want);
+    }
+  }
+}
+
+// Values are small integers, so every float sum is exact whatever the order the GPU combines
+// them in; the struct accumulator (count, sum, min, max) is 16 bytes (the locked path).
+TEST(GroupByCompiled, EveryKeyTypeAndGroupCountMatchesTheCpu) {
+  CUPAR_REQUIRE_GPU();
+  const std::vector<std::size_t> sizes = {0, 1, 2, 1001, scaled((std::size_t(1) << 20) + 3)};
+  check_key_type<std::uint32_t>("u32", sizes);
+  check_key_type<std::int64_t>("i64", sizes);
+  check_key_type<std::int32_t>("i32", sizes);
+  check_key_type<float>("f32", sizes);
+  check_key_type<double>("f64", sizes);
+  check_key_type<std::uint8_t>("u8", sizes);
+  // Large: 2^24 rows, from one group to one per row.
+  check_key_type<std::uint32_t>("u32", {scaled(std::size_t(1) << 24)});
+}
+
+// -0.0 and +0.0 are one group, every NaN is one group (SQL's GROUP BY).
+TEST(GroupByCompiled, SignedZerosAndNaNsAreOneKeyEach) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const float nan1 = std::numeric_limits<float>::quiet_NaN();
+  float nan2;
+  const std::uint32_t other_nan = 0xffc00123u;
+  std::memcpy(&nan2, &other_nan, sizeof(nan2));
+  const std::vector<float> hk = {0.0f, -0.0f, nan1, nan2, 1.0f, -0.0f, nan1, 1.0f};
+  const std::vector<float> hv = {1, 2, 3, 4, 5, 6, 7, 8};
+  device_buffer<float> dk(hk, s), dv(hv, s);
+  for (group_by_method method : {group_by_method::hash, group_by_method::sort}) {
+    SCOPED_TRACE(method_name(method));
+    group_by_options o;
+    o.sort_by_key = true;
+    o.method = method;
+    const auto g =
+        cupar::group_by(dk.data(), dv.data(), hk.size(), ::cuda::std::plus<float>{}, s, o);
+    const auto keys = g.keys.to_host();
+    const auto sums = g.values.to_host();
+    ASSERT_EQ(keys.size(), 3u);
+    EXPECT_EQ(keys[0], 0.0f);
+    EXPECT_FALSE(std::signbit(keys[0]));
+    EXPECT_EQ(sums[0], 1.0f + 2.0f + 6.0f);
+    EXPECT_EQ(keys[1], 1.0f);
+    EXPECT_EQ(sums[1], 13.0f);
+    EXPECT_TRUE(keys[2] != keys[2]);
+    EXPECT_EQ(sums[2], 3.0f + 4.0f + 7.0f);
+  }
+}
+
+// Plain arithmetic accumulators (the 4- and 8-byte values the locks also serve), a lambda-free
+// functor on doubles, iterators for both inputs, and the caller-array form.
+TEST(GroupByCompiled, IteratorsAndCallerArrays) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const std::size_t n = scaled((std::size_t(1) << 22) + 5);
+  // key = i % 997 from a counting iterator, value 1 from a constant iterator: counts per key.
+  const auto keys =
+      thrust::make_transform_iterator(thrust::counting_iterator<std::uint64_t>(0), mod997{});
+  const auto ones = thrust::constant_iterator<unsigned long long>(1);
+  device_buffer<std::uint32_t> ko(997, s);
+  device_buffer<unsigned long long> vo(997, s);
+  group_by_options o;
+  o.sort_by_key = true;
+  ASSERT_EQ(cupar::group_by(keys, ones, ko.data(), vo.data(), 997, n,
+                            ::cuda::std::plus<unsigned long long>{}, s, o),
+            997u);
+  const auto hk = ko.to_host();
+  const auto hc = vo.to_host();
+  for (std::size_t k = 0; k < 997; ++k) {
+    ASSERT_EQ(hk[k], k);
+    EXPECT_EQ(hc[k], n / 997 + (k < n % 997 ? 1 : 0)) << "key " << k;
+  }
+  // Too little room: std::length_error with the count, nothing written.
+  vo.fill_bytes(0xAB);
+  try {
+    (void)cupar::group_by(keys, ones, ko.data(), vo.data(), 996, n,
+                          ::cuda::std::plus<unsigned long long>{}, s, o);
+    ADD_FAILURE() << "no exception";
+  } catch (const std::length_error& e) {
+    EXPECT_NE(std::string(e.what()).find("997 groups do not fit out_capacity = 996"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(vo.to_host()[0], 0xABABABABABABABABull);
+  // A max_groups below the keys' count: std::length_error, by either method; the library keeps
+  // working.
+  group_by_options tight;
+  tight.max_groups = 500;
+  EXPECT_THROW(
+      (void)cupar::group_by(keys, ones, n, ::cuda::std::plus<unsigned long long>{}, s, tight),
+      std::length_error);
+  tight.method = group_by_method::sort;
+  EXPECT_THROW(
+      (void)cupar::group_by(keys, ones, n, ::cuda::std::plus<unsigned long long>{}, s, tight),
+      std::length_error);
+  tight.method = group_by_method::automatic;
+  // n distinct keys in a table of 1,024 slots (the smallest): the table overflows, the rest of
+  // the rows are skipped, std::length_error.
+  tight.max_groups = 10;
+  CUPAR_EXPECT_THROW_WITH(
+      (void)cupar::group_by(thrust::counting_iterator<std::uint32_t>(0), ones, n,
+                            ::cuda::std::plus<unsigned long long>{}, s, tight),
+      std::length_error, "more than max_groups = 10 distinct values");
+  const auto g = cupar::group_by(keys, ones, n, ::cuda::std::plus<unsigned long long>{}, s);
+  EXPECT_EQ(g.size(), 997u);
+}
+
+// Every row its own group, 2^22 rows from counting iterators, by each method (hash: the table at
+// its largest, half full); the temporaries all given back, the result's two buffers from the
+// caller's resource.
+TEST(GroupByCompiled, EveryRowItsOwnGroup) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  counting_upstream upstream;
+  cupar::resource_adaptor mr{upstream};
+  const std::size_t n = scaled(std::size_t(1) << 22);
+  const auto ids = thrust::counting_iterator<std::int64_t>(0);
+  for (group_by_method method :
+       {group_by_method::automatic, group_by_method::hash, group_by_method::sort}) {
+    SCOPED_TRACE(method_name(method));
+    group_by_options o;
+    o.method = method;
+    const auto g = cupar::group_by(ids, ids, n, ::cuda::std::plus<std::int64_t>{}, s, o, mr);
+    ASSERT_EQ(g.size(), n);
+    const auto k = g.keys.to_host();
+    const auto v = g.values.to_host();
+    for (std::size_t i = 0; i < n; ++i)
+      ASSERT_EQ(k[i], v[i]);
+    std::vector<std::int64_t> sorted = k;
+    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t i = 0; i < n; ++i)
+      ASSERT_EQ(sorted[i], static_cast<std::int64_t>(i));
+    EXPECT_EQ(upstream.live_allocations(), 2u);  // the result's two buffers
+  }
+}
+
+TEST(GroupByCompiled, BadArgumentsThrowBeforeAnyWork) {
+  cupar::stream_ref s = cupar::stream_ref::legacy_default();
+  const float* none = nullptr;
+  float dummy = 0;
+  CUPAR_EXPECT_THROW_WITH((void)cupar::group_by(static_cast<const std::uint32_t*>(nullptr), &dummy,
+                                                4, ::cuda::std::plus<float>{}, s),
+                          std::invalid_argument, "d_keys is null but n = 4");
+  const std::uint32_t key = 0;
+  CUPAR_EXPECT_THROW_WITH((void)cupar::group_by(&key, none, 4, ::cuda::std::plus<float>{}, s),
+                          std::invalid_argument, "d_values is null but n = 4");
+  CUPAR_EXPECT_THROW_WITH((void)cupar::group_by(&key, &dummy, static_cast<std::uint32_t*>(nullptr),
+                                                &dummy, 4, 1, ::cuda::std::plus<float>{}, s),
+                          std::invalid_argument, "d_keys_out is null");
+  // n == 0 needs no data and runs nothing.
+  const auto g = cupar::group_by(static_cast<const std::uint32_t*>(nullptr), none, 0,
+                                 ::cuda::std::plus<float>{}, s);
+  EXPECT_EQ(g.size(), 0u);
+}
+
+}  // namespace
+}  // namespace cupar::testing
