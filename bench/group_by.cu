@@ -8,9 +8,10 @@
 //   cupar_sort  the sort-based route a query engine had before: sort_pairs of the keys and values,
 //               then reduce_by_key_count over the sorted runs
 //
-// Families group_by_100, group_by_32k (2^15 groups), group_by_1m (2^20), group_by_16m (2^24). Both
-// calls return their number of groups to the host (they synchronise), so these rows run on an idle
-// stream (main.cpp): launch latency and the synchronisations are in the time.
+// Families group_by_100, group_by_1k (2^10 groups), group_by_4k (2^12), group_by_32k (2^15),
+// group_by_1m (2^20), group_by_16m (2^24). Both calls return their number of groups to the host
+// (they synchronise), so these rows run on an idle stream (main.cpp): launch latency and the
+// synchronisations are in the time.
 #include "rows.hpp"
 #include "runners.hpp"
 
@@ -90,41 +91,23 @@ void sort_row(benchmark::State& state, std::size_t groups) {
 
 }  // namespace
 
-void group_by_100_cupar_u32_stats(benchmark::State& state) {
-  hash_row(state, 100, cupar::group_by_method::automatic);
-}
-void group_by_100_cupar_hash_u32_stats(benchmark::State& state) {
-  hash_row(state, 100, cupar::group_by_method::hash);
-}
-void group_by_100_cupar_sort_u32_stats(benchmark::State& state) {
-  sort_row(state, 100);
-}
-void group_by_32k_cupar_u32_stats(benchmark::State& state) {
-  hash_row(state, std::size_t(1) << 15, cupar::group_by_method::automatic);
-}
-void group_by_32k_cupar_hash_u32_stats(benchmark::State& state) {
-  hash_row(state, std::size_t(1) << 15, cupar::group_by_method::hash);
-}
-void group_by_32k_cupar_sort_u32_stats(benchmark::State& state) {
-  sort_row(state, std::size_t(1) << 15);
-}
-void group_by_1m_cupar_u32_stats(benchmark::State& state) {
-  hash_row(state, std::size_t(1) << 20, cupar::group_by_method::automatic);
-}
-void group_by_1m_cupar_hash_u32_stats(benchmark::State& state) {
-  hash_row(state, std::size_t(1) << 20, cupar::group_by_method::hash);
-}
-void group_by_1m_cupar_sort_u32_stats(benchmark::State& state) {
-  sort_row(state, std::size_t(1) << 20);
-}
-void group_by_16m_cupar_u32_stats(benchmark::State& state) {
-  hash_row(state, std::size_t(1) << 24, cupar::group_by_method::automatic);
-}
-void group_by_16m_cupar_hash_u32_stats(benchmark::State& state) {
-  hash_row(state, std::size_t(1) << 24, cupar::group_by_method::hash);
-}
-void group_by_16m_cupar_sort_u32_stats(benchmark::State& state) {
-  sort_row(state, std::size_t(1) << 24);
-}
+#define CUPAR_GROUP_BY_ROWS(family, groups)                     \
+  void family##_cupar_u32_stats(benchmark::State& state) {      \
+    hash_row(state, groups, cupar::group_by_method::automatic); \
+  }                                                             \
+  void family##_cupar_hash_u32_stats(benchmark::State& state) { \
+    hash_row(state, groups, cupar::group_by_method::hash);      \
+  }                                                             \
+  void family##_cupar_sort_u32_stats(benchmark::State& state) { \
+    sort_row(state, groups);                                    \
+  }
+
+CUPAR_GROUP_BY_ROWS(group_by_100, 100)
+CUPAR_GROUP_BY_ROWS(group_by_1k, std::size_t(1) << 10)
+CUPAR_GROUP_BY_ROWS(group_by_4k, std::size_t(1) << 12)
+CUPAR_GROUP_BY_ROWS(group_by_32k, std::size_t(1) << 15)
+CUPAR_GROUP_BY_ROWS(group_by_1m, std::size_t(1) << 20)
+CUPAR_GROUP_BY_ROWS(group_by_16m, std::size_t(1) << 24)
+#undef CUPAR_GROUP_BY_ROWS
 
 }  // namespace cupar_bench

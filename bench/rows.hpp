@@ -329,6 +329,12 @@
   X(group_by_100, cupar, u32_stats, gpu)                                       \
   X(group_by_100, cupar_hash, u32_stats, gpu)                                  \
   X(group_by_100, cupar_sort, u32_stats, gpu)                                  \
+  X(group_by_1k, cupar, u32_stats, gpu)                                        \
+  X(group_by_1k, cupar_hash, u32_stats, gpu)                                   \
+  X(group_by_1k, cupar_sort, u32_stats, gpu)                                   \
+  X(group_by_4k, cupar, u32_stats, gpu)                                        \
+  X(group_by_4k, cupar_hash, u32_stats, gpu)                                   \
+  X(group_by_4k, cupar_sort, u32_stats, gpu)                                   \
   X(group_by_32k, cupar, u32_stats, gpu)                                       \
   X(group_by_32k, cupar_hash, u32_stats, gpu)                                  \
   X(group_by_32k, cupar_sort, u32_stats, gpu)                                  \

@@ -22,6 +22,7 @@
 
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/permutation_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #include <cuda_runtime_api.h>
 
@@ -76,6 +77,8 @@ struct found_groups {
   const K* keys = nullptr;
   const V* values = nullptr;
   std::size_t count = 0;
+  /// The sort route wrote the groups to the caller's arrays already.
+  bool written = false;
 };
 
 /// Threads of the aggregation kernel (four warps), and the slots of each warp's private table in
@@ -125,37 +128,145 @@ double sketch_groups(const char* fn, KeyIt keys, std::size_t n, stream_ref strea
   return hll_estimate(host);
 }
 
-/// The sort route: the normalised keys radix-sorted with the rows' positions, then one reduce by
-/// key over the sorted runs reading the values through the sorted positions. Calls emit with the
-/// groups in key order; throws std::length_error beyond a non-zero max_groups.
+/// A thrust::transform_iterator's parts: the sort route sorts its underlying values (when small)
+/// and applies the transform after the sort, as a query engine would by hand.
+template <class It>
+struct transform_parts : std::false_type {};
+template <class F, class It, class R, class Vt>
+struct transform_parts<thrust::transform_iterator<F, It, R, Vt>> : std::true_type {
+  using base = It;
+  template <class P>
+  static thrust::transform_iterator<F, P, R, Vt> rebind(
+      const thrust::transform_iterator<F, It, R, Vt>& it, P p) {
+    return thrust::transform_iterator<F, P, R, Vt>(p, it.functor());
+  }
+};
+
+/// What the sort route moves with the keys: the values themselves (up to 8 bytes), a transform
+/// iterator's underlying values (up to 8 bytes), or else the rows' positions (the values read
+/// through them after the sort).
+enum class sort_payload { values, base, positions };
+template <class ValueIt, class V, class = void>
+struct sort_payload_of {
+  static constexpr sort_payload kind =
+      sizeof(V) <= 8 ? sort_payload::values : sort_payload::positions;
+  using type = V;
+};
+template <class ValueIt, class V>
+struct sort_payload_of<ValueIt, V, std::enable_if_t<transform_parts<ValueIt>::value>> {
+  using B = std::remove_cv_t<it_value_t<typename transform_parts<ValueIt>::base>>;
+  static constexpr bool small = std::is_trivially_copyable_v<B> && sizeof(B) <= 8;
+  static constexpr sort_payload kind =
+      small ? sort_payload::base
+            : (sizeof(V) <= 8 ? sort_payload::values : sort_payload::positions);
+  using type = std::conditional_t<small, B, V>;
+};
+
+/// Row i's payload for the sort route: its position, or the i-th element of an iterator.
+template <class Index>
+struct row_position {
+  __device__ __forceinline__ Index operator()(unsigned long long i) const {
+    return static_cast<Index>(i);
+  }
+};
+template <class It>
+struct row_element {
+  It it;
+  __device__ __forceinline__ auto operator()(unsigned long long i) const { return it[i]; }
+};
+
+/// Writes the normalised keys (when keys_out is not null) and the rows' payloads (when
+/// payload_out is not null) for the sort route.
+template <class KeyIt, class K, class Get, class P>
+__global__ void sort_inputs_kernel(KeyIt keys, Get get, unsigned long long n, K* keys_out,
+                                   P* payload_out) {
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  for (unsigned long long i =
+           static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < n; i += stride) {
+    if (keys_out != nullptr) keys_out[i] = hash::normalise(static_cast<K>(keys[i]));
+    if (payload_out != nullptr) payload_out[i] = static_cast<P>(get(i));
+  }
+}
+
+/// The sort route: the normalised keys radix-sorted with a payload (sort_payload), then one
+/// reduce by key over the sorted runs. Integer keys in an array are sorted as they are; a payload
+/// already in an array is not copied. Calls emit with the groups in key order, written to
+/// keys_out / values_out when those are given (room for n groups), else to temporary storage;
+/// throws std::length_error beyond a non-zero max_groups.
 template <class K, class V, class Index, class KeyIt, class ValueIt, class Op, class Emit>
 void sort_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, Op op,
-                    std::size_t max_groups, stream_ref stream, memory_resource& mr, Emit&& emit) {
+                    std::size_t max_groups, K* keys_out, V* values_out, stream_ref stream,
+                    memory_resource& mr, Emit&& emit) {
+  using payload = sort_payload_of<ValueIt, V>;
+  constexpr sort_payload kind = payload::kind;
+  using P = std::conditional_t<kind == sort_payload::positions, Index, typename payload::type>;
+  constexpr bool keys_as_given = std::is_integral_v<K> && std::is_pointer_v<KeyIt>;
+  const auto payload_source = [&] {
+    if constexpr (kind == sort_payload::base) {
+      return values.base();
+    } else {
+      return values;
+    }
+  }();
+  constexpr bool payload_as_given =
+      kind != sort_payload::positions && std::is_pointer_v<decltype(payload_source)>;
+  const bool written = keys_out != nullptr && values_out != nullptr;
   cudaStream_t s = stream.get();
   carve parts;
-  const std::size_t at_norm = parts.add(n * sizeof(K));
+  const std::size_t at_norm = parts.add(keys_as_given ? 0 : n * sizeof(K));
   const std::size_t at_sorted = parts.add(n * sizeof(K));
-  const std::size_t at_index = parts.add(n * sizeof(Index));
-  const std::size_t at_order = parts.add(n * sizeof(Index));
-  const std::size_t at_keys = parts.add(n * sizeof(K));
-  const std::size_t at_values = parts.add(n * sizeof(V));
+  const std::size_t at_payload = parts.add(payload_as_given ? 0 : n * sizeof(P));
+  const std::size_t at_order = parts.add(n * sizeof(P));
+  const std::size_t at_keys = parts.add(written ? 0 : n * sizeof(K));
+  const std::size_t at_values = parts.add(written ? 0 : n * sizeof(V));
   temp_storage storage(mr, parts.total, stream);
   auto* base = static_cast<unsigned char*>(storage.get());
-  auto* norm = reinterpret_cast<K*>(base + at_norm);
+  K* norm = keys_as_given ? nullptr : reinterpret_cast<K*>(base + at_norm);
   auto* sorted = reinterpret_cast<K*>(base + at_sorted);
-  auto* index = reinterpret_cast<Index*>(base + at_index);
-  auto* order = reinterpret_cast<Index*>(base + at_order);
-  auto* keys_out = reinterpret_cast<K*>(base + at_keys);
-  auto* values_out = reinterpret_cast<V*>(base + at_values);
-  const std::size_t blocks = (n + 255) / 256;
-  hash::normalise_keys_kernel<<<static_cast<int>(blocks < 65536 ? blocks : 65536), 256, 0, s>>>(
-      keys, static_cast<unsigned long long>(n), norm, index);
-  check_cuda(cudaGetLastError(), fn);
-  sort_pairs(static_cast<const K*>(norm), sorted, static_cast<const Index*>(index), order, n,
-             stream, mr);
-  const std::size_t count = reduce_by_key_count(
-      static_cast<const K*>(sorted), thrust::make_permutation_iterator(values, order), keys_out,
-      values_out, n, op, hash::same_key_bits{}, stream, mr);
+  P* staged = payload_as_given ? nullptr : reinterpret_cast<P*>(base + at_payload);
+  auto* order = reinterpret_cast<P*>(base + at_order);
+  if (!written) {
+    keys_out = reinterpret_cast<K*>(base + at_keys);
+    values_out = reinterpret_cast<V*>(base + at_values);
+  }
+  if (norm != nullptr || staged != nullptr) {
+    const std::size_t blocks = (n + 255) / 256;
+    const int grid = static_cast<int>(blocks < 65536 ? blocks : 65536);
+    if constexpr (kind == sort_payload::positions) {
+      sort_inputs_kernel<<<grid, 256, 0, s>>>(keys, row_position<Index>{}, n, norm, staged);
+    } else {
+      using It = std::remove_cv_t<decltype(payload_source)>;
+      sort_inputs_kernel<<<grid, 256, 0, s>>>(keys, row_element<It>{payload_source}, n, norm,
+                                              staged);
+    }
+    check_cuda(cudaGetLastError(), fn);
+  }
+  const K* sort_keys = nullptr;
+  if constexpr (keys_as_given) {
+    sort_keys = keys;
+  } else {
+    sort_keys = norm;
+  }
+  const P* sort_values = nullptr;
+  if constexpr (payload_as_given) {
+    sort_values = payload_source;
+  } else {
+    sort_values = staged;
+  }
+  sort_pairs(sort_keys, sorted, sort_values, order, n, stream, mr);
+  const auto sorted_values = [&] {
+    if constexpr (kind == sort_payload::positions) {
+      return thrust::make_permutation_iterator(values, static_cast<const P*>(order));
+    } else if constexpr (kind == sort_payload::base) {
+      return transform_parts<ValueIt>::rebind(values, static_cast<const P*>(order));
+    } else {
+      return static_cast<const P*>(order);
+    }
+  }();
+  const std::size_t count =
+      reduce_by_key_count(static_cast<const K*>(sorted), sorted_values, keys_out, values_out, n, op,
+                          hash::same_key_bits{}, stream, mr);
   if (max_groups != 0 && count > max_groups) {
     throw std::length_error(std::string(fn) +
                             ": the keys have more than max_groups = " + std::to_string(max_groups) +
@@ -165,6 +276,7 @@ void sort_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, O
   g.keys = keys_out;
   g.values = values_out;
   g.count = count;
+  g.written = written;
   emit(g);
 }
 
@@ -266,11 +378,12 @@ void hash_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, O
 }
 
 /// Aggregates rows [0, n) into found_groups and calls emit with them (synchronises the stream): by
-/// `method`, automatic choosing from max_groups or a HyperLogLog sketch of the keys.
+/// `method`, automatic choosing from max_groups or a HyperLogLog sketch of the keys. The sort
+/// route writes the groups to keys_out / values_out directly when they are given (room for n).
 template <class K, class V, class KeyIt, class ValueIt, class Op, class Emit>
 void aggregate_groups(const char* fn, KeyIt keys, ValueIt values, std::size_t n, Op op,
-                      std::size_t max_groups, group_by_method method, stream_ref stream,
-                      memory_resource& mr, Emit&& emit) {
+                      std::size_t max_groups, group_by_method method, K* keys_out, V* values_out,
+                      stream_ref stream, memory_resource& mr, Emit&& emit) {
   double estimate = -1;  // unknown
   if (max_groups == 0 && method != group_by_method::sort)
     estimate = sketch_groups(fn, keys, n, stream, mr);
@@ -281,9 +394,11 @@ void aggregate_groups(const char* fn, KeyIt keys, ValueIt values, std::size_t n,
       (method == group_by_method::automatic && expected > static_cast<double>(group_by_hash_limit));
   if (by_sort) {
     if (n <= 0xffffffffu) {
-      sort_aggregate<K, V, std::uint32_t>(fn, keys, values, n, op, max_groups, stream, mr, emit);
+      sort_aggregate<K, V, std::uint32_t>(fn, keys, values, n, op, max_groups, keys_out, values_out,
+                                          stream, mr, emit);
     } else {
-      sort_aggregate<K, V, std::uint64_t>(fn, keys, values, n, op, max_groups, stream, mr, emit);
+      sort_aggregate<K, V, std::uint64_t>(fn, keys, values, n, op, max_groups, keys_out, values_out,
+                                          stream, mr, emit);
     }
     return;
   }
@@ -295,7 +410,7 @@ void aggregate_groups(const char* fn, KeyIt keys, ValueIt values, std::size_t n,
 template <class K, class V>
 void write_groups(const char* fn, const found_groups<K, V>& g, K* keys_out, V* values_out,
                   bool sorted, stream_ref stream, memory_resource& mr) {
-  if (g.count == 0) return;
+  if (g.count == 0 || g.written) return;
   cudaStream_t s = stream.get();
   if (g.table == nullptr) {  // the sort route's arrays, already in key order
     check_cuda(cudaMemcpyAsync(keys_out, g.keys, g.count * sizeof(K), cudaMemcpyDeviceToDevice, s),
@@ -349,9 +464,10 @@ void check_group_by(const char* fn, KeyIt keys, ValueIt values, std::size_t n) {
 /// else a HyperLogLog sketch of the keys, one extra read of them):
 /// - hash (up to group_by_hash_limit groups): one pass over the rows into a hash table, the rows
 ///   of a warp with equal keys combined in registers first, each warp's groups in shared memory;
-/// - sort (above): the keys radix-sorted with the rows' positions, then a reduce by key over the
-///   runs reading the values through the sorted positions (what sort_pairs and reduce_by_key by
-///   hand do, without sorting the values themselves).
+/// - sort (above): the keys radix-sorted with the values (up to 8 bytes; for a
+///   thrust::transform_iterator, its underlying values when those are up to 8 bytes, the
+///   transform applied after the sort) or else with the rows' positions, then a reduce by key
+///   over the runs (what sort_pairs and reduce_by_key by hand do).
 ///
 ///   // COUNT, SUM, MIN, MAX of x per key: stats {count, sum, min, max}, functors to_stats
 ///   // (float -> stats) and merge_stats (stats x stats -> stats)
@@ -370,8 +486,11 @@ void check_group_by(const char* fn, KeyIt keys, ValueIt values, std::size_t n) {
 /// 1,024), each 4 + sizeof(K) + the accumulator's word (4, 8 or 16 bytes, or sizeof(V) above 16)
 /// rounded to its alignment, plus 8 bytes a slot for the compaction (with options.max_groups: 2 to
 /// 4 slots per max_groups), and for up to 128 expected groups 1,024 slots per resident block (the
-/// warps' groups for a second pass: about 30 MB on an H100); sort: n * (3 sizeof(K) + 8 +
-/// sizeof(V)) bytes plus the radix sort's and the reduce's own.
+/// warps' groups for a second pass: about 30 MB on an H100); sort: at most n * (3 sizeof(K) +
+/// 2 sizeof(P) + sizeof(V)) bytes, P the payload sorted with the keys (the values, a transform
+/// iterator's underlying values, or a 4- or 8-byte row position), plus the radix sort's and the
+/// reduce's own (less where the keys or the payload are arrays already, and with caller arrays
+/// of room for n groups).
 ///
 /// @param d_keys, d_values  device inputs (pointers, null only when n == 0, or iterators)
 /// @param n        rows (64-bit)
@@ -399,7 +518,8 @@ group_by(KeyIt d_keys, ValueIt d_values, std::size_t n, Op op, stream_ref stream
   groups<K, V> out;
   if (n == 0) return out;
   detail::aggregate_groups<K, V>(fn, d_keys, d_values, n, op, options.max_groups, options.method,
-                                 stream, mr, [&](const detail::found_groups<K, V>& g) {
+                                 static_cast<K*>(nullptr), static_cast<V*>(nullptr), stream, mr,
+                                 [&](const detail::found_groups<K, V>& g) {
                                    out.keys = device_buffer<K>(g.count, stream, mr);
                                    out.values = device_buffer<V>(g.count, stream, mr);
                                    detail::write_groups(fn, g, out.keys.data(), out.values.data(),
@@ -433,8 +553,13 @@ std::size_t group_by(KeyIt d_keys, ValueIt d_values,
   }
   if (n == 0) return 0;
   std::size_t count = 0;
+  // With room for every row's group, the sort route writes the groups in place (unless it reads
+  // the values through the sorted positions after the sort: the arrays may overlap them).
+  const bool direct = out_capacity >= n && options.max_groups == 0 &&
+                      detail::sort_payload_of<ValueIt, V>::kind != detail::sort_payload::positions;
   detail::aggregate_groups<K, V>(
-      fn, d_keys, d_values, n, op, options.max_groups, options.method, stream, mr,
+      fn, d_keys, d_values, n, op, options.max_groups, options.method,
+      direct ? d_keys_out : nullptr, direct ? d_values_out : nullptr, stream, mr,
       [&](const detail::found_groups<K, V>& g) {
         if (g.count > out_capacity) {
           throw std::length_error(
