@@ -297,6 +297,83 @@ TEST(GroupByCompiled, IteratorsAndCallerArrays) {
   EXPECT_EQ(g.size(), 997u);
 }
 
+struct index_to_stats {
+  const float* x;
+  __host__ __device__ stats operator()(std::uint32_t i) const { return to_stats{}(x[i]); }
+};
+
+// The sort route moves with the keys what it can: the values themselves (a 16-byte struct array:
+// the rows' positions instead), a transform iterator's underlying values (an array, or an
+// iterator it copies first), float keys normalised first; with room for every row the groups go
+// straight to the caller's arrays, even in place over the keys.
+TEST(GroupByCompiled, SortRouteCarriesEachKindOfValues) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  for (std::size_t n : {std::size_t(1), std::size_t(1001), scaled((std::size_t(1) << 20) + 3)}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto hk = group_keys<std::uint32_t>(n, 5000, static_cast<unsigned>(n));
+    const auto hf = group_keys<float>(n, 5000, static_cast<unsigned>(n));
+    const auto hv = small_floats(n, static_cast<unsigned>(n + 1));
+    const auto want = cpu_groups(hk, hv);
+    device_buffer<std::uint32_t> dk(hk, s);
+    device_buffer<float> dfk(hf, s);
+    device_buffer<float> dv(hv, s);
+    std::vector<stats> hs(n);
+    for (std::size_t i = 0; i < n; ++i)
+      hs[i] = to_stats{}(hv[i]);
+    device_buffer<stats> ds(hs, s);
+    group_by_options o;
+    o.method = group_by_method::sort;
+    {
+      SCOPED_TRACE("16-byte values: the rows' positions sorted");
+      const auto g = cupar::group_by(dk.data(), ds.data(), n, merge_stats{}, s, o);
+      expect_groups(g.keys.to_host(), g.values.to_host(), true, want);
+    }
+    {
+      SCOPED_TRACE("a transform of an iterator: its values copied, then sorted");
+      const auto values = thrust::make_transform_iterator(
+          thrust::counting_iterator<std::uint32_t>(0), index_to_stats{dv.data()});
+      const auto g = cupar::group_by(dk.data(), values, n, merge_stats{}, s, o);
+      expect_groups(g.keys.to_host(), g.values.to_host(), true, want);
+    }
+    {
+      SCOPED_TRACE("float keys normalised, the transform's array sorted as it is");
+      const auto g =
+          cupar::group_by(dfk.data(), thrust::make_transform_iterator(dv.data(), to_stats{}), n,
+                          merge_stats{}, s, o);
+      expect_groups(g.keys.to_host(), g.values.to_host(), true, cpu_groups(hf, hv));
+    }
+    {
+      SCOPED_TRACE("caller arrays with room for n, in place over the keys");
+      device_buffer<stats> vo(n, s);
+      device_buffer<std::uint32_t> keys(hk, s);
+      const std::size_t count =
+          cupar::group_by(keys.data(), thrust::make_transform_iterator(dv.data(), to_stats{}),
+                          keys.data(), vo.data(), n, n, merge_stats{}, s, o);
+      ASSERT_EQ(count, want.size());
+      auto k = keys.to_host();
+      auto v = vo.to_host();
+      k.resize(count);
+      v.resize(count);
+      expect_groups(k, v, true, want);
+      // A max_groups below the count: nothing written, even with room for n.
+      group_by_options tight = o;
+      tight.max_groups = want.size() - 1;
+      if (tight.max_groups > 0) {
+        vo.fill_bytes(0xAB);
+        EXPECT_THROW((void)cupar::group_by(dk.data(), ds.data(), keys.data(), vo.data(), n, n,
+                                           merge_stats{}, s, tight),
+                     std::length_error);
+        EXPECT_THROW(
+            (void)cupar::group_by(dk.data(), thrust::make_transform_iterator(dv.data(), to_stats{}),
+                                  keys.data(), vo.data(), n, n, merge_stats{}, s, tight),
+            std::length_error);
+        EXPECT_EQ(vo.to_host()[0].count, 0xABABABABu);
+      }
+    }
+  }
+}
+
 // Every row its own group, 2^22 rows from counting iterators, by each method (hash: the table at
 // its largest, half full); the temporaries all given back, the result's two buffers from the
 // caller's resource.
