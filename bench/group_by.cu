@@ -4,6 +4,7 @@
 //   cupar       group_by, group_by_method::automatic (the hash table up to
 //               group_by_hash_limit groups by the sketch of the keys, the sort route above;
 //               groups in exactly sized buffers)
+//   cupar_into  the same into caller arrays with room for n groups (as cupar_sort writes)
 //   cupar_hash  group_by with group_by_method::hash at every group count
 //   cupar_sort  the sort-based route a query engine had before: sort_pairs of the keys and values,
 //               then reduce_by_key_count over the sorted runs
@@ -74,6 +75,18 @@ void hash_row(benchmark::State& state, std::size_t groups, cupar::group_by_metho
       });
 }
 
+void into_row(benchmark::State& state, std::size_t groups) {
+  const std::size_t n = size_arg(state);
+  device_array<std::uint32_t> keys_out(n);
+  device_array<bench_stats> stats_out(n);
+  group_by_runner(state, groups,
+                  [&](const std::uint32_t* k, const float* v, std::size_t count, cudaStream_t s) {
+                    return cupar::group_by(k, thrust::make_transform_iterator(v, to_bench_stats{}),
+                                           keys_out.get(), stats_out.get(), count, count,
+                                           merge_bench_stats{}, s);
+                  });
+}
+
 void sort_row(benchmark::State& state, std::size_t groups) {
   const std::size_t n = size_arg(state);
   device_array<std::uint32_t> sorted_keys(n), keys_out(n);
@@ -97,6 +110,9 @@ void sort_row(benchmark::State& state, std::size_t groups) {
   }                                                             \
   void family##_cupar_hash_u32_stats(benchmark::State& state) { \
     hash_row(state, groups, cupar::group_by_method::hash);      \
+  }                                                             \
+  void family##_cupar_into_u32_stats(benchmark::State& state) { \
+    into_row(state, groups);                                    \
   }                                                             \
   void family##_cupar_sort_u32_stats(benchmark::State& state) { \
     sort_row(state, groups);                                    \

@@ -328,21 +328,27 @@
   X(scatter, thrust, u32, gpu)                                                 \
   X(group_by_100, cupar, u32_stats, gpu)                                       \
   X(group_by_100, cupar_hash, u32_stats, gpu)                                  \
+  X(group_by_100, cupar_into, u32_stats, gpu)                                  \
   X(group_by_100, cupar_sort, u32_stats, gpu)                                  \
   X(group_by_1k, cupar, u32_stats, gpu)                                        \
   X(group_by_1k, cupar_hash, u32_stats, gpu)                                   \
+  X(group_by_1k, cupar_into, u32_stats, gpu)                                   \
   X(group_by_1k, cupar_sort, u32_stats, gpu)                                   \
   X(group_by_4k, cupar, u32_stats, gpu)                                        \
   X(group_by_4k, cupar_hash, u32_stats, gpu)                                   \
+  X(group_by_4k, cupar_into, u32_stats, gpu)                                   \
   X(group_by_4k, cupar_sort, u32_stats, gpu)                                   \
   X(group_by_32k, cupar, u32_stats, gpu)                                       \
   X(group_by_32k, cupar_hash, u32_stats, gpu)                                  \
+  X(group_by_32k, cupar_into, u32_stats, gpu)                                  \
   X(group_by_32k, cupar_sort, u32_stats, gpu)                                  \
   X(group_by_1m, cupar, u32_stats, gpu)                                        \
   X(group_by_1m, cupar_hash, u32_stats, gpu)                                   \
+  X(group_by_1m, cupar_into, u32_stats, gpu)                                   \
   X(group_by_1m, cupar_sort, u32_stats, gpu)                                   \
   X(group_by_16m, cupar, u32_stats, gpu)                                       \
   X(group_by_16m, cupar_hash, u32_stats, gpu)                                  \
+  X(group_by_16m, cupar_into, u32_stats, gpu)                                  \
   X(group_by_16m, cupar_sort, u32_stats, gpu)                                  \
   X(top_k_1, cupar, u32, gpu)                                                  \
   X(top_k_100, cupar, u32, gpu)                                                \

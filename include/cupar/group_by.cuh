@@ -92,6 +92,14 @@ inline constexpr int hash_warp_slots =
                ? 128
                : (static_cast<int>(sizeof(hash::slot<K, V>)) <= 256 ? 32 : 8));
 
+/// The most groups group_by_method::automatic aggregates in the hash table: half a warp's table
+/// in shared memory (the second-pass regime of hash_aggregate), at most group_by_hash_limit.
+template <class K, class V>
+inline constexpr std::size_t hash_limit = static_cast<std::size_t>(hash_warp_slots<K, V> /
+                                                                   2) < group_by_hash_limit
+                                              ? static_cast<std::size_t>(hash_warp_slots<K, V> / 2)
+                                              : group_by_hash_limit;
+
 /// A grid that keeps every SM busy without more blocks than rows need.
 template <class Kernel>
 int resident_grid(Kernel kernel, int threads, std::size_t n, const char* fn) {
@@ -391,7 +399,7 @@ void aggregate_groups(const char* fn, KeyIt keys, ValueIt values, std::size_t n,
       max_groups != 0 ? static_cast<double>(max_groups < n ? max_groups : n) : estimate;
   const bool by_sort =
       method == group_by_method::sort ||
-      (method == group_by_method::automatic && expected > static_cast<double>(group_by_hash_limit));
+      (method == group_by_method::automatic && expected > static_cast<double>(hash_limit<K, V>));
   if (by_sort) {
     if (n <= 0xffffffffu) {
       sort_aggregate<K, V, std::uint32_t>(fn, keys, values, n, op, max_groups, keys_out, values_out,
@@ -462,8 +470,9 @@ void check_group_by(const char* fn, KeyIt keys, ValueIt values, std::size_t n) {
 /// combined with `op`. Keys and values need not be sorted or grouped. Two methods
 /// (options.method; automatic by default, choosing by the number of groups: options.max_groups,
 /// else a HyperLogLog sketch of the keys, one extra read of them):
-/// - hash (up to group_by_hash_limit groups): one pass over the rows into a hash table, the rows
-///   of a warp with equal keys combined in registers first, each warp's groups in shared memory;
+/// - hash (up to group_by_hash_limit = 128 groups, fewer above 32-byte groups): one pass over the
+///   rows, the rows of a warp with equal keys combined in registers first, each warp's groups in
+///   its table in shared memory, then the warps' groups combined by a second, small pass;
 /// - sort (above): the keys radix-sorted with the values (up to 8 bytes; for a
 ///   thrust::transform_iterator, its underlying values when those are up to 8 bytes, the
 ///   transform applied after the sort) or else with the rows' positions, then a reduce by key
