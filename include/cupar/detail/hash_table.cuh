@@ -286,7 +286,11 @@ __global__ void __launch_bounds__(Threads)
   const Offset stride = static_cast<Offset>(gridDim.x) * Threads;
   for (Offset i = static_cast<Offset>(blockIdx.x) * Threads + threadIdx.x; i < n; i += stride) {
     const unsigned long long h = mix(key_bits(normalise(keys[i])));
-    atomicMax(&local[hll_register(h)], hll_rank(h));
+    // Registers only grow and soon hold the ranks most keys have: read first, so that only the
+    // rare key that raises one pays a shared-memory atomic (a stale read costs one extra atomic).
+    const unsigned int rank = hll_rank(h);
+    unsigned int* reg = &local[hll_register(h)];
+    if (rank > *static_cast<volatile unsigned int*>(reg)) atomicMax(reg, rank);
   }
   __syncthreads();
   for (int r = threadIdx.x; r < hll_registers; r += Threads) {
