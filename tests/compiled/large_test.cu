@@ -161,7 +161,7 @@ TEST_F(Large, HashGroupByAboveTwoToThe31) {
   group_by_options o;
   o.sort_by_key = true;
   const auto g = cupar::group_by(keys, thrust::constant_iterator<std::uint64_t>(1), n,
-                                           ::cuda::std::plus<std::uint64_t>{}, stream, o);
+                                 ::cuda::std::plus<std::uint64_t>{}, stream, o);
   ASSERT_EQ(g.size(), 1000u);
   const auto k = g.keys.to_host();
   const auto c = g.values.to_host();

@@ -77,7 +77,6 @@ using thrust::make_transform_iterator;
   cupar::reduce(d_x, d_sum, n, cupar::jit::plus, 0.0f, cupar::determinism::not_guaranteed, stream);
   // doc-example end
 }
-// clang-format on
 
 // group_by.cuh: hash aggregation into count, sum, min, max per key.
 struct stats {
@@ -100,3 +99,4 @@ struct merge_stats {
   // doc-example end
   return g.size();
 }
+// clang-format on
