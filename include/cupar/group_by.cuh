@@ -22,7 +22,6 @@
 
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/permutation_iterator.h>
-#include <thrust/iterator/transform_iterator.h>
 
 #include <cuda_runtime_api.h>
 
@@ -113,10 +112,6 @@ int resident_grid(Kernel kernel, int threads, std::size_t n, const char* fn) {
   return static_cast<int>(grid > 0 ? grid : 1);
 }
 
-/// Aggregates rows [0, n) into a hash table in `storage` and calls emit(found_groups) with its
-/// groups (synchronises the stream once to learn the count; twice when the table is sized from
-/// an estimate). `max_groups` as group_by_options; throws std::length_error when the rows have
-/// more distinct keys than it allows.
 /// The number of distinct keys in keys[0, n) by a HyperLogLog sketch (2^12 registers, standard
 /// error 1.6%): one read of the keys; synchronises the stream.
 template <class KeyIt>
@@ -135,20 +130,6 @@ double sketch_groups(const char* fn, KeyIt keys, std::size_t n, stream_ref strea
   check_cuda(cudaStreamSynchronize(s), fn);
   return hll_estimate(host);
 }
-
-/// A thrust::transform_iterator's parts: the sort route sorts its underlying values (when small)
-/// and applies the transform after the sort, as a query engine would by hand.
-template <class It>
-struct transform_parts : std::false_type {};
-template <class F, class It, class R, class Vt>
-struct transform_parts<thrust::transform_iterator<F, It, R, Vt>> : std::true_type {
-  using base = It;
-  template <class P>
-  static thrust::transform_iterator<F, P, R, Vt> rebind(
-      const thrust::transform_iterator<F, It, R, Vt>& it, P p) {
-    return thrust::transform_iterator<F, P, R, Vt>(p, it.functor());
-  }
-};
 
 /// What the sort route moves with the keys: the values themselves (up to 8 bytes), a transform
 /// iterator's underlying values (up to 8 bytes), or else the rows' positions (the values read
@@ -288,6 +269,11 @@ void sort_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, O
   emit(g);
 }
 
+/// The hash method: aggregates rows [0, n) into a hash table sized from max_groups or from
+/// `expected_groups` (the sketch's estimate), and calls emit(found_groups) with its groups
+/// (synchronises the stream once to learn the count; again after growing the table when the
+/// estimate was low). Throws std::length_error when the rows have more distinct keys than a
+/// non-zero max_groups allows.
 template <class K, class V, class KeyIt, class ValueIt, class Op, class Emit>
 void hash_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, Op op,
                     std::size_t max_groups, double expected_groups, stream_ref stream,

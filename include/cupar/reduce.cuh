@@ -14,23 +14,11 @@
 
 #include <cub/device/device_reduce.cuh>
 
-#include <thrust/iterator/transform_iterator.h>
-
 #include <cstddef>
 #include <type_traits>
 
 namespace cupar {
 namespace detail {
-
-/// A Thrust transform iterator over a pointer: reduced with CUB's TransformReduce on the pointer
-/// itself, whose agent loads vectors and applies the transform in registers. CUB's Reduce over
-/// the iterator loads element by element (vector loads are for pointers only): the sum of squares
-/// of 2^28 floats took 363 us against the plain reduce's 349 us (H100, 2026-11-23).
-template <class It>
-struct transform_of_pointer : std::false_type {};
-template <class F, class P, class R, class V>
-struct transform_of_pointer<thrust::transform_iterator<F, P, R, V>>
-    : std::bool_constant<std::is_pointer_v<P>> {};
 
 /// reduce's CUB call over d_in[0, n) as a two-phase functor (temp, bytes, d_out) -> cudaError_t
 /// (temp == nullptr sizes it), shared by reduce() and reduce_value().

@@ -424,18 +424,6 @@ struct slot_values {
   }
 };
 
-/// The sort route's first step: out[i] = the normalised keys[i], index[i] = i.
-template <class KeyIt, class K, class Index>
-__global__ void normalise_keys_kernel(KeyIt keys, unsigned long long n, K* out, Index* index) {
-  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
-  for (unsigned long long i =
-           static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-       i < n; i += stride) {
-    out[i] = normalise(static_cast<K>(keys[i]));
-    index[i] = static_cast<Index>(i);
-  }
-}
-
 /// Keys equal as group keys: by their normalised bits (NaN equals NaN).
 struct same_key_bits {
   template <class K>

@@ -10,6 +10,8 @@
 
 #include <cub/util_type.cuh>
 
+#include <thrust/iterator/transform_iterator.h>
+
 #include <cuda/std/iterator>
 #include <cuda/std/type_traits>
 
@@ -33,6 +35,31 @@ template <class It>
 struct is_iterator<It, std::void_t<typename ::cuda::std::iterator_traits<It>::difference_type,
                                    typename ::cuda::std::iterator_traits<It>::reference>>
     : std::true_type {};
+
+/// A Thrust transform iterator's parts: its underlying iterator (`base`), and the same transform
+/// over another iterator (`rebind`). group_by's sort route sorts the underlying values and applies
+/// the transform after the sort.
+template <class It>
+struct transform_parts : std::false_type {};
+template <class F, class It, class R, class Vt>
+struct transform_parts<thrust::transform_iterator<F, It, R, Vt>> : std::true_type {
+  using base = It;
+  template <class P>
+  static thrust::transform_iterator<F, P, R, Vt> rebind(
+      const thrust::transform_iterator<F, It, R, Vt>& it, P p) {
+    return thrust::transform_iterator<F, P, R, Vt>(p, it.functor());
+  }
+};
+
+/// A Thrust transform iterator over a pointer: reduced with CUB's TransformReduce on the pointer
+/// itself, whose agent loads vectors and applies the transform in registers. CUB's Reduce over
+/// the iterator loads element by element (vector loads are for pointers only): the sum of squares
+/// of 2^28 floats took 363 us against the plain reduce's 349 us (H100, 2026-11-23).
+template <class It, class = void>
+struct transform_of_pointer : std::false_type {};
+template <class It>
+struct transform_of_pointer<It, std::enable_if_t<transform_parts<It>::value>>
+    : std::bool_constant<std::is_pointer_v<typename transform_parts<It>::base>> {};
 
 /// True for the types a range argument takes: pointers and classes with iterator traits.
 template <class It>
