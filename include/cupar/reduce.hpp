@@ -20,6 +20,13 @@ CUPAR_JIT_CALL(transform_reduce)
 
 namespace cupar {
 
+// The reduce with a determinism choice (documented where it is defined, below), which the plain
+// reduce calls.
+template <class T>
+void reduce(const T* d_in, T* d_out, std::size_t n, const jit::op& op,
+            detail::type_identity_t<T> init, determinism order, stream_ref stream,
+            memory_resource& mr = default_resource());
+
 /// Reduces `d_in[0, n)` with the run-time operator `op` (arguments `a`, `b`; e.g. "a + b",
 /// cupar::jit::maximum), starting from `init`, into `*d_out` (device memory; receives `init` when
 /// n == 0). `op` must be associative. T: an arithmetic type or a struct described with
@@ -32,12 +39,7 @@ template <class T>
 void reduce(const T* d_in, T* d_out, std::size_t n, const jit::op& op,
             detail::type_identity_t<T> init, stream_ref stream,
             memory_resource& mr = default_resource()) {
-  detail::jit_args a{"cupar::reduce", &detail::reduce_call(), {&detail::jit_type_of<T>()}, {d_in}};
-  a.out[0] = d_out;
-  a.n = n;
-  a.ops[0] = &op;
-  a.init = &init;
-  detail::jit_run(a, stream, mr);
+  reduce<T>(d_in, d_out, n, op, init, determinism::run_to_run, stream, mr);
 }
 
 /// As reduce(), starting from the value at `init.ptr` in device memory, read when the kernels run
@@ -69,7 +71,7 @@ void reduce(const T* d_in, T* d_out, std::size_t n, const jit::op& op, device_va
 template <class T>
 void reduce(const T* d_in, T* d_out, std::size_t n, const jit::op& op,
             detail::type_identity_t<T> init, determinism order, stream_ref stream,
-            memory_resource& mr = default_resource()) {
+            memory_resource& mr) {
   detail::jit_args a{"cupar::reduce", &detail::reduce_call(), {&detail::jit_type_of<T>()}, {d_in}};
   a.out[0] = d_out;
   a.n = n;
