@@ -122,9 +122,9 @@ __global__ void cupar_meta() {}
 // (CUPAR_OPERATOR_FOLD_MEMBERS), which pass the items by value to the operator's batched forms
 // (codegen.cpp, batch_functions; the operator is inlined there). Through local memory (a pointer to
 // the items) the batches ran 1.6x slower than a call per item (docs/PERFORMANCE_NOTES.md). The
-// thread scans keep a call per item (their results would come back through memory). The order of
-// the operations is CUB's for an operator it does not know (sequential), so the results are the
-// inlined build's bit for bit. They are declared here, before any CUB agent or block scan is
+// thread scans get their chunk's results back by value (cupar_items: registers for up to eight
+// words). The order of the operations is CUB's for an operator it does not know (sequential), so
+// the results are the inlined build's bit for bit. They are declared here, before any CUB agent or block scan is
 // parsed (the calls name cub:: and internal:: explicitly, so only declarations visible there
 // count), and do not depend on the set, so the precompile tool's shared prefix may hold them.
 template <class F, class = void>
@@ -154,24 +154,100 @@ __device__ __forceinline__ T cupar_fold_items(const F& op, T acc, const T (&item
   }
 }
 
-/// The out-of-line folds of the operator slot cupar_jit_op on T (generated beside the operator:
-/// codegen.cpp, batch_functions), and the members of a functor with `state` that call them: the
-/// reduce and scan families' functors expand both where their cupar_T is known.
-#define CUPAR_OPERATOR_FOLDS_DECLARE(T)                                                        \
-  extern "C" __device__ T cupar_jit_op_fold8(const unsigned char*, T, T, T, T, T, T, T, T, T); \
-  extern "C" __device__ T cupar_jit_op_fold4(const unsigned char*, T, T, T, T, T);             \
-  extern "C" __device__ T cupar_jit_op_warp_reduce(const unsigned char*, T);
-#define CUPAR_OPERATOR_FOLD_MEMBERS(T)                                                       \
-  static constexpr bool cupar_batched = true;                                                \
-  /* Eight 4-byte items, or four wider ones, as parameters: registers under the call ABI. */ \
-  static constexpr int cupar_fold_width = sizeof(T) <= 4 ? 8 : 4;                            \
-  __device__ __forceinline__ T fold8(T acc, T x0, T x1, T x2, T x3, T x4, T x5, T x6, T x7)  \
-      const {                                                                                \
-    return cupar_jit_op_fold8(state.bytes, acc, x0, x1, x2, x3, x4, x5, x6, x7);             \
-  }                                                                                          \
-  __device__ __forceinline__ T fold4(T acc, T x0, T x1, T x2, T x3) const {                  \
-    return cupar_jit_op_fold4(state.bytes, acc, x0, x1, x2, x3);                             \
+/// N values returned by value from an out-of-line call (a thread scan's chunk): up to 8 words
+/// come back in registers under the call ABI (sm_90: eight floats or four doubles do; arguments
+/// and results beyond about 12 words go through local memory).
+#ifndef CUPAR_ITEMS_DEFINED
+#define CUPAR_ITEMS_DEFINED
+template <class T, int N>
+struct cupar_items {
+  T v[N];
+};
+#endif
+
+/// The out-of-line folds and scans of the operator slot cupar_jit_op on T (generated beside the
+/// operator: codegen.cpp, batch_functions), and the members of a functor with `state` that call
+/// them: the reduce and scan families' functors expand both where their cupar_T is known.
+#define CUPAR_OPERATOR_FOLDS_DECLARE(T)                                                            \
+  extern "C" __device__ T cupar_jit_op_fold8(const unsigned char*, T, T, T, T, T, T, T, T, T);     \
+  extern "C" __device__ T cupar_jit_op_fold4(const unsigned char*, T, T, T, T, T);                 \
+  extern "C" __device__ T cupar_jit_op_warp_reduce(const unsigned char*, T);                       \
+  extern "C" __device__ cupar_items<T, 8> cupar_jit_op_scan8(const unsigned char*, T, T, T, T, T,  \
+                                                             T, T, T, T);                          \
+  extern "C" __device__ cupar_items<T, 4> cupar_jit_op_scan4(const unsigned char*, T, T, T, T, T); \
+  extern "C" __device__ T cupar_jit_op_warp_scan(const unsigned char*, T);
+#define CUPAR_OPERATOR_FOLD_MEMBERS(T)                                                          \
+  static constexpr bool cupar_batched = true;                                                   \
+  /* Eight 4-byte items, or four wider ones, as parameters: registers under the call ABI. */    \
+  static constexpr int cupar_fold_width = sizeof(T) <= 4 ? 8 : 4;                               \
+  /* A scan's chunk comes back by value too: eight 4-byte or four 8-byte results, else none. */ \
+  static constexpr int cupar_scan_width = sizeof(T) <= 4 ? 8 : (sizeof(T) <= 8 ? 4 : 0);        \
+  __device__ __forceinline__ T fold8(T acc, T x0, T x1, T x2, T x3, T x4, T x5, T x6, T x7)     \
+      const {                                                                                   \
+    return cupar_jit_op_fold8(state.bytes, acc, x0, x1, x2, x3, x4, x5, x6, x7);                \
+  }                                                                                             \
+  __device__ __forceinline__ T fold4(T acc, T x0, T x1, T x2, T x3) const {                     \
+    return cupar_jit_op_fold4(state.bytes, acc, x0, x1, x2, x3);                                \
+  }                                                                                             \
+  __device__ __forceinline__ cupar_items<T, 8> scan8(T acc, T x0, T x1, T x2, T x3, T x4, T x5, \
+                                                     T x6, T x7) const {                        \
+    return cupar_jit_op_scan8(state.bytes, acc, x0, x1, x2, x3, x4, x5, x6, x7);                \
+  }                                                                                             \
+  __device__ __forceinline__ cupar_items<T, 4> scan4(T acc, T x0, T x1, T x2, T x3) const {     \
+    return cupar_jit_op_scan4(state.bytes, acc, x0, x1, x2, x3);                                \
   }
+
+/// The running value acc op items[I] op ... written to out[I], ... (inclusive) or out[I + 1],
+/// ... (exclusive: out[I] = acc before item I) up to item N - 1, in chunks of
+/// F::cupar_scan_width items by value (one out-of-line call each, results in registers), the
+/// rest one call per item; returns acc op items[I] op ... op items[N - 1]. `items` and `out`
+/// may be the same array: a chunk's items are read before its results are written.
+template <bool Exclusive, int I, int N, class F, class T>
+__device__ __forceinline__ T cupar_scan_items(const F& op, T acc, const T (&items)[N],
+                                              T (&out)[N]) {
+  constexpr int W = F::cupar_scan_width;
+  if constexpr (W == 8 && I + 8 <= N) {
+    const cupar_items<T, 8> r = op.scan8(acc, items[I], items[I + 1], items[I + 2], items[I + 3],
+                                         items[I + 4], items[I + 5], items[I + 6], items[I + 7]);
+    if constexpr (Exclusive) {
+      out[I] = acc;
+#pragma unroll
+      for (int k = 1; k < 8; ++k)
+        out[I + k] = r.v[k - 1];
+    } else {
+#pragma unroll
+      for (int k = 0; k < 8; ++k)
+        out[I + k] = r.v[k];
+    }
+    return cupar_scan_items<Exclusive, I + 8, N>(op, r.v[7], items, out);
+  } else if constexpr (W >= 4 && I + 4 <= N) {
+    const cupar_items<T, 4> r = op.scan4(acc, items[I], items[I + 1], items[I + 2], items[I + 3]);
+    if constexpr (Exclusive) {
+      out[I] = acc;
+#pragma unroll
+      for (int k = 1; k < 4; ++k)
+        out[I + k] = r.v[k - 1];
+    } else {
+#pragma unroll
+      for (int k = 0; k < 4; ++k)
+        out[I + k] = r.v[k];
+    }
+    return cupar_scan_items<Exclusive, I + 4, N>(op, r.v[3], items, out);
+  } else if constexpr (I < N) {
+    const T next = op(acc, items[I]);
+    out[I] = Exclusive ? acc : next;
+    return cupar_scan_items<Exclusive, I + 1, N>(op, next, items, out);
+  } else {
+    return acc;
+  }
+}
+
+/// Whether F<K> takes the batched thread scans (a functor with a scan width).
+template <class F, class = void>
+struct cupar_batched_scan : ::cuda::std::false_type {};
+template <class F>
+struct cupar_batched_scan<F, ::cuda::std::void_t<decltype(F::cupar_scan_width)>>
+    : ::cuda::std::integral_constant<bool, (F::cupar_scan_width > 0)> {};
 
 CUB_NAMESPACE_BEGIN
 template <template <int> class F, int K, class T, int N,
@@ -184,4 +260,33 @@ template <template <int> class F, int K, class T, int N,
 __device__ __forceinline__ T ThreadReduce(const T (&input)[N], const F<K>& op, T prefix) {
   return cupar_fold_items<0, N>(op, prefix, input);
 }
+namespace internal {
+// CUB's thread scans (thread_scan.cuh, the array forms every block scan calls), in CUB's order:
+// the first item, with the prefix when applied, then a running value through the rest.
+template <int N, template <int> class F, int K, class T,
+          ::cuda::std::enable_if_t<cupar_batched_scan<F<K>>::value, int> = 0>
+__device__ __forceinline__ T ThreadScanExclusive(T (&input)[N], T (&output)[N], F<K> scan_op,
+                                                 T prefix, bool apply_prefix = true) {
+  T inclusive = input[0];
+  if (apply_prefix) inclusive = scan_op(prefix, inclusive);
+  output[0] = prefix;
+  return cupar_scan_items<true, 1, N>(scan_op, inclusive, input, output);
+}
+template <int N, template <int> class F, int K, class T,
+          ::cuda::std::enable_if_t<cupar_batched_scan<F<K>>::value, int> = 0>
+__device__ __forceinline__ T ThreadScanInclusive(T (&input)[N], T (&output)[N], F<K> scan_op) {
+  T inclusive = input[0];
+  output[0] = inclusive;
+  return cupar_scan_items<false, 1, N>(scan_op, inclusive, input, output);
+}
+template <int N, template <int> class F, int K, class T,
+          ::cuda::std::enable_if_t<cupar_batched_scan<F<K>>::value, int> = 0>
+__device__ __forceinline__ T ThreadScanInclusive(T (&input)[N], T (&output)[N], F<K> scan_op,
+                                                 T prefix, bool apply_prefix = true) {
+  T inclusive = input[0];
+  if (apply_prefix) inclusive = scan_op(prefix, inclusive);
+  output[0] = inclusive;
+  return cupar_scan_items<false, 1, N>(scan_op, inclusive, input, output);
+}
+}  // namespace internal
 CUB_NAMESPACE_END

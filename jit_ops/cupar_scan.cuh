@@ -28,6 +28,22 @@ struct cupar_scan_fn {
 };
 typedef cupar_scan_fn<0> cupar_scan_op;
 
+#if defined(CUPAR_OUT_OF_LINE)
+// The out-of-line (tier-1) kernels: a warp's inclusive scan in one call of the operator's
+// generated cupar_jit_op_warp_scan (CUB's five shuffle steps in CUB's order, the operator
+// inlined there) instead of five calls. The block scans' warps are whole (128 threads).
+CUB_NAMESPACE_BEGIN
+namespace detail {
+template <>
+template <>
+__device__ __forceinline__ void WarpScanShfl<cupar_T, 32>::InclusiveScan<cupar_T, cupar_scan_op>(
+    cupar_T input, cupar_T& inclusive_output, cupar_scan_op scan_op) {
+  inclusive_output = cupar_jit_op_warp_scan(scan_op.state.bytes, input);
+}
+}  // namespace detail
+CUB_NAMESPACE_END
+#endif
+
 #if defined(CUPAR_INDEX_INPUT)
 #include "cupar_expr_input.cuh"  // with CUPAR_INDEX_OUTPUT also the output, cupar_expr_output
 #endif

@@ -494,22 +494,61 @@ std::string batch_functions(const slot_spec& slot) {
         out << "  cupar_acc = " << sym << "(cupar_state, cupar_acc, cupar_x" << k << ");\n";
       out << "  return cupar_acc;\n}\n";
     }
+  }
+  if (slot.batches & (batch::warp_reduce | batch::scan)) {
+    // A shuffle of any trivially copyable value, a 4-byte word at a time.
+    out << "#ifndef CUPAR_SHFL_DEFINED\n#define CUPAR_SHFL_DEFINED\n"
+        << "template <bool Up, class T>\n__device__ __forceinline__ T cupar_shfl(T v, int offset) "
+           "{\n"
+        << "  unsigned int w[(sizeof(T) + 3) / 4];\n  memcpy(w, &v, sizeof(T));\n"
+        << "#pragma unroll\n  for (int k = 0; k < static_cast<int>((sizeof(T) + 3) / 4); ++k)\n"
+        << "    w[k] = Up ? __shfl_up_sync(0xffffffffu, w[k], offset)\n"
+        << "              : __shfl_down_sync(0xffffffffu, w[k], offset);\n"
+        << "  memcpy(&v, w, sizeof(T));\n  return v;\n}\n#endif\n";
+  }
+  const char* lane =
+      "  unsigned int cupar_lane;\n  asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(cupar_lane));\n";
+  if (slot.batches & batch::warp_reduce) {
     // A warp's reduction in one call (the out-of-line reduce kernels' WarpReduceShfl::Reduce for
     // full warps, jit_ops/cupar_reduce.cuh): CUB's five shuffle steps, in CUB's order (lane i
     // combines its value with lane i + offset's, offsets 1, 2, 4, 8, 16), the operator inlined.
-    out << "#ifndef CUPAR_SHFL_DOWN_DEFINED\n#define CUPAR_SHFL_DOWN_DEFINED\n"
-        << "template <class T>\n__device__ __forceinline__ T cupar_shfl_down(T v, int offset) {\n"
-        << "  unsigned int w[(sizeof(T) + 3) / 4];\n  memcpy(w, &v, sizeof(T));\n"
-        << "#pragma unroll\n  for (int k = 0; k < static_cast<int>((sizeof(T) + 3) / 4); ++k)\n"
-        << "    w[k] = __shfl_down_sync(0xffffffffu, w[k], offset);\n"
-        << "  memcpy(&v, w, sizeof(T));\n  return v;\n}\n#endif\n";
     out << head << t << " " << sym << "_warp_reduce(const unsigned char* cupar_state, " << t
         << " cupar_x) {\n"
-        << "  unsigned int cupar_lane;\n  asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(cupar_lane));\n"
+        << lane
         << "#pragma unroll\n  for (int cupar_offset = 1; cupar_offset < 32; cupar_offset *= 2) {\n"
-        << "    const " << t << " cupar_y = cupar_shfl_down(cupar_x, cupar_offset);\n"
+        << "    const " << t << " cupar_y = cupar_shfl<false>(cupar_x, cupar_offset);\n"
         << "    if (cupar_lane + cupar_offset < 32u) cupar_x = " << sym
         << "(cupar_state, cupar_x, cupar_y);\n  }\n  return cupar_x;\n}\n";
+  }
+  if (slot.batches & batch::scan) {
+    // A chunk of a thread scan in one call, the results by value (jit_ops/cupar_prelude.cuh,
+    // cupar_scan_items), in CUB's order: acc op x0, then that op x1, ...
+    out << "#ifndef CUPAR_ITEMS_DEFINED\n#define CUPAR_ITEMS_DEFINED\n"
+        << "template <class T, int N>\nstruct cupar_items {\n  T v[N];\n};\n#endif\n";
+    for (int width : {8, 4}) {
+      out << head << "cupar_items<" << t << ", " << width << "> " << sym << "_scan" << width
+          << "(const unsigned char* cupar_state, " << t << " cupar_acc";
+      for (int k = 0; k < width; ++k)
+        out << ", " << t << " cupar_x" << k;
+      out << ") {\n  cupar_items<" << t << ", " << width << "> cupar_r;\n";
+      for (int k = 0; k < width; ++k) {
+        out << "  cupar_acc = " << sym << "(cupar_state, cupar_acc, cupar_x" << k << ");\n"
+            << "  cupar_r.v[" << k << "] = cupar_acc;\n";
+      }
+      out << "  return cupar_r;\n}\n";
+    }
+    // A warp's inclusive scan in one call (the out-of-line scan kernels' WarpScanShfl::
+    // InclusiveScan, jit_ops/cupar_scan.cuh): CUB's five steps in CUB's order (lane i combines
+    // lane i - offset's value with its own, offsets 1, 2, 4, 8, 16; lanes below the offset keep
+    // theirs), the operator inlined.
+    out << head << t << " " << sym << "_warp_scan(const unsigned char* cupar_state, " << t
+        << " cupar_x) {\n"
+        << lane
+        << "#pragma unroll\n  for (int cupar_offset = 1; cupar_offset < 32; cupar_offset *= 2) {\n"
+        << "    const " << t << " cupar_y = cupar_shfl<true>(cupar_x, cupar_offset);\n"
+        << "    const " << t << " cupar_z = " << sym << "(cupar_state, cupar_y, cupar_x);\n"
+        << "    if (cupar_lane >= static_cast<unsigned int>(cupar_offset)) cupar_x = cupar_z;\n"
+        << "  }\n  return cupar_x;\n}\n";
   }
   auto mapped = [&](const std::string& name, const std::string& params, const std::string& arg) {
     out << head << "void " << sym << "_" << name << "(const unsigned char* cupar_state, " << params

@@ -89,6 +89,14 @@ inline constexpr unsigned map = 4;
 /// Iterator expression (index) -> T: `void <symbol>_strided(state, unsigned long long first,
 /// unsigned long long stride, T* out, int n)`, element first + k * stride into out[k].
 inline constexpr unsigned strided = 8;
+/// Binary operator (T, T) -> T, with fold: `T <symbol>_warp_reduce(state, T x)`, a full warp's
+/// reduction in CUB's shuffle order (the reduce kernels).
+inline constexpr unsigned warp_reduce = 16;
+/// Binary operator (T, T) -> T, with fold: `cupar_items<T, 8> <symbol>_scan8(state, T acc, T x0,
+/// ..., T x7)` and `_scan4`, the running values acc op x0, acc op x0 op x1, ... (the order of
+/// CUB's thread scans), and `T <symbol>_warp_scan(state, T x)`, a full warp's inclusive scan in
+/// CUB's shuffle order (the scan kernels).
+inline constexpr unsigned scan = 32;
 }  // namespace batch
 /// `slot` with the batched forms `batches` added.
 inline slot_spec with_batches(slot_spec slot, unsigned batches) {

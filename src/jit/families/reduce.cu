@@ -31,7 +31,8 @@ std::string transform_reduce_typedefs(const set_spec& s) {
 // call of the transform's map (an iterator expression: its strided form).
 std::vector<slot_spec> slots(const set_spec& s) {
   const auto& t = s.types;
-  return {with_batches(op_slot({t[0], t[0]}, t[0], {"a", "b"}, "operator"), batch::fold)};
+  return {with_batches(op_slot({t[0], t[0]}, t[0], {"a", "b"}, "operator"),
+                       batch::fold | batch::warp_reduce)};
 }
 
 std::vector<slot_spec> transform_reduce_slots(const set_spec& s) {
@@ -39,8 +40,8 @@ std::vector<slot_spec> transform_reduce_slots(const set_spec& s) {
   // The transform first: its operator holds the cache the build is found in, so the build lives
   // as long as the transform (usually a snippet), while the reduction (often the named plus,
   // alive for the whole program) is only kept alive by it.
-  const slot_spec reduction =
-      with_batches(op_slot({t[1], t[1]}, t[1], {"a", "b"}, "operator"), batch::fold);
+  const slot_spec reduction = with_batches(op_slot({t[1], t[1]}, t[1], {"a", "b"}, "operator"),
+                                           batch::fold | batch::warp_reduce);
   if (s.variant == "index") {
     return {{"cupar_jit_xform", "iterator expression", {t[0]}, t[1], {"cupar_i"}, batch::strided},
             reduction};

@@ -21,10 +21,11 @@ std::string typedefs(const set_spec& s) {
 
 std::vector<slot_spec> slots(const set_spec& s) {
   const auto& t = s.types;
-  // The out-of-line kernels reduce a thread's items eight (or four) at a time with the
-  // operator's fold (jit_ops/cupar_prelude.cuh, CUPAR_OUT_OF_LINE).
+  // The out-of-line kernels reduce and scan a thread's items eight (or four) at a time with the
+  // operator's fold and scan chunks, and a warp's values with one call of its warp scan
+  // (jit_ops/cupar_prelude.cuh, cupar_scan.cuh, CUPAR_OUT_OF_LINE).
   const slot_spec scan_op =
-      with_batches(op_slot({t[0], t[0]}, t[0], {"a", "b"}, "operator"), batch::fold);
+      with_batches(op_slot({t[0], t[0]}, t[0], {"a", "b"}, "operator"), batch::fold | batch::scan);
   if (reads_expression(s)) {
     // The iterator expression first: it anchors the cache entry. "+io": the output expression's
     // store last.
