@@ -350,6 +350,8 @@
   X(group_by_16m, cupar_hash, u32_stats, gpu)                                  \
   X(group_by_16m, cupar_into, u32_stats, gpu)                                  \
   X(group_by_16m, cupar_sort, u32_stats, gpu)                                  \
+  X(join, cupar, u32, gpu)                                                     \
+  X(join, cupar_sort, u32, gpu)                                                \
   X(top_k_1, cupar, u32, gpu)                                                  \
   X(top_k_100, cupar, u32, gpu)                                                \
   X(top_k_65536, cupar, u32, gpu)                                              \

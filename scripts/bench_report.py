@@ -56,7 +56,7 @@ FAMILY_ORDER = ["reduce_sum", "reduce_max", "inclusive_scan", "exclusive_scan", 
                 "histogram_even_op", "histogram_range", "reduce_sum_squares", "dot", "argmax",
                 "argmax32", "count_where", "scan_squares", "inclusive_scan_out", "merge_sort_computed",
                 "reduce_sum_to_f32", "reduce_any", "inclusive_scan_max", "group_by_100", "group_by_1k", "group_by_4k", "group_by_32k",
-                "group_by_1m", "group_by_16m"]
+                "group_by_1m", "group_by_16m", "join"]
 SPECIAL_FAMILIES = {"copy", "host_overhead", "jit_latency"}
 JIT_MEASURES = ["cold_process", "disk_cache_process", "warm_in_process",
                 "new_operator_in_process", "switch_in_process"]
@@ -80,6 +80,9 @@ FAMILY_TITLES = {
     "group_by_32k": "group-by as group_by_100, 2^15 groups",
     "group_by_1m": "group-by as group_by_100, 2^20 groups",
     "group_by_16m": "group-by as group_by_100, 2^24 groups",
+    "join": "inner join of u32 keys into row-position pairs, n probe rows against n / 4 build "
+            "rows (inner_join) beside the sort route by hand (cupar_sort: sort_pairs, "
+            "equal_range, a scan, an expanding kernel); idle stream",
     "reduce_any": "reduce, logical or of bools (cupar_jit: cupar::jit::logical_or)",
     "inclusive_scan_max": "inclusive scan, running maximum of halves (cupar_jit: "
                           "cupar::jit::maximum)",

@@ -12,6 +12,7 @@
 #include <cupar/error.hpp>
 #include <cupar/gather.hpp>
 #include <cupar/group_by.hpp>
+#include <cupar/join.hpp>
 #include <cupar/half.hpp>
 #include <cupar/histogram.hpp>
 #include <cupar/jit.hpp>
