@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -194,7 +195,8 @@ void check_key_type(const char* name, const std::vector<std::size_t>& sizes) {
 }
 
 // Values are small integers, so every float sum is exact whatever the order the GPU combines
-// them in; the struct accumulator (count, sum, min, max) is 16 bytes (the locked path).
+// them in; the struct accumulator (count, sum, min, max) is 16 bytes (one 128-bit compare-and-swap
+// on sm_90).
 TEST(GroupByCompiled, EveryKeyTypeAndGroupCountMatchesTheCpu) {
   CUPAR_REQUIRE_GPU();
   const std::vector<std::size_t> sizes = {0, 1, 2, 1001, scaled((std::size_t(1) << 20) + 3)};
@@ -295,6 +297,70 @@ TEST(GroupByCompiled, IteratorsAndCallerArrays) {
       std::length_error, "more than max_groups = 10 distinct values");
   const auto g = cupar::group_by(keys, ones, n, ::cuda::std::plus<unsigned long long>{}, s);
   EXPECT_EQ(g.size(), 997u);
+}
+
+/// A 48-byte accumulator (TPC-H Q1's shape: five sums and a count): above 16 bytes the hash
+/// method combines under the slot's lock.
+struct q1_acc {
+  double qty, base, disc_price, charge, disc;
+  unsigned long long count;
+};
+struct to_q1 {
+  __host__ __device__ q1_acc operator()(float x) const {
+    const double v = static_cast<double>(x);
+    return {v, 2 * v, 3 * v, 4 * v, v * v, 1ull};
+  }
+};
+struct merge_q1 {
+  __host__ __device__ q1_acc operator()(const q1_acc& a, const q1_acc& b) const {
+    return {a.qty + b.qty,       a.base + b.base, a.disc_price + b.disc_price,
+            a.charge + b.charge, a.disc + b.disc, a.count + b.count};
+  }
+};
+
+// Sums of small integers are exact in doubles whatever the order, so the GPU's groups equal the
+// CPU's bit for bit, by both methods (hash: the locked path).
+TEST(GroupByCompiled, AccumulatorsAboveSixteenBytesByEitherMethod) {
+  CUPAR_REQUIRE_GPU();
+  static_assert(sizeof(q1_acc) == 48);
+  owned_stream s;
+  for (std::size_t n : {std::size_t(1), std::size_t(1001), scaled((std::size_t(1) << 20) + 3)}) {
+    for (std::size_t groups : {std::size_t(1), std::size_t(40), std::size_t(5000)}) {
+      SCOPED_TRACE("n = " + std::to_string(n) + ", groups drawn from " + std::to_string(groups));
+      const auto hk = group_keys<std::uint32_t>(n, groups, static_cast<unsigned>(n + groups));
+      const auto hv = small_floats(n, static_cast<unsigned>(n * 3 + groups));
+      std::map<std::uint32_t, q1_acc> want;
+      for (std::size_t i = 0; i < n; ++i) {
+        const q1_acc v = to_q1{}(hv[i]);
+        const auto it = want.find(hk[i]);
+        if (it == want.end()) {
+          want.emplace(hk[i], v);
+        } else {
+          it->second = merge_q1{}(it->second, v);
+        }
+      }
+      device_buffer<std::uint32_t> dk(hk, s);
+      device_buffer<float> dv(hv, s);
+      for (group_by_method method :
+           {group_by_method::automatic, group_by_method::hash, group_by_method::sort}) {
+        SCOPED_TRACE(method_name(method));
+        group_by_options o;
+        o.method = method;
+        o.sort_by_key = true;
+        const auto g = cupar::group_by(
+            dk.data(), thrust::make_transform_iterator(dv.data(), to_q1{}), n, merge_q1{}, s, o);
+        const auto keys = g.keys.to_host();
+        const auto values = g.values.to_host();
+        ASSERT_EQ(keys.size(), want.size());
+        std::size_t i = 0;
+        for (const auto& [k, v] : want) {
+          ASSERT_EQ(keys[i], k) << "group " << i;
+          EXPECT_EQ(std::memcmp(&values[i], &v, sizeof(q1_acc)), 0) << "key " << k;
+          ++i;
+        }
+      }
+    }
+  }
 }
 
 struct index_to_stats {
