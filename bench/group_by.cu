@@ -13,8 +13,8 @@
 // group_by_1m (2^20), group_by_16m (2^24). Both calls return their number of groups to the host
 // (they synchronise), so these rows run on an idle stream (main.cpp): launch latency and the
 // synchronisations are in the time.
+#include "group_by_runners.hpp"
 #include "rows.hpp"
-#include "runners.hpp"
 
 #include <cupar/cupar.cuh>
 
@@ -27,10 +27,6 @@
 namespace cupar_bench {
 namespace {
 
-struct bench_stats {
-  unsigned int count;
-  float sum, min, max;
-};
 struct to_bench_stats {
   __host__ __device__ bench_stats operator()(float x) const { return {1u, x, x, x}; }
 };
@@ -40,29 +36,6 @@ struct merge_bench_stats {
             a.max < b.max ? b.max : a.max};
   }
 };
-
-/// n keys in [0, groups) and n values; call(keys, values, n, stream) -> number of groups, which
-/// must be the number of distinct keys (checked after the timed runs against the hash route's).
-template <class Call>
-void group_by_runner(benchmark::State& state, std::size_t groups, Call call) {
-  run_guarded(state, true, [&] {
-    const std::size_t n = size_arg(state);
-    const std::size_t sets = rotation_sets(padded_bytes<std::uint32_t>(n) + padded_bytes<float>(n));
-    rotating<std::uint32_t> keys(n, sets);
-    rotating<float> values(n, sets);
-    keys.fill(seed_input, {0.0, static_cast<double>(groups - 1)}, bench_stream());
-    values.fill(seed_values, {-1.0, 1.0}, bench_stream());
-    std::size_t found = 0;
-    time_gpu(state, {n, static_cast<double>(n * (sizeof(std::uint32_t) + sizeof(float)))}, sets,
-             [&](std::size_t s) { found = call(keys[s], values[s], n, bench_stream()); });
-    // Every group is drawn at least once when n is well above their number.
-    if (n >= 16 * groups && found != groups) {
-      throw std::runtime_error("found " + std::to_string(found) + " groups, expected " +
-                               std::to_string(groups));
-    }
-    state.counters["groups"] = static_cast<double>(found);
-  });
-}
 
 void hash_row(benchmark::State& state, std::size_t groups, cupar::group_by_method method) {
   cupar::group_by_options o;

@@ -12,7 +12,8 @@
 //   cupar_not_guaranteed, cupar_jit_named_not_guaranteed  reduce with
 //                    determinism::not_guaranteed (the single-pass atomic sum; word_types.cu)
 //   cupar_hash, cupar_sort  group_by_*: group_by held to its hash table, and the
-//                    sort-based route called by hand (sort_pairs, reduce_by_key) (group_by.cu)
+//                    sort-based route called by hand (sort_pairs, reduce_by_key) (group_by.cu);
+//                    their cupar_jit rows: group_by with run-time operators (group_by_jit.cpp)
 //   cupar_jit_plan   host overhead of a JIT plan (reduce_plan, scan_plan, transform_plan)
 //   cub, cub_i64     CUB called directly in the same process on the same data (int num_items;
 //                    cub_i64: int64_t num_items, for radix sort whose tuning depends on it)
@@ -328,26 +329,32 @@
   X(scatter, thrust, u32, gpu)                                                 \
   X(group_by_100, cupar, u32_stats, gpu)                                       \
   X(group_by_100, cupar_hash, u32_stats, gpu)                                  \
+  X(group_by_100, cupar_jit, u32_stats, gpu)                                   \
   X(group_by_100, cupar_into, u32_stats, gpu)                                  \
   X(group_by_100, cupar_sort, u32_stats, gpu)                                  \
   X(group_by_1k, cupar, u32_stats, gpu)                                        \
   X(group_by_1k, cupar_hash, u32_stats, gpu)                                   \
+  X(group_by_1k, cupar_jit, u32_stats, gpu)                                    \
   X(group_by_1k, cupar_into, u32_stats, gpu)                                   \
   X(group_by_1k, cupar_sort, u32_stats, gpu)                                   \
   X(group_by_4k, cupar, u32_stats, gpu)                                        \
   X(group_by_4k, cupar_hash, u32_stats, gpu)                                   \
+  X(group_by_4k, cupar_jit, u32_stats, gpu)                                    \
   X(group_by_4k, cupar_into, u32_stats, gpu)                                   \
   X(group_by_4k, cupar_sort, u32_stats, gpu)                                   \
   X(group_by_32k, cupar, u32_stats, gpu)                                       \
   X(group_by_32k, cupar_hash, u32_stats, gpu)                                  \
+  X(group_by_32k, cupar_jit, u32_stats, gpu)                                   \
   X(group_by_32k, cupar_into, u32_stats, gpu)                                  \
   X(group_by_32k, cupar_sort, u32_stats, gpu)                                  \
   X(group_by_1m, cupar, u32_stats, gpu)                                        \
   X(group_by_1m, cupar_hash, u32_stats, gpu)                                   \
+  X(group_by_1m, cupar_jit, u32_stats, gpu)                                    \
   X(group_by_1m, cupar_into, u32_stats, gpu)                                   \
   X(group_by_1m, cupar_sort, u32_stats, gpu)                                   \
   X(group_by_16m, cupar, u32_stats, gpu)                                       \
   X(group_by_16m, cupar_hash, u32_stats, gpu)                                  \
+  X(group_by_16m, cupar_jit, u32_stats, gpu)                                   \
   X(group_by_16m, cupar_into, u32_stats, gpu)                                  \
   X(group_by_16m, cupar_sort, u32_stats, gpu)                                  \
   X(join, cupar, u32, gpu)                                                     \

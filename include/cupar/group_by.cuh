@@ -7,8 +7,9 @@
 #include <cupar/by_key.cuh>
 #include <cupar/detail/checks.hpp>
 #include <cupar/detail/cuda_check.hpp>
+#include <cupar/detail/device/hash_table.cuh>
 #include <cupar/detail/device_guard.hpp>
-#include <cupar/detail/hash_table.cuh>
+#include <cupar/detail/group_by_sizing.hpp>
 #include <cupar/detail/iterators.cuh>
 #include <cupar/detail/op_traits.hpp>
 #include <cupar/detail/temp_storage.hpp>
@@ -36,29 +37,6 @@
 namespace cupar {
 namespace detail {
 
-inline std::size_t next_pow2(std::size_t x) {
-  std::size_t p = 1;
-  while (p < x)
-    p <<= 1;
-  return p;
-}
-
-/// The number of distinct values a HyperLogLog sketch's registers describe (Flajolet et al.,
-/// with the small-range correction).
-inline double hll_estimate(const std::vector<unsigned int>& registers) {
-  const double m = static_cast<double>(registers.size());
-  double sum = 0;
-  std::size_t zeros = 0;
-  for (unsigned int r : registers) {
-    sum += std::ldexp(1.0, -static_cast<int>(r));
-    if (r == 0) ++zeros;
-  }
-  const double alpha = 0.7213 / (1.0 + 1.079 / m);
-  const double e = alpha * m * m / sum;
-  if (e <= 2.5 * m && zeros != 0) return m * std::log(m / static_cast<double>(zeros));
-  return e;
-}
-
 /// Whether a slot holds a group (the select's predicate).
 template <class K, class V>
 struct slot_is_ready {
@@ -80,24 +58,14 @@ struct found_groups {
   bool written = false;
 };
 
-/// Threads of the aggregation kernel (four warps), and the slots of each warp's private table in
-/// shared memory: 256 of up to 32 bytes, fewer above (at most 32 KB a block).
-inline constexpr int hash_threads = 128;
+/// The aggregation kernel's block and each warp's table in shared memory (device/hash_table.cuh).
+inline constexpr int hash_threads = hash::block_threads;
 template <class K, class V>
-inline constexpr int hash_warp_slots =
-    static_cast<int>(sizeof(hash::slot<K, V>)) <= 32
-        ? 256
-        : (static_cast<int>(sizeof(hash::slot<K, V>)) <= 64
-               ? 128
-               : (static_cast<int>(sizeof(hash::slot<K, V>)) <= 256 ? 32 : 8));
+inline constexpr int hash_warp_slots = hash::warp_table_slots<K, V>;
 
-/// The most groups group_by_method::automatic aggregates in the hash table: half a warp's table
-/// in shared memory (the second-pass regime of hash_aggregate), at most group_by_hash_limit.
+/// The most groups group_by_method::automatic aggregates in the hash table.
 template <class K, class V>
-inline constexpr std::size_t hash_limit = static_cast<std::size_t>(hash_warp_slots<K, V> /
-                                                                   2) < group_by_hash_limit
-                                              ? static_cast<std::size_t>(hash_warp_slots<K, V> / 2)
-                                              : group_by_hash_limit;
+inline constexpr std::size_t hash_limit = hash_limit_for(hash_warp_slots<K, V>);
 
 /// A grid that keeps every SM busy without more blocks than rows need.
 template <class Kernel>
@@ -270,37 +238,28 @@ void sort_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, O
 }
 
 /// The hash method: aggregates rows [0, n) into a hash table sized from max_groups or from
-/// `expected_groups` (the sketch's estimate), and calls emit(found_groups) with its groups
+/// `estimate` (the sketch's), and calls emit(found_groups) with its groups
 /// (synchronises the stream once to learn the count; again after growing the table when the
 /// estimate was low). Throws std::length_error when the rows have more distinct keys than a
 /// non-zero max_groups allows.
 template <class K, class V, class KeyIt, class ValueIt, class Op, class Emit>
 void hash_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, Op op,
-                    std::size_t max_groups, double expected_groups, stream_ref stream,
-                    memory_resource& mr, Emit&& emit) {
+                    std::size_t max_groups, double estimate, stream_ref stream, memory_resource& mr,
+                    Emit&& emit) {
   using slot = hash::slot<K, V>;
   constexpr int threads = hash_threads;
   constexpr int warp_slots = hash_warp_slots<K, V>;
   cudaStream_t s = stream.get();
-  std::size_t capacity = 0;
-  if (max_groups != 0) {
-    capacity = next_pow2(2 * (max_groups < n ? max_groups : n));
-  } else {
-    const std::size_t bound = next_pow2(2 * n);  // room for n distinct keys at half load
-    capacity = next_pow2(static_cast<std::size_t>(std::ceil(2.2 * expected_groups)) + 1);
-    if (capacity > bound) capacity = bound;
-  }
-  if (capacity < 1024) capacity = 1024;
+  std::size_t capacity = hash_capacity(n, max_groups, estimate);
   const auto aggregate =
       hash::aggregate_kernel<threads, warp_slots, KeyIt, ValueIt, K, V, Op, std::size_t>;
   const int grid = resident_grid(aggregate, threads, n, fn);
   // Few groups (each warp's private table holds them all): the warps' groups go through a
   // second pass with a small grid instead of thousands of updates on each global slot.
-  const double expected =
-      max_groups != 0 ? static_cast<double>(max_groups < n ? max_groups : n) : expected_groups;
-  const bool two_pass = expected <= warp_slots / 2 && grid > 16;
+  const double expected = expected_groups(n, max_groups, estimate);
+  const bool second_pass = two_pass(expected, warp_slots, grid);
   const std::size_t partial_slots =
-      two_pass ? static_cast<std::size_t>(grid) * (threads / 32) * warp_slots : 0;
+      second_pass ? static_cast<std::size_t>(grid) * (threads / 32) * warp_slots : 0;
   for (;;) {
     carve parts;
     const std::size_t at_table = parts.add(capacity * sizeof(slot));
@@ -322,7 +281,7 @@ void hash_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, O
     auto* index = reinterpret_cast<std::uint64_t*>(base + at_index);
     // counts: [0] groups, [1] the overflow flag, [2] the partial groups of the first pass
     auto* counts = reinterpret_cast<std::uint64_t*>(base + at_counts);
-    auto* partials = two_pass ? reinterpret_cast<slot*>(base + at_partials) : nullptr;
+    auto* partials = second_pass ? reinterpret_cast<slot*>(base + at_partials) : nullptr;
     auto* overflow = reinterpret_cast<unsigned int*>(counts + 1);
     auto* partial_count = reinterpret_cast<unsigned long long*>(counts + 2);
     check_cuda(cudaMemsetAsync(table, 0, capacity * sizeof(slot), s), fn);
@@ -330,7 +289,7 @@ void hash_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, O
     aggregate<<<grid, threads, 0, s>>>(keys, values, n, nullptr, table, capacity - 1, op, overflow,
                                        partials, partial_count);
     check_cuda(cudaGetLastError(), fn);
-    if (two_pass) {
+    if (second_pass) {
       const auto second = hash::aggregate_kernel<threads, warp_slots, hash::slot_keys<K, V>,
                                                  hash::slot_values<K, V>, K, V, Op, std::size_t>;
       second<<<16, threads, 0, s>>>(hash::slot_keys<K, V>{partials},
@@ -357,9 +316,8 @@ void hash_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, O
     }
     if (overflowed) {
       // The estimate was low: aggregate again in a table with room for every row's key.
-      const std::size_t bound = next_pow2(2 * n);
-      if (capacity >= bound) throw std::logic_error(std::string(fn) + ": hash table overflow");
-      capacity = capacity * 4 < bound ? capacity * 4 : bound;
+      capacity = grown_capacity(capacity, n);
+      if (capacity == 0) throw std::logic_error(std::string(fn) + ": hash table overflow");
       continue;
     }
     found_groups<K, V> g;
@@ -381,12 +339,8 @@ void aggregate_groups(const char* fn, KeyIt keys, ValueIt values, std::size_t n,
   double estimate = -1;  // unknown
   if (max_groups == 0 && method != group_by_method::sort)
     estimate = sketch_groups(fn, keys, n, stream, mr);
-  const double expected =
-      max_groups != 0 ? static_cast<double>(max_groups < n ? max_groups : n) : estimate;
-  const bool by_sort =
-      method == group_by_method::sort ||
-      (method == group_by_method::automatic && expected > static_cast<double>(hash_limit<K, V>));
-  if (by_sort) {
+  const double expected = expected_groups(n, max_groups, estimate);
+  if (by_sort(method, expected, hash_limit<K, V>)) {
     if (n <= 0xffffffffu) {
       sort_aggregate<K, V, std::uint32_t>(fn, keys, values, n, op, max_groups, keys_out, values_out,
                                           stream, mr, emit);

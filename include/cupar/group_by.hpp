@@ -1,8 +1,15 @@
-// cupar: GROUP BY vocabulary: the options of cupar::group_by and the groups it returns. The
-// overloads taking C++ callables are in group_by.cuh.
+// cupar: GROUP BY (cupar::group_by): unsorted keys and values in, one group per distinct key out
+// with its values combined. This header: the options, the groups returned, and the overloads
+// taking a run-time combining operator (any host compiler); the overloads taking C++ callables
+// are in group_by.cuh.
 #pragma once
 
 #include <cupar/buffer.hpp>
+#include <cupar/detail/jit_entry.hpp>
+#include <cupar/jit.hpp>
+#include <cupar/jit_iterator.hpp>
+#include <cupar/memory.hpp>
+#include <cupar/stream.hpp>
 
 #include <cstddef>
 
@@ -53,5 +60,141 @@ struct groups {
   device_buffer<V> values;
   std::size_t size() const noexcept { return keys.size(); }
 };
+
+namespace detail {
+// The library operation the run-time overloads call (jit_entry.hpp).
+CUPAR_JIT_CALL(group_by)
+
+/// jit_args::params of the "group_by" operation.
+struct group_by_params {
+  group_by_options options;
+  /// Room of the caller's arrays (jit_args::out), in groups; unused with `allocate`.
+  std::size_t out_capacity = 0;
+  /// Exact-size outputs: called once, before anything is written, with the number of groups;
+  /// sets *keys and *values to device arrays of room for them. Null: the caller's arrays.
+  void (*allocate)(void* context, std::size_t groups, void** keys, void** values) = nullptr;
+  void* context = nullptr;
+  /// Set to the number of groups.
+  std::size_t* groups = nullptr;
+};
+
+template <class K, class V>
+struct group_buffers {
+  groups<K, V>* out;
+  stream_ref stream;
+  memory_resource* mr;
+  static void allocate(void* context, std::size_t count, void** keys, void** values) {
+    auto& self = *static_cast<group_buffers*>(context);
+    self.out->keys = device_buffer<K>(count, self.stream, *self.mr);
+    self.out->values = device_buffer<V>(count, self.stream, *self.mr);
+    *keys = self.out->keys.data();
+    *values = self.out->values.data();
+  }
+};
+
+template <class K, class V>
+std::size_t group_by_call(const ::cupar::jit::input<K>& keys, const ::cupar::jit::input<V>& values,
+                          K* keys_out, V* values_out, std::size_t n, const ::cupar::jit::op& op,
+                          group_by_params& params, stream_ref stream, memory_resource& mr) {
+  static_assert(is_scalar_v<K>,
+                "cupar::group_by: keys are arithmetic (integers of 1-8 bytes, float, double)");
+  jit_args a{"cupar::group_by", &group_by_call()};
+  a.types[0] = &jit_type_of<K>();
+  a.types[1] = &jit_type_of<V>();
+  a.n = n;
+  set_input(a, 0, keys);
+  set_input(a, 1, values);
+  a.out[0] = keys_out;
+  a.out[1] = values_out;
+  a.ops[0] = &op;
+  std::size_t count = 0;
+  params.groups = &count;
+  a.params = &params;
+  jit_run(a, stream, mr);
+  return count;
+}
+}  // namespace detail
+
+/// GROUP BY with a run-time combining operator: for each distinct key of d_keys[0, n), the key and
+/// the values of its rows combined with `op` (text over `a` and `b`, or a named operator), in
+/// device buffers of exactly the groups. Keys and values need not be sorted or grouped. The
+/// methods, the options and the memory are those of the C++ overload (group_by.cuh): up to
+/// group_by_hash_limit groups (fewer above 32-byte groups) a hash table in shared memory, the rows
+/// read once, with the operator linked into the precompiled kernels of the keys' and values' size
+/// classes (one NVRTC compile of the operator, tens of milliseconds); above, the keys radix-sorted
+/// with the values, then reduce_by_key with `op` over the runs (groups sorted by key).
+///
+///   CUPAR_JIT_STRUCT(agg, unsigned count; float sum; float min; float max;)
+///   const cupar::jit::op merge(
+///       "agg{a.count + b.count, a.sum + b.sum, fminf(a.min, b.min), fmaxf(a.max, b.max)}");
+///   auto g = cupar::group_by<unsigned, agg>(
+///       d_keys, cupar::jit::transform<agg>(d_x, cupar::jit::op("agg{1u, x, x, x}")), n,
+///       merge, stream);  // g.keys, g.values, g.size()
+///
+/// Keys: arithmetic (K deduced from d_keys; -0.0 and +0.0 are one key, all NaNs one key, stored
+/// as +0.0 and a canonical NaN). Values: an arithmetic type or a struct declared with
+/// CUPAR_JIT_TYPE (V deduced from d_values, or named with an iterator expression, which is then
+/// written to a temporary array of V first). `op(V, V) -> V` must be associative and commutative
+/// (the hash method combines a group's rows in no fixed order); a group's first value is its
+/// initial accumulator. Groups come in the hash table's order, or by key (the sort route, or
+/// options.sort_by_key).
+///
+/// @param d_keys, d_values  device inputs of n rows (null only when n == 0)
+/// @param n        rows (64-bit)
+/// @param op       combining operator V x V -> V
+/// @param options  group_by_options (max_groups, sort_by_key, method)
+/// @returns the groups in device buffers of exactly their number (allocated from `mr` on
+///          `stream`)
+/// @throws std::invalid_argument for null inputs with n > 0 (before anything runs)
+/// @throws std::length_error when options.max_groups is set and the keys have more distinct
+///         values (after the aggregation; nothing is returned)
+/// @throws cupar::jit_error when the operator does not compile (log and line inside)
+/// @throws cupar::out_of_memory, cupar::cuda_error
+/// Synchronises `stream` (to learn the number of groups; once more for the sketch).
+template <class K, class V>
+groups<K, V> group_by(const K* d_keys, const V* d_values, std::size_t n, const jit::op& op,
+                      stream_ref stream, group_by_options options = {},
+                      memory_resource& mr = default_resource()) {
+  groups<K, V> out;
+  detail::group_buffers<K, V> buffers{&out, stream, &mr};
+  detail::group_by_params p;
+  p.options = options;
+  p.allocate = &detail::group_buffers<K, V>::allocate;
+  p.context = &buffers;
+  detail::group_by_call<K, V>(d_keys, d_values, nullptr, nullptr, n, op, p, stream, mr);
+  return out;
+}
+/// As above, with the keys or the values an iterator expression (K and V named).
+template <class K, class V>
+groups<K, V> group_by(jit::input_t<K> d_keys, jit::input_t<V> d_values, std::size_t n,
+                      const jit::op& op, stream_ref stream, group_by_options options = {},
+                      memory_resource& mr = default_resource()) {
+  groups<K, V> out;
+  detail::group_buffers<K, V> buffers{&out, stream, &mr};
+  detail::group_by_params p;
+  p.options = options;
+  p.allocate = &detail::group_buffers<K, V>::allocate;
+  p.context = &buffers;
+  detail::group_by_call<K, V>(d_keys, d_values, nullptr, nullptr, n, op, p, stream, mr);
+  return out;
+}
+
+/// As above, writing the groups to caller arrays with room for `out_capacity` groups and returning
+/// their number. Throws std::length_error, writing nothing, when there are more groups than
+/// out_capacity (the count is in the message). The outputs may overlap the inputs (the rows are
+/// read before any group is written), not each other.
+/// @throws as above; std::invalid_argument also for null outputs or outputs that overlap
+/// Synchronises `stream`.
+template <class K, class V>
+std::size_t group_by(jit::input_t<K> d_keys, jit::input_t<V> d_values, K* d_keys_out,
+                     V* d_values_out, std::size_t out_capacity, std::size_t n, const jit::op& op,
+                     stream_ref stream, group_by_options options = {},
+                     memory_resource& mr = default_resource()) {
+  detail::group_by_params p;
+  p.options = options;
+  p.out_capacity = out_capacity;
+  return detail::group_by_call<K, V>(d_keys, d_values, d_keys_out, d_values_out, n, op, p, stream,
+                                     mr);
+}
 
 }  // namespace cupar

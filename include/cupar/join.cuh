@@ -7,7 +7,7 @@
 #include <cupar/detail/checks.hpp>
 #include <cupar/detail/cuda_check.hpp>
 #include <cupar/detail/device_guard.hpp>
-#include <cupar/detail/hash_table.cuh>
+#include <cupar/detail/device/hash_table.cuh>
 #include <cupar/detail/iterators.cuh>
 #include <cupar/detail/temp_storage.hpp>
 #include <cupar/detail/type_id.hpp>

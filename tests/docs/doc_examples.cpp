@@ -113,6 +113,40 @@ namespace readme {
 
 }  // namespace readme
 
+// group_by.hpp: a group-by with run-time operators.
+// doc-example: include/cupar/group_by.hpp
+CUPAR_JIT_STRUCT(agg, unsigned count; float sum; float min; float max;)
+// doc-example end
+
+namespace header_group_by {
+
+[[maybe_unused]] void group_by(const unsigned* d_keys, const float* d_x, std::size_t n,
+                               cupar::stream_ref stream) {
+  // doc-example: include/cupar/group_by.hpp
+  const cupar::jit::op merge(
+      "agg{a.count + b.count, a.sum + b.sum, fminf(a.min, b.min), fmaxf(a.max, b.max)}");
+  auto g = cupar::group_by<unsigned, agg>(
+      d_keys, cupar::jit::transform<agg>(d_x, cupar::jit::op("agg{1u, x, x, x}")), n,
+      merge, stream);  // g.keys, g.values, g.size()
+  // doc-example end
+  (void)g;
+}
+
+// The README's one-call group-by (its struct is the one above).
+[[maybe_unused]] void readme_group_by(const unsigned* d_keys, const float* d_x, std::size_t n,
+                                      cupar::stream_ref stream) {
+  // doc-example: README.md
+  const cupar::jit::op merge(
+      "agg{a.count + b.count, a.sum + b.sum, fminf(a.min, b.min), fmaxf(a.max, b.max)}");
+  auto g = cupar::group_by<unsigned, agg>(
+      d_keys, cupar::jit::transform<agg>(d_x, cupar::jit::op("agg{1u, x, x, x}")), n,
+      merge, stream);  // g.keys, g.values, g.size()
+  // doc-example end
+  (void)g;
+}
+
+}  // namespace header_group_by
+
 // The inline examples of the headers' comments, completed into calls (their "..." filled in).
 namespace header_inline {
 

@@ -75,6 +75,18 @@ struct slot {
   acc_word<V> acc;
 };
 
+/// Threads of the aggregation kernel (four warps), and the slots of each warp's private table in
+/// shared memory: 256 of up to 32 bytes, fewer above (at most 32 KB a block). The C++ path
+/// (group_by.cuh) and the run-time path (jit_ops/cupar_group_by.cuh) use the same.
+inline constexpr int block_threads = 128;
+template <class K, class V>
+inline constexpr int warp_table_slots =
+    static_cast<int>(sizeof(slot<K, V>)) <= 32
+        ? 256
+        : (static_cast<int>(sizeof(slot<K, V>)) <= 64
+               ? 128
+               : (static_cast<int>(sizeof(slot<K, V>)) <= 256 ? 32 : 8));
+
 /// The key's bits as a 64-bit integer after normalisation (-0.0 -> +0.0, every NaN -> one NaN).
 template <class K>
 __host__ __device__ __forceinline__ unsigned long long key_bits(K k) {

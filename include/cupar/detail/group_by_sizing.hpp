@@ -1,0 +1,84 @@
+// cupar internal: the host-side decisions of group_by's hash method, shared by the C++ path
+// (group_by.cuh) and the run-time path (src/jit/families/group_by.cu): the number of distinct keys
+// a HyperLogLog sketch describes, the table's size, the choice of method.
+#pragma once
+
+#include <cupar/group_by.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+namespace cupar::detail {
+
+inline std::size_t next_pow2(std::size_t x) {
+  std::size_t p = 1;
+  while (p < x)
+    p <<= 1;
+  return p;
+}
+
+/// The number of distinct values a HyperLogLog sketch's registers describe (Flajolet et al.,
+/// with the small-range correction).
+inline double hll_estimate(const std::vector<unsigned int>& registers) {
+  const double m = static_cast<double>(registers.size());
+  double sum = 0;
+  std::size_t zeros = 0;
+  for (unsigned int r : registers) {
+    sum += std::ldexp(1.0, -static_cast<int>(r));
+    if (r == 0) ++zeros;
+  }
+  const double alpha = 0.7213 / (1.0 + 1.079 / m);
+  const double e = alpha * m * m / sum;
+  if (e <= 2.5 * m && zeros != 0) return m * std::log(m / static_cast<double>(zeros));
+  return e;
+}
+
+/// The most groups group_by_method::automatic aggregates in the hash table for a warp table of
+/// `warp_slots` slots: half of it (the second-pass regime), at most group_by_hash_limit.
+constexpr std::size_t hash_limit_for(int warp_slots) {
+  return static_cast<std::size_t>(warp_slots / 2) < group_by_hash_limit
+             ? static_cast<std::size_t>(warp_slots / 2)
+             : group_by_hash_limit;
+}
+
+/// The slots of the global table for n rows: from max_groups (2 to 4 slots a group) or from the
+/// sketch's estimate (2.2 to 4.4), at most room for n keys at half load, at least 1,024.
+inline std::size_t hash_capacity(std::size_t n, std::size_t max_groups, double expected_groups) {
+  std::size_t capacity = 0;
+  if (max_groups != 0) {
+    capacity = next_pow2(2 * (max_groups < n ? max_groups : n));
+  } else {
+    const std::size_t bound = next_pow2(2 * n);  // room for n distinct keys at half load
+    capacity = next_pow2(static_cast<std::size_t>(std::ceil(2.2 * expected_groups)) + 1);
+    if (capacity > bound) capacity = bound;
+  }
+  return capacity < 1024 ? 1024 : capacity;
+}
+
+/// The expected number of groups: max_groups when given (at most n), else the sketch's estimate.
+inline double expected_groups(std::size_t n, std::size_t max_groups, double estimate) {
+  return max_groups != 0 ? static_cast<double>(max_groups < n ? max_groups : n) : estimate;
+}
+
+/// Whether the rows go to the sort route.
+inline bool by_sort(group_by_method method, double expected, std::size_t limit) {
+  return method == group_by_method::sort ||
+         (method == group_by_method::automatic && expected > static_cast<double>(limit));
+}
+
+/// Whether the warps' groups go through a second pass (few groups: each warp's table holds them
+/// all) instead of thousands of updates on each global slot.
+inline bool two_pass(double expected, int warp_slots, int grid) {
+  return expected <= warp_slots / 2 && grid > 16;
+}
+
+/// After an overflow of a table of `capacity` slots: the next size (4x, at most room for n keys
+/// at half load), or 0 when the table had that room already.
+inline std::size_t grown_capacity(std::size_t capacity, std::size_t n) {
+  const std::size_t bound = next_pow2(2 * n);
+  if (capacity >= bound) return 0;
+  return capacity * 4 < bound ? capacity * 4 : bound;
+}
+
+}  // namespace cupar::detail

@@ -1,0 +1,482 @@
+// cupar family: GROUP BY with a run-time combining operator (cupar::group_by, group_by.hpp).
+// Device code: jit_ops/cupar_group_by.cuh (the hash method's kernels, the C++ path's own from
+// cupar/detail/device/hash_table.cuh). Size classes {K, V}; floating-point keys are normalised
+// to their bits first (-0.0 as +0.0, every NaN as one), so the kernels see unsigned keys.
+//
+// One file holds the family: its record (what the core and the precompile tool read), then,
+// outside the record-only build of the precompile tool, the library entry: argument checks, the
+// HyperLogLog sketch, the choice of method, the hash method (the module's kernels, the
+// compaction of the table's ready slots) and the sort route (the library's radix sort, then the
+// run-time reduce_by_key with the same operator).
+#include "../core/family.hpp"
+
+namespace cupar::detail::jit {
+namespace {
+
+std::string typedefs(const set_spec& s) {
+  return "typedef " + s.types[0].name + " cupar_K;\ntypedef " + s.types[1].name + " cupar_V;\n";
+}
+
+/// The combining operator, on the values (type 1).
+std::vector<slot_spec> slots(const set_spec& s) {
+  return {binary_op_slot(s.types[1])};
+}
+std::size_t slot_types(std::size_t) {
+  return 1;
+}
+
+std::vector<std::string> names(const set_spec&) {
+  return {
+      "cupar::detail::hash::aggregate_kernel<cupar_group_threads, cupar_group_warp_slots, "
+      "const cupar_K*, const cupar_V*, cupar_K, cupar_V, cupar_group_by_op, "
+      "unsigned long long>",
+      "cupar::detail::hash::aggregate_kernel<cupar_group_threads, cupar_group_warp_slots, "
+      "cupar::detail::hash::slot_keys<cupar_K, cupar_V>, "
+      "cupar::detail::hash::slot_values<cupar_K, cupar_V>, cupar_K, cupar_V, "
+      "cupar_group_by_op, unsigned long long>",
+      "cupar::detail::hash::gather_groups_kernel<cupar_K, cupar_V, unsigned long long, "
+      "cupar_K*, cupar_V*>",
+      meta_expression(4)};
+}
+
+// Keys of 4 and 8 bytes (integers, and float / double keys by their bits) with values of every
+// size class and the data-processing struct classes (accumulators such as (count, sum, min,
+// max)); 1- and 2-byte keys compile from source at their first call.
+const char* const rules[] = {
+    "precompile k=u32|u64 v=classes: group_by<$k,$v>",
+    "precompile k=u32|u64 s=dp_structs: group_by<$k,$s>",
+};
+
+}  // namespace
+
+extern const family_def group_by_family =
+    family_def::make(family::group_by, "group_by", "cupar_group_by.cuh", 3, typedefs, slots, names)
+        .for_size_classes()
+        .with_slot_types(slot_types)
+        .precompiling(rules);
+
+}  // namespace cupar::detail::jit
+
+#ifndef CUPAR_FAMILY_RECORD_ONLY
+
+#include "../core/call.hpp"
+#include "../core/engine.hpp"
+#include "../core/launch.hpp"
+#include "../core/request.hpp"
+#include "compiled/library_types.hpp"
+
+#include <cupar/detail/checks.hpp>
+#include <cupar/detail/cuda_check.hpp>
+#include <cupar/detail/device/hash_table.cuh>
+#include <cupar/detail/device_guard.hpp>
+#include <cupar/detail/group_by_sizing.hpp>
+#include <cupar/detail/jit_entry.hpp>
+#include <cupar/detail/temp_storage.hpp>
+#include <cupar/group_by.hpp>
+#include <cupar/sort.hpp>
+
+#include <thrust/iterator/counting_iterator.h>
+#include <cub/device/device_select.cuh>
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+// ---- kernels of the library (nvcc): type-free, or by the keys' size --------------------------
+
+namespace cupar::detail {
+namespace {
+
+/// Floating-point keys as the bits of their normalised values (hash::key_bits).
+template <class F, class U>
+__global__ void normalise_keys_kernel(const F* keys, U* bits, unsigned long long n) {
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  for (unsigned long long i =
+           static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < n; i += stride) {
+    bits[i] = static_cast<U>(hash::key_bits(keys[i]));
+  }
+}
+
+/// Whether slot i of a table of `stride`-byte slots holds a group (its state, the slot's first
+/// word, is ready): the compaction's predicate for every slot type.
+struct ready_slot {
+  const unsigned char* table;
+  unsigned long long stride;
+  __device__ bool operator()(unsigned long long i) const {
+    return *reinterpret_cast<const unsigned int*>(table + i * stride) == hash::slot_ready;
+  }
+};
+
+int grid_for(std::size_t n, int threads, int per_sm, int sms) {
+  const std::size_t wanted = (n + static_cast<std::size_t>(threads) - 1) / threads;
+  std::size_t grid =
+      static_cast<std::size_t>(std::max(per_sm, 1)) * static_cast<std::size_t>(std::max(sms, 1));
+  grid = std::min(grid, wanted);
+  return static_cast<int>(std::max<std::size_t>(grid, 1));
+}
+
+/// The sketch of n keys of the unsigned class U (their bits, normalised): the estimated number of
+/// distinct keys. Synchronises the stream.
+template <class U>
+double sketch(const char* fn, const void* keys, std::size_t n, stream_ref stream,
+              memory_resource& mr) {
+  cudaStream_t s = stream.get();
+  temp_storage registers(mr, hash::hll_registers * sizeof(unsigned int), stream);
+  auto* d_registers = static_cast<unsigned int*>(registers.get());
+  check_cuda(cudaMemsetAsync(d_registers, 0, registers.bytes(), s), fn);
+  constexpr int threads = hash::block_threads;
+  const auto kernel = hash::hll_kernel<threads, const U*, std::size_t>;
+  int per_sm = 0;
+  check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0), fn);
+  kernel<<<grid_for(n, threads, per_sm, current_multiprocessor_count()), threads, 0, s>>>(
+      static_cast<const U*>(keys), n, d_registers);
+  check_cuda(cudaGetLastError(), fn);
+  std::vector<unsigned int> host(hash::hll_registers);
+  check_cuda(
+      cudaMemcpyAsync(host.data(), d_registers, registers.bytes(), cudaMemcpyDeviceToHost, s), fn);
+  check_cuda(cudaStreamSynchronize(s), fn);
+  return hll_estimate(host);
+}
+
+double sketch_of_size(const char* fn, const void* keys, std::size_t key_size, std::size_t n,
+                      stream_ref stream, memory_resource& mr) {
+  switch (key_size) {
+    case 1:
+      return sketch<std::uint8_t>(fn, keys, n, stream, mr);
+    case 2:
+      return sketch<std::uint16_t>(fn, keys, n, stream, mr);
+    case 4:
+      return sketch<std::uint32_t>(fn, keys, n, stream, mr);
+    default:
+      return sketch<std::uint64_t>(fn, keys, n, stream, mr);
+  }
+}
+
+/// The bytes of hash::slot<K, V> for keys of `key_size` bytes and accumulators of `v_size` bytes
+/// aligned to `v_align` (the module's meta says the same; checked).
+std::size_t slot_bytes(std::size_t key_size, std::size_t v_size, std::size_t v_align) {
+  const std::size_t word = v_size <= 4 ? 4 : v_size <= 8 ? 8 : v_size <= 16 ? 16 : v_size;
+  const std::size_t word_align = v_size <= 16 ? word : v_align;
+  auto up = [](std::size_t x, std::size_t a) { return (x + a - 1) / a * a; };
+  const std::size_t align = std::max<std::size_t>({4, key_size, word_align});
+  std::size_t at = up(4, key_size) + key_size;  // state, key
+  at = up(at, word_align) + word;
+  return up(at, align);
+}
+
+/// The slots of a warp's table for a slot of `bytes` (hash::warp_table_slots).
+int warp_slots_for(std::size_t bytes) {
+  return bytes <= 32 ? 256 : bytes <= 64 ? 128 : bytes <= 256 ? 32 : 8;
+}
+
+const jit_type& unsigned_of_size(std::size_t size) {
+  switch (size) {
+    case 1:
+      return jit_type_of<std::uint8_t>();
+    case 2:
+      return jit_type_of<std::uint16_t>();
+    case 4:
+      return jit_type_of<std::uint32_t>();
+    default:
+      return jit_type_of<std::uint64_t>();
+  }
+}
+
+/// Where the groups go: the caller's arrays (room for `capacity` groups) or exact-size arrays
+/// from params.allocate.
+struct group_outputs {
+  const char* fn;
+  const group_by_params* params;
+  void* keys;
+  void* values;
+  /// The arrays for `count` groups: the caller's (std::length_error when they lack room) or new.
+  void take(std::size_t count) {
+    if (params->allocate != nullptr) {
+      params->allocate(params->context, count, &keys, &values);
+      return;
+    }
+    if (count > params->out_capacity) {
+      throw std::length_error(
+          std::string(fn) + ": " + std::to_string(count) +
+          " groups do not fit out_capacity = " + std::to_string(params->out_capacity));
+    }
+  }
+};
+
+void too_many_groups(const char* fn, std::size_t max_groups, bool overflowed, std::size_t count) {
+  throw std::length_error(
+      std::string(fn) + ": the keys have more than max_groups = " + std::to_string(max_groups) +
+      " distinct values" + (overflowed ? "" : " (" + std::to_string(count) + ")"));
+}
+
+/// The groups sorted by key from `keys` / `values` (count of them, temporary) into the outputs.
+void sort_groups(const char* fn, scalar key, const void* keys, const jit_type& v,
+                 const void* values, std::size_t count, void* keys_out, void* values_out,
+                 stream_ref stream, memory_resource& mr) {
+  radix_sort_args r{fn,      key,    keys,       keys_out, v.size,
+                    v.align, values, values_out, count,    radix_options{}};
+  radix_sort(r, stream, mr);
+}
+
+/// The sort route: keys (normalised bits for floating-point keys, read as the keys' own type)
+/// radix-sorted with the values, then reduce_by_key with the operator over the runs (keys
+/// compared by their bits). Groups in key order.
+void sort_route(const jit_args& a, const group_by_params& p, const void* keys, group_outputs& out,
+                stream_ref stream, memory_resource& mr) {
+  const char* fn = a.function;
+  const jit_type& k = *a.types[0];
+  const jit_type& v = *a.types[1];
+  const std::size_t n = a.n;
+  const bool direct = p.allocate == nullptr && p.out_capacity >= n && p.options.max_groups == 0;
+  carve parts;
+  const std::size_t at_keys = parts.add(n * k.size);
+  const std::size_t at_values = parts.add(n * v.size);
+  const std::size_t at_keys_out = parts.add(direct ? 0 : n * k.size);
+  const std::size_t at_values_out = parts.add(direct ? 0 : n * v.size);
+  temp_storage storage(mr, parts.total, stream);
+  auto* base = static_cast<unsigned char*>(storage.get());
+  void* sorted_keys = base + at_keys;
+  void* sorted_values = base + at_values;
+  radix_sort_args r{fn,      k.kind,  keys,          sorted_keys, v.size,
+                    v.align, a.in[1], sorted_values, n,           radix_options{}};
+  radix_sort(r, stream, mr);
+  jit_args b{fn, &jit_call_named("reduce_by_key")};
+  b.types[0] = &unsigned_of_size(k.size);  // equal keys: equal bits (NaN included)
+  b.types[1] = &v;
+  b.in[0] = sorted_keys;
+  b.in[1] = sorted_values;
+  b.out[0] = direct ? out.keys : base + at_keys_out;
+  b.out[1] = direct ? out.values : base + at_values_out;
+  b.ops[0] = a.ops[0];
+  b.n = n;
+  std::size_t count = 0;
+  b.host_count = &count;
+  jit_run(b, stream, mr);
+  if (p.options.max_groups != 0 && count > p.options.max_groups) {
+    too_many_groups(fn, p.options.max_groups, false, count);
+  }
+  *p.groups = count;
+  if (direct) return;
+  out.take(count);
+  if (count == 0) return;
+  cudaStream_t s = stream.get();
+  check_cuda(cudaMemcpyAsync(out.keys, b.out[0], count * k.size, cudaMemcpyDeviceToDevice, s), fn);
+  check_cuda(cudaMemcpyAsync(out.values, b.out[1], count * v.size, cudaMemcpyDeviceToDevice, s),
+             fn);
+}
+
+/// The hash method: the rows aggregated by the module's kernels into a table sized from
+/// max_groups or the sketch's estimate (grown, and the rows aggregated again, in the rare case
+/// the estimate was low), its ready slots compacted, the groups gathered.
+void hash_route(const jit_args& a, const group_by_params& p, const void* keys, double expected,
+                group_outputs& out, stream_ref stream, memory_resource& mr) {
+  const char* fn = a.function;
+  const jit_type& k = *a.types[0];
+  const jit_type& v = *a.types[1];
+  const std::size_t n = a.n;
+  jit::set_request req{jit::family::group_by, {&unsigned_of_size(k.size), &v}};
+  req.ops[0] = a.ops[0];
+  const jit::resolved resolved = jit::resolve(req, a.plan, fn);
+  const jit::loaded_module& m = *resolved.module;
+  const jit::device_info& dev = *resolved.dev;
+  const int threads = static_cast<int>(m.meta(0));
+  const int warp_slots = static_cast<int>(m.meta(1));
+  const std::size_t slot = static_cast<std::size_t>(m.meta(2));
+  if (slot != slot_bytes(k.size, v.size, v.align) || warp_slots != warp_slots_for(slot)) {
+    throw std::logic_error(std::string(fn) + ": the kernels' slot layout is not the library's");
+  }
+  const int grid = grid_for(n, threads, m.occupancy(m.kernel(0), threads, 0), dev.sm_count);
+  const bool second_pass = two_pass(expected, warp_slots, grid);
+  const std::size_t partial_slots =
+      second_pass ? static_cast<std::size_t>(grid) * (threads / 32) * warp_slots : 0;
+  std::size_t capacity = hash_capacity(n, p.options.max_groups, expected);
+  cudaStream_t s = stream.get();
+  const jit::erased_arg op{a.ops[0]->state()};
+  const char* call = "cupar group_by (run-time operator)";
+  for (;;) {
+    carve parts;
+    const std::size_t at_table = parts.add(capacity * slot);
+    const std::size_t at_index = parts.add(capacity * sizeof(std::uint64_t));
+    const std::size_t at_counts = parts.add(3 * sizeof(std::uint64_t));
+    const std::size_t at_partials = parts.add(partial_slots * slot);
+    std::size_t select_bytes = 0;
+    check_cuda(cub::DeviceSelect::If(
+                   nullptr, select_bytes, thrust::counting_iterator<std::uint64_t>(0),
+                   static_cast<std::uint64_t*>(nullptr), static_cast<std::uint64_t*>(nullptr),
+                   static_cast<std::int64_t>(capacity), ready_slot{}, s),
+               "cub::DeviceSelect::If");
+    const std::size_t at_select = parts.add(select_bytes);
+    temp_storage storage(mr, parts.total, stream);
+    auto* base = static_cast<unsigned char*>(storage.get());
+    unsigned char* table = base + at_table;
+    auto* index = reinterpret_cast<std::uint64_t*>(base + at_index);
+    // counts: [0] groups, [1] the overflow flag, [2] the partial groups of the first pass
+    auto* counts = reinterpret_cast<std::uint64_t*>(base + at_counts);
+    unsigned char* partials = second_pass ? base + at_partials : nullptr;
+    auto* overflow = reinterpret_cast<unsigned int*>(counts + 1);
+    auto* partial_count = reinterpret_cast<unsigned long long*>(counts + 2);
+    check_cuda(cudaMemsetAsync(table, 0, capacity * slot, s), fn);
+    check_cuda(cudaMemsetAsync(counts, 0, 3 * sizeof(std::uint64_t), s), fn);
+    jit::launch_status st;
+    jit::jit_launcher_factory launch{&dev, &m, &st};
+    const unsigned long long rows = n, mask = capacity - 1, partial_rows = partial_slots;
+    const unsigned long long* no_count = nullptr;
+    launch(grid, threads, 0, s)
+        .doit(m.kernel(0), keys, a.in[1], rows, no_count, table, mask, op, overflow, partials,
+              partial_count);
+    if (second_pass) {
+      const void* no_partials = nullptr;
+      const void* no_partial_count = nullptr;
+      launch(16, threads, 0, s)
+          .doit(m.kernel(1), static_cast<const void*>(partials), static_cast<const void*>(partials),
+                partial_rows, static_cast<const unsigned long long*>(partial_count), table, mask,
+                op, overflow, no_partials, no_partial_count);
+    }
+    jit::check_dispatch(st.first == CUDA_SUCCESS ? cudaSuccess : cudaErrorLaunchFailure, st, call);
+    check_cuda(cub::DeviceSelect::If(
+                   base + at_select, select_bytes, thrust::counting_iterator<std::uint64_t>(0),
+                   index, counts, static_cast<std::int64_t>(capacity), ready_slot{table, slot}, s),
+               "cub::DeviceSelect::If");
+    std::uint64_t host_counts[2] = {0, 0};
+    check_cuda(cudaMemcpyAsync(host_counts, counts, sizeof(host_counts), cudaMemcpyDeviceToHost, s),
+               fn);
+    // A fault of the operator is reported here, named after the call.
+    check_cuda(cudaStreamSynchronize(s), fn);
+    const bool overflowed = (host_counts[1] & 0xffffffffu) != 0;
+    const std::size_t count = static_cast<std::size_t>(host_counts[0]);
+    if (p.options.max_groups != 0 && (overflowed || count > p.options.max_groups)) {
+      too_many_groups(fn, p.options.max_groups, overflowed, count);
+    }
+    if (overflowed) {
+      capacity = grown_capacity(capacity, n);
+      if (capacity == 0) throw std::logic_error(std::string(fn) + ": hash table overflow");
+      continue;
+    }
+    *p.groups = count;
+    out.take(count);
+    if (count == 0) return;
+    const unsigned long long groups = count;
+    const int gather_threads = 256;
+    const int gather_grid = static_cast<int>(std::min<std::size_t>(
+        (count + gather_threads - 1) / gather_threads, static_cast<std::size_t>(65536)));
+    if (!p.options.sort_by_key) {
+      launch(gather_grid, gather_threads, 0, s)
+          .doit(m.kernel(2), static_cast<const void*>(table), static_cast<const void*>(index),
+                groups, out.keys, out.values);
+      jit::check_dispatch(st.first == CUDA_SUCCESS ? cudaSuccess : cudaErrorLaunchFailure, st,
+                          call);
+      return;
+    }
+    carve sorted;
+    const std::size_t at_k = sorted.add(count * k.size);
+    const std::size_t at_v = sorted.add(count * v.size);
+    temp_storage staging(mr, sorted.total, stream);
+    auto* sb = static_cast<unsigned char*>(staging.get());
+    launch(gather_grid, gather_threads, 0, s)
+        .doit(m.kernel(2), static_cast<const void*>(table), static_cast<const void*>(index), groups,
+              static_cast<void*>(sb + at_k), static_cast<void*>(sb + at_v));
+    jit::check_dispatch(st.first == CUDA_SUCCESS ? cudaSuccess : cudaErrorLaunchFailure, st, call);
+    // The stored keys are the normalised keys' bits: sorted as the keys' own type.
+    sort_groups(fn, k.kind, sb + at_k, v, sb + at_v, count, out.keys, out.values, stream, mr);
+    return;
+  }
+}
+
+void call_group_by(const jit_args& a, stream_ref s, memory_resource& mr,
+                   const pending_inputs* pending) {
+  const char* fn = a.function;
+  const auto* params = static_cast<const group_by_params*>(a.params);
+  if (params == nullptr || params->groups == nullptr) throw_invalid_argument(fn, "no parameters");
+  const group_by_params& p = *params;
+  const jit_type& k = *a.types[0];
+  const jit_type& v = *a.types[1];
+  if (k.is_struct()) {
+    throw_invalid_argument(fn, std::string("keys are arithmetic (integers of 1-8 bytes, float, "
+                                           "double), not ") +
+                                   k.name);
+  }
+  if (a.ops[0] == nullptr) throw_invalid_argument(fn, "no operator");
+  // The sort route (and the hash method's sorted output) radix-sorts the keys by the library.
+  if (!library_types[static_cast<int>(k.kind)] &&
+      (p.options.method != group_by_method::hash || p.options.sort_by_key)) {
+    throw_type_not_built(fn, k.kind);
+  }
+  require_size(fn, a.n, k.size + v.size);
+  require_data(fn, "d_keys", a.in[0], a.n);
+  require_data(fn, "d_values", a.in[1], a.n);
+  if (p.allocate == nullptr && a.n > 0 && p.out_capacity > 0) {
+    require_pointer(fn, "d_keys_out", a.out[0]);
+    require_pointer(fn, "d_values_out", a.out[1]);
+    const std::size_t room = std::min(p.out_capacity, a.n);
+    require_disjoint(fn, "d_keys_out", a.out[0], room * k.size, "d_values_out", a.out[1],
+                     room * v.size);
+  }
+  write_pending(pending, s);
+  *p.groups = 0;
+  group_outputs out{fn, &p, a.out[0], a.out[1]};
+  if (a.n == 0) {
+    out.take(0);
+    return;
+  }
+  const bool floating = k.kind == scalar::f32 || k.kind == scalar::f64;
+  // Floating-point keys: their normalised bits (hash and sort route alike).
+  temp_storage bits(mr, floating ? a.n * k.size : 0, s);
+  const void* keys = a.in[0];
+  if (floating) {
+    const int threads = 256;
+    const int grid = static_cast<int>(std::min<std::size_t>((a.n + threads - 1) / threads, 65536));
+    if (k.kind == scalar::f32) {
+      normalise_keys_kernel<<<grid, threads, 0, s.get()>>>(
+          static_cast<const float*>(a.in[0]), static_cast<std::uint32_t*>(bits.get()), a.n);
+    } else {
+      normalise_keys_kernel<<<grid, threads, 0, s.get()>>>(
+          static_cast<const double*>(a.in[0]), static_cast<std::uint64_t*>(bits.get()), a.n);
+    }
+    check_cuda(cudaGetLastError(), fn);
+    keys = bits.get();
+  }
+  const group_by_method method = p.options.method;
+  const std::size_t max_groups = p.options.max_groups;
+  double estimate = -1;  // unknown
+  if (max_groups == 0 && method != group_by_method::sort)
+    estimate = sketch_of_size(fn, keys, k.size, a.n, s, mr);
+  const double expected = expected_groups(a.n, max_groups, estimate);
+  const std::size_t limit = hash_limit_for(warp_slots_for(slot_bytes(k.size, v.size, v.align)));
+  if (by_sort(method, expected, limit)) {
+    sort_route(a, p, keys, out, s, mr);
+  } else {
+    hash_route(a, p, keys, expected, out, s, mr);
+  }
+}
+
+jit::set_request group_by_request(const jit_args& a, request_scratch&) {
+  if (a.types[0] == nullptr || a.types[0]->is_struct()) {
+    throw_invalid_argument(a.function, "keys are arithmetic");
+  }
+  jit::set_request r{jit::family::group_by, {&unsigned_of_size(a.types[0]->size), a.types[1]}};
+  r.ops[0] = a.ops[0];
+  return r;
+}
+
+/// Keys and values in; the outputs are the caller's arrays (no expressions).
+constexpr call_io group_by_io() {
+  call_io io{};
+  io.output_type[1] = 1;
+  return io;
+}
+
+}  // namespace
+
+extern const jit_call group_by_jit_call =
+    jit_call::make("group_by", jit::family::group_by, call_group_by, group_by_request)
+        .with_io(group_by_io());
+
+}  // namespace cupar::detail
+
+#endif  // CUPAR_FAMILY_RECORD_ONLY

@@ -1,0 +1,399 @@
+// cupar tests: group_by with run-time combining operators (group_by.hpp) against a CPU reference
+// (std::map): key types, group counts from one to every row, arithmetic and struct accumulators
+// (16 and 48 bytes), sizes 0, 1, odd and large, each method, sorted and unsorted output, iterator
+// expressions as values, caller arrays, and the errors. Compiled by g++.
+#include "../conformance/common.hpp"
+
+#include <cupar/cupar.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+CUPAR_JIT_STRUCT(gb_stats, unsigned int count; float sum; float min; float max;)
+CUPAR_JIT_STRUCT(gb_q1, double qty; double base; double disc_price; double charge; double disc;
+                 unsigned long long count;)
+
+using cupar::group_by_method;
+using cupar::group_by_options;
+using cupar::jit::op;
+using cupar::testing::owned_stream;
+using cupar::testing::scaled;
+
+namespace {
+
+const op& merge_stats() {
+  static const op m(
+      "gb_stats{a.count + b.count, a.sum + b.sum, fminf(a.min, b.min), fmaxf(a.max, b.max)}");
+  return m;
+}
+const op& to_stats() {
+  static const op t("gb_stats{1u, x, x, x}");
+  return t;
+}
+
+gb_stats stats_of(float x) {
+  return {1u, x, x, x};
+}
+gb_stats merge(const gb_stats& a, const gb_stats& b) {
+  return {a.count + b.count, a.sum + b.sum, std::fmin(a.min, b.min), std::fmax(a.max, b.max)};
+}
+
+/// Keys drawn from `groups` distinct values (spread over the key type's range), n rows.
+template <class K>
+std::vector<K> group_keys(std::size_t n, std::size_t groups, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<std::uint64_t> pick(0, groups - 1);
+  std::vector<K> out(n);
+  for (auto& k : out) {
+    const std::uint64_t g = pick(rng);
+    if constexpr (std::is_floating_point_v<K>) {
+      k = static_cast<K>(static_cast<double>(g) * 0.5 - 1000.0);
+    } else {
+      k = static_cast<K>(g * 2654435761u);
+    }
+  }
+  return out;
+}
+
+/// Small integers: float sums exact in any order.
+std::vector<float> small_floats(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> d(-50, 50);
+  std::vector<float> out(n);
+  for (auto& x : out)
+    x = static_cast<float>(d(rng));
+  return out;
+}
+
+/// The key as the map orders it (NaN last, -0.0 as +0.0).
+template <class K>
+struct key_less {
+  bool operator()(K a, K b) const {
+    if constexpr (std::is_floating_point_v<K>) {
+      if (a != a) return false;
+      if (b != b) return true;
+    }
+    return a < b;
+  }
+};
+
+template <class K>
+K normalised(K k) {
+  if constexpr (std::is_floating_point_v<K>) {
+    if (k == K(0)) return K(0);
+    if (k != k) return std::numeric_limits<K>::quiet_NaN();
+  }
+  return k;
+}
+
+template <class K, class V>
+using cpu_map = std::map<K, V, key_less<K>>;
+
+template <class K>
+bool same_key(K a, K b) {
+  if constexpr (std::is_floating_point_v<K>) {
+    if (a != a && b != b) return true;
+    return a == b && std::signbit(a) == std::signbit(b);
+  }
+  return a == b;
+}
+
+/// GPU groups (sorted by key, or in table order) against the CPU's; `same` compares values.
+template <class K, class V, class Same>
+void expect_groups(const std::vector<K>& keys, const std::vector<V>& values, bool sorted,
+                   const cpu_map<K, V>& want, Same same) {
+  ASSERT_EQ(keys.size(), want.size());
+  ASSERT_EQ(values.size(), want.size());
+  std::vector<std::size_t> order(keys.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  if (!sorted) {
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b) { return key_less<K>{}(keys[a], keys[b]); });
+  }
+  std::size_t j = 0;
+  for (const auto& [k, v] : want) {
+    const std::size_t i = order[j++];
+    ASSERT_TRUE(same_key(keys[i], k))
+        << "group " << j - 1 << ": key " << +keys[i] << ", want " << +k;
+    EXPECT_TRUE(same(values[i], v)) << "key " << +k;
+  }
+}
+
+bool same_stats(const gb_stats& a, const gb_stats& b) {
+  return a.count == b.count && a.sum == b.sum && a.min == b.min && a.max == b.max;
+}
+
+const char* method_name(group_by_method m) {
+  return m == group_by_method::hash ? "hash" : m == group_by_method::sort ? "sort" : "automatic";
+}
+
+const group_by_method methods[] = {group_by_method::automatic, group_by_method::hash,
+                                   group_by_method::sort};
+
+/// Whether the compiled library has K (the sort route radix-sorts the keys by it).
+template <class K>
+bool library_has() {
+  const std::string types = std::string(",") + CUPAR_TEST_LIBRARY_TYPES + ",";
+  return types == ",all," ||
+         types.find(std::string(",") + cupar::detail::scalar_name(cupar::detail::scalar_of<K>()) +
+                    ",") != std::string::npos;
+}
+
+template <class K>
+void check_key_type(const char* name, const std::vector<std::size_t>& sizes) {
+  SCOPED_TRACE(name);
+  if (!library_has<K>()) {
+    std::printf("keys %s: not in this build of the library (CUPAR_LIBRARY_TYPES), skipped\n", name);
+    return;
+  }
+  owned_stream s;
+  for (std::size_t n : sizes) {
+    for (std::size_t groups : {std::size_t(1), std::size_t(100), std::size_t(5000), n / 3 + 1, n}) {
+      if (groups == 0 || groups > std::max<std::size_t>(n, 1)) continue;
+      SCOPED_TRACE("n = " + std::to_string(n) + ", groups drawn from " + std::to_string(groups));
+      const auto hk = group_keys<K>(n, groups, static_cast<unsigned>(n + groups));
+      const auto hv = small_floats(n, static_cast<unsigned>(3 * n + groups));
+      // The CPU's groups: the rows' positions sorted by key, one fold per run (a map of millions
+      // of keys filled row by row would take seconds).
+      std::vector<std::size_t> order(n);
+      for (std::size_t i = 0; i < n; ++i)
+        order[i] = i;
+      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return key_less<K>{}(normalised(hk[a]), normalised(hk[b]));
+      });
+      cpu_map<K, gb_stats> want;
+      cpu_map<K, float> sums;
+      for (std::size_t i : order) {
+        const K k = normalised(hk[i]);
+        if (!want.empty() && same_key(std::prev(want.end())->first, k)) {
+          auto& w = std::prev(want.end())->second;
+          w = merge(w, stats_of(hv[i]));
+          std::prev(sums.end())->second += hv[i];
+        } else {
+          want.emplace_hint(want.end(), k, stats_of(hv[i]));
+          sums.emplace_hint(sums.end(), k, hv[i]);
+        }
+      }
+      cupar::device_buffer<K> dk(hk, s);
+      cupar::device_buffer<float> dv(hv, s);
+      std::vector<gb_stats> hs(n);
+      for (std::size_t i = 0; i < n; ++i)
+        hs[i] = stats_of(hv[i]);
+      cupar::device_buffer<gb_stats> ds(hs, s);
+      for (group_by_method method : methods) {
+        for (bool sorted : {false, true}) {
+          SCOPED_TRACE(std::string("method ") + method_name(method) + (sorted ? ", sorted" : ""));
+          group_by_options o;
+          o.sort_by_key = sorted;
+          o.method = method;
+          // A 16-byte struct accumulator, and a float one with the named plus.
+          const auto g = cupar::group_by(dk.data(), ds.data(), n, merge_stats(), s, o);
+          expect_groups(g.keys.to_host(), g.values.to_host(), sorted, want, same_stats);
+          const auto f = cupar::group_by(dk.data(), dv.data(), n, cupar::jit::plus, s, o);
+          expect_groups(f.keys.to_host(), f.values.to_host(), sorted, sums,
+                        [](float a, float b) { return a == b; });
+        }
+      }
+      // A caller's bound on the groups: no sketch, the same groups.
+      group_by_options bounded;
+      bounded.max_groups = want.size() + 7;
+      bounded.sort_by_key = true;
+      const auto g = cupar::group_by(dk.data(), ds.data(), n, merge_stats(), s, bounded);
+      expect_groups(g.keys.to_host(), g.values.to_host(), true, want, same_stats);
+    }
+  }
+}
+
+}  // namespace
+
+// Values are small integers, so every float sum is exact whatever the order the GPU combines them
+// in. 4- and 8-byte keys take the precompiled sets (floating-point keys by their bits); 1-byte
+// keys compile theirs from source once.
+TEST(GroupByJit, EveryKeyTypeAndGroupCountMatchesTheCpu) {
+  CUPAR_REQUIRE_GPU();
+  const std::vector<std::size_t> sizes = {0, 1, 2, 1001, scaled((std::size_t(1) << 20) + 3)};
+  check_key_type<std::uint32_t>("u32", sizes);
+  check_key_type<std::int64_t>("i64", sizes);
+  check_key_type<std::int32_t>("i32", sizes);
+  check_key_type<float>("f32", sizes);
+  check_key_type<double>("f64", sizes);
+  check_key_type<std::uint8_t>("u8", {0, 1, 1001, scaled(std::size_t(100003))});
+  check_key_type<std::uint32_t>("u32", {scaled(std::size_t(1) << 24)});
+}
+
+// -0.0 and +0.0 are one group, every NaN is one group (SQL's GROUP BY), by both methods.
+TEST(GroupByJit, SignedZerosAndNaNsAreOneKeyEach) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const float nan1 = std::numeric_limits<float>::quiet_NaN();
+  float nan2;
+  const std::uint32_t other_nan = 0xffc00123u;
+  std::memcpy(&nan2, &other_nan, sizeof(nan2));
+  const std::vector<float> hk = {0.0f, -0.0f, nan1, nan2, 1.0f, -0.0f, nan1, 1.0f};
+  const std::vector<float> hv = {1, 2, 3, 4, 5, 6, 7, 8};
+  cupar::device_buffer<float> dk(hk, s), dv(hv, s);
+  for (group_by_method method : {group_by_method::hash, group_by_method::sort}) {
+    SCOPED_TRACE(method_name(method));
+    group_by_options o;
+    o.sort_by_key = true;
+    o.method = method;
+    const auto g = cupar::group_by(dk.data(), dv.data(), hk.size(), op("a + b"), s, o);
+    const auto keys = g.keys.to_host();
+    const auto sums = g.values.to_host();
+    ASSERT_EQ(keys.size(), 3u);
+    EXPECT_EQ(keys[0], 0.0f);
+    EXPECT_FALSE(std::signbit(keys[0]));
+    EXPECT_EQ(sums[0], 1.0f + 2.0f + 6.0f);
+    EXPECT_EQ(keys[1], 1.0f);
+    EXPECT_EQ(sums[1], 13.0f);
+    EXPECT_TRUE(keys[2] != keys[2]);
+    EXPECT_EQ(sums[2], 3.0f + 4.0f + 7.0f);
+  }
+}
+
+// The values as an iterator expression (the rows' statistics computed from a float column: a
+// query engine's shape), the caller-array form, its capacity check, max_groups, and the
+// arguments refused before anything runs; the library keeps working after each error.
+TEST(GroupByJit, ExpressionValuesCallerArraysAndErrors) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const std::size_t n = scaled((std::size_t(1) << 22) + 5);
+  std::vector<std::uint32_t> hk(n);
+  std::vector<float> hx(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    hk[i] = static_cast<std::uint32_t>((i * 7919) % 997);
+    hx[i] = static_cast<float>(static_cast<int>(i % 13) - 6);
+  }
+  cpu_map<std::uint32_t, gb_stats> want;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto it = want.find(hk[i]);
+    if (it == want.end()) {
+      want.emplace(hk[i], stats_of(hx[i]));
+    } else {
+      it->second = merge(it->second, stats_of(hx[i]));
+    }
+  }
+  cupar::device_buffer<std::uint32_t> dk(hk, s);
+  cupar::device_buffer<float> dx(hx, s);
+  const auto rows = cupar::jit::transform<gb_stats>(cupar::jit::iterator(dx.data()), to_stats());
+  for (group_by_method method : methods) {
+    SCOPED_TRACE(method_name(method));
+    group_by_options o;
+    o.method = method;
+    o.sort_by_key = true;
+    const auto g =
+        cupar::group_by<std::uint32_t, gb_stats>(dk.data(), rows, n, merge_stats(), s, o);
+    expect_groups(g.keys.to_host(), g.values.to_host(), true, want, same_stats);
+    // Caller arrays: exactly the room, then room for every row (the sort route writes them in
+    // place), then too little room (std::length_error with the count, nothing written).
+    for (std::size_t room : {want.size(), n}) {
+      cupar::device_buffer<std::uint32_t> ko(room, s);
+      cupar::device_buffer<gb_stats> vo(room, s);
+      ASSERT_EQ(
+          cupar::group_by(dk.data(), rows, ko.data(), vo.data(), room, n, merge_stats(), s, o),
+          want.size());
+      auto keys = ko.to_host();
+      auto values = vo.to_host();
+      keys.resize(want.size());
+      values.resize(want.size());
+      expect_groups(keys, values, true, want, same_stats);
+    }
+    cupar::device_buffer<std::uint32_t> ko(want.size() - 1, s);
+    cupar::device_buffer<gb_stats> vo(want.size() - 1, s);
+    vo.fill_bytes(0xAB);
+    CUPAR_EXPECT_THROW_WITH((void)cupar::group_by(dk.data(), rows, ko.data(), vo.data(),
+                                                  want.size() - 1, n, merge_stats(), s, o),
+                            std::length_error, "997 groups do not fit out_capacity = 996");
+    const auto untouched = vo.to_host();
+    EXPECT_EQ(untouched[0].count, 0xABABABABu);
+    // max_groups below the keys' count.
+    group_by_options tight = o;
+    tight.max_groups = 500;
+    CUPAR_EXPECT_THROW_WITH(
+        (void)cupar::group_by(dk.data(), dx.data(), n, cupar::jit::plus, s, tight),
+        std::length_error, "more than max_groups = 500 distinct values");
+  }
+  // n distinct keys, max_groups 10: the table (1,024 slots) overflows; std::length_error.
+  group_by_options tight;
+  tight.max_groups = 10;
+  CUPAR_EXPECT_THROW_WITH(((void)cupar::group_by<std::uint32_t, float>(
+                              cupar::jit::counting(0u), dx.data(), n, cupar::jit::plus, s, tight)),
+                          std::length_error, "more than max_groups = 10 distinct values");
+  // Refused before anything runs.
+  EXPECT_THROW((void)cupar::group_by(static_cast<const std::uint32_t*>(nullptr), dx.data(), n,
+                                     cupar::jit::plus, s),
+               std::invalid_argument);
+  EXPECT_THROW((void)cupar::group_by(dk.data(), dx.data(), static_cast<std::uint32_t*>(nullptr),
+                                     static_cast<float*>(nullptr), 10, n, cupar::jit::plus, s),
+               std::invalid_argument);
+  cupar::device_buffer<std::uint32_t> both(2 * want.size(), s);
+  CUPAR_EXPECT_THROW_WITH((void)cupar::group_by(dk.data(), dk.data(), both.data(), both.data() + 1,
+                                                want.size(), n, cupar::jit::plus, s),
+                          std::invalid_argument, "overlap");
+  EXPECT_THROW((void)cupar::group_by(dk.data(), dx.data(), n, op("a +* b"), s), cupar::jit_error);
+  // Still working.
+  const auto g = cupar::group_by(dk.data(), dx.data(), n, cupar::jit::plus, s);
+  EXPECT_EQ(g.size(), 997u);
+  const auto none = cupar::group_by(dk.data(), dx.data(), 0, cupar::jit::plus, s);
+  EXPECT_EQ(none.size(), 0u);
+}
+
+// A 48-byte accumulator (TPC-H Q1's shape: five sums and a count): above 16 bytes the hash method
+// combines under the slot's lock. Sums of small integers are exact in doubles, so the groups equal
+// the CPU's bit for bit by every method.
+TEST(GroupByJit, AccumulatorsAboveSixteenBytesByEveryMethod) {
+  CUPAR_REQUIRE_GPU();
+  static_assert(sizeof(gb_q1) == 48);
+  owned_stream s;
+  const op merge_q1(
+      "gb_q1{a.qty + b.qty, a.base + b.base, a.disc_price + b.disc_price, a.charge + b.charge, "
+      "a.disc + b.disc, a.count + b.count}");
+  for (std::size_t n : {std::size_t(1), std::size_t(1001), scaled((std::size_t(1) << 20) + 3)}) {
+    for (std::size_t groups : {std::size_t(1), std::size_t(40), std::size_t(5000)}) {
+      SCOPED_TRACE("n = " + std::to_string(n) + ", groups drawn from " + std::to_string(groups));
+      const auto hk = group_keys<std::uint64_t>(n, groups, static_cast<unsigned>(n + groups));
+      const auto hv = small_floats(n, static_cast<unsigned>(n * 3 + groups));
+      std::vector<gb_q1> rows(n);
+      cpu_map<std::uint64_t, gb_q1> want;
+      for (std::size_t i = 0; i < n; ++i) {
+        const double v = hv[i];
+        rows[i] = {v, 2 * v, 3 * v, 4 * v, v * v, 1ull};
+        const auto it = want.find(hk[i]);
+        if (it == want.end()) {
+          want.emplace(hk[i], rows[i]);
+        } else {
+          gb_q1& a = it->second;
+          a = {a.qty + v,        a.base + 2 * v, a.disc_price + 3 * v,
+               a.charge + 4 * v, a.disc + v * v, a.count + 1};
+        }
+      }
+      cupar::device_buffer<std::uint64_t> dk(hk, s);
+      cupar::device_buffer<gb_q1> dv(rows, s);
+      for (group_by_method method : methods) {
+        SCOPED_TRACE(method_name(method));
+        group_by_options o;
+        o.method = method;
+        o.sort_by_key = true;
+        const auto g = cupar::group_by(dk.data(), dv.data(), n, merge_q1, s, o);
+        expect_groups(
+            g.keys.to_host(), g.values.to_host(), true, want,
+            [](const gb_q1& a, const gb_q1& b) { return std::memcmp(&a, &b, sizeof(gb_q1)) == 0; });
+      }
+    }
+  }
+}
