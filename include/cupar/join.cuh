@@ -1,17 +1,17 @@
-// cupar: hash joins of arithmetic keys (cupar::inner_join, semi_join, anti_join): a hash table
-// built on one table's keys, probed with the other's. Any host compiler can read join.hpp; these
-// templates need nvcc.
+// cupar: hash joins of arithmetic keys (cupar::inner_join, semi_join, anti_join) of any iterators
+// of keys (nvcc): a hash table built on one table's keys, probed with the other's. The joins of
+// two device arrays are join.hpp's (any host compiler; the library runs these kernels for them).
 #pragma once
 
 #include <cupar/buffer.hpp>
 #include <cupar/detail/checks.hpp>
 #include <cupar/detail/cuda_check.hpp>
-#include <cupar/detail/device_guard.hpp>
 #include <cupar/detail/device/hash_table.cuh>
+#include <cupar/detail/device_guard.hpp>
+#include <cupar/detail/group_by_sizing.hpp>
 #include <cupar/detail/iterators.cuh>
 #include <cupar/detail/temp_storage.hpp>
 #include <cupar/detail/type_id.hpp>
-#include <cupar/group_by.cuh>
 #include <cupar/join.hpp>
 #include <cupar/memory.hpp>
 #include <cupar/stream.hpp>
@@ -37,12 +37,18 @@ namespace detail {
 template <class R>
 inline constexpr R join_empty = static_cast<R>(~static_cast<R>(0));
 
-/// The build table: capacity (mask + 1) slots of a normalised key and a build row's position
-/// (join_empty: no row). Duplicate build keys take a slot each.
+/// One slot of the build table: a build row's position (join_empty: no row) and its normalised
+/// key, side by side so that a probe reads one 32-byte sector, not one of each array.
+template <class K, class R>
+struct join_slot {
+  R row;
+  K key;
+};
+
+/// The build table: capacity (mask + 1) slots. Duplicate build keys take a slot each.
 template <class K, class R>
 struct join_table {
-  K* keys;
-  R* rows;
+  join_slot<K, R>* slots;
   unsigned long long mask;
 };
 
@@ -57,9 +63,9 @@ __global__ void join_build_kernel(KeyIt keys, unsigned long long n, join_table<K
        i < n; i += stride) {
     const K k = hash::normalise(static_cast<K>(keys[i]));
     unsigned long long s = hash::mix(hash::key_bits(k)) & t.mask;
-    while (atomicCAS(&t.rows[s], join_empty<R>, static_cast<R>(i)) != join_empty<R>)
+    while (atomicCAS(&t.slots[s].row, join_empty<R>, static_cast<R>(i)) != join_empty<R>)
       s = (s + 1) & t.mask;
-    t.keys[s] = k;
+    t.slots[s].key = k;
   }
 }
 
@@ -69,9 +75,9 @@ template <class K, class R, class Visit>
 __device__ __forceinline__ void join_probe(const join_table<K, R>& t, K k, Visit&& visit) {
   const unsigned long long bits = hash::key_bits(k);
   for (unsigned long long s = hash::mix(bits) & t.mask;; s = (s + 1) & t.mask) {
-    const R row = t.rows[s];
-    if (row == join_empty<R>) return;
-    if (hash::key_bits(t.keys[s]) == bits && !visit(row)) return;
+    const join_slot<K, R> slot = t.slots[s];
+    if (slot.row == join_empty<R>) return;
+    if (hash::key_bits(slot.key) == bits && !visit(slot.row)) return;
   }
 }
 
@@ -143,15 +149,12 @@ void with_join_table(const char* fn, BuildIt build, std::size_t nb, stream_ref s
     using R = decltype(row_tag);
     std::size_t capacity = next_pow2(2 * nb);
     if (capacity < 1024) capacity = 1024;
-    carve parts;
-    const std::size_t at_keys = parts.add(capacity * sizeof(K));
-    const std::size_t at_rows = parts.add(capacity * sizeof(R));
-    temp_storage storage(mr, parts.total, stream);
-    auto* base = static_cast<unsigned char*>(storage.get());
-    join_table<K, R> t{reinterpret_cast<K*>(base + at_keys), reinterpret_cast<R*>(base + at_rows),
+    temp_storage storage(mr, capacity * sizeof(join_slot<K, R>), stream);
+    join_table<K, R> t{static_cast<join_slot<K, R>*>(storage.get()),
                        static_cast<unsigned long long>(capacity - 1)};
     cudaStream_t s = stream.get();
-    check_cuda(cudaMemsetAsync(t.rows, 0xff, capacity * sizeof(R), s), fn);
+    // Every slot empty (its row all ones; the key is written with the row).
+    check_cuda(cudaMemsetAsync(t.slots, 0xff, capacity * sizeof(join_slot<K, R>), s), fn);
     if (nb > 0) {
       join_build_kernel<<<join_grid(nb), 256, 0, s>>>(build, static_cast<unsigned long long>(nb),
                                                       t);
@@ -163,20 +166,6 @@ void with_join_table(const char* fn, BuildIt build, std::size_t nb, stream_ref s
     run(0u);
   } else {
     run(0ull);
-  }
-}
-
-template <class Index>
-void require_index_type(const char* fn, std::size_t nb, std::size_t np) {
-  static_assert(std::is_integral_v<Index> && !std::is_same_v<Index, bool> &&
-                    (sizeof(Index) == 4 || sizeof(Index) == 8),
-                "cupar joins: row positions are 4- or 8-byte integers");
-  const std::size_t most = nb > np ? nb : np;
-  if (most > 0 && static_cast<unsigned long long>(most - 1) >
-                      static_cast<unsigned long long>(std::numeric_limits<Index>::max())) {
-    throw std::length_error(std::string(fn) + ": " + std::to_string(most) +
-                            " rows do not fit the position type (" +
-                            std::to_string(sizeof(Index) * 8) + "-bit)");
   }
 }
 
@@ -274,54 +263,79 @@ std::size_t flagged_join(const char* fn, BuildIt build, std::size_t nb, ProbeIt 
   return count;
 }
 
+/// inner_join's body: the checks, then the pairs written to alloc(total) -> {build rows, probe
+/// rows} (called once with their number before anything is written; it may throw); returns
+/// their number. Arrays of keys are the library's (join_arrays), iterators the templates below.
+template <class Index, class BuildIt, class ProbeIt, class Alloc>
+std::size_t inner_join_to(const char* fn, BuildIt build, std::size_t nb, ProbeIt probe,
+                          std::size_t np, stream_ref stream, memory_resource& mr, Alloc&& alloc) {
+  using K = std::remove_cv_t<it_value_t<BuildIt>>;
+  const device_guard device(stream);
+  check_join(fn, build, nb, probe, np);
+  require_index_type<Index>(fn, nb, np);
+  if (nb == 0 || np == 0) {
+    alloc(std::size_t{0});
+    return 0;
+  }
+  std::size_t count = 0;
+  inner_join_impl<K>(fn, build, nb, probe, np, stream, mr, [&](std::size_t total, auto&& fill) {
+    const auto out = alloc(total);
+    fill(out.first, out.second);
+    count = total;
+  });
+  return count;
+}
+
+/// semi_join's (matched) and anti_join's body.
+template <class Index, class BuildIt, class ProbeIt>
+std::size_t semi_or_anti_join(const char* fn, BuildIt build, std::size_t nb, ProbeIt probe,
+                              std::size_t np, bool matched, Index* out, stream_ref stream,
+                              memory_resource& mr) {
+  using K = std::remove_cv_t<it_value_t<BuildIt>>;
+  const device_guard device(stream);
+  check_join(fn, build, nb, probe, np);
+  require_index_type<Index>(fn, nb, np);
+  if (np == 0) return 0;
+  require_pointer(fn, "d_probe_rows", out);
+  return flagged_join<K>(fn, build, nb, probe, np, matched, out, stream, mr);
+}
+
+/// The templates below serve iterators; two arrays go to the library (join.hpp).
+template <class BuildIt, class ProbeIt>
+inline constexpr bool join_iterators_v =
+    is_iterator_v<BuildIt>&& is_iterator_v<ProbeIt> &&
+    !(std::is_pointer_v<BuildIt> && std::is_pointer_v<ProbeIt>);
+
 }  // namespace detail
 
-/// INNER JOIN on equal keys: every pair (b, p) of a build row b of d_build_keys[0, nb) and a
-/// probe row p of d_probe_keys[0, np) whose keys are equal, duplicates on both sides included
-/// (a key found k times among the build rows and m times among the probe rows gives k * m
-/// pairs). A hash table is built on the build keys (put the smaller table there), then probed
-/// with each probe key: one read of each table, and the probe rows read twice (to count their
-/// matches, then to write them).
+/// INNER JOIN of any iterators of keys (two device arrays go to join.hpp's overloads, the same
+/// kernels compiled into the library): every pair of a build row and a probe row with equal
+/// keys; the keys, the pairs' order, the memory and the errors as join.hpp says.
 ///
-///   // rows of orders (d_order_cust) and customers (d_cust_id) with the same customer id
-///   auto m = cupar::inner_join(d_cust_id, n_cust, d_order_cust, n_orders, stream);
-///   // m.build_rows[i]: a customer row, m.probe_rows[i]: an order row, i < m.size()
-///
-/// Keys: arithmetic, both tables of the same type, equal by value as group_by compares them
-/// (-0.0 equals +0.0; NaN equals NaN). The pairs come grouped by probe row, in probe-row order;
-/// a probe row's build rows come in the table's order, which may differ from run to run (sort
-/// the pairs if an order is needed).
-///
-/// Memory (temporary, given back before return): 2 to 4 slots a build row (at least 1,024) of
-/// sizeof(K) + 4 bytes (8 from 2^32 - 1 build rows), 16 bytes a probe row, CUB's scan's.
+///   // rows of orders and customers with the same customer id, the ids computed on the fly
+///   auto m = cupar::inner_join(thrust::make_transform_iterator(d_cust, id_of{}), n_cust,
+///                              thrust::make_transform_iterator(d_orders, cust_of{}), n_orders,
+///                              stream);
 ///
 /// @tparam Index   the positions' type: a 4- or 8-byte integer (default std::uint64_t)
-/// @param d_build_keys, d_probe_keys  device inputs (pointers, null only for 0 rows, or
-///                 iterators); nb, np: their rows (64-bit)
+/// @param d_build_keys, d_probe_keys  device iterators of keys; nb, np: their rows (64-bit)
 /// @returns the pairs in device buffers of exactly their number (from `mr`, on `stream`)
 /// @throws std::invalid_argument for null inputs with rows; std::length_error when a table has
 ///         more rows than Index can count (before anything runs)
 /// @throws cupar::out_of_memory, cupar::cuda_error
 /// Synchronises `stream` (to learn the number of pairs) unless a table is empty.
-template <
-    class Index = std::uint64_t, class BuildIt, class ProbeIt,
-    std::enable_if_t<detail::is_iterator_v<BuildIt> && detail::is_iterator_v<ProbeIt>, int> = 0>
+template <class Index = std::uint64_t, class BuildIt, class ProbeIt,
+          std::enable_if_t<detail::join_iterators_v<BuildIt, ProbeIt>, int> = 0>
 join_pairs<Index> inner_join(BuildIt d_build_keys, std::size_t nb, ProbeIt d_probe_keys,
                              std::size_t np, stream_ref stream,
                              memory_resource& mr = default_resource()) {
-  using K = std::remove_cv_t<detail::it_value_t<BuildIt>>;
-  constexpr const char* fn = "cupar::inner_join";
-  const detail::device_guard device(stream);
-  detail::check_join(fn, d_build_keys, nb, d_probe_keys, np);
-  detail::require_index_type<Index>(fn, nb, np);
   join_pairs<Index> out;
-  if (nb == 0 || np == 0) return out;
-  detail::inner_join_impl<K>(fn, d_build_keys, nb, d_probe_keys, np, stream, mr,
-                             [&](std::size_t total, auto&& fill) {
-                               out.build_rows = device_buffer<Index>(total, stream, mr);
-                               out.probe_rows = device_buffer<Index>(total, stream, mr);
-                               fill(out.build_rows.data(), out.probe_rows.data());
-                             });
+  detail::inner_join_to<Index>(
+      "cupar::inner_join", d_build_keys, nb, d_probe_keys, np, stream, mr, [&](std::size_t total) {
+        out.build_rows = device_buffer<Index>(total, stream, mr);
+        out.probe_rows = device_buffer<Index>(total, stream, mr);
+        return std::make_pair(out.build_rows.data(), out.probe_rows.data());
+      });
   return out;
 }
 
@@ -330,76 +344,43 @@ join_pairs<Index> inner_join(BuildIt d_build_keys, std::size_t nb, ProbeIt d_pro
 /// out_capacity (the count is in the message).
 /// @throws as above; std::invalid_argument also for null outputs
 /// Synchronises `stream` unless a table is empty.
-template <
-    class Index, class BuildIt, class ProbeIt,
-    std::enable_if_t<detail::is_iterator_v<BuildIt> && detail::is_iterator_v<ProbeIt>, int> = 0>
+template <class Index, class BuildIt, class ProbeIt,
+          std::enable_if_t<detail::join_iterators_v<BuildIt, ProbeIt>, int> = 0>
 std::size_t inner_join(BuildIt d_build_keys, std::size_t nb, ProbeIt d_probe_keys, std::size_t np,
                        Index* d_build_rows, Index* d_probe_rows, std::size_t out_capacity,
                        stream_ref stream, memory_resource& mr = default_resource()) {
-  using K = std::remove_cv_t<detail::it_value_t<BuildIt>>;
-  constexpr const char* fn = "cupar::inner_join";
-  const detail::device_guard device(stream);
-  detail::check_join(fn, d_build_keys, nb, d_probe_keys, np);
-  detail::require_index_type<Index>(fn, nb, np);
-  if (out_capacity > 0) {
-    detail::require_pointer(fn, "d_build_rows", d_build_rows);
-    detail::require_pointer(fn, "d_probe_rows", d_probe_rows);
-  }
-  if (nb == 0 || np == 0) return 0;
-  std::size_t count = 0;
-  detail::inner_join_impl<K>(
-      fn, d_build_keys, nb, d_probe_keys, np, stream, mr, [&](std::size_t total, auto&& fill) {
-        if (total > out_capacity) {
-          throw std::length_error(
-              std::string(fn) + ": " + std::to_string(total) +
-              " pairs do not fit out_capacity = " + std::to_string(out_capacity));
-        }
-        fill(d_build_rows, d_probe_rows);
-        count = total;
+  detail::require_join_outputs("cupar::inner_join", d_build_rows, d_probe_rows, out_capacity);
+  return detail::inner_join_to<Index>(
+      "cupar::inner_join", d_build_keys, nb, d_probe_keys, np, stream, mr, [&](std::size_t total) {
+        detail::require_join_room("cupar::inner_join", total, out_capacity);
+        return std::make_pair(d_build_rows, d_probe_rows);
       });
-  return count;
 }
 
 /// LEFT SEMI JOIN: the positions of the probe rows whose key is among the build keys, ascending,
 /// written to d_probe_rows (room for np); returns their number. Keys as inner_join.
 /// @throws as inner_join; std::invalid_argument for a null output with np > 0
 /// Synchronises `stream` unless np == 0.
-template <
-    class Index, class BuildIt, class ProbeIt,
-    std::enable_if_t<detail::is_iterator_v<BuildIt> && detail::is_iterator_v<ProbeIt>, int> = 0>
+template <class Index, class BuildIt, class ProbeIt,
+          std::enable_if_t<detail::join_iterators_v<BuildIt, ProbeIt>, int> = 0>
 std::size_t semi_join(BuildIt d_build_keys, std::size_t nb, ProbeIt d_probe_keys, std::size_t np,
                       Index* d_probe_rows, stream_ref stream,
                       memory_resource& mr = default_resource()) {
-  using K = std::remove_cv_t<detail::it_value_t<BuildIt>>;
-  constexpr const char* fn = "cupar::semi_join";
-  const detail::device_guard device(stream);
-  detail::check_join(fn, d_build_keys, nb, d_probe_keys, np);
-  detail::require_index_type<Index>(fn, nb, np);
-  if (np == 0) return 0;
-  detail::require_pointer(fn, "d_probe_rows", d_probe_rows);
-  return detail::flagged_join<K>(fn, d_build_keys, nb, d_probe_keys, np, true, d_probe_rows, stream,
-                                 mr);
+  return detail::semi_or_anti_join("cupar::semi_join", d_build_keys, nb, d_probe_keys, np, true,
+                                   d_probe_rows, stream, mr);
 }
 
 /// LEFT ANTI JOIN: the positions of the probe rows whose key is not among the build keys,
 /// ascending, written to d_probe_rows (room for np); returns their number (np when nb == 0).
 /// @throws as semi_join
 /// Synchronises `stream` unless np == 0.
-template <
-    class Index, class BuildIt, class ProbeIt,
-    std::enable_if_t<detail::is_iterator_v<BuildIt> && detail::is_iterator_v<ProbeIt>, int> = 0>
+template <class Index, class BuildIt, class ProbeIt,
+          std::enable_if_t<detail::join_iterators_v<BuildIt, ProbeIt>, int> = 0>
 std::size_t anti_join(BuildIt d_build_keys, std::size_t nb, ProbeIt d_probe_keys, std::size_t np,
                       Index* d_probe_rows, stream_ref stream,
                       memory_resource& mr = default_resource()) {
-  using K = std::remove_cv_t<detail::it_value_t<BuildIt>>;
-  constexpr const char* fn = "cupar::anti_join";
-  const detail::device_guard device(stream);
-  detail::check_join(fn, d_build_keys, nb, d_probe_keys, np);
-  detail::require_index_type<Index>(fn, nb, np);
-  if (np == 0) return 0;
-  detail::require_pointer(fn, "d_probe_rows", d_probe_rows);
-  return detail::flagged_join<K>(fn, d_build_keys, nb, d_probe_keys, np, false, d_probe_rows,
-                                 stream, mr);
+  return detail::semi_or_anti_join("cupar::anti_join", d_build_keys, nb, d_probe_keys, np, false,
+                                   d_probe_rows, stream, mr);
 }
 
 }  // namespace cupar

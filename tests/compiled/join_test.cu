@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <thrust/device_ptr.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
@@ -76,9 +77,20 @@ void expect_pairs(const std::vector<Index>& b, const std::vector<Index>& p,
   EXPECT_EQ(at, p.size()) << "pairs out of probe-row order";
 }
 
-template <class K, class Index>
-void check_joins(const char* name) {
-  SCOPED_TRACE(name);
+/// The keys as the call takes them: the array (the library's kernels, join.hpp) or a
+/// thrust::device_ptr (the templates of join.cuh).
+template <bool Arrays, class K>
+auto keys_of(const K* p) {
+  if constexpr (Arrays) {
+    return p;
+  } else {
+    return thrust::device_pointer_cast(p);
+  }
+}
+
+template <class K, class Index, bool Arrays>
+void check_joins_by(const char* name) {
+  SCOPED_TRACE(std::string(name) + (Arrays ? ", arrays (the library)" : ", iterators (join.cuh)"));
   owned_stream s;
   const std::size_t large = scaled((std::size_t(1) << 20) + 3);
   struct shape {
@@ -98,14 +110,15 @@ void check_joins(const char* name) {
     // Probe keys from twice the range: about half match.
     const auto hp = join_keys<K>(sh.np, 2 * sh.distinct, static_cast<unsigned>(sh.np + 7));
     const auto want = cpu_matches(hb, hp);
-    device_buffer<K> db(hb, s), dp(hp, s);
-    const auto m = cupar::inner_join<Index>(db.data(), sh.nb, dp.data(), sh.np, s);
+    device_buffer<K> dbuf(hb, s), dpuf(hp, s);
+    const auto db = keys_of<Arrays>(dbuf.data());
+    const auto dp = keys_of<Arrays>(dpuf.data());
+    const auto m = cupar::inner_join<Index>(db, sh.nb, dp, sh.np, s);
     expect_pairs(m.build_rows.to_host(), m.probe_rows.to_host(), want);
     // Caller arrays with exactly the room needed.
     const std::size_t total = m.size();
     device_buffer<Index> bo(total + 1, s), po(total + 1, s);
-    ASSERT_EQ(cupar::inner_join(db.data(), sh.nb, dp.data(), sh.np, bo.data(), po.data(), total, s),
-              total);
+    ASSERT_EQ(cupar::inner_join(db, sh.nb, dp, sh.np, bo.data(), po.data(), total, s), total);
     auto hbo = bo.to_host();
     auto hpo = po.to_host();
     hbo.resize(total);
@@ -116,15 +129,21 @@ void check_joins(const char* name) {
     for (std::size_t i = 0; i < sh.np; ++i)
       (want[i].empty() ? anti_want : semi_want).push_back(static_cast<Index>(i));
     device_buffer<Index> rows(sh.np + 1, s);
-    const std::size_t ns = cupar::semi_join(db.data(), sh.nb, dp.data(), sh.np, rows.data(), s);
+    const std::size_t ns = cupar::semi_join(db, sh.nb, dp, sh.np, rows.data(), s);
     auto got = rows.to_host();
     got.resize(ns);
     EXPECT_EQ(got, semi_want);
-    const std::size_t na = cupar::anti_join(db.data(), sh.nb, dp.data(), sh.np, rows.data(), s);
+    const std::size_t na = cupar::anti_join(db, sh.nb, dp, sh.np, rows.data(), s);
     got = rows.to_host();
     got.resize(na);
     EXPECT_EQ(got, anti_want);
   }
+}
+
+template <class K, class Index>
+void check_joins(const char* name) {
+  check_joins_by<K, Index, true>(name);
+  check_joins_by<K, Index, false>(name);
 }
 
 TEST(JoinCompiled, EveryKeyTypeMatchesTheCpu) {

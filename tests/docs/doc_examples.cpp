@@ -147,6 +147,16 @@ namespace header_group_by {
 
 }  // namespace header_group_by
 
+// join.hpp: orders and customers with the same customer id.
+[[maybe_unused]] std::size_t join_arrays(const unsigned* d_cust_id, std::size_t n_cust,
+                                         const unsigned* d_order_cust, std::size_t n_orders,
+                                         cupar::stream_ref stream) {
+  // doc-example: include/cupar/join.hpp
+  auto m = cupar::inner_join(d_cust_id, n_cust, d_order_cust, n_orders, stream);
+  // doc-example end
+  return m.size();
+}
+
 // The inline examples of the headers' comments, completed into calls (their "..." filled in).
 namespace header_inline {
 

@@ -99,4 +99,30 @@ struct merge_stats {
   // doc-example end
   return g.size();
 }
+
+// join.cuh: a join of keys computed on the fly.
+struct customer {
+  unsigned id;
+  float balance;
+};
+struct order {
+  unsigned cust;
+  float price;
+};
+struct id_of {
+  __device__ unsigned operator()(const customer& c) const { return c.id; }
+};
+struct cust_of {
+  __device__ unsigned operator()(const order& o) const { return o.cust; }
+};
+[[maybe_unused]] std::size_t join_computed(const customer* d_cust, std::size_t n_cust,
+                                           const order* d_orders, std::size_t n_orders,
+                                           cupar::stream_ref stream) {
+  // doc-example: include/cupar/join.cuh
+  auto m = cupar::inner_join(thrust::make_transform_iterator(d_cust, id_of{}), n_cust,
+                             thrust::make_transform_iterator(d_orders, cust_of{}), n_orders,
+                             stream);
+  // doc-example end
+  return m.size();
+}
 // clang-format on

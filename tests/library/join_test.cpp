@@ -1,0 +1,154 @@
+// cupar tests: the joins of two device arrays of keys (join.hpp), built by the host compiler from
+// <cupar/cupar.hpp> alone (the library's kernels): inner join (exact buffers and caller arrays),
+// semi and anti join against a CPU reference (a hash map of a key's build rows), key types the
+// CI's library has, 4- and 8-byte positions, sizes 0, 1, odd and large, duplicates on both
+// sides, and the errors. tests/compiled/join_test.cu runs the same kernels through join.cuh.
+#include "../conformance/common.hpp"
+
+#include <cupar/cupar.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace cupar::testing {
+namespace {
+
+template <class K>
+std::vector<K> keys_from(std::size_t n, std::size_t distinct, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<std::uint64_t> pick(0, distinct - 1);
+  std::vector<K> out(n);
+  for (auto& k : out)
+    k = static_cast<K>(pick(rng));
+  return out;
+}
+
+/// For each probe row, its build rows ascending.
+template <class K>
+std::vector<std::vector<std::uint64_t>> matches(const std::vector<K>& build,
+                                                const std::vector<K>& probe) {
+  std::unordered_map<K, std::vector<std::uint64_t>> rows;
+  for (std::size_t i = 0; i < build.size(); ++i)
+    rows[build[i]].push_back(i);
+  std::vector<std::vector<std::uint64_t>> out(probe.size());
+  for (std::size_t i = 0; i < probe.size(); ++i) {
+    const auto it = rows.find(probe[i]);
+    if (it != rows.end()) out[i] = it->second;
+  }
+  return out;
+}
+
+/// The pairs grouped by probe row in probe-row order, each row's build rows in any order.
+template <class Index>
+void expect_pairs(const std::vector<Index>& b, const std::vector<Index>& p,
+                  const std::vector<std::vector<std::uint64_t>>& want) {
+  std::size_t total = 0;
+  for (const auto& w : want)
+    total += w.size();
+  ASSERT_EQ(b.size(), total);
+  ASSERT_EQ(p.size(), total);
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    std::vector<std::uint64_t> got;
+    for (; at < p.size() && static_cast<std::uint64_t>(p[at]) == i; ++at)
+      got.push_back(static_cast<std::uint64_t>(b[at]));
+    std::sort(got.begin(), got.end());
+    ASSERT_EQ(got, want[i]) << "probe row " << i;
+  }
+}
+
+template <class K, class Index>
+void check(const char* name) {
+  SCOPED_TRACE(name);
+  owned_stream s;
+  const std::size_t large = scaled((std::size_t(1) << 20) + 3);
+  const std::size_t shapes[][3] = {{0, 5, 1},         {5, 0, 1},
+                                   {1, 1, 1},         {1001, 777, 50},
+                                   {777, 1001, 5000}, {large / 4, large, large / 8}};
+  for (const auto& sh : shapes) {
+    const std::size_t nb = sh[0], np = sh[1], distinct = sh[2];
+    SCOPED_TRACE("nb = " + std::to_string(nb) + ", np = " + std::to_string(np));
+    const auto hb = keys_from<K>(nb, distinct, static_cast<unsigned>(nb + 1));
+    const auto hp = keys_from<K>(np, 2 * distinct, static_cast<unsigned>(np + 7));
+    const auto want = matches(hb, hp);
+    device_buffer<K> db(hb, s), dp(hp, s);
+    const auto m = cupar::inner_join<Index>(db.data(), nb, dp.data(), np, s);
+    expect_pairs(m.build_rows.to_host(), m.probe_rows.to_host(), want);
+    const std::size_t total = m.size();
+    device_buffer<Index> bo(total + 1, s), po(total + 1, s);
+    ASSERT_EQ(cupar::inner_join(db.data(), nb, dp.data(), np, bo.data(), po.data(), total, s),
+              total);
+    auto hbo = bo.to_host();
+    auto hpo = po.to_host();
+    hbo.resize(total);
+    hpo.resize(total);
+    expect_pairs(hbo, hpo, want);
+    std::vector<Index> semi_want, anti_want;
+    for (std::size_t i = 0; i < np; ++i)
+      (want[i].empty() ? anti_want : semi_want).push_back(static_cast<Index>(i));
+    device_buffer<Index> rows(np + 1, s);
+    const std::size_t ns = cupar::semi_join(db.data(), nb, dp.data(), np, rows.data(), s);
+    auto got = rows.to_host();
+    got.resize(ns);
+    EXPECT_EQ(got, semi_want);
+    const std::size_t na = cupar::anti_join(db.data(), nb, dp.data(), np, rows.data(), s);
+    got = rows.to_host();
+    got.resize(na);
+    EXPECT_EQ(got, anti_want);
+  }
+}
+
+TEST(JoinLibrary, KeyTypesAndPositionsMatchTheCpu) {
+  CUPAR_REQUIRE_GPU();
+  check<std::uint32_t, std::uint64_t>("u32 keys, u64 positions");
+  check<std::int32_t, std::uint32_t>("i32 keys, u32 positions");
+  check<std::uint64_t, std::int64_t>("u64 keys, i64 positions");
+}
+
+TEST(JoinLibrary, BadArgumentsThrowBeforeAnyWork) {
+  owned_stream s;
+  const std::uint32_t* none = nullptr;
+  std::uint64_t* out = nullptr;
+  CUPAR_EXPECT_THROW_WITH((void)cupar::inner_join(none, 3, none, 0, s), std::invalid_argument,
+                          "d_build_keys");
+  CUPAR_EXPECT_THROW_WITH((void)cupar::inner_join(none, 0, none, 4, s), std::invalid_argument,
+                          "d_probe_keys");
+  std::uint32_t* pos = nullptr;
+  CUPAR_EXPECT_THROW_WITH((void)cupar::inner_join(none, 0, none, 0, pos, pos, 5, s),
+                          std::invalid_argument, "d_build_rows");
+  std::int32_t* narrow = nullptr;
+  CUPAR_EXPECT_THROW_WITH(
+      (void)cupar::semi_join(none, (std::size_t(1) << 31) + 1, none, 0, narrow, s),
+      std::length_error, "do not fit the position type");
+  // Empty tables: nothing runs, nothing is written.
+  EXPECT_EQ(cupar::inner_join(none, 0, none, 0, s).size(), 0u);
+  EXPECT_EQ(cupar::anti_join(none, 0, none, 0, out, s), 0u);
+}
+
+// Caller arrays one pair short: std::length_error with the count, nothing written; the library
+// keeps working.
+TEST(JoinLibrary, CallerArraysTooSmallAreRefused) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const std::vector<std::uint32_t> hb = {1, 1, 2}, hp = {1, 2, 3};
+  device_buffer<std::uint32_t> db(hb, s), dp(hp, s);
+  device_buffer<std::uint32_t> bo(2, s), po(2, s);
+  po.fill_bytes(0xAB);
+  CUPAR_EXPECT_THROW_WITH(
+      (void)cupar::inner_join(db.data(), 3, dp.data(), 3, bo.data(), po.data(), 2, s),
+      std::length_error, "3 pairs do not fit out_capacity = 2");
+  EXPECT_EQ(po.to_host()[0], 0xABABABABu);
+  device_buffer<std::uint32_t> rows(3, s);
+  ASSERT_EQ(cupar::anti_join(db.data(), 3, dp.data(), 3, rows.data(), s), 1u);
+  EXPECT_EQ(rows.to_host()[0], 2u);
+}
+
+}  // namespace
+}  // namespace cupar::testing
