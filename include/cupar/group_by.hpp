@@ -152,20 +152,6 @@ std::size_t group_by_call(const ::cupar::jit::input<K>& keys, const ::cupar::jit
 /// @throws cupar::out_of_memory, cupar::cuda_error
 /// Synchronises `stream` (to learn the number of groups; once more for the sketch).
 template <class K, class V>
-groups<K, V> group_by(const K* d_keys, const V* d_values, std::size_t n, const jit::op& op,
-                      stream_ref stream, group_by_options options = {},
-                      memory_resource& mr = default_resource()) {
-  groups<K, V> out;
-  detail::group_buffers<K, V> buffers{&out, stream, &mr};
-  detail::group_by_params p;
-  p.options = options;
-  p.allocate = &detail::group_buffers<K, V>::allocate;
-  p.context = &buffers;
-  detail::group_by_call<K, V>(d_keys, d_values, nullptr, nullptr, n, op, p, stream, mr);
-  return out;
-}
-/// As above, with the keys or the values an iterator expression (K and V named).
-template <class K, class V>
 groups<K, V> group_by(jit::input_t<K> d_keys, jit::input_t<V> d_values, std::size_t n,
                       const jit::op& op, stream_ref stream, group_by_options options = {},
                       memory_resource& mr = default_resource()) {
@@ -179,6 +165,14 @@ groups<K, V> group_by(jit::input_t<K> d_keys, jit::input_t<V> d_values, std::siz
   return out;
 }
 
+/// As above, with the keys and the values arrays (K and V deduced).
+template <class K, class V>
+groups<K, V> group_by(const K* d_keys, const V* d_values, std::size_t n, const jit::op& op,
+                      stream_ref stream, group_by_options options = {},
+                      memory_resource& mr = default_resource()) {
+  return group_by<K, V>(jit::input<K>(d_keys), jit::input<V>(d_values), n, op, stream, options,
+                        mr);
+}
 /// As above, writing the groups to caller arrays with room for `out_capacity` groups and returning
 /// their number. Throws std::length_error, writing nothing, when there are more groups than
 /// out_capacity (the count is in the message). The outputs may overlap the inputs (the rows are

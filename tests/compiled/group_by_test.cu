@@ -3,6 +3,7 @@
 // odd and large, the table sized by the sketch and by max_groups, sorted and unsorted output,
 // iterators as inputs, and the errors.
 #include "../common/counting_resource.hpp"
+#include "../common/group_by_ref.hpp"
 #include "../conformance/common.hpp"
 
 #include <cupar/cupar.cuh>
@@ -51,46 +52,6 @@ struct mod997 {
   }
 };
 
-/// Keys drawn from `groups` distinct values (spread over the key type's range), n rows.
-template <class K>
-std::vector<K> group_keys(std::size_t n, std::size_t groups, unsigned seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<std::uint64_t> pick(0, groups - 1);
-  std::vector<K> out(n);
-  for (auto& k : out) {
-    const std::uint64_t g = pick(rng);
-    if constexpr (std::is_floating_point_v<K>) {
-      k = static_cast<K>(static_cast<double>(g) * 0.5 - 1000.0);
-    } else {
-      k = static_cast<K>(g * 2654435761u);  // distinct for g < 2^32 in 32-bit keys
-    }
-  }
-  return out;
-}
-
-/// Values whose float sums are exact in any order (small integers).
-std::vector<float> small_floats(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> d(-50, 50);
-  std::vector<float> out(n);
-  for (auto& x : out)
-    x = static_cast<float>(d(rng));
-  return out;
-}
-
-template <class K>
-struct key_less {
-  bool operator()(K a, K b) const {
-    if constexpr (std::is_floating_point_v<K>) {
-      if (a != a) return false;  // NaN last
-      if (b != b) return true;
-      return a < b;
-    } else {
-      return a < b;
-    }
-  }
-};
-
 /// The CPU's groups in key order (NaN last): -0.0 folded into +0.0 and NaNs into one key. By a
 /// sort of the rows' positions, then one fold per run.
 template <class K>
@@ -121,16 +82,6 @@ std::vector<std::pair<K, stats>> cpu_groups(const std::vector<K>& keys,
   return out;
 }
 
-template <class K>
-bool same_key(K a, K b) {
-  if constexpr (std::is_floating_point_v<K>) {
-    if (a != a && b != b) return true;
-    return a == b && std::signbit(a) == std::signbit(b);
-  } else {
-    return a == b;
-  }
-}
-
 /// Checks GPU groups (keys, values; sorted or in table order) against the CPU's.
 template <class K>
 void expect_groups(const std::vector<K>& keys, const std::vector<stats>& values, bool sorted,
@@ -153,10 +104,6 @@ void expect_groups(const std::vector<K>& keys, const std::vector<stats>& values,
     EXPECT_EQ(values[i].min, v.min) << "key " << k;
     EXPECT_EQ(values[i].max, v.max) << "key " << k;
   }
-}
-
-const char* method_name(group_by_method m) {
-  return m == group_by_method::hash ? "hash" : m == group_by_method::sort ? "sort" : "automatic";
 }
 
 template <class K>

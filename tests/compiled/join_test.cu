@@ -2,6 +2,7 @@
 // of a key's build rows): key types, duplicates on both sides, sizes 0, 1, odd and large,
 // 4- and 8-byte positions, caller arrays and their capacity, signed zeros and NaNs, iterators as
 // inputs, and the errors.
+#include "../common/join_ref.hpp"
 #include "../conformance/common.hpp"
 
 #include <cupar/cupar.cuh>
@@ -24,58 +25,6 @@
 
 namespace cupar::testing {
 namespace {
-
-/// n keys drawn from `distinct` values (spread over the type's range).
-template <class K>
-std::vector<K> join_keys(std::size_t n, std::size_t distinct, unsigned seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<std::uint64_t> pick(0, distinct - 1);
-  std::vector<K> out(n);
-  for (auto& k : out) {
-    const std::uint64_t g = pick(rng);
-    if constexpr (std::is_floating_point_v<K>) {
-      k = static_cast<K>(static_cast<double>(g) * 0.25 - 100.0);
-    } else {
-      k = static_cast<K>(g * 2654435761u);
-    }
-  }
-  return out;
-}
-
-/// The CPU's matches: for each probe row, its build rows ascending.
-template <class K>
-std::vector<std::vector<std::uint64_t>> cpu_matches(const std::vector<K>& build,
-                                                    const std::vector<K>& probe) {
-  std::map<K, std::vector<std::uint64_t>> rows;
-  for (std::size_t i = 0; i < build.size(); ++i)
-    rows[build[i]].push_back(i);
-  std::vector<std::vector<std::uint64_t>> out(probe.size());
-  for (std::size_t i = 0; i < probe.size(); ++i) {
-    const auto it = rows.find(probe[i]);
-    if (it != rows.end()) out[i] = it->second;
-  }
-  return out;
-}
-
-/// GPU pairs (grouped by probe row, ascending) against the CPU's matches.
-template <class Index>
-void expect_pairs(const std::vector<Index>& b, const std::vector<Index>& p,
-                  const std::vector<std::vector<std::uint64_t>>& want) {
-  std::size_t total = 0;
-  for (const auto& w : want)
-    total += w.size();
-  ASSERT_EQ(b.size(), total);
-  ASSERT_EQ(p.size(), total);
-  std::size_t at = 0;
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    std::vector<std::uint64_t> got;
-    for (; at < p.size() && static_cast<std::uint64_t>(p[at]) == i; ++at)
-      got.push_back(static_cast<std::uint64_t>(b[at]));
-    std::sort(got.begin(), got.end());
-    ASSERT_EQ(got, want[i]) << "probe row " << i;
-  }
-  EXPECT_EQ(at, p.size()) << "pairs out of probe-row order";
-}
 
 /// The keys as the call takes them: the array (the library's kernels, join.hpp) or a
 /// thrust::device_ptr (the templates of join.cuh).
@@ -217,7 +166,8 @@ TEST(JoinCompiled, BadArgumentsThrowBeforeAnyWork) {
   EXPECT_EQ(cupar::anti_join(none, 0, none, 0, out, s), 0u);
 }
 
-// Caller arrays one pair short: std::length_error with the count, nothing written.
+// Caller arrays one pair short, keys through join.cuh's templates (tests/library/join_test.cpp
+// has the arrays' form): std::length_error with the count, nothing written.
 TEST(JoinCompiled, CallerArraysTooSmallAreRefused) {
   CUPAR_REQUIRE_GPU();
   owned_stream s;
@@ -226,12 +176,15 @@ TEST(JoinCompiled, CallerArraysTooSmallAreRefused) {
   device_buffer<std::uint32_t> bo(2, s), po(2, s);
   po.fill_bytes(0xAB);
   CUPAR_EXPECT_THROW_WITH(
-      (void)cupar::inner_join(db.data(), 3, dp.data(), 3, bo.data(), po.data(), 2, s),
+      (void)cupar::inner_join(keys_of<false>(db.data()), 3, keys_of<false>(dp.data()), 3, bo.data(),
+                              po.data(), 2, s),
       std::length_error, "3 pairs do not fit out_capacity = 2");
   EXPECT_EQ(po.to_host()[0], 0xABABABABu);
   // The library keeps working: the probe rows with a match.
   device_buffer<std::uint32_t> rows(3, s);
-  ASSERT_EQ(cupar::semi_join(db.data(), 3, dp.data(), 3, rows.data(), s), 2u);
+  ASSERT_EQ(
+      cupar::semi_join(keys_of<false>(db.data()), 3, keys_of<false>(dp.data()), 3, rows.data(), s),
+      2u);
   const auto h = rows.to_host();
   EXPECT_EQ(h[0], 0u);
   EXPECT_EQ(h[1], 1u);

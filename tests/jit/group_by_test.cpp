@@ -2,6 +2,7 @@
 // (std::map): key types, group counts from one to every row, arithmetic and struct accumulators
 // (16 and 48 bytes), sizes 0, 1, odd and large, each method, sorted and unsorted output, iterator
 // expressions as values, caller arrays, and the errors. Compiled by g++.
+#include "../common/group_by_ref.hpp"
 #include "../conformance/common.hpp"
 
 #include <cupar/cupar.hpp>
@@ -30,8 +31,14 @@ CUPAR_JIT_STRUCT(gb_q1, double qty; double base; double disc_price; double charg
 using cupar::group_by_method;
 using cupar::group_by_options;
 using cupar::jit::op;
+using cupar::testing::group_keys;
+using cupar::testing::key_less;
+using cupar::testing::method_name;
+using cupar::testing::normalised;
 using cupar::testing::owned_stream;
+using cupar::testing::same_key;
 using cupar::testing::scaled;
+using cupar::testing::small_floats;
 
 namespace {
 
@@ -52,65 +59,8 @@ gb_stats merge(const gb_stats& a, const gb_stats& b) {
   return {a.count + b.count, a.sum + b.sum, std::fmin(a.min, b.min), std::fmax(a.max, b.max)};
 }
 
-/// Keys drawn from `groups` distinct values (spread over the key type's range), n rows.
-template <class K>
-std::vector<K> group_keys(std::size_t n, std::size_t groups, unsigned seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<std::uint64_t> pick(0, groups - 1);
-  std::vector<K> out(n);
-  for (auto& k : out) {
-    const std::uint64_t g = pick(rng);
-    if constexpr (std::is_floating_point_v<K>) {
-      k = static_cast<K>(static_cast<double>(g) * 0.5 - 1000.0);
-    } else {
-      k = static_cast<K>(g * 2654435761u);
-    }
-  }
-  return out;
-}
-
-/// Small integers: float sums exact in any order.
-std::vector<float> small_floats(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> d(-50, 50);
-  std::vector<float> out(n);
-  for (auto& x : out)
-    x = static_cast<float>(d(rng));
-  return out;
-}
-
-/// The key as the map orders it (NaN last, -0.0 as +0.0).
-template <class K>
-struct key_less {
-  bool operator()(K a, K b) const {
-    if constexpr (std::is_floating_point_v<K>) {
-      if (a != a) return false;
-      if (b != b) return true;
-    }
-    return a < b;
-  }
-};
-
-template <class K>
-K normalised(K k) {
-  if constexpr (std::is_floating_point_v<K>) {
-    if (k == K(0)) return K(0);
-    if (k != k) return std::numeric_limits<K>::quiet_NaN();
-  }
-  return k;
-}
-
 template <class K, class V>
 using cpu_map = std::map<K, V, key_less<K>>;
-
-template <class K>
-bool same_key(K a, K b) {
-  if constexpr (std::is_floating_point_v<K>) {
-    if (a != a && b != b) return true;
-    return a == b && std::signbit(a) == std::signbit(b);
-  }
-  return a == b;
-}
 
 /// GPU groups (sorted by key, or in table order) against the CPU's; `same` compares values.
 template <class K, class V, class Same>
@@ -136,10 +86,6 @@ void expect_groups(const std::vector<K>& keys, const std::vector<V>& values, boo
 
 bool same_stats(const gb_stats& a, const gb_stats& b) {
   return a.count == b.count && a.sum == b.sum && a.min == b.min && a.max == b.max;
-}
-
-const char* method_name(group_by_method m) {
-  return m == group_by_method::hash ? "hash" : m == group_by_method::sort ? "sort" : "automatic";
 }
 
 const group_by_method methods[] = {group_by_method::automatic, group_by_method::hash,

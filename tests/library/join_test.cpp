@@ -3,6 +3,7 @@
 // semi and anti join against a CPU reference (a hash map of a key's build rows), key types the
 // CI's library has, 4- and 8-byte positions, sizes 0, 1, odd and large, duplicates on both
 // sides, and the errors. tests/compiled/join_test.cu runs the same kernels through join.cuh.
+#include "../common/join_ref.hpp"
 #include "../conformance/common.hpp"
 
 #include <cupar/cupar.hpp>
@@ -14,55 +15,10 @@
 #include <random>
 #include <stdexcept>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace cupar::testing {
 namespace {
-
-template <class K>
-std::vector<K> keys_from(std::size_t n, std::size_t distinct, unsigned seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<std::uint64_t> pick(0, distinct - 1);
-  std::vector<K> out(n);
-  for (auto& k : out)
-    k = static_cast<K>(pick(rng));
-  return out;
-}
-
-/// For each probe row, its build rows ascending.
-template <class K>
-std::vector<std::vector<std::uint64_t>> matches(const std::vector<K>& build,
-                                                const std::vector<K>& probe) {
-  std::unordered_map<K, std::vector<std::uint64_t>> rows;
-  for (std::size_t i = 0; i < build.size(); ++i)
-    rows[build[i]].push_back(i);
-  std::vector<std::vector<std::uint64_t>> out(probe.size());
-  for (std::size_t i = 0; i < probe.size(); ++i) {
-    const auto it = rows.find(probe[i]);
-    if (it != rows.end()) out[i] = it->second;
-  }
-  return out;
-}
-
-/// The pairs grouped by probe row in probe-row order, each row's build rows in any order.
-template <class Index>
-void expect_pairs(const std::vector<Index>& b, const std::vector<Index>& p,
-                  const std::vector<std::vector<std::uint64_t>>& want) {
-  std::size_t total = 0;
-  for (const auto& w : want)
-    total += w.size();
-  ASSERT_EQ(b.size(), total);
-  ASSERT_EQ(p.size(), total);
-  std::size_t at = 0;
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    std::vector<std::uint64_t> got;
-    for (; at < p.size() && static_cast<std::uint64_t>(p[at]) == i; ++at)
-      got.push_back(static_cast<std::uint64_t>(b[at]));
-    std::sort(got.begin(), got.end());
-    ASSERT_EQ(got, want[i]) << "probe row " << i;
-  }
-}
 
 template <class K, class Index>
 void check(const char* name) {
@@ -75,9 +31,9 @@ void check(const char* name) {
   for (const auto& sh : shapes) {
     const std::size_t nb = sh[0], np = sh[1], distinct = sh[2];
     SCOPED_TRACE("nb = " + std::to_string(nb) + ", np = " + std::to_string(np));
-    const auto hb = keys_from<K>(nb, distinct, static_cast<unsigned>(nb + 1));
-    const auto hp = keys_from<K>(np, 2 * distinct, static_cast<unsigned>(np + 7));
-    const auto want = matches(hb, hp);
+    const auto hb = join_keys<K>(nb, distinct, static_cast<unsigned>(nb + 1));
+    const auto hp = join_keys<K>(np, 2 * distinct, static_cast<unsigned>(np + 7));
+    const auto want = cpu_matches(hb, hp);
     device_buffer<K> db(hb, s), dp(hp, s);
     const auto m = cupar::inner_join<Index>(db.data(), nb, dp.data(), np, s);
     expect_pairs(m.build_rows.to_host(), m.probe_rows.to_host(), want);

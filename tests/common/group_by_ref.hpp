@@ -1,0 +1,80 @@
+// cupar tests: what the group_by tests share (host code: the compiled and the run-time tests):
+// keys drawn from G groups, values whose float sums are exact in any order, keys compared as
+// group_by groups them.
+#pragma once
+
+#include <cupar/group_by.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <type_traits>
+#include <vector>
+
+namespace cupar::testing {
+
+/// Keys drawn from `groups` distinct values (spread over the key type's range), n rows.
+template <class K>
+std::vector<K> group_keys(std::size_t n, std::size_t groups, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<std::uint64_t> pick(0, groups - 1);
+  std::vector<K> out(n);
+  for (auto& k : out) {
+    const std::uint64_t g = pick(rng);
+    if constexpr (std::is_floating_point_v<K>) {
+      k = static_cast<K>(static_cast<double>(g) * 0.5 - 1000.0);
+    } else {
+      k = static_cast<K>(g * 2654435761u);
+    }
+  }
+  return out;
+}
+
+/// Small integers: float sums exact in any order.
+inline std::vector<float> small_floats(std::size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> d(-50, 50);
+  std::vector<float> out(n);
+  for (auto& x : out)
+    x = static_cast<float>(d(rng));
+  return out;
+}
+
+/// The key as the map orders it (NaN last, -0.0 as +0.0).
+template <class K>
+struct key_less {
+  bool operator()(K a, K b) const {
+    if constexpr (std::is_floating_point_v<K>) {
+      if (a != a) return false;
+      if (b != b) return true;
+    }
+    return a < b;
+  }
+};
+
+template <class K>
+K normalised(K k) {
+  if constexpr (std::is_floating_point_v<K>) {
+    if (k == K(0)) return K(0);
+    if (k != k) return std::numeric_limits<K>::quiet_NaN();
+  }
+  return k;
+}
+
+template <class K>
+bool same_key(K a, K b) {
+  if constexpr (std::is_floating_point_v<K>) {
+    if (a != a && b != b) return true;
+    return a == b && std::signbit(a) == std::signbit(b);
+  }
+  return a == b;
+}
+
+inline const char* method_name(cupar::group_by_method m) {
+  return m == cupar::group_by_method::hash   ? "hash"
+         : m == cupar::group_by_method::sort ? "sort"
+                                             : "automatic";
+}
+
+}  // namespace cupar::testing
