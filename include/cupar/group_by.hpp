@@ -170,8 +170,7 @@ template <class K, class V>
 groups<K, V> group_by(const K* d_keys, const V* d_values, std::size_t n, const jit::op& op,
                       stream_ref stream, group_by_options options = {},
                       memory_resource& mr = default_resource()) {
-  return group_by<K, V>(jit::input<K>(d_keys), jit::input<V>(d_values), n, op, stream, options,
-                        mr);
+  return group_by<K, V>(jit::input<K>(d_keys), jit::input<V>(d_values), n, op, stream, options, mr);
 }
 /// As above, writing the groups to caller arrays with room for `out_capacity` groups and returning
 /// their number. Throws std::length_error, writing nothing, when there are more groups than
@@ -190,5 +189,28 @@ std::size_t group_by(jit::input_t<K> d_keys, jit::input_t<V> d_values, K* d_keys
   return detail::group_by_call<K, V>(d_keys, d_values, d_keys_out, d_values_out, n, op, p, stream,
                                      mr);
 }
+
+namespace jit {
+
+/// A compile-only build (jit_compile.hpp says what they are for) of group_by's hash method for
+/// keys K and values V with the combining operator `combine`: the set of K's and V's size
+/// classes (floating-point keys by their bits), precompiled for 4- and 8-byte keys with every
+/// value class and the data-processing struct classes, so that only the operator compiles. The
+/// sort route (above group_by_hash_limit groups) runs reduce_by_key with the same operator on the
+/// keys' unsigned integer: compile_reduce_by_key<unsigned of K's size, V>(combine, nullptr) builds
+/// that one.
+/// @throws std::invalid_argument for struct keys; cupar::jit_error when the operator does not
+///         compile. Needs no GPU.
+template <class K, class V>
+build_report compile_group_by(const op& combine, int arch = 90, bool optimized = true) {
+  static_assert(::cupar::detail::is_scalar_v<K>,
+                "cupar::jit::compile_group_by: keys are arithmetic (integers of 1-8 bytes, "
+                "float, double)");
+  return ::cupar::detail::jit_compile_call(
+      ::cupar::detail::group_by_call(), &::cupar::detail::jit_type_of<K>(),
+      &::cupar::detail::jit_type_of<V>(), &combine, nullptr, arch, optimized);
+}
+
+}  // namespace jit
 
 }  // namespace cupar

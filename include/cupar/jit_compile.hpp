@@ -11,6 +11,7 @@
 // one), and returns a build_report (jit.hpp). Throws cupar::jit_error exactly as the algorithm
 // would, std::invalid_argument for arguments the algorithm refuses.
 #include <cupar/by_key.hpp>
+#include <cupar/group_by.hpp>
 #include <cupar/histogram.hpp>
 #include <cupar/jit.hpp>
 #include <cupar/jit_iterator.hpp>

@@ -273,3 +273,42 @@ TEST(JitCompileByKey, ErrorsNameTheOperatorThatFailed) {
 }
 
 }  // namespace
+
+namespace {
+
+cupar::jit::build_report compile_group_u32(const op& o) {
+  return cupar::jit::compile_group_by<std::uint32_t, float>(o, 90, false);
+}
+
+// group_by's hash method: the kernels of the keys' and values' size classes (float keys by their
+// bits), precompiled for 4- and 8-byte keys; only the operator compiles. Struct values of a
+// data-processing class link that class's kernels (CI's build has none: from source there).
+TEST(JitCompileByKey, GroupByLinksThePrecompiledHashKernels) {
+  const op sum("a + b");
+  const struct {
+    const char* set;
+    cupar::jit::build_report quick;
+  } cases[] = {
+      {"group_by<u32,u32>", cupar::jit::compile_group_by<std::uint32_t, float>(sum, 90, false)},
+      {"group_by<u32,u64>", cupar::jit::compile_group_by<float, double>(sum, 90, false)},
+      {"group_by<u64,u32>",
+       cupar::jit::compile_group_by<std::int64_t, std::int32_t>(sum, 90, false)},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.set);
+    EXPECT_EQ(c.quick.kernel_set, c.set);
+    EXPECT_EQ(c.quick.kernels.size(), 3u);
+    EXPECT_EQ(c.quick.precompiled_kernels, cupar::testing::precompiled_here(c.set));
+  }
+  const op merge(
+      "agg4{a.count + b.count, a.sum + b.sum, fminf(a.min, b.min), fmaxf(a.max, b.max)}");
+  const auto stats = cupar::jit::compile_group_by<std::uint32_t, agg4>(merge, 90, false);
+  EXPECT_EQ(stats.kernels.size(), 3u);
+  EXPECT_EQ(stats.precompiled_kernels, cupar::testing::precompiled_here("group_by<u32,s16a4>"));
+  // A malformed operator: a jit_error, and the library keeps working.
+  const op bad("a +* b");
+  EXPECT_THROW((void)compile_group_u32(bad), cupar::jit_error);
+  EXPECT_EQ(compile_group_u32(sum).kernel_set, "group_by<u32,u32>");
+}
+
+}  // namespace
