@@ -124,9 +124,10 @@ __global__ void cupar_meta() {}
 // the items) the batches ran 1.6x slower than a call per item (docs/PERFORMANCE_NOTES.md). The
 // thread scans get their chunk's results back by value (cupar_items: registers for up to eight
 // words). The order of the operations is CUB's for an operator it does not know (sequential), so
-// the results are the inlined build's bit for bit. They are declared here, before any CUB agent or block scan is
-// parsed (the calls name cub:: and internal:: explicitly, so only declarations visible there
-// count), and do not depend on the set, so the precompile tool's shared prefix may hold them.
+// the results are the inlined build's bit for bit. They are declared here, before any CUB agent or
+// block scan is parsed (the calls name cub:: and internal:: explicitly, so only declarations
+// visible there count), and do not depend on the set, so the precompile tool's shared prefix may
+// hold them.
 template <class F, class = void>
 struct cupar_batched_functor : ::cuda::std::false_type {};
 template <class F>

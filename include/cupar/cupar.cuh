@@ -10,8 +10,8 @@
 #include <cupar/by_key.cuh>
 #include <cupar/cupar.hpp>
 #include <cupar/group_by.cuh>
-#include <cupar/join.cuh>
 #include <cupar/histogram.cuh>
+#include <cupar/join.cuh>
 #include <cupar/reduce.cuh>
 #include <cupar/scan.cuh>
 #include <cupar/search.cuh>

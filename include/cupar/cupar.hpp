@@ -12,12 +12,12 @@
 #include <cupar/error.hpp>
 #include <cupar/gather.hpp>
 #include <cupar/group_by.hpp>
-#include <cupar/join.hpp>
 #include <cupar/half.hpp>
 #include <cupar/histogram.hpp>
 #include <cupar/jit.hpp>
 #include <cupar/jit_compile.hpp>
 #include <cupar/jit_iterator.hpp>
+#include <cupar/join.hpp>
 #include <cupar/memory.hpp>
 #include <cupar/plan.hpp>
 #include <cupar/reduce.hpp>
