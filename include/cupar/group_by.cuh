@@ -10,6 +10,7 @@
 #include <cupar/detail/device/hash_table.cuh>
 #include <cupar/detail/device_guard.hpp>
 #include <cupar/detail/group_by_sizing.hpp>
+#include <cupar/detail/group_by_sketch.cuh>
 #include <cupar/detail/iterators.cuh>
 #include <cupar/detail/op_traits.hpp>
 #include <cupar/detail/temp_storage.hpp>
@@ -66,38 +67,6 @@ inline constexpr int hash_warp_slots = hash::warp_table_slots<K, V>;
 /// The most groups group_by_method::automatic aggregates in the hash table.
 template <class K, class V>
 inline constexpr std::size_t hash_limit = hash_limit_for(hash_warp_slots<K, V>);
-
-/// A grid that keeps every SM busy without more blocks than rows need.
-template <class Kernel>
-int resident_grid(Kernel kernel, int threads, std::size_t n, const char* fn) {
-  int occupancy = 0;
-  check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occupancy, kernel, threads, 0), fn);
-  const int sms = current_multiprocessor_count();
-  const std::size_t wanted = (n + threads - 1) / threads;
-  std::size_t grid = static_cast<std::size_t>(occupancy > 0 ? occupancy : 1) *
-                     static_cast<std::size_t>(sms > 0 ? sms : 1);
-  if (wanted < grid) grid = wanted;
-  return static_cast<int>(grid > 0 ? grid : 1);
-}
-
-/// The number of distinct keys in keys[0, n) by a HyperLogLog sketch (2^12 registers, standard
-/// error 1.6%): one read of the keys; synchronises the stream.
-template <class KeyIt>
-double sketch_groups(const char* fn, KeyIt keys, std::size_t n, stream_ref stream,
-                     memory_resource& mr) {
-  cudaStream_t s = stream.get();
-  temp_storage registers(mr, hash::hll_registers * sizeof(unsigned int), stream);
-  auto* d_registers = static_cast<unsigned int*>(registers.get());
-  check_cuda(cudaMemsetAsync(d_registers, 0, registers.bytes(), s), fn);
-  const auto sketch = hash::hll_kernel<hash_threads, KeyIt, std::size_t>;
-  sketch<<<resident_grid(sketch, hash_threads, n, fn), hash_threads, 0, s>>>(keys, n, d_registers);
-  check_cuda(cudaGetLastError(), fn);
-  std::vector<unsigned int> host(hash::hll_registers);
-  check_cuda(
-      cudaMemcpyAsync(host.data(), d_registers, registers.bytes(), cudaMemcpyDeviceToHost, s), fn);
-  check_cuda(cudaStreamSynchronize(s), fn);
-  return hll_estimate(host);
-}
 
 /// What the sort route moves with the keys: the values themselves (up to 8 bytes), a transform
 /// iterator's underlying values (up to 8 bytes), or else the rows' positions (the values read
@@ -224,11 +193,7 @@ void sort_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, O
   const std::size_t count =
       reduce_by_key_count(static_cast<const K*>(sorted), sorted_values, keys_out, values_out, n, op,
                           hash::same_key_bits{}, stream, mr);
-  if (max_groups != 0 && count > max_groups) {
-    throw std::length_error(std::string(fn) +
-                            ": the keys have more than max_groups = " + std::to_string(max_groups) +
-                            " distinct values (" + std::to_string(count) + ")");
-  }
+  require_max_groups(fn, max_groups, false, count);
   found_groups<K, V> g;
   g.keys = keys_out;
   g.values = values_out;
@@ -309,11 +274,7 @@ void hash_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, O
     check_cuda(cudaStreamSynchronize(s), fn);
     const bool overflowed = (host_counts[1] & 0xffffffffu) != 0;
     const std::size_t count = static_cast<std::size_t>(host_counts[0]);
-    if (max_groups != 0 && (overflowed || count > max_groups)) {
-      throw std::length_error(
-          std::string(fn) + ": the keys have more than max_groups = " + std::to_string(max_groups) +
-          " distinct values" + (overflowed ? "" : " (" + std::to_string(count) + ")"));
-    }
+    require_max_groups(fn, max_groups, overflowed, count);
     if (overflowed) {
       // The estimate was low: aggregate again in a table with room for every row's key.
       capacity = grown_capacity(capacity, n);

@@ -7,6 +7,8 @@
 
 #include <cmath>
 #include <cstddef>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace cupar::detail {
@@ -79,6 +81,26 @@ inline std::size_t grown_capacity(std::size_t capacity, std::size_t n) {
   const std::size_t bound = next_pow2(2 * n);
   if (capacity >= bound) return 0;
   return capacity * 4 < bound ? capacity * 4 : bound;
+}
+
+/// Blocks of `threads` for n rows that keep every SM busy (per_sm blocks on each of sms) without
+/// more blocks than the rows need; at least one.
+inline int resident_blocks(std::size_t n, int threads, int per_sm, int sms) {
+  const std::size_t wanted = (n + static_cast<std::size_t>(threads) - 1) / threads;
+  std::size_t grid = static_cast<std::size_t>(per_sm > 0 ? per_sm : 1) *
+                     static_cast<std::size_t>(sms > 0 ? sms : 1);
+  if (wanted < grid) grid = wanted;
+  return static_cast<int>(grid > 0 ? grid : 1);
+}
+
+/// Throws std::length_error when the aggregation found more groups than a non-zero max_groups
+/// allows (`overflowed`: the table filled before every key was counted).
+inline void require_max_groups(const char* fn, std::size_t max_groups, bool overflowed,
+                               std::size_t count) {
+  if (max_groups == 0 || (!overflowed && count <= max_groups)) return;
+  throw std::length_error(
+      std::string(fn) + ": the keys have more than max_groups = " + std::to_string(max_groups) +
+      " distinct values" + (overflowed ? "" : " (" + std::to_string(count) + ")"));
 }
 
 }  // namespace cupar::detail

@@ -70,6 +70,7 @@ extern const family_def group_by_family =
 #include <cupar/detail/device/hash_table.cuh>
 #include <cupar/detail/device_guard.hpp>
 #include <cupar/detail/group_by_sizing.hpp>
+#include <cupar/detail/group_by_sketch.cuh>
 #include <cupar/detail/jit_entry.hpp>
 #include <cupar/detail/temp_storage.hpp>
 #include <cupar/group_by.hpp>
@@ -113,48 +114,17 @@ struct ready_slot {
   }
 };
 
-int grid_for(std::size_t n, int threads, int per_sm, int sms) {
-  const std::size_t wanted = (n + static_cast<std::size_t>(threads) - 1) / threads;
-  std::size_t grid =
-      static_cast<std::size_t>(std::max(per_sm, 1)) * static_cast<std::size_t>(std::max(sms, 1));
-  grid = std::min(grid, wanted);
-  return static_cast<int>(std::max<std::size_t>(grid, 1));
-}
-
-/// The sketch of n keys of the unsigned class U (their bits, normalised): the estimated number of
-/// distinct keys. Synchronises the stream.
-template <class U>
-double sketch(const char* fn, const void* keys, std::size_t n, stream_ref stream,
-              memory_resource& mr) {
-  cudaStream_t s = stream.get();
-  temp_storage registers(mr, hash::hll_registers * sizeof(unsigned int), stream);
-  auto* d_registers = static_cast<unsigned int*>(registers.get());
-  check_cuda(cudaMemsetAsync(d_registers, 0, registers.bytes(), s), fn);
-  constexpr int threads = hash::block_threads;
-  const auto kernel = hash::hll_kernel<threads, const U*, std::size_t>;
-  int per_sm = 0;
-  check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0), fn);
-  kernel<<<grid_for(n, threads, per_sm, current_multiprocessor_count()), threads, 0, s>>>(
-      static_cast<const U*>(keys), n, d_registers);
-  check_cuda(cudaGetLastError(), fn);
-  std::vector<unsigned int> host(hash::hll_registers);
-  check_cuda(
-      cudaMemcpyAsync(host.data(), d_registers, registers.bytes(), cudaMemcpyDeviceToHost, s), fn);
-  check_cuda(cudaStreamSynchronize(s), fn);
-  return hll_estimate(host);
-}
-
 double sketch_of_size(const char* fn, const void* keys, std::size_t key_size, std::size_t n,
                       stream_ref stream, memory_resource& mr) {
   switch (key_size) {
     case 1:
-      return sketch<std::uint8_t>(fn, keys, n, stream, mr);
+      return sketch_groups(fn, static_cast<const std::uint8_t*>(keys), n, stream, mr);
     case 2:
-      return sketch<std::uint16_t>(fn, keys, n, stream, mr);
+      return sketch_groups(fn, static_cast<const std::uint16_t*>(keys), n, stream, mr);
     case 4:
-      return sketch<std::uint32_t>(fn, keys, n, stream, mr);
+      return sketch_groups(fn, static_cast<const std::uint32_t*>(keys), n, stream, mr);
     default:
-      return sketch<std::uint64_t>(fn, keys, n, stream, mr);
+      return sketch_groups(fn, static_cast<const std::uint64_t*>(keys), n, stream, mr);
   }
 }
 
@@ -209,12 +179,6 @@ struct group_outputs {
   }
 };
 
-void too_many_groups(const char* fn, std::size_t max_groups, bool overflowed, std::size_t count) {
-  throw std::length_error(
-      std::string(fn) + ": the keys have more than max_groups = " + std::to_string(max_groups) +
-      " distinct values" + (overflowed ? "" : " (" + std::to_string(count) + ")"));
-}
-
 /// The groups sorted by key from `keys` / `values` (count of them, temporary) into the outputs.
 void sort_groups(const char* fn, scalar key, const void* keys, const jit_type& v,
                  const void* values, std::size_t count, void* keys_out, void* values_out,
@@ -246,7 +210,8 @@ void sort_route(const jit_args& a, const group_by_params& p, const void* keys, g
   radix_sort_args r{fn,      k.kind,  keys,          sorted_keys, v.size,
                     v.align, a.in[1], sorted_values, n,           radix_options{}};
   radix_sort(r, stream, mr);
-  jit_args b{fn, &jit_call_named("reduce_by_key")};
+  static const jit_call& reduce_by_key = jit_call_named("reduce_by_key");  // looked up once
+  jit_args b{fn, &reduce_by_key};
   b.types[0] = &unsigned_of_size(k.size);  // equal keys: equal bits (NaN included)
   b.types[1] = &v;
   b.in[0] = sorted_keys;
@@ -258,9 +223,7 @@ void sort_route(const jit_args& a, const group_by_params& p, const void* keys, g
   std::size_t count = 0;
   b.host_count = &count;
   jit_run(b, stream, mr);
-  if (p.options.max_groups != 0 && count > p.options.max_groups) {
-    too_many_groups(fn, p.options.max_groups, false, count);
-  }
+  require_max_groups(fn, p.options.max_groups, false, count);
   *p.groups = count;
   if (direct) return;
   out.take(count);
@@ -291,7 +254,7 @@ void hash_route(const jit_args& a, const group_by_params& p, const void* keys, d
   if (slot != slot_bytes(k.size, v.size, v.align) || warp_slots != warp_slots_for(slot)) {
     throw std::logic_error(std::string(fn) + ": the kernels' slot layout is not the library's");
   }
-  const int grid = grid_for(n, threads, m.occupancy(m.kernel(0), threads, 0), dev.sm_count);
+  const int grid = resident_blocks(n, threads, m.occupancy(m.kernel(0), threads, 0), dev.sm_count);
   const bool second_pass = two_pass(expected, warp_slots, grid);
   const std::size_t partial_slots =
       second_pass ? static_cast<std::size_t>(grid) * (threads / 32) * warp_slots : 0;
@@ -350,9 +313,7 @@ void hash_route(const jit_args& a, const group_by_params& p, const void* keys, d
     check_cuda(cudaStreamSynchronize(s), fn);
     const bool overflowed = (host_counts[1] & 0xffffffffu) != 0;
     const std::size_t count = static_cast<std::size_t>(host_counts[0]);
-    if (p.options.max_groups != 0 && (overflowed || count > p.options.max_groups)) {
-      too_many_groups(fn, p.options.max_groups, overflowed, count);
-    }
+    require_max_groups(fn, p.options.max_groups, overflowed, count);
     if (overflowed) {
       capacity = grown_capacity(capacity, n);
       if (capacity == 0) throw std::logic_error(std::string(fn) + ": hash table overflow");
