@@ -16,11 +16,12 @@
 //   and the struct size classes (issue 11): reduce_rec16 and inclusive_scan_rec16 (16-byte
 //   records, class s16a4), merge_sort_rec32 (32 bytes, s32a8), reduce_rec36 (36 bytes: no
 //   class, kernels compiled from source), reduce_by_key_u32_rec16 (a group-by: u32 keys, rec16
-//   values; the data-processing class set reduce_by_key<u32,s16a4>). reduce_point's struct is class
-//   s8a4: precompiled in the default build (CUPAR_JIT_STRUCT_CLASSES=all), compiled from source in
-//   builds without it. sum_of_squares_f32: transform_reduce with a new transform "x * x" and the
-//   named plus (issue 10's fused sum of squares). dot_f32, argmax_f32: reduces over iterator
-//   expressions (jit_iterator.hpp), transform<float>(zip(a, b), "x._0 * x._1") with a new
+//   values; the data-processing class set reduce_by_key<u32,s16a4>), group_by_u32_rec16 (the same
+//   accumulators aggregated by group_by's hash method: group_by<u32,s16a4>). reduce_point's struct
+//   is class s8a4: precompiled in the default build (CUPAR_JIT_STRUCT_CLASSES=all), compiled from
+//   source in builds without it. sum_of_squares_f32: transform_reduce with a new transform "x * x"
+//   and the named plus (issue 10's fused sum of squares). dot_f32, argmax_f32: reduces over
+//   iterator expressions (jit_iterator.hpp), transform<float>(zip(a, b), "x._0 * x._1") with a new
 //   transform each, and zip(counting(0ll), x) into a struct with a new reduction each.
 //   scan_squares_f32: an inclusive scan of the expression transform(x, "x * x"), a new transform
 //   each time (the "+index" scan sets). transform_rec16_f32: a binary transform (rec16, f32) ->
@@ -1002,6 +1003,50 @@ class reduce_by_key_rec16 final : public workload {
   std::size_t n_;
 };
 
+/// group_by with a run-time operator (rec16 accumulators, u32 keys from 100 groups: the hash
+/// method, its kernels precompiled for the class; only the operator compiles).
+class group_by_rec16 final : public workload {
+ public:
+  group_by_rec16(std::size_t n, cudaStream_t s)
+      : workload(s),
+        keys_(keys_mod_100(n), s),
+        values_(std::vector<rec16>(n, rec16{1.0f, 2.0f, 2.0f, 2.0f}), s),
+        n_(n) {}
+  op make_op(int i) const override {
+    return op(
+        cupar_bench::rec16_merge_source(i == 0 ? std::string() : " + 0.0f * " + std::to_string(i)));
+  }
+  void call(const op& o) override {
+    groups_ = cupar::group_by(keys_.data(), values_.data(), n_, o, stream_);
+  }
+  void check() override {
+    const std::size_t groups = std::min<std::size_t>(n_, 100);
+    if (groups_.size() != groups) throw std::runtime_error("group_by_rec16: wrong group count");
+    const std::vector<std::uint32_t> keys = groups_.keys.to_host();
+    const std::vector<rec16> got = groups_.values.to_host();
+    for (std::size_t g = 0; g < groups; ++g) {
+      const std::size_t k = keys[g];
+      const float want = static_cast<float>(n_ / 100 + (k < n_ % 100 ? 1 : 0));
+      if (k >= 100 || got[g].count != want || got[g].sum != 2.0f * want || got[g].min != 2.0f ||
+          got[g].max != 2.0f) {
+        throw std::runtime_error("group_by_rec16: wrong group " + std::to_string(k));
+      }
+    }
+  }
+
+ private:
+  static std::vector<std::uint32_t> keys_mod_100(std::size_t n) {
+    std::vector<std::uint32_t> k(n);
+    for (std::size_t i = 0; i < n; ++i)
+      k[i] = static_cast<std::uint32_t>(i % 100);
+    return k;
+  }
+  cupar::device_buffer<std::uint32_t> keys_;
+  cupar::device_buffer<rec16> values_;
+  cupar::groups<std::uint32_t, rec16> groups_;
+  std::size_t n_;
+};
+
 const char* const case_names[] = {"reduce_f32",
                                   "merge_sort_keys_f32",
                                   "reduce_point",
@@ -1019,6 +1064,7 @@ const char* const case_names[] = {"reduce_f32",
                                   "merge_sort_rec32",
                                   "reduce_rec36",
                                   "reduce_by_key_u32_rec16",
+                                  "group_by_u32_rec16",
                                   "sum_of_squares_f32",
                                   "dot_f32",
                                   "argmax_f32",
@@ -1048,6 +1094,7 @@ std::unique_ptr<workload> make_workload(const std::string& name, std::size_t n, 
   if (name == "merge_sort_rec32") return std::make_unique<sort_rec32>(n, s);
   if (name == "reduce_rec36") return std::make_unique<reduce_rec36>(n, s);
   if (name == "reduce_by_key_u32_rec16") return std::make_unique<reduce_by_key_rec16>(n, s);
+  if (name == "group_by_u32_rec16") return std::make_unique<group_by_rec16>(n, s);
   if (name == "sum_of_squares_f32") return std::make_unique<sum_of_squares_f32>(n, s);
   if (name == "dot_f32") return std::make_unique<dot_f32>(n, s);
   if (name == "argmax_f32") return std::make_unique<argmax_f32>(n, s);

@@ -275,6 +275,8 @@ const latency_case case_merge_sort_rec32{"merge_sort_rec32", "merge_sort_rec32",
 const latency_case case_reduce_rec36{"reduce_rec36", "reduce_rec36", "tiered", 3};
 const latency_case case_reduce_by_key_u32_rec16{"reduce_by_key_u32_rec16",
                                                 "reduce_by_key_u32_rec16", "tiered", 20};
+const latency_case case_group_by_u32_rec16{"group_by_u32_rec16", "group_by_u32_rec16", "tiered",
+                                           20};
 const latency_case case_sum_of_squares_f32{"sum_of_squares_f32", "sum_of_squares_f32", "tiered", 20,
                                            5};
 // Iterator expressions (issue 10): a new transform of zip(a, b), a new reduction over
@@ -514,6 +516,7 @@ CUPAR_LATENCY_ROWS(inclusive_scan_rec16)
 CUPAR_LATENCY_ROWS(merge_sort_rec32)
 CUPAR_LATENCY_ROWS(reduce_rec36)
 CUPAR_LATENCY_ROWS(reduce_by_key_u32_rec16)
+CUPAR_LATENCY_ROWS(group_by_u32_rec16)
 CUPAR_LATENCY_ROWS(sum_of_squares_f32)
 CUPAR_LATENCY_ROWS(dot_f32)
 CUPAR_LATENCY_ROWS(argmax_f32)

@@ -67,8 +67,11 @@ typedef cub::detail::three_way_partition::accumulator_pack_t<cupar_partition_off
     cupar_accum_pack;
 typedef cub::ScanTileState<cupar_accum_pack> cupar_tile_state;
 typedef unsigned long long* cupar_num_selected_out;
-typedef cub::detail::three_way_partition::policy_hub<cupar_T, cupar_partition_offset>::MaxPolicy
-    cupar_policy;
+/// The tuning CUB has for 64-bit offsets (the one cuda.compute's three-way partition takes, its
+/// count being 64-bit: on sm_90 256 threads x 23 items by warp transposes for 4-byte items, where
+/// the 32-bit offsets' tuning, CUB's C++ default, has 320 x 12 loaded directly). The agent keeps
+/// its 32-bit per-partition offsets either way; only the tile's shape and its delays change.
+typedef cub::detail::three_way_partition::policy_hub<cupar_T, long long>::MaxPolicy cupar_policy;
 typedef cupar_policy::ActivePolicy::ThreeWayPartitionPolicy cupar_agent_policy;
 typedef cub::detail::three_way_partition::AgentThreeWayPartition<
     cupar_agent_policy, const cupar_T*, cupar_T*, cupar_T*, cupar_T*, cupar_first_part_op,

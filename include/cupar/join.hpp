@@ -8,7 +8,9 @@
 #include <cupar/buffer.hpp>
 #include <cupar/config.hpp>
 #include <cupar/detail/checks.hpp>
+#include <cupar/detail/jit_entry.hpp>
 #include <cupar/detail/type_id.hpp>
+#include <cupar/jit.hpp>
 #include <cupar/memory.hpp>
 #include <cupar/stream.hpp>
 
@@ -219,5 +221,127 @@ std::size_t anti_join(const K* d_build_keys, std::size_t nb, const K* d_probe_ke
   a.rows_out = d_probe_rows;
   return detail::join_arrays(a, stream, mr);
 }
+
+namespace detail {
+// The library operation of the joins with operators (jit_entry.hpp).
+CUPAR_JIT_CALL(join)
+
+/// jit_args::params of the "join" operation.
+struct join_op_params {
+  /// 0: inner join (outputs from allocate, as join_args says), 1: semi join, 2: anti join.
+  int kind = 0;
+  std::size_t index_size = 8;
+  void (*allocate)(void* context, std::size_t total, void** build_rows,
+                   void** probe_rows) = nullptr;
+  void* context = nullptr;
+  void* rows_out = nullptr;
+  std::size_t* count = nullptr;
+};
+
+template <class Index, class K>
+std::size_t join_with_ops(const char* fn, const K* build, std::size_t nb, const K* probe,
+                          std::size_t np, const ::cupar::jit::op& hash, const ::cupar::jit::op& eq,
+                          join_op_params& p, stream_ref stream, memory_resource& mr) {
+  require_index_type<Index>(fn, nb, np);
+  jit_args a{fn, &join_call()};
+  a.types[0] = &jit_type_of<K>();
+  a.in[0] = build;
+  a.in[1] = probe;
+  a.n = nb;
+  a.m = np;
+  a.ops[0] = &hash;
+  a.ops[1] = &eq;
+  std::size_t count = 0;
+  p.count = &count;
+  p.index_size = sizeof(Index);
+  a.params = &p;
+  jit_run(a, stream, mr);
+  return count;
+}
+}  // namespace detail
+
+/// INNER JOIN on keys of any type with a run-time hash and equality (text, as any run-time
+/// operator): composite keys (a struct of CUPAR_JIT_TYPE), or keys equal by a rule of the
+/// caller's. `hash` maps a key `x` to an unsigned 64-bit value (the library mixes it; it need
+/// not be a good hash, but keys that `eq` calls equal must hash equal); `eq` compares keys `a` and
+/// `b`. Otherwise as the overloads above: every matching pair, duplicates on both sides, grouped
+/// by probe row in probe-row order. The kernels of the struct classes (CUPAR_JIT_STRUCT_CLASSES)
+/// are precompiled: only the operators compile (tens of milliseconds); other key types compile
+/// the kernels with them once (seconds; cached on disk).
+///
+///   CUPAR_JIT_STRUCT(day_store, unsigned day; unsigned store;)
+///   const cupar::jit::op hash("(static_cast<unsigned long long>(x.day) << 32) | x.store");
+///   const cupar::jit::op same("a.day == b.day && a.store == b.store");
+///   auto m = cupar::inner_join(d_plan, n_plan, d_sales, n_sales, hash, same, stream);
+///
+/// @throws std::invalid_argument for null inputs with rows; std::length_error when a table has
+///         more rows than Index can count (before anything runs); cupar::jit_error when an
+///         operator does not compile
+/// @throws cupar::out_of_memory, cupar::cuda_error
+/// Synchronises `stream` unless a table is empty.
+template <class Index = std::uint64_t, class K>
+join_pairs<Index> inner_join(const K* d_build_keys, std::size_t nb, const K* d_probe_keys,
+                             std::size_t np, const jit::op& hash, const jit::op& eq,
+                             stream_ref stream, memory_resource& mr = default_resource()) {
+  join_pairs<Index> out;
+  detail::join_buffers<Index> buffers{&out, stream, &mr};
+  detail::join_op_params p;
+  p.allocate = &detail::join_buffers<Index>::allocate;
+  p.context = &buffers;
+  detail::join_with_ops<Index>("cupar::inner_join", d_build_keys, nb, d_probe_keys, np, hash, eq, p,
+                               stream, mr);
+  return out;
+}
+
+/// As above, into caller arrays with room for `out_capacity` pairs (std::length_error, nothing
+/// written, when there are more); returns the number of pairs.
+template <class Index, class K>
+std::size_t inner_join(const K* d_build_keys, std::size_t nb, const K* d_probe_keys, std::size_t np,
+                       Index* d_build_rows, Index* d_probe_rows, std::size_t out_capacity,
+                       const jit::op& hash, const jit::op& eq, stream_ref stream,
+                       memory_resource& mr = default_resource()) {
+  detail::require_join_outputs("cupar::inner_join", d_build_rows, d_probe_rows, out_capacity);
+  detail::join_room<Index> room{d_build_rows, d_probe_rows, out_capacity};
+  detail::join_op_params p;
+  p.allocate = &detail::join_room<Index>::allocate;
+  p.context = &room;
+  return detail::join_with_ops<Index>("cupar::inner_join", d_build_keys, nb, d_probe_keys, np, hash,
+                                      eq, p, stream, mr);
+}
+
+/// LEFT SEMI JOIN with a run-time hash and equality: the probe rows with a match, ascending.
+template <class Index, class K>
+std::size_t semi_join(const K* d_build_keys, std::size_t nb, const K* d_probe_keys, std::size_t np,
+                      Index* d_probe_rows, const jit::op& hash, const jit::op& eq,
+                      stream_ref stream, memory_resource& mr = default_resource()) {
+  detail::join_op_params p;
+  p.kind = 1;
+  p.rows_out = d_probe_rows;
+  return detail::join_with_ops<Index>("cupar::semi_join", d_build_keys, nb, d_probe_keys, np, hash,
+                                      eq, p, stream, mr);
+}
+
+/// LEFT ANTI JOIN with a run-time hash and equality: the probe rows without a match, ascending.
+template <class Index, class K>
+std::size_t anti_join(const K* d_build_keys, std::size_t nb, const K* d_probe_keys, std::size_t np,
+                      Index* d_probe_rows, const jit::op& hash, const jit::op& eq,
+                      stream_ref stream, memory_resource& mr = default_resource()) {
+  detail::join_op_params p;
+  p.kind = 2;
+  p.rows_out = d_probe_rows;
+  return detail::join_with_ops<Index>("cupar::anti_join", d_build_keys, nb, d_probe_keys, np, hash,
+                                      eq, p, stream, mr);
+}
+
+namespace jit {
+/// A compile-only build (jit_compile.hpp) of the joins with a hash and an equality on keys K.
+/// Needs no GPU.
+template <class K>
+build_report compile_join(const op& hash, const op& eq, int arch = 90, bool optimized = true) {
+  return ::cupar::detail::jit_compile_call(::cupar::detail::join_call(),
+                                           &::cupar::detail::jit_type_of<K>(), nullptr, &hash, &eq,
+                                           arch, optimized);
+}
+}  // namespace jit
 
 }  // namespace cupar

@@ -157,6 +157,22 @@ namespace header_group_by {
   return m.size();
 }
 
+// join.hpp: a join on a composite key with a run-time hash and equality.
+// doc-example: include/cupar/join.hpp
+CUPAR_JIT_STRUCT(day_store, unsigned day; unsigned store;)
+// doc-example end
+
+[[maybe_unused]] std::size_t join_composite(const day_store* d_plan, std::size_t n_plan,
+                                            const day_store* d_sales, std::size_t n_sales,
+                                            cupar::stream_ref stream) {
+  // doc-example: include/cupar/join.hpp
+  const cupar::jit::op hash("(static_cast<unsigned long long>(x.day) << 32) | x.store");
+  const cupar::jit::op same("a.day == b.day && a.store == b.store");
+  auto m = cupar::inner_join(d_plan, n_plan, d_sales, n_sales, hash, same, stream);
+  // doc-example end
+  return m.size();
+}
+
 // The inline examples of the headers' comments, completed into calls (their "..." filled in).
 namespace header_inline {
 

@@ -312,3 +312,25 @@ TEST(JitCompileByKey, GroupByLinksThePrecompiledHashKernels) {
 }
 
 }  // namespace
+
+namespace {
+
+// Joins with a run-time hash and equality on composite keys: a struct of a struct class links the
+// class's precompiled kernels (only the two operators compile); an operator that does not compile
+// names itself.
+TEST(JitCompileByKey, JoinsWithOperatorsLinkTheStructClassKernels) {
+  const op hash("(static_cast<unsigned long long>(x.tag) << 32) ^ __float_as_uint(x.key)");
+  const op same("a.key == b.key && a.tag == b.tag");
+  const auto quick = cupar::jit::compile_join<tagged_key>(hash, same, 90, false);
+  EXPECT_EQ(quick.kernels.size(), 9u);
+  EXPECT_EQ(quick.kernel_set, "join<s8a4>");
+  EXPECT_EQ(quick.precompiled_kernels, cupar::testing::precompiled_here("join<s8a4>"));
+  try {
+    (void)cupar::jit::compile_join<tagged_key>(hash, op("a.key == b.nope"), 90, false);
+    ADD_FAILURE() << "no jit_error";
+  } catch (const cupar::jit_error& e) {
+    EXPECT_NE(std::string(e.what()).find("equality"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace

@@ -22,13 +22,13 @@ std::vector<std::string> names(const set_spec&) {
   return {"cupar_three_way_partition_init", "cupar_three_way_partition_sweep", meta_expression(4)};
 }
 
-/// 4-byte items on sm_90 (ptxas -v, compile only): the compiled path's sweep kernel gets 64
-/// registers (4 blocks of 256 threads per SM), the LTO build 76 (3 blocks); it ran at 0.97 of
-/// CUB at 2^24..2^28 on the H100 (2026-11-23). --minnctapersm at 64 spills; nvJitLink's own
-/// -maxrregcount=64 gives 64 without.
+/// 4-byte items on sm_90, tried in turn (the first link without spills is kept): 64 registers
+/// (4 blocks of 256 threads an SM), 80 (3), 128 (2). With the 32-bit offsets' tuning (320 x 12)
+/// the LTO build took 76 registers and -maxrregcount=64 gave 64 without spills (0.97 of CUB at
+/// 2^24..2^28, H100, 2026-11-23); the 64-bit offsets' tuning (256 x 23, jit_ops) needs more.
 std::vector<std::vector<std::string>> occupancy(const set_spec& s, long long, int arch) {
   if (arch != 90 || s.types.empty() || s.types[0].size != 4) return {};
-  return {{"-maxrregcount=64"}};
+  return {{"-maxrregcount=64"}, {"-maxrregcount=80"}, {"-maxrregcount=128"}};
 }
 
 const char* const rules[] = {
