@@ -30,6 +30,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -290,6 +291,186 @@ void hash_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, O
   }
 }
 
+/// A block's opt-in shared memory on the current device.
+inline std::size_t shared_optin(const char* fn) {
+  int device = 0;
+  check_cuda(cudaGetDevice(&device), fn);
+  int bytes = 0;
+  check_cuda(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), fn);
+  return static_cast<std::size_t>(bytes);
+}
+
+/// The table method: each block aggregates its rows in a table in shared memory and adds its
+/// groups to the global table once; beyond what a table holds, the rows are first partitioned by
+/// a bijective mix of their keys (one radix sort of the mixed keys' low bits with a payload, as
+/// the sort route's) so that each block sees one part's keys. Calls emit with the global
+/// table's groups and returns true, or returns false, having emitted nothing, when the plan does
+/// not serve `expected` groups or a block's table filled (the estimate was far too low).
+/// Synchronises the stream.
+template <class K, class V, class Index, class KeyIt, class ValueIt, class Op, class Emit>
+bool table_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, Op op,
+                     std::size_t max_groups, double expected, stream_ref stream,
+                     memory_resource& mr, Emit&& emit) {
+  using slot = hash::slot<K, V>;
+  using W = hash::part_word<K>;
+  constexpr int threads = 1024;
+  constexpr int unroll = sizeof(V) <= 16 ? 4 : 1;
+  const unsigned int slots = block_table_slots(sizeof(slot), shared_optin(fn));
+  const std::size_t table_bytes = static_cast<std::size_t>(slots) * sizeof(slot);
+  const int sms = current_multiprocessor_count();
+  table_plan plan = plan_tables(expected, slots, sms);
+  if (!plan.serves) return false;
+  cudaStream_t s = stream.get();
+
+  // The kernel for the rows as given or partitioned, its occupancy, and a launch of it.
+  const auto prepare = [&](auto kernel) {
+    check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(table_bytes)),
+               fn);
+    int occupancy = 0;
+    check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occupancy, kernel, threads,
+                                                             table_bytes),
+               fn);
+    return occupancy;
+  };
+
+  // Partitioned rows live in this storage until the aggregation ends.
+  using payload = sort_payload_of<ValueIt, V>;
+  constexpr sort_payload kind = payload::kind;
+  using P = std::conditional_t<kind == sort_payload::positions, Index, typename payload::type>;
+  const auto payload_source = [&] {
+    if constexpr (kind == sort_payload::base) {
+      return values.base();
+    } else {
+      return values;
+    }
+  }();
+  constexpr bool payload_as_given =
+      kind != sort_payload::positions && std::is_pointer_v<decltype(payload_source)>;
+  const std::size_t rows = plan.bits == 0 ? 0 : n;
+  carve staged_parts;
+  const std::size_t at_mixed = staged_parts.add(rows * sizeof(W));
+  const std::size_t at_sorted = staged_parts.add(rows * sizeof(W));
+  const std::size_t at_payload = staged_parts.add(payload_as_given ? 0 : rows * sizeof(P));
+  const std::size_t at_order = staged_parts.add(rows * sizeof(P));
+  const std::size_t at_starts =
+      staged_parts.add(plan.bits == 0 ? 0 : (plan.parts + 1) * sizeof(unsigned long long));
+  temp_storage staged(mr, staged_parts.total, stream);
+  auto* staged_base = static_cast<unsigned char*>(staged.get());
+  auto* sorted = reinterpret_cast<W*>(staged_base + at_sorted);
+  auto* order = reinterpret_cast<P*>(staged_base + at_order);
+  auto* starts = reinterpret_cast<unsigned long long*>(staged_base + at_starts);
+  if (plan.bits != 0) {
+    auto* mixed = reinterpret_cast<W*>(staged_base + at_mixed);
+    P* copied = payload_as_given ? nullptr : reinterpret_cast<P*>(staged_base + at_payload);
+    const std::size_t blocks = (n + 255) / 256;
+    const int grid = static_cast<int>(blocks < 65536 ? blocks : 65536);
+    if constexpr (kind == sort_payload::positions) {
+      hash::mix_inputs_kernel<K><<<grid, 256, 0, s>>>(keys, row_position<Index>{}, n, mixed,
+                                                      copied);
+    } else {
+      using It = std::remove_cv_t<decltype(payload_source)>;
+      hash::mix_inputs_kernel<K><<<grid, 256, 0, s>>>(keys, row_element<It>{payload_source}, n,
+                                                      mixed, copied);
+    }
+    check_cuda(cudaGetLastError(), fn);
+    const P* sort_values = nullptr;
+    if constexpr (payload_as_given) {
+      sort_values = payload_source;
+    } else {
+      sort_values = copied;
+    }
+    sort_pairs(static_cast<const W*>(mixed), sorted, sort_values, order, n,
+               radix_options{sort_order::ascending, 0, plan.bits}, stream, mr);
+    hash::part_starts_kernel<<<(plan.parts + 1 + 255) / 256, 256, 0, s>>>(
+        static_cast<const W*>(sorted), n, plan.parts, starts);
+    check_cuda(cudaGetLastError(), fn);
+  }
+  const auto part_values = [&] {
+    if constexpr (kind == sort_payload::positions) {
+      return thrust::make_permutation_iterator(values, static_cast<const P*>(order));
+    } else if constexpr (kind == sort_payload::base) {
+      return transform_parts<ValueIt>::rebind(values, static_cast<const P*>(order));
+    } else {
+      return static_cast<const P*>(order);
+    }
+  }();
+  using direct = hash::direct_rows<K, V, KeyIt, ValueIt>;
+  using mixed_rows = hash::mixed_rows<K, V, std::remove_cv_t<decltype(part_values)>>;
+  const auto direct_kernel = hash::block_table_kernel<threads, unroll, K, V, direct, Op>;
+  const auto mixed_kernel = hash::block_table_kernel<threads, unroll, K, V, mixed_rows, Op>;
+  const int occupancy = plan.bits == 0 ? prepare(direct_kernel) : prepare(mixed_kernel);
+  if (occupancy == 0) return false;
+  plan = plan_tables(expected, slots, sms * occupancy);
+  if (const char* e = std::getenv("CUPAR_GB_COMBINE")) plan.combine = e[0] == '1';  // EXPERIMENT
+  if (plan.bits == 0) {
+    // As many blocks as keep the GPU busy, none without rows.
+    const std::size_t chunks = (n + threads * unroll - 1) / (threads * unroll);
+    if (plan.blocks_per_part > chunks) plan.blocks_per_part = static_cast<unsigned int>(chunks);
+  }
+  const unsigned int grid = plan.parts * plan.blocks_per_part;
+
+  std::size_t capacity = hash_capacity(n, max_groups, expected);
+  for (;;) {
+    carve parts;
+    const std::size_t at_table = parts.add(capacity * sizeof(slot));
+    const std::size_t at_index = parts.add(capacity * sizeof(std::uint64_t));
+    const std::size_t at_counts = parts.add(2 * sizeof(std::uint64_t));
+    std::size_t select_bytes = 0;
+    check_cuda(cub::DeviceSelect::If(
+                   nullptr, select_bytes, thrust::counting_iterator<std::uint64_t>(0),
+                   static_cast<std::uint64_t*>(nullptr), static_cast<std::uint64_t*>(nullptr),
+                   static_cast<std::int64_t>(capacity), slot_is_ready<K, V>{nullptr}, s),
+               "cub::DeviceSelect::If");
+    const std::size_t at_select = parts.add(select_bytes);
+    temp_storage storage(mr, parts.total, stream);
+    auto* base = static_cast<unsigned char*>(storage.get());
+    auto* table = reinterpret_cast<slot*>(base + at_table);
+    auto* index = reinterpret_cast<std::uint64_t*>(base + at_index);
+    auto* counts = reinterpret_cast<std::uint64_t*>(base + at_counts);  // groups, overflow
+    auto* overflow = reinterpret_cast<unsigned int*>(counts + 1);
+    check_cuda(cudaMemsetAsync(table, 0, capacity * sizeof(slot), s), fn);
+    check_cuda(cudaMemsetAsync(counts, 0, 2 * sizeof(std::uint64_t), s), fn);
+    const int shift = plan.bits;
+    if (plan.bits == 0) {
+      direct_kernel<<<grid, threads, table_bytes, s>>>(
+          direct{keys, values}, n, nullptr, plan.blocks_per_part, slots, 0, plan.combine, table,
+          capacity - 1, op, overflow);
+    } else {
+      mixed_kernel<<<grid, threads, table_bytes, s>>>(
+          mixed_rows{static_cast<const W*>(sorted), part_values}, n, starts, plan.blocks_per_part,
+          slots, shift, plan.combine, table, capacity - 1, op, overflow);
+    }
+    check_cuda(cudaGetLastError(), fn);
+    check_cuda(
+        cub::DeviceSelect::If(base + at_select, select_bytes,
+                              thrust::counting_iterator<std::uint64_t>(0), index, counts,
+                              static_cast<std::int64_t>(capacity), slot_is_ready<K, V>{table}, s),
+        "cub::DeviceSelect::If");
+    std::uint64_t host_counts[2] = {0, 0};
+    check_cuda(cudaMemcpyAsync(host_counts, counts, sizeof(host_counts), cudaMemcpyDeviceToHost, s),
+               fn);
+    // A fault of the operator is reported here, named after the call.
+    check_cuda(cudaStreamSynchronize(s), fn);
+    const unsigned int flags = static_cast<unsigned int>(host_counts[1] & 0xffffffffu);
+    if ((flags & hash::block_full) != 0) return false;
+    const bool overflowed = (flags & hash::global_full) != 0;
+    const std::size_t count = static_cast<std::size_t>(host_counts[0]);
+    require_max_groups(fn, max_groups, overflowed, count);
+    if (overflowed) {
+      capacity = grown_capacity(capacity, n);
+      if (capacity == 0) throw std::logic_error(std::string(fn) + ": hash table overflow");
+      continue;
+    }
+    found_groups<K, V> g;
+    g.table = table;
+    g.index = index;
+    g.count = count;
+    emit(g);
+    return true;
+  }
+}
+
 /// Aggregates rows [0, n) into found_groups and calls emit with them (synchronises the stream): by
 /// `method`, automatic choosing from max_groups or a HyperLogLog sketch of the keys. The sort
 /// route writes the groups to keys_out / values_out directly when they are given (room for n).
@@ -301,6 +482,15 @@ void aggregate_groups(const char* fn, KeyIt keys, ValueIt values, std::size_t n,
   if (max_groups == 0 && method != group_by_method::sort)
     estimate = sketch_groups(fn, keys, n, stream, mr);
   const double expected = expected_groups(n, max_groups, estimate);
+  if (method != group_by_method::sort && expected > static_cast<double>(hash_limit<K, V>)) {
+    const bool done =
+        n <= 0xffffffffu
+            ? table_aggregate<K, V, std::uint32_t>(fn, keys, values, n, op, max_groups, expected,
+                                                   stream, mr, emit)
+            : table_aggregate<K, V, std::uint64_t>(fn, keys, values, n, op, max_groups, expected,
+                                                   stream, mr, emit);
+    if (done) return;
+  }
   if (by_sort(method, expected, hash_limit<K, V>)) {
     if (n <= 0xffffffffu) {
       sort_aggregate<K, V, std::uint32_t>(fn, keys, values, n, op, max_groups, keys_out, values_out,

@@ -111,7 +111,8 @@ void check_key_type(const char* name, const std::vector<std::size_t>& sizes) {
   SCOPED_TRACE(name);
   owned_stream s;
   for (std::size_t n : sizes) {
-    for (std::size_t groups : {std::size_t(1), std::size_t(100), std::size_t(5000), n / 3 + 1, n}) {
+    for (std::size_t groups :
+         {std::size_t(1), std::size_t(100), std::size_t(1000), std::size_t(5000), n / 3 + 1, n}) {
       if (groups == 0 || groups > std::max<std::size_t>(n, 1)) continue;
       SCOPED_TRACE("n = " + std::to_string(n) + ", groups drawn from " + std::to_string(groups));
       const auto hk = group_keys<K>(n, groups, static_cast<unsigned>(n + groups));

@@ -93,6 +93,48 @@ inline int resident_blocks(std::size_t n, int threads, int per_sm, int sms) {
   return static_cast<int>(grid > 0 ? grid : 1);
 }
 
+/// The slots of a block's table in shared memory (the table method): the largest power of two
+/// whose slots fit in `shared_bytes` (a block's opt-in limit, less 1 KB for the kernel's own), at
+/// most 16,384; 0 when not even 1,024 fit.
+inline unsigned int block_table_slots(std::size_t slot_bytes, std::size_t shared_bytes) {
+  if (slot_bytes == 0 || shared_bytes <= 1024) return 0;
+  const std::size_t fit = (shared_bytes - 1024) / slot_bytes;
+  unsigned int slots = 1;
+  while (slots * 2 <= fit && slots < 16384)
+    slots *= 2;
+  return slots >= 1024 ? slots : 0;
+}
+
+/// How the table method runs: 2^bits parts (bits 0: the rows as given), blocks_per_part blocks a
+/// part, the warps' equal keys combined first (`combine`) when a table sees few groups.
+struct table_plan {
+  bool serves = false;
+  int bits = 0;
+  unsigned int parts = 1;
+  unsigned int blocks_per_part = 1;
+  bool combine = true;
+};
+
+/// The table method's plan for `expected` groups in block tables of `slots` slots, `resident`
+/// blocks filling the GPU: no partition while one table holds them at half load; otherwise parts
+/// of about a quarter of a table's slots each (room for their unevenness and the estimate's
+/// error), at most 4,096 parts (beyond: not served, the sort route's regime).
+inline table_plan plan_tables(double expected, unsigned int slots, int resident) {
+  table_plan plan;
+  if (slots == 0 || expected < 0) return plan;
+  int bits = 0;
+  while (expected > (bits == 0 ? slots / 2.0 : std::ldexp(slots / 4.0, bits)))
+    ++bits;
+  if (bits > 12) return plan;
+  plan.serves = true;
+  plan.bits = bits;
+  plan.parts = 1u << bits;
+  const unsigned int wanted = resident > 0 ? static_cast<unsigned int>(resident) : 1u;
+  plan.blocks_per_part = wanted > plan.parts ? (wanted + plan.parts - 1) / plan.parts : 1u;
+  plan.combine = expected / plan.parts <= 512;
+  return plan;
+}
+
 /// Throws std::length_error when the aggregation found more groups than a non-zero max_groups
 /// allows (`overflowed`: the table filled before every key was counted).
 inline void require_max_groups(const char* fn, std::size_t max_groups, bool overflowed,

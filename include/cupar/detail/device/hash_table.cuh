@@ -171,7 +171,7 @@ __device__ __forceinline__ constexpr bool cas_combines() {
 
 /// Combines v into slot s of the global table, whose key is v's: a compare-and-swap loop on the
 /// accumulator's word, or under the slot's lock.
-template <class K, class V, class Op>
+template <::cuda::thread_scope Scope = ::cuda::thread_scope_device, class K, class V, class Op>
 __device__ __forceinline__ void combine_global(slot<K, V>& s, const V& v, const Op& op) {
   if constexpr (cas_combines<V>()) {
     acc_word<V> seen = s.acc;  // a torn read only fails the first swap
@@ -182,7 +182,7 @@ __device__ __forceinline__ void combine_global(slot<K, V>& s, const V& v, const 
       seen = found;
     }
   } else {
-    ::cuda::atomic_ref<unsigned int, ::cuda::thread_scope_device> state(s.state);
+    ::cuda::atomic_ref<unsigned int, Scope> state(s.state);
     for (;;) {
       unsigned int expected = slot_ready;
       if (state.compare_exchange_weak(expected, slot_locked, ::cuda::std::memory_order_acquire)) {
@@ -219,10 +219,11 @@ __device__ __forceinline__ int probe(slot<K, V>& s, const K& k, unsigned long lo
   return key_bits(s.key) == bits ? probe_found : probe_other;
 }
 
-/// Combines (k, v) into the global table of mask + 1 slots, probing from h: claims an empty slot
+/// Combines (k, v) into the table of mask + 1 slots shared by every thread of `Scope` (the global
+/// table: device; a block's table in shared memory: block), probing from h: claims an empty slot
 /// for a new key, or combines v into the key's slot. Returns false when every slot was probed
 /// (a full table).
-template <class K, class V, class Op>
+template <::cuda::thread_scope Scope = ::cuda::thread_scope_device, class K, class V, class Op>
 __device__ __forceinline__ bool global_update(slot<K, V>* table, unsigned long long mask,
                                               unsigned long long h, const K& k, const V& v,
                                               const Op& op) {
@@ -230,10 +231,10 @@ __device__ __forceinline__ bool global_update(slot<K, V>* table, unsigned long l
   unsigned long long i = h & mask;
   for (unsigned long long p = 0; p <= mask; ++p, i = (i + 1) & mask) {
     slot<K, V>& s = table[i];
-    const int found = probe<::cuda::thread_scope_device>(s, k, bits, v);
+    const int found = probe<Scope>(s, k, bits, v);
     if (found == probe_claimed) return true;
     if (found == probe_other) continue;
-    combine_global(s, v, op);
+    combine_global<Scope>(s, v, op);
     return true;
   }
   return false;
@@ -272,6 +273,28 @@ __device__ __forceinline__ V shuffle_value(unsigned int mask, const V& v, int sr
   V out;
   memcpy(&out, w, sizeof(V));
   return out;
+}
+
+/// Combines into the lowest lane of each group of `peers` (lanes with equal keys; every lane of
+/// the warp calls it, `row` false for lanes without one) the values of its group's lanes, in
+/// lane order: the largest group sets the rounds of shuffles, every active lane in each.
+template <class V, class Op>
+__device__ __forceinline__ void warp_combine(unsigned int active, unsigned int peers, bool row,
+                                             V& acc, const Op& op) {
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  int rounds = row ? __popc(peers) : 0;
+#pragma unroll
+  for (int d = 16; d >= 1; d /= 2)
+    rounds = max(rounds, __shfl_xor_sync(0xffffffffu, rounds, d));
+  if (!row) return;
+  const int leader = __ffs(peers) - 1;
+  unsigned int rest = peers & (peers - 1);  // the group's lanes after its leader
+  for (int r = 1; r < rounds; ++r) {
+    const int src = rest != 0 ? __ffs(rest) - 1 : lane;
+    const V other = shuffle_value(active, acc, src);
+    if (lane == leader && rest != 0) acc = static_cast<V>(op(acc, other));
+    rest &= rest - 1;
+  }
 }
 
 /// HyperLogLog with 2^12 registers (standard error 1.6%): register of a hash and its rank.
@@ -375,22 +398,9 @@ __global__ void __launch_bounds__(Threads)
       peers = 1u << lane;
 #endif
     }
-    // The largest group in the warp (every lane takes part; lanes without a row count 0): that
-    // many rounds of shuffles, every active lane in each.
-    int rounds = __popc(peers);
-#pragma unroll
-    for (int d = 16; d >= 1; d /= 2)
-      rounds = max(rounds, __shfl_xor_sync(0xffffffffu, rounds, d));
+    warp_combine(active, peers, row, acc, op);
     if (row) {
-      const int leader = __ffs(peers) - 1;
-      unsigned int rest = peers & (peers - 1);  // the group's lanes after its leader
-      for (int r = 1; r < rounds; ++r) {
-        const int src = rest != 0 ? __ffs(rest) - 1 : lane;
-        const V other = shuffle_value(active, acc, src);
-        if (lane == leader && rest != 0) acc = static_cast<V>(op(acc, other));
-        rest &= rest - 1;
-      }
-      if (lane == leader) {
+      if (lane == __ffs(peers) - 1) {
         const unsigned long long h = mix(bits);
         if (misses >= 64 || !warp_update(mine, WarpSlots - 1, h, k, acc, op)) {
           missed = true;
@@ -473,6 +483,213 @@ __global__ void gather_groups_kernel(const slot<K, V>* table, const Index* index
     const slot<K, V>& s = table[index[i]];
     keys_out[i] = s.key;
     values_out[i] = from_word<V>(s.acc);
+  }
+}
+
+// ---- a table a block: each block aggregates its share of the rows in a table in shared memory
+// and adds its groups to the global table once at the end. Beyond what one table holds, the rows
+// are first partitioned by a bijective mix of their keys (a radix pass over its low bits), so
+// that each block sees the keys of one part only.
+
+/// murmur3's finalisers, which are bijections: a key's bits mixed for the partition (32 bits for
+/// keys of up to 4 bytes, 64 above), and back.
+__host__ __device__ __forceinline__ unsigned int part_mix(unsigned int h) {
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
+  return h;
+}
+__host__ __device__ __forceinline__ unsigned int part_unmix(unsigned int h) {
+  h ^= h >> 16;
+  h *= 0x7ed1b41du;  // the inverse of 0xc2b2ae35 modulo 2^32
+  h ^= (h >> 13) ^ (h >> 26);
+  h *= 0xa5cb9243u;  // the inverse of 0x85ebca6b
+  h ^= h >> 16;
+  return h;
+}
+__host__ __device__ __forceinline__ unsigned long long part_mix(unsigned long long h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+__host__ __device__ __forceinline__ unsigned long long part_unmix(unsigned long long h) {
+  h ^= h >> 33;
+  h *= 0x9cb4b2f8129337dbull;  // the inverse of 0xc4ceb9fe1a85ec53 modulo 2^64
+  h ^= h >> 33;
+  h *= 0x4f74430c22a54005ull;  // the inverse of 0xff51afd7ed558ccd
+  h ^= h >> 33;
+  return h;
+}
+
+/// The word a partitioned key travels in.
+template <class K>
+using part_word = ::cuda::std::conditional_t<sizeof(K) <= 4, unsigned int, unsigned long long>;
+
+/// The key whose key_bits are `bits` (the inverse of key_bits on normalised keys).
+template <class K>
+__host__ __device__ __forceinline__ K key_from_bits(unsigned long long bits) {
+  if constexpr (::cuda::std::is_floating_point_v<K>) {
+    K k;
+    if constexpr (sizeof(K) == 4) {
+      const unsigned int u = static_cast<unsigned int>(bits);
+      memcpy(&k, &u, sizeof(k));
+    } else {
+      memcpy(&k, &bits, sizeof(k));
+    }
+    return k;
+  } else {
+    using U = ::cuda::std::make_unsigned_t<K>;
+    return static_cast<K>(static_cast<U>(bits));
+  }
+}
+
+/// The rows as given: key i normalised, its hash, value i.
+template <class K, class V, class KeyIt, class ValueIt>
+struct direct_rows {
+  KeyIt keys;
+  ValueIt values;
+  __device__ __forceinline__ void load(unsigned long long i, K& k, unsigned long long& h,
+                                       V& v) const {
+    k = normalise(static_cast<K>(keys[i]));
+    h = mix(key_bits(k));
+    v = static_cast<V>(values[i]);
+  }
+};
+
+/// Partitioned rows: the keys' mixed bits (part_mix; the hash itself) and the values.
+template <class K, class V, class ValueIt>
+struct mixed_rows {
+  const part_word<K>* mixed;
+  ValueIt values;
+  __device__ __forceinline__ void load(unsigned long long i, K& k, unsigned long long& h,
+                                       V& v) const {
+    const part_word<K> w = mixed[i];
+    k = key_from_bits<K>(part_unmix(w));
+    h = w;
+    v = static_cast<V>(values[i]);
+  }
+};
+
+/// Writes each row's mixed key bits and (when payload_out is not null) its payload get(i).
+template <class K, class KeyIt, class Get, class P>
+__global__ void mix_inputs_kernel(KeyIt keys, Get get, unsigned long long n, part_word<K>* mixed,
+                                  P* payload_out) {
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  for (unsigned long long i =
+           static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < n; i += stride) {
+    mixed[i] = part_mix(static_cast<part_word<K>>(key_bits(normalise(static_cast<K>(keys[i])))));
+    if (payload_out != nullptr) payload_out[i] = static_cast<P>(get(i));
+  }
+}
+
+/// starts[p] for p in [0, parts]: the first row of part p in `mixed` (sorted by its low bits;
+/// parts a power of two), starts[parts] = n.
+template <class W>
+__global__ void part_starts_kernel(const W* mixed, unsigned long long n, unsigned int parts,
+                                   unsigned long long* starts) {
+  const unsigned int p = blockIdx.x * blockDim.x + threadIdx.x;
+  if (p > parts) return;
+  if (p == parts) {
+    starts[p] = n;
+    return;
+  }
+  unsigned long long lo = 0, hi = n;
+  while (lo < hi) {
+    const unsigned long long mid = lo + (hi - lo) / 2;
+    if (static_cast<unsigned int>(mixed[mid] & (parts - 1)) < p) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  starts[p] = lo;
+}
+
+/// Flags of the table kernel's *overflow.
+enum : unsigned int { global_full = 1, block_full = 2 };
+
+/// Aggregates rows into a table of `table_slots` slots (a power of two) in dynamic shared memory,
+/// then adds the table's groups to the global table (mask + 1 slots). Without `starts`, the
+/// blocks share rows [0, n); with it, blocks_per_part blocks share each part's rows
+/// [starts[p], starts[p + 1]). A warp takes Unroll x 32 consecutive rows at a time, all loaded
+/// before the first is combined; with `combine` the lanes' equal keys are combined first (few
+/// groups). The slot of a hash h is (h >> shift) & (table_slots - 1). Sets block_full in
+/// *overflow when a block's table fills (the caller aggregates another way) and global_full
+/// when the global table does.
+template <int Threads, int Unroll, class K, class V, class Rows, class Op>
+__global__ void __launch_bounds__(Threads)
+    block_table_kernel(Rows rows, unsigned long long n, const unsigned long long* starts,
+                       unsigned int blocks_per_part, unsigned int table_slots, int shift,
+                       bool combine, slot<K, V>* table, unsigned long long mask, Op op,
+                       unsigned int* overflow) {
+  extern __shared__ __align__(16) unsigned char block_table_bytes[];
+  slot<K, V>* local = reinterpret_cast<slot<K, V>*>(block_table_bytes);
+  __shared__ int full;
+  for (unsigned int j = threadIdx.x; j < table_slots; j += Threads)
+    local[j].state = slot_empty;
+  if (threadIdx.x == 0) full = 0;
+  __syncthreads();
+  const unsigned int part = blockIdx.x / blocks_per_part;
+  const unsigned int slice = blockIdx.x % blocks_per_part;
+  const unsigned long long begin = starts != nullptr ? starts[part] : 0;
+  const unsigned long long end = starts != nullptr ? starts[part + 1] : n;
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  const unsigned int local_mask = table_slots - 1;
+  constexpr unsigned long long chunk = static_cast<unsigned long long>(Threads) * Unroll;
+  const unsigned long long warp_rows =
+      static_cast<unsigned long long>(threadIdx.x / 32) * 32 * Unroll;
+  bool failed = false;
+  for (unsigned long long c = begin + slice * chunk; c < end; c += blocks_per_part * chunk) {
+    K ks[Unroll];
+    unsigned long long hs[Unroll];
+    V vs[Unroll];
+#pragma unroll
+    for (int u = 0; u < Unroll; ++u) {
+      const unsigned long long i = c + warp_rows + static_cast<unsigned long long>(u) * 32 + lane;
+      if (i < end) rows.load(i, ks[u], hs[u], vs[u]);
+    }
+#pragma unroll
+    for (int u = 0; u < Unroll; ++u) {
+      const unsigned long long i = c + warp_rows + static_cast<unsigned long long>(u) * 32 + lane;
+      const bool row = i < end;
+      unsigned int peers = 1u << lane;
+      if (combine) {
+        const unsigned int active = __ballot_sync(0xffffffffu, row);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+        if (row) peers = __match_any_sync(active, key_bits(ks[u]));
+#endif
+        warp_combine(active, peers, row, vs[u], op);
+      }
+      if (row && lane == __ffs(peers) - 1 && !failed &&
+          !global_update<::cuda::thread_scope_block>(local, local_mask, hs[u] >> shift, ks[u],
+                                                     vs[u], op)) {
+        failed = true;
+      }
+      // The lanes meet again after each row: their probes and compare-and-swap loops would
+      // otherwise leave the warp divided for the rest of the loop.
+      __syncwarp();
+    }
+    if (failed) full = 1;
+    if (__any_sync(0xffffffffu, *static_cast<volatile int*>(&full) != 0)) break;
+  }
+  __syncthreads();
+  if (full != 0) {
+    if (threadIdx.x == 0) atomicOr(overflow, block_full);
+    return;
+  }
+  for (unsigned int j = threadIdx.x; j < table_slots; j += Threads) {
+    if (local[j].state != slot_ready) continue;
+    const K k = local[j].key;
+    if (!global_update(table, mask, mix(key_bits(k)), k, from_word<V>(local[j].acc), op)) {
+      atomicOr(overflow, global_full);
+      return;
+    }
   }
 }
 
