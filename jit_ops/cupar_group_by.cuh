@@ -5,9 +5,9 @@
 //
 // The kernels are the C++ path's own (cupar/detail/device/hash_table.cuh: warp-level combining,
 // warp-private tables in shared memory, a global table with lock-free compare-and-swap of the
-// accumulator's word), instantiated with a functor that calls the slot. The host side (table
-// sizing, the sketch, the compaction of the ready slots, the sort route) is
-// src/jit/families/group_by.cu.
+// accumulator's word; the table method's tables a block), instantiated with a functor that calls
+// the slot. The host side (table sizing, the sketch, the compaction of the ready slots, the sort
+// route) is src/jit/families/group_by.cu.
 #pragma once
 
 #include <cupar/detail/device/hash_table.cuh>
@@ -23,9 +23,19 @@ typedef cupar::detail::hash::slot<cupar_K, cupar_V> cupar_group_slot;
 static constexpr int cupar_group_threads = cupar::detail::hash::block_threads;
 static constexpr int cupar_group_warp_slots =
     cupar::detail::hash::warp_table_slots<cupar_K, cupar_V>;
+// The table method (a table a block in shared memory): its block and rows in flight a lane, as
+// the C++ path's (group_by.cuh); rows as given or partitioned by their mixed keys.
+static constexpr int cupar_group_table_threads = 1024;
+static constexpr int cupar_group_table_unroll = sizeof(cupar_V) <= 16 ? 4 : 1;
+typedef cupar::detail::hash::direct_rows<cupar_K, cupar_V, const cupar_K*, const cupar_V*>
+    cupar_group_direct_rows;
+typedef cupar::detail::hash::mixed_rows<cupar_K, cupar_V, const cupar_V*> cupar_group_mixed_rows;
 
-// Launch values: block threads, slots of a warp's table, the slot's size and alignment.
+// Launch values: block threads, slots of a warp's table, the slot's size and alignment, the table
+// method's block and rows a lane.
 static constexpr long long cupar_m0 = cupar_group_threads;
 static constexpr long long cupar_m1 = cupar_group_warp_slots;
 static constexpr long long cupar_m2 = sizeof(cupar_group_slot);
 static constexpr long long cupar_m3 = alignof(cupar_group_slot);
+static constexpr long long cupar_m4 = cupar_group_table_threads;
+static constexpr long long cupar_m5 = cupar_group_table_unroll;

@@ -30,7 +30,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -318,7 +317,7 @@ bool table_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, 
   const unsigned int slots = block_table_slots(sizeof(slot), shared_optin(fn));
   const std::size_t table_bytes = static_cast<std::size_t>(slots) * sizeof(slot);
   const int sms = current_multiprocessor_count();
-  table_plan plan = plan_tables(expected, slots, sms);
+  table_plan plan = plan_tables(n, expected, slots, sms);
   if (!plan.serves) return false;
   cudaStream_t s = stream.get();
 
@@ -328,9 +327,9 @@ bool table_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, 
                                     static_cast<int>(table_bytes)),
                fn);
     int occupancy = 0;
-    check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occupancy, kernel, threads,
-                                                             table_bytes),
-               fn);
+    check_cuda(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occupancy, kernel, threads, table_bytes),
+        fn);
     return occupancy;
   };
 
@@ -366,12 +365,12 @@ bool table_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, 
     const std::size_t blocks = (n + 255) / 256;
     const int grid = static_cast<int>(blocks < 65536 ? blocks : 65536);
     if constexpr (kind == sort_payload::positions) {
-      hash::mix_inputs_kernel<K><<<grid, 256, 0, s>>>(keys, row_position<Index>{}, n, mixed,
-                                                      copied);
+      hash::mix_inputs_kernel<K>
+          <<<grid, 256, 0, s>>>(keys, row_position<Index>{}, n, mixed, copied);
     } else {
       using It = std::remove_cv_t<decltype(payload_source)>;
-      hash::mix_inputs_kernel<K><<<grid, 256, 0, s>>>(keys, row_element<It>{payload_source}, n,
-                                                      mixed, copied);
+      hash::mix_inputs_kernel<K>
+          <<<grid, 256, 0, s>>>(keys, row_element<It>{payload_source}, n, mixed, copied);
     }
     check_cuda(cudaGetLastError(), fn);
     const P* sort_values = nullptr;
@@ -401,8 +400,7 @@ bool table_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, 
   const auto mixed_kernel = hash::block_table_kernel<threads, unroll, K, V, mixed_rows, Op>;
   const int occupancy = plan.bits == 0 ? prepare(direct_kernel) : prepare(mixed_kernel);
   if (occupancy == 0) return false;
-  plan = plan_tables(expected, slots, sms * occupancy);
-  if (const char* e = std::getenv("CUPAR_GB_COMBINE")) plan.combine = e[0] == '1';  // EXPERIMENT
+  plan = plan_tables(n, expected, slots, sms * occupancy);
   if (plan.bits == 0) {
     // As many blocks as keep the GPU busy, none without rows.
     const std::size_t chunks = (n + threads * unroll - 1) / (threads * unroll);
@@ -433,13 +431,13 @@ bool table_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, 
     check_cuda(cudaMemsetAsync(counts, 0, 2 * sizeof(std::uint64_t), s), fn);
     const int shift = plan.bits;
     if (plan.bits == 0) {
-      direct_kernel<<<grid, threads, table_bytes, s>>>(
-          direct{keys, values}, n, nullptr, plan.blocks_per_part, slots, 0, plan.combine, table,
-          capacity - 1, op, overflow);
+      direct_kernel<<<grid, threads, table_bytes, s>>>(direct{keys, values}, n, nullptr,
+                                                       plan.blocks_per_part, slots, 0, table,
+                                                       capacity - 1, op, overflow);
     } else {
       mixed_kernel<<<grid, threads, table_bytes, s>>>(
           mixed_rows{static_cast<const W*>(sorted), part_values}, n, starts, plan.blocks_per_part,
-          slots, shift, plan.combine, table, capacity - 1, op, overflow);
+          slots, shift, table, capacity - 1, op, overflow);
     }
     check_cuda(cudaGetLastError(), fn);
     check_cuda(
@@ -483,12 +481,11 @@ void aggregate_groups(const char* fn, KeyIt keys, ValueIt values, std::size_t n,
     estimate = sketch_groups(fn, keys, n, stream, mr);
   const double expected = expected_groups(n, max_groups, estimate);
   if (method != group_by_method::sort && expected > static_cast<double>(hash_limit<K, V>)) {
-    const bool done =
-        n <= 0xffffffffu
-            ? table_aggregate<K, V, std::uint32_t>(fn, keys, values, n, op, max_groups, expected,
-                                                   stream, mr, emit)
-            : table_aggregate<K, V, std::uint64_t>(fn, keys, values, n, op, max_groups, expected,
-                                                   stream, mr, emit);
+    const bool done = n <= 0xffffffffu
+                          ? table_aggregate<K, V, std::uint32_t>(
+                                fn, keys, values, n, op, max_groups, expected, stream, mr, emit)
+                          : table_aggregate<K, V, std::uint64_t>(
+                                fn, keys, values, n, op, max_groups, expected, stream, mr, emit);
     if (done) return;
   }
   if (by_sort(method, expected, hash_limit<K, V>)) {

@@ -111,8 +111,8 @@ void check_key_type(const char* name, const std::vector<std::size_t>& sizes,
   owned_stream s;
   for (std::size_t n : sizes) {
     const std::vector<std::size_t> group_counts =
-        every_group_count ? std::vector<std::size_t>{1, 100, 5000, n / 3 + 1, n}
-                          : std::vector<std::size_t>{100, n / 16 + 1};
+        every_group_count ? std::vector<std::size_t>{1, 100, 1000, 5000, n / 3 + 1, n}
+                          : std::vector<std::size_t>{100, n / 256 + 1, n / 16 + 1};
     for (std::size_t groups : group_counts) {
       if (groups == 0 || groups > std::max<std::size_t>(n, 1)) continue;
       SCOPED_TRACE("n = " + std::to_string(n) + ", groups drawn from " + std::to_string(groups));
@@ -183,7 +183,8 @@ TEST(GroupByJit, EveryKeyTypeAndGroupCountMatchesTheCpu) {
   check_key_type<float>("f32", sizes);
   check_key_type<double>("f64", sizes);
   check_key_type<std::uint8_t>("u8", {0, 1, 1001, scaled(std::size_t(100003))});
-  // Large: 100 groups (the hash table serves them) and n / 16 (many groups), each by every method.
+  // Large: 100 groups (the hash method), n / 256 (the table method, partitioned) and n / 16 (the
+  // sort route), each by every method.
   check_key_type<std::uint32_t>("u32", {scaled(std::size_t(1) << 24)}, false);
 }
 

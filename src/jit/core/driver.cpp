@@ -39,6 +39,7 @@ api load() {
   resolve(a.launch_kernel, "cuLaunchKernel");
   resolve(a.launch_kernel_ex, "cuLaunchKernelEx");
   resolve(a.occupancy_max_active_blocks, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  resolve(a.func_set_attribute, "cuFuncSetAttribute");
   resolve(a.device_get_attribute, "cuDeviceGetAttribute");
   resolve(a.device_get, "cuDeviceGet");
   resolve(a.get_error_name, "cuGetErrorName");

@@ -18,6 +18,7 @@ struct api {
                             unsigned, CUstream, void**, void**);
   CUresult (*launch_kernel_ex)(const CUlaunchConfig*, CUfunction, void**, void**);
   CUresult (*occupancy_max_active_blocks)(int*, CUfunction, int, size_t);
+  CUresult (*func_set_attribute)(CUfunction, CUfunction_attribute, int);
   CUresult (*device_get_attribute)(int*, CUdevice_attribute, CUdevice);
   CUresult (*device_get)(CUdevice*, int);
   CUresult (*get_error_name)(CUresult, const char**);

@@ -132,7 +132,13 @@ int loaded_module::occupancy(CUkernel kernel, int block, std::size_t smem) const
     }
   }
   int blocks = 0;
-  driver::check(driver::get().occupancy_max_active_blocks(&blocks, function(kernel), block, smem),
+  const CUfunction f = function(kernel);
+  if (smem > 48 * 1024) {
+    driver::check(driver::get().func_set_attribute(
+                      f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(smem)),
+                  "cuFuncSetAttribute");
+  }
+  driver::check(driver::get().occupancy_max_active_blocks(&blocks, f, block, smem),
                 "cuOccupancyMaxActiveBlocksPerMultiprocessor");
   std::lock_guard<std::mutex> lock(occ_mutex_);
   occ_.push_back({kernel, block, smem, device, blocks});

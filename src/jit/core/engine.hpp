@@ -55,7 +55,9 @@ class loaded_module {
   /// Unique for the life of the process (unlike the object's address): keys the remembered
   /// temporary-storage sizes of calls with this module.
   std::uint64_t serial() const { return serial_; }
-  /// Blocks per multiprocessor for `kernel` at (block, dynamic shared memory), cached.
+  /// Blocks per multiprocessor for `kernel` at (block, dynamic shared memory), cached. Dynamic
+  /// shared memory above the default 48 KB is allowed for the kernel in the current context
+  /// first (asking is how a caller prepares a launch with that much).
   int occupancy(CUkernel kernel, int block, std::size_t smem) const;
   /// The function of `kernel` in the current context.
   CUfunction function(CUkernel kernel) const;

@@ -36,7 +36,11 @@ std::vector<std::string> names(const set_spec&) {
       "cupar_group_by_op, unsigned long long>",
       "cupar::detail::hash::gather_groups_kernel<cupar_K, cupar_V, unsigned long long, "
       "cupar_K*, cupar_V*>",
-      meta_expression(4)};
+      "cupar::detail::hash::block_table_kernel<cupar_group_table_threads, "
+      "cupar_group_table_unroll, cupar_K, cupar_V, cupar_group_direct_rows, cupar_group_by_op>",
+      "cupar::detail::hash::block_table_kernel<cupar_group_table_threads, "
+      "cupar_group_table_unroll, cupar_K, cupar_V, cupar_group_mixed_rows, cupar_group_by_op>",
+      meta_expression(6)};
 }
 
 // Keys of 4 and 8 bytes (integers, and float / double keys by their bits) with values of every
@@ -50,7 +54,7 @@ const char* const rules[] = {
 }  // namespace
 
 extern const family_def group_by_family =
-    family_def::make(family::group_by, "group_by", "cupar_group_by.cuh", 3, typedefs, slots, names)
+    family_def::make(family::group_by, "group_by", "cupar_group_by.cuh", 5, typedefs, slots, names)
         .for_size_classes()
         .with_slot_types(slot_types)
         .precompiling(rules);
@@ -234,33 +238,42 @@ void sort_route(const jit_args& a, const group_by_params& p, const void* keys, g
              fn);
 }
 
-/// The hash method: the rows aggregated by the module's kernels into a table sized from
-/// max_groups or the sketch's estimate (grown, and the rows aggregated again, in the rare case
-/// the estimate was low), its ready slots compacted, the groups gathered.
-void hash_route(const jit_args& a, const group_by_params& p, const void* keys, double expected,
-                group_outputs& out, stream_ref stream, memory_resource& mr) {
+/// The module of the group_by set for the call's key and value classes, checked against the
+/// library's slot layout.
+jit::resolved group_by_module(const jit_args& a) {
+  const char* fn = a.function;
+  const jit_type& k = *a.types[0];
+  const jit_type& v = *a.types[1];
+  jit::set_request req{jit::family::group_by, {&unsigned_of_size(k.size), &v}};
+  req.ops[0] = a.ops[0];
+  jit::resolved resolved = jit::resolve(req, a.plan, fn);
+  const jit::loaded_module& m = *resolved.module;
+  const std::size_t slot = static_cast<std::size_t>(m.meta(2));
+  if (slot != slot_bytes(k.size, v.size, v.align) ||
+      static_cast<int>(m.meta(1)) != warp_slots_for(slot)) {
+    throw std::logic_error(std::string(fn) + ": the kernels' slot layout is not the library's");
+  }
+  return resolved;
+}
+
+/// Aggregates into a global table sized from max_groups or the sketch's estimate (grown, and the
+/// rows aggregated again, in the rare case the estimate was low), then compacts its ready slots
+/// and gathers the groups. `aggregate(launch, table, mask, overflow, partials, partial_count)`
+/// launches the aggregation into the zeroed table; `partial_slots` sizes its partials. Returns
+/// false, having written nothing, when a block's table filled (hash::block_full).
+template <class Aggregate>
+bool table_groups(const jit_args& a, const group_by_params& p, double expected,
+                  std::size_t partial_slots, const jit::resolved& resolved, group_outputs& out,
+                  stream_ref stream, memory_resource& mr, Aggregate&& aggregate) {
   const char* fn = a.function;
   const jit_type& k = *a.types[0];
   const jit_type& v = *a.types[1];
   const std::size_t n = a.n;
-  jit::set_request req{jit::family::group_by, {&unsigned_of_size(k.size), &v}};
-  req.ops[0] = a.ops[0];
-  const jit::resolved resolved = jit::resolve(req, a.plan, fn);
   const jit::loaded_module& m = *resolved.module;
   const jit::device_info& dev = *resolved.dev;
-  const int threads = static_cast<int>(m.meta(0));
-  const int warp_slots = static_cast<int>(m.meta(1));
   const std::size_t slot = static_cast<std::size_t>(m.meta(2));
-  if (slot != slot_bytes(k.size, v.size, v.align) || warp_slots != warp_slots_for(slot)) {
-    throw std::logic_error(std::string(fn) + ": the kernels' slot layout is not the library's");
-  }
-  const int grid = resident_blocks(n, threads, m.occupancy(m.kernel(0), threads, 0), dev.sm_count);
-  const bool second_pass = two_pass(expected, warp_slots, grid);
-  const std::size_t partial_slots =
-      second_pass ? static_cast<std::size_t>(grid) * (threads / 32) * warp_slots : 0;
   std::size_t capacity = hash_capacity(n, p.options.max_groups, expected);
   cudaStream_t s = stream.get();
-  const jit::erased_arg op{a.ops[0]->state()};
   const char* call = "cupar group_by (run-time operator)";
   for (;;) {
     carve parts;
@@ -279,28 +292,18 @@ void hash_route(const jit_args& a, const group_by_params& p, const void* keys, d
     auto* base = static_cast<unsigned char*>(storage.get());
     unsigned char* table = base + at_table;
     auto* index = reinterpret_cast<std::uint64_t*>(base + at_index);
-    // counts: [0] groups, [1] the overflow flag, [2] the partial groups of the first pass
+    // counts: [0] groups, [1] the overflow flags, [2] the partial groups of a first pass
     auto* counts = reinterpret_cast<std::uint64_t*>(base + at_counts);
-    unsigned char* partials = second_pass ? base + at_partials : nullptr;
+    unsigned char* partials = partial_slots != 0 ? base + at_partials : nullptr;
     auto* overflow = reinterpret_cast<unsigned int*>(counts + 1);
     auto* partial_count = reinterpret_cast<unsigned long long*>(counts + 2);
     check_cuda(cudaMemsetAsync(table, 0, capacity * slot, s), fn);
     check_cuda(cudaMemsetAsync(counts, 0, 3 * sizeof(std::uint64_t), s), fn);
     jit::launch_status st;
     jit::jit_launcher_factory launch{&dev, &m, &st};
-    const unsigned long long rows = n, mask = capacity - 1, partial_rows = partial_slots;
-    const unsigned long long* no_count = nullptr;
-    launch(grid, threads, 0, s)
-        .doit(m.kernel(0), keys, a.in[1], rows, no_count, table, mask, op, overflow, partials,
+    const unsigned long long mask = capacity - 1;
+    aggregate(launch, static_cast<void*>(table), mask, overflow, static_cast<void*>(partials),
               partial_count);
-    if (second_pass) {
-      const void* no_partials = nullptr;
-      const void* no_partial_count = nullptr;
-      launch(16, threads, 0, s)
-          .doit(m.kernel(1), static_cast<const void*>(partials), static_cast<const void*>(partials),
-                partial_rows, static_cast<const unsigned long long*>(partial_count), table, mask,
-                op, overflow, no_partials, no_partial_count);
-    }
     jit::check_dispatch(st.first == CUDA_SUCCESS ? cudaSuccess : cudaErrorLaunchFailure, st, call);
     check_cuda(cub::DeviceSelect::If(
                    base + at_select, select_bytes, thrust::counting_iterator<std::uint64_t>(0),
@@ -311,7 +314,9 @@ void hash_route(const jit_args& a, const group_by_params& p, const void* keys, d
                fn);
     // A fault of the operator is reported here, named after the call.
     check_cuda(cudaStreamSynchronize(s), fn);
-    const bool overflowed = (host_counts[1] & 0xffffffffu) != 0;
+    const unsigned int flags = static_cast<unsigned int>(host_counts[1] & 0xffffffffu);
+    if ((flags & hash::block_full) != 0) return false;
+    const bool overflowed = flags != 0;
     const std::size_t count = static_cast<std::size_t>(host_counts[0]);
     require_max_groups(fn, p.options.max_groups, overflowed, count);
     if (overflowed) {
@@ -321,7 +326,7 @@ void hash_route(const jit_args& a, const group_by_params& p, const void* keys, d
     }
     *p.groups = count;
     out.take(count);
-    if (count == 0) return;
+    if (count == 0) return true;
     const unsigned long long groups = count;
     const int gather_threads = 256;
     const int gather_grid = static_cast<int>(std::min<std::size_t>(
@@ -332,7 +337,7 @@ void hash_route(const jit_args& a, const group_by_params& p, const void* keys, d
                 groups, out.keys, out.values);
       jit::check_dispatch(st.first == CUDA_SUCCESS ? cudaSuccess : cudaErrorLaunchFailure, st,
                           call);
-      return;
+      return true;
     }
     carve sorted;
     const std::size_t at_k = sorted.add(count * k.size);
@@ -345,8 +350,163 @@ void hash_route(const jit_args& a, const group_by_params& p, const void* keys, d
     jit::check_dispatch(st.first == CUDA_SUCCESS ? cudaSuccess : cudaErrorLaunchFailure, st, call);
     // The stored keys are the normalised keys' bits: sorted as the keys' own type.
     sort_groups(fn, k.kind, sb + at_k, v, sb + at_v, count, out.keys, out.values, stream, mr);
-    return;
+    return true;
   }
+}
+
+/// The hash method (up to group_by_hash_limit groups, or forced): the warps' tables in shared
+/// memory in front of the global table, the warps' groups through a second pass when few.
+void hash_route(const jit_args& a, const group_by_params& p, const void* keys, double expected,
+                group_outputs& out, stream_ref stream, memory_resource& mr) {
+  const jit::resolved resolved = group_by_module(a);
+  const jit::loaded_module& m = *resolved.module;
+  const int threads = static_cast<int>(m.meta(0));
+  const int warp_slots = static_cast<int>(m.meta(1));
+  const int grid =
+      resident_blocks(a.n, threads, m.occupancy(m.kernel(0), threads, 0), resolved.dev->sm_count);
+  const bool second_pass = two_pass(expected, warp_slots, grid);
+  const std::size_t partial_slots =
+      second_pass ? static_cast<std::size_t>(grid) * (threads / 32) * warp_slots : 0;
+  const jit::erased_arg op{a.ops[0]->state()};
+  const unsigned long long rows = a.n, partial_rows = partial_slots;
+  cudaStream_t s = stream.get();
+  (void)table_groups(
+      a, p, expected, partial_slots, resolved, out, stream, mr,
+      [&](const jit::jit_launcher_factory& launch, void* table, unsigned long long mask,
+          unsigned int* overflow, void* partials, unsigned long long* partial_count) {
+        const unsigned long long* no_count = nullptr;
+        launch(grid, threads, 0, s)
+            .doit(m.kernel(0), keys, a.in[1], rows, no_count, table, mask, op, overflow, partials,
+                  partial_count);
+        if (!second_pass) return;
+        const void* none = nullptr;
+        launch(16, threads, 0, s)
+            .doit(m.kernel(1), static_cast<const void*>(partials),
+                  static_cast<const void*>(partials), partial_rows,
+                  static_cast<const unsigned long long*>(partial_count), table, mask, op, overflow,
+                  none, none);
+      });
+}
+
+/// Key bits (of U, the keys' size class) mixed for the partition (hash::part_mix).
+template <class U>
+__global__ void mix_keys_kernel(const U* keys, hash::part_word<U>* mixed, unsigned long long n) {
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  for (unsigned long long i =
+           static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < n; i += stride) {
+    mixed[i] = hash::part_mix(static_cast<hash::part_word<U>>(keys[i]));
+  }
+}
+
+/// Kernel parameters of hash::direct_rows / hash::mixed_rows: two device pointers.
+struct row_pointers {
+  const void* keys;
+  const void* values;
+};
+
+/// The table method (as the C++ path's, group_by.cuh: a table a block in shared memory, the rows
+/// partitioned by their mixed keys beyond what one table holds). Returns false, having written
+/// nothing, when its plan does not serve `expected` groups or a block's table filled.
+bool table_route(const jit_args& a, const group_by_params& p, const void* keys, double expected,
+                 group_outputs& out, stream_ref stream, memory_resource& mr) {
+  const char* fn = a.function;
+  const jit_type& k = *a.types[0];
+  const jit_type& v = *a.types[1];
+  const std::size_t n = a.n;
+  int device = 0;
+  check_cuda(cudaGetDevice(&device), fn);
+  int optin = 0;
+  check_cuda(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), fn);
+  const std::size_t slot = slot_bytes(k.size, v.size, v.align);
+  const unsigned int slots = block_table_slots(slot, static_cast<std::size_t>(optin));
+  const int sms = current_multiprocessor_count();
+  table_plan plan = plan_tables(n, expected, slots, sms);
+  const scalar word = k.size <= 4 ? scalar::u32 : scalar::u64;
+  // The partition radix-sorts the mixed keys as u32 or u64 words: the library's kernels.
+  if (!plan.serves || (plan.bits != 0 && !library_types[static_cast<int>(word)])) return false;
+  const jit::resolved resolved = group_by_module(a);
+  const jit::loaded_module& m = *resolved.module;
+  const int threads = static_cast<int>(m.meta(4));
+  const unsigned long long chunk = static_cast<unsigned long long>(threads) * m.meta(5);
+  const int role = plan.bits == 0 ? 3 : 4;
+  const std::size_t table_bytes = static_cast<std::size_t>(slots) * slot;
+  const int occupancy = m.occupancy(m.kernel(role), threads, table_bytes);
+  if (occupancy == 0) return false;
+  plan = plan_tables(n, expected, slots, sms * occupancy);
+  if (plan.bits == 0) {
+    const unsigned long long chunks = (n + chunk - 1) / chunk;
+    if (plan.blocks_per_part > chunks) plan.blocks_per_part = static_cast<unsigned int>(chunks);
+  }
+  cudaStream_t s = stream.get();
+  // Partitioned rows: the mixed keys sorted by their low bits with the values, and each part's
+  // first row.
+  const std::size_t w = k.size <= 4 ? 4 : 8;
+  const std::size_t rows = plan.bits == 0 ? 0 : n;
+  carve staged_parts;
+  const std::size_t at_mixed = staged_parts.add(rows * w);
+  const std::size_t at_sorted = staged_parts.add(rows * w);
+  const std::size_t at_order = staged_parts.add(rows * v.size);
+  const std::size_t at_starts =
+      staged_parts.add(plan.bits == 0 ? 0 : (plan.parts + 1) * sizeof(unsigned long long));
+  temp_storage staged(mr, staged_parts.total, stream);
+  auto* sb = static_cast<unsigned char*>(staged.get());
+  void* sorted = sb + at_sorted;
+  void* order = sb + at_order;
+  auto* starts = reinterpret_cast<unsigned long long*>(sb + at_starts);
+  if (plan.bits != 0) {
+    void* mixed = sb + at_mixed;
+    const int grid = static_cast<int>(std::min<std::size_t>((n + 255) / 256, 65536));
+    const unsigned long long count = n;
+    switch (k.size) {
+      case 1:
+        mix_keys_kernel<<<grid, 256, 0, s>>>(static_cast<const std::uint8_t*>(keys),
+                                             static_cast<unsigned int*>(mixed), count);
+        break;
+      case 2:
+        mix_keys_kernel<<<grid, 256, 0, s>>>(static_cast<const std::uint16_t*>(keys),
+                                             static_cast<unsigned int*>(mixed), count);
+        break;
+      case 4:
+        mix_keys_kernel<<<grid, 256, 0, s>>>(static_cast<const std::uint32_t*>(keys),
+                                             static_cast<unsigned int*>(mixed), count);
+        break;
+      default:
+        mix_keys_kernel<<<grid, 256, 0, s>>>(static_cast<const std::uint64_t*>(keys),
+                                             static_cast<unsigned long long*>(mixed), count);
+        break;
+    }
+    check_cuda(cudaGetLastError(), fn);
+    radix_sort_args r{
+        fn,      word,    mixed, sorted, v.size,
+        v.align, a.in[1], order, n,      radix_options{sort_order::ascending, 0, plan.bits}};
+    radix_sort(r, stream, mr);
+    const unsigned int blocks = (plan.parts + 1 + 255) / 256;
+    if (w == 4) {
+      hash::part_starts_kernel<<<blocks, 256, 0, s>>>(static_cast<const unsigned int*>(sorted),
+                                                      count, plan.parts, starts);
+    } else {
+      hash::part_starts_kernel<<<blocks, 256, 0, s>>>(
+          static_cast<const unsigned long long*>(sorted), count, plan.parts, starts);
+    }
+    check_cuda(cudaGetLastError(), fn);
+  }
+  const jit::erased_arg op{a.ops[0]->state()};
+  const unsigned int grid = plan.parts * plan.blocks_per_part;
+  const row_pointers inputs =
+      plan.bits == 0 ? row_pointers{keys, a.in[1]} : row_pointers{sorted, order};
+  const unsigned long long count = n;
+  const unsigned long long* part_starts = plan.bits == 0 ? nullptr : starts;
+  const unsigned int per_part = plan.blocks_per_part;
+  const int shift = plan.bits;
+  return table_groups(
+      a, p, expected, 0, resolved, out, stream, mr,
+      [&](const jit::jit_launcher_factory& launch, void* table, unsigned long long mask,
+          unsigned int* overflow, void*, unsigned long long*) {
+        launch(grid, threads, table_bytes, s)
+            .doit(m.kernel(role), inputs, count, part_starts, per_part, slots, shift, table, mask,
+                  op, overflow);
+      });
 }
 
 void call_group_by(const jit_args& a, stream_ref s, memory_resource& mr,
@@ -409,6 +569,10 @@ void call_group_by(const jit_args& a, stream_ref s, memory_resource& mr,
     estimate = sketch_of_size(fn, keys, k.size, a.n, s, mr);
   const double expected = expected_groups(a.n, max_groups, estimate);
   const std::size_t limit = hash_limit_for(warp_slots_for(slot_bytes(k.size, v.size, v.align)));
+  if (method != group_by_method::sort && expected > static_cast<double>(limit) &&
+      table_route(a, p, keys, expected, out, s, mr)) {
+    return;
+  }
   if (by_sort(method, expected, limit)) {
     sort_route(a, p, keys, out, s, mr);
   } else {

@@ -618,16 +618,16 @@ enum : unsigned int { global_full = 1, block_full = 2 };
 /// then adds the table's groups to the global table (mask + 1 slots). Without `starts`, the
 /// blocks share rows [0, n); with it, blocks_per_part blocks share each part's rows
 /// [starts[p], starts[p + 1]). A warp takes Unroll x 32 consecutive rows at a time, all loaded
-/// before the first is combined; with `combine` the lanes' equal keys are combined first (few
-/// groups). The slot of a hash h is (h >> shift) & (table_slots - 1). Sets block_full in
+/// before the first is combined, each lane's row on its own (combining a warp's equal keys in
+/// registers first, as aggregate_kernel does, was slower from 1,024 groups up: H200,
+/// 2026-11-29). The slot of a hash h is (h >> shift) & (table_slots - 1). Sets block_full in
 /// *overflow when a block's table fills (the caller aggregates another way) and global_full
 /// when the global table does.
 template <int Threads, int Unroll, class K, class V, class Rows, class Op>
 __global__ void __launch_bounds__(Threads)
     block_table_kernel(Rows rows, unsigned long long n, const unsigned long long* starts,
                        unsigned int blocks_per_part, unsigned int table_slots, int shift,
-                       bool combine, slot<K, V>* table, unsigned long long mask, Op op,
-                       unsigned int* overflow) {
+                       slot<K, V>* table, unsigned long long mask, Op op, unsigned int* overflow) {
   extern __shared__ __align__(16) unsigned char block_table_bytes[];
   slot<K, V>* local = reinterpret_cast<slot<K, V>*>(block_table_bytes);
   __shared__ int full;
@@ -657,16 +657,7 @@ __global__ void __launch_bounds__(Threads)
 #pragma unroll
     for (int u = 0; u < Unroll; ++u) {
       const unsigned long long i = c + warp_rows + static_cast<unsigned long long>(u) * 32 + lane;
-      const bool row = i < end;
-      unsigned int peers = 1u << lane;
-      if (combine) {
-        const unsigned int active = __ballot_sync(0xffffffffu, row);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
-        if (row) peers = __match_any_sync(active, key_bits(ks[u]));
-#endif
-        warp_combine(active, peers, row, vs[u], op);
-      }
-      if (row && lane == __ffs(peers) - 1 && !failed &&
+      if (i < end && !failed &&
           !global_update<::cuda::thread_scope_block>(local, local_mask, hs[u] >> shift, ks[u],
                                                      vs[u], op)) {
         failed = true;
