@@ -17,24 +17,27 @@ namespace cupar {
 
 /// How cupar::group_by aggregates.
 enum class group_by_method {
-  /// By the number of groups (options.max_groups, else the sketch of the keys): the hash table
-  /// up to group_by_hash_limit groups (fewer for groups above 32 bytes: as many as half a warp's
-  /// table in shared memory holds), the sort route above.
+  /// By the number of groups (options.max_groups, else the sketch of the keys): the warps' hash
+  /// tables up to group_by_hash_limit groups (fewer for groups above 32 bytes: as many as half a
+  /// warp's table in shared memory holds); above, the table method (a table a block in shared
+  /// memory, the rows partitioned by a hash of their keys beyond what one table holds) while it
+  /// has 24 rows or more a group and at most 4,096 parts of a quarter table (about 4-16 million
+  /// groups by the groups' size); the sort route beyond.
   automatic,
-  /// The hash table whatever the number of groups. Past a few hundred groups the rows that miss
-  /// the warps' tables in shared memory contend for the global table's slots: on an H200, 2^24
-  /// rows of 1,024 groups take 16 ms where the sort route takes 0.9 ms (4,096 groups: 4.2 ms,
-  /// 2^15 and more: 1.5-2.8x the sort route's time; bench/group_by.cu).
+  /// A hash table whatever the number of groups: the warps' tables up to group_by_hash_limit
+  /// groups, the table method above, and where that does not serve, the global table behind the
+  /// warps' tables (rows that miss them contend for its slots: on an H200 2^24 rows of 2^24
+  /// groups take 2.9 ms where the sort route takes 1.0; bench/group_by.cu).
   hash,
   /// The keys radix-sorted with the rows' positions, then one reduce by key over the runs (the
   /// values read through the sorted positions); groups come sorted by key.
   sort
 };
 
-/// The most groups for which group_by_method::automatic takes the hash table: groups that every
-/// warp's table in shared memory holds, so the rows never reach the global table and the warps'
-/// groups are combined by a second pass (from the H200's group-by rows, bench/group_by.cu: 100
-/// groups 1.07x / 1.6x faster than the sort route at 2^24 / 2^26 rows; 1,024 groups 17x slower).
+/// The most groups for which group_by_method::automatic takes the warps' hash tables: groups that
+/// every warp's table in shared memory holds, so the rows never reach the global table and the
+/// warps' groups are combined by a second pass (from the H200's group-by rows, bench/group_by.cu:
+/// 100 groups 1.05x / 1.6x faster than the sort route by hand at 2^24 / 2^26 rows).
 inline constexpr std::size_t group_by_hash_limit = 128;
 
 /// Options of group_by.

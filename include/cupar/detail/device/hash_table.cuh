@@ -16,7 +16,10 @@
 // updates the warp's private table in shared memory (no other warp writes it: plain reads and
 // writes) or, when that has no room within 8 probes, the global table. A few hundred groups are
 // aggregated in shared memory with no atomics beyond the claims; each warp adds its groups to the
-// global table once at the end.
+// global table once at the end. Above that (the table method), each block of 1,024 threads keeps
+// one table in shared memory for all its rows and adds its groups to the global table once;
+// beyond what a table holds, the rows are first partitioned by a bijective mix of their keys so
+// that each block sees one part's keys.
 //
 // Keys: arithmetic, compared by their bits after normalisation: -0.0 and +0.0 are one key, every
 // NaN is one key (SQL's GROUP BY). Device code only with the toolkit's headers (NVRTC can compile
