@@ -33,6 +33,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace cupar {
@@ -101,6 +102,44 @@ struct row_element {
   __device__ __forceinline__ auto operator()(unsigned long long i) const { return it[i]; }
 };
 
+/// What the sort route and the table method's partition move with the keys (sort_payload_of),
+/// for values ValueIt of V and row positions of Index: the payload type P, where it is read from,
+/// whether that is an array already, and the values read back through the moved payload.
+template <class ValueIt, class V, class Index>
+struct moved_payload {
+  static constexpr sort_payload kind = sort_payload_of<ValueIt, V>::kind;
+  using P = std::conditional_t<kind == sort_payload::positions, Index,
+                               typename sort_payload_of<ValueIt, V>::type>;
+  static auto source(const ValueIt& values) {
+    if constexpr (kind == sort_payload::base) {
+      return values.base();
+    } else {
+      return values;
+    }
+  }
+  using source_type = std::remove_cv_t<decltype(source(std::declval<ValueIt>()))>;
+  static constexpr bool as_given =
+      kind != sort_payload::positions && std::is_pointer_v<source_type>;
+  /// Row i's payload (a positions' row_position, or the source's i-th element).
+  static auto getter(const ValueIt& values) {
+    if constexpr (kind == sort_payload::positions) {
+      return row_position<Index>{};
+    } else {
+      return row_element<source_type>{source(values)};
+    }
+  }
+  /// The values of the rows whose payloads were moved to `moved`, in its order.
+  static auto read_back(const ValueIt& values, const P* moved) {
+    if constexpr (kind == sort_payload::positions) {
+      return thrust::make_permutation_iterator(values, moved);
+    } else if constexpr (kind == sort_payload::base) {
+      return transform_parts<ValueIt>::rebind(values, moved);
+    } else {
+      return moved;
+    }
+  }
+};
+
 /// Writes the normalised keys (when keys_out is not null) and the rows' payloads (when
 /// payload_out is not null) for the sort route.
 template <class KeyIt, class K, class Get, class P>
@@ -124,19 +163,10 @@ template <class K, class V, class Index, class KeyIt, class ValueIt, class Op, c
 void sort_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, Op op,
                     std::size_t max_groups, K* keys_out, V* values_out, stream_ref stream,
                     memory_resource& mr, Emit&& emit) {
-  using payload = sort_payload_of<ValueIt, V>;
-  constexpr sort_payload kind = payload::kind;
-  using P = std::conditional_t<kind == sort_payload::positions, Index, typename payload::type>;
+  using moved = moved_payload<ValueIt, V, Index>;
+  using P = typename moved::P;
   constexpr bool keys_as_given = std::is_integral_v<K> && std::is_pointer_v<KeyIt>;
-  const auto payload_source = [&] {
-    if constexpr (kind == sort_payload::base) {
-      return values.base();
-    } else {
-      return values;
-    }
-  }();
-  constexpr bool payload_as_given =
-      kind != sort_payload::positions && std::is_pointer_v<decltype(payload_source)>;
+  constexpr bool payload_as_given = moved::as_given;
   const bool written = keys_out != nullptr && values_out != nullptr;
   cudaStream_t s = stream.get();
   carve parts;
@@ -159,13 +189,7 @@ void sort_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, O
   if (norm != nullptr || staged != nullptr) {
     const std::size_t blocks = (n + 255) / 256;
     const int grid = static_cast<int>(blocks < 65536 ? blocks : 65536);
-    if constexpr (kind == sort_payload::positions) {
-      sort_inputs_kernel<<<grid, 256, 0, s>>>(keys, row_position<Index>{}, n, norm, staged);
-    } else {
-      using It = std::remove_cv_t<decltype(payload_source)>;
-      sort_inputs_kernel<<<grid, 256, 0, s>>>(keys, row_element<It>{payload_source}, n, norm,
-                                              staged);
-    }
+    sort_inputs_kernel<<<grid, 256, 0, s>>>(keys, moved::getter(values), n, norm, staged);
     check_cuda(cudaGetLastError(), fn);
   }
   const K* sort_keys = nullptr;
@@ -176,20 +200,12 @@ void sort_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, O
   }
   const P* sort_values = nullptr;
   if constexpr (payload_as_given) {
-    sort_values = payload_source;
+    sort_values = moved::source(values);
   } else {
     sort_values = staged;
   }
   sort_pairs(sort_keys, sorted, sort_values, order, n, stream, mr);
-  const auto sorted_values = [&] {
-    if constexpr (kind == sort_payload::positions) {
-      return thrust::make_permutation_iterator(values, static_cast<const P*>(order));
-    } else if constexpr (kind == sort_payload::base) {
-      return transform_parts<ValueIt>::rebind(values, static_cast<const P*>(order));
-    } else {
-      return static_cast<const P*>(order);
-    }
-  }();
+  const auto sorted_values = moved::read_back(values, static_cast<const P*>(order));
   const std::size_t count =
       reduce_by_key_count(static_cast<const K*>(sorted), sorted_values, keys_out, values_out, n, op,
                           hash::same_key_bits{}, stream, mr);
@@ -202,29 +218,19 @@ void sort_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, O
   emit(g);
 }
 
-/// The hash method: aggregates rows [0, n) into a hash table sized from max_groups or from
-/// `estimate` (the sketch's), and calls emit(found_groups) with its groups
-/// (synchronises the stream once to learn the count; again after growing the table when the
-/// estimate was low). Throws std::length_error when the rows have more distinct keys than a
-/// non-zero max_groups allows.
-template <class K, class V, class KeyIt, class ValueIt, class Op, class Emit>
-void hash_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, Op op,
-                    std::size_t max_groups, double estimate, stream_ref stream, memory_resource& mr,
-                    Emit&& emit) {
+/// Aggregates into a global table sized from max_groups or from the expected groups (grown, and
+/// the rows aggregated again, when that was low), compacts its ready slots and calls
+/// emit(found_groups) with them. `aggregate(table, mask, overflow, partials, partial_count)`
+/// launches the aggregation into the zeroed table (`partial_slots` sizes its partials). Returns
+/// false, having emitted nothing, when a block's table filled (hash::block_full). Synchronises
+/// the stream once a try; throws std::length_error beyond a non-zero max_groups.
+template <class K, class V, class Emit, class Aggregate>
+bool table_groups(const char* fn, std::size_t n, std::size_t max_groups, double expected,
+                  std::size_t partial_slots, stream_ref stream, memory_resource& mr, Emit&& emit,
+                  Aggregate&& aggregate) {
   using slot = hash::slot<K, V>;
-  constexpr int threads = hash_threads;
-  constexpr int warp_slots = hash_warp_slots<K, V>;
   cudaStream_t s = stream.get();
-  std::size_t capacity = hash_capacity(n, max_groups, estimate);
-  const auto aggregate =
-      hash::aggregate_kernel<threads, warp_slots, KeyIt, ValueIt, K, V, Op, std::size_t>;
-  const int grid = resident_grid(aggregate, threads, n, fn);
-  // Few groups (each warp's private table holds them all): the warps' groups go through a
-  // second pass with a small grid instead of thousands of updates on each global slot.
-  const double expected = expected_groups(n, max_groups, estimate);
-  const bool second_pass = two_pass(expected, warp_slots, grid);
-  const std::size_t partial_slots =
-      second_pass ? static_cast<std::size_t>(grid) * (threads / 32) * warp_slots : 0;
+  std::size_t capacity = hash_capacity(n, max_groups, expected);
   for (;;) {
     carve parts;
     const std::size_t at_table = parts.add(capacity * sizeof(slot));
@@ -244,24 +250,16 @@ void hash_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, O
     auto* base = static_cast<unsigned char*>(storage.get());
     auto* table = reinterpret_cast<slot*>(base + at_table);
     auto* index = reinterpret_cast<std::uint64_t*>(base + at_index);
-    // counts: [0] groups, [1] the overflow flag, [2] the partial groups of the first pass
+    // counts: [0] groups, [1] the overflow flags, [2] the partial groups of a first pass
     auto* counts = reinterpret_cast<std::uint64_t*>(base + at_counts);
-    auto* partials = second_pass ? reinterpret_cast<slot*>(base + at_partials) : nullptr;
+    auto* partials = partial_slots != 0 ? reinterpret_cast<slot*>(base + at_partials) : nullptr;
     auto* overflow = reinterpret_cast<unsigned int*>(counts + 1);
     auto* partial_count = reinterpret_cast<unsigned long long*>(counts + 2);
     check_cuda(cudaMemsetAsync(table, 0, capacity * sizeof(slot), s), fn);
     check_cuda(cudaMemsetAsync(counts, 0, 3 * sizeof(std::uint64_t), s), fn);
-    aggregate<<<grid, threads, 0, s>>>(keys, values, n, nullptr, table, capacity - 1, op, overflow,
-                                       partials, partial_count);
+    aggregate(table, static_cast<unsigned long long>(capacity - 1), overflow, partials,
+              partial_count);
     check_cuda(cudaGetLastError(), fn);
-    if (second_pass) {
-      const auto second = hash::aggregate_kernel<threads, warp_slots, hash::slot_keys<K, V>,
-                                                 hash::slot_values<K, V>, K, V, Op, std::size_t>;
-      second<<<16, threads, 0, s>>>(hash::slot_keys<K, V>{partials},
-                                    hash::slot_values<K, V>{partials}, partial_slots, partial_count,
-                                    table, capacity - 1, op, overflow, nullptr, nullptr);
-      check_cuda(cudaGetLastError(), fn);
-    }
     check_cuda(
         cub::DeviceSelect::If(base + at_select, select_bytes,
                               thrust::counting_iterator<std::uint64_t>(0), index, counts,
@@ -272,7 +270,9 @@ void hash_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, O
                fn);
     // A fault of the operator is reported here, named after the call.
     check_cuda(cudaStreamSynchronize(s), fn);
-    const bool overflowed = (host_counts[1] & 0xffffffffu) != 0;
+    const unsigned int flags = static_cast<unsigned int>(host_counts[1] & 0xffffffffu);
+    if ((flags & hash::block_full) != 0) return false;
+    const bool overflowed = flags != 0;
     const std::size_t count = static_cast<std::size_t>(host_counts[0]);
     require_max_groups(fn, max_groups, overflowed, count);
     if (overflowed) {
@@ -286,8 +286,42 @@ void hash_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, O
     g.index = index;
     g.count = count;
     emit(g);
-    return;
+    return true;
   }
+}
+
+/// The hash method: aggregates rows [0, n) in the warps' tables in shared memory in front of the
+/// global table (table_groups), the warps' groups through a second pass when few.
+template <class K, class V, class KeyIt, class ValueIt, class Op, class Emit>
+void hash_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, Op op,
+                    std::size_t max_groups, double expected, stream_ref stream, memory_resource& mr,
+                    Emit&& emit) {
+  using slot = hash::slot<K, V>;
+  constexpr int threads = hash_threads;
+  constexpr int warp_slots = hash_warp_slots<K, V>;
+  cudaStream_t s = stream.get();
+  const auto aggregate =
+      hash::aggregate_kernel<threads, warp_slots, KeyIt, ValueIt, K, V, Op, std::size_t>;
+  const int grid = resident_grid(aggregate, threads, n, fn);
+  // Few groups (each warp's private table holds them all): the warps' groups go through a
+  // second pass with a small grid instead of thousands of updates on each global slot.
+  const bool second_pass = two_pass(expected, warp_slots, grid);
+  const std::size_t partial_slots =
+      second_pass ? static_cast<std::size_t>(grid) * (threads / 32) * warp_slots : 0;
+  (void)table_groups<K, V>(
+      fn, n, max_groups, expected, partial_slots, stream, mr, emit,
+      [&](slot* table, unsigned long long mask, unsigned int* overflow, slot* partials,
+          unsigned long long* partial_count) {
+        aggregate<<<grid, threads, 0, s>>>(keys, values, n, nullptr, table, mask, op, overflow,
+                                           partials, partial_count);
+        if (!second_pass) return;
+        check_cuda(cudaGetLastError(), fn);
+        const auto second = hash::aggregate_kernel<threads, warp_slots, hash::slot_keys<K, V>,
+                                                   hash::slot_values<K, V>, K, V, Op, std::size_t>;
+        second<<<16, threads, 0, s>>>(hash::slot_keys<K, V>{partials},
+                                      hash::slot_values<K, V>{partials}, partial_slots,
+                                      partial_count, table, mask, op, overflow, nullptr, nullptr);
+      });
 }
 
 /// A block's opt-in shared memory on the current device.
@@ -334,18 +368,9 @@ bool table_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, 
   };
 
   // Partitioned rows live in this storage until the aggregation ends.
-  using payload = sort_payload_of<ValueIt, V>;
-  constexpr sort_payload kind = payload::kind;
-  using P = std::conditional_t<kind == sort_payload::positions, Index, typename payload::type>;
-  const auto payload_source = [&] {
-    if constexpr (kind == sort_payload::base) {
-      return values.base();
-    } else {
-      return values;
-    }
-  }();
-  constexpr bool payload_as_given =
-      kind != sort_payload::positions && std::is_pointer_v<decltype(payload_source)>;
+  using moved = moved_payload<ValueIt, V, Index>;
+  using P = typename moved::P;
+  constexpr bool payload_as_given = moved::as_given;
   const std::size_t rows = plan.bits == 0 ? 0 : n;
   carve staged_parts;
   const std::size_t at_mixed = staged_parts.add(rows * sizeof(W));
@@ -364,18 +389,11 @@ bool table_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, 
     P* copied = payload_as_given ? nullptr : reinterpret_cast<P*>(staged_base + at_payload);
     const std::size_t blocks = (n + 255) / 256;
     const int grid = static_cast<int>(blocks < 65536 ? blocks : 65536);
-    if constexpr (kind == sort_payload::positions) {
-      hash::mix_inputs_kernel<K>
-          <<<grid, 256, 0, s>>>(keys, row_position<Index>{}, n, mixed, copied);
-    } else {
-      using It = std::remove_cv_t<decltype(payload_source)>;
-      hash::mix_inputs_kernel<K>
-          <<<grid, 256, 0, s>>>(keys, row_element<It>{payload_source}, n, mixed, copied);
-    }
+    hash::mix_inputs_kernel<K><<<grid, 256, 0, s>>>(keys, moved::getter(values), n, mixed, copied);
     check_cuda(cudaGetLastError(), fn);
     const P* sort_values = nullptr;
     if constexpr (payload_as_given) {
-      sort_values = payload_source;
+      sort_values = moved::source(values);
     } else {
       sort_values = copied;
     }
@@ -385,15 +403,7 @@ bool table_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, 
         static_cast<const W*>(sorted), n, plan.parts, starts);
     check_cuda(cudaGetLastError(), fn);
   }
-  const auto part_values = [&] {
-    if constexpr (kind == sort_payload::positions) {
-      return thrust::make_permutation_iterator(values, static_cast<const P*>(order));
-    } else if constexpr (kind == sort_payload::base) {
-      return transform_parts<ValueIt>::rebind(values, static_cast<const P*>(order));
-    } else {
-      return static_cast<const P*>(order);
-    }
-  }();
+  const auto part_values = moved::read_back(values, static_cast<const P*>(order));
   using direct = hash::direct_rows<K, V, KeyIt, ValueIt>;
   using mixed_rows = hash::mixed_rows<K, V, std::remove_cv_t<decltype(part_values)>>;
   const auto direct_kernel = hash::block_table_kernel<threads, unroll, K, V, direct, Op>;
@@ -408,65 +418,21 @@ bool table_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, 
   }
   const unsigned int grid = plan.parts * plan.blocks_per_part;
 
-  std::size_t capacity = hash_capacity(n, max_groups, expected);
-  for (;;) {
-    carve parts;
-    const std::size_t at_table = parts.add(capacity * sizeof(slot));
-    const std::size_t at_index = parts.add(capacity * sizeof(std::uint64_t));
-    const std::size_t at_counts = parts.add(2 * sizeof(std::uint64_t));
-    std::size_t select_bytes = 0;
-    check_cuda(cub::DeviceSelect::If(
-                   nullptr, select_bytes, thrust::counting_iterator<std::uint64_t>(0),
-                   static_cast<std::uint64_t*>(nullptr), static_cast<std::uint64_t*>(nullptr),
-                   static_cast<std::int64_t>(capacity), slot_is_ready<K, V>{nullptr}, s),
-               "cub::DeviceSelect::If");
-    const std::size_t at_select = parts.add(select_bytes);
-    temp_storage storage(mr, parts.total, stream);
-    auto* base = static_cast<unsigned char*>(storage.get());
-    auto* table = reinterpret_cast<slot*>(base + at_table);
-    auto* index = reinterpret_cast<std::uint64_t*>(base + at_index);
-    auto* counts = reinterpret_cast<std::uint64_t*>(base + at_counts);  // groups, overflow
-    auto* overflow = reinterpret_cast<unsigned int*>(counts + 1);
-    check_cuda(cudaMemsetAsync(table, 0, capacity * sizeof(slot), s), fn);
-    check_cuda(cudaMemsetAsync(counts, 0, 2 * sizeof(std::uint64_t), s), fn);
-    const int shift = plan.bits;
-    if (plan.bits == 0) {
-      direct_kernel<<<grid, threads, table_bytes, s>>>(direct{keys, values}, n, nullptr,
-                                                       plan.blocks_per_part, slots, 0, table,
-                                                       capacity - 1, op, overflow);
-    } else {
-      mixed_kernel<<<grid, threads, table_bytes, s>>>(
-          mixed_rows{static_cast<const W*>(sorted), part_values}, n, starts, plan.blocks_per_part,
-          slots, shift, table, capacity - 1, op, overflow);
-    }
-    check_cuda(cudaGetLastError(), fn);
-    check_cuda(
-        cub::DeviceSelect::If(base + at_select, select_bytes,
-                              thrust::counting_iterator<std::uint64_t>(0), index, counts,
-                              static_cast<std::int64_t>(capacity), slot_is_ready<K, V>{table}, s),
-        "cub::DeviceSelect::If");
-    std::uint64_t host_counts[2] = {0, 0};
-    check_cuda(cudaMemcpyAsync(host_counts, counts, sizeof(host_counts), cudaMemcpyDeviceToHost, s),
-               fn);
-    // A fault of the operator is reported here, named after the call.
-    check_cuda(cudaStreamSynchronize(s), fn);
-    const unsigned int flags = static_cast<unsigned int>(host_counts[1] & 0xffffffffu);
-    if ((flags & hash::block_full) != 0) return false;
-    const bool overflowed = (flags & hash::global_full) != 0;
-    const std::size_t count = static_cast<std::size_t>(host_counts[0]);
-    require_max_groups(fn, max_groups, overflowed, count);
-    if (overflowed) {
-      capacity = grown_capacity(capacity, n);
-      if (capacity == 0) throw std::logic_error(std::string(fn) + ": hash table overflow");
-      continue;
-    }
-    found_groups<K, V> g;
-    g.table = table;
-    g.index = index;
-    g.count = count;
-    emit(g);
-    return true;
-  }
+  const int shift = plan.bits;
+  return table_groups<K, V>(fn, n, max_groups, expected, 0, stream, mr, emit,
+                            [&](slot* table, unsigned long long mask, unsigned int* overflow, slot*,
+                                unsigned long long*) {
+                              if (plan.bits == 0) {
+                                direct_kernel<<<grid, threads, table_bytes, s>>>(
+                                    direct{keys, values}, n, nullptr, plan.blocks_per_part, slots,
+                                    0, table, mask, op, overflow);
+                              } else {
+                                mixed_kernel<<<grid, threads, table_bytes, s>>>(
+                                    mixed_rows{static_cast<const W*>(sorted), part_values}, n,
+                                    starts, plan.blocks_per_part, slots, shift, table, mask, op,
+                                    overflow);
+                              }
+                            });
 }
 
 /// Aggregates rows [0, n) into found_groups and calls emit with them (synchronises the stream): by
@@ -562,11 +528,12 @@ void check_group_by(const char* fn, KeyIt keys, ValueIt values, std::size_t n) {
 ///   rows, the rows of a warp with equal keys combined in registers first, each warp's groups in
 ///   its table in shared memory, then the warps' groups combined by a second, small pass;
 /// - tables a block (above, up to half a table: from 2,048 groups of 32-byte slots to 8,192 of
-///   12-byte ones): each block of 1,024 threads aggregates its share of the rows in a table in shared
-///   memory (a compare-and-swap of the accumulator's word, lock-free up to 16 bytes) and adds its
-///   groups to a global table once; beyond that, with at least 24 rows a group, the rows first
-///   partitioned into 4 to 4,096 parts by a bijective mix of their keys (one radix sort of its low
-///   bits with the payload the sort route would move), each block aggregating one part's keys;
+///   12-byte ones): each block of 1,024 threads aggregates its share of the rows in a table in
+///   shared memory (a compare-and-swap of the accumulator's word, lock-free up to 16 bytes) and
+///   adds its groups to a global table once; beyond that, with at least 24 rows a group, the rows
+///   first partitioned into 4 to 4,096 parts by a bijective mix of their keys (one radix sort of
+///   its low bits with the payload the sort route would move), each block aggregating one part's
+///   keys;
 /// - sort (otherwise): the keys radix-sorted with the values (up to 8 bytes; for a
 ///   thrust::transform_iterator, its underlying values when those are up to 8 bytes, the
 ///   transform applied after the sort) or else with the rows' positions, then a reduce by key

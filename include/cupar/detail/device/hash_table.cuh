@@ -513,12 +513,7 @@ __host__ __device__ __forceinline__ unsigned int part_unmix(unsigned int h) {
   return h;
 }
 __host__ __device__ __forceinline__ unsigned long long part_mix(unsigned long long h) {
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ull;
-  h ^= h >> 33;
-  return h;
+  return mix(h);
 }
 __host__ __device__ __forceinline__ unsigned long long part_unmix(unsigned long long h) {
   h ^= h >> 33;
