@@ -32,10 +32,12 @@ typedef cupar::detail::hash::direct_rows<cupar_K, cupar_V, const cupar_K*, const
 typedef cupar::detail::hash::mixed_rows<cupar_K, cupar_V, const cupar_V*> cupar_group_mixed_rows;
 
 // Launch values: block threads, slots of a warp's table, the slot's size and alignment, the table
-// method's block and rows a lane.
+// method's block, rows a lane and block-table slot size.
 static constexpr long long cupar_m0 = cupar_group_threads;
 static constexpr long long cupar_m1 = cupar_group_warp_slots;
 static constexpr long long cupar_m2 = sizeof(cupar_group_slot);
 static constexpr long long cupar_m3 = alignof(cupar_group_slot);
 static constexpr long long cupar_m4 = cupar_group_table_threads;
 static constexpr long long cupar_m5 = cupar_group_table_unroll;
+static constexpr long long cupar_m6 =
+    cupar::detail::hash::block_table<cupar_K, cupar_V>::slot_bytes;

@@ -348,8 +348,9 @@ bool table_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, 
   using W = hash::part_word<K>;
   constexpr int threads = 1024;
   constexpr int unroll = sizeof(V) <= 16 ? 4 : 1;
-  const unsigned int slots = block_table_slots(sizeof(slot), shared_optin(fn));
-  const std::size_t table_bytes = static_cast<std::size_t>(slots) * sizeof(slot);
+  constexpr std::size_t slot_bytes = hash::block_table<K, V>::slot_bytes;
+  const unsigned int slots = block_table_slots(slot_bytes, shared_optin(fn));
+  const std::size_t table_bytes = static_cast<std::size_t>(slots) * slot_bytes;
   const int sms = current_multiprocessor_count();
   table_plan plan = plan_tables(n, expected, slots, sms);
   if (!plan.serves) return false;

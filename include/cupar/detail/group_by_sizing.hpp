@@ -115,18 +115,20 @@ struct table_plan {
 };
 
 /// The table method's plan for n rows of `expected` groups in block tables of `slots` slots,
-/// `resident` blocks filling the GPU: no partition while one table holds the groups at half
-/// load; otherwise parts of about a quarter of a table's slots each (room for their unevenness
-/// and the estimate's error), at most 4,096 parts. Not served beyond that, nor below 24 rows a
-/// group when the rows are partitioned (the partition's radix pass then costs more than the
-/// sort route's passes save: 2^20 groups of 16 rows ran at 0.93 of sort and reduce by key by
-/// hand, of 64 rows at 1.36x its speed; H200, 2026-11-29).
+/// `resident` blocks filling the GPU: no partition while one table holds the groups at 0.6 load;
+/// otherwise parts of about half a table's slots each (the parts' unevenness and the sketch's
+/// error leave them below 0.6), at most 4,096 parts. Not served beyond that, nor below 24 rows a
+/// group when the rows are partitioned (the partition's radix pass then costs more than the sort
+/// route's passes save: 2^20 groups of 16 rows ran at 0.93 of sort and reduce by key by hand, of
+/// 64 rows at 1.36x its speed; H200, 2026-11-29).
 inline table_plan plan_tables(std::size_t n, double expected, unsigned int slots, int resident) {
   table_plan plan;
   if (slots == 0 || expected < 0) return plan;
   int bits = 0;
-  while (expected > (bits == 0 ? slots / 2.0 : std::ldexp(slots / 4.0, bits)))
-    ++bits;
+  if (expected > 0.6 * slots) {
+    while (expected > std::ldexp(slots / 2.0, bits))
+      ++bits;
+  }
   if (bits > 12 || (bits > 0 && expected * 24 > static_cast<double>(n))) return plan;
   plan.serves = true;
   plan.bits = bits;

@@ -40,7 +40,7 @@ std::vector<std::string> names(const set_spec&) {
       "cupar_group_table_unroll, cupar_K, cupar_V, cupar_group_direct_rows, cupar_group_by_op>",
       "cupar::detail::hash::block_table_kernel<cupar_group_table_threads, "
       "cupar_group_table_unroll, cupar_K, cupar_V, cupar_group_mixed_rows, cupar_group_by_op>",
-      meta_expression(6)};
+      meta_expression(7)};
 }
 
 // Keys of 4 and 8 bytes (integers, and float / double keys by their bits) with values of every
@@ -142,6 +142,13 @@ std::size_t slot_bytes(std::size_t key_size, std::size_t v_size, std::size_t v_a
   std::size_t at = up(4, key_size) + key_size;  // state, key
   at = up(at, word_align) + word;
   return up(at, align);
+}
+
+/// The bytes of a slot of the table method's block tables (hash::block_table<K, V>::slot_bytes):
+/// keys of up to 4 bytes keep their state and key in one 8-byte word, the accumulator's word apart.
+std::size_t block_slot_bytes(std::size_t key_size, std::size_t v_size, std::size_t v_align) {
+  if (key_size > 4) return slot_bytes(key_size, v_size, v_align);
+  return 8 + (v_size <= 4 ? 4 : v_size <= 8 ? 8 : v_size <= 16 ? 16 : v_size);
 }
 
 /// The slots of a warp's table for a slot of `bytes` (hash::warp_table_slots).
@@ -418,7 +425,7 @@ bool table_route(const jit_args& a, const group_by_params& p, const void* keys, 
   check_cuda(cudaGetDevice(&device), fn);
   int optin = 0;
   check_cuda(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), fn);
-  const std::size_t slot = slot_bytes(k.size, v.size, v.align);
+  const std::size_t slot = block_slot_bytes(k.size, v.size, v.align);
   const unsigned int slots = block_table_slots(slot, static_cast<std::size_t>(optin));
   const int sms = current_multiprocessor_count();
   table_plan plan = plan_tables(n, expected, slots, sms);
@@ -427,6 +434,9 @@ bool table_route(const jit_args& a, const group_by_params& p, const void* keys, 
   if (!plan.serves || (plan.bits != 0 && !library_types[static_cast<int>(word)])) return false;
   const jit::resolved resolved = group_by_module(a);
   const jit::loaded_module& m = *resolved.module;
+  if (static_cast<std::size_t>(m.meta(6)) != slot) {
+    throw std::logic_error(std::string(fn) + ": the block tables' layout is not the library's");
+  }
   const int threads = static_cast<int>(m.meta(4));
   const unsigned long long chunk = static_cast<unsigned long long>(threads) * m.meta(5);
   const int role = plan.bits == 0 ? 3 : 4;

@@ -174,16 +174,22 @@ __device__ __forceinline__ constexpr bool cas_combines() {
 
 /// Combines v into slot s of the global table, whose key is v's: a compare-and-swap loop on the
 /// accumulator's word, or under the slot's lock.
+/// Combines v into the accumulator word *acc by a compare-and-swap loop (cas_combines<V>()).
+template <class V, class Op>
+__device__ __forceinline__ void cas_combine(acc_word<V>* acc, const V& v, const Op& op) {
+  acc_word<V> seen = *acc;  // a torn read only fails the first swap
+  for (;;) {
+    const acc_word<V> desired = to_word<V>(static_cast<V>(op(from_word<V>(seen), v)));
+    const acc_word<V> found = cas_word(acc, seen, desired);
+    if (same_word(found, seen)) return;
+    seen = found;
+  }
+}
+
 template <::cuda::thread_scope Scope = ::cuda::thread_scope_device, class K, class V, class Op>
 __device__ __forceinline__ void combine_global(slot<K, V>& s, const V& v, const Op& op) {
   if constexpr (cas_combines<V>()) {
-    acc_word<V> seen = s.acc;  // a torn read only fails the first swap
-    for (;;) {
-      const acc_word<V> desired = to_word<V>(static_cast<V>(op(from_word<V>(seen), v)));
-      const acc_word<V> found = cas_word(&s.acc, seen, desired);
-      if (same_word(found, seen)) return;
-      seen = found;
-    }
+    cas_combine(&s.acc, v, op);
   } else {
     ::cuda::atomic_ref<unsigned int, Scope> state(s.state);
     for (;;) {
@@ -609,16 +615,118 @@ __global__ void part_starts_kernel(const W* mixed, unsigned long long n, unsigne
   starts[p] = lo;
 }
 
+/// A block's table in shared memory (the table method), over `slots` slots (a power of two) at
+/// `base`. Keys of up to 4 bytes: each slot's state and key in one 8-byte word (state << 32 |
+/// key bits), claimed key and all by one compare-and-swap, the accumulator words in an array
+/// after the words (24 bytes a slot for a 16-byte accumulator where a slot would take 32); larger
+/// keys: slots as the global table's.
+template <class K, class V>
+struct block_table {
+  static constexpr bool split = sizeof(K) <= 4;
+  /// The bytes a slot takes.
+  static constexpr unsigned long long slot_bytes =
+      split ? 8 + sizeof(acc_word<V>) : sizeof(slot<K, V>);
+  unsigned char* base;
+  unsigned int slots;
+
+  __device__ __forceinline__ unsigned long long* words() const {
+    return reinterpret_cast<unsigned long long*>(base);
+  }
+  __device__ __forceinline__ acc_word<V>* accs() const {
+    return reinterpret_cast<acc_word<V>*>(base + 8ull * slots);
+  }
+  __device__ __forceinline__ slot<K, V>* table() const {
+    return reinterpret_cast<slot<K, V>*>(base);
+  }
+  __device__ __forceinline__ void clear(unsigned int j) const {
+    if constexpr (split) {
+      words()[j] = 0;
+    } else {
+      table()[j].state = slot_empty;
+    }
+  }
+  __device__ __forceinline__ bool ready(unsigned int j) const {
+    if constexpr (split) {
+      return (words()[j] >> 32) == slot_ready;
+    } else {
+      return table()[j].state == slot_ready;
+    }
+  }
+  __device__ __forceinline__ K key(unsigned int j) const {
+    if constexpr (split) {
+      return key_from_bits<K>(words()[j] & 0xffffffffull);
+    } else {
+      return table()[j].key;
+    }
+  }
+  __device__ __forceinline__ V value(unsigned int j) const {
+    if constexpr (split) {
+      return from_word<V>(accs()[j]);
+    } else {
+      return from_word<V>(table()[j].acc);
+    }
+  }
+  /// Combines (k, v) into the table, probing from h; false when every slot was probed.
+  template <class Op>
+  __device__ __forceinline__ bool update(unsigned long long h, const K& k, const V& v,
+                                         const Op& op) const {
+    if constexpr (!split) {
+      return global_update<::cuda::thread_scope_block>(table(), slots - 1, h, k, v, op);
+    } else {
+      const unsigned long long bits = key_bits(k);
+      const unsigned long long writing =
+          (static_cast<unsigned long long>(slot_writing) << 32) | bits;
+      const unsigned long long ready_word =
+          (static_cast<unsigned long long>(slot_ready) << 32) | bits;
+      const unsigned int mask = slots - 1;
+      unsigned int i = static_cast<unsigned int>(h) & mask;
+      for (unsigned int p = 0; p <= mask; ++p, i = (i + 1) & mask) {
+        ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_block> word(words()[i]);
+        unsigned long long seen = word.load(::cuda::std::memory_order_relaxed);
+        if (seen == 0) {
+          unsigned long long expected = 0;
+          if (word.compare_exchange_strong(expected, writing, ::cuda::std::memory_order_relaxed)) {
+            accs()[i] = to_word<V>(v);
+            word.store(ready_word, ::cuda::std::memory_order_release);
+            return true;
+          }
+          seen = expected;
+        }
+        if ((seen & 0xffffffffull) != bits) continue;  // another key's slot
+        if constexpr (cas_combines<V>()) {
+          while ((seen >> 32) == slot_writing)
+            seen = word.load(::cuda::std::memory_order_acquire);
+          cas_combine(&accs()[i], v, op);
+        } else {
+          // Under the slot's lock (its word's state locked), once its first value is written.
+          const unsigned long long locked =
+              (static_cast<unsigned long long>(slot_locked) << 32) | bits;
+          for (;;) {
+            unsigned long long expected = ready_word;
+            if (word.compare_exchange_weak(expected, locked, ::cuda::std::memory_order_acquire)) {
+              break;
+            }
+          }
+          accs()[i] = to_word<V>(static_cast<V>(op(from_word<V>(accs()[i]), v)));
+          word.store(ready_word, ::cuda::std::memory_order_release);
+        }
+        return true;
+      }
+      return false;
+    }
+  }
+};
+
 /// Flags of the table kernel's *overflow.
 enum : unsigned int { global_full = 1, block_full = 2 };
 
-/// Aggregates rows into a table of `table_slots` slots (a power of two) in dynamic shared memory,
-/// then adds the table's groups to the global table (mask + 1 slots). Without `starts`, the
-/// blocks share rows [0, n); with it, blocks_per_part blocks share each part's rows
-/// [starts[p], starts[p + 1]). A warp takes Unroll x 32 consecutive rows at a time, all loaded
-/// before the first is combined, each lane's row on its own (combining a warp's equal keys in
-/// registers first, as aggregate_kernel does, was slower from 1,024 groups up: H200,
-/// 2026-11-29). The slot of a hash h is (h >> shift) & (table_slots - 1). Sets block_full in
+/// Aggregates rows into a block_table of `table_slots` slots (a power of two) in dynamic shared
+/// memory (block_table<K, V>::slot_bytes each), then adds the table's groups to the global table
+/// (mask + 1 slots). Without `starts`, the blocks share rows [0, n); with it, blocks_per_part
+/// blocks share each part's rows [starts[p], starts[p + 1]). A warp takes Unroll x 32 consecutive
+/// rows at a time, all loaded before the first is combined, each lane's row on its own (combining a
+/// warp's equal keys in registers first, as aggregate_kernel does, was slower from 1,024 groups up:
+/// H200, 2026-11-29). The slot of a hash h is (h >> shift) & (table_slots - 1). Sets block_full in
 /// *overflow when a block's table fills (the caller aggregates another way) and global_full
 /// when the global table does.
 template <int Threads, int Unroll, class K, class V, class Rows, class Op>
@@ -627,10 +735,10 @@ __global__ void __launch_bounds__(Threads)
                        unsigned int blocks_per_part, unsigned int table_slots, int shift,
                        slot<K, V>* table, unsigned long long mask, Op op, unsigned int* overflow) {
   extern __shared__ __align__(16) unsigned char block_table_bytes[];
-  slot<K, V>* local = reinterpret_cast<slot<K, V>*>(block_table_bytes);
+  const block_table<K, V> local{block_table_bytes, table_slots};
   __shared__ int full;
   for (unsigned int j = threadIdx.x; j < table_slots; j += Threads)
-    local[j].state = slot_empty;
+    local.clear(j);
   if (threadIdx.x == 0) full = 0;
   __syncthreads();
   const unsigned int part = blockIdx.x / blocks_per_part;
@@ -638,7 +746,6 @@ __global__ void __launch_bounds__(Threads)
   const unsigned long long begin = starts != nullptr ? starts[part] : 0;
   const unsigned long long end = starts != nullptr ? starts[part + 1] : n;
   const int lane = static_cast<int>(threadIdx.x % 32);
-  const unsigned int local_mask = table_slots - 1;
   constexpr unsigned long long chunk = static_cast<unsigned long long>(Threads) * Unroll;
   const unsigned long long warp_rows =
       static_cast<unsigned long long>(threadIdx.x / 32) * 32 * Unroll;
@@ -655,11 +762,7 @@ __global__ void __launch_bounds__(Threads)
 #pragma unroll
     for (int u = 0; u < Unroll; ++u) {
       const unsigned long long i = c + warp_rows + static_cast<unsigned long long>(u) * 32 + lane;
-      if (i < end && !failed &&
-          !global_update<::cuda::thread_scope_block>(local, local_mask, hs[u] >> shift, ks[u],
-                                                     vs[u], op)) {
-        failed = true;
-      }
+      if (i < end && !failed && !local.update(hs[u] >> shift, ks[u], vs[u], op)) failed = true;
       // The lanes meet again after each row: their probes and compare-and-swap loops would
       // otherwise leave the warp divided for the rest of the loop.
       __syncwarp();
@@ -673,9 +776,9 @@ __global__ void __launch_bounds__(Threads)
     return;
   }
   for (unsigned int j = threadIdx.x; j < table_slots; j += Threads) {
-    if (local[j].state != slot_ready) continue;
-    const K k = local[j].key;
-    if (!global_update(table, mask, mix(key_bits(k)), k, from_word<V>(local[j].acc), op)) {
+    if (!local.ready(j)) continue;
+    const K k = local.key(j);
+    if (!global_update(table, mask, mix(key_bits(k)), k, local.value(j), op)) {
       atomicOr(overflow, global_full);
       return;
     }
