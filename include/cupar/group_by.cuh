@@ -528,11 +528,12 @@ void check_group_by(const char* fn, KeyIt keys, ValueIt values, std::size_t n) {
 /// - hash (up to group_by_hash_limit = 128 groups, fewer above 32-byte groups): one pass over the
 ///   rows, the rows of a warp with equal keys combined in registers first, each warp's groups in
 ///   its table in shared memory, then the warps' groups combined by a second, small pass;
-/// - tables a block (above, up to half a table: from 2,048 groups of 32-byte slots to 8,192 of
-///   12-byte ones): each block of 1,024 threads aggregates its share of the rows in a table in
+/// - tables a block (above; without a partition up to 0.6 of a table: about 2,400 groups of
+///   8-byte keys and 16-byte accumulators, 4,900 of 4-byte keys, 9,800 of 4-byte keys and 4-byte
+///   accumulators): each block of 1,024 threads aggregates its share of the rows in a table in
 ///   shared memory (a compare-and-swap of the accumulator's word, lock-free up to 16 bytes) and
 ///   adds its groups to a global table once; beyond that, with at least 24 rows a group, the rows
-///   first partitioned into 4 to 4,096 parts by a bijective mix of their keys (one radix sort of
+///   first partitioned into 2 to 4,096 parts by a bijective mix of their keys (one radix sort of
 ///   its low bits with the payload the sort route would move), each block aggregating one part's
 ///   keys;
 /// - sort (otherwise): the keys radix-sorted with the values (up to 8 bytes; for a
@@ -541,8 +542,8 @@ void check_group_by(const char* fn, KeyIt keys, ValueIt values, std::size_t n) {
 ///   over the runs (what sort_pairs and reduce_by_key by hand do).
 ///
 /// On an H200 (bench/group_by.cu, 2^26 rows, a 16-byte count/sum/min/max): 100 groups 1.6x,
-/// 1,024 groups 2.8x, 2^12-2^20 groups 1.3-1.5x faster than sort_pairs and reduce_by_key by hand;
-/// 2^24 groups (the sort route) at 0.83-0.92 of it (docs/PERFORMANCE_NOTES.md).
+/// 1,024 groups 3.3x, 4,096 2.4x, 2^15-2^20 1.5x faster than sort_pairs and reduce_by_key by
+/// hand; 2^24 groups (the sort route) at 0.81-0.91 of it (docs/PERFORMANCE_NOTES.md).
 ///
 ///   // COUNT, SUM, MIN, MAX of x per key: stats {count, sum, min, max}, functors to_stats
 ///   // (float -> stats) and merge_stats (stats x stats -> stats)
