@@ -9,6 +9,9 @@
 // side is src/jit/families/join.cu.
 #pragma once
 
+// The operator's hash is mixed by MurmurHash3's finaliser: every bit reaches the table's bits.
+#include <cupar/detail/device/mix.cuh>
+
 /// The operators' states, wrapped so that the kernels' names are the same in the out-of-line and
 /// the LTO builds (cupar_functor_state differs between them).
 struct cupar_join_hash {
@@ -35,16 +38,6 @@ struct cupar_join_empty {
   static constexpr R value = static_cast<R>(~static_cast<R>(0));
 };
 
-/// MurmurHash3's 64-bit finaliser over the operator's hash: every bit reaches the table's bits.
-__device__ __forceinline__ unsigned long long cupar_join_mix(unsigned long long h) {
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ull;
-  h ^= h >> 33;
-  return h;
-}
-
 /// Inserts build rows [0, n): each claims the first empty slot from its hash, then writes its tag.
 template <class R>
 __global__ void cupar_join_build(const cupar_K* keys, unsigned long long n,
@@ -54,7 +47,7 @@ __global__ void cupar_join_build(const cupar_K* keys, unsigned long long n,
   for (unsigned long long i =
            static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
        i < n; i += stride) {
-    const unsigned long long h = cupar_join_mix(hash(keys[i]));
+    const unsigned long long h = cupar::detail::hash::mix(hash(keys[i]));
     unsigned long long s = h & mask;
     while (atomicCAS(&slots[s].row, cupar_join_empty<R>::value, static_cast<R>(i)) !=
            cupar_join_empty<R>::value)
@@ -71,7 +64,7 @@ __device__ __forceinline__ void cupar_join_probe(const cupar_K* build,
                                                  unsigned long long mask, const cupar_K& k,
                                                  const cupar_join_hash& hash,
                                                  const cupar_join_eq& eq, Visit&& visit) {
-  const unsigned long long h = cupar_join_mix(hash(k));
+  const unsigned long long h = cupar::detail::hash::mix(hash(k));
   const unsigned int tag = static_cast<unsigned int>(h >> 32);
   for (unsigned long long s = h & mask;; s = (s + 1) & mask) {
     const cupar_join_slot<R> slot = slots[s];

@@ -324,15 +324,6 @@ void hash_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, O
       });
 }
 
-/// A block's opt-in shared memory on the current device.
-inline std::size_t shared_optin(const char* fn) {
-  int device = 0;
-  check_cuda(cudaGetDevice(&device), fn);
-  int bytes = 0;
-  check_cuda(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), fn);
-  return static_cast<std::size_t>(bytes);
-}
-
 /// The table method: each block aggregates its rows in a table in shared memory and adds its
 /// groups to the global table once; beyond what a table holds, the rows are first partitioned by
 /// a bijective mix of their keys (one radix sort of the mixed keys' low bits with a payload, as
@@ -349,7 +340,8 @@ bool table_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, 
   constexpr int threads = 1024;
   constexpr int unroll = sizeof(V) <= 16 ? 4 : 1;
   constexpr std::size_t slot_bytes = hash::block_table<K, V>::slot_bytes;
-  const unsigned int slots = block_table_slots(slot_bytes, shared_optin(fn));
+  const unsigned int slots =
+      block_table_slots(slot_bytes, static_cast<std::size_t>(current_shared_memory_optin()));
   const std::size_t table_bytes = static_cast<std::size_t>(slots) * slot_bytes;
   const int sms = current_multiprocessor_count();
   table_plan plan = plan_tables(n, expected, slots, sms);

@@ -13,9 +13,9 @@
 #include <cupar/by_key.hpp>
 #include <cupar/group_by.hpp>
 #include <cupar/histogram.hpp>
-#include <cupar/join.hpp>
 #include <cupar/jit.hpp>
 #include <cupar/jit_iterator.hpp>
+#include <cupar/join.hpp>
 #include <cupar/reduce.hpp>
 #include <cupar/scan.hpp>
 #include <cupar/search.hpp>

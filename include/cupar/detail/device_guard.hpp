@@ -10,24 +10,38 @@
 
 namespace cupar::detail {
 
-/// The current device's multiprocessor count, asked once per device (for sizing resident
-/// grids); 0 when it cannot be asked (no error is left pending).
-inline int current_multiprocessor_count() noexcept {
-  static std::atomic<int> counts[64] = {};
+/// An attribute of the current device, asked once per device and kept in `known` (one slot a
+/// device; zero: not asked yet); 0 when it cannot be asked (no error is left pending).
+inline int current_device_attribute(cudaDeviceAttr attribute,
+                                    std::atomic<int> (&known)[64]) noexcept {
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess) {
     (void)cudaGetLastError();
     return 0;
   }
-  std::atomic<int>& known = counts[device & 63];
-  int count = known.load(std::memory_order_relaxed);
-  if (count != 0) return count;
-  if (cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+  std::atomic<int>& slot = known[device & 63];
+  int value = slot.load(std::memory_order_relaxed);
+  if (value != 0) return value;
+  if (cudaDeviceGetAttribute(&value, attribute, device) != cudaSuccess) {
     (void)cudaGetLastError();
     return 0;
   }
-  known.store(count, std::memory_order_relaxed);
-  return count;
+  slot.store(value, std::memory_order_relaxed);
+  return value;
+}
+
+/// The current device's multiprocessor count (for sizing resident grids); 0 when it cannot be
+/// asked.
+inline int current_multiprocessor_count() noexcept {
+  static std::atomic<int> counts[64] = {};
+  return current_device_attribute(cudaDevAttrMultiProcessorCount, counts);
+}
+
+/// The current device's opt-in shared memory per block (bytes; for kernels sized to it); 0 when
+/// it cannot be asked.
+inline int current_shared_memory_optin() noexcept {
+  static std::atomic<int> sizes[64] = {};
+  return current_device_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, sizes);
 }
 
 /// Makes the device of `stream` current when another device is (CUDA launches kernels only on

@@ -421,12 +421,9 @@ bool table_route(const jit_args& a, const group_by_params& p, const void* keys, 
   const jit_type& k = *a.types[0];
   const jit_type& v = *a.types[1];
   const std::size_t n = a.n;
-  int device = 0;
-  check_cuda(cudaGetDevice(&device), fn);
-  int optin = 0;
-  check_cuda(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), fn);
   const std::size_t slot = block_slot_bytes(k.size, v.size, v.align);
-  const unsigned int slots = block_table_slots(slot, static_cast<std::size_t>(optin));
+  const unsigned int slots =
+      block_table_slots(slot, static_cast<std::size_t>(current_shared_memory_optin()));
   const int sms = current_multiprocessor_count();
   table_plan plan = plan_tables(n, expected, slots, sms);
   const scalar word = k.size <= 4 ? scalar::u32 : scalar::u64;

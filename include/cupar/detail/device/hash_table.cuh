@@ -26,6 +26,8 @@
 // it for the run-time operator path).
 #pragma once
 
+#include <cupar/detail/device/mix.cuh>
+
 #include <cuda/atomic>
 #include <cuda/std/cstdint>
 #include <cuda/std/type_traits>
@@ -112,29 +114,32 @@ __host__ __device__ __forceinline__ unsigned long long key_bits(K k) {
   }
 }
 
+/// The key whose key_bits are `bits` (the inverse of key_bits on normalised keys).
+template <class K>
+__host__ __device__ __forceinline__ K key_from_bits(unsigned long long bits) {
+  if constexpr (::cuda::std::is_floating_point_v<K>) {
+    K k;
+    if constexpr (sizeof(K) == 4) {
+      const unsigned int u = static_cast<unsigned int>(bits);
+      memcpy(&k, &u, sizeof(k));
+    } else {
+      memcpy(&k, &bits, sizeof(k));
+    }
+    return k;
+  } else {
+    using U = ::cuda::std::make_unsigned_t<K>;
+    return static_cast<K>(static_cast<U>(bits));
+  }
+}
+
 /// The key a group stores: the normalised value (-0.0 stored as +0.0, NaN as the canonical NaN).
 template <class K>
 __host__ __device__ __forceinline__ K normalise(K k) {
   if constexpr (::cuda::std::is_floating_point_v<K>) {
-    const unsigned long long b = key_bits(k);
-    if constexpr (sizeof(K) == 4) {
-      const unsigned int u = static_cast<unsigned int>(b);
-      memcpy(&k, &u, sizeof(k));
-    } else {
-      memcpy(&k, &b, sizeof(k));
-    }
+    return key_from_bits<K>(key_bits(k));
+  } else {
+    return k;
   }
-  return k;
-}
-
-/// MurmurHash3's 64-bit finaliser: every bit of the key reaches the low bits the table uses.
-__host__ __device__ __forceinline__ unsigned long long mix(unsigned long long h) {
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ull;
-  h ^= h >> 33;
-  return h;
 }
 
 /// One compare-and-swap of an accumulator word (device scope); returns the word found.
@@ -533,24 +538,6 @@ __host__ __device__ __forceinline__ unsigned long long part_unmix(unsigned long 
 /// The word a partitioned key travels in.
 template <class K>
 using part_word = ::cuda::std::conditional_t<sizeof(K) <= 4, unsigned int, unsigned long long>;
-
-/// The key whose key_bits are `bits` (the inverse of key_bits on normalised keys).
-template <class K>
-__host__ __device__ __forceinline__ K key_from_bits(unsigned long long bits) {
-  if constexpr (::cuda::std::is_floating_point_v<K>) {
-    K k;
-    if constexpr (sizeof(K) == 4) {
-      const unsigned int u = static_cast<unsigned int>(bits);
-      memcpy(&k, &u, sizeof(k));
-    } else {
-      memcpy(&k, &bits, sizeof(k));
-    }
-    return k;
-  } else {
-    using U = ::cuda::std::make_unsigned_t<K>;
-    return static_cast<K>(static_cast<U>(bits));
-  }
-}
 
 /// The rows as given: key i normalised, its hash, value i.
 template <class K, class V, class KeyIt, class ValueIt>
