@@ -9,6 +9,7 @@
 
 #include <thrust/execution_policy.h>
 #include <thrust/iterator/constant_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 #include <thrust/reduce.h>
 #include <thrust/scan.h>
 #include <thrust/unique.h>
@@ -108,6 +109,24 @@ void reduce_by_key_cub_u32_f32_functor(benchmark::State& state) {
     temp.run([&](void* t, std::size_t& bytes) {
       return cub::DeviceReduce::ReduceByKey(t, bytes, k, ko, v, vo, count, add_floats{},
                                             static_cast<int>(n), s);
+    });
+  });
+}
+// reduce_by_key of values computed by a transform (x * 2): CUB reading them through a transform
+// iterator, the peer of reduce_by_key_transformed/cupar_jit_expr (by_key_jit.cpp).
+namespace {
+struct doubled {
+  __host__ __device__ float operator()(float x) const { return 2.0f * x; }
+};
+}  // namespace
+void reduce_by_key_transformed_cub_u32_f32(benchmark::State& state) {
+  cub_temp temp;
+  by_key_compact_runner<u32, float>(state, [&](const u32* k, const float* v, u32* ko, float* vo,
+                                               std::size_t* count, std::size_t n, cudaStream_t s) {
+    temp.run([&](void* t, std::size_t& bytes) {
+      return cub::DeviceReduce::ReduceByKey(t, bytes, k, ko,
+                                            thrust::make_transform_iterator(v, doubled{}), vo,
+                                            count, add_floats{}, static_cast<int>(n), s);
     });
   });
 }

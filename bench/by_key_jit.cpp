@@ -5,6 +5,9 @@
 //                                         (precompiled: nothing compiled); both with the default
 //                                         equality (the precompiled ==)
 //   unique_by_key                         cupar_jit: "a == b"; cupar_jit_named: no equality given
+//   reduce_by_key_transformed             values transform(v, "x * 2.0f"), "a + b": cupar_jit_expr
+//                                         reads them in the "+index" kernels; cupar_jit_unfused
+//                                         writes them to a temporary first
 //   run_length_encode                     cupar: it has no operator; the library serves it with
 //                                         its precompiled kernels and ==, warmed like a JIT row
 #include "by_key_runners.hpp"
@@ -49,6 +52,29 @@ void reduce_by_key_cupar_jit_u32_f32(benchmark::State& state) {
 }
 void reduce_by_key_cupar_jit_named_u32_f32(benchmark::State& state) {
   reduce_by_key_jit(state, cupar::jit::plus, "reduce_by_key u32/f32 plus");
+}
+
+void reduce_by_key_transformed_cupar_jit_expr_u32_f32(benchmark::State& state) {
+  const op sum("a + b"), twice("x * 2.0f");
+  jit_row_guard guard("reduce_by_key_transformed u32/f32 transform(v, \"x * 2.0f\"), \"a + b\"");
+  by_key_compact_runner<u32, float>(
+      state, jit_warmed(guard, [&](const u32* k, const float* v, u32* ko, float* vo,
+                                   std::size_t* count, std::size_t n, cudaStream_t s) {
+        cupar::reduce_by_key(k, cupar::jit::transform(v, twice), ko, vo, count, n, sum, s);
+      }));
+  guard.check(state);
+}
+void reduce_by_key_transformed_cupar_jit_unfused_u32_f32(benchmark::State& state) {
+  const op sum("a + b"), twice("x * 2.0f");
+  cupar::device_buffer<float> tmp(size_arg(state), cupar::stream_ref(bench_stream()));
+  jit_row_guard guard("reduce_by_key_transformed u32/f32 transform then reduce_by_key");
+  by_key_compact_runner<u32, float>(
+      state, jit_warmed(guard, [&](const u32* k, const float* v, u32* ko, float* vo,
+                                   std::size_t* count, std::size_t n, cudaStream_t s) {
+        cupar::transform(v, tmp.data(), n, twice, s);
+        cupar::reduce_by_key(k, tmp.data(), ko, vo, count, n, sum, s);
+      }));
+  guard.check(state);
 }
 
 void inclusive_scan_by_key_cupar_jit_u32_f32(benchmark::State& state) {

@@ -257,6 +257,9 @@
   X(select_flagged, cub, u32, gpu)                                             \
   X(select_flagged, thrust, u32, gpu)                                          \
   X(select_flagged, cpu_seq, u32, cpu_seq)                                     \
+  X(select_flagged_transformed, cupar_jit_expr, u32, gpu)                      \
+  X(select_flagged_transformed, cupar_jit_unfused, u32, gpu)                   \
+  X(select_flagged_transformed, cub, u32, gpu)                                 \
   X(partition, cupar, u32, gpu)                                                \
   X(partition, cupar_jit, u32, gpu)                                            \
   X(partition, cub, u32, gpu)                                                  \
@@ -282,6 +285,9 @@
   X(reduce_by_key, cupar, u32_f32_functor, gpu)                                \
   X(reduce_by_key, cupar_jit, u32_f32_functor, gpu)                            \
   X(reduce_by_key, cub, u32_f32_functor, gpu)                                  \
+  X(reduce_by_key_transformed, cupar_jit_expr, u32_f32, gpu)                   \
+  X(reduce_by_key_transformed, cupar_jit_unfused, u32_f32, gpu)                \
+  X(reduce_by_key_transformed, cub, u32_f32, gpu)                              \
   X(inclusive_scan_by_key, cupar, u32_f32, gpu)                                \
   X(inclusive_scan_by_key, cupar_jit, u32_f32, gpu)                            \
   X(inclusive_scan_by_key, cupar_jit_named, u32_f32, gpu)                      \

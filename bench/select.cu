@@ -152,6 +152,18 @@ void select_flagged_cub_u32(benchmark::State& state) {
     });
   });
 }
+// select_flagged of a transform (x * 3): CUB reading it through a transform iterator, the peer
+// of select_flagged_transformed/cupar_jit_expr (select_jit.cpp).
+void select_flagged_transformed_cub_u32(benchmark::State& state) {
+  cub_temp temp;
+  select_flagged_runner<u32>(state, [&](const u32* in, const std::uint8_t* flags, u32* out,
+                                        std::size_t* count, std::size_t n, cudaStream_t s) {
+    temp.run([&](void* t, std::size_t& bytes) {
+      return cub::DeviceSelect::Flagged(t, bytes, thrust::make_transform_iterator(in, times3{}),
+                                        flags, out, count, static_cast<int>(n), s);
+    });
+  });
+}
 void select_flagged_thrust_u32(benchmark::State& state) {
   select_flagged_runner<u32>(state, [](const u32* in, const std::uint8_t* flags, u32* out,
                                        std::size_t*, std::size_t n, cudaStream_t s) {

@@ -6,6 +6,8 @@
 //   three_way_partition   "x < t" with t = 2^30, then "x < t" with t = 2^31
 //   unique                "a == b"; cupar_jit_named: no equality given (the precompiled ==)
 //   select_if_transformed select_if of transform(x, "x * 3u") by "x < t" (fused, and unfused)
+//   select_flagged_transformed select_flagged of transform(x, "x * 3u"): read by the "+index"
+//                         kernels (fused), and unfused (the transform into a temporary first)
 //   select_if_output      select_if by "x < t" written through transform_output(out, "x * 3u")
 //                         (the kernels write a temporary, one bounded pass stores it), and
 //                         unfused (select_if to an array, then a transform of all n items)
@@ -62,6 +64,33 @@ void select_if_transformed_cupar_jit_unfused_u32(benchmark::State& state) {
                        cupar::transform(in, tmp.data(), n, times3, s);
                        cupar::select_if(tmp.data(), out, count, n, pred, s);
                      }));
+  guard.check(state);
+}
+
+// select_flagged of the expression transform(x, "x * 3u"): cupar_jit_expr reads it in the
+// "+index" kernels; cupar_jit_unfused writes it to a temporary array first (what the library did
+// before those sets).
+void select_flagged_transformed_cupar_jit_expr_u32(benchmark::State& state) {
+  const op times3("x * 3u");
+  jit_row_guard guard("select_flagged_transformed u32 transform(x, \"x * 3u\")");
+  select_flagged_runner<u32>(
+      state, jit_warmed(guard, [&](const u32* in, const std::uint8_t* flags, u32* out,
+                                   std::size_t* count, std::size_t n, cudaStream_t s) {
+        cupar::select_flagged(cupar::jit::transform(in, times3), flags, out, count, n, s);
+      }));
+  guard.check(state);
+}
+
+void select_flagged_transformed_cupar_jit_unfused_u32(benchmark::State& state) {
+  const op times3("x * 3u");
+  cupar::device_buffer<u32> tmp(size_arg(state), cupar::stream_ref(bench_stream()));
+  jit_row_guard guard("select_flagged_transformed u32 transform then select_flagged");
+  select_flagged_runner<u32>(
+      state, jit_warmed(guard, [&](const u32* in, const std::uint8_t* flags, u32* out,
+                                   std::size_t* count, std::size_t n, cudaStream_t s) {
+        cupar::transform(in, tmp.data(), n, times3, s);
+        cupar::select_flagged(tmp.data(), flags, out, count, n, s);
+      }));
   guard.check(state);
 }
 

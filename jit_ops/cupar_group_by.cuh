@@ -2,6 +2,9 @@
 // size classes cupar_K (keys: u8..u64, floating-point keys given as their normalised bits) and
 // cupar_V (accumulators), and the slot function
 //   cupar_jit_op(const unsigned char* state, cupar_V a, cupar_V b) -> cupar_V.
+// With CUPAR_INDEX_INPUT ("+index" sets) the values are an iterator expression (its slot,
+// cupar_jit_xform, first; cupar_T is cupar_V) that the hash method's first pass and the block
+// tables over the rows as given read; partitioned rows and the sort route take arrays.
 //
 // The kernels are the C++ path's own (cupar/detail/device/hash_table.cuh: warp-level combining,
 // warp-private tables in shared memory, a global table with lock-free compare-and-swap of the
@@ -11,6 +14,13 @@
 #pragma once
 
 #include <cupar/detail/device/hash_table.cuh>
+
+#if defined(CUPAR_INDEX_INPUT)
+#include "cupar_expr_input.cuh"
+typedef cupar_expr_iterator cupar_group_values;
+#else
+typedef const cupar_V* cupar_group_values;
+#endif
 
 struct cupar_group_by_op {
   cupar_functor_state state;
@@ -27,7 +37,7 @@ static constexpr int cupar_group_warp_slots =
 // the C++ path's (group_by.cuh); rows as given or partitioned by their mixed keys.
 static constexpr int cupar_group_table_threads = 1024;
 static constexpr int cupar_group_table_unroll = sizeof(cupar_V) <= 16 ? 4 : 1;
-typedef cupar::detail::hash::direct_rows<cupar_K, cupar_V, const cupar_K*, const cupar_V*>
+typedef cupar::detail::hash::direct_rows<cupar_K, cupar_V, const cupar_K*, cupar_group_values>
     cupar_group_direct_rows;
 typedef cupar::detail::hash::mixed_rows<cupar_K, cupar_V, const cupar_V*> cupar_group_mixed_rows;
 

@@ -1,7 +1,8 @@
 // cupar JIT: CUB's reduce-by-key kernels with run-time operators, for two families:
 //   reduce_by_key (DeviceReduce::ReduceByKey): cupar_K keys, cupar_V values and aggregates, the
 //     slot functions cupar_jit_op(state, cupar_V a, cupar_V b) -> cupar_V and
-//     cupar_jit_eq(state, cupar_K a, cupar_K b) -> bool;
+//     cupar_jit_eq(state, cupar_K a, cupar_K b) -> bool; with CUPAR_INDEX_INPUT ("+index" sets)
+//     the values are an iterator expression whose slot cupar_jit_xform comes first;
 //   run_length_encode (DeviceRunLengthEncode::Encode, with CUPAR_RUN_LENGTH_ENCODE): cupar_K
 //     keys, cupar_V the counts' class (u32 or u64), only the equality slot; the values are a
 //     constant 1 summed with cuda::std::plus<>, as CUB's Encode does.
@@ -76,7 +77,14 @@ typedef cub::detail::rle::encode::policy_hub<cupar_V, cupar_K>::MaxPolicy cupar_
 
 #else
 
+#if defined(CUPAR_INDEX_INPUT)
+// The "+index" sets: the values an iterator expression (cupar_T is cupar_V), read as the agent
+// loads each tile, the slot cupar_jit_xform computing value i.
+#include "cupar_expr_input.cuh"
+typedef cupar_expr_iterator cupar_values_in;
+#else
 typedef const cupar_V* cupar_values_in;
+#endif
 #if defined(CUPAR_BY_KEY_PLUS)
 typedef ::cuda::std::plus<> cupar_reduction_op;  // an empty kernel argument
 #else

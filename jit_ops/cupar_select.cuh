@@ -4,7 +4,7 @@
 // class cupar_T (and cupar_F, the flags' class, for mode 1), and the slot functions:
 //   mode 0, 3: cupar_jit_pred(const unsigned char* state, cupar_T x) -> bool
 //   mode 2:    cupar_jit_eq(const unsigned char* state, cupar_T a, cupar_T b) -> bool
-// With CUPAR_INDEX_INPUT ("+index" sets, modes 0, 2 and 3) the input is an iterator expression
+// With CUPAR_INDEX_INPUT ("+index" sets, every mode) the input is an iterator expression
 // (cupar_expr_input.cuh) whose first slot, cupar_jit_xform, computes each element; with
 // CUPAR_INDEX_OUTPUT as well ("+io" sets) the output is an output expression (cupar_expr_output)
 // whose last slot, cupar_jit_store, stores each selected item where it belongs: the compaction

@@ -1,8 +1,10 @@
 // cupar tests: group_by with run-time combining operators (group_by.hpp) against a CPU reference
 // (std::map): key types, group counts from one to every row, arithmetic and struct accumulators
 // (16 and 48 bytes), sizes 0, 1, odd and large, each method, sorted and unsorted output, iterator
-// expressions as values, caller arrays, and the errors. Compiled by g++.
+// expressions as values (read by the kernels on the routes that read rows in place), caller
+// arrays, and the errors. Compiled by g++.
 #include "../common/group_by_ref.hpp"
+#include "../common/precompiled.hpp"
 #include "../conformance/common.hpp"
 
 #include <cupar/cupar.hpp>
@@ -303,6 +305,83 @@ TEST(GroupByJit, ExpressionValuesCallerArraysAndErrors) {
   EXPECT_EQ(g.size(), 997u);
   const auto none = cupar::group_by(dk.data(), dx.data(), 0, cupar::jit::plus, s);
   EXPECT_EQ(none.size(), 0u);
+}
+
+namespace {
+/// Records the largest block a call takes from it (from the default resource).
+class largest_resource final : public cupar::memory_resource {
+ private:
+  void* do_allocate(std::size_t bytes, cupar::stream_ref s) override {
+    largest = std::max(largest, bytes);
+    return cupar::default_resource().allocate(bytes, s);
+  }
+  void do_deallocate(void* p, std::size_t bytes, cupar::stream_ref s) noexcept override {
+    cupar::default_resource().deallocate(p, bytes, s);
+  }
+
+ public:
+  std::size_t largest = 0;
+};
+}  // namespace
+
+// Values computed from two columns (an accumulator made by an expression, Q1's shape) on every
+// route: the hash method's first pass and the block tables over the rows as given read the
+// expression in their kernels (the "+index" sets: no temporary of n accumulators); partitioned
+// rows and the sort route write it to a temporary first. Sums of small integers: exact.
+TEST(GroupByJit, ExpressionValuesOnEveryRoute) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const std::size_t n = scaled((std::size_t(1) << 23) + 3);
+  std::vector<float> hx(n), hy(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    hx[i] = static_cast<float>(static_cast<int>(i % 13) - 6);
+    hy[i] = static_cast<float>(static_cast<int>(i % 5));
+  }
+  cupar::device_buffer<float> dx(hx, s), dy(hy, s);
+  const op make("gb_stats{1u, x._0 + x._1, x._0 - x._1, x._0 * x._1}");
+  const auto rows = cupar::jit::transform<gb_stats>(cupar::jit::zip(dx.data(), dy.data()), make);
+  const bool fused = cupar::testing::precompiled_here("group_by<u32,s16a4>+index");
+  struct route {
+    const char* what;
+    std::size_t groups;
+    group_by_method method;
+    bool reads_expression;  // no temporary of the values (where the "+index" set is built)
+  };
+  // Below 128 groups the hash method; 4,096 one block table each (rows as given); 2^17 the
+  // partitioned tables (64 rows a group); the sort route.
+  const route routes[] = {
+      {"hash", 100, group_by_method::automatic, true},
+      {"block tables", 4096, group_by_method::automatic, true},
+      {"partitioned tables", std::size_t(1) << 17, group_by_method::automatic, false},
+      {"sort", 4096, group_by_method::sort, false}};
+  for (const route& r : routes) {
+    SCOPED_TRACE(r.what);
+    std::vector<std::uint32_t> hk(n);
+    for (std::size_t i = 0; i < n; ++i)
+      hk[i] = static_cast<std::uint32_t>((i * 2654435761u) % r.groups);
+    cpu_map<std::uint32_t, gb_stats> want;
+    for (std::size_t i = 0; i < n; ++i) {
+      const gb_stats v{1u, hx[i] + hy[i], hx[i] - hy[i], hx[i] * hy[i]};
+      const auto it = want.find(hk[i]);
+      if (it == want.end()) {
+        want.emplace(hk[i], gb_stats{1u, v.sum, v.min, v.max});
+      } else {
+        gb_stats& w = it->second;
+        w = {w.count + 1, w.sum + v.sum, w.min + v.min, w.max + v.max};
+      }
+    }
+    cupar::device_buffer<std::uint32_t> dk(hk, s);
+    group_by_options o;
+    o.method = r.method;
+    largest_resource mr;
+    const op sums("gb_stats{a.count + b.count, a.sum + b.sum, a.min + b.min, a.max + b.max}");
+    const auto g = cupar::group_by<std::uint32_t, gb_stats>(dk.data(), rows, n, sums, s, o, mr);
+    expect_groups(g.keys.to_host(), g.values.to_host(), false, want, same_stats);
+    if (fused && r.reads_expression) {
+      EXPECT_LT(mr.largest, n * sizeof(gb_stats) / 4)
+          << "the values' expression is read by the kernels, not written to a temporary";
+    }
+  }
 }
 
 // A 48-byte accumulator (TPC-H Q1's shape: five sums and a count): above 16 bytes the hash method

@@ -1,9 +1,12 @@
 // cupar tests: the data-processing families and the run-time sorts over run-time iterator
-// expressions (jit::input<T>) on the GPU, against CPU references: select_if, partition and
-// unique read the expression in their kernels (the "+index" sets), the other families after one
-// pass writing it to a temporary array; sorts of gathered and computed keys; sizes 0, 1, odd and
-// large, both tiers, the argument checks. Compiled by g++.
+// expressions (jit::input<T>) on the GPU, against CPU references: select_if, partition, unique,
+// select_flagged's items and reduce_by_key's values read the expression in their kernels (the
+// "+index" sets), the other families after one pass writing it to a temporary array; sorts of
+// gathered and computed keys; sizes 0, 1, odd and large, both tiers, the argument checks. Compiled
+// by g++.
+#include "../common/data.hpp"
 #include "../common/gpu.hpp"
+#include "../common/precompiled.hpp"
 #include "../common/streams.hpp"
 #include "iterator_helpers.hpp"
 
@@ -25,6 +28,8 @@ using jit::op;
 
 // A zip of (counting index, value) selected into a record of the class s8a4.
 CUPAR_JIT_STRUCT(tag_value, unsigned tag; float v;)
+// An accumulator made from columns (count, sum, sum of squares, product sum: the class s16a4).
+CUPAR_JIT_STRUCT(dp_sums, unsigned count; float sum; float squares; float dot;)
 
 namespace {
 
@@ -62,7 +67,7 @@ TEST(JitIteratorDp, SelectPartitionAndUniqueReadExpressionsFused) {
     cupar::device_buffer<tag_value> rout(std::max<std::size_t>(n, 1), s);
     cupar::device_buffer<std::size_t> d_count(1, s);
     // CPU references.
-    std::vector<float> doubled_above, gathered_first, gathered_rest, halves;
+    std::vector<float> doubled_above, gathered_first, gathered_rest, halves, flagged_sums;
     std::vector<unsigned> sevens;
     std::vector<tag_value> positive;
     for (std::size_t i = 0; i < n; ++i) {
@@ -73,7 +78,12 @@ TEST(JitIteratorDp, SelectPartitionAndUniqueReadExpressionsFused) {
       const float h = static_cast<float>(static_cast<int>(hx[i]) / 2);
       if (halves.empty() || halves.back() != h) halves.push_back(h);
       if (hx[i] > 0.0f) positive.push_back({static_cast<unsigned>(i), hx[i]});
+      if (i % 3 != 0) flagged_sums.push_back(hx[i] + g);
     }
+    std::vector<unsigned char> hflags(n);
+    for (std::size_t i = 0; i < n; ++i)
+      hflags[i] = i % 3 != 0 ? 1 : 0;
+    cupar::device_buffer<unsigned char> flags(hflags, s);
     std::reverse(gathered_rest.begin(), gathered_rest.end());  // partition's second part
     both_tiers([&] {
       // select_if of a transform, with a run-time parameter in the predicate.
@@ -97,6 +107,18 @@ TEST(JitIteratorDp, SelectPartitionAndUniqueReadExpressionsFused) {
       c = cupar::unique_count(jit::transform(x.data(), op("(float)((int)x / 2)")), out.data(), n,
                               s);
       EXPECT_EQ(first(out, c), halves);
+      // select_flagged of a computed column (a zip of an array and a gather): flags an array,
+      // then flags an expression (written as bytes first; the items still read by the kernels).
+      c = cupar::select_flagged_count<float, unsigned char>(
+          jit::transform<float>(jit::zip(x.data(), jit::permutation(x.data(), idx.data())),
+                                op("x._0 + x._1")),
+          flags.data(), out.data(), n, s);
+      EXPECT_EQ(first(out, c), flagged_sums);
+      c = cupar::select_flagged_count<float, unsigned>(
+          jit::transform<float>(jit::zip(x.data(), jit::permutation(x.data(), idx.data())),
+                                op("x._0 + x._1")),
+          jit::transform<unsigned>(jit::counting(0u), op("x % 3u")), out.data(), n, s);
+      EXPECT_EQ(first(out, c), flagged_sums);
       // A zip selected into a record (its fields initialise the record's members in order).
       c = cupar::select_if_count(jit::zip({{"tag", jit::counting(0u)}, {"v", x.data()}}),
                                  rout.data(), n, op("x.v > 0.0f"), s);
@@ -399,6 +421,7 @@ class counting_resource final : public cupar::memory_resource {
  private:
   void* do_allocate(std::size_t bytes, cupar::stream_ref s) override {
     ++allocations;
+    note(bytes);
     return cupar::default_resource().allocate(bytes, s);
   }
   void do_deallocate(void* p, std::size_t bytes, cupar::stream_ref s) noexcept override {
@@ -408,6 +431,10 @@ class counting_resource final : public cupar::memory_resource {
 
  public:
   std::size_t allocations = 0, frees = 0;
+  std::size_t largest = 0;  // the largest block taken
+
+ private:
+  void note(std::size_t bytes) { largest = std::max(largest, bytes); }
 };
 }  // namespace
 
@@ -445,5 +472,74 @@ TEST(JitIteratorDp, SearchesTakeTheCallersResource) {
     if (n > 0) {
       EXPECT_GE(mr.allocations, 2u) << "the needles' temporaries come from the resource";
     }
+  }
+}
+
+// reduce_by_key's values and select_flagged's items given as expressions are read by the kernels
+// (the "+index" sets, where the build made them): no temporary of n values. Q1's shape: an
+// accumulator made from columns, reduced by runs of keys; the CPU's sums are exact (small
+// integers).
+TEST(JitIteratorDp, ByKeyValuesAndFlaggedItemsAreReadByTheKernels) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const bool fused_values = cupar::testing::precompiled_here("reduce_by_key<u32,s16a4>+index");
+  const bool fused_items = cupar::testing::precompiled_here("select_flagged<u32,u8>+index");
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{4097},
+                        cupar::testing::scaled((std::size_t{1} << 22) + 7)}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    std::vector<float> ha(n), hb(n);
+    std::vector<unsigned> hkeys(n);
+    std::vector<unsigned char> hflags(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      ha[i] = static_cast<float>(static_cast<int>(i % 11) - 5);
+      hb[i] = static_cast<float>(i % 4);
+      hkeys[i] = static_cast<unsigned>(i / 37);
+      hflags[i] = (i % 5 == 1 || i % 7 == 0) ? 1 : 0;
+    }
+    std::vector<unsigned> run_keys;
+    std::vector<dp_sums> sums;
+    std::vector<float> picked;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i % 37 == 0) {
+        run_keys.push_back(hkeys[i]);
+        sums.push_back({0u, 0.0f, 0.0f, 0.0f});
+      }
+      dp_sums& r = sums.back();
+      r = {r.count + 1, r.sum + ha[i], r.squares + ha[i] * ha[i], r.dot + ha[i] * hb[i]};
+      if (hflags[i] != 0) picked.push_back(ha[i] * hb[i] + 1.0f);
+    }
+    const std::size_t cap = std::max<std::size_t>(n, 1);
+    cupar::device_buffer<float> a(ha, s), b(hb, s), fout(cap, s);
+    cupar::device_buffer<unsigned> keys(hkeys, s), kout(cap, s);
+    cupar::device_buffer<unsigned char> flags(hflags, s);
+    cupar::device_buffer<dp_sums> vout(cap, s);
+    const auto values = jit::transform<dp_sums>(jit::zip(a.data(), b.data()),
+                                                op("dp_sums{1u, x._0, x._0 * x._0, x._0 * x._1}"));
+    const op add("dp_sums{a.count + b.count, a.sum + b.sum, a.squares + b.squares, a.dot + b.dot}");
+    both_tiers([&] {
+      counting_resource mr;
+      const std::size_t r =
+          cupar::reduce_by_key_count(keys.data(), values, kout.data(), vout.data(), n, add, s, mr);
+      ASSERT_EQ(r, run_keys.size());
+      EXPECT_EQ(first(kout, r), run_keys);
+      const std::vector<dp_sums> got = first(vout, r);
+      for (std::size_t i = 0; i < r; ++i) {
+        ASSERT_EQ(got[i].count, sums[i].count) << i;
+        ASSERT_EQ(got[i].sum, sums[i].sum) << i;
+        ASSERT_EQ(got[i].squares, sums[i].squares) << i;
+        ASSERT_EQ(got[i].dot, sums[i].dot) << i;
+      }
+      if (fused_values && n > 1000) {
+        EXPECT_LT(mr.largest, n * sizeof(dp_sums) / 4) << "no temporary of the values";
+      }
+      counting_resource mr2;
+      const std::size_t c = cupar::select_flagged_count<float, unsigned char>(
+          jit::transform<float>(jit::zip(a.data(), b.data()), op("x._0 * x._1 + 1.0f")),
+          flags.data(), fout.data(), n, s, mr2);
+      EXPECT_EQ(first(fout, c), picked);
+      if (fused_items && n > 1000) {
+        EXPECT_LT(mr2.largest, n * sizeof(float) / 4) << "no temporary of the items";
+      }
+    });
   }
 }

@@ -39,6 +39,11 @@ struct call_io {
   /// The kernels read an input expression themselves ("+index" sets) and store through an output
   /// expression ("+io" sets) where one is precompiled: run() gets them as given.
   bool reads_expressions = false;
+  /// Input k given as an expression reaches run() as the expression (the other inputs' are
+  /// written to temporaries first): the family's kernels read it ("+index" sets, where the set is
+  /// precompiled) or the family writes it to a temporary itself (materialize, calls.hpp), as it
+  /// chooses per call (reduce_by_key's and group_by's values, select_flagged's items).
+  bool reads_input[2] = {false, false};
   /// The kernels leave some outputs unwritten (segmented scans: items outside every segment): an
   /// output expression's temporary starts as a copy of the input, scanned in place.
   bool output_starts_as_input = false;
@@ -116,6 +121,7 @@ constexpr call_io io_of_compaction(bool reads_expressions) {
   io.count_words = 1;
   io.bound[0] = jit::store_bound::first;
   io.reads_expressions = reads_expressions;
+  io.reads_input[0] = reads_expressions;
   return io;
 }
 

@@ -33,10 +33,10 @@ set_request request_of(const jit_args& a, request_scratch& scratch) {
   if (a.out_iter[0] != nullptr && a.in_iter[0] == nullptr) {
     throw_invalid_argument("cupar::jit", "an output expression needs an input expression");
   }
-  if (call.layered && a.in_iter[0] != nullptr && !call.io.reads_expressions) {
+  if (call.layered && a.in_iter[0] != nullptr && !call.io.reads_input[0]) {
     throw_invalid_argument("cupar::jit",
-                           "of the data-processing families, select_if, partition and unique "
-                           "read iterator expressions in their kernels");
+                           "of the data-processing families, select_if, select_flagged, partition "
+                           "and unique read iterator expressions in their kernels");
   }
   return call.request(a, scratch);
 }

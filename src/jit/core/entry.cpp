@@ -101,7 +101,7 @@ void with_materialised_inputs(const jit_args& a, stream_ref s, memory_resource& 
   std::optional<temp_storage> temps[4];
   for (int k = 0; k < 4; ++k) {
     const cupar::jit::iterator* e = k < 2 ? a.in_iter[k] : a.offsets_iter[k - 2];
-    if (e == nullptr) continue;
+    if (e == nullptr || (k < 2 && a.call->io.reads_input[k])) continue;  // run() reads it
     const jit_type& t = k < 2 ? input_type(a, k) : offset_type();
     const std::size_t count = k < 2 ? input_count(a, k) : a.m;
     require_size(a.function, count, t.size);
@@ -119,14 +119,14 @@ void with_materialised_inputs(const jit_args& a, stream_ref s, memory_resource& 
 }
 
 /// Serves a call whose outputs are arrays: the families' own kernels on arrays, or reading an
-/// input expression themselves (io.reads_expressions), or after writing the input expressions to
+/// input expression themselves (io.reads_input), or after writing the other input expressions to
 /// temporary arrays.
 void route(const jit_args& b, stream_ref s, memory_resource& mr, pending_inputs& pending) {
-  const bool offsets = b.offsets_iter[0] != nullptr || b.offsets_iter[1] != nullptr;
-  if (b.in_iter[0] == nullptr && b.in_iter[1] == nullptr && !offsets) {
-    return dispatch(b, s, mr, &pending);
+  bool written = b.offsets_iter[0] != nullptr || b.offsets_iter[1] != nullptr;
+  for (int k = 0; k < 2; ++k) {
+    if (b.in_iter[k] != nullptr && !b.call->io.reads_input[k]) written = true;
   }
-  if (b.call->io.reads_expressions && b.in_iter[1] == nullptr) return dispatch(b, s, mr, &pending);
+  if (!written) return dispatch(b, s, mr, &pending);
   with_materialised_inputs(b, s, mr, pending);
 }
 

@@ -127,7 +127,9 @@ build_spec set_request::spec() const {
       sp.slots.push_back({op, slots[i].args, slots[i].result});
       continue;
     }
-    const type_ref user = type_ref::of(*t[plus ? 0 : slot_type_index(fam, i)]);
+    // A "+index" set's own slots follow the expression's: slot i is the family's slot i - 1.
+    const std::size_t own = index && i > 0 ? i - 1 : i;
+    const type_ref user = type_ref::of(*t[plus ? 0 : slot_type_index(fam, own)]);
     if (index && i == 0) {
       // The iterator expression of a "+index" set: an index in, the caller's type out.
       sp.slots.push_back({op, slots[i].args, user});
@@ -179,10 +181,12 @@ const cupar::jit::op& set_request::anchor() const {
 /// remembered per family and types, so that the per-call path pays a map lookup, not the set's
 /// key.
 bool precompiled_request(const set_request& r) {
-  using key_t = std::tuple<family, const jit_type*, const jit_type*, const jit_type*, int>;
+  using key_t = std::tuple<family, const jit_type*, const jit_type*, const jit_type*, int, int>;
   static std::mutex mutex;
   static std::map<key_t, bool> known;
-  const key_t key{r.fam, r.t[0], r.t[1], r.t[2], r.moved};
+  const int variant = (r.in_place ? 1 : 0) | (r.wide ? 2 : 0) | (r.plus ? 4 : 0) |
+                      (r.index ? 8 : 0) | (r.io ? 16 : 0) | (r.init ? 32 : 0);
+  const key_t key{r.fam, r.t[0], r.t[1], r.t[2], r.moved, variant};
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (auto it = known.find(key); it != known.end()) return it->second;

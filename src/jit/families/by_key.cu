@@ -3,7 +3,9 @@
 // kernels), cupar_reduce_by_key.cuh (reduce_by_key and run-length encoding), cupar_scan_by_key.cuh.
 // Size classes {K, V} (run_length_encode: {K, Count}). Variants: "wide" (64-bit offsets, for
 // n >= 2^31; compiled from source at run time), "plus" (the named plus on a 4- or 8-byte
-// arithmetic value type: cuda::std::plus<> compiled into the kernels, V the value type itself).
+// arithmetic value type: cuda::std::plus<> compiled into the kernels, V the value type itself),
+// "index" (reduce_by_key: the values an iterator expression read by the kernels,
+// cupar_expr_input.cuh).
 //
 // One file holds the family: its record (what the core and the precompile tool read), then,
 // outside the record-only build of the precompile tool, its host dispatch (launches the
@@ -20,21 +22,28 @@ std::string typedefs(const set_spec& s) {
   if (s.fam == family::run_length_encode) out += "#define CUPAR_RUN_LENGTH_ENCODE 1\n";
   if (s.variant == "wide") out += "#define CUPAR_BY_KEY_WIDE 1\n";  // 64-bit offsets
   if (s.variant == "plus") out += "#define CUPAR_BY_KEY_PLUS 1\n";  // V: the user's type
-  return out + "typedef " + s.types[0].name + " cupar_K;\ntypedef " + s.types[1].name +
-         " cupar_V;\n";
+  out += "typedef " + s.types[0].name + " cupar_K;\ntypedef " + s.types[1].name + " cupar_V;\n";
+  // "+index": the values' expression yields cupar_V (cupar_expr_input.cuh names it cupar_T).
+  if (s.variant == "index") out += "#define CUPAR_INDEX_INPUT 1\ntypedef cupar_V cupar_T;\n";
+  return out;
 }
 
 std::vector<slot_spec> equality_only(const set_spec& s) {
   return {equality_slot(s.types[0])};
 }
 
-/// The operator on the values, then the equality on the keys; "+plus": the equality alone.
+/// The operator on the values, then the equality on the keys; "+plus": the equality alone;
+/// "+index": the values' expression first.
 std::vector<slot_spec> operator_and_equality(const set_spec& s) {
   if (s.variant == "plus") return {equality_slot(s.types[0])};  // cuda::std::plus<> compiled in
+  if (s.variant == "index") {
+    return {expression_slot(s.types[1]), binary_op_slot(s.types[1]), equality_slot(s.types[0])};
+  }
   return {binary_op_slot(s.types[1]), equality_slot(s.types[0])};
 }
 
-/// The operator works on values (type 1), the equality on keys (type 0).
+/// The operator works on values (type 1), the equality on keys (type 0) (a "+index" set's
+/// expression, before them, yields values: request.cpp).
 std::size_t operator_and_equality_type(std::size_t slot) {
   return slot == 0 ? 1 : 0;
 }
@@ -76,10 +85,15 @@ const char* const run_length_encode_rules[] = {
 // what the compiled path hands CUB and the only operator for which CUB's reduce-by-key agent
 // takes its identity-zero scan. Other named operators, other sizes and snippets use the generic
 // sets.
+// The "+index" sets: the values an iterator expression (columns combined into an accumulator)
+// read by the kernels, with 4- and 8-byte keys; other keys, and n >= 2^31, write the values to a
+// temporary first.
 const char* const reduce_by_key_rules[] = {
     "precompile k=classes v=classes: reduce_by_key<$k,$v>",
     "precompile k=u32|u64 v=i32|u32|f32|i64|u64|f64: reduce_by_key<$k,$v>+plus",
     "precompile k=u32|u64 s=dp_structs: reduce_by_key<$k,$s>",
+    "precompile k=u32|u64 v=classes: reduce_by_key<$k,$v>+index",
+    "precompile k=u32|u64 s=dp_structs: reduce_by_key<$k,$s>+index",
 };
 
 const char* const scan_by_key_inclusive_rules[] = {
@@ -147,7 +161,9 @@ extern const family_def scan_by_key_exclusive_family =
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
+#include <optional>
 
 // ---- host dispatch: launch arguments --------------------------------------------------
 
@@ -174,13 +190,15 @@ cudaError_t run_unique_by_key(const loaded_module& m, const device_info& dev, la
 struct reduce_by_key_launch {
   const void* keys_in;
   void* unique_out;
-  const void* values_in;  // null: run-length encoding (the kernels count ones)
+  const void* values_in;  // null: run-length encoding (the kernels count ones) or an expression
   void* aggregates_out;   // aggregates, or the run lengths
   void* d_count;          // device count of runs (64-bit)
   std::size_t n;
   const void* op_state;  // null: run-length encoding (cuda::std::plus<>)
   const void* eq_state;
   bool op_inline = false;  // a "+plus" set: the operator is compiled in (an empty argument)
+  /// A "+index" set: the values' expression state (cupar_expr_iterator, from index 0), else null.
+  const void* values_state = nullptr;
 };
 cudaError_t run_reduce_by_key(const loaded_module& m, const device_info& dev, launch_status& st,
                               void* temp, std::size_t& temp_bytes, const reduce_by_key_launch& r,
@@ -378,7 +396,11 @@ cudaError_t run_reduce_by_key(const loaded_module& m, const device_info& dev, la
   // (cuda::std::plus<>) are empty arguments.
   const bool run_length = r.op_state == nullptr;
   const unsigned char null_type = 0;
-  const erased_arg values_in{run_length ? static_cast<const void*>(&null_type) : &r.values_in};
+  expression_input e{};
+  if (r.values_state != nullptr) std::memcpy(e.state, r.values_state, sizeof e.state);
+  const erased_arg values_in{run_length                  ? static_cast<const void*>(&null_type)
+                             : r.values_state != nullptr ? static_cast<const void*>(&e)
+                                                         : &r.values_in};
   const erased_arg reduction_op{run_length || r.op_inline ? &null_type : r.op_state};
   const erased_arg equality_op{r.eq_state};
   // The kernel's num_items is cupar_offset: 32 bits, or 64 in the "wide" sets.
@@ -522,17 +544,28 @@ void unique_by_key(const jit_args& a, stream_ref s, memory_resource& mr,
               });
 }
 
-/// reduce_by_key, and run_length_encode (no values, no operator: the kernels count).
-void reduce_by_key(const jit_args& a, stream_ref s, memory_resource& mr,
+/// reduce_by_key, and run_length_encode (no values, no operator: the kernels count). Values given
+/// as an expression (a.in_iter[1]) are read by the kernels of the "+index" sets where one is
+/// precompiled (4- and 8-byte keys) or neither is, below 2^31 items; else written to a temporary
+/// first.
+void reduce_by_key(const jit_args& given, stream_ref s, memory_resource& mr,
                    const pending_inputs* pending) {
+  jit_args a = given;
   const char* fn = a.function;
   const bool run_length = a.call->fam == jit::family::run_length_encode;
   const std::size_t ks = a.types[0]->size, vs = a.types[1]->size;
   const bool to_host = a.host_count != nullptr;
+  const cupar::jit::iterator* values = run_length ? nullptr : a.in_iter[1];
   if (run_length) {
     check_run_length_counts(fn, vs);
     const dp_range in[1] = {{"d_in", a.in[0], ks}};
     const dp_range out[2] = {{"d_unique_out", a.out[0], ks}, {"d_counts_out", a.out[1], vs}};
+    check_by_key_compaction(fn, a.n, in, out, "d_num_runs", a.d_count, to_host);
+  } else if (values != nullptr) {
+    // The values' expression checks its own arrays (the outputs must not be among them).
+    require_size(fn, a.n, vs);
+    const dp_range in[1] = {{"d_keys_in", a.in[0], ks}};
+    const dp_range out[2] = {{"d_keys_out", a.out[0], ks}, {"d_aggregates_out", a.out[1], vs}};
     check_by_key_compaction(fn, a.n, in, out, "d_num_runs", a.d_count, to_host);
   } else {
     const dp_range in[2] = {{"d_keys_in", a.in[0], ks}, {"d_values_in", a.in[1], vs}};
@@ -541,7 +574,26 @@ void reduce_by_key(const jit_args& a, stream_ref s, memory_resource& mr,
   }
   if (!run_length && a.ops[0] == nullptr) throw_invalid_argument(fn, "no operator");
   write_pending(pending, s);
-  const jit::set_request req = compaction_request(a);
+  std::optional<cupar::jit::op> loader;
+  std::optional<temp_storage> written;
+  jit::set_request req = compaction_request(a);
+  if (values != nullptr) {
+    loader.emplace(jit::expression_op(*values, *a.types[1], a.n, fn));
+    jit::set_request indexed = dp_request(a, false);
+    indexed.index = true;
+    indexed.ops[0] = &*loader;
+    indexed.ops[1] = a.ops[0];
+    indexed.ops[2] = a.ops[1];
+    // The "+index" set where it is precompiled, or where neither is (both compile from source).
+    if (!req.wide && (jit::precompiled_request(indexed) || !jit::precompiled_request(req))) {
+      req = indexed;
+    } else {
+      written.emplace(mr, a.n * vs, s);
+      materialize(*values, *a.types[1], written->get(), a.n, s, fn);
+      a.in[1] = written->get();
+      loader.reset();
+    }
+  }
   const jit::resolved resolved = jit::resolve(req, nullptr, fn);
   const jit::device_info* const devp = resolved.dev;
   const std::shared_ptr<const jit::loaded_module>& module = resolved.module;
@@ -552,6 +604,7 @@ void reduce_by_key(const jit_args& a, stream_ref s, memory_resource& mr,
       a.in[0], a.out[0], run_length ? nullptr : a.in[1],           a.out[1],
       nullptr, a.n,      run_length ? nullptr : a.ops[0]->state(), eq.state(),
       req.plus};
+  if (loader) launch.values_state = loader->state();
   jit::launch_status st;
   const char* call =
       run_length ? "cupar run_length_encode" : "cupar reduce_by_key (run-time operator)";
@@ -610,6 +663,12 @@ constexpr call_io compaction_io() {
   io.bound[0] = io.bound[1] = jit::store_bound::first;
   return io;
 }
+/// reduce_by_key: the compactions' shape; the kernels may read the values' expression.
+constexpr call_io reduce_by_key_io() {
+  call_io io = compaction_io();
+  io.reads_input[1] = true;
+  return io;
+}
 /// The scans by key: values out.
 constexpr call_io scan_io() {
   call_io io{};
@@ -630,7 +689,7 @@ extern const jit_call run_length_encode_jit_call =
 extern const jit_call reduce_by_key_jit_call =
     jit_call::make("reduce_by_key", jit::family::reduce_by_key, reduce_by_key,
                    by_key_compile_request)
-        .with_io(compaction_io());
+        .with_io(reduce_by_key_io());
 extern const jit_call inclusive_scan_by_key_jit_call =
     jit_call::make("inclusive_scan_by_key", jit::family::scan_by_key_inclusive, scan_by_key,
                    by_key_compile_request)

@@ -14,11 +14,16 @@ namespace cupar::detail::jit {
 namespace {
 
 std::string typedefs(const set_spec& s) {
-  return "typedef " + s.types[0].name + " cupar_K;\ntypedef " + s.types[1].name + " cupar_V;\n";
+  std::string out =
+      "typedef " + s.types[0].name + " cupar_K;\ntypedef " + s.types[1].name + " cupar_V;\n";
+  // "+index": the values an iterator expression yielding cupar_V (cupar_expr_input.cuh's cupar_T).
+  if (s.variant == "index") out += "#define CUPAR_INDEX_INPUT 1\ntypedef cupar_V cupar_T;\n";
+  return out;
 }
 
-/// The combining operator, on the values (type 1).
+/// The combining operator, on the values (type 1); "+index": the values' expression first.
 std::vector<slot_spec> slots(const set_spec& s) {
+  if (s.variant == "index") return {expression_slot(s.types[1]), binary_op_slot(s.types[1])};
   return {binary_op_slot(s.types[1])};
 }
 std::size_t slot_types(std::size_t) {
@@ -28,7 +33,7 @@ std::size_t slot_types(std::size_t) {
 std::vector<std::string> names(const set_spec&) {
   return {
       "cupar::detail::hash::aggregate_kernel<cupar_group_threads, cupar_group_warp_slots, "
-      "const cupar_K*, const cupar_V*, cupar_K, cupar_V, cupar_group_by_op, "
+      "const cupar_K*, cupar_group_values, cupar_K, cupar_V, cupar_group_by_op, "
       "unsigned long long>",
       "cupar::detail::hash::aggregate_kernel<cupar_group_threads, cupar_group_warp_slots, "
       "cupar::detail::hash::slot_keys<cupar_K, cupar_V>, "
@@ -45,10 +50,13 @@ std::vector<std::string> names(const set_spec&) {
 
 // Keys of 4 and 8 bytes (integers, and float / double keys by their bits) with values of every
 // size class and the data-processing struct classes (accumulators such as (count, sum, min,
-// max)); 1- and 2-byte keys compile from source at their first call.
+// max)); 1- and 2-byte keys compile from source at their first call. "+index": the values an
+// iterator expression (an accumulator made from columns), read by the kernels.
 const char* const rules[] = {
     "precompile k=u32|u64 v=classes: group_by<$k,$v>",
     "precompile k=u32|u64 s=dp_structs: group_by<$k,$s>",
+    "precompile k=u32|u64 v=classes: group_by<$k,$v>+index",
+    "precompile k=u32|u64 s=dp_structs: group_by<$k,$s>+index",
 };
 
 }  // namespace
@@ -65,6 +73,7 @@ extern const family_def group_by_family =
 
 #include "../core/call.hpp"
 #include "../core/engine.hpp"
+#include "../core/iterator_expr.hpp"
 #include "../core/launch.hpp"
 #include "../core/request.hpp"
 #include "compiled/library_types.hpp"
@@ -88,6 +97,8 @@ extern const family_def group_by_family =
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -190,6 +201,35 @@ struct group_outputs {
   }
 };
 
+/// The call's values: the caller's array, or an iterator expression that the hash method's first
+/// pass and the block tables over the rows as given read in their kernels (the "+index" sets,
+/// `loader` their first slot) and the other routes (partitioned rows, the sort route) write to a
+/// temporary first.
+struct group_values {
+  const jit_args* a = nullptr;
+  const cupar::jit::iterator* expression = nullptr;
+  std::optional<cupar::jit::op> loader;
+  std::optional<temp_storage> written;
+  /// The values as an array: the caller's, or the expression written to a temporary (once).
+  const void* array(stream_ref s, memory_resource& mr) {
+    if (expression == nullptr) return a->in[1];
+    if (!written) {
+      written.emplace(mr, a->n * a->types[1]->size, s);
+      materialize(*expression, *a->types[1], written->get(), a->n, s, a->function);
+    }
+    return written->get();
+  }
+  /// `f(values)` with the kernels' values argument: the array's pointer, or (a "+index" set) the
+  /// expression's state as cupar_expr_iterator takes it, from row 0.
+  template <class F>
+  void with_kernel_values(F&& f) const {
+    if (!loader) return f(a->in[1]);
+    jit::expression_input e{};
+    std::memcpy(e.state, loader->state(), sizeof e.state);
+    f(e);
+  }
+};
+
 /// The groups sorted by key from `keys` / `values` (count of them, temporary) into the outputs.
 void sort_groups(const char* fn, scalar key, const void* keys, const jit_type& v,
                  const void* values, std::size_t count, void* keys_out, void* values_out,
@@ -202,8 +242,8 @@ void sort_groups(const char* fn, scalar key, const void* keys, const jit_type& v
 /// The sort route: keys (normalised bits for floating-point keys, read as the keys' own type)
 /// radix-sorted with the values, then reduce_by_key with the operator over the runs (keys
 /// compared by their bits). Groups in key order.
-void sort_route(const jit_args& a, const group_by_params& p, const void* keys, group_outputs& out,
-                stream_ref stream, memory_resource& mr) {
+void sort_route(const jit_args& a, const group_by_params& p, const void* keys, const void* values,
+                group_outputs& out, stream_ref stream, memory_resource& mr) {
   const char* fn = a.function;
   const jit_type& k = *a.types[0];
   const jit_type& v = *a.types[1];
@@ -218,8 +258,8 @@ void sort_route(const jit_args& a, const group_by_params& p, const void* keys, g
   auto* base = static_cast<unsigned char*>(storage.get());
   void* sorted_keys = base + at_keys;
   void* sorted_values = base + at_values;
-  radix_sort_args r{fn,      k.kind,  keys,          sorted_keys, v.size,
-                    v.align, a.in[1], sorted_values, n,           radix_options{}};
+  radix_sort_args r{fn,      k.kind, keys,          sorted_keys, v.size,
+                    v.align, values, sorted_values, n,           radix_options{}};
   radix_sort(r, stream, mr);
   static const jit_call& reduce_by_key = jit_call_named("reduce_by_key");  // looked up once
   jit_args b{fn, &reduce_by_key};
@@ -245,14 +285,26 @@ void sort_route(const jit_args& a, const group_by_params& p, const void* keys, g
              fn);
 }
 
-/// The module of the group_by set for the call's key and value classes, checked against the
-/// library's slot layout.
-jit::resolved group_by_module(const jit_args& a) {
+/// The request of the group_by set for the call's key and value classes; with `loader`, the
+/// "+index" set whose kernels read the values' expression.
+jit::set_request group_by_set(const jit_args& a, const cupar::jit::op* loader) {
+  jit::set_request req{jit::family::group_by, {&unsigned_of_size(a.types[0]->size), a.types[1]}};
+  req.ops[0] = a.ops[0];
+  if (loader != nullptr) {
+    req.index = true;
+    req.ops[1] = a.ops[0];
+    req.ops[0] = loader;
+  }
+  return req;
+}
+
+/// The module of the group_by set for the call's key and value classes (the "+index" set for a
+/// values expression read by the kernels), checked against the library's slot layout.
+jit::resolved group_by_module(const jit_args& a, const group_values& values) {
   const char* fn = a.function;
   const jit_type& k = *a.types[0];
   const jit_type& v = *a.types[1];
-  jit::set_request req{jit::family::group_by, {&unsigned_of_size(k.size), &v}};
-  req.ops[0] = a.ops[0];
+  const jit::set_request req = group_by_set(a, values.loader ? &*values.loader : nullptr);
   jit::resolved resolved = jit::resolve(req, a.plan, fn);
   const jit::loaded_module& m = *resolved.module;
   const std::size_t slot = static_cast<std::size_t>(m.meta(2));
@@ -363,9 +415,10 @@ bool table_groups(const jit_args& a, const group_by_params& p, double expected,
 
 /// The hash method (up to group_by_hash_limit groups, or forced): the warps' tables in shared
 /// memory in front of the global table, the warps' groups through a second pass when few.
-void hash_route(const jit_args& a, const group_by_params& p, const void* keys, double expected,
-                group_outputs& out, stream_ref stream, memory_resource& mr) {
-  const jit::resolved resolved = group_by_module(a);
+void hash_route(const jit_args& a, const group_by_params& p, const void* keys,
+                const group_values& values, double expected, group_outputs& out, stream_ref stream,
+                memory_resource& mr) {
+  const jit::resolved resolved = group_by_module(a, values);
   const jit::loaded_module& m = *resolved.module;
   const int threads = static_cast<int>(m.meta(0));
   const int warp_slots = static_cast<int>(m.meta(1));
@@ -382,9 +435,11 @@ void hash_route(const jit_args& a, const group_by_params& p, const void* keys, d
       [&](const jit::jit_launcher_factory& launch, void* table, unsigned long long mask,
           unsigned int* overflow, void* partials, unsigned long long* partial_count) {
         const unsigned long long* no_count = nullptr;
-        launch(grid, threads, 0, s)
-            .doit(m.kernel(0), keys, a.in[1], rows, no_count, table, mask, op, overflow, partials,
-                  partial_count);
+        values.with_kernel_values([&](const auto& in) {
+          launch(grid, threads, 0, s)
+              .doit(m.kernel(0), keys, in, rows, no_count, table, mask, op, overflow, partials,
+                    partial_count);
+        });
         if (!second_pass) return;
         const void* none = nullptr;
         launch(16, threads, 0, s)
@@ -411,12 +466,18 @@ struct row_pointers {
   const void* keys;
   const void* values;
 };
+/// ... of hash::direct_rows over a values expression (cupar_expr_iterator, 16-byte aligned).
+struct expression_rows {
+  const void* keys;
+  jit::expression_input values;
+};
 
 /// The table method (as the C++ path's, group_by.cuh: a table a block in shared memory, the rows
 /// partitioned by their mixed keys beyond what one table holds). Returns false, having written
 /// nothing, when its plan does not serve `expected` groups or a block's table filled.
-bool table_route(const jit_args& a, const group_by_params& p, const void* keys, double expected,
-                 group_outputs& out, stream_ref stream, memory_resource& mr) {
+bool table_route(const jit_args& a, const group_by_params& p, const void* keys,
+                 group_values& values, double expected, group_outputs& out, stream_ref stream,
+                 memory_resource& mr) {
   const char* fn = a.function;
   const jit_type& k = *a.types[0];
   const jit_type& v = *a.types[1];
@@ -429,7 +490,7 @@ bool table_route(const jit_args& a, const group_by_params& p, const void* keys, 
   const scalar word = k.size <= 4 ? scalar::u32 : scalar::u64;
   // The partition radix-sorts the mixed keys as u32 or u64 words: the library's kernels.
   if (!plan.serves || (plan.bits != 0 && !library_types[static_cast<int>(word)])) return false;
-  const jit::resolved resolved = group_by_module(a);
+  const jit::resolved resolved = group_by_module(a, values);
   const jit::loaded_module& m = *resolved.module;
   if (static_cast<std::size_t>(m.meta(6)) != slot) {
     throw std::logic_error(std::string(fn) + ": the block tables' layout is not the library's");
@@ -484,9 +545,18 @@ bool table_route(const jit_args& a, const group_by_params& p, const void* keys, 
         break;
     }
     check_cuda(cudaGetLastError(), fn);
-    radix_sort_args r{
-        fn,      word,    mixed, sorted, v.size,
-        v.align, a.in[1], order, n,      radix_options{sort_order::ascending, 0, plan.bits}};
+    // The values travel with the keys (an expression written to an array first: the parts' rows
+    // are read out of order).
+    radix_sort_args r{fn,
+                      word,
+                      mixed,
+                      sorted,
+                      v.size,
+                      v.align,
+                      values.array(stream, mr),
+                      order,
+                      n,
+                      radix_options{sort_order::ascending, 0, plan.bits}};
     radix_sort(r, stream, mr);
     const unsigned int blocks = (plan.parts + 1 + 255) / 256;
     if (w == 4) {
@@ -502,6 +572,12 @@ bool table_route(const jit_args& a, const group_by_params& p, const void* keys, 
   const unsigned int grid = plan.parts * plan.blocks_per_part;
   const row_pointers inputs =
       plan.bits == 0 ? row_pointers{keys, a.in[1]} : row_pointers{sorted, order};
+  std::optional<expression_rows> read;  // the rows as given, their values an expression
+  if (plan.bits == 0 && values.loader) {
+    read.emplace();
+    read->keys = keys;
+    std::memcpy(read->values.state, values.loader->state(), sizeof read->values.state);
+  }
   const unsigned long long count = n;
   const unsigned long long* part_starts = plan.bits == 0 ? nullptr : starts;
   const unsigned int per_part = plan.blocks_per_part;
@@ -510,9 +586,15 @@ bool table_route(const jit_args& a, const group_by_params& p, const void* keys, 
       a, p, expected, 0, resolved, out, stream, mr,
       [&](const jit::jit_launcher_factory& launch, void* table, unsigned long long mask,
           unsigned int* overflow, void*, unsigned long long*) {
-        launch(grid, threads, table_bytes, s)
-            .doit(m.kernel(role), inputs, count, part_starts, per_part, slots, shift, table, mask,
-                  op, overflow);
+        if (read) {
+          launch(grid, threads, table_bytes, s)
+              .doit(m.kernel(role), *read, count, part_starts, per_part, slots, shift, table, mask,
+                    op, overflow);
+        } else {
+          launch(grid, threads, table_bytes, s)
+              .doit(m.kernel(role), inputs, count, part_starts, per_part, slots, shift, table, mask,
+                    op, overflow);
+        }
       });
 }
 
@@ -537,7 +619,8 @@ void call_group_by(const jit_args& a, stream_ref s, memory_resource& mr,
   }
   require_size(fn, a.n, k.size + v.size);
   require_data(fn, "d_keys", a.in[0], a.n);
-  require_data(fn, "d_values", a.in[1], a.n);
+  // A values expression checks its own arrays (the outputs must not be among them).
+  if (a.in_iter[1] == nullptr) require_data(fn, "d_values", a.in[1], a.n);
   if (p.allocate == nullptr && a.n > 0 && p.out_capacity > 0) {
     require_pointer(fn, "d_keys_out", a.out[0]);
     require_pointer(fn, "d_values_out", a.out[1]);
@@ -576,14 +659,26 @@ void call_group_by(const jit_args& a, stream_ref s, memory_resource& mr,
     estimate = sketch_of_size(fn, keys, k.size, a.n, s, mr);
   const double expected = expected_groups(a.n, max_groups, estimate);
   const std::size_t limit = hash_limit_for(warp_slots_for(slot_bytes(k.size, v.size, v.align)));
-  if (method != group_by_method::sort && expected > static_cast<double>(limit) &&
-      table_route(a, p, keys, expected, out, s, mr)) {
-    return;
+  const bool sorting = by_sort(method, expected, limit);
+  const bool tables = method != group_by_method::sort && expected > static_cast<double>(limit);
+  // A values expression: read by the kernels of the "+index" set where it is precompiled, or
+  // where neither set is (both compile from source); else (and with a plan, whose build is the
+  // arrays' set) written to a temporary first.
+  group_values values;
+  values.a = &a;
+  values.expression = a.in_iter[1];
+  if (values.expression != nullptr && (tables || !sorting) && a.plan == nullptr) {
+    values.loader.emplace(jit::expression_op(*values.expression, v, a.n, fn));
+    if (!jit::precompiled_request(group_by_set(a, &*values.loader)) &&
+        jit::precompiled_request(group_by_set(a, nullptr))) {
+      values.loader.reset();
+    }
   }
-  if (by_sort(method, expected, limit)) {
-    sort_route(a, p, keys, out, s, mr);
+  if (tables && table_route(a, p, keys, values, expected, out, s, mr)) return;
+  if (sorting) {
+    sort_route(a, p, keys, values.array(s, mr), out, s, mr);
   } else {
-    hash_route(a, p, keys, expected, out, s, mr);
+    hash_route(a, p, keys, values, expected, out, s, mr);
   }
 }
 
@@ -596,10 +691,12 @@ jit::set_request group_by_request(const jit_args& a, request_scratch&) {
   return r;
 }
 
-/// Keys and values in; the outputs are the caller's arrays (no expressions).
+/// Keys and values in (the values may be an expression the kernels read); the outputs are the
+/// caller's arrays (no expressions).
 constexpr call_io group_by_io() {
   call_io io{};
   io.output_type[1] = 1;
+  io.reads_input[1] = true;
   return io;
 }
 

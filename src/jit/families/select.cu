@@ -43,7 +43,9 @@ std::vector<slot_spec> unique_slots(const set_spec& s) {
   return with_expressions(s, equality_slot(s.types[0]));
 }
 
-std::vector<slot_spec> no_slots(const set_spec&) {
+/// select_flagged: no operator; the "+index" sets' expression alone.
+std::vector<slot_spec> flagged_slots(const set_spec& s) {
+  if (s.variant == "index") return {expression_slot(s.types[0])};
   return {};
 }
 
@@ -78,6 +80,9 @@ const char* const select_if_rules[] = {
 const char* const select_flagged_rules[] = {
     "precompile c=classes f=u8|u32: select_flagged<$c,$f>",
     "precompile c=classes f=u8|u32: select_flagged<$c,$f>+inplace",
+    // "+index": the items an iterator expression read by the kernels (flags given as an
+    // expression are written as bytes of `x != 0` first, entry.cpp).
+    "precompile c=classes f=u8|u32: select_flagged<$c,$f>+index",
 };
 
 const char* const partition_if_rules[] = {
@@ -106,7 +111,7 @@ extern const family_def select_if_family =
 
 extern const family_def select_flagged_family =
     family_def::make(family::select_flagged, "select_flagged", "cupar_select.cuh", 2, typedefs,
-                     no_slots, names)
+                     flagged_slots, names)
         .for_size_classes()
         .precompiling(select_flagged_rules);
 
@@ -283,16 +288,19 @@ jit::set_request expression_request(const jit_args& a, const cupar::jit::op& loa
 
 /// select_if, select_flagged, partition and unique (types {T} (select_flagged {T, Flag}); ops
 /// {the predicate or equality (null: ==)}). An expression input (a.in_iter[0]) is read by the
-/// kernels of the "+index" sets, fused; an output expression left in a.out_iter[0] (by the
-/// fused-output route of entry.cpp only) is stored through by the kernels of the "+io" sets.
-void call_select(const jit_args& a, stream_ref s, memory_resource& mr,
+/// kernels of the "+index" sets, fused (select_flagged: where its "+index" set is precompiled,
+/// else the items are written to a temporary first); an output expression left in a.out_iter[0]
+/// (by the fused-output route of entry.cpp only) is stored through by the kernels of the "+io"
+/// sets.
+void call_select(const jit_args& given, stream_ref s, memory_resource& mr,
                  const pending_inputs* pending) {
+  jit_args a = given;
   const char* fn = a.function;
   const jit_type& t = *a.types[0];
   const bool to_host = a.host_count != nullptr;
   const jit::family fam = a.call->fam;
   const bool flagged = fam == jit::family::select_flagged;
-  // An iterator expression input (select_if, partition, unique): the "+index" sets read it. An
+  // An iterator expression input: the "+index" sets read it. An
   // output expression (fuses_output, entry.cpp, chose it: no overlap with the input, a "+io" set
   // precompiled): the "+io" sets store through it as they compact, and read an array input as
   // an expression of that array.
@@ -311,15 +319,28 @@ void call_select(const jit_args& a, stream_ref s, memory_resource& mr,
     require_size(fn, a.n, t.size);
     if (output == nullptr) require_data(fn, "d_out", a.out[0], a.n);
     require_count(fn, "d_num_selected", a.d_count, to_host);
+    if (flagged) check_flags(fn, a.in[1], a.n, a.types[1]->size, a.out[0], t.size);
   } else {
     check_select(fn, a.in[0], a.out[0], a.d_count, to_host, a.n, t.size, may_alias);
     if (flagged) check_flags(fn, a.in[1], a.n, a.types[1]->size, a.out[0], t.size);
   }
   write_pending(pending, s);
-  const bool in_place = expression == nullptr && may_alias && a.n != 0 && a.in[0] == a.out[0];
   std::optional<cupar::jit::op> loader, store;
   if (expression != nullptr) loader.emplace(jit::expression_op(*expression, t, a.n, fn));
   if (output != nullptr) store.emplace(jit::store_op(*output, t, a.n, false, fn));
+  std::optional<temp_storage> items;
+  if (flagged && loader && !jit::precompiled_request(expression_request(a, *loader, nullptr)) &&
+      jit::precompiled_request(dp_request(a, false))) {
+    // Only the arrays' set precompiled (flags of another type): the items written to a temporary
+    // (one pass of the "for_each" set, nothing compiled), then that set.
+    items.emplace(mr, a.n * t.size, s);
+    materialize(*expression, t, items->get(), a.n, s, fn);
+    a.in[0] = items->get();
+    a.in_iter[0] = nullptr;
+    expression = nullptr;
+    loader.reset();
+  }
+  const bool in_place = expression == nullptr && may_alias && a.n != 0 && a.in[0] == a.out[0];
   const jit::set_request req =
       loader ? expression_request(a, *loader, store ? &*store : nullptr) : dp_request(a, in_place);
   const jit::resolved resolved = jit::resolve(req, nullptr, fn);
@@ -371,8 +392,11 @@ constexpr call_io partition_io() {
   return io;
 }
 
+/// select_flagged reads an items expression in its "+index" kernels (call_select); its flags
+/// are tested for non-zero.
 constexpr call_io select_flagged_io() {
   call_io io = io_of_compaction(false);
+  io.reads_input[0] = true;
   io.nonzero_flags = true;
   return io;
 }
