@@ -72,10 +72,13 @@ void scan_by_key_call(const char* fn, const jit_call& what, const ::cupar::jit::
 /// order, and the number of runs to *d_num_runs. n == 0 writes 0 and nothing else.
 ///
 /// @param d_keys_in, d_values_in       device inputs of n keys and n values, each an array or an
-///                                     iterator expression written to a temporary array first
-///                                     (jit::input; e.g. the values jit::transform<double>(
-///                                     jit::zip(d_a, d_b), jit::op("x._0 * x._1"))); may be null
-///                                     when n == 0)
+///                                     iterator expression (jit::input; e.g. the values
+///                                     jit::transform<double>(jit::zip(d_a, d_b),
+///                                     jit::op("x._0 * x._1"))); may be null when n == 0. A
+///                                     values expression is read by the kernels (fused: no
+///                                     temporary) for 4- and 8-byte keys below 2^31 items; a keys
+///                                     expression, and values otherwise, are written to a
+///                                     temporary array first
 /// @param d_keys_out, d_aggregates_out device outputs with room for one item per run (n at most);
 ///                                     no output may overlap an input or the other output
 /// @param d_num_runs                   device count (one std::size_t)

@@ -30,8 +30,8 @@
 // combination of types is served without compiling kernels. The scans write through output
 // expressions too ("+io" sets), and reduce its one result (into a slot, then a one-element
 // store). The data-processing families and the run-time sorts take expressions as inputs through
-// jit::input<T> (below): select_if, partition and unique fused, the others after writing the
-// expression to a temporary array
+// jit::input<T> (below): select_if, partition, unique, select_flagged's items and reduce_by_key's
+// and group_by's values fused, the others after writing the expression to a temporary array
 // (docs/DESIGN_FUSION.md). Their outputs take output expressions in overloads whose element types
 // are named (select_if<float>(in, jit::discard(), ...)): the kernels write a temporary array,
 // stored through the expression by one more pass that reads the call's count on the device (only
@@ -227,10 +227,12 @@ inline iterator reverse(const iterator& in) {
 /// range) and an array argument of another type does not convert.
 ///
 /// How each family reads an expression: select_if, partition and unique read it in their own
-/// kernels (fused: one pass, no temporary); the other families' kernels take arrays, so the
-/// expression is first written to a temporary array of T by one fused pass (the "for_each"
-/// kernels, only the expression's code compiled), which costs a write and a read of n elements
-/// of T and n * sizeof(T) bytes of temporary storage from the call's memory resource.
+/// kernels (fused: one pass, no temporary), and so do select_flagged (its items), reduce_by_key
+/// and group_by (their values) where their "+index" kernel sets serve the call (their headers
+/// say when); the other families' kernels take arrays, so the expression is first
+/// written to a temporary array of T by one fused pass (the "for_each" kernels, only the
+/// expression's code compiled), which costs a write and a read of n elements of T and
+/// n * sizeof(T) bytes of temporary storage from the call's memory resource.
 /// Holds a reference to the expression: build it in the call's argument list or keep it alive
 /// until the call returns (the call reads it before returning; the device work it queues does not).
 template <class T>

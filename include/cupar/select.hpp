@@ -171,8 +171,9 @@ std::size_t select_if_count(jit::input_t<T> d_in, const jit::output& out, std::s
 /// in the library for every arithmetic T and 1- or 4-byte flags (other flag and item types are
 /// compiled once at run time and cached).
 ///
-/// @param d_in           device input, or an iterator expression written to a temporary array of
-///                       n items first (jit::input); may be null when n == 0
+/// @param d_in           device input, or an iterator expression (jit::input), read by the kernels
+///                       (fused) with 1- and 4-byte flags, written to a temporary array of n items
+///                       first with others; may be null when n == 0
 /// @param d_flags        device flags, an integer type or bool (may be null when n == 0); must
 ///                       not overlap d_out. In the overload with Flag named, an iterator
 ///                       expression too (its values tested for non-zero, written to a

@@ -63,6 +63,16 @@ std::vector<std::vector<std::string>> partition_occupancy(const set_spec& s, lon
   return {{blocks_for_registers(threads, 48)}};
 }
 
+/// select_flagged of 4-byte items (sm_90): the "+index" sets' LTO build gave the sweep kernel
+/// 69 registers where the arrays' set and select_if's "+index" set get 56 (cuobjdump of the
+/// optimised builds, H200, 2026-11-29), and ran at 0.80 / 0.76 of CUB over a transform iterator
+/// at 2^24 / 2^28; 56 registers, as there, if that spills nothing.
+std::vector<std::vector<std::string>> flagged_occupancy(const set_spec& s, long long threads,
+                                                        int arch) {
+  if (arch != 90 || s.types.empty() || s.types[0].size != 4) return {};
+  return {{blocks_for_registers(threads, 56)}};
+}
+
 const char* const select_if_rules[] = {
     "precompile c=classes: select_if<$c>",
     "precompile c=classes: select_if<$c>+inplace",
@@ -113,6 +123,7 @@ extern const family_def select_flagged_family =
     family_def::make(family::select_flagged, "select_flagged", "cupar_select.cuh", 2, typedefs,
                      flagged_slots, names)
         .for_size_classes()
+        .with_occupancy(flagged_occupancy)
         .precompiling(select_flagged_rules);
 
 extern const family_def partition_if_family =
