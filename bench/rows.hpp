@@ -370,6 +370,9 @@
   X(top_k_65536, cupar, u32, gpu)                                              \
   X(top_k_100, cupar, f32, gpu)                                                \
   X(top_k_100, cupar, u64, gpu)                                                \
+  X(top_k_100, cupar_jit, f32, gpu)                                            \
+  X(top_k_65536, cupar_jit, f32, gpu)                                          \
+  X(top_k_100, cupar_jit_sort, f32, gpu)                                       \
                                                                                \
   X(jit_latency, cold_process, reduce_f32, once)                               \
   X(jit_latency, disk_cache_process, reduce_f32, once)                         \

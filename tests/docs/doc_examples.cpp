@@ -234,6 +234,26 @@ namespace header_top_k {
   // doc-example end
 }
 
+struct order {
+  float total;
+  unsigned id;
+};
+
+}  // namespace header_top_k
+CUPAR_JIT_TYPE(header_top_k::order, "order", "struct order { float total; unsigned id; };")
+
+namespace header_top_k {
+
+[[maybe_unused]] void comparator_examples(const order* d_orders, order* d_top,
+                                          std::uint32_t* d_rows, std::size_t n,
+                                          cupar::stream_ref stream) {
+  // doc-example: include/cupar/top_k.hpp
+  // the 10 orders with the largest totals (a struct of CUPAR_JIT_TYPE), and their rows
+  cupar::top_k_positions(d_orders, d_top, d_rows, n, 10,
+                         cupar::jit::op("a.total > b.total"), stream);
+  // doc-example end
+}
+
 }  // namespace header_top_k
 // clang-format on
 

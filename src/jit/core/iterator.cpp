@@ -924,6 +924,25 @@ cupar::jit::op expression_op(const cupar::jit::iterator& it, const jit_type& acc
   return cached_or_generated(std::move(key), "an input expression", fn, n, fill, generate).first;
 }
 
+cupar::jit::op not_after_predicate(const cupar::jit::op& comp, const jit_type& key,
+                                   const void* keys, const void* threshold, const char* fn) {
+  generator g{fn, 0};
+  g.pre << "#line 1 \"" << expression_file << "\"\n";
+  g.define(key);
+  const std::size_t at_keys = g.alloc(sizeof(void*), alignof(void*));
+  std::memcpy(g.state + at_keys, &keys, sizeof(void*));
+  const std::size_t at_threshold = g.alloc(sizeof(void*), alignof(void*));
+  std::memcpy(g.state + at_threshold, &threshold, sizeof(void*));
+  g.snippet_function(comp, "cupar_comparator", "cupar_comparator", "bool",
+                     {{key.name, "a"}, {key.name, "b"}}, "comparator", "comparator");
+  const std::string array = std::string(key.name) + "* const";  // read() adds the first const
+  const std::string source = "!cupar_comparator(cupar_state, " +
+                             generator::read(at_threshold, array) + "[0], " +
+                             generator::read(at_keys, array) + "[x])";
+  auto def = interned(source, g.pre.str(), g.untrusted, g.parts);
+  return cupar::jit::op(std::move(def), g.state, g.used);
+}
+
 namespace {
 /// Indices per thread of the "for_each" kernel for inputs of `bytes_per_index` bytes together:
 /// enough loads in flight per thread to keep the memory busy, few enough registers.

@@ -20,6 +20,15 @@ namespace cupar::detail::jit {
 cupar::jit::op expression_op(const cupar::jit::iterator& it, const jit_type& acc, std::size_t n,
                              const char* fn);
 
+/// The predicate on positions x (of select_if, over a counting sequence) `!comp(*threshold,
+/// keys[x])`: key x does not come after the key at `threshold` in the order of the run-time
+/// comparator `comp` (arguments a, b; its parameters in the predicate's state). `keys` and
+/// `threshold` are device arrays of `key`. For top_k with a comparator (merge_sort.cu). Throws
+/// std::invalid_argument when comp's parameters and the two pointers exceed
+/// cupar::jit::max_param_bytes.
+cupar::jit::op not_after_predicate(const cupar::jit::op& comp, const jit_type& key,
+                                   const void* keys, const void* threshold, const char* fn);
+
 /// The type of the "+index" sets' input (unsigned long long indices).
 const jit_type& index_type();
 

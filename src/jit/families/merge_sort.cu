@@ -84,23 +84,28 @@ extern const family_def merge_sort_pairs_family =
 #include "../core/request.hpp"
 
 #include "compiled/index_gather.hpp"
+#include "compiled/library_types.hpp"
 
 #include <cupar/detail/checks.hpp>
 #include <cupar/detail/device_guard.hpp>
 #include <cupar/detail/jit_entry.hpp>
 #include <cupar/detail/temp_storage.hpp>
 #include <cupar/sort.hpp>
+#include <cupar/top_k.hpp>
 
 #include <cub/util_temporary_storage.cuh>
 #include <cub/util_vsmem.cuh>
 
 #include <cuda_runtime_api.h>
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <string>
 
 // ---- host dispatch: launch arguments --------------------------------------------------
 
@@ -403,12 +408,189 @@ bool radix_sorted(const set_request& r, const cupar::jit::op& op) {
 
 }  // namespace
 
+// ---- top_k with a run-time comparator ---------------------------------------------------------
+
+/// out[j] = keys[j * stride] for j < count: `size` bytes each (moved in 4-byte words when size and
+/// both arrays allow).
+__global__ void strided_sample_kernel(const unsigned char* keys, std::size_t size,
+                                      unsigned long long stride, unsigned char* out,
+                                      unsigned long long count) {
+  const unsigned long long j =
+      static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j >= count) return;
+  const unsigned char* from = keys + j * stride * size;
+  unsigned char* to = out + j * size;
+  if (size % 4 == 0 && reinterpret_cast<std::uintptr_t>(keys) % 4 == 0) {
+    for (std::size_t b = 0; b < size; b += 4) {
+      *reinterpret_cast<unsigned int*>(to + b) = *reinterpret_cast<const unsigned int*>(from + b);
+    }
+  } else {
+    for (std::size_t b = 0; b < size; ++b)
+      to[b] = from[b];
+  }
+}
+
+/// The keys of a sample top_k draws (evenly spaced), and the rank in it of the threshold whose
+/// keys not after it hold the k first keys with a margin: p s + 4 sqrt(p s) + 8 of s sampled keys
+/// for the fraction p = k / n (the sample's count below the k-th key has mean p s and about that
+/// variance). Used where k <= n / 16: the threshold then sits in the sample's first 7% at most.
+constexpr std::size_t top_k_sample = std::size_t(1) << 16;
+std::size_t threshold_rank(std::size_t n, std::size_t k, std::size_t samples) {
+  const double ps = static_cast<double>(k) * static_cast<double>(samples) / static_cast<double>(n);
+  const double r = std::ceil(ps + 4.0 * std::sqrt(ps) + 8.0);
+  return std::min(samples - 1, static_cast<std::size_t>(r));
+}
+
+/// top_k, top_k_pairs and top_k_positions with a run-time comparator (top_k.hpp): types {Key, the
+/// values as moved (null: none), Position (null: none)}; in {keys, values}; out {keys (may be
+/// null with positions), values, positions}; n; m = k; ops {comp}. The first k keys of a stable
+/// sort by comp: the keys not after a threshold drawn from a sorted sample are selected with
+/// their positions (select_if over positions, one pass over the keys), at least k of them, then
+/// only those are sorted (stable: they are in position order), and the first k taken; the
+/// values gathered by position. Where k > n / 16, n < 2^16 or the threshold fell short (fewer
+/// than k keys not after it), all n are sorted. less / greater on arithmetic keys: the radix
+/// select of top_k.hpp. Synchronises (the number of candidates sizes their sort).
+void run_top_k(const jit_args& a, stream_ref s, memory_resource& mr, const pending_inputs*) {
+  const char* fn = a.function;
+  if (a.ops[0] == nullptr) throw_invalid_argument(fn, "no comparator");
+  const jit_type& key = *a.types[0];
+  const jit_type* values = a.types[1];
+  const jit_type* position = a.types[2];
+  const std::size_t n = a.n, k = a.m;
+  if (k > n) {
+    throw_invalid_argument(fn, "k = " + std::to_string(k) + " exceeds n = " + std::to_string(n));
+  }
+  require_size(fn, n, key.size);
+  require_data(fn, "d_keys", a.in[0], n);
+  const std::size_t kb = k * key.size;
+  if (a.out[0] != nullptr || position == nullptr) {
+    require_data(fn, "d_keys_out", a.out[0], k);
+    require_disjoint(fn, "d_keys", a.in[0], n * key.size, "d_keys_out", a.out[0], kb);
+  }
+  if (values != nullptr) {
+    require_size(fn, n, values->size);
+    require_data(fn, "d_values", a.in[1], n);
+    require_data(fn, "d_values_out", a.out[1], k);
+    const std::size_t vb = k * values->size;
+    require_disjoint(fn, "d_values", a.in[1], n * values->size, "d_values_out", a.out[1], vb);
+    require_disjoint(fn, "d_keys", a.in[0], n * key.size, "d_values_out", a.out[1], vb);
+    if (a.out[0] != nullptr) {
+      require_disjoint(fn, "d_keys_out", a.out[0], kb, "d_values_out", a.out[1], vb);
+    }
+  }
+  if (position != nullptr) {
+    require_data(fn, "d_positions", a.out[2], k);
+    const std::size_t pb = k * position->size;
+    const std::uint64_t most = position->size == 8
+                                   ? (position->kind == scalar::i64 ? INT64_MAX : UINT64_MAX)
+                                   : (position->kind == scalar::i32 ? INT32_MAX : UINT32_MAX);
+    if (n > 0 && static_cast<std::uint64_t>(n - 1) > most) {
+      throw_invalid_argument(fn, std::string("positions of type ") + position->name +
+                                     " cannot hold n - 1 = " + std::to_string(n - 1));
+    }
+    require_disjoint(fn, "d_keys", a.in[0], n * key.size, "d_positions", a.out[2], pb);
+    if (a.out[0] != nullptr) {
+      require_disjoint(fn, "d_keys_out", a.out[0], kb, "d_positions", a.out[2], pb);
+    }
+    if (values != nullptr) {
+      require_disjoint(fn, "d_values_out", a.out[1], k * values->size, "d_positions", a.out[2], pb);
+    }
+  }
+  if (k == 0) return;
+  const cupar::jit::op& comp = *a.ops[0];
+  const cupar::jit::named_op named = comp.named();
+  if ((named == cupar::jit::named_op::less || named == cupar::jit::named_op::greater) &&
+      !key.is_struct() && library_types[static_cast<int>(key.kind)]) {
+    top_k(
+        {fn, key.kind, a.in[0], a.out[0], values != nullptr ? values->size : 0,
+         values != nullptr ? values->align : 0, a.in[1], a.out[1], a.out[2],
+         position != nullptr ? position->size : 0,
+         position != nullptr && (position->kind == scalar::i32 || position->kind == scalar::i64), n,
+         k, named == cupar::jit::named_op::less ? sort_order::ascending : sort_order::descending},
+        s, mr);
+    return;
+  }
+  // The positions the candidates travel with: the caller's width (their bits are the positions),
+  // else the narrowest that holds n - 1.
+  const jit_type& index =
+      position != nullptr
+          ? (position->size == 8 ? jit_type_of<unsigned long long>() : jit_type_of<std::uint32_t>())
+          : sort_index_type(n);
+  // The candidates: up to n keys and their positions.
+  const std::size_t at_positions = align_up(n * key.size, 256);
+  temp_storage temp(mr, at_positions + n * index.size, s);
+  auto* candidate_keys = static_cast<unsigned char*>(temp.get());
+  unsigned char* positions = candidate_keys + at_positions;
+  std::size_t candidates = n;
+  bool sampled = n >= top_k_sample && k <= n / 16;
+  if (sampled) {
+    // The sample sorted, its key at the threshold's rank; the positions of the keys not after
+    // it selected in order.
+    const std::size_t samples = std::min(top_k_sample, n / 16);
+    temp_storage sample(mr, samples * key.size, s);
+    const int threads = 256;
+    strided_sample_kernel<<<static_cast<unsigned>((samples + threads - 1) / threads), threads, 0,
+                            s.get()>>>(static_cast<const unsigned char*>(a.in[0]), key.size,
+                                       n / samples, static_cast<unsigned char*>(sample.get()),
+                                       samples);
+    check_cuda(cudaGetLastError(), fn);
+    static const jit_call& stable = jit_call_named("stable_sort");
+    jit_args sorted{fn, &stable, {&key}};
+    sorted.in[0] = sample.get();
+    sorted.out[0] = sample.get();
+    sorted.n = samples;
+    sorted.ops[0] = &comp;
+    sort_arrays(sorted, s, mr);
+    const void* threshold =
+        static_cast<unsigned char*>(sample.get()) + threshold_rank(n, k, samples) * key.size;
+    const cupar::jit::op keep = jit::not_after_predicate(comp, key, a.in[0], threshold, fn);
+    const cupar::jit::iterator all =
+        index.size == 8 ? cupar::jit::counting(0ull) : cupar::jit::counting(0u);
+    static const jit_call& select = jit_call_named("select_if");
+    jit_args chosen{fn, &select, {&index}};
+    chosen.in_iter[0] = &all;
+    chosen.out[0] = positions;
+    chosen.host_count = &candidates;
+    chosen.n = n;
+    chosen.ops[0] = &keep;
+    jit_run(chosen, s, mr);  // synchronises: the count
+    sampled = candidates >= k;
+  }
+  if (!sampled) {
+    index_iota(positions, index.size, n, s);
+    candidates = n;
+  }
+  index_gather(a.in[0], candidate_keys, positions, index.size, key.size, candidates, s);
+  // Stable: the candidates are in position order, so equal keys keep it.
+  static const jit_call& stable = jit_call_named("stable_sort");
+  jit_args sorted{fn, &stable, {&key, &index}};
+  sorted.in[0] = sorted.out[0] = candidate_keys;
+  sorted.in[1] = sorted.out[1] = positions;
+  sorted.n = candidates;
+  sorted.ops[0] = &comp;
+  sort_arrays(sorted, s, mr);
+  cudaStream_t cs = s.get();
+  if (a.out[0] != nullptr) {
+    check_cuda(cudaMemcpyAsync(a.out[0], candidate_keys, kb, cudaMemcpyDeviceToDevice, cs), fn);
+  }
+  if (position != nullptr) {
+    check_cuda(cudaMemcpyAsync(a.out[2], positions, k * index.size, cudaMemcpyDeviceToDevice, cs),
+               fn);
+  }
+  if (values != nullptr) {
+    index_gather(a.in[1], a.out[1], positions, index.size, values->size, k, s);
+  }
+}
+
 extern const jit_call sort_jit_call =
     jit_call::make("sort", jit::family::merge_sort_keys, run_sort, sort_request)
         .served_by(radix_sorted);
 extern const jit_call stable_sort_jit_call =
     jit_call::make("stable_sort", jit::family::merge_sort_keys, run_sort, sort_request)
         .served_by(radix_sorted);
+/// No compile-only build (the sorts' and select_if's are its kernels).
+extern const jit_call top_k_by_jit_call =
+    jit_call::make("top_k_by", jit::family::merge_sort_keys, run_top_k, nullptr);
 
 }  // namespace cupar::detail
 
