@@ -664,8 +664,9 @@ void call_group_by(const jit_args& a, stream_ref s, memory_resource& mr,
   // A values expression: read by the kernels of the "+index" set where it is precompiled, or
   // where neither set is (both compile from source); else (and with a plan, whose build is the
   // arrays' set) written to a temporary first.
+  jit_args rows = a;
   group_values values;
-  values.a = &a;
+  values.a = &rows;
   values.expression = a.in_iter[1];
   if (values.expression != nullptr && (tables || !sorting) && a.plan == nullptr) {
     values.loader.emplace(jit::expression_op(*values.expression, v, a.n, fn));
@@ -674,11 +675,16 @@ void call_group_by(const jit_args& a, stream_ref s, memory_resource& mr,
       values.loader.reset();
     }
   }
-  if (tables && table_route(a, p, keys, values, expected, out, s, mr)) return;
+  if (values.expression != nullptr && !values.loader) {
+    // No "+index" set serves the call: the values written once, every route reads the array.
+    rows.in[1] = values.array(s, mr);
+    values.expression = nullptr;
+  }
+  if (tables && table_route(rows, p, keys, values, expected, out, s, mr)) return;
   if (sorting) {
-    sort_route(a, p, keys, values.array(s, mr), out, s, mr);
+    sort_route(rows, p, keys, values.array(s, mr), out, s, mr);
   } else {
-    hash_route(a, p, keys, values, expected, out, s, mr);
+    hash_route(rows, p, keys, values, expected, out, s, mr);
   }
 }
 
