@@ -286,6 +286,18 @@ build_report compile_reduce_by_key(const op& reduction, const op* eq, int arch =
       &::cupar::detail::jit_type_of<V>(), &reduction, eq, arch, optimized);
 }
 
+/// reduce_by_key with its values read as the iterator expression `values` (elements of V): the
+/// "+index" set whose kernels read it (4- and 8-byte keys), the expression's code and the
+/// operators built together.
+template <class K, class V>
+build_report compile_reduce_by_key(const iterator& values, const op& reduction, const op* eq,
+                                   int arch = 90, bool optimized = true) {
+  return ::cupar::detail::jit_compile_call(::cupar::detail::reduce_by_key_call(),
+                                           &::cupar::detail::jit_type_of<K>(),
+                                           &::cupar::detail::jit_type_of<V>(), &reduction, eq, arch,
+                                           optimized, nullptr, nullptr, false, &values);
+}
+
 /// An inclusive or exclusive scan-by-key's operator on values V and equality on keys K.
 template <class K, class V>
 build_report compile_scan_by_key(const op& scan, const op* eq, bool inclusive, int arch = 90,

@@ -216,6 +216,20 @@ build_report compile_group_by(const op& combine, int arch = 90, bool optimized =
       &::cupar::detail::jit_type_of<V>(), &combine, nullptr, arch, optimized);
 }
 
+/// compile_group_by with the values read as the iterator expression `values` (elements of V):
+/// the "+index" set, whose hash method and block tables read the expression in their kernels.
+template <class K, class V>
+build_report compile_group_by(const iterator& values, const op& combine, int arch = 90,
+                              bool optimized = true) {
+  static_assert(::cupar::detail::is_scalar_v<K>,
+                "cupar::jit::compile_group_by: keys are arithmetic (integers of 1-8 bytes, "
+                "float, double)");
+  return ::cupar::detail::jit_compile_call(::cupar::detail::group_by_call(),
+                                           &::cupar::detail::jit_type_of<K>(),
+                                           &::cupar::detail::jit_type_of<V>(), &combine, nullptr,
+                                           arch, optimized, nullptr, nullptr, false, &values);
+}
+
 }  // namespace jit
 
 }  // namespace cupar

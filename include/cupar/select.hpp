@@ -354,6 +354,15 @@ build_report compile_select_if(const iterator& in, const output& out, const op& 
                                            nullptr, arch, optimized, &in, &out);
 }
 
+/// select_flagged reading its items as the iterator expression `in` (elements of T), with flags
+/// of type Flag: the "+index" set (flags of 1 or 4 bytes), the expression's code built for it.
+template <class T, class Flag>
+build_report compile_select_flagged(const iterator& in, int arch = 90, bool optimized = true) {
+  return ::cupar::detail::jit_compile_call(
+      ::cupar::detail::select_flagged_call(), &::cupar::detail::jit_type_of<T>(),
+      &::cupar::detail::jit_type_of<Flag>(), nullptr, nullptr, arch, optimized, &in);
+}
+
 /// partition's predicate on T.
 template <class T>
 build_report compile_partition(const op& pred, int arch = 90, bool optimized = true) {

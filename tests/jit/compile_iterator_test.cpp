@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 namespace jit = cupar::jit;
@@ -592,6 +593,42 @@ TEST(JitIteratorCompile, SelectPartitionAndUniqueOfExpressionsLinkToTheIndexSets
       EXPECT_EQ(c->quick.kernels.size(), 2u);
     }
   }
+}
+
+// reduce_by_key's and group_by's values, select_flagged's items: their "+index" sets read the
+// expression, the operators linked beside it (the expression in the first slot, the family's
+// own slots after it, on the types they take: values for the reduction, keys for the equality).
+TEST(JitIteratorCompile, ByKeyValuesFlaggedItemsAndGroupByValuesLinkToTheIndexSets) {
+  const jit::iterator doubled = jit::transform(no_floats, op("x * 2.0f"));
+  const jit::iterator products =
+      jit::transform<double>(jit::zip(no_floats, no_floats), op("(double)x._0 * x._1"));
+  const op keys_equal("a == b");
+  const cupar::testing::class_case by_key{
+      "reduce_by_key<u32,u64>+index",
+      jit::compile_reduce_by_key<unsigned, double>(products, sum_op, &keys_equal, 90, false),
+      jit::compile_reduce_by_key<unsigned, double>(products, sum_op, &keys_equal, 90, true)};
+  const cupar::testing::class_case flagged{
+      "select_flagged<u32,u32>+index",
+      jit::compile_select_flagged<float, unsigned>(doubled, 90, false),
+      jit::compile_select_flagged<float, unsigned>(doubled, 90, true)};
+  const cupar::testing::class_case grouped{
+      "group_by<u64,u32>+index",
+      jit::compile_group_by<std::uint64_t, float>(doubled, op("a + b"), 90, false),
+      jit::compile_group_by<std::uint64_t, float>(doubled, op("a + b"), 90, true)};
+  for (const auto* c : {&by_key, &flagged, &grouped}) {
+    SCOPED_TRACE(c->set);
+    EXPECT_EQ(c->optimised.kernel_set, c->set);
+    EXPECT_EQ(c->optimised.tier, 2);
+    if (cupar::testing::precompiled_here(c->set)) cupar::testing::expect_served_by_set(*c);
+  }
+  // The other by-key families take values as arrays in their kernels: no compile-only build of
+  // an expression.
+  EXPECT_THROW(
+      (void)::cupar::detail::jit_compile_call(::cupar::detail::inclusive_scan_by_key_call(),
+                                              &::cupar::detail::jit_type_of<unsigned>(),
+                                              &::cupar::detail::jit_type_of<float>(), &sum_op,
+                                              nullptr, 90, true, nullptr, nullptr, false, &doubled),
+      std::invalid_argument);
 }
 
 TEST(JitIteratorCompile, SelectPartitionAndUniqueIntoOutputExpressionsLinkToTheIoSets) {

@@ -155,17 +155,16 @@ CUPAR_EXPORT ::cupar::jit::build_report jit_compile(const jit_args& args, int ar
 /// The compile-only build of the public headers' compile_* functions: `call` on the types t0, t1
 /// with the operators op0, op1 (null: none, or the slot's default), reading the expression `in`
 /// and writing through `out` where given.
-inline ::cupar::jit::build_report jit_compile_call(const jit_call& call, const jit_type* t0,
-                                                   const jit_type* t1, const ::cupar::jit::op* op0,
-                                                   const ::cupar::jit::op* op1, int arch,
-                                                   bool optimized,
-                                                   const ::cupar::jit::iterator* in = nullptr,
-                                                   const ::cupar::jit::output* out = nullptr,
-                                                   bool seeded = false) {
+inline ::cupar::jit::build_report jit_compile_call(
+    const jit_call& call, const jit_type* t0, const jit_type* t1, const ::cupar::jit::op* op0,
+    const ::cupar::jit::op* op1, int arch, bool optimized,
+    const ::cupar::jit::iterator* in = nullptr, const ::cupar::jit::output* out = nullptr,
+    bool seeded = false, const ::cupar::jit::iterator* in1 = nullptr) {
   jit_args a{"cupar::jit::compile", &call, {t0, t1}};
   a.ops[0] = op0;
   a.ops[1] = op1;
   a.in_iter[0] = in;
+  a.in_iter[1] = in1;  // the second input (values) as an expression
   a.out_iter[0] = out;
   // An inclusive scan with an initial value: only whether there is one matters to a build.
   static const long long some_value = 0;

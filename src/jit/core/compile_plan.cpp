@@ -38,6 +38,11 @@ set_request request_of(const jit_args& a, request_scratch& scratch) {
                            "of the data-processing families, select_if, select_flagged, partition "
                            "and unique read iterator expressions in their kernels");
   }
+  if (call.layered && a.in_iter[1] != nullptr && !call.io.reads_input[1]) {
+    throw_invalid_argument("cupar::jit",
+                           "of the data-processing families, reduce_by_key and group_by read "
+                           "their values as iterator expressions in their kernels");
+  }
   return call.request(a, scratch);
 }
 

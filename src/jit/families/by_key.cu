@@ -651,8 +651,17 @@ void scan_by_key(const jit_args& a, stream_ref s, memory_resource& mr,
   });
 }
 
-jit::set_request by_key_compile_request(const jit_args& a, request_scratch&) {
-  return by_key_request(a, false);
+/// The request of a compile-only build or a plan; reduce_by_key's values given as an expression
+/// (a.in_iter[1]): its "+index" set.
+jit::set_request by_key_compile_request(const jit_args& a, request_scratch& scratch) {
+  if (a.in_iter[1] == nullptr) return by_key_request(a, false);
+  scratch.loader.emplace(jit::expression_op(*a.in_iter[1], *a.types[1], 0, "cupar::jit::compile"));
+  jit::set_request r = dp_request(a, false);
+  r.index = true;
+  r.ops[0] = &*scratch.loader;
+  r.ops[1] = a.ops[0];
+  r.ops[2] = a.ops[1];
+  return r;
 }
 
 /// The by-key compactions: keys and values (counts) out, one count bounding both.

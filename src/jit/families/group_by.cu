@@ -688,13 +688,17 @@ void call_group_by(const jit_args& a, stream_ref s, memory_resource& mr,
   }
 }
 
-jit::set_request group_by_request(const jit_args& a, request_scratch&) {
+/// The request of a compile-only build: the values given as an expression (a.in_iter[1]) take
+/// the "+index" set.
+jit::set_request group_by_request(const jit_args& a, request_scratch& scratch) {
   if (a.types[0] == nullptr || a.types[0]->is_struct()) {
     throw_invalid_argument(a.function, "keys are arithmetic");
   }
-  jit::set_request r{jit::family::group_by, {&unsigned_of_size(a.types[0]->size), a.types[1]}};
-  r.ops[0] = a.ops[0];
-  return r;
+  if (a.in_iter[1] != nullptr) {
+    scratch.loader.emplace(
+        jit::expression_op(*a.in_iter[1], *a.types[1], 0, "cupar::jit::compile"));
+  }
+  return group_by_set(a, scratch.loader ? &*scratch.loader : nullptr);
 }
 
 /// Keys and values in (the values may be an expression the kernels read); the outputs are the
