@@ -20,6 +20,9 @@ namespace cupar::detail {
 /// (null: the slot's default): the call's family, types[0..1], ops[0..1]. `in_place`: select_if /
 /// select_flagged writing over their input.
 jit::set_request dp_request(const jit_args& a, bool in_place);
+/// dp_request of a "+index" set: the generated operator `loader` of an input expression in the
+/// first slot (it anchors the cache), the call's operators after it.
+jit::set_request dp_index_request(const jit_args& a, const cupar::jit::op& loader);
 
 /// Whether the library precompiled the set `set` names, looked up once per `slot` (0: not yet
 /// looked up, 1: not precompiled, 2: precompiled; static storage starts at zero).

@@ -63,6 +63,15 @@ jit::set_request dp_request(const jit_args& a, bool in_place) {
   return r;
 }
 
+jit::set_request dp_index_request(const jit_args& a, const cupar::jit::op& loader) {
+  jit::set_request r = dp_request(a, false);
+  r.index = true;
+  r.ops[2] = r.ops[1];
+  r.ops[1] = r.ops[0];
+  r.ops[0] = &loader;
+  return r;
+}
+
 namespace {
 
 /// Input k of a call: its element type and count.

@@ -168,6 +168,12 @@ inline void check_dispatch(cudaError_t status, const launch_status& launches, co
 struct alignas(16) expression_input {
   unsigned char state[cupar::jit::max_param_bytes];
   unsigned long long base;
+  /// The input of the expression whose operator state is `state` (null: zeros), from index 0.
+  static expression_input of(const void* state) {
+    expression_input e{};
+    if (state != nullptr) std::memcpy(e.state, state, sizeof e.state);
+    return e;
+  }
 };
 static_assert(sizeof(expression_input) == cupar::jit::max_param_bytes + 16,
               "cupar_expr_iterator's layout: 64 state bytes, the index, padding to 16");

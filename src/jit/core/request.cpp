@@ -73,12 +73,7 @@ fast_key set_request::key(int arch) const {
       fam, moved == 0 ? nullptr : t[0], moved == 1 ? nullptr : t[1], moved == 2 ? nullptr : t[2], 0,
       arch};
   if (moved >= 0) k.extra = (t[moved]->size << 8) | t[moved]->align;
-  if (in_place) k.extra |= 1u << 31;
-  if (wide) k.extra |= 1u << 30;
-  if (plus) k.extra |= 1u << 29;
-  if (index) k.extra |= 1u << 28;
-  if (io) k.extra |= 1u << 27;
-  if (init) k.extra |= 1u << 26;
+  k.extra |= variant_bits() << 26;
   // The first slot's operator holds the cache this key is looked up in; the others are named.
   if (ops[1] != nullptr) k.d1 = ops[1]->definition().get();
   if (ops[2] != nullptr) k.d2 = ops[2]->definition().get();
@@ -181,12 +176,11 @@ const cupar::jit::op& set_request::anchor() const {
 /// remembered per family and types, so that the per-call path pays a map lookup, not the set's
 /// key.
 bool precompiled_request(const set_request& r) {
-  using key_t = std::tuple<family, const jit_type*, const jit_type*, const jit_type*, int, int>;
+  using key_t =
+      std::tuple<family, const jit_type*, const jit_type*, const jit_type*, int, unsigned>;
   static std::mutex mutex;
   static std::map<key_t, bool> known;
-  const int variant = (r.in_place ? 1 : 0) | (r.wide ? 2 : 0) | (r.plus ? 4 : 0) |
-                      (r.index ? 8 : 0) | (r.io ? 16 : 0) | (r.init ? 32 : 0);
-  const key_t key{r.fam, r.t[0], r.t[1], r.t[2], r.moved, variant};
+  const key_t key{r.fam, r.t[0], r.t[1], r.t[2], r.moved, r.variant_bits()};
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (auto it = known.find(key); it != known.end()) return it->second;

@@ -47,6 +47,12 @@ struct set_request {
   const cupar::jit::op* ops[3] = {nullptr, nullptr, nullptr};
 
   fast_key key(int arch) const;
+  /// The variant flags as bits (in_place 5, wide 4, plus 3, index 2, io 1, init 0), as keys and
+  /// the precompiled-set memo tell requests apart.
+  unsigned variant_bits() const {
+    return (in_place ? 32u : 0u) | (wide ? 16u : 0u) | (plus ? 8u : 0u) | (index ? 4u : 0u) |
+           (io ? 2u : 0u) | (init ? 1u : 0u);
+  }
   build_spec spec() const;
   /// The operator whose own cache remembers this request's builds.
   const cupar::jit::op& anchor() const;

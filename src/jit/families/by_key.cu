@@ -161,7 +161,6 @@ extern const family_def scan_by_key_exclusive_family =
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <optional>
 
@@ -396,8 +395,7 @@ cudaError_t run_reduce_by_key(const loaded_module& m, const device_info& dev, la
   // (cuda::std::plus<>) are empty arguments.
   const bool run_length = r.op_state == nullptr;
   const unsigned char null_type = 0;
-  expression_input e{};
-  if (r.values_state != nullptr) std::memcpy(e.state, r.values_state, sizeof e.state);
+  const expression_input e = expression_input::of(r.values_state);
   const erased_arg values_in{run_length                  ? static_cast<const void*>(&null_type)
                              : r.values_state != nullptr ? static_cast<const void*>(&e)
                                                          : &r.values_in};
@@ -579,11 +577,7 @@ void reduce_by_key(const jit_args& given, stream_ref s, memory_resource& mr,
   jit::set_request req = compaction_request(a);
   if (values != nullptr) {
     loader.emplace(jit::expression_op(*values, *a.types[1], a.n, fn));
-    jit::set_request indexed = dp_request(a, false);
-    indexed.index = true;
-    indexed.ops[0] = &*loader;
-    indexed.ops[1] = a.ops[0];
-    indexed.ops[2] = a.ops[1];
+    const jit::set_request indexed = dp_index_request(a, *loader);
     // The "+index" set where it is precompiled, or where neither is (both compile from source).
     if (!req.wide && (jit::precompiled_request(indexed) || !jit::precompiled_request(req))) {
       req = indexed;
@@ -656,12 +650,7 @@ void scan_by_key(const jit_args& a, stream_ref s, memory_resource& mr,
 jit::set_request by_key_compile_request(const jit_args& a, request_scratch& scratch) {
   if (a.in_iter[1] == nullptr) return by_key_request(a, false);
   scratch.loader.emplace(jit::expression_op(*a.in_iter[1], *a.types[1], 0, "cupar::jit::compile"));
-  jit::set_request r = dp_request(a, false);
-  r.index = true;
-  r.ops[0] = &*scratch.loader;
-  r.ops[1] = a.ops[0];
-  r.ops[2] = a.ops[1];
-  return r;
+  return dp_index_request(a, *scratch.loader);
 }
 
 /// The by-key compactions: keys and values (counts) out, one count bounding both.

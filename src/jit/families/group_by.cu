@@ -97,7 +97,6 @@ extern const family_def group_by_family =
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -224,9 +223,7 @@ struct group_values {
   template <class F>
   void with_kernel_values(F&& f) const {
     if (!loader) return f(a->in[1]);
-    jit::expression_input e{};
-    std::memcpy(e.state, loader->state(), sizeof e.state);
-    f(e);
+    f(jit::expression_input::of(loader->state()));
   }
 };
 
@@ -574,9 +571,7 @@ bool table_route(const jit_args& a, const group_by_params& p, const void* keys,
       plan.bits == 0 ? row_pointers{keys, a.in[1]} : row_pointers{sorted, order};
   std::optional<expression_rows> read;  // the rows as given, their values an expression
   if (plan.bits == 0 && values.loader) {
-    read.emplace();
-    read->keys = keys;
-    std::memcpy(read->values.state, values.loader->state(), sizeof read->values.state);
+    read = expression_rows{keys, jit::expression_input::of(values.loader->state())};
   }
   const unsigned long long count = n;
   const unsigned long long* part_starts = plan.bits == 0 ? nullptr : starts;

@@ -521,6 +521,7 @@ void run_top_k(const jit_args& a, stream_ref s, memory_resource& mr, const pendi
   temp_storage temp(mr, at_positions + n * index.size, s);
   auto* candidate_keys = static_cast<unsigned char*>(temp.get());
   unsigned char* positions = candidate_keys + at_positions;
+  static const jit_call& stable = jit_call_named("stable_sort");
   std::size_t candidates = n;
   bool sampled = n >= top_k_sample && k <= n / 16;
   if (sampled) {
@@ -534,7 +535,6 @@ void run_top_k(const jit_args& a, stream_ref s, memory_resource& mr, const pendi
                                        n / samples, static_cast<unsigned char*>(sample.get()),
                                        samples);
     check_cuda(cudaGetLastError(), fn);
-    static const jit_call& stable = jit_call_named("stable_sort");
     jit_args sorted{fn, &stable, {&key}};
     sorted.in[0] = sample.get();
     sorted.out[0] = sample.get();
@@ -562,7 +562,6 @@ void run_top_k(const jit_args& a, stream_ref s, memory_resource& mr, const pendi
   }
   index_gather(a.in[0], candidate_keys, positions, index.size, key.size, candidates, s);
   // Stable: the candidates are in position order, so equal keys keep it.
-  static const jit_call& stable = jit_call_named("stable_sort");
   jit_args sorted{fn, &stable, {&key, &index}};
   sorted.in[0] = sorted.out[0] = candidate_keys;
   sorted.in[1] = sorted.out[1] = positions;

@@ -242,10 +242,9 @@ cudaError_t run_scan(const loaded_module& m, const device_info& dev, launch_stat
         temp, temp_bytes, input, output, erased_arg{op_state}, erased_arg{init}, count, stream,
         scan_kernels{&m}, jit_launcher_factory{&dev, &m, &st}, policy);
   };
-  expression_input e{}, o{};
-  if (expression_state != nullptr) std::memcpy(e.state, expression_state, sizeof e.state);
+  const expression_input e = expression_input::of(expression_state);
   if (output_state != nullptr) {
-    std::memcpy(o.state, output_state, sizeof o.state);
+    const expression_input o = expression_input::of(output_state);
     return dispatch(erased_arg{&e}, erased_arg{&o});
   }
   if (expression_state != nullptr) return dispatch(erased_arg{&e}, out);

@@ -234,12 +234,10 @@ cudaError_t run_select(const loaded_module& m, const device_info& dev, launch_st
   jit_launcher_factory launch{&dev, &m, &st};
   // "+index" sets: the input expression's state by value (cupar_expr_iterator), from index 0;
   // the kernels add each partition's offset to it as to a pointer.
-  expression_input e{};
-  if (s.expression_state != nullptr) std::memcpy(e.state, s.expression_state, sizeof e.state);
+  const expression_input e = expression_input::of(s.expression_state);
   // "+io" sets: the output expression likewise (cupar_expr_output), from index 0; the kernels
   // offset it by the items selected (and rejected) before, as they would a pointer.
-  expression_input o{};
-  if (s.output_state != nullptr) std::memcpy(o.state, s.output_state, sizeof o.state);
+  const expression_input o = expression_input::of(s.output_state);
   for (long long p = 0; p < num_partitions; ++p) {
     const long long offset = p * max_partition_size;
     const long long items = p + 1 == num_partitions ? n - offset : max_partition_size;
@@ -286,10 +284,7 @@ namespace {
 /// "+io" sets (the store in the last slot).
 jit::set_request expression_request(const jit_args& a, const cupar::jit::op& loader,
                                     const cupar::jit::op* store) {
-  jit::set_request r = dp_request(a, false);
-  r.index = true;
-  r.ops[1] = r.ops[0];
-  r.ops[0] = &loader;
+  jit::set_request r = dp_index_request(a, loader);
   if (store != nullptr) {
     r.io = true;
     r.ops[2] = store;
