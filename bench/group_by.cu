@@ -9,6 +9,12 @@
 //   cupar_sort  the sort-based route a query engine had before: sort_pairs of the keys and values,
 //               then reduce_by_key_count over the sorted runs
 //
+// The pair_stats rows: the keys a pair of 4-byte columns {k, k * 2654435761} (G distinct pairs)
+//   cupar         group_by on the struct keys under a hash and an equality
+//   cupar_packed  group_by on the pairs packed into 8-byte integers by the caller (what packing
+//                 by hand gives, where the columns fit 64 bits)
+//   cupar_sort    sort_pairs of the packed keys and the values, then reduce_by_key_count
+//
 // Families group_by_100, group_by_1k (2^10 groups), group_by_4k (2^12), group_by_32k (2^15),
 // group_by_1m (2^20), group_by_16m (2^24). Both calls return their number of groups to the host
 // (they synchronise), so these rows run on an idle stream (main.cpp): launch latency and the
@@ -75,20 +81,93 @@ void sort_row(benchmark::State& state, std::size_t groups) {
                   });
 }
 
+struct pair_hash {
+  __host__ __device__ unsigned long long operator()(const bench_pair& k) const {
+    return (static_cast<unsigned long long>(k.a) << 32) | k.b;
+  }
+};
+struct pair_eq {
+  __host__ __device__ bool operator()(const bench_pair& x, const bench_pair& y) const {
+    return x.a == y.a && x.b == y.b;
+  }
+};
+
+__global__ void pair_keys_kernel(const std::uint32_t* keys, bench_pair* pairs,
+                                 std::uint64_t* packed, std::size_t n) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += stride) {
+    const bench_pair p{keys[i], keys[i] * 2654435761u};
+    pairs[i] = p;
+    packed[i] = (static_cast<std::uint64_t>(p.a) << 32) | p.b;
+  }
+}
+
+void pair_row(benchmark::State& state, std::size_t groups) {
+  group_by_pair_runner(
+      state, groups,
+      [](const bench_pair* k, const std::uint64_t*, const float* v, std::size_t n, cudaStream_t s) {
+        return cupar::group_by(k, thrust::make_transform_iterator(v, to_bench_stats{}), n,
+                               pair_hash{}, pair_eq{}, merge_bench_stats{}, s)
+            .size();
+      });
+}
+
+void packed_row(benchmark::State& state, std::size_t groups) {
+  group_by_pair_runner(
+      state, groups,
+      [](const bench_pair*, const std::uint64_t* k, const float* v, std::size_t n, cudaStream_t s) {
+        return cupar::group_by(k, thrust::make_transform_iterator(v, to_bench_stats{}), n,
+                               merge_bench_stats{}, s)
+            .size();
+      });
+}
+
+void packed_sort_row(benchmark::State& state, std::size_t groups) {
+  const std::size_t n = size_arg(state);
+  device_array<std::uint64_t> sorted_keys(n), keys_out(n);
+  device_array<float> sorted_values(n);
+  device_array<bench_stats> stats_out(n);
+  group_by_pair_runner(state, groups,
+                       [&](const bench_pair*, const std::uint64_t* k, const float* v,
+                           std::size_t count, cudaStream_t s) {
+                         cupar::sort_pairs(k, sorted_keys.get(), v, sorted_values.get(), count, s);
+                         return cupar::reduce_by_key_count(
+                             sorted_keys.get(),
+                             thrust::make_transform_iterator(sorted_values.get(), to_bench_stats{}),
+                             keys_out.get(), stats_out.get(), count, merge_bench_stats{}, s);
+                       });
+}
+
 }  // namespace
 
-#define CUPAR_GROUP_BY_ROWS(family, groups)                     \
-  void family##_cupar_u32_stats(benchmark::State& state) {      \
-    hash_row(state, groups, cupar::group_by_method::automatic); \
-  }                                                             \
-  void family##_cupar_hash_u32_stats(benchmark::State& state) { \
-    hash_row(state, groups, cupar::group_by_method::hash);      \
-  }                                                             \
-  void family##_cupar_into_u32_stats(benchmark::State& state) { \
-    into_row(state, groups);                                    \
-  }                                                             \
-  void family##_cupar_sort_u32_stats(benchmark::State& state) { \
-    sort_row(state, groups);                                    \
+void make_pair_keys(const std::uint32_t* keys, bench_pair* pairs, std::uint64_t* packed,
+                    std::size_t n, cudaStream_t stream) {
+  pair_keys_kernel<<<1024, 256, 0, stream>>>(keys, pairs, packed, n);
+  CUPAR_BENCH_CUDA(cudaGetLastError());
+}
+
+#define CUPAR_GROUP_BY_ROWS(family, groups)                        \
+  void family##_cupar_u32_stats(benchmark::State& state) {         \
+    hash_row(state, groups, cupar::group_by_method::automatic);    \
+  }                                                                \
+  void family##_cupar_hash_u32_stats(benchmark::State& state) {    \
+    hash_row(state, groups, cupar::group_by_method::hash);         \
+  }                                                                \
+  void family##_cupar_into_u32_stats(benchmark::State& state) {    \
+    into_row(state, groups);                                       \
+  }                                                                \
+  void family##_cupar_sort_u32_stats(benchmark::State& state) {    \
+    sort_row(state, groups);                                       \
+  }                                                                \
+  void family##_cupar_pair_stats(benchmark::State& state) {        \
+    pair_row(state, groups);                                       \
+  }                                                                \
+  void family##_cupar_packed_pair_stats(benchmark::State& state) { \
+    packed_row(state, groups);                                     \
+  }                                                                \
+  void family##_cupar_sort_pair_stats(benchmark::State& state) {   \
+    packed_sort_row(state, groups);                                \
   }
 
 CUPAR_GROUP_BY_ROWS(group_by_100, 100)

@@ -17,41 +17,76 @@
 
 CUPAR_JIT_TYPE(cupar_bench::bench_stats, "bench_stats",
                "struct bench_stats { unsigned int count; float sum, min, max; };")
+CUPAR_JIT_TYPE(cupar_bench::bench_pair, "bench_pair", "struct bench_pair { unsigned int a, b; };")
 
 namespace cupar_bench {
 namespace {
 
 using cupar::jit::op;
 
-void jit_row(benchmark::State& state, std::size_t groups) {
-  static const op to_stats("bench_stats{1u, x, x, x}");
-  static const op merge(
+const op& to_stats() {
+  static const op t("bench_stats{1u, x, x, x}");
+  return t;
+}
+const op& merge() {
+  static const op m(
       "bench_stats{a.count + b.count, a.sum + b.sum, fminf(a.min, b.min), fmaxf(a.max, b.max)}");
+  return m;
+}
+
+/// body() -> the number of groups, run once the guard's optimised build serves.
+template <class Body>
+std::size_t warmed_groups(jit_row_guard& guard, Body body) {
+  std::size_t found = 0;
+  const auto run = [&] { found = body(); };
+  if (guard.warmed()) {
+    run();
+  } else {
+    guard.warm_up(run);
+  }
+  return found;
+}
+
+void jit_row(benchmark::State& state, std::size_t groups) {
   jit_row_guard guard("group_by u32/bench_stats");
   group_by_runner(
       state, groups, [&](const std::uint32_t* k, const float* v, std::size_t n, cudaStream_t s) {
-        std::size_t found = 0;
-        const auto body = [&] {
-          found = cupar::group_by<std::uint32_t, bench_stats>(
-                      k, cupar::jit::transform<bench_stats>(cupar::jit::iterator(v), to_stats), n,
-                      merge, s)
-                      .size();
-        };
-        if (guard.warmed()) {
-          body();
-        } else {
-          guard.warm_up(body);
-        }
-        return found;
+        return warmed_groups(guard, [&] {
+          return cupar::group_by<std::uint32_t, bench_stats>(
+                     k, cupar::jit::transform<bench_stats>(cupar::jit::iterator(v), to_stats()), n,
+                     merge(), s)
+              .size();
+        });
+      });
+  guard.check(state);
+}
+
+void jit_pair_row(benchmark::State& state, std::size_t groups) {
+  static const op hash("(static_cast<unsigned long long>(x.a) << 32) | x.b");
+  static const op same("a.a == b.a && a.b == b.b");
+  jit_row_guard guard("group_by bench_pair/bench_stats");
+  group_by_pair_runner(
+      state, groups,
+      [&](const bench_pair* k, const std::uint64_t*, const float* v, std::size_t n,
+          cudaStream_t s) {
+        return warmed_groups(guard, [&] {
+          return cupar::group_by<bench_pair, bench_stats>(
+                     k, cupar::jit::transform<bench_stats>(cupar::jit::iterator(v), to_stats()), n,
+                     hash, same, merge(), s)
+              .size();
+        });
       });
   guard.check(state);
 }
 
 }  // namespace
 
-#define CUPAR_GROUP_BY_JIT_ROW(family, groups)                 \
-  void family##_cupar_jit_u32_stats(benchmark::State& state) { \
-    jit_row(state, groups);                                    \
+#define CUPAR_GROUP_BY_JIT_ROW(family, groups)                  \
+  void family##_cupar_jit_u32_stats(benchmark::State& state) {  \
+    jit_row(state, groups);                                     \
+  }                                                             \
+  void family##_cupar_jit_pair_stats(benchmark::State& state) { \
+    jit_pair_row(state, groups);                                \
   }
 
 CUPAR_GROUP_BY_JIT_ROW(group_by_100, 100)

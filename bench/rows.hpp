@@ -14,6 +14,9 @@
 //   cupar_hash, cupar_sort  group_by_*: group_by held to its hash table, and the
 //                    sort-based route called by hand (sort_pairs, reduce_by_key) (group_by.cu);
 //                    their cupar_jit rows: group_by with run-time operators (group_by_jit.cpp)
+//   cupar_packed     group_by_*/pair_stats: group_by on the two-column keys packed into 8-byte
+//                    integers by hand (the pair_stats cupar rows: the struct keys under a hash
+//                    and an equality)
 //   cupar_jit_plan   host overhead of a JIT plan (reduce_plan, scan_plan, transform_plan)
 //   cub, cub_i64     CUB called directly in the same process on the same data (int num_items;
 //                    cub_i64: int64_t num_items, for radix sort whose tuning depends on it)
@@ -338,31 +341,55 @@
   X(group_by_100, cupar_jit, u32_stats, gpu)                                   \
   X(group_by_100, cupar_into, u32_stats, gpu)                                  \
   X(group_by_100, cupar_sort, u32_stats, gpu)                                  \
+  X(group_by_100, cupar, pair_stats, gpu)                                      \
+  X(group_by_100, cupar_jit, pair_stats, gpu)                                  \
+  X(group_by_100, cupar_packed, pair_stats, gpu)                               \
+  X(group_by_100, cupar_sort, pair_stats, gpu)                                 \
   X(group_by_1k, cupar, u32_stats, gpu)                                        \
   X(group_by_1k, cupar_hash, u32_stats, gpu)                                   \
   X(group_by_1k, cupar_jit, u32_stats, gpu)                                    \
   X(group_by_1k, cupar_into, u32_stats, gpu)                                   \
   X(group_by_1k, cupar_sort, u32_stats, gpu)                                   \
+  X(group_by_1k, cupar, pair_stats, gpu)                                       \
+  X(group_by_1k, cupar_jit, pair_stats, gpu)                                   \
+  X(group_by_1k, cupar_packed, pair_stats, gpu)                                \
+  X(group_by_1k, cupar_sort, pair_stats, gpu)                                  \
   X(group_by_4k, cupar, u32_stats, gpu)                                        \
   X(group_by_4k, cupar_hash, u32_stats, gpu)                                   \
   X(group_by_4k, cupar_jit, u32_stats, gpu)                                    \
   X(group_by_4k, cupar_into, u32_stats, gpu)                                   \
   X(group_by_4k, cupar_sort, u32_stats, gpu)                                   \
+  X(group_by_4k, cupar, pair_stats, gpu)                                       \
+  X(group_by_4k, cupar_jit, pair_stats, gpu)                                   \
+  X(group_by_4k, cupar_packed, pair_stats, gpu)                                \
+  X(group_by_4k, cupar_sort, pair_stats, gpu)                                  \
   X(group_by_32k, cupar, u32_stats, gpu)                                       \
   X(group_by_32k, cupar_hash, u32_stats, gpu)                                  \
   X(group_by_32k, cupar_jit, u32_stats, gpu)                                   \
   X(group_by_32k, cupar_into, u32_stats, gpu)                                  \
   X(group_by_32k, cupar_sort, u32_stats, gpu)                                  \
+  X(group_by_32k, cupar, pair_stats, gpu)                                      \
+  X(group_by_32k, cupar_jit, pair_stats, gpu)                                  \
+  X(group_by_32k, cupar_packed, pair_stats, gpu)                               \
+  X(group_by_32k, cupar_sort, pair_stats, gpu)                                 \
   X(group_by_1m, cupar, u32_stats, gpu)                                        \
   X(group_by_1m, cupar_hash, u32_stats, gpu)                                   \
   X(group_by_1m, cupar_jit, u32_stats, gpu)                                    \
   X(group_by_1m, cupar_into, u32_stats, gpu)                                   \
   X(group_by_1m, cupar_sort, u32_stats, gpu)                                   \
+  X(group_by_1m, cupar, pair_stats, gpu)                                       \
+  X(group_by_1m, cupar_jit, pair_stats, gpu)                                   \
+  X(group_by_1m, cupar_packed, pair_stats, gpu)                                \
+  X(group_by_1m, cupar_sort, pair_stats, gpu)                                  \
   X(group_by_16m, cupar, u32_stats, gpu)                                       \
   X(group_by_16m, cupar_hash, u32_stats, gpu)                                  \
   X(group_by_16m, cupar_jit, u32_stats, gpu)                                   \
   X(group_by_16m, cupar_into, u32_stats, gpu)                                  \
   X(group_by_16m, cupar_sort, u32_stats, gpu)                                  \
+  X(group_by_16m, cupar, pair_stats, gpu)                                      \
+  X(group_by_16m, cupar_jit, pair_stats, gpu)                                  \
+  X(group_by_16m, cupar_packed, pair_stats, gpu)                               \
+  X(group_by_16m, cupar_sort, pair_stats, gpu)                                 \
   X(join, cupar, u32, gpu)                                                     \
   X(join, cupar_sort, u32, gpu)                                                \
   X(top_k_1, cupar, u32, gpu)                                                  \

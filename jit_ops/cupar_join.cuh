@@ -7,9 +7,14 @@
 // (all ones: empty) and the top 32 bits of its key's mixed hash, linear probing from the hash's
 // low bits; a probe compares the tags first and calls the equality only when they match. The host
 // side is src/jit/families/join.cu.
+//
+// The module also holds group_by's kernels for keys under the same hash and equality (struct
+// keys, cupar/detail/device/key_table.cuh): the sketch of the hashes, the rows' representatives,
+// the groups' keys from them (their host side: src/jit/families/group_by.cu).
 #pragma once
 
 // The operator's hash is mixed by MurmurHash3's finaliser: every bit reaches the table's bits.
+#include <cupar/detail/device/key_table.cuh>
 #include <cupar/detail/device/mix.cuh>
 
 /// The operators' states, wrapped so that the kernels' names are the same in the out-of-line and

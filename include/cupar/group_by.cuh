@@ -8,6 +8,7 @@
 #include <cupar/detail/checks.hpp>
 #include <cupar/detail/cuda_check.hpp>
 #include <cupar/detail/device/hash_table.cuh>
+#include <cupar/detail/device/key_table.cuh>
 #include <cupar/detail/device_guard.hpp>
 #include <cupar/detail/group_by_sizing.hpp>
 #include <cupar/detail/group_by_sketch.cuh>
@@ -511,6 +512,118 @@ void check_group_by(const char* fn, KeyIt keys, ValueIt values, std::size_t n) {
   require_range(fn, "d_values", values, n);
 }
 
+template <class KeyIt, class ValueIt, class Hash, class Eq>
+void check_group_by_keys(const char* fn, KeyIt keys, ValueIt values, std::size_t n,
+                         const group_by_options& options) {
+  using K = std::remove_cv_t<it_value_t<KeyIt>>;
+  using V = std::remove_cv_t<it_value_t<ValueIt>>;
+  static_assert(std::is_trivially_copyable_v<K>,
+                "cupar::group_by: keys must be trivially copyable");
+  static_assert(std::is_trivially_copyable_v<V>,
+                "cupar::group_by: values must be trivially copyable");
+  require_size(fn, n, sizeof(K) + sizeof(V) + 8);
+  require_range(fn, "d_keys", keys, n);
+  require_range(fn, "d_values", values, n);
+  if (options.sort_by_key) {
+    throw_invalid_argument(fn,
+                           "keys under a hash and an equality have no order: options.sort_by_key "
+                           "is for arithmetic keys (sort the groups by a comparator after)");
+  }
+}
+
+/// Outputs of a group_by on keys under a hash and an equality must not overlap the keys: the
+/// groups' keys are read from the rows' keys after the values are written.
+template <class KeyIt, class K, class V>
+void require_outputs_apart_from_keys(const char* fn, KeyIt keys, std::size_t n, const K* keys_out,
+                                     const V* values_out, std::size_t room) {
+  if constexpr (std::is_pointer_v<KeyIt>) {
+    require_disjoint(fn, "d_keys", keys, n * sizeof(K), "d_keys_out", keys_out, room * sizeof(K));
+    require_disjoint(fn, "d_keys", keys, n * sizeof(K), "d_values_out", values_out,
+                     room * sizeof(V));
+  }
+}
+
+/// GROUP BY on keys under a hash and an equality (group_by's overloads taking them): the rows'
+/// representatives (device/key_table.cuh: the first row of each key to claim a slot of a table
+/// sized from max_groups or a sketch of the hashes), grouped as 4- or 8-byte integer keys with
+/// the values (every method of the arithmetic path, max_groups the exact count), then the groups'
+/// keys read from their representatives' rows. `take(count)` returns the outputs (K*, V*) for
+/// `count` groups, called once before anything is written.
+template <class R, class KeyIt, class ValueIt, class Hash, class Eq, class Op, class Take>
+void group_by_keys(const char* fn, KeyIt keys, ValueIt values, std::size_t n, Hash hash, Eq eq,
+                   Op op, group_by_method method, std::size_t max_groups, stream_ref stream,
+                   memory_resource& mr, Take&& take) {
+  using V = std::remove_cv_t<it_value_t<ValueIt>>;
+  cudaStream_t s = stream.get();
+  temp_storage reps(mr, n * sizeof(R), stream);
+  auto* d_reps = static_cast<R*>(reps.get());
+  double estimate = -1;
+  if (max_groups == 0) {
+    estimate = sketch_groups(fn, keys::hashed_keys<KeyIt, Hash>{keys, hash}, n, stream, mr);
+  }
+  const auto encode = keys::encode_kernel<KeyIt, Hash, Eq, R>;
+  const int grid = resident_grid(encode, keys::encode_threads, n, fn);
+  const double expected = expected_groups(n, max_groups, estimate);
+  const std::size_t count =
+      encode_distinct_keys(fn, n, max_groups, expected, [&](std::size_t capacity) {
+        carve parts;
+        const std::size_t at_table = parts.add(capacity * sizeof(unsigned long long));
+        const std::size_t at_counts = parts.add(2 * sizeof(unsigned long long));
+        temp_storage storage(mr, parts.total, stream);
+        auto* base = static_cast<unsigned char*>(storage.get());
+        auto* table = reinterpret_cast<unsigned long long*>(base + at_table);
+        auto* counts = reinterpret_cast<unsigned long long*>(base + at_counts);
+        check_cuda(cudaMemsetAsync(table, 0xff, capacity * sizeof(unsigned long long), s), fn);
+        check_cuda(cudaMemsetAsync(counts, 0, 2 * sizeof(unsigned long long), s), fn);
+        encode<<<grid, keys::encode_threads, 0, s>>>(keys, n, table, capacity - 1, hash, eq, d_reps,
+                                                     counts);
+        check_cuda(cudaGetLastError(), fn);
+        unsigned long long found[2] = {0, 0};
+        check_cuda(cudaMemcpyAsync(found, counts, sizeof(found), cudaMemcpyDeviceToHost, s), fn);
+        check_cuda(cudaStreamSynchronize(s), fn);
+        return encoded_keys{static_cast<std::size_t>(found[0]), found[1] != 0};
+      });
+  const auto outputs = take(count);
+  if (count == 0) return;
+  temp_storage group_reps(mr, count * sizeof(R), stream);
+  auto* d_group_reps = static_cast<R*>(group_reps.get());
+  aggregate_groups<R, V>(fn, static_cast<const R*>(d_reps), values, n, op, count, method,
+                         static_cast<R*>(nullptr), static_cast<V*>(nullptr), stream, mr,
+                         [&](const found_groups<R, V>& g) {
+                           if (g.count != count) {
+                             throw std::logic_error(std::string(fn) +
+                                                    ": the groups of the keys' representatives "
+                                                    "differ from their count");
+                           }
+                           write_groups(fn, g, d_group_reps, outputs.second, false, stream, mr);
+                         });
+  const int threads = 256;
+  const int blocks =
+      static_cast<int>(std::min<std::size_t>((count + threads - 1) / threads, 65536));
+  keys::gather_kernel<<<blocks, threads, 0, s>>>(keys, static_cast<const R*>(d_group_reps),
+                                                 static_cast<unsigned long long>(count),
+                                                 outputs.first);
+  check_cuda(cudaGetLastError(), fn);
+}
+
+template <class KeyIt, class ValueIt, class Hash, class Eq, class Op, class Take>
+void group_by_keys_of(const char* fn, KeyIt keys, ValueIt values, std::size_t n, Hash hash, Eq eq,
+                      Op op, const group_by_options& options, stream_ref stream,
+                      memory_resource& mr, Take&& take) {
+  if (n == 0) {
+    (void)take(0);
+    return;
+  }
+  // Representatives of 4 bytes while every row fits them (all ones is the table's empty word).
+  if (n < 0xffffffffull) {
+    group_by_keys<std::uint32_t>(fn, keys, values, n, hash, eq, op, options.method,
+                                 options.max_groups, stream, mr, take);
+  } else {
+    group_by_keys<std::uint64_t>(fn, keys, values, n, hash, eq, op, options.method,
+                                 options.max_groups, stream, mr, take);
+  }
+}
+
 }  // namespace detail
 
 /// GROUP BY: for each distinct key of d_keys[0, n), the key and the values d_values[i] of its rows
@@ -639,6 +752,109 @@ std::size_t group_by(KeyIt d_keys, ValueIt d_values,
         }
         detail::write_groups(fn, g, d_keys_out, d_values_out, options.sort_by_key, stream, mr);
         count = g.count;
+      });
+  return count;
+}
+
+/// GROUP BY on keys of any type under a hash and an equality: composite keys (a struct of several
+/// columns) or keys equal by a rule of the caller's. `hash(key) -> unsigned long long` (the
+/// library mixes it, so its bits need not be spread, but keys that `eq` calls equal must hash
+/// equal, and distinct keys should rarely share a value: keys sharing one are compared one by
+/// one, so a hash of a few values over many keys makes the call quadratic) and
+/// `eq(key, key) -> bool` define the groups; the values are combined with `op` as by the
+/// overload above. Each row is first mapped to a representative row of its key (the first of its
+/// key to claim a slot of a hash table of 8-byte words, 2.2 to 4.4 a distinct key, sized from
+/// options.max_groups or a sketch of the hashes), then the representatives (4-byte integers
+/// below 2^32 - 1 rows) are grouped with the values by the overload above's methods, and the
+/// groups' keys read from the representatives' rows.
+///
+///   struct day_store { unsigned day, store; };
+///   struct hash_day_store {  // the key's two columns in one 64-bit value
+///     __device__ unsigned long long operator()(day_store k) const {
+///       return (static_cast<unsigned long long>(k.day) << 32) | k.store;
+///     }
+///   };
+///   struct same_day_store {
+///     __device__ bool operator()(day_store a, day_store b) const {
+///       return a.day == b.day && a.store == b.store;
+///     }
+///   };
+///   // sales per (day, store): g.keys (day_store), g.values (float), g.size()
+///   auto g = cupar::group_by(d_keys, d_sales, n, hash_day_store{}, same_day_store{},
+///                            cuda::std::plus<float>{}, stream);
+///
+/// Groups come in the table's order; options.sort_by_key is refused (the keys have no order:
+/// sort the groups by a comparator after, e.g. sort_pairs). Memory (temporary): n 4- or 8-byte
+/// representatives, the table, the sketch's, and the overload above's for the representatives.
+/// @param d_keys   keys (a device pointer or an iterator), n of them
+/// @param hash, eq the keys' hash and equality (functors or extended __device__ lambdas)
+/// @throws std::invalid_argument for null inputs with n > 0, options.sort_by_key, or (pointer
+///         keys) outputs overlapping the keys; std::length_error as the overload above
+/// @throws cupar::out_of_memory, cupar::cuda_error
+/// Synchronises `stream` (the sketch, the encoding, the groups' count).
+template <class KeyIt, class ValueIt, class Hash, class Eq, class Op,
+          std::enable_if_t<detail::is_iterator_v<KeyIt> && detail::is_iterator_v<ValueIt> &&
+                               detail::is_callable_op_v<Hash> && detail::is_callable_op_v<Eq> &&
+                               detail::is_callable_op_v<Op>,
+                           int> = 0>
+groups<std::remove_cv_t<detail::it_value_t<KeyIt>>, std::remove_cv_t<detail::it_value_t<ValueIt>>>
+group_by(KeyIt d_keys, ValueIt d_values, std::size_t n, Hash hash, Eq eq, Op op, stream_ref stream,
+         group_by_options options = {}, memory_resource& mr = default_resource()) {
+  using K = std::remove_cv_t<detail::it_value_t<KeyIt>>;
+  using V = std::remove_cv_t<detail::it_value_t<ValueIt>>;
+  constexpr const char* fn = "cupar::group_by";
+  const detail::device_guard device(stream);
+  detail::check_group_by_keys<KeyIt, ValueIt, Hash, Eq>(fn, d_keys, d_values, n, options);
+  groups<K, V> out;
+  detail::group_by_keys_of(fn, d_keys, d_values, n, hash, eq, op, options, stream, mr,
+                           [&](std::size_t count) {
+                             out.keys = device_buffer<K>(count, stream, mr);
+                             out.values = device_buffer<V>(count, stream, mr);
+                             return std::pair<K*, V*>{out.keys.data(), out.values.data()};
+                           });
+  return out;
+}
+
+/// As above, writing the groups to caller arrays with room for `out_capacity` groups and
+/// returning their number. Throws std::length_error, writing nothing, when there are more groups
+/// than out_capacity (the count is in the message). The outputs may overlap the values, not the
+/// keys (pointer keys are checked) nor each other.
+/// @throws as above; std::invalid_argument also for null outputs
+/// Synchronises `stream`.
+template <class KeyIt, class ValueIt, class Hash, class Eq, class Op,
+          std::enable_if_t<detail::is_iterator_v<KeyIt> && detail::is_iterator_v<ValueIt> &&
+                               detail::is_callable_op_v<Hash> && detail::is_callable_op_v<Eq> &&
+                               detail::is_callable_op_v<Op>,
+                           int> = 0>
+std::size_t group_by(KeyIt d_keys, ValueIt d_values,
+                     std::remove_cv_t<detail::it_value_t<KeyIt>>* d_keys_out,
+                     std::remove_cv_t<detail::it_value_t<ValueIt>>* d_values_out,
+                     std::size_t out_capacity, std::size_t n, Hash hash, Eq eq, Op op,
+                     stream_ref stream, group_by_options options = {},
+                     memory_resource& mr = default_resource()) {
+  using K = std::remove_cv_t<detail::it_value_t<KeyIt>>;
+  using V = std::remove_cv_t<detail::it_value_t<ValueIt>>;
+  constexpr const char* fn = "cupar::group_by";
+  const detail::device_guard device(stream);
+  detail::check_group_by_keys<KeyIt, ValueIt, Hash, Eq>(fn, d_keys, d_values, n, options);
+  const std::size_t room = out_capacity < n ? out_capacity : n;
+  if (n > 0 && out_capacity > 0) {
+    detail::require_pointer(fn, "d_keys_out", d_keys_out);
+    detail::require_pointer(fn, "d_values_out", d_values_out);
+    detail::require_disjoint(fn, "d_keys_out", d_keys_out, room * sizeof(K), "d_values_out",
+                             d_values_out, room * sizeof(V));
+    detail::require_outputs_apart_from_keys(fn, d_keys, n, d_keys_out, d_values_out, room);
+  }
+  std::size_t count = 0;
+  detail::group_by_keys_of(
+      fn, d_keys, d_values, n, hash, eq, op, options, stream, mr, [&](std::size_t groups) {
+        if (groups > out_capacity) {
+          throw std::length_error(
+              std::string(fn) + ": " + std::to_string(groups) +
+              " groups do not fit out_capacity = " + std::to_string(out_capacity));
+        }
+        count = groups;
+        return std::pair<K*, V*>{d_keys_out, d_values_out};
       });
   return count;
 }

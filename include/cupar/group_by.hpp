@@ -79,6 +79,9 @@ struct group_by_params {
   void* context = nullptr;
   /// Set to the number of groups.
   std::size_t* groups = nullptr;
+  /// Keys of any type under a hash and an equality (both set, or neither: arithmetic keys).
+  const ::cupar::jit::op* key_hash = nullptr;
+  const ::cupar::jit::op* key_eq = nullptr;
 };
 
 template <class K, class V>
@@ -95,12 +98,25 @@ struct group_buffers {
   }
 };
 
+/// The groups in exact-size buffers: `call(params)` runs the operation with params whose
+/// allocate callback makes them (options as given).
+template <class K, class V, class Call>
+groups<K, V> exact_groups(const group_by_options& options, stream_ref stream, memory_resource& mr,
+                          Call&& call) {
+  groups<K, V> out;
+  group_buffers<K, V> buffers{&out, stream, &mr};
+  group_by_params p;
+  p.options = options;
+  p.allocate = &group_buffers<K, V>::allocate;
+  p.context = &buffers;
+  call(p);
+  return out;
+}
+
 template <class K, class V>
 std::size_t group_by_call(const ::cupar::jit::input<K>& keys, const ::cupar::jit::input<V>& values,
                           K* keys_out, V* values_out, std::size_t n, const ::cupar::jit::op& op,
                           group_by_params& params, stream_ref stream, memory_resource& mr) {
-  static_assert(is_scalar_v<K>,
-                "cupar::group_by: keys are arithmetic (integers of 1-8 bytes, float, double)");
   jit_args a{"cupar::group_by", &group_by_call()};
   a.types[0] = &jit_type_of<K>();
   a.types[1] = &jit_type_of<V>();
@@ -160,14 +176,12 @@ template <class K, class V>
 groups<K, V> group_by(jit::input_t<K> d_keys, jit::input_t<V> d_values, std::size_t n,
                       const jit::op& op, stream_ref stream, group_by_options options = {},
                       memory_resource& mr = default_resource()) {
-  groups<K, V> out;
-  detail::group_buffers<K, V> buffers{&out, stream, &mr};
-  detail::group_by_params p;
-  p.options = options;
-  p.allocate = &detail::group_buffers<K, V>::allocate;
-  p.context = &buffers;
-  detail::group_by_call<K, V>(d_keys, d_values, nullptr, nullptr, n, op, p, stream, mr);
-  return out;
+  static_assert(detail::is_scalar_v<K>,
+                "cupar::group_by: keys are arithmetic (integers of 1-8 bytes, float, double); "
+                "struct keys take a hash and an equality (the overloads below)");
+  return detail::exact_groups<K, V>(options, stream, mr, [&](detail::group_by_params& p) {
+    detail::group_by_call<K, V>(d_keys, d_values, nullptr, nullptr, n, op, p, stream, mr);
+  });
 }
 
 /// As above, with the keys and the values arrays (K and V deduced).
@@ -188,11 +202,89 @@ std::size_t group_by(jit::input_t<K> d_keys, jit::input_t<V> d_values, K* d_keys
                      V* d_values_out, std::size_t out_capacity, std::size_t n, const jit::op& op,
                      stream_ref stream, group_by_options options = {},
                      memory_resource& mr = default_resource()) {
+  static_assert(detail::is_scalar_v<K>,
+                "cupar::group_by: keys are arithmetic (integers of 1-8 bytes, float, double); "
+                "struct keys take a hash and an equality (the overloads below)");
   detail::group_by_params p;
   p.options = options;
   p.out_capacity = out_capacity;
   return detail::group_by_call<K, V>(d_keys, d_values, d_keys_out, d_values_out, n, op, p, stream,
                                      mr);
+}
+
+/// GROUP BY on keys of any type under a run-time hash and equality (text, as the joins take
+/// them, join.hpp): composite keys (a struct of CUPAR_JIT_TYPE) or keys equal by a rule of the
+/// caller's. `hash` maps a key `x` to an unsigned 64-bit value (keys that `eq` calls equal must
+/// hash equal; the library mixes the value, so its bits need not be spread, but distinct keys
+/// should rarely share one: keys sharing a value are compared one by one, so a hash of a few
+/// values over many keys makes the call quadratic); `eq` compares keys `a` and `b`; `combine`
+/// combines values as the overloads above. Each row is first mapped to a representative row of its
+/// key (the first of its key to claim a slot of a hash table of 8-byte words, 2.2 to 4.4 a distinct
+/// key, sized from options.max_groups or a sketch of the hashes), then the representatives (4-byte
+/// integers below 2^32 - 1 rows) are grouped with the values by the arithmetic overloads' methods,
+/// and the groups' keys read from the representatives' rows. The kernels are precompiled for the
+/// struct classes (CUPAR_JIT_STRUCT_CLASSES: the joins' sets, whose hash and equality these are)
+/// and for the values' classes: only the three operators compile (tens of milliseconds;
+/// jit::compile_join<K>(hash, eq) and jit::compile_group_by<std::uint32_t, V>(combine) build them
+/// ahead of time).
+///
+///   CUPAR_JIT_STRUCT(day_store, unsigned day; unsigned store;)
+///   const cupar::jit::op hash("(static_cast<unsigned long long>(x.day) << 32) | x.store");
+///   const cupar::jit::op same("a.day == b.day && a.store == b.store");
+///   auto g = cupar::group_by(d_day_store, d_sales, n, hash, same, cupar::jit::op("a + b"),
+///                            stream);  // g.keys: day_store, g.values: float
+///
+/// Groups come in the table's order; options.sort_by_key is refused (the keys have no order:
+/// sort the groups by a comparator after, e.g. sort_pairs with a run-time comparator).
+/// Memory (temporary): n 4- or 8-byte representatives, the table, and the arithmetic overloads'
+/// for the representatives.
+/// @param d_keys   device array of n keys (null only when n == 0)
+/// @param d_values values: an array or an iterator expression (elements of V)
+/// @param hash, eq the keys' hash and equality; `combine`: V x V -> V
+/// @returns the groups in device buffers of exactly their number (from `mr`, on `stream`)
+/// @throws std::invalid_argument for null inputs with n > 0 or options.sort_by_key (before
+///         anything runs); std::length_error when options.max_groups is set and the keys have
+///         more distinct values; cupar::jit_error when an operator does not compile
+/// @throws cupar::out_of_memory, cupar::cuda_error
+/// Synchronises `stream` (the sketch, the encoding, the groups' count).
+template <class K, class V>
+groups<K, V> group_by(const K* d_keys, jit::input_t<V> d_values, std::size_t n, const jit::op& hash,
+                      const jit::op& eq, const jit::op& combine, stream_ref stream,
+                      group_by_options options = {}, memory_resource& mr = default_resource()) {
+  return detail::exact_groups<K, V>(options, stream, mr, [&](detail::group_by_params& p) {
+    p.key_hash = &hash;
+    p.key_eq = &eq;
+    detail::group_by_call<K, V>(d_keys, d_values, nullptr, nullptr, n, combine, p, stream, mr);
+  });
+}
+
+/// As above, with the values an array (V deduced).
+template <class K, class V>
+groups<K, V> group_by(const K* d_keys, const V* d_values, std::size_t n, const jit::op& hash,
+                      const jit::op& eq, const jit::op& combine, stream_ref stream,
+                      group_by_options options = {}, memory_resource& mr = default_resource()) {
+  return group_by<K, V>(d_keys, jit::input<V>(d_values), n, hash, eq, combine, stream, options, mr);
+}
+
+/// As above, writing the groups to caller arrays with room for `out_capacity` groups and
+/// returning their number. Throws std::length_error, writing nothing, when there are more groups
+/// than out_capacity (the count is in the message). The outputs may overlap the values, not the
+/// keys nor each other.
+/// @throws as above; std::invalid_argument also for null outputs or outputs that overlap the
+///         keys or each other
+/// Synchronises `stream`.
+template <class K, class V>
+std::size_t group_by(const K* d_keys, jit::input_t<V> d_values, K* d_keys_out, V* d_values_out,
+                     std::size_t out_capacity, std::size_t n, const jit::op& hash,
+                     const jit::op& eq, const jit::op& combine, stream_ref stream,
+                     group_by_options options = {}, memory_resource& mr = default_resource()) {
+  detail::group_by_params p;
+  p.options = options;
+  p.out_capacity = out_capacity;
+  p.key_hash = &hash;
+  p.key_eq = &eq;
+  return detail::group_by_call<K, V>(d_keys, d_values, d_keys_out, d_values_out, n, combine, p,
+                                     stream, mr);
 }
 
 namespace jit {

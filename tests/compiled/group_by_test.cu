@@ -436,5 +436,153 @@ TEST(GroupByCompiled, BadArgumentsThrowBeforeAnyWork) {
   EXPECT_EQ(g.size(), 0u);
 }
 
+/// A composite key of two columns, grouped under a hash and an equality (group_by's overloads
+/// taking them).
+struct day_store {
+  std::uint32_t day, store;
+};
+struct day_store_hash {
+  __host__ __device__ unsigned long long operator()(const day_store& k) const {
+    return (static_cast<unsigned long long>(k.day) << 32) | k.store;
+  }
+};
+/// A weak hash (correct: equal keys hash equal), so that distinct keys share the table's probes
+/// and the equality decides: 64 values, each shared by up to 7 stores of many days. (A hash with
+/// fewer values than keys has runs of its keys in the table: probes grow with the keys a value
+/// stands for, so the tests use it up to a few thousand keys.)
+struct day_store_weak_hash {
+  __host__ __device__ unsigned long long operator()(const day_store& k) const {
+    return k.day & 63u;
+  }
+};
+struct day_store_eq {
+  __host__ __device__ bool operator()(const day_store& a, const day_store& b) const {
+    return a.day == b.day && a.store == b.store;
+  }
+};
+struct day_store_of {
+  std::uint32_t groups;
+  __host__ __device__ day_store operator()(std::uint64_t i) const {
+    const auto g = static_cast<std::uint32_t>((i * 2654435761u) % groups);
+    return {g / 7, g % 7 + 100};
+  }
+};
+
+unsigned long long packed(const day_store& k) {
+  return (static_cast<unsigned long long>(k.day) << 32) | k.store;
+}
+
+// Struct keys under a hash and an equality against the CPU's map of the packed keys: sizes 0, 1,
+// odd and large, one group to every row its own, each method of the representatives' grouping, a
+// weak hash, keys from an iterator, caller arrays, max_groups, and the errors.
+TEST(GroupByCompiled, StructKeysUnderAHashAndAnEquality) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const std::size_t large = scaled((std::size_t(1) << 22) + 3);
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(1001), large}) {
+    for (std::size_t groups : {std::size_t(1), std::size_t(100), std::size_t(5000), n}) {
+      if (groups == 0 || groups > std::max<std::size_t>(n, 1)) continue;
+      SCOPED_TRACE("n = " + std::to_string(n) + ", groups " + std::to_string(groups));
+      std::vector<day_store> hk(n);
+      std::vector<float> hx(n);
+      const day_store_of key_of{static_cast<std::uint32_t>(groups)};
+      std::map<unsigned long long, stats> want;
+      for (std::size_t i = 0; i < n; ++i) {
+        hk[i] = key_of(i);
+        hx[i] = static_cast<float>(static_cast<int>(i % 101) - 50);
+        const stats one = to_stats{}(hx[i]);
+        const auto [it, fresh] = want.emplace(packed(hk[i]), one);
+        if (!fresh) it->second = merge_stats{}(it->second, one);
+      }
+      device_buffer<day_store> dk(hk, s);
+      device_buffer<float> dx(hx, s);
+      const auto rows = thrust::make_transform_iterator(dx.data(), to_stats{});
+      const auto check = [&](const std::vector<day_store>& keys, const std::vector<stats>& values,
+                             std::size_t count) {
+        ASSERT_EQ(count, want.size());
+        std::map<unsigned long long, stats> got;
+        for (std::size_t i = 0; i < count; ++i)
+          ASSERT_TRUE(got.emplace(packed(keys[i]), values[i]).second) << "a key twice";
+        for (const auto& [k, v] : want) {
+          const auto it = got.find(k);
+          ASSERT_NE(it, got.end()) << "key " << k << " missing";
+          EXPECT_EQ(it->second.count, v.count);
+          EXPECT_EQ(it->second.sum, v.sum);
+          EXPECT_EQ(it->second.min, v.min);
+          EXPECT_EQ(it->second.max, v.max);
+        }
+      };
+      for (group_by_method method :
+           {group_by_method::automatic, group_by_method::hash, group_by_method::sort}) {
+        SCOPED_TRACE(method_name(method));
+        group_by_options o;
+        o.method = method;
+        const auto g = cupar::group_by(dk.data(), rows, n, day_store_hash{}, day_store_eq{},
+                                       merge_stats{}, s, o);
+        check(g.keys.to_host(), g.values.to_host(), g.size());
+      }
+      // A weak hash (up to 5,000 keys); keys from an iterator; a bound on the groups.
+      if (groups <= 5000) {
+        const auto w = cupar::group_by(dk.data(), rows, n, day_store_weak_hash{}, day_store_eq{},
+                                       merge_stats{}, s);
+        check(w.keys.to_host(), w.values.to_host(), w.size());
+      }
+      group_by_options bounded;
+      bounded.max_groups = want.size() + 3;
+      const auto it = cupar::group_by(
+          thrust::make_transform_iterator(thrust::counting_iterator<std::uint64_t>(0), key_of),
+          rows, n, day_store_hash{}, day_store_eq{}, merge_stats{}, s, bounded);
+      check(it.keys.to_host(), it.values.to_host(), it.size());
+      // Caller arrays: exactly the room, then too little (std::length_error, nothing written).
+      if (n == 0) continue;
+      device_buffer<day_store> ko(want.size(), s);
+      device_buffer<stats> vo(want.size(), s);
+      const std::size_t count =
+          cupar::group_by(dk.data(), rows, ko.data(), vo.data(), want.size(), n, day_store_hash{},
+                          day_store_eq{}, merge_stats{}, s);
+      check(ko.to_host(), vo.to_host(), count);
+      if (want.size() < 2) continue;
+      vo.fill_bytes(0xAB);
+      CUPAR_EXPECT_THROW_WITH(
+          (void)cupar::group_by(dk.data(), rows, ko.data(), vo.data(), want.size() - 1, n,
+                                day_store_hash{}, day_store_eq{}, merge_stats{}, s),
+          std::length_error, "groups do not fit out_capacity");
+      EXPECT_EQ(vo.to_host()[0].count, 0xABABABABu);
+      group_by_options tight;
+      tight.max_groups = want.size() - 1;
+      CUPAR_EXPECT_THROW_WITH((void)cupar::group_by(dk.data(), rows, n, day_store_hash{},
+                                                    day_store_eq{}, merge_stats{}, s, tight),
+                              std::length_error, "distinct values");
+    }
+  }
+  // Refused before anything runs: null keys, a sorted output, outputs over the keys.
+  const float one = 1;
+  CUPAR_EXPECT_THROW_WITH(
+      (void)cupar::group_by(static_cast<const day_store*>(nullptr), &one, 4, day_store_hash{},
+                            day_store_eq{}, ::cuda::std::plus<float>{}, s),
+      std::invalid_argument, "d_keys is null but n = 4");
+  device_buffer<day_store> dk(std::vector<day_store>{{1, 2}, {1, 2}, {3, 4}}, s);
+  device_buffer<float> dx(std::vector<float>{1, 2, 5}, s);
+  group_by_options sorted;
+  sorted.sort_by_key = true;
+  CUPAR_EXPECT_THROW_WITH(
+      (void)cupar::group_by(dk.data(), dx.data(), 3, day_store_hash{}, day_store_eq{},
+                            ::cuda::std::plus<float>{}, s, sorted),
+      std::invalid_argument, "sort_by_key");
+  device_buffer<float> vo(3, s);
+  CUPAR_EXPECT_THROW_WITH(
+      (void)cupar::group_by(dk.data(), dx.data(), dk.data(), vo.data(), 3, 3, day_store_hash{},
+                            day_store_eq{}, ::cuda::std::plus<float>{}, s),
+      std::invalid_argument, "overlap");
+  // Still working.
+  const auto g = cupar::group_by(dk.data(), dx.data(), 3, day_store_hash{}, day_store_eq{},
+                                 ::cuda::std::plus<float>{}, s);
+  ASSERT_EQ(g.size(), 2u);
+  const auto k = g.keys.to_host();
+  const auto v = g.values.to_host();
+  for (std::size_t i = 0; i < 2; ++i)
+    EXPECT_EQ(v[i], k[i].day == 1 ? 3.0f : 5.0f);
+}
+
 }  // namespace
 }  // namespace cupar::testing

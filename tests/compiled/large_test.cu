@@ -176,6 +176,56 @@ TEST_F(Large, HashGroupByAboveTwoToThe31) {
   }
 }
 
+/// Row i's key of two columns (i * 7919 % 1000 split in two), and its hash and equality.
+struct pair_key {
+  std::uint32_t hi, lo;
+};
+struct pair_key_of {
+  __host__ __device__ pair_key operator()(std::uint64_t i) const {
+    const auto g = static_cast<std::uint32_t>((i * 7919) % 1000);
+    return {g / 10, g % 10};
+  }
+};
+struct pair_key_hash {
+  __host__ __device__ unsigned long long operator()(const pair_key& k) const {
+    return (static_cast<unsigned long long>(k.hi) << 32) | k.lo;
+  }
+};
+struct pair_key_eq {
+  __host__ __device__ bool operator()(const pair_key& a, const pair_key& b) const {
+    return a.hi == b.hi && a.lo == b.lo;
+  }
+};
+
+// Struct keys under a hash and an equality above 2^31 rows (4-byte representatives) and above
+// 2^32 (8-byte ones): keys from an iterator, a count per key from a constant iterator.
+TEST_F(Large, HashGroupByStructKeysAboveTwoToThe31AndTwoToThe32) {
+  CUPAR_REQUIRE_GPU();
+  for (const std::size_t n : {two31 + 5, (std::size_t(1) << 32) + 3}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    CUPAR_REQUIRE_GPU_BYTES(n * (n < 0xffffffffull ? 4 : 8) + (std::size_t(1) << 30));
+    owned_stream stream;
+    const auto keys =
+        thrust::make_transform_iterator(thrust::counting_iterator<std::uint64_t>(0), pair_key_of{});
+    const auto g =
+        cupar::group_by(keys, thrust::constant_iterator<std::uint64_t>(1), n, pair_key_hash{},
+                        pair_key_eq{}, ::cuda::std::plus<std::uint64_t>{}, stream);
+    ASSERT_EQ(g.size(), 1000u);
+    const auto k = g.keys.to_host();
+    const auto c = g.values.to_host();
+    std::vector<std::uint64_t> want(1000, n / 1000);
+    for (std::size_t i = n - n % 1000; i < n; ++i)
+      ++want[(i * 7919) % 1000];
+    std::vector<bool> seen(1000, false);
+    for (std::size_t j = 0; j < 1000; ++j) {
+      const std::uint32_t key = k[j].hi * 10 + k[j].lo;
+      ASSERT_TRUE(k[j].lo < 10 && key < 1000 && !seen[key]) << "group " << j;
+      seen[key] = true;
+      EXPECT_EQ(c[j], want[key]) << "key " << key;
+    }
+  }
+}
+
 TEST_F(Large, InclusiveAndExclusiveScanAtTwoToThe31PlusOne) {
   const std::size_t n = two31 + 1;
   CUPAR_REQUIRE_GPU_BYTES(n * 8 + (std::size_t(1) << 30));

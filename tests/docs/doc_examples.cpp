@@ -173,6 +173,19 @@ CUPAR_JIT_STRUCT(day_store, unsigned day; unsigned store;)
   return m.size();
 }
 
+// group_by.hpp: a group-by on a composite key with a run-time hash and equality (day_store as
+// declared above, as the header's example declares it).
+[[maybe_unused]] std::size_t group_by_composite(const day_store* d_day_store, const float* d_sales,
+                                                std::size_t n, cupar::stream_ref stream) {
+  // doc-example: include/cupar/group_by.hpp
+  const cupar::jit::op hash("(static_cast<unsigned long long>(x.day) << 32) | x.store");
+  const cupar::jit::op same("a.day == b.day && a.store == b.store");
+  auto g = cupar::group_by(d_day_store, d_sales, n, hash, same, cupar::jit::op("a + b"),
+                           stream);  // g.keys: day_store, g.values: float
+  // doc-example end
+  return g.size();
+}
+
 // The inline examples of the headers' comments, completed into calls (their "..." filled in).
 namespace header_inline {
 

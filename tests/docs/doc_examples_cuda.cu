@@ -100,6 +100,32 @@ struct merge_stats {
   return g.size();
 }
 
+// group_by.cuh: a group-by on a composite key under a hash and an equality.
+namespace group_by_composite {
+// doc-example: include/cupar/group_by.cuh
+struct day_store { unsigned day, store; };
+struct hash_day_store {  // the key's two columns in one 64-bit value
+  __device__ unsigned long long operator()(day_store k) const {
+    return (static_cast<unsigned long long>(k.day) << 32) | k.store;
+  }
+};
+struct same_day_store {
+  __device__ bool operator()(day_store a, day_store b) const {
+    return a.day == b.day && a.store == b.store;
+  }
+};
+// doc-example end
+[[maybe_unused]] std::size_t sales(const day_store* d_keys, const float* d_sales, std::size_t n,
+                                   cupar::stream_ref stream) {
+  // doc-example: include/cupar/group_by.cuh
+  // sales per (day, store): g.keys (day_store), g.values (float), g.size()
+  auto g = cupar::group_by(d_keys, d_sales, n, hash_day_store{}, same_day_store{},
+                           cuda::std::plus<float>{}, stream);
+  // doc-example end
+  return g.size();
+}
+}  // namespace group_by_composite
+
 // join.cuh: a join of keys computed on the fly.
 struct customer {
   unsigned id;

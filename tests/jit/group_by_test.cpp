@@ -428,3 +428,153 @@ TEST(GroupByJit, AccumulatorsAboveSixteenBytesByEveryMethod) {
     }
   }
 }
+
+CUPAR_JIT_STRUCT(gb_day_store, unsigned day; unsigned store;)
+CUPAR_JIT_STRUCT(gb_wide_key, unsigned long long id; int region; int pad;)
+
+namespace {
+unsigned long long packed(const gb_day_store& k) {
+  return (static_cast<unsigned long long>(k.day) << 32) | k.store;
+}
+gb_day_store day_store_key(std::size_t i, std::size_t groups) {
+  const auto g = static_cast<unsigned>((i * 2654435761u) % groups);
+  return {g / 7, g % 7 + 100};
+}
+}  // namespace
+
+// Struct keys under a run-time hash and equality (the join family's sets encode the rows, the
+// arithmetic sets group their representatives) against the CPU's map of the packed keys: 8- and
+// 16-byte keys of the precompiled struct classes, sizes 0, 1, odd and large, one group to every
+// row its own, each method, a weak hash, values as an expression, caller arrays, max_groups, and
+// the errors.
+TEST(GroupByJit, StructKeysUnderARunTimeHashAndEquality) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const op hash("(static_cast<unsigned long long>(x.day) << 32) | x.store");
+  // 64 values, each shared by many keys: the equality decides (used up to 5,000 keys: a hash
+  // with fewer values than keys has runs of its keys in the table, probes growing with them).
+  const op weak_hash("static_cast<unsigned long long>(x.day & 63u)");
+  const op same("a.day == b.day && a.store == b.store");
+  const std::size_t large = scaled((std::size_t(1) << 22) + 3);
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(1001), large}) {
+    for (std::size_t groups : {std::size_t(1), std::size_t(100), std::size_t(5000), n}) {
+      if (groups == 0 || groups > std::max<std::size_t>(n, 1)) continue;
+      SCOPED_TRACE("n = " + std::to_string(n) + ", groups " + std::to_string(groups));
+      std::vector<gb_day_store> hk(n);
+      std::vector<float> hx(n);
+      std::map<unsigned long long, gb_stats> want;
+      for (std::size_t i = 0; i < n; ++i) {
+        hk[i] = day_store_key(i, groups);
+        hx[i] = static_cast<float>(static_cast<int>(i % 101) - 50);
+        const auto [it, fresh] = want.emplace(packed(hk[i]), stats_of(hx[i]));
+        if (!fresh) it->second = merge(it->second, stats_of(hx[i]));
+      }
+      cupar::device_buffer<gb_day_store> dk(hk, s);
+      cupar::device_buffer<float> dx(hx, s);
+      const auto rows =
+          cupar::jit::transform<gb_stats>(cupar::jit::iterator(dx.data()), to_stats());
+      const auto check = [&](const std::vector<gb_day_store>& keys,
+                             const std::vector<gb_stats>& values, std::size_t count) {
+        ASSERT_EQ(count, want.size());
+        std::map<unsigned long long, gb_stats> got;
+        for (std::size_t i = 0; i < count; ++i)
+          ASSERT_TRUE(got.emplace(packed(keys[i]), values[i]).second) << "a key twice";
+        for (const auto& [k, v] : want) {
+          const auto it = got.find(k);
+          ASSERT_NE(it, got.end()) << "key " << k << " missing";
+          EXPECT_TRUE(same_stats(it->second, v)) << "key " << k;
+        }
+      };
+      for (group_by_method method : methods) {
+        SCOPED_TRACE(method_name(method));
+        group_by_options o;
+        o.method = method;
+        const auto g = cupar::group_by<gb_day_store, gb_stats>(dk.data(), rows, n, hash, same,
+                                                               merge_stats(), s, o);
+        check(g.keys.to_host(), g.values.to_host(), g.size());
+      }
+      if (groups <= 5000) {
+        const auto w = cupar::group_by<gb_day_store, gb_stats>(dk.data(), rows, n, weak_hash, same,
+                                                               merge_stats(), s);
+        check(w.keys.to_host(), w.values.to_host(), w.size());
+      }
+      // Float values combined by the named plus, the table sized by a bound.
+      group_by_options bounded;
+      bounded.max_groups = want.size() + 3;
+      const auto f =
+          cupar::group_by(dk.data(), dx.data(), n, hash, same, cupar::jit::plus, s, bounded);
+      ASSERT_EQ(f.size(), want.size());
+      {
+        const auto fk = f.keys.to_host();
+        const auto fv = f.values.to_host();
+        for (std::size_t i = 0; i < f.size(); ++i)
+          EXPECT_EQ(fv[i], want.at(packed(fk[i])).sum);
+      }
+      if (n == 0) continue;
+      cupar::device_buffer<gb_day_store> ko(want.size(), s);
+      cupar::device_buffer<gb_stats> vo(want.size(), s);
+      const std::size_t count = cupar::group_by<gb_day_store, gb_stats>(
+          dk.data(), rows, ko.data(), vo.data(), want.size(), n, hash, same, merge_stats(), s);
+      check(ko.to_host(), vo.to_host(), count);
+      if (want.size() < 2) continue;
+      vo.fill_bytes(0xAB);
+      CUPAR_EXPECT_THROW_WITH(((void)cupar::group_by<gb_day_store, gb_stats>(
+                                  dk.data(), rows, ko.data(), vo.data(), want.size() - 1, n, hash,
+                                  same, merge_stats(), s)),
+                              std::length_error, "groups do not fit out_capacity");
+      EXPECT_EQ(vo.to_host()[0].count, 0xABABABABu);
+      group_by_options tight;
+      tight.max_groups = want.size() - 1;
+      CUPAR_EXPECT_THROW_WITH(
+          (void)cupar::group_by(dk.data(), dx.data(), n, hash, same, cupar::jit::plus, s, tight),
+          std::length_error, "distinct values");
+    }
+  }
+  // A 16-byte key (the s16a8 class): every row its own group but pairs of rows sharing an id.
+  {
+    const std::size_t n = 100003;
+    std::vector<gb_wide_key> hk(n);
+    std::vector<std::uint64_t> hv(n, 1);
+    for (std::size_t i = 0; i < n; ++i)
+      hk[i] = {(i / 2) * 0x9E3779B97F4A7C15ull, static_cast<int>(i % 3), 0};
+    std::map<std::pair<unsigned long long, int>, std::uint64_t> want;
+    for (const auto& k : hk)
+      ++want[{k.id, k.region}];
+    cupar::device_buffer<gb_wide_key> dk(hk, s);
+    cupar::device_buffer<std::uint64_t> dv(hv, s);
+    const auto g = cupar::group_by(dk.data(), dv.data(), n, op("x.id ^ x.region"),
+                                   op("a.id == b.id && a.region == b.region"), cupar::jit::plus, s);
+    ASSERT_EQ(g.size(), want.size());
+    const auto k = g.keys.to_host();
+    const auto v = g.values.to_host();
+    for (std::size_t i = 0; i < g.size(); ++i)
+      EXPECT_EQ(v[i], want.at({k[i].id, k[i].region}));
+  }
+  // Refused before anything runs: null keys, a sorted output, outputs over the keys, an operator
+  // that does not compile; then still working.
+  const float one = 1;
+  CUPAR_EXPECT_THROW_WITH((void)cupar::group_by(static_cast<const gb_day_store*>(nullptr), &one, 4,
+                                                hash, same, cupar::jit::plus, s),
+                          std::invalid_argument, "d_keys is null but n = 4");
+  cupar::device_buffer<gb_day_store> dk(std::vector<gb_day_store>{{1, 2}, {1, 2}, {3, 4}}, s);
+  cupar::device_buffer<float> dx(std::vector<float>{1, 2, 5}, s);
+  group_by_options sorted;
+  sorted.sort_by_key = true;
+  CUPAR_EXPECT_THROW_WITH(
+      (void)cupar::group_by(dk.data(), dx.data(), 3, hash, same, cupar::jit::plus, s, sorted),
+      std::invalid_argument, "sort_by_key");
+  cupar::device_buffer<float> vo(3, s);
+  CUPAR_EXPECT_THROW_WITH(
+      ((void)cupar::group_by<gb_day_store, float>(dk.data(), dx.data(), dk.data(), vo.data(), 3, 3,
+                                                  hash, same, cupar::jit::plus, s)),
+      std::invalid_argument, "overlap");
+  EXPECT_THROW((void)cupar::group_by(dk.data(), dx.data(), 3, hash, op("a.day == b.nope"),
+                                     cupar::jit::plus, s),
+               cupar::jit_error);
+  const auto g = cupar::group_by(dk.data(), dx.data(), 3, hash, same, cupar::jit::plus, s);
+  ASSERT_EQ(g.size(), 2u);
+  const auto k = g.keys.to_host();
+  const auto v = g.values.to_host();
+  for (std::size_t i = 0; i < 2; ++i)
+    EXPECT_EQ(v[i], k[i].day == 1 ? 3.0f : 5.0f);
+}

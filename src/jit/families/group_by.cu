@@ -81,6 +81,7 @@ extern const family_def group_by_family =
 #include <cupar/detail/checks.hpp>
 #include <cupar/detail/cuda_check.hpp>
 #include <cupar/detail/device/hash_table.cuh>
+#include <cupar/detail/device/key_table.cuh>
 #include <cupar/detail/device_guard.hpp>
 #include <cupar/detail/group_by_sizing.hpp>
 #include <cupar/detail/group_by_sketch.cuh>
@@ -594,6 +595,117 @@ bool table_route(const jit_args& a, const group_by_params& p, const void* keys,
 }
 
 void call_group_by(const jit_args& a, stream_ref s, memory_resource& mr,
+                   const pending_inputs* pending);
+
+/// Keys of any type under a run-time hash and equality (params.key_hash, key_eq): the rows'
+/// representatives by the join module's kernels for the keys' type (cupar/detail/device/
+/// key_table.cuh: the sketch of the hashes, the encoding into a table of 8-byte words), grouped
+/// with the values as 4- or 8-byte integer keys by the arithmetic routes (max_groups their exact
+/// count), then the groups' keys gathered from their representatives' rows. Called after the
+/// argument checks, the pending inputs written.
+void keyed_route(const jit_args& a, const group_by_params& p, group_outputs& out, stream_ref s,
+                 memory_resource& mr) {
+  const char* fn = a.function;
+  const jit_type& k = *a.types[0];
+  const std::size_t n = a.n;
+  // Representatives of 4 bytes while every row fits them (all ones is the table's empty word).
+  const bool wide = n >= 0xffffffffull;
+  const jit_type& r = unsigned_of_size(wide ? 8 : 4);
+  jit::set_request req{jit::family::join, {&k, nullptr}};
+  req.ops[0] = p.key_hash;
+  req.ops[1] = p.key_eq;
+  const jit::resolved resolved = jit::resolve(req, nullptr, fn);
+  const jit::loaded_module& m = *resolved.module;
+  const jit::device_info& dev = *resolved.dev;
+  const char* call = "cupar group_by (run-time key hash and equality)";
+  const jit::erased_arg hash{p.key_hash->state()}, eq{p.key_eq->state()};
+  jit::launch_status ls;
+  jit::jit_launcher_factory launch{&dev, &m, &ls};
+  cudaStream_t st = s.get();
+  const void* key_rows = a.in[0];
+  const unsigned long long rows = n;
+  temp_storage reps(mr, n * r.size, s);
+  void* d_reps = reps.get();
+  double estimate = -1;
+  if (p.options.max_groups == 0) {
+    temp_storage registers(mr, hash::hll_registers * sizeof(unsigned int), s);
+    check_cuda(cudaMemsetAsync(registers.get(), 0, registers.bytes(), st), fn);
+    const int threads = hash::block_threads;
+    const int grid =
+        resident_blocks(n, threads, m.occupancy(m.kernel(9), threads, 0), dev.sm_count);
+    launch(grid, threads, 0, st).doit(m.kernel(9), key_rows, rows, hash, registers.get());
+    jit::check_dispatch(ls.first == CUDA_SUCCESS ? cudaSuccess : cudaErrorLaunchFailure, ls, call);
+    std::vector<unsigned int> host(hash::hll_registers);
+    check_cuda(cudaMemcpyAsync(host.data(), registers.get(), registers.bytes(),
+                               cudaMemcpyDeviceToHost, st),
+               fn);
+    check_cuda(cudaStreamSynchronize(st), fn);
+    estimate = hll_estimate(host);
+  }
+  const CUkernel encode = m.kernel(wide ? 11 : 10);
+  const int threads = keys::encode_threads;
+  const int grid = resident_blocks(n, threads, m.occupancy(encode, threads, 0), dev.sm_count);
+  const double expected = expected_groups(n, p.options.max_groups, estimate);
+  const std::size_t count =
+      encode_distinct_keys(fn, n, p.options.max_groups, expected, [&](std::size_t capacity) {
+        carve parts;
+        const std::size_t at_table = parts.add(capacity * sizeof(unsigned long long));
+        const std::size_t at_counts = parts.add(2 * sizeof(unsigned long long));
+        temp_storage storage(mr, parts.total, s);
+        auto* base = static_cast<unsigned char*>(storage.get());
+        void* table = base + at_table;
+        void* counts = base + at_counts;
+        check_cuda(cudaMemsetAsync(table, 0xff, capacity * sizeof(unsigned long long), st), fn);
+        check_cuda(cudaMemsetAsync(counts, 0, 2 * sizeof(unsigned long long), st), fn);
+        const unsigned long long mask = capacity - 1;
+        launch(grid, threads, 0, st)
+            .doit(encode, key_rows, rows, table, mask, hash, eq, d_reps, counts);
+        jit::check_dispatch(ls.first == CUDA_SUCCESS ? cudaSuccess : cudaErrorLaunchFailure, ls,
+                            call);
+        unsigned long long found[2] = {0, 0};
+        check_cuda(cudaMemcpyAsync(found, counts, sizeof(found), cudaMemcpyDeviceToHost, st), fn);
+        // A fault of an operator is reported here, named after the call.
+        check_cuda(cudaStreamSynchronize(st), fn);
+        return encoded_keys{static_cast<std::size_t>(found[0]), found[1] != 0};
+      });
+  out.take(count);
+  *p.groups = count;
+  if (count == 0) return;
+  // The representatives grouped with the values: the arithmetic routes into the outputs' values
+  // and a temporary of the groups' representatives, every group known (max_groups = count).
+  temp_storage group_reps(mr, count * r.size, s);
+  group_by_params q;
+  q.options = p.options;
+  q.options.max_groups = count;
+  // Without the library's radix sort of the representatives' type, the hash method serves.
+  if (!library_types[static_cast<int>(r.kind)]) q.options.method = group_by_method::hash;
+  q.out_capacity = count;
+  std::size_t found = 0;
+  q.groups = &found;
+  jit_args b = a;
+  b.types[0] = &r;
+  b.in[0] = d_reps;
+  b.in_iter[0] = nullptr;
+  b.out[0] = group_reps.get();
+  b.out[1] = out.values;
+  b.plan = nullptr;
+  b.params = &q;
+  call_group_by(b, s, mr, nullptr);
+  if (found != count) {
+    throw std::logic_error(std::string(fn) +
+                           ": the groups of the keys' representatives differ from their count");
+  }
+  const int gather_threads = 256;
+  const int gather_grid =
+      static_cast<int>(std::min<std::size_t>((count + gather_threads - 1) / gather_threads, 65536));
+  const unsigned long long groups = count;
+  launch(gather_grid, gather_threads, 0, st)
+      .doit(m.kernel(wide ? 13 : 12), key_rows, static_cast<const void*>(group_reps.get()), groups,
+            out.keys);
+  jit::check_dispatch(ls.first == CUDA_SUCCESS ? cudaSuccess : cudaErrorLaunchFailure, ls, call);
+}
+
+void call_group_by(const jit_args& a, stream_ref s, memory_resource& mr,
                    const pending_inputs* pending) {
   const char* fn = a.function;
   const auto* params = static_cast<const group_by_params*>(a.params);
@@ -601,14 +713,23 @@ void call_group_by(const jit_args& a, stream_ref s, memory_resource& mr,
   const group_by_params& p = *params;
   const jit_type& k = *a.types[0];
   const jit_type& v = *a.types[1];
-  if (k.is_struct()) {
+  const bool keyed = p.key_hash != nullptr || p.key_eq != nullptr;
+  if (keyed && (p.key_hash == nullptr || p.key_eq == nullptr)) {
+    throw_invalid_argument(fn, "keys under a hash and an equality take both");
+  }
+  if (k.is_struct() && !keyed) {
     throw_invalid_argument(fn, std::string("keys are arithmetic (integers of 1-8 bytes, float, "
-                                           "double), not ") +
+                                           "double), or take a hash and an equality; not ") +
                                    k.name);
   }
   if (a.ops[0] == nullptr) throw_invalid_argument(fn, "no operator");
+  if (keyed && p.options.sort_by_key) {
+    throw_invalid_argument(fn,
+                           "keys under a hash and an equality have no order: options.sort_by_key "
+                           "is for arithmetic keys (sort the groups by a comparator after)");
+  }
   // The sort route (and the hash method's sorted output) radix-sorts the keys by the library.
-  if (!library_types[static_cast<int>(k.kind)] &&
+  if (!keyed && !library_types[static_cast<int>(k.kind)] &&
       (p.options.method != group_by_method::hash || p.options.sort_by_key)) {
     throw_type_not_built(fn, k.kind);
   }
@@ -622,12 +743,22 @@ void call_group_by(const jit_args& a, stream_ref s, memory_resource& mr,
     const std::size_t room = std::min(p.out_capacity, a.n);
     require_disjoint(fn, "d_keys_out", a.out[0], room * k.size, "d_values_out", a.out[1],
                      room * v.size);
+    if (keyed) {
+      // The groups' keys are read from the rows' keys after the values are written.
+      require_disjoint(fn, "d_keys", a.in[0], a.n * k.size, "d_keys_out", a.out[0], room * k.size);
+      require_disjoint(fn, "d_keys", a.in[0], a.n * k.size, "d_values_out", a.out[1],
+                       room * v.size);
+    }
   }
   write_pending(pending, s);
   *p.groups = 0;
   group_outputs out{fn, &p, a.out[0], a.out[1]};
   if (a.n == 0) {
     out.take(0);
+    return;
+  }
+  if (keyed) {
+    keyed_route(a, p, out, s, mr);
     return;
   }
   const bool floating = k.kind == scalar::f32 || k.kind == scalar::f64;

@@ -1,6 +1,8 @@
 // cupar family: hash joins with a run-time hash and equality (cupar::inner_join, semi_join,
 // anti_join taking operators, join.hpp): keys of any type, composite keys included. Device code:
-// jit_ops/cupar_join.cuh. Types {K}, the caller's own (a struct served by its struct class).
+// jit_ops/cupar_join.cuh. Types {K}, the caller's own (a struct served by its struct class). Its
+// module also serves group_by on keys under a hash and an equality (the keys' encoding:
+// group_by.cu's struct-key route launches kernels 9-13).
 //
 // One file holds the family: its record (what the core and the precompile tool read), then,
 // outside the record-only build of the precompile tool, the library entry: argument checks, the
@@ -22,15 +24,20 @@ std::vector<slot_spec> slots(const set_spec& s) {
 }
 
 std::vector<std::string> names(const set_spec&) {
-  return {"cupar_join_build<unsigned int>",
-          "cupar_join_build<unsigned long long>",
-          "cupar_join_count<unsigned int>",
-          "cupar_join_count<unsigned long long>",
+  return {"cupar_join_build<unsigned int>", "cupar_join_build<unsigned long long>",
+          "cupar_join_count<unsigned int>", "cupar_join_count<unsigned long long>",
           "cupar_join_fill<unsigned int, unsigned int>",
           "cupar_join_fill<unsigned int, unsigned long long>",
           "cupar_join_fill<unsigned long long, unsigned long long>",
-          "cupar_join_flag<unsigned int>",
-          "cupar_join_flag<unsigned long long>",
+          "cupar_join_flag<unsigned int>", "cupar_join_flag<unsigned long long>",
+          // group_by's keys under the hash and the equality (9-13)
+          "cupar::detail::keys::sketch_kernel<const cupar_K*, cupar_join_hash>",
+          "cupar::detail::keys::encode_kernel<const cupar_K*, cupar_join_hash, cupar_join_eq, "
+          "unsigned int>",
+          "cupar::detail::keys::encode_kernel<const cupar_K*, cupar_join_hash, cupar_join_eq, "
+          "unsigned long long>",
+          "cupar::detail::keys::gather_kernel<const cupar_K*, unsigned int, cupar_K>",
+          "cupar::detail::keys::gather_kernel<const cupar_K*, unsigned long long, cupar_K>",
           meta_expression(2)};
 }
 
@@ -47,7 +54,7 @@ const char* const rules[] = {
 }  // namespace
 
 extern const family_def join_family =
-    family_def::make(family::join, "join", "cupar_join.cuh", 9, typedefs, slots, names)
+    family_def::make(family::join, "join", "cupar_join.cuh", 14, typedefs, slots, names)
         .with_struct_classes(struct_position)
         .precompiling(rules);
 

@@ -324,10 +324,10 @@ __device__ __forceinline__ unsigned int hll_rank(unsigned long long h) {
 }
 
 /// Fills `registers` (hll_registers words, zeroed before) with the sketch of keys[0, n): a block
-/// keeps its own registers in shared memory and merges them with atomicMax at the end.
+/// (of Threads threads) keeps its own registers in shared memory and merges them with atomicMax
+/// at the end.
 template <int Threads, class KeyIt, class Offset>
-__global__ void __launch_bounds__(Threads)
-    hll_kernel(KeyIt keys, Offset n, unsigned int* registers) {
+__device__ __forceinline__ void hll_block(KeyIt keys, Offset n, unsigned int* registers) {
   __shared__ unsigned int local[hll_registers];
   for (int r = threadIdx.x; r < hll_registers; r += Threads)
     local[r] = 0;
@@ -361,6 +361,13 @@ __global__ void __launch_bounds__(Threads)
   for (int r = threadIdx.x; r < hll_registers; r += Threads) {
     if (local[r] != 0) atomicMax(&registers[r], local[r]);
   }
+}
+
+/// hll_block as a kernel.
+template <int Threads, class KeyIt, class Offset>
+__global__ void __launch_bounds__(Threads)
+    hll_kernel(KeyIt keys, Offset n, unsigned int* registers) {
+  hll_block<Threads, KeyIt, Offset>(keys, n, registers);
 }
 
 /// Aggregates the rows [0, n) into the global table (mask + 1 slots, zeroed before), a warp of
