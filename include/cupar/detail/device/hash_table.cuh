@@ -14,12 +14,12 @@
 // Rows are taken a warp at a time: lanes with equal keys are found with __match_any_sync and
 // their values combined in registers by the lowest lane of each key (its leader), which then
 // updates the warp's private table in shared memory (no other warp writes it: plain reads and
-// writes) or, when that has no room within 8 probes, the global table. A few hundred groups are
-// aggregated in shared memory with no atomics beyond the claims; each warp adds its groups to the
-// global table once at the end. Above that (the table method), each block of 1,024 threads keeps
-// one table in shared memory for all its rows and adds its groups to the global table once;
-// beyond what a table holds, the rows are first partitioned by a bijective mix of their keys so
-// that each block sees one part's keys.
+// writes) or, when that has no room within 8 probes (all of its slots where it holds every
+// expected group), the global table. A few hundred groups are aggregated in shared memory with no
+// atomics beyond the claims; each warp adds its groups to the global table once at the end.
+// Above that (the table method), each block of 1,024 threads keeps one table in shared memory for
+// all its rows and adds its groups to the global table once; beyond what a table holds, the rows
+// are first partitioned by a bijective mix of their keys so that each block sees one part's keys.
 //
 // Keys: arithmetic, compared by their bits after normalisation: -0.0 and +0.0 are one key, every
 // NaN is one key (SQL's GROUP BY). Device code only with the toolkit's headers (NVRTC can compile
@@ -255,16 +255,16 @@ __device__ __forceinline__ bool global_update(slot<K, V>* table, unsigned long l
 }
 
 /// Combines (k, v) into a warp's private table (mask + 1 slots in shared memory), probing at
-/// most 8 slots from h. Called by the leaders of one warp, whose keys differ: claims use an
-/// atomic, the accumulators are read and written plainly (no other thread has the key). Returns
-/// false when the probes found neither the key nor an empty slot.
+/// most `probes` slots from h. Called by the leaders of one warp, whose keys differ: claims use
+/// an atomic, the accumulators are read and written plainly (no other thread has the key).
+/// Returns false when the probes found neither the key nor an empty slot.
 template <class K, class V, class Op>
 __device__ __forceinline__ bool warp_update(slot<K, V>* table, unsigned int mask,
                                             unsigned long long h, const K& k, const V& v,
-                                            const Op& op) {
+                                            const Op& op, int probes) {
   const unsigned long long bits = key_bits(k);
   unsigned int i = static_cast<unsigned int>(h) & mask;
-  for (int p = 0; p < 8; ++p, i = (i + 1) & mask) {
+  for (int p = 0; p < probes; ++p, i = (i + 1) & mask) {
     slot<K, V>& s = table[i];
     const int found = probe<::cuda::thread_scope_block>(s, k, bits, v);
     if (found == probe_claimed) return true;
@@ -398,6 +398,13 @@ __global__ void __launch_bounds__(Threads)
   // After 64 misses the private table is taken to be full (more groups than it holds): later
   // rows go straight to the global table.
   int misses = 0;
+  // A key probes 8 slots of the private table, or all of them where the table holds every
+  // expected group (the two-pass regime: `partials`, and its second pass, which reads its count
+  // from d_n): a key that found no room within 8 probes of a half-empty table (its neighbours'
+  // run) sent its rows to the global table, and after 64 such rows the warp sent every row there,
+  // thousands of compare-and-swap loops on each of a few slots (2^26 rows of 100 groups: from
+  // 4 ms to over 100 ms for some sets of keys).
+  const int probes = partials != nullptr || d_n != nullptr ? WarpSlots : 8;
   const Offset stride = static_cast<Offset>(gridDim.x) * Threads;
   for (Offset base = static_cast<Offset>(blockIdx.x) * Threads + static_cast<Offset>(warp) * 32;
        base < n && !stop; base += stride) {
@@ -423,7 +430,7 @@ __global__ void __launch_bounds__(Threads)
     if (row) {
       if (lane == __ffs(peers) - 1) {
         const unsigned long long h = mix(bits);
-        if (misses >= 64 || !warp_update(mine, WarpSlots - 1, h, k, acc, op)) {
+        if (misses >= 64 || !warp_update(mine, WarpSlots - 1, h, k, acc, op, probes)) {
           missed = true;
           if (overflowed.load(::cuda::std::memory_order_relaxed) != 0 ||
               !global_update(table, mask, h, k, acc, op)) {
