@@ -238,7 +238,12 @@ std::size_t group_by(jit::input_t<K> d_keys, jit::input_t<V> d_values, K* d_keys
 /// sort the groups by a comparator after, e.g. sort_pairs with a run-time comparator).
 /// Memory (temporary): n 4- or 8-byte representatives, the table, and the arithmetic overloads'
 /// for the representatives.
-/// @param d_keys   device array of n keys (null only when n == 0)
+/// Keys kept as separate columns are given as an expression of K, for instance
+/// `jit::transform<day_store>(jit::zip(d_day, d_store), jit::op("day_store{x._0, x._1}"))`:
+/// written to a temporary array of K first (n * sizeof(K) bytes, one fused pass).
+///
+/// @param d_keys   keys: a device array of n keys (null only when n == 0) or an iterator
+///                 expression (elements of K)
 /// @param d_values values: an array or an iterator expression (elements of V)
 /// @param hash, eq the keys' hash and equality; `combine`: V x V -> V
 /// @returns the groups in device buffers of exactly their number (from `mr`, on `stream`)
@@ -248,9 +253,10 @@ std::size_t group_by(jit::input_t<K> d_keys, jit::input_t<V> d_values, K* d_keys
 /// @throws cupar::out_of_memory, cupar::cuda_error
 /// Synchronises `stream` (the sketch, the encoding, the groups' count).
 template <class K, class V>
-groups<K, V> group_by(const K* d_keys, jit::input_t<V> d_values, std::size_t n, const jit::op& hash,
-                      const jit::op& eq, const jit::op& combine, stream_ref stream,
-                      group_by_options options = {}, memory_resource& mr = default_resource()) {
+groups<K, V> group_by(jit::input_t<K> d_keys, jit::input_t<V> d_values, std::size_t n,
+                      const jit::op& hash, const jit::op& eq, const jit::op& combine,
+                      stream_ref stream, group_by_options options = {},
+                      memory_resource& mr = default_resource()) {
   return detail::exact_groups<K, V>(options, stream, mr, [&](detail::group_by_params& p) {
     p.key_hash = &hash;
     p.key_eq = &eq;
@@ -258,24 +264,25 @@ groups<K, V> group_by(const K* d_keys, jit::input_t<V> d_values, std::size_t n, 
   });
 }
 
-/// As above, with the values an array (V deduced).
+/// As above, with the keys and the values arrays (K and V deduced).
 template <class K, class V>
 groups<K, V> group_by(const K* d_keys, const V* d_values, std::size_t n, const jit::op& hash,
                       const jit::op& eq, const jit::op& combine, stream_ref stream,
                       group_by_options options = {}, memory_resource& mr = default_resource()) {
-  return group_by<K, V>(d_keys, jit::input<V>(d_values), n, hash, eq, combine, stream, options, mr);
+  return group_by<K, V>(jit::input<K>(d_keys), jit::input<V>(d_values), n, hash, eq, combine,
+                        stream, options, mr);
 }
 
 /// As above, writing the groups to caller arrays with room for `out_capacity` groups and
 /// returning their number. Throws std::length_error, writing nothing, when there are more groups
 /// than out_capacity (the count is in the message). The outputs may overlap the values, not the
-/// keys nor each other.
+/// keys (an array of them) nor each other.
 /// @throws as above; std::invalid_argument also for null outputs or outputs that overlap the
 ///         keys or each other
 /// Synchronises `stream`.
 template <class K, class V>
-std::size_t group_by(const K* d_keys, jit::input_t<V> d_values, K* d_keys_out, V* d_values_out,
-                     std::size_t out_capacity, std::size_t n, const jit::op& hash,
+std::size_t group_by(jit::input_t<K> d_keys, jit::input_t<V> d_values, K* d_keys_out,
+                     V* d_values_out, std::size_t out_capacity, std::size_t n, const jit::op& hash,
                      const jit::op& eq, const jit::op& combine, stream_ref stream,
                      group_by_options options = {}, memory_resource& mr = default_resource()) {
   detail::group_by_params p;

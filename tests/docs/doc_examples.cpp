@@ -186,6 +186,32 @@ CUPAR_JIT_STRUCT(day_store, unsigned day; unsigned store;)
   return g.size();
 }
 
+// README.md: the same group-by in the README's group-by section.
+[[maybe_unused]] std::size_t readme_group_by_composite(const day_store* d_day_store,
+                                                       const float* d_sales, std::size_t n,
+                                                       cupar::stream_ref stream) {
+  // doc-example: README.md
+  const cupar::jit::op hash("(static_cast<unsigned long long>(x.day) << 32) | x.store");
+  const cupar::jit::op same("a.day == b.day && a.store == b.store");
+  auto g = cupar::group_by(d_day_store, d_sales, n, hash, same, cupar::jit::op("a + b"),
+                           stream);  // g.keys: day_store, g.values: float
+  // doc-example end
+  return g.size();
+}
+
+// group_by.hpp's inline example: keys kept as two columns, zipped into the key struct.
+[[maybe_unused]] std::size_t group_by_columns(const unsigned* d_day, const unsigned* d_store,
+                                              const float* d_sales, std::size_t n,
+                                              cupar::stream_ref stream) {
+  const cupar::jit::op hash("(static_cast<unsigned long long>(x.day) << 32) | x.store");
+  const cupar::jit::op same("a.day == b.day && a.store == b.store");
+  auto g = cupar::group_by<day_store, float>(
+      cupar::jit::transform<day_store>(cupar::jit::zip(d_day, d_store),
+                                       cupar::jit::op("day_store{x._0, x._1}")),
+      d_sales, n, hash, same, cupar::jit::op("a + b"), stream);
+  return g.size();
+}
+
 // The inline examples of the headers' comments, completed into calls (their "..." filled in).
 namespace header_inline {
 

@@ -445,8 +445,8 @@ gb_day_store day_store_key(std::size_t i, std::size_t groups) {
 // Struct keys under a run-time hash and equality (the join family's sets encode the rows, the
 // arithmetic sets group their representatives) against the CPU's map of the packed keys: 8- and
 // 16-byte keys of the precompiled struct classes, sizes 0, 1, odd and large, one group to every
-// row its own, each method, a weak hash, values as an expression, caller arrays, max_groups, and
-// the errors.
+// row its own, each method, a weak hash, values as an expression, keys as an expression of two
+// columns, caller arrays, max_groups, and the errors.
 TEST(GroupByJit, StructKeysUnderARunTimeHashAndEquality) {
   CUPAR_REQUIRE_GPU();
   owned_stream s;
@@ -549,6 +549,31 @@ TEST(GroupByJit, StructKeysUnderARunTimeHashAndEquality) {
     const auto v = g.values.to_host();
     for (std::size_t i = 0; i < g.size(); ++i)
       EXPECT_EQ(v[i], want.at({k[i].id, k[i].region}));
+  }
+  // Keys kept as two columns: an expression of the key struct (written to a temporary first).
+  {
+    const std::size_t n = 100003;
+    std::vector<unsigned> day(n), store(n);
+    std::vector<float> hx(n);
+    std::map<unsigned long long, float> want;
+    for (std::size_t i = 0; i < n; ++i) {
+      const gb_day_store k = day_store_key(i, 777);
+      day[i] = k.day;
+      store[i] = k.store;
+      hx[i] = static_cast<float>(i % 5);
+      want[packed(k)] += hx[i];
+    }
+    cupar::device_buffer<unsigned> dd(day, s), ds(store, s);
+    cupar::device_buffer<float> dx(hx, s);
+    const auto keys = cupar::jit::transform<gb_day_store>(cupar::jit::zip(dd.data(), ds.data()),
+                                                          op("gb_day_store{x._0, x._1}"));
+    const auto g =
+        cupar::group_by<gb_day_store, float>(keys, dx.data(), n, hash, same, cupar::jit::plus, s);
+    ASSERT_EQ(g.size(), want.size());
+    const auto k = g.keys.to_host();
+    const auto v = g.values.to_host();
+    for (std::size_t i = 0; i < g.size(); ++i)
+      EXPECT_EQ(v[i], want.at(packed(k[i])));
   }
   // Refused before anything runs: null keys, a sorted output, outputs over the keys, an operator
   // that does not compile; then still working.
