@@ -12,6 +12,15 @@
 #                                            operators with and without background builds running
 #                                            ($CUPAR_LATENCY_OPERATORS of each, default 10)
 #
+# During development, a filtered build of the work at hand (170-260 s instead of the full build):
+#   scripts/gpu-evidence.sh lean FILTER TARGET...  configure with CUPAR_JIT_PRECOMPILE_FILTER=FILTER
+#                                            (e.g. '^(join|group_by|reduce_by_key|for_each|
+#                                            transform)[<+]': the families' sets the targets use)
+#                                            and build the named targets (test suites, cupar_bench)
+#   scripts/gpu-evidence.sh tests REGEX      ctest -R REGEX (suites built by `lean`), -j4, with each
+#                                            suite's time
+# with CUPAR_BUILD_DIR=build-lean for every stage of such a session (the bench stage included).
+#
 # Writes its logs to $OUT (default ./gpu-evidence) and prints their summaries. Needs the CUDA
 # toolkit, CMake, ninja, and GoogleTest / Google Benchmark installed or packed into .testdeps
 # (../shared/device/pack-test-deps). Build directory: $CUPAR_BUILD_DIR (default build-gpu).
@@ -91,8 +100,31 @@ case "$stage" in
     grep -E "^##|^result" "$out/latency.log" | sed -E 's/ (operator_compiles|links|loads|memory_hits|disk_writes|background_builds)=[0-9]+//g'
     exit $rc
     ;;
+  lean)
+    filter=${1:?filter}
+    shift
+    [ $# -gt 0 ] || { echo "lean: name the targets (test suites, cupar_bench)"; exit 2; }
+    nvidia-smi -L
+    cmake --preset gpu -B "$build" "${prefix[@]}" -DCMAKE_CUDA_ARCHITECTURES=90 \
+      -DCUPAR_JIT_PRECOMPILE_FILTER="$filter" >"$out/configure.log" 2>&1 ||
+      { tail -30 "$out/configure.log"; exit 1; }
+    grep "precompiling" "$out/configure.log"
+    cmake --build "$build" -j "$(nproc)" --target "$@" >"$out/build.log" 2>&1
+    rc=$?
+    echo "lean build of $*: rc=$rc in $(($(date +%s) - start)) s"
+    [ $rc = 0 ] || grep -B3 -A15 "error" "$out/build.log" | head -60
+    exit $rc
+    ;;
+  tests)
+    regex=${1:?regex}
+    ctest --test-dir "$build" -R "$regex" -j4 --output-on-failure >"$out/tests.log" 2>&1
+    rc=$?
+    echo "tests $regex: rc=$rc in $(($(date +%s) - start)) s"
+    grep -E "Test +#|tests passed|Total Test" "$out/tests.log" | tail -30
+    exit $rc
+    ;;
   *)
-    sed -n 2,17p "$0"
+    sed -n 2,26p "$0"
     exit 2
     ;;
 esac
