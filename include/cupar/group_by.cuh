@@ -512,7 +512,7 @@ void check_group_by(const char* fn, KeyIt keys, ValueIt values, std::size_t n) {
   require_range(fn, "d_values", values, n);
 }
 
-template <class KeyIt, class ValueIt, class Hash, class Eq>
+template <class KeyIt, class ValueIt>
 void check_group_by_keys(const char* fn, KeyIt keys, ValueIt values, std::size_t n,
                          const group_by_options& options) {
   using K = std::remove_cv_t<it_value_t<KeyIt>>;
@@ -564,24 +564,12 @@ void group_by_keys(const char* fn, KeyIt keys, ValueIt values, std::size_t n, Ha
   const auto encode = keys::encode_kernel<KeyIt, Hash, Eq, R>;
   const int grid = resident_grid(encode, keys::encode_threads, n, fn);
   const double expected = expected_groups(n, max_groups, estimate);
-  const std::size_t count =
-      encode_distinct_keys(fn, n, max_groups, expected, [&](std::size_t capacity) {
-        carve parts;
-        const std::size_t at_table = parts.add(capacity * sizeof(unsigned long long));
-        const std::size_t at_counts = parts.add(2 * sizeof(unsigned long long));
-        temp_storage storage(mr, parts.total, stream);
-        auto* base = static_cast<unsigned char*>(storage.get());
-        auto* table = reinterpret_cast<unsigned long long*>(base + at_table);
-        auto* counts = reinterpret_cast<unsigned long long*>(base + at_counts);
-        check_cuda(cudaMemsetAsync(table, 0xff, capacity * sizeof(unsigned long long), s), fn);
-        check_cuda(cudaMemsetAsync(counts, 0, 2 * sizeof(unsigned long long), s), fn);
-        encode<<<grid, keys::encode_threads, 0, s>>>(keys, n, table, capacity - 1, hash, eq, d_reps,
+  const std::size_t count = encode_distinct_keys(
+      fn, n, max_groups, expected, stream, mr,
+      [&](unsigned long long* table, unsigned long long mask, unsigned long long* counts) {
+        encode<<<grid, keys::encode_threads, 0, s>>>(keys, n, table, mask, hash, eq, d_reps,
                                                      counts);
         check_cuda(cudaGetLastError(), fn);
-        unsigned long long found[2] = {0, 0};
-        check_cuda(cudaMemcpyAsync(found, counts, sizeof(found), cudaMemcpyDeviceToHost, s), fn);
-        check_cuda(cudaStreamSynchronize(s), fn);
-        return encoded_keys{static_cast<std::size_t>(found[0]), found[1] != 0};
       });
   const auto outputs = take(count);
   if (count == 0) return;
@@ -804,7 +792,7 @@ group_by(KeyIt d_keys, ValueIt d_values, std::size_t n, Hash hash, Eq eq, Op op,
   using V = std::remove_cv_t<detail::it_value_t<ValueIt>>;
   constexpr const char* fn = "cupar::group_by";
   const detail::device_guard device(stream);
-  detail::check_group_by_keys<KeyIt, ValueIt, Hash, Eq>(fn, d_keys, d_values, n, options);
+  detail::check_group_by_keys(fn, d_keys, d_values, n, options);
   groups<K, V> out;
   detail::group_by_keys_of(fn, d_keys, d_values, n, hash, eq, op, options, stream, mr,
                            [&](std::size_t count) {
@@ -836,7 +824,7 @@ std::size_t group_by(KeyIt d_keys, ValueIt d_values,
   using V = std::remove_cv_t<detail::it_value_t<ValueIt>>;
   constexpr const char* fn = "cupar::group_by";
   const detail::device_guard device(stream);
-  detail::check_group_by_keys<KeyIt, ValueIt, Hash, Eq>(fn, d_keys, d_values, n, options);
+  detail::check_group_by_keys(fn, d_keys, d_values, n, options);
   const std::size_t room = out_capacity < n ? out_capacity : n;
   if (n > 0 && out_capacity > 0) {
     detail::require_pointer(fn, "d_keys_out", d_keys_out);

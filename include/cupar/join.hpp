@@ -265,10 +265,10 @@ std::size_t join_with_ops(const char* fn, const K* build, std::size_t nb, const 
 /// caller's. `hash` maps a key `x` to an unsigned 64-bit value (keys that `eq` calls equal must
 /// hash equal; the library mixes the value, so its bits need not be spread, but distinct keys
 /// should rarely share one: build keys sharing a value are compared one by one); `eq` compares
-/// keys `a` and `b`. Otherwise as the overloads above: every matching pair, duplicates on both sides, grouped
-/// by probe row in probe-row order. The kernels of the struct classes (CUPAR_JIT_STRUCT_CLASSES)
-/// are precompiled: only the operators compile (tens of milliseconds); other key types compile
-/// the kernels with them once (seconds; cached on disk).
+/// keys `a` and `b`. Otherwise as the overloads above: every matching pair, duplicates on both
+/// sides, grouped by probe row in probe-row order. The kernels of the struct classes
+/// (CUPAR_JIT_STRUCT_CLASSES) are precompiled: only the operators compile (tens of milliseconds);
+/// other key types compile the kernels with them once (seconds; cached on disk).
 ///
 ///   CUPAR_JIT_STRUCT(day_store, unsigned day; unsigned store;)
 ///   const cupar::jit::op hash("(static_cast<unsigned long long>(x.day) << 32) | x.store");

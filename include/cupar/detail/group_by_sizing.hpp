@@ -148,28 +148,4 @@ inline void require_max_groups(const char* fn, std::size_t max_groups, bool over
       " distinct values" + (overflowed ? "" : " (" + std::to_string(count) + ")"));
 }
 
-/// What one encoding of the rows' keys under a hash and an equality found (struct keys,
-/// device/key_table.cuh): the distinct keys that claimed a slot, and whether the table filled.
-struct encoded_keys {
-  std::size_t groups = 0;
-  bool full = false;
-};
-
-/// The number of distinct keys of n rows under a hash and an equality, for both paths:
-/// `encode(capacity)` encodes the rows into a table of `capacity` slots and says what it found;
-/// the table is sized from max_groups or the `expected` groups (as hash_capacity) and grown while
-/// it fills. Throws std::length_error when max_groups is set and the keys have more.
-template <class Encode>
-std::size_t encode_distinct_keys(const char* fn, std::size_t n, std::size_t max_groups,
-                                 double expected, Encode&& encode) {
-  std::size_t capacity = hash_capacity(n, max_groups, expected);
-  for (;;) {
-    const encoded_keys found = encode(capacity);
-    require_max_groups(fn, max_groups, found.full, found.groups);
-    if (!found.full) return found.groups;
-    capacity = grown_capacity(capacity, n);
-    if (capacity == 0) throw std::logic_error(std::string(fn) + ": key table overflow");
-  }
-}
-
 }  // namespace cupar::detail

@@ -628,45 +628,26 @@ void keyed_route(const jit_args& a, const group_by_params& p, group_outputs& out
   void* d_reps = reps.get();
   double estimate = -1;
   if (p.options.max_groups == 0) {
-    temp_storage registers(mr, hash::hll_registers * sizeof(unsigned int), s);
-    check_cuda(cudaMemsetAsync(registers.get(), 0, registers.bytes(), st), fn);
-    const int threads = hash::block_threads;
-    const int grid =
-        resident_blocks(n, threads, m.occupancy(m.kernel(9), threads, 0), dev.sm_count);
-    launch(grid, threads, 0, st).doit(m.kernel(9), key_rows, rows, hash, registers.get());
-    jit::check_dispatch(ls.first == CUDA_SUCCESS ? cudaSuccess : cudaErrorLaunchFailure, ls, call);
-    std::vector<unsigned int> host(hash::hll_registers);
-    check_cuda(cudaMemcpyAsync(host.data(), registers.get(), registers.bytes(),
-                               cudaMemcpyDeviceToHost, st),
-               fn);
-    check_cuda(cudaStreamSynchronize(st), fn);
-    estimate = hll_estimate(host);
+    estimate = sketch_with(fn, s, mr, [&](unsigned int* registers) {
+      const int threads = hash::block_threads;
+      const int grid =
+          resident_blocks(n, threads, m.occupancy(m.kernel(9), threads, 0), dev.sm_count);
+      launch(grid, threads, 0, st).doit(m.kernel(9), key_rows, rows, hash, registers);
+      jit::check_dispatch(ls.first == CUDA_SUCCESS ? cudaSuccess : cudaErrorLaunchFailure, ls,
+                          call);
+    });
   }
   const CUkernel encode = m.kernel(wide ? 11 : 10);
   const int threads = keys::encode_threads;
   const int grid = resident_blocks(n, threads, m.occupancy(encode, threads, 0), dev.sm_count);
   const double expected = expected_groups(n, p.options.max_groups, estimate);
-  const std::size_t count =
-      encode_distinct_keys(fn, n, p.options.max_groups, expected, [&](std::size_t capacity) {
-        carve parts;
-        const std::size_t at_table = parts.add(capacity * sizeof(unsigned long long));
-        const std::size_t at_counts = parts.add(2 * sizeof(unsigned long long));
-        temp_storage storage(mr, parts.total, s);
-        auto* base = static_cast<unsigned char*>(storage.get());
-        void* table = base + at_table;
-        void* counts = base + at_counts;
-        check_cuda(cudaMemsetAsync(table, 0xff, capacity * sizeof(unsigned long long), st), fn);
-        check_cuda(cudaMemsetAsync(counts, 0, 2 * sizeof(unsigned long long), st), fn);
-        const unsigned long long mask = capacity - 1;
+  const std::size_t count = encode_distinct_keys(
+      fn, n, p.options.max_groups, expected, s, mr,
+      [&](unsigned long long* table, unsigned long long mask, unsigned long long* counts) {
         launch(grid, threads, 0, st)
             .doit(encode, key_rows, rows, table, mask, hash, eq, d_reps, counts);
         jit::check_dispatch(ls.first == CUDA_SUCCESS ? cudaSuccess : cudaErrorLaunchFailure, ls,
                             call);
-        unsigned long long found[2] = {0, 0};
-        check_cuda(cudaMemcpyAsync(found, counts, sizeof(found), cudaMemcpyDeviceToHost, st), fn);
-        // A fault of an operator is reported here, named after the call.
-        check_cuda(cudaStreamSynchronize(st), fn);
-        return encoded_keys{static_cast<std::size_t>(found[0]), found[1] != 0};
       });
   out.take(count);
   *p.groups = count;
