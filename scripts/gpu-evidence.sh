@@ -35,6 +35,11 @@ if [ -d .testdeps ]; then
   prefix=(-DCMAKE_PREFIX_PATH="$PWD/.testdeps")
   export LD_LIBRARY_PATH=$PWD/.testdeps/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 fi
+# The gpu preset for sm_90 into $build, with the extra cache arguments given.
+configure() {
+  cmake --preset gpu -B "$build" "${prefix[@]}" -DCMAKE_CUDA_ARCHITECTURES=90 "$@" \
+    >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+}
 stage=${1:-}
 shift || true
 start=$(date +%s)
@@ -42,8 +47,7 @@ case "$stage" in
   build)
     nvidia-smi -L
     # CMakePresets.json's "gpu" preset: every precompiled set, every test type, benchmarks.
-    cmake --preset gpu -B "$build" "${prefix[@]}" -DCMAKE_CUDA_ARCHITECTURES=90 \
-      >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+    configure
     cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1
     rc=$?
     echo "build: rc=$rc in $(($(date +%s) - start)) s"
@@ -105,9 +109,7 @@ case "$stage" in
     shift
     [ $# -gt 0 ] || { echo "lean: name the targets (test suites, cupar_bench)"; exit 2; }
     nvidia-smi -L
-    cmake --preset gpu -B "$build" "${prefix[@]}" -DCMAKE_CUDA_ARCHITECTURES=90 \
-      -DCUPAR_JIT_PRECOMPILE_FILTER="$filter" >"$out/configure.log" 2>&1 ||
-      { tail -30 "$out/configure.log"; exit 1; }
+    configure -DCUPAR_JIT_PRECOMPILE_FILTER="$filter"
     grep "precompiling" "$out/configure.log"
     cmake --build "$build" -j "$(nproc)" --target "$@" >"$out/build.log" 2>&1
     rc=$?

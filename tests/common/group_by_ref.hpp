@@ -5,11 +5,16 @@
 
 #include <cupar/group_by.hpp>
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <random>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace cupar::testing {
@@ -69,6 +74,26 @@ bool same_key(K a, K b) {
     return a == b && std::signbit(a) == std::signbit(b);
   }
   return a == b;
+}
+
+/// The groups of keys under a hash and an equality (keys[i], values[i] for i < count) against
+/// the CPU's `want` (the keys packed into 64 bits by `pack`, in key order): each key once, in a
+/// sort of the packed keys (not a map: millions of groups), then `compare(value, wanted,
+/// packed key)` (its own expectations) side by side.
+template <class K, class V, class Pack, class Compare>
+void expect_keyed_groups(const std::vector<K>& keys, const std::vector<V>& values,
+                         std::size_t count, const std::map<unsigned long long, V>& want, Pack pack,
+                         Compare compare) {
+  ASSERT_EQ(count, want.size());
+  std::vector<std::pair<unsigned long long, std::size_t>> got(count);
+  for (std::size_t i = 0; i < count; ++i)
+    got[i] = {pack(keys[i]), i};
+  std::sort(got.begin(), got.end());
+  std::size_t j = 0;
+  for (const auto& [k, v] : want) {
+    ASSERT_EQ(got[j].first, k) << "group " << j << ": a key missing or twice";
+    compare(values[got[j++].second], v, k);
+  }
 }
 
 inline const char* method_name(cupar::group_by_method m) {

@@ -499,21 +499,13 @@ TEST(GroupByCompiled, StructKeysUnderAHashAndAnEquality) {
       const auto rows = thrust::make_transform_iterator(dx.data(), to_stats{});
       const auto check = [&](const std::vector<day_store>& keys, const std::vector<stats>& values,
                              std::size_t count) {
-        ASSERT_EQ(count, want.size());
-        // The groups in key order (a sort, not a map: millions of groups), then side by side.
-        std::vector<std::pair<unsigned long long, std::size_t>> got(count);
-        for (std::size_t i = 0; i < count; ++i)
-          got[i] = {packed(keys[i]), i};
-        std::sort(got.begin(), got.end());
-        std::size_t j = 0;
-        for (const auto& [k, v] : want) {
-          ASSERT_EQ(got[j].first, k) << "group " << j << ": a key missing or twice";
-          const stats& g = values[got[j++].second];
-          EXPECT_EQ(g.count, v.count);
-          EXPECT_EQ(g.sum, v.sum);
-          EXPECT_EQ(g.min, v.min);
-          EXPECT_EQ(g.max, v.max);
-        }
+        expect_keyed_groups(keys, values, count, want, packed,
+                            [](const stats& g, const stats& v, unsigned long long) {
+                              EXPECT_EQ(g.count, v.count);
+                              EXPECT_EQ(g.sum, v.sum);
+                              EXPECT_EQ(g.min, v.min);
+                              EXPECT_EQ(g.max, v.max);
+                            });
       };
       for (group_by_method method :
            {group_by_method::automatic, group_by_method::hash, group_by_method::sort}) {

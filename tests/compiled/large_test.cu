@@ -150,6 +150,16 @@ struct mod1000 {
   }
 };
 
+/// The rows of each key i * 7919 % 1000 among rows [0, n): i * 7919 % 1000 runs through every
+/// residue once per 1000 consecutive i (7919 is coprime with 1000), so each key n / 1000 times,
+/// plus once for the residues of the last n % 1000 rows.
+std::vector<std::uint64_t> rows_of_mod1000(std::size_t n) {
+  std::vector<std::uint64_t> rows(1000, n / 1000);
+  for (std::size_t i = n - n % 1000; i < n; ++i)
+    ++rows[(i * 7919) % 1000];
+  return rows;
+}
+
 // Hash aggregation over 2^31 + 5 rows (64-bit row indices in the kernels), keys from a counting
 // iterator (i * 7919 % 1000: every key 0..999), a count per key from a constant iterator.
 TEST_F(Large, HashGroupByAboveTwoToThe31) {
@@ -165,11 +175,7 @@ TEST_F(Large, HashGroupByAboveTwoToThe31) {
   ASSERT_EQ(g.size(), 1000u);
   const auto k = g.keys.to_host();
   const auto c = g.values.to_host();
-  // i * 7919 % 1000 runs through every residue once per 1000 consecutive i (7919 is coprime
-  // with 1000): each key n / 1000 times, plus once for the residues of the last n % 1000 rows.
-  std::vector<std::uint64_t> want(1000, n / 1000);
-  for (std::size_t i = n - n % 1000; i < n; ++i)
-    ++want[(i * 7919) % 1000];
+  const std::vector<std::uint64_t> want = rows_of_mod1000(n);
   for (std::size_t j = 0; j < 1000; ++j) {
     ASSERT_EQ(k[j], j);
     EXPECT_EQ(c[j], want[j]) << "key " << j;
@@ -213,9 +219,7 @@ TEST_F(Large, HashGroupByStructKeysAboveTwoToThe31AndTwoToThe32) {
     ASSERT_EQ(g.size(), 1000u);
     const auto k = g.keys.to_host();
     const auto c = g.values.to_host();
-    std::vector<std::uint64_t> want(1000, n / 1000);
-    for (std::size_t i = n - n % 1000; i < n; ++i)
-      ++want[(i * 7919) % 1000];
+    const std::vector<std::uint64_t> want = rows_of_mod1000(n);
     std::vector<bool> seen(1000, false);
     for (std::size_t j = 0; j < 1000; ++j) {
       const std::uint32_t key = k[j].hi * 10 + k[j].lo;

@@ -475,17 +475,11 @@ TEST(GroupByJit, StructKeysUnderARunTimeHashAndEquality) {
           cupar::jit::transform<gb_stats>(cupar::jit::iterator(dx.data()), to_stats());
       const auto check = [&](const std::vector<gb_day_store>& keys,
                              const std::vector<gb_stats>& values, std::size_t count) {
-        ASSERT_EQ(count, want.size());
-        // The groups in key order (a sort, not a map: millions of groups), then side by side.
-        std::vector<std::pair<unsigned long long, std::size_t>> got(count);
-        for (std::size_t i = 0; i < count; ++i)
-          got[i] = {packed(keys[i]), i};
-        std::sort(got.begin(), got.end());
-        std::size_t j = 0;
-        for (const auto& [k, v] : want) {
-          ASSERT_EQ(got[j].first, k) << "group " << j << ": a key missing or twice";
-          EXPECT_TRUE(same_stats(values[got[j++].second], v)) << "key " << k;
-        }
+        cupar::testing::expect_keyed_groups(
+            keys, values, count, want, packed,
+            [](const gb_stats& g, const gb_stats& v, unsigned long long k) {
+              EXPECT_TRUE(same_stats(g, v)) << "key " << k;
+            });
       };
       for (group_by_method method : methods) {
         SCOPED_TRACE(method_name(method));
