@@ -7,6 +7,11 @@
 //   argmax/<impl>/f32              reduce over zip(counting, x), (index, value) accumulator,
 //                                  lowest index on ties; cub: DeviceReduce::ArgMax
 //   argmax32/<impl>/f32            the same with an (int, float) accumulator (8 bytes)
+//   zip8/<impl>/f32, zip16/<impl>/f32  reduce(transform(zip(c0, ..., cK-1), sum of the fields),
+//                                  plus): K columns of n floats read once (the run-time
+//                                  expression of 16 columns has a 128-byte state, written to
+//                                  device memory per call); cub_flat: DeviceReduce::Sum over
+//                                  the same K n floats as one array (the time to read the bytes)
 //   count_where/<impl>/f32         reduce(transform(x, x > 0.5 ? 1 : 0), plus) as u64
 //   scan_squares/<impl>/f32        inclusive scan of x * x read through a transform iterator
 //                                  (cupar_jit_expr: jit::transform(x, "x * x"), jit_kernels.cpp)
@@ -37,6 +42,7 @@
 #include <cuda/std/tuple>
 
 #include <cstdint>
+#include <utility>
 
 namespace cupar_bench {
 namespace {
@@ -113,6 +119,58 @@ void dot_cupar_f32(benchmark::State& state) {
                       0.0f, s);
       },
       2);
+}
+
+/// The sum of a tuple's fields, left to right.
+struct sum_fields {
+  template <class Tuple>
+  __host__ __device__ float operator()(const Tuple& t) const {
+    return ::cuda::std::apply([](auto... v) { return (0.0f + ... + v); }, t);
+  }
+};
+
+/// zip(in, in + n, ..., in + (K - 1) n) of the runner's K n floats.
+template <std::size_t... I>
+auto zip_columns(const float* in, std::size_t n, std::index_sequence<I...>) {
+  return thrust::make_zip_iterator((in + I * n)...);
+}
+
+template <std::size_t K>
+void zip_sum_cupar(benchmark::State& state) {
+  fused_reduce_runner<float>(
+      state,
+      [](const float* in, float* out, std::size_t n, cudaStream_t s) {
+        const auto rows = thrust::make_transform_iterator(
+            zip_columns(in, n, std::make_index_sequence<K>{}), sum_fields{});
+        cupar::reduce(rows, out, n, ::cuda::std::plus<>{}, 0.0f, s);
+      },
+      static_cast<int>(K));
+}
+
+template <std::size_t K>
+void zip_sum_cub_flat(benchmark::State& state) {
+  cub_temp temp;
+  fused_reduce_runner<float>(
+      state,
+      [&](const float* in, float* out, std::size_t n, cudaStream_t s) {
+        temp.run([&](void* t, std::size_t& bytes) {
+          return cub::DeviceReduce::Sum(t, bytes, in, out, static_cast<std::int64_t>(K * n), s);
+        });
+      },
+      static_cast<int>(K));
+}
+
+void zip8_cupar_f32(benchmark::State& state) {
+  zip_sum_cupar<8>(state);
+}
+void zip8_cub_flat_f32(benchmark::State& state) {
+  zip_sum_cub_flat<8>(state);
+}
+void zip16_cupar_f32(benchmark::State& state) {
+  zip_sum_cupar<16>(state);
+}
+void zip16_cub_flat_f32(benchmark::State& state) {
+  zip_sum_cub_flat<16>(state);
 }
 
 void dot_cub_f32(benchmark::State& state) {

@@ -21,6 +21,8 @@
 //   inclusive_scan_out  inclusive scan written through transform_output(out, "2.0f * x") ("+io")
 //   dot, argmax       iterator expressions: transform<float>(zip(a, b), "x._0 * x._1");
 //                     zip({"i", counting(0ll)}, {"v", x}) into a struct {long long i; float v;}
+//   zip8, zip16       transform<float>(zip(c0, ..., cK-1), "x._0 + ... + x._K-1"), reduced with
+//                     the named plus: K columns (16: a 128-byte state, in device memory)
 #include "jit_rows.hpp"
 #include "rows.hpp"
 #include "runners.hpp"
@@ -30,6 +32,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 // (index, value) of the argmax rows: lowest index on ties. argmax32: a 32-bit index (8 bytes,
 // the class s8a4).
@@ -145,6 +148,31 @@ void argmax32_cupar_jit_f32(benchmark::State& state) {
       [](const float* in, std::size_t) {
         return cupar::jit::zip({{"i", cupar::jit::counting(0)}, {"v", in}});
       });
+}
+namespace {
+/// The zip rows: K columns of the runner's K n floats, their fields summed.
+template <int K>
+void zip_sum_jit(benchmark::State& state) {
+  std::string sum;
+  for (int k = 0; k < K; ++k)
+    sum += (k == 0 ? "x._" : " + x._") + std::to_string(k);
+  const op rows(sum);
+  expression_reduce_jit<float>(
+      state, "zip" + std::to_string(K) + " f32 transform<float>(zip(...), \"" + sum + "\")",
+      cupar::jit::plus, 0.0f, K, [&](const float* in, std::size_t n) {
+        std::vector<cupar::jit::field> columns;
+        for (int k = 0; k < K; ++k)
+          columns.push_back({"_" + std::to_string(k), in + std::size_t(k) * n});
+        return cupar::jit::transform<float>(cupar::jit::zip(columns), rows);
+      });
+}
+}  // namespace
+
+void zip8_cupar_jit_f32(benchmark::State& state) {
+  zip_sum_jit<8>(state);
+}
+void zip16_cupar_jit_f32(benchmark::State& state) {
+  zip_sum_jit<16>(state);
 }
 void count_where_cupar_jit_expr_f32(benchmark::State& state) {
   expression_reduce_jit<unsigned long long>(

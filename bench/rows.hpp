@@ -23,6 +23,7 @@
 //   cub_scan_by_key  a segmented scan as CUB's scan-by-key on segment ids materialised before
 //                    timing (segmented_runners.hpp); cub_radix: CUB's segmented radix sort
 //   cub_malloc_async CUB with cudaMallocAsync/cudaFreeAsync around each call (host overhead)
+//   cub_flat         zip8 / zip16: CUB's sum over the rows' bytes as one array (the read bound)
 //   thrust           Thrust with thrust::cuda::par.on(stream) (allocates its temporary storage
 //                    with cudaMalloc in each call; reduce returns the value to the host)
 //   cpu_seq, cpu_omp the sequential C++ standard library and OpenMP on all cores
@@ -180,6 +181,12 @@
   X(argmax32, cupar, f32, gpu)                                                 \
   X(argmax32, cupar_jit, f32, gpu)                                             \
   X(argmax32, cub, f32, gpu)                                                   \
+  X(zip8, cupar, f32, gpu)                                                     \
+  X(zip8, cupar_jit, f32, gpu)                                                 \
+  X(zip8, cub_flat, f32, gpu)                                                  \
+  X(zip16, cupar, f32, gpu)                                                    \
+  X(zip16, cupar_jit, f32, gpu)                                                \
+  X(zip16, cub_flat, f32, gpu)                                                 \
   X(count_where, cupar, f32, gpu)                                              \
   X(count_where, cupar_jit, f32, gpu)                                          \
   X(count_where, cupar_jit_expr, f32, gpu)                                     \

@@ -44,17 +44,17 @@ from collections import OrderedDict, defaultdict
 
 IMPL_ORDER = ["cupar", "cupar_jit", "cupar_jit_expr", "cupar_jit_named", "cupar_jit_plan",
               "cupar_not_guaranteed", "cupar_jit_named_not_guaranteed", "cupar_hash", "cupar_into", "cupar_sort", "cub",
-              "cub_i64",
+              "cub_i64", "cub_flat",
               "cub_malloc_async", "thrust", "cpu_seq", "cpu_omp", "cuda_memcpy"]
 SUBJECTS = ["cupar", "cupar_into", "cupar_jit", "cupar_jit_expr", "cupar_jit_named", "cupar_jit_plan",
             "cupar_not_guaranteed", "cupar_jit_named_not_guaranteed"]  # the rows the report judges
-GPU_PEERS = ["cub", "cub_i64", "thrust", "cupar_sort"]
+GPU_PEERS = ["cub", "cub_i64", "cub_flat", "thrust", "cupar_sort"]
 CPU_PEERS = ["cpu_seq", "cpu_omp"]
 FAMILY_ORDER = ["reduce_sum", "reduce_max", "inclusive_scan", "exclusive_scan", "transform_unary",
                 "transform_binary", "transform_mixed", "radix_sort_keys", "radix_sort_pairs", "merge_sort_keys",
                 "merge_sort_pairs", "reduce_struct", "inclusive_scan_struct", "histogram_even",
                 "histogram_even_op", "histogram_range", "reduce_sum_squares", "dot", "argmax",
-                "argmax32", "count_where", "scan_squares", "inclusive_scan_out", "merge_sort_computed",
+                "argmax32", "zip8", "zip16", "count_where", "scan_squares", "inclusive_scan_out", "merge_sort_computed",
                 "reduce_sum_to_f32", "reduce_any", "inclusive_scan_max", "group_by_100", "group_by_1k", "group_by_4k", "group_by_32k",
                 "group_by_1m", "group_by_16m", "join"]
 SPECIAL_FAMILIES = {"copy", "host_overhead", "jit_latency"}

@@ -63,8 +63,16 @@ enum class named_op : std::uint8_t {
   identity,     ///< unary (argument x)
 };
 
-/// Largest total size of an operator's run-time parameters, in bytes.
+/// Largest total size of an operator's run-time parameters, in bytes: the block passed by value
+/// to every kernel.
 inline constexpr std::size_t max_param_bytes = 64;
+
+/// Largest state of an iterator expression (its pointers, start values, constants and the
+/// transforms' parameters), in bytes: 128 pointers, a zip of 16 columns with room to spare. Up to
+/// max_param_bytes it travels in the kernels' parameters; a wider state is written to device
+/// memory on the call's stream before the call's kernels and freed after them (one extra kernel
+/// of one block, and the call's memory resource), and the kernel parameters carry its address.
+inline constexpr std::size_t max_expression_state_bytes = 1024;
 
 /// How far an operator's text is trusted. A snippet is code: it runs on the GPU with the data it
 /// is given and can reach any device memory of the process through a forged pointer, spin
@@ -149,10 +157,16 @@ class op {
   /// A named operator.
   explicit op(named_op named) : def_(detail::make_op_definition(std::string(), named)) {}
   /// Internal (iterator expressions): an operator of a prepared definition with its state bytes.
+  /// A state wider than max_param_bytes (up to max_expression_state_bytes) is kept whole on the
+  /// host until a call places its device copy (place_wide_state).
   op(std::shared_ptr<const detail::op_definition> def, const unsigned char* state,
      std::size_t bytes)
       : def_(std::move(def)) {
-    std::memcpy(state_.data(), state, bytes < max_param_bytes ? bytes : max_param_bytes);
+    if (bytes > max_param_bytes) {
+      wide_ = std::make_shared<const std::vector<unsigned char>>(state, state + bytes);
+    } else {
+      std::memcpy(state_.data(), state, bytes);
+    }
   }
 
   /// Declares a run-time parameter usable by name in the snippet, with its initial value. T is
@@ -194,16 +208,32 @@ class op {
   bool is_named() const noexcept { return named() != named_op::none; }
   const std::vector<detail::op_param>& params() const noexcept { return detail::op_params(*def_); }
 
-  /// The parameter bytes as the kernels receive them.
-  const unsigned char* state() const noexcept { return state_.data(); }
+  /// The parameter bytes as the kernels receive them. Internal: for an operator with a wide
+  /// state, they hold the address of its device copy, which the call places first; throws
+  /// std::logic_error before that.
+  const unsigned char* state() const {
+    if (wide_ && !placed_) throw_unplaced();
+    return state_.data();
+  }
+  /// Internal (iterator expressions): the whole state of an operator whose state is wider than
+  /// max_param_bytes, else null.
+  const std::vector<unsigned char>* wide_state() const noexcept { return wide_.get(); }
+  /// Internal: the device copy of the wide state, for the kernels' parameter bytes.
+  void place_wide_state(const void* device) noexcept {
+    std::memcpy(state_.data(), &device, sizeof(device));
+    placed_ = true;
+  }
   const std::shared_ptr<const detail::op_definition>& definition() const noexcept { return def_; }
 
  private:
   CUPAR_EXPORT static void check_set(const detail::op_param* p, std::string_view name,
                                      cupar::detail::scalar type);
+  [[noreturn]] CUPAR_EXPORT static void throw_unplaced();
 
   std::shared_ptr<const detail::op_definition> def_;
   alignas(16) std::array<unsigned char, max_param_bytes> state_{};
+  std::shared_ptr<const std::vector<unsigned char>> wide_;
+  bool placed_ = false;
 };
 
 inline const op plus{named_op::plus};

@@ -20,7 +20,11 @@
 // and compiled and linked like an operator: ready in tens of milliseconds, then inlined by the
 // optimised (tier 2) build, which is the fused pass. Builds are cached by the expression's
 // shape (kinds, types, snippets), not its pointers or values, so rebuilding the same expression
-// for each call over other arrays compiles nothing.
+// for each call over other arrays compiles nothing. The state travels in the kernels' 64-byte
+// parameter block (cupar::jit::max_param_bytes: a zip of eight arrays); a wider one, up to
+// cupar::jit::max_expression_state_bytes (a zip of 16 columns and more), is written to device
+// memory on the call's stream before its kernels (one more one-block kernel, freed after them),
+// and the generated code reads it from there.
 //
 // Today reduce, reduce_value, inclusive_scan and exclusive_scan take iterator expressions (the
 // scans through "+index" scan sets whose kernels read the expression by value), and transform

@@ -108,8 +108,8 @@ T reduce_value(const T* d_in, std::size_t n, const jit::op& op, detail::type_ide
 /// @param init  initial value
 /// T: an arithmetic type or a struct described with CUPAR_JIT_TYPE.
 /// @throws std::invalid_argument for a null d_out, a null array in `in` with n > 0, an expression
-///         whose pointers, values and parameters exceed cupar::jit::max_param_bytes, or a zip
-///         reduced into an arithmetic T
+///         whose pointers, values and parameters exceed cupar::jit::max_expression_state_bytes, or
+///         a zip reduced into an arithmetic T
 /// @throws cupar::jit_error when a snippet does not compile or link (log and line inside)
 /// @throws cupar::out_of_memory, cupar::cuda_error
 /// Asynchronous. The first call with a new expression shape or operator compiles them (tens of

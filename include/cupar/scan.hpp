@@ -99,7 +99,7 @@ void exclusive_scan(const T* d_in, T* d_out, std::size_t n, const jit::op& op, d
 /// into d_out, each element converted to T: one fused pass (a prefix sum of squares, a running
 /// count of a predicate, a scan of a gather). d_out must not be an array `in` reads.
 /// @throws std::invalid_argument for a null d_out with n > 0, a null array in `in` with n > 0, or
-///         an expression whose state exceeds cupar::jit::max_param_bytes
+///         an expression whose state exceeds cupar::jit::max_expression_state_bytes
 /// @throws cupar::jit_error, cupar::out_of_memory, cupar::cuda_error
 /// Asynchronous. The first call with a new expression shape or operator compiles them (tens of
 /// milliseconds); the same shape over other arrays or values compiles nothing.
@@ -152,7 +152,7 @@ void exclusive_scan(const I& in, T* d_out, std::size_t n, const jit::op& op, dev
 /// jit::discard()): one fused pass, e.g. a running sum written scaled, or into another type.
 /// `out` must not write an array `in` reads.
 /// @throws std::invalid_argument for a null array in `in` or `out` with n > 0, or an expression
-///         whose state exceeds cupar::jit::max_param_bytes
+///         whose state exceeds cupar::jit::max_expression_state_bytes
 /// @throws cupar::jit_error, cupar::out_of_memory, cupar::cuda_error
 /// Asynchronous. The "+io" scan sets: precompiled for the arithmetic types (the expressions'
 /// code and the operator compiled and linked, tens of milliseconds), from source for structs.

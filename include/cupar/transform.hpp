@@ -44,7 +44,7 @@ void transform(const In* d_in, Out* d_out, std::size_t n, const jit::op& op, str
 /// arrays compiles nothing. Where `in` and `out` are both plain arrays they may be the same range
 /// but not overlap otherwise; ranges inside other expressions are not checked.
 /// @throws std::invalid_argument (a null array with n > 0, overlapping arrays, an expression's
-///         state over cupar::jit::max_param_bytes), cupar::jit_error, cupar::cuda_error
+///         state over cupar::jit::max_expression_state_bytes), cupar::jit_error, cupar::cuda_error
 /// Asynchronous; needs no temporary storage.
 inline void transform(const jit::iterator& in, const jit::output& out, std::size_t n,
                       const jit::op& op, stream_ref stream) {

@@ -69,7 +69,7 @@ void segmented_sort(const segmented_sort_args& given, stream_ref stream, memory_
     if (expressions[k] == nullptr) continue;
     offsets[k].emplace(mr, a.num_segments * sizeof(std::int64_t), stream);
     materialize(*expressions[k], jit_type_of<std::int64_t>(), offsets[k]->get(), a.num_segments,
-                stream, fn);
+                stream, mr, fn);
     (k == 0 ? a.begin_offsets : a.end_offsets) =
         static_cast<const std::int64_t*>(offsets[k]->get());
   }

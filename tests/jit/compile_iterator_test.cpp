@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace jit = cupar::jit;
 using jit::op;
@@ -290,15 +291,14 @@ TEST(JitIteratorCompile, BuildersCheckTheirArguments) {
   // A zip reduced into an arithmetic type.
   EXPECT_THROW(jit::compile_reduce<float>(jit::zip(no_floats, no_floats), sum_op),
                std::invalid_argument);
-  // More than 64 bytes of state: nine pointers.
-  EXPECT_THROW(
-      jit::compile_reduce<float>(
-          jit::transform<float>(jit::zip(no_floats, no_floats, no_floats, no_floats, no_floats,
-                                         no_floats, no_floats, no_floats, no_floats),
-                                op("x._0")),
-          sum_op),
-      std::invalid_argument);
-  // Eight fit.
+  // Nine pointers: more than the 64-byte parameter block, a wide state (in device memory; the
+  // limit: WideStatesCompileInBothTiersUpToTheirLimit).
+  EXPECT_NO_THROW(jit::compile_reduce<float>(
+      jit::transform<float>(jit::zip(no_floats, no_floats, no_floats, no_floats, no_floats,
+                                     no_floats, no_floats, no_floats, no_floats),
+                            op("x._0 + x._8")),
+      sum_op, 90, false));
+  // Eight fit in the parameter block.
   EXPECT_NO_THROW(jit::compile_reduce<float>(
       jit::transform<float>(jit::zip(no_floats, no_floats, no_floats, no_floats, no_floats,
                                      no_floats, no_floats, no_floats),
@@ -395,6 +395,47 @@ TEST(JitIteratorCompile, TransformsOfExpressionsLinkToTheForEachSet) {
   EXPECT_NO_THROW(jit::compile_transform(no_floats, jit::discard(), op("x + 1"), 90, false));
   EXPECT_NO_THROW(jit::compile_transform(
       no_floats, jit::transform_output<float>(jit::discard(), op("x * 2")), op("x"), 90, false));
+}
+
+// States wider than the kernels' parameter block (a zip of 16 columns: 128 bytes of pointers; an
+// output transform with eight parameters: 72 bytes): the generated operator reads the address of
+// the state's device copy first; it compiles and links to the same sets in both tiers. Over
+// max_expression_state_bytes: std::invalid_argument naming the limit.
+TEST(JitIteratorCompile, WideStatesCompileInBothTiersUpToTheirLimit) {
+  const float* c = no_floats;
+  float* no_out = nullptr;
+  const jit::iterator zip16 = jit::zip(c, c, c, c, c, c, c, c, c, c, c, c, c, c, c, c);
+  const op sum16(
+      "x._0 + x._1 + x._2 + x._3 + x._4 + x._5 + x._6 + x._7 + x._8 + x._9 + x._10 + "
+      "x._11 + x._12 + x._13 + x._14 + x._15");
+  const jit::iterator rows = jit::transform<float>(zip16, sum16);
+  const cupar::testing::class_case r{"transform_reduce<u64,f32>+index",
+                                     jit::compile_reduce<float>(rows, sum_op, 90, false),
+                                     jit::compile_reduce<float>(rows, sum_op, 90, true)};
+  EXPECT_EQ(r.quick.kernel_set, r.set);
+  if (cupar::testing::precompiled_here(r.set)) cupar::testing::expect_served_by_set(r);
+  for (bool optimized : {false, true}) {
+    EXPECT_EQ(jit::compile_transform(zip16, no_out, sum16, 90, optimized).kernel_set,
+              "for_each<u64>");
+    op eight("x + p0 + p1 + p2 + p3 + p4 + p5 + p6 + p7");
+    for (int k = 0; k < 8; ++k)
+      eight.param("p" + std::to_string(k), 1.0);
+    EXPECT_EQ(jit::compile_scan<float>(rows, jit::transform_output<float>(no_out, eight), sum_op,
+                                       true, 90, optimized)
+                  .kernel_set,
+              "scan_inclusive<f32>+io");
+  }
+  std::vector<jit::field> fields;
+  for (std::size_t k = 0; k <= jit::max_expression_state_bytes / 8; ++k)
+    fields.push_back({"c" + std::to_string(k), c});
+  try {
+    jit::compile_transform(jit::zip(fields), no_out, op("x.c0"), 90, false);
+    FAIL() << "a state over max_expression_state_bytes was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(std::to_string(jit::max_expression_state_bytes)),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 // A scan written through an output expression: the "+io" scan sets (the input expression, the

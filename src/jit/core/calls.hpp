@@ -13,6 +13,7 @@
 #include <cupar/stream.hpp>
 
 #include <atomic>
+#include <optional>
 
 namespace cupar::detail {
 
@@ -35,8 +36,26 @@ struct for_each_pass {
   jit::for_each_op apply;
   std::size_t n = 0;
   jit::resolved module;  // empty when n == 0
-  /// Queues the pass on `s`; `call` names it in errors.
-  void launch(stream_ref s, const char* call) const;
+  /// Queues the pass on `s` (a wide expression state's device copy from `mr`); `call` names it
+  /// in errors.
+  void launch(stream_ref s, memory_resource& mr, const char* call) const;
+};
+
+/// The device copy of an iterator expression's wide state (an operator whose state is wider
+/// than cupar::jit::max_param_bytes, up to max_expression_state_bytes) for one call: allocated
+/// from `mr`, written on `s` by a one-block kernel whose parameters carry the bytes (so that a
+/// graph captured from the stream holds them, not a host pointer), its address put in the
+/// operator's parameter bytes; freed stream-ordered when this ends, after the kernels the call
+/// queued. Nothing for other operators or a null one. Throws cupar::out_of_memory or
+/// cupar::cuda_error.
+class placed_state {
+ public:
+  placed_state(cupar::jit::op* op, stream_ref s, memory_resource& mr);
+  placed_state(const placed_state&) = delete;
+  placed_state& operator=(const placed_state&) = delete;
+
+ private:
+  std::optional<temp_storage> mem_;
 };
 for_each_pass prepare_for_each(jit::for_each_op apply, std::size_t n, const char* fn);
 
@@ -57,7 +76,7 @@ void through_output_temporary(const jit_args& a, const jit_type& t, std::size_t 
   b.out_iter[0] = nullptr;
   b.out[0] = values.get();
   run(b);
-  stored.launch(s, "cupar: an output expression stored (run-time operator)");
+  stored.launch(s, mr, "cupar: an output expression stored (run-time operator)");
 }
 
 /// Writes the first n elements of the iterator expression `in`, converted to `t`, to the device
@@ -65,14 +84,14 @@ void through_output_temporary(const jit_args& a, const jit_type& t, std::size_t 
 /// families/for_each.cu). For families whose kernels take arrays where the caller gave an
 /// expression.
 void materialize(const cupar::jit::iterator& in, const jit_type& t, void* dst, std::size_t n,
-                 stream_ref s, const char* fn);
+                 stream_ref s, memory_resource& mr, const char* fn);
 
 /// Runs transform through the "for_each" set: `arity` input expressions, an output expression
 /// (families/for_each.cu); the transforms without CUB transform sets, and the histograms'
 /// sample operators on types without histogram sets.
 void run_apply(const char* fn, int arity, const cupar::jit::iterator* const* in,
-               const cupar::jit::output& out, std::size_t n, const cupar::jit::op& op,
-               stream_ref s);
+               const cupar::jit::output& out, std::size_t n, const cupar::jit::op& op, stream_ref s,
+               memory_resource& mr);
 
 /// Inputs of a call whose family's kernels take arrays, still to be written to the temporary
 /// arrays (already in the call's in[] / offsets) that stand for them: iterator expressions
@@ -90,11 +109,11 @@ struct pending_inputs {
   };
   input slot[4];
   const char* function = nullptr;
-  void write(stream_ref s) const;
+  void write(stream_ref s, memory_resource& mr) const;
 };
 /// Called by the families after their checks: writes the pending expression inputs, if any.
-inline void write_pending(const pending_inputs* p, stream_ref s) {
-  if (p != nullptr) p->write(s);
+inline void write_pending(const pending_inputs* p, stream_ref s, memory_resource& mr) {
+  if (p != nullptr) p->write(s, mr);
 }
 
 }  // namespace cupar::detail

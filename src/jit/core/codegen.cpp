@@ -3,6 +3,7 @@
 #include "kernel_set.hpp"
 
 #include "nvrtc.hpp"
+#include "op_definition.hpp"
 
 #include <cupar/detail/checks.hpp>
 #include <cupar/error.hpp>
@@ -207,6 +208,11 @@ std::string operator_function(const slot_spec& slot, const slot_binding& b, int 
             << b.args[i].name << ">(cupar_arg" << i << ");\n";
       }
     }
+  }
+  // A wide state lives in device memory; the parameter bytes hold its address
+  // (cupar::jit::max_expression_state_bytes).
+  if (b.op.definition() != nullptr && b.op.definition()->wide_state) {
+    out << "  cupar_state = *reinterpret_cast<const unsigned char* const*>(cupar_state);\n";
   }
   out << parameter_lines(b.op.params(), 0);
   out << "  (void)cupar_state;\n";

@@ -198,7 +198,7 @@ void with_output_expressions(const jit_args& a, stream_ref s, memory_resource& m
   route(b, s, mr, pending);
   const char* call = "cupar: an output expression stored (run-time operator)";
   for (const auto& store : stores) {
-    if (store) store->launch(s, call);
+    if (store) store->launch(s, mr, call);
   }
   if (slot) {
     check_cuda(cudaMemcpyAsync(a.host_count, slot->get(), words * sizeof(std::size_t),

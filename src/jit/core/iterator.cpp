@@ -400,7 +400,9 @@ struct generator {
   bool emit = true;
   std::ostringstream pre;  // the definition's preamble: types, zips, the transforms' functions
   std::set<std::string> defined, preambles;
-  alignas(16) unsigned char state[cupar::jit::max_param_bytes] = {};
+  // Up to max_param_bytes: the kernels' parameters; up to max_expression_state_bytes: device
+  // memory the call writes (a "wide" state, op_definition::wide_state).
+  alignas(16) unsigned char state[cupar::jit::max_expression_state_bytes] = {};
   std::size_t used = 0;
   long long n_offset = -1;
   std::vector<op_definition::part> parts;
@@ -413,10 +415,10 @@ struct generator {
 
   std::size_t alloc(std::size_t size, std::size_t align) {
     const std::size_t at = (used + align - 1) / align * align;
-    if (at + size > cupar::jit::max_param_bytes) {
+    if (at + size > cupar::jit::max_expression_state_bytes) {
       throw_invalid_argument(
           fn, "the iterator expression's pointers, values and parameters take more than " +
-                  std::to_string(cupar::jit::max_param_bytes) +
+                  std::to_string(cupar::jit::max_expression_state_bytes) +
                   " bytes (8 a pointer; a start or constant its size; a transform its "
                   "parameters)");
     }
@@ -741,10 +743,12 @@ struct generator {
 /// starts again (definitions that operators still hold live on).
 std::shared_ptr<const op_definition> interned(const std::string& source,
                                               const std::string& preamble, bool untrusted,
-                                              std::vector<op_definition::part>& parts) {
+                                              std::vector<op_definition::part>& parts,
+                                              std::size_t state_bytes) {
   static std::mutex mutex;
   static std::unordered_map<std::string, std::shared_ptr<const op_definition>> table;
-  std::string key = (untrusted ? "u\n" : "t\n") + source;
+  const bool wide = state_bytes > cupar::jit::max_param_bytes;
+  std::string key = (untrusted ? "u" : "t") + std::string(wide ? "w\n" : "\n") + source;
   key += '\x01';
   key += preamble;
   std::lock_guard<std::mutex> lock(mutex);
@@ -755,6 +759,7 @@ std::shared_ptr<const op_definition> interned(const std::string& source,
   def->preamble = preamble;
   def->level = untrusted ? cupar::jit::trust::untrusted : cupar::jit::trust::trusted;
   def->generated = true;
+  def->wide_state = wide;
   def->parts = std::move(parts);
   table.emplace(std::move(key), def);
   return def;
@@ -840,9 +845,15 @@ bool checking_shapes() {
 void check_hit(const char* what, const cupar::jit::op& cached, const cupar::jit::op& fresh) {
   const auto& a = *cached.definition();
   const auto& b = *fresh.definition();
-  const std::size_t bytes = cupar::jit::max_param_bytes;
+  // The whole state: the wide one (not yet placed in device memory) or the parameter bytes.
+  auto bytes = [](const cupar::jit::op& o) {
+    const std::vector<unsigned char>* w = o.wide_state();
+    return w != nullptr
+               ? *w
+               : std::vector<unsigned char>(o.state(), o.state() + cupar::jit::max_param_bytes);
+  };
   if (a.source != b.source || a.preamble != b.preamble || a.level != b.level ||
-      std::memcmp(cached.state(), fresh.state(), bytes) != 0) {
+      a.wide_state != b.wide_state || bytes(cached) != bytes(fresh)) {
     throw std::logic_error(std::string("cupar internal: the cached code of an iterator "
                                        "expression's shape (") +
                            what + ") differs from the code or state generated anew");
@@ -918,7 +929,7 @@ cupar::jit::op expression_op(const cupar::jit::iterator& it, const jit_type& acc
     } else {
       source = g.code(root, "cupar_i");
     }
-    auto def = interned(source, g.pre.str(), g.untrusted, g.parts);
+    auto def = interned(source, g.pre.str(), g.untrusted, g.parts, g.used);
     return {cupar::jit::op(std::move(def), g.state, g.used), 0u};
   };
   return cached_or_generated(std::move(key), "an input expression", fn, n, fill, generate).first;
@@ -936,10 +947,15 @@ cupar::jit::op not_after_predicate(const cupar::jit::op& comp, const jit_type& k
   g.snippet_function(comp, "cupar_comparator", "cupar_comparator", "bool",
                      {{key.name, "a"}, {key.name, "b"}}, "comparator", "comparator");
   const std::string array = std::string(key.name) + "* const";  // read() adds the first const
+  if (g.used > cupar::jit::max_param_bytes) {
+    // A predicate of select_if's own sets: its state travels in the kernels' parameters.
+    throw_invalid_argument(fn, "the comparator's parameters take more than " +
+                                   std::to_string(cupar::jit::max_param_bytes - 16) + " bytes");
+  }
   const std::string source = "!cupar_comparator(cupar_state, " +
                              generator::read(at_threshold, array) + "[0], " +
                              generator::read(at_keys, array) + "[x])";
-  auto def = interned(source, g.pre.str(), g.untrusted, g.parts);
+  auto def = interned(source, g.pre.str(), g.untrusted, g.parts, g.used);
   return cupar::jit::op(std::move(def), g.state, g.used);
 }
 
@@ -1066,8 +1082,8 @@ for_each_op apply_op(const cupar::jit::iterator* const* ins, int arity,
           << loop << index << "      if (cupar_j >= cupar_n) break;\n      " << store << "\n    }\n"
           << "  }\n  (void)cupar_state;\n  return 0;\n}\n";
     g.pre << apply.str();
-    auto def =
-        interned("cupar_apply(cupar_state, cupar_i, cupar_n)", g.pre.str(), g.untrusted, g.parts);
+    auto def = interned("cupar_apply(cupar_state, cupar_i, cupar_n)", g.pre.str(), g.untrusted,
+                        g.parts, g.used);
     return {cupar::jit::op(std::move(def), g.state, g.used), items};
   };
   auto made = cached_or_generated(std::move(key), f != nullptr ? "a transform" : "a conversion", fn,
@@ -1116,8 +1132,8 @@ cupar::jit::op store_op(const cupar::jit::output& out, const jit_type& v, std::s
     g.pre << "__device__ __forceinline__ int cupar_store(const unsigned char* cupar_state, "
              "unsigned long long cupar_i, "
           << v.name << " cupar_v) {\n  " << stmt << "\n  (void)cupar_state;\n  return 0;\n}\n";
-    auto def =
-        interned("cupar_store(cupar_state, cupar_i, cupar_v)", g.pre.str(), g.untrusted, g.parts);
+    auto def = interned("cupar_store(cupar_state, cupar_i, cupar_v)", g.pre.str(), g.untrusted,
+                        g.parts, g.used);
     return {cupar::jit::op(std::move(def), g.state, g.used), 0u};
   };
   return cached_or_generated(std::move(key), "an output expression", fn, n, fill, generate).first;

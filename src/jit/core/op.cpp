@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <regex>
+#include <stdexcept>
 #include <string>
 
 namespace cupar::jit::detail {
@@ -38,6 +39,7 @@ std::string op_definition::fingerprint() const {
   // Untrusted builds use other compile options and report errors differently: their own entries.
   // (Trusted keys are unchanged, so existing disk cache entries stay valid.)
   if (level == trust::untrusted) f += "\ntrust=untrusted";
+  if (wide_state) f += "\nstate=wide";
   return f;
 }
 
@@ -133,6 +135,12 @@ void set_default_trust(trust level) noexcept {
 }
 trust default_trust() noexcept {
   return default_trust_flag().load();
+}
+
+void op::throw_unplaced() {
+  throw std::logic_error(
+      "cupar internal: an iterator expression's wide state was not placed in device memory "
+      "before its kernels were launched");
 }
 
 void op::check_set(const detail::op_param* p, std::string_view name, cupar::detail::scalar type) {

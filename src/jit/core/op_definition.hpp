@@ -26,6 +26,9 @@ struct op_definition {
   /// pseudo-files (compile errors point into them; their text is checked as the operators'
   /// trust level says), and whose state bytes the generator fills.
   bool generated = false;
+  /// A generated operator whose state is wider than max_param_bytes: the kernels' parameter
+  /// bytes hold the address of its device copy, which the operator function reads first.
+  bool wide_state = false;
   struct part {
     std::string file;  // e.g. "cupar_transform_1"
     cupar::jit::op op;

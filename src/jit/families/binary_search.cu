@@ -110,7 +110,8 @@ std::uint64_t index_max(const jit_type& t) {
 
 /// lower_bound and upper_bound (types {T, Index}; in[0] the n sorted elements, in[1] the m
 /// needles, out[0] their m positions; ops {comparator (null: <)}).
-void call_search(const jit_args& a, stream_ref s, const pending_inputs* pending, bool upper) {
+void call_search(const jit_args& a, stream_ref s, memory_resource& mr,
+                 const pending_inputs* pending, bool upper) {
   const char* fn = a.function;
   const jit_type& index = *a.types[1];
   if (index_max(index) == 0) {
@@ -118,7 +119,7 @@ void call_search(const jit_args& a, stream_ref s, const pending_inputs* pending,
   }
   check_binary_search(fn, a.in[0], a.n, a.in[1], a.m, a.out[0], a.types[0]->size, index.size,
                       index_max(index));
-  write_pending(pending, s);
+  write_pending(pending, s, mr);
   if (a.m == 0) return;
   const jit::set_request req = dp_request(a, false);
   const jit::resolved resolved = jit::resolve(req, nullptr, fn);
@@ -131,11 +132,13 @@ void call_search(const jit_args& a, stream_ref s, const pending_inputs* pending,
   jit::check_dispatch(jit::run_binary_search(*module, *devp, st, launch, s.get()), st, call);
 }
 
-void run_lower_bound(const jit_args& a, stream_ref s, memory_resource&, const pending_inputs* p) {
-  call_search(a, s, p, false);
+void run_lower_bound(const jit_args& a, stream_ref s, memory_resource& mr,
+                     const pending_inputs* p) {
+  call_search(a, s, mr, p, false);
 }
-void run_upper_bound(const jit_args& a, stream_ref s, memory_resource&, const pending_inputs* p) {
-  call_search(a, s, p, true);
+void run_upper_bound(const jit_args& a, stream_ref s, memory_resource& mr,
+                     const pending_inputs* p) {
+  call_search(a, s, mr, p, true);
 }
 
 /// The needles have the sorted range's type and m elements; the positions, m of them, Index's.

@@ -522,7 +522,7 @@ void unique_by_key(const jit_args& a, stream_ref s, memory_resource& mr,
   const dp_range in[2] = {{"d_keys_in", a.in[0], ks}, {"d_values_in", a.in[1], vs}};
   const dp_range out[2] = {{"d_keys_out", a.out[0], ks}, {"d_values_out", a.out[1], vs}};
   check_by_key_compaction(fn, a.n, in, out, "d_num_selected", a.d_count, a.host_count != nullptr);
-  write_pending(pending, s);
+  write_pending(pending, s, mr);
   const jit::set_request req = compaction_request(a);
   const jit::resolved resolved = jit::resolve(req, nullptr, fn);
   const jit::device_info* const devp = resolved.dev;
@@ -571,7 +571,7 @@ void reduce_by_key(const jit_args& given, stream_ref s, memory_resource& mr,
     check_by_key_compaction(fn, a.n, in, out, "d_num_runs", a.d_count, to_host);
   }
   if (!run_length && a.ops[0] == nullptr) throw_invalid_argument(fn, "no operator");
-  write_pending(pending, s);
+  write_pending(pending, s, mr);
   std::optional<cupar::jit::op> loader;
   std::optional<temp_storage> written;
   jit::set_request req = compaction_request(a);
@@ -583,7 +583,7 @@ void reduce_by_key(const jit_args& given, stream_ref s, memory_resource& mr,
       req = indexed;
     } else {
       written.emplace(mr, a.n * vs, s);
-      materialize(*values, *a.types[1], written->get(), a.n, s, fn);
+      materialize(*values, *a.types[1], written->get(), a.n, s, mr, fn);
       a.in[1] = written->get();
       loader.reset();
     }
@@ -592,6 +592,7 @@ void reduce_by_key(const jit_args& given, stream_ref s, memory_resource& mr,
   const jit::device_info* const devp = resolved.dev;
   const std::shared_ptr<const jit::loaded_module>& module = resolved.module;
   const jit::device_info& dev = *devp;
+  const placed_state placed(loader ? &*loader : nullptr, s, mr);
   // The equality is the last slot: the only one of run_length_encode, the second of reduce_by_key.
   const cupar::jit::op& eq = equality_or_default(run_length ? a.ops[0] : a.ops[1]);
   jit::reduce_by_key_launch launch{
@@ -620,7 +621,7 @@ void scan_by_key(const jit_args& a, stream_ref s, memory_resource& mr,
   const bool exclusive = a.call->fam == jit::family::scan_by_key_exclusive;
   if (a.ops[0] == nullptr) throw_invalid_argument(fn, "no operator");
   if (exclusive && a.init == nullptr) throw_invalid_argument(fn, "no initial value");
-  write_pending(pending, s);
+  write_pending(pending, s, mr);
   if (a.n == 0) return;  // nothing to write (CUB launches nothing either)
   const jit::set_request req = by_key_request(a, false);
   const jit::resolved resolved = jit::resolve(req, nullptr, fn);

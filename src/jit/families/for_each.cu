@@ -59,6 +59,8 @@ extern const family_def for_each_family =
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <vector>
 
 // ---- host dispatch: launch arguments --------------------------------------------------
 
@@ -111,9 +113,17 @@ for_each_pass prepare_for_each(jit::for_each_op apply, std::size_t n, const char
   return p;
 }
 
-void for_each_pass::launch(stream_ref s, const char* call) const {
+void for_each_pass::launch(stream_ref s, memory_resource& mr, const char* call) const {
   if (n == 0) return;
   jit::launch_status st;
+  if (apply.op.wide_state() != nullptr) {
+    cupar::jit::op op = apply.op;
+    const placed_state placed(&op, s, mr);
+    jit::check_dispatch(
+        jit::run_for_each(*module.module, *module.dev, st, n, apply.items, op.state(), s.get()), st,
+        call);
+    return;
+  }
   jit::check_dispatch(
       jit::run_for_each(*module.module, *module.dev, st, n, apply.items, apply.op.state(), s.get()),
       st, call);
@@ -121,33 +131,60 @@ void for_each_pass::launch(stream_ref s, const char* call) const {
 
 namespace {
 
+/// A wide state's bytes as a kernel parameter (CUDA passes up to 32 KB of them by value).
+struct wide_state_bytes {
+  uint4 words[cupar::jit::max_expression_state_bytes / 16];
+};
+static_assert(cupar::jit::max_expression_state_bytes % 16 == 0);
+
+__global__ void write_wide_state(wide_state_bytes bytes, uint4* dst, unsigned words) {
+  for (unsigned i = threadIdx.x; i < words; i += blockDim.x)
+    dst[i] = bytes.words[i];
+}
+
+}  // namespace
+
+placed_state::placed_state(cupar::jit::op* op, stream_ref s, memory_resource& mr) {
+  if (op == nullptr || op->wide_state() == nullptr) return;
+  const std::vector<unsigned char>& wide = *op->wide_state();
+  wide_state_bytes bytes{};
+  std::memcpy(&bytes, wide.data(), wide.size());
+  const auto words = static_cast<unsigned>((wide.size() + 15) / 16);
+  mem_.emplace(mr, std::size_t(words) * 16, s);
+  write_wide_state<<<1, 64, 0, s.get()>>>(bytes, static_cast<uint4*>(mem_->get()), words);
+  check_cuda(cudaGetLastError(), "cupar: an iterator expression's state written to the device");
+  op->place_wide_state(mem_->get());
+}
+
+namespace {
+
 /// Runs the "for_each" set with its generated slot `apply` over n indices. The slot is generated
 /// (and its arrays checked) by the caller also for n == 0, so a malformed call fails on every n.
-void run_for_each_op(jit::for_each_op apply, std::size_t n, stream_ref s, const char* fn,
-                     const char* call) {
-  prepare_for_each(std::move(apply), n, fn).launch(s, call);
+void run_for_each_op(jit::for_each_op apply, std::size_t n, stream_ref s, memory_resource& mr,
+                     const char* fn, const char* call) {
+  prepare_for_each(std::move(apply), n, fn).launch(s, mr, call);
 }
 
 }  // namespace
 
 void run_apply(const char* fn, int arity, const cupar::jit::iterator* const* in,
-               const cupar::jit::output& out, std::size_t n, const cupar::jit::op& op,
-               stream_ref s) {
-  run_for_each_op(jit::transform_apply_op(in, arity, out, op, n, fn), n, s, fn,
+               const cupar::jit::output& out, std::size_t n, const cupar::jit::op& op, stream_ref s,
+               memory_resource& mr) {
+  run_for_each_op(jit::transform_apply_op(in, arity, out, op, n, fn), n, s, mr, fn,
                   "cupar transform (run-time operator)");
 }
 
 void materialize(const cupar::jit::iterator& in, const jit_type& t, void* dst, std::size_t n,
-                 stream_ref s, const char* fn) {
+                 stream_ref s, memory_resource& mr, const char* fn) {
   const cupar::jit::output out(cupar::jit::detail::output_pointer(t, dst));
-  run_for_each_op(jit::convert_apply_op(in, out, n, fn), n, s, fn,
+  run_for_each_op(jit::convert_apply_op(in, out, n, fn), n, s, mr, fn,
                   "cupar: an iterator expression materialised (run-time operator)");
 }
 
-void pending_inputs::write(stream_ref s) const {
+void pending_inputs::write(stream_ref s, memory_resource& mr) const {
   for (const input& x : slot) {
     if (x.expression != nullptr) {
-      materialize(*x.expression, *x.type, x.dst, x.count, s, function);
+      materialize(*x.expression, *x.type, x.dst, x.count, s, mr, function);
     } else if (x.copy != nullptr && x.count != 0) {
       check_cuda(
           cudaMemcpyAsync(x.dst, x.copy, x.count * x.type->size, cudaMemcpyDeviceToDevice, s.get()),
@@ -160,13 +197,13 @@ namespace {
 
 /// materialize (types {T}, in_iter[0], out[0]): the first n elements of the expression,
 /// converted to T, written to the device array out[0] (the histograms' sample expressions).
-void run_materialize(const jit_args& a, stream_ref s, memory_resource&, const pending_inputs*) {
+void run_materialize(const jit_args& a, stream_ref s, memory_resource& mr, const pending_inputs*) {
   const char* fn = a.function;
   if (a.in_iter[0] == nullptr || a.types[0] == nullptr)
     throw_invalid_argument(fn, "malformed call");
   require_size(fn, a.n, a.types[0]->size);
   require_data(fn, "the temporary array", a.out[0], a.n);
-  materialize(*a.in_iter[0], *a.types[0], a.out[0], a.n, s, fn);
+  materialize(*a.in_iter[0], *a.types[0], a.out[0], a.n, s, mr, fn);
 }
 
 }  // namespace

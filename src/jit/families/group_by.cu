@@ -215,7 +215,7 @@ struct group_values {
     if (expression == nullptr) return a->in[1];
     if (!written) {
       written.emplace(mr, a->n * a->types[1]->size, s);
-      materialize(*expression, *a->types[1], written->get(), a->n, s, a->function);
+      materialize(*expression, *a->types[1], written->get(), a->n, s, mr, a->function);
     }
     return written->get();
   }
@@ -731,7 +731,7 @@ void call_group_by(const jit_args& a, stream_ref s, memory_resource& mr,
                        room * v.size);
     }
   }
-  write_pending(pending, s);
+  write_pending(pending, s, mr);
   *p.groups = 0;
   group_outputs out{fn, &p, a.out[0], a.out[1]};
   if (a.n == 0) {
@@ -787,6 +787,7 @@ void call_group_by(const jit_args& a, stream_ref s, memory_resource& mr,
     rows.in[1] = values.array(s, mr);
     values.expression = nullptr;
   }
+  const placed_state placed(values.loader ? &*values.loader : nullptr, s, mr);
   if (tables && table_route(rows, p, keys, values, expected, out, s, mr)) return;
   if (sorting) {
     sort_route(rows, p, keys, values.array(s, mr), out, s, mr);

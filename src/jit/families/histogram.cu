@@ -372,7 +372,7 @@ void run_histogram_call(const jit_args& a, stream_ref s, memory_resource& mr,
       const cupar::jit::output out(
           cupar::jit::detail::output_pointer(jit_type_of<L>(), levels_of.get()));
       const cupar::jit::iterator* ins[1] = {&in};
-      run_apply(fn, 1, ins, out, a.n, *a.ops[0], s);
+      run_apply(fn, 1, ins, out, a.n, *a.ops[0], s, mr);
       histogram({fn, p.level, levels_of.get(), a.n, a.out[0], p.counter_size, p.num_levels, p.lower,
                  p.upper, p.levels},
                 s, mr);

@@ -109,7 +109,7 @@ void call_join(const jit_args& a, stream_ref s, memory_resource& mr,
   require_data(fn, "d_probe_keys", a.in[1], np);
   if (p->kind != 0 && np > 0) require_pointer(fn, "d_probe_rows", p->rows_out);
   if (p->kind == 0 && p->allocate == nullptr) throw_invalid_argument(fn, "no outputs");
-  write_pending(pending, s);
+  write_pending(pending, s, mr);
   *p->count = 0;
   if (p->kind == 0 && (nb == 0 || np == 0)) {
     void* b = nullptr;

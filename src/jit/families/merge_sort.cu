@@ -277,7 +277,7 @@ void sort_into_expressions(const jit_args& call, stream_ref s, memory_resource& 
   }
   sort_arrays(b, s, mr);
   for (const auto& store : stores) {
-    if (store) store->launch(s, "cupar: a sort's output expression stored (run-time operator)");
+    if (store) store->launch(s, mr, "cupar: a sort's output expression stored (run-time operator)");
   }
 }
 
@@ -315,11 +315,11 @@ void sort_arrays(const jit_args& call, stream_ref s, memory_resource& mr) {
     require_disjoint(fn, "d_keys_in", a.in[0], kb, "d_values_out", a.out[1], vb);
   }
   if (a.in_iter[0] != nullptr) {
-    materialize(*a.in_iter[0], k, a.out[0], a.n, s, fn);
+    materialize(*a.in_iter[0], k, a.out[0], a.n, s, mr, fn);
     a.in_iter[0] = nullptr;
   }
   if (a.in_iter[1] != nullptr) {
-    materialize(*a.in_iter[1], *a.types[2], a.out[1], a.n, s, fn);
+    materialize(*a.in_iter[1], *a.types[2], a.out[1], a.n, s, mr, fn);
     a.in_iter[1] = nullptr;
   }
   if (a.n == 0) return;

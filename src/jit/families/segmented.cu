@@ -264,7 +264,7 @@ void call_segmented(const jit_args& a, stream_ref s, memory_resource& mr,
     check_segmented_scan(fn, a.in[0], a.out[0], a.n, a.m, a.begin_offsets, a.end_offsets, size);
   }
   if (a.ops[0] == nullptr) throw_invalid_argument(fn, "no operator");
-  write_pending(pending, s);
+  write_pending(pending, s, mr);
   // Nothing is written without segments, nor by a scan of nothing (a reduce of empty segments
   // still writes init to each).
   if (a.m == 0 || (!reduce && a.n == 0)) return;

@@ -330,7 +330,7 @@ void call_select(const jit_args& given, stream_ref s, memory_resource& mr,
     check_select(fn, a.in[0], a.out[0], a.d_count, to_host, a.n, t.size, may_alias);
     if (flagged) check_flags(fn, a.in[1], a.n, a.types[1]->size, a.out[0], t.size);
   }
-  write_pending(pending, s);
+  write_pending(pending, s, mr);
   std::optional<cupar::jit::op> loader, store;
   if (expression != nullptr) loader.emplace(jit::expression_op(*expression, t, a.n, fn));
   if (output != nullptr) store.emplace(jit::store_op(*output, t, a.n, false, fn));
@@ -340,7 +340,7 @@ void call_select(const jit_args& given, stream_ref s, memory_resource& mr,
     // Only the arrays' set precompiled (flags of another type): the items written to a temporary
     // (one pass of the "for_each" set, nothing compiled), then that set.
     items.emplace(mr, a.n * t.size, s);
-    materialize(*expression, t, items->get(), a.n, s, fn);
+    materialize(*expression, t, items->get(), a.n, s, mr, fn);
     a.in[0] = items->get();
     a.in_iter[0] = nullptr;
     expression = nullptr;
@@ -353,6 +353,8 @@ void call_select(const jit_args& given, stream_ref s, memory_resource& mr,
   const jit::device_info* const devp = resolved.dev;
   const std::shared_ptr<const jit::loaded_module>& module = resolved.module;
   const jit::device_info& dev = *devp;
+  const placed_state placed_loader(loader ? &*loader : nullptr, s, mr);
+  const placed_state placed_store(store ? &*store : nullptr, s, mr);
   const cupar::jit::op* op = a.ops[0] != nullptr ? a.ops[0] : &cupar::jit::equal_to;
   jit::select_launch launch{a.in[0],
                             loader ? loader->state() : nullptr,

@@ -164,7 +164,7 @@ void call_three_way(const jit_args& a, stream_ref s, memory_resource& mr,
   const jit_type& t = *a.types[0];
   const void* outs[3] = {a.out[0], a.out[1], a.out[2]};
   check_three_way(fn, a.in[0], outs, a.d_count, a.host_count != nullptr, a.n, t.size);
-  write_pending(pending, s);
+  write_pending(pending, s, mr);
   const jit::set_request req = dp_request(a, false);
   const jit::resolved resolved = jit::resolve(req, nullptr, fn);
   const jit::device_info* const devp = resolved.dev;

@@ -232,7 +232,7 @@ namespace {
 
 /// transform over expressions (in_iter[0], in_iter[1] for a binary one, out_iter[0]): the
 /// "for_each" set with the code generated for their shape (families/for_each.cu).
-void run_transform_apply(const jit_args& a, stream_ref s) {
+void run_transform_apply(const jit_args& a, stream_ref s, memory_resource& mr) {
   const char* fn = a.function;
   const int arity = a.in_iter[1] != nullptr ? 2 : 1;
   if (a.out_iter[0] == nullptr || a.ops[0] == nullptr) throw_invalid_argument(fn, "malformed call");
@@ -259,7 +259,7 @@ void run_transform_apply(const jit_args& a, stream_ref s) {
       }
     }
   }
-  run_apply(fn, arity, a.in_iter, *a.out_iter[0], a.n, *a.ops[0], s);
+  run_apply(fn, arity, a.in_iter, *a.out_iter[0], a.n, *a.ops[0], s, mr);
 }
 
 /// The request of a transform on arrays: types {In, Out} (unary) or {A, B, Out} (binary).
@@ -272,8 +272,8 @@ set_request array_request(const jit_args& a) {
 }
 
 /// transform (ops {op}): arrays of types {In, Out} or {A, B, Out}, or expressions.
-void run_transform(const jit_args& a, stream_ref s, memory_resource&, const pending_inputs*) {
-  if (a.in_iter[0] != nullptr) return run_transform_apply(a, s);
+void run_transform(const jit_args& a, stream_ref s, memory_resource& mr, const pending_inputs*) {
+  if (a.in_iter[0] != nullptr) return run_transform_apply(a, s, mr);
   const char* fn = a.function;
   const int arity = a.types[2] != nullptr ? 2 : 1;
   const jit_type& out_type = *a.types[arity];
@@ -302,7 +302,7 @@ void run_transform(const jit_args& a, stream_ref s, memory_resource&, const pend
                                         : cupar::jit::detail::node_ptr())};
     const cupar::jit::output out(cupar::jit::detail::output_pointer(out_type, d_out));
     const cupar::jit::iterator* in[2] = {&ins[0], &ins[1]};
-    run_apply(fn, arity, in, out, a.n, *a.ops[0], s);
+    run_apply(fn, arity, in, out, a.n, *a.ops[0], s, mr);
     return;
   }
   const jit::resolved resolved = resolve(req, a.plan, fn);
