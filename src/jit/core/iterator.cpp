@@ -1114,6 +1114,13 @@ for_each_op bounded_store_op(const void* src, const jit_type& t, const cupar::ji
                   by_index);
 }
 
+for_each_op bounded_convert_op(const cupar::jit::iterator& in, const cupar::jit::output& out,
+                               std::size_t n, const store_bound& bound, const char* fn) {
+  const cupar::jit::iterator* ins[1] = {&in};
+  return apply_op(ins, 1, out, nullptr, n, fn, bound.kind == store_bound::all ? nullptr : &bound,
+                  false);
+}
+
 cupar::jit::op store_op(const cupar::jit::output& out, const jit_type& v, std::size_t n,
                         bool by_index, const char* fn) {
   shape_key key{by_index ? "S" : "s", {}};

@@ -73,6 +73,11 @@ for_each_op bounded_store_op(const void* src, const jit_type& t, const cupar::ji
                              std::size_t n, const store_bound& bound, bool by_index,
                              const char* fn);
 
+/// As bounded_store_op, element i of the expression `in` (a gather by positions an algorithm wrote:
+/// permutation(values, positions), whose positions past the count are never read).
+for_each_op bounded_convert_op(const cupar::jit::iterator& in, const cupar::jit::output& out,
+                               std::size_t n, const store_bound& bound, const char* fn);
+
 /// The operator of the "+io" sets' store slot: element i (the algorithm's value, of type `v`)
 /// stored through the output expression `out`. `by_index`: i is the element's index of n (the
 /// scans), not its position among what the algorithm selected (a reverse_output needs the

@@ -153,6 +153,7 @@ extern const family_def scan_by_key_exclusive_family =
 #include <cupar/detail/counted.hpp>
 #include <cupar/detail/dp_checks.hpp>
 #include <cupar/detail/temp_storage.hpp>
+#include <cupar/jit_iterator.hpp>
 
 #include <cub/agent/single_pass_scan_operators.cuh>
 #include <cub/device/dispatch/dispatch_unique_by_key.cuh>
@@ -466,6 +467,8 @@ cudaError_t run_scan_by_key(const loaded_module& m, const device_info& dev, laun
 // ---- library entries --------------------------------------------------------------------
 
 namespace cupar::detail {
+extern const jit_call reduce_by_key_jit_call;
+extern const jit_call inclusive_scan_jit_call;
 namespace {
 
 /// Whether a reduce or scan by key is served by a "+plus" set (cuda::std::plus<> compiled into the
@@ -515,6 +518,151 @@ jit::set_request compaction_request(const jit_args& a) {
   return req;
 }
 
+// ---- struct keys without a by-key set: the run-number route -----------------------------------
+// The by-key sets take keys of the size classes u8..u64 (and the struct classes the rules name);
+// keys of another struct type would compile the family's kernels from source (seconds). Instead
+// each row gets its run's number from the equality (one generated "for_each" pass and the
+// library's scan), the u32 (u64 from 2^32 rows) keyed sets run the algorithm on the numbers, and
+// the runs' keys (and unique_by_key's values) are gathered from their first rows (last rows for
+// reduce_by_key, as CUB writes its keys): only the operators compile, tens of milliseconds.
+
+void reduce_by_key(const jit_args& given, stream_ref s, memory_resource& mr,
+                   const pending_inputs* pending);
+void scan_by_key(const jit_args& a, stream_ref s, memory_resource& mr,
+                 const pending_inputs* pending);
+
+/// Whether a by-key call takes the run-number route: struct keys whose set `req` is not
+/// precompiled, compared by a text equality (`eq`), outside a plan (a plan builds its own set).
+bool by_run_numbers(const jit_args& a, const cupar::jit::op* eq, const jit::set_request& req) {
+  return a.types[0]->is_struct() && a.plan == nullptr && eq != nullptr && !eq->is_named() &&
+         !jit::precompiled_request(req);
+}
+
+/// Each row's run number for the keys in[0] under the equality `eq`: heads[i] = 1 where
+/// eq(keys[i - 1], keys[i]) is false (a "for_each" pass whose generated code calls the
+/// equality) and at row 0, then their inclusive sum in place (the library's scan): runs numbered
+/// from 1, as u32 below 2^32 rows, else u64.
+struct run_numbers {
+  const jit_type* type;
+  temp_storage ids;
+  run_numbers(const jit_args& a, const cupar::jit::op& eq, stream_ref s, memory_resource& mr)
+      : type(a.n < (std::size_t{1} << 32) ? &jit_type_of<std::uint32_t>()
+                                          : &jit_type_of<std::uint64_t>()),
+        ids(mr, a.n * type->size, s) {
+    namespace j = cupar::jit;
+    static const j::op previous("x == 0ull ? 0ull : x - 1ull");
+    static const j::op head32("1u - x"), head64("1ull - x");
+    const bool narrow = type->size == 4;
+    const j::iterator keys(j::detail::iterator_pointer(*a.types[0], a.in[0]));
+    const j::iterator prev =
+        j::permutation(keys, j::transform<unsigned long long>(j::counting(0ull), previous));
+    const j::output heads = narrow ? j::transform_output<std::uint32_t>(
+                                         j::output(static_cast<std::uint32_t*>(ids.get())), head32)
+                                   : j::transform_output<std::uint64_t>(
+                                         j::output(static_cast<std::uint64_t*>(ids.get())), head64);
+    const j::iterator* ins[2] = {&prev, &keys};
+    run_apply(a.function, 2, ins, heads, a.n, eq, s, mr);
+    if (a.n == 0) return;
+    // Row 0 starts a run whatever the equality says of a key and itself: the low byte of a
+    // little-endian 1 over the 0 or 1 written there.
+    check_cuda(cudaMemsetAsync(ids.get(), 1, 1, s.get()), "cudaMemsetAsync");
+    jit_args sum;
+    sum.function = a.function;
+    sum.call = &inclusive_scan_jit_call;
+    sum.types[0] = type;
+    sum.in[0] = ids.get();
+    sum.out[0] = ids.get();
+    sum.n = a.n;
+    sum.ops[0] = &j::plus;
+    jit_run(sum, s, mr);
+  }
+};
+
+/// The runs' first rows (`last`: their last rows): their numbers to `ids_out` and positions (u64)
+/// to `positions` (n of room each), their count to d_count (device): reduce_by_key over the run
+/// numbers with the rows' indices, under minimum (maximum).
+void run_rows(const jit_args& a, const run_numbers& runs, bool last, void* ids_out, void* positions,
+              std::size_t* d_count, stream_ref s, memory_resource& mr) {
+  const cupar::jit::iterator rows = cupar::jit::counting(0ull);
+  jit_args b;
+  b.function = a.function;
+  b.call = &reduce_by_key_jit_call;
+  b.types[0] = runs.type;
+  b.types[1] = &jit_type_of<std::uint64_t>();
+  b.in[0] = runs.ids.get();
+  b.in_iter[1] = &rows;
+  b.out[0] = ids_out;
+  b.out[1] = positions;
+  b.d_count = d_count;
+  b.n = a.n;
+  b.ops[0] = last ? &cupar::jit::maximum : &cupar::jit::minimum;
+  reduce_by_key(b, s, mr, nullptr);
+}
+
+/// dst[j] = src[positions[j]] (elements of type t) for j below the device count: one bounded
+/// "for_each" pass.
+void gather_runs(const char* fn, const jit_type& t, const void* src, const void* positions,
+                 void* dst, std::size_t n, const std::size_t* d_count, stream_ref s,
+                 memory_resource& mr) {
+  namespace j = cupar::jit;
+  const j::iterator in = j::permutation(
+      j::iterator(j::detail::iterator_pointer(t, src)),
+      j::iterator(j::detail::iterator_pointer(jit_type_of<std::uint64_t>(), positions)));
+  const j::output out(j::detail::output_pointer(t, dst));
+  prepare_for_each(
+      jit::bounded_convert_op(in, out, n, jit::store_bound{jit::store_bound::first, d_count}, fn),
+      n, fn)
+      .launch(s, mr, "cupar: the runs' first rows gathered (run-time operator)");
+}
+
+/// The temporaries of the compactions' route: the runs' numbers out, the runs' first rows
+/// (unique_by_key) or last rows (reduce_by_key and run_length_encode, whose keys out are the runs'
+/// last, as CUB's), their count.
+struct run_compaction {
+  run_numbers runs;
+  temp_storage ids_out, positions, count;
+  run_compaction(const jit_args& a, const cupar::jit::op& eq, bool last, stream_ref s,
+                 memory_resource& mr)
+      : runs(a, eq, s, mr),
+        ids_out(mr, a.n * runs.type->size, s),
+        positions(mr, a.n * sizeof(std::uint64_t), s),
+        count(mr, sizeof(std::size_t), s) {
+    run_rows(a, runs, last, ids_out.get(), positions.get(), counts(), s, mr);
+  }
+  std::size_t* counts() const { return static_cast<std::size_t*>(count.get()); }
+  /// dst[j] = src[the row of run j] (elements of type t).
+  void gather(const jit_args& a, const jit_type& t, const void* src, void* dst, stream_ref s,
+              memory_resource& mr) const {
+    gather_runs(a.function, t, src, positions.get(), dst, a.n, counts(), s, mr);
+  }
+  /// jit_args `a` with the run numbers for keys (their equality the default) and their output
+  /// to ids_out.
+  jit_args on_numbers(const jit_args& a, int eq_slot) const {
+    jit_args b = a;
+    b.types[0] = runs.type;
+    b.in[0] = runs.ids.get();
+    b.in_iter[0] = nullptr;
+    b.out[0] = ids_out.get();
+    b.ops[eq_slot] = nullptr;
+    return b;
+  }
+};
+
+/// The caller's count (device, or host: then the stream is synchronised) from the device count.
+void give_count(const jit_args& a, const std::size_t* d_count, stream_ref s) {
+  if (a.d_count != nullptr) {
+    check_cuda(
+        cudaMemcpyAsync(a.d_count, d_count, sizeof(std::size_t), cudaMemcpyDeviceToDevice, s.get()),
+        a.function);
+  }
+  if (a.host_count != nullptr) {
+    check_cuda(cudaMemcpyAsync(a.host_count, d_count, sizeof(std::size_t), cudaMemcpyDeviceToHost,
+                               s.get()),
+               a.function);
+    check_cuda(cudaStreamSynchronize(s.get()), a.function);
+  }
+}
+
 void unique_by_key(const jit_args& a, stream_ref s, memory_resource& mr,
                    const pending_inputs* pending) {
   const char* fn = a.function;
@@ -524,6 +672,13 @@ void unique_by_key(const jit_args& a, stream_ref s, memory_resource& mr,
   check_by_key_compaction(fn, a.n, in, out, "d_num_selected", a.d_count, a.host_count != nullptr);
   write_pending(pending, s, mr);
   const jit::set_request req = compaction_request(a);
+  if (by_run_numbers(a, a.ops[0], req)) {
+    const run_compaction runs(a, *a.ops[0], false, s, mr);
+    runs.gather(a, *a.types[0], a.in[0], a.out[0], s, mr);
+    runs.gather(a, *a.types[1], a.in[1], a.out[1], s, mr);
+    give_count(a, runs.counts(), s);
+    return;
+  }
   const jit::resolved resolved = jit::resolve(req, nullptr, fn);
   const jit::device_info* const devp = resolved.dev;
   const std::shared_ptr<const jit::loaded_module>& module = resolved.module;
@@ -572,9 +727,17 @@ void reduce_by_key(const jit_args& given, stream_ref s, memory_resource& mr,
   }
   if (!run_length && a.ops[0] == nullptr) throw_invalid_argument(fn, "no operator");
   write_pending(pending, s, mr);
+  jit::set_request req = compaction_request(a);
+  if (const cupar::jit::op* eq = run_length ? a.ops[0] : a.ops[1]; by_run_numbers(a, eq, req)) {
+    // The algorithm on the run numbers (values, operator, counts and the caller's count as
+    // given), the keys from the runs' last rows.
+    const run_compaction runs(a, *eq, true, s, mr);
+    reduce_by_key(runs.on_numbers(a, run_length ? 0 : 1), s, mr, nullptr);
+    runs.gather(a, *a.types[0], a.in[0], a.out[0], s, mr);
+    return;
+  }
   std::optional<cupar::jit::op> loader;
   std::optional<temp_storage> written;
-  jit::set_request req = compaction_request(a);
   if (values != nullptr) {
     loader.emplace(jit::expression_op(*values, *a.types[1], a.n, fn));
     const jit::set_request indexed = dp_index_request(a, *loader);
@@ -624,6 +787,16 @@ void scan_by_key(const jit_args& a, stream_ref s, memory_resource& mr,
   write_pending(pending, s, mr);
   if (a.n == 0) return;  // nothing to write (CUB launches nothing either)
   const jit::set_request req = by_key_request(a, false);
+  if (by_run_numbers(a, a.ops[1], req)) {
+    const run_numbers runs(a, *a.ops[1], s, mr);
+    jit_args b = a;
+    b.types[0] = runs.type;
+    b.in[0] = runs.ids.get();
+    b.in_iter[0] = nullptr;
+    b.ops[1] = nullptr;
+    scan_by_key(b, s, mr, nullptr);
+    return;
+  }
   const jit::resolved resolved = jit::resolve(req, nullptr, fn);
   const jit::device_info* const devp = resolved.dev;
   const std::shared_ptr<const jit::loaded_module>& module = resolved.module;
