@@ -19,6 +19,11 @@
 #                                            and build the named targets (test suites, cupar_bench)
 #   scripts/gpu-evidence.sh tests REGEX      ctest -R REGEX (suites built by `lean`), -j4, with each
 #                                            suite's time
+#   scripts/gpu-evidence.sh gtest TARGET FILTER  one test binary (found under the build directory)
+#                                            with --gtest_filter=FILTER and the suites' environment
+#                                            (shape-cache checks, an empty disk cache), its result
+#                                            lines printed as they come: what still shows when a
+#                                            call's time runs out (ctest prints at the end)
 # with CUPAR_BUILD_DIR=build-lean for every stage of such a session (the bench stage included).
 #
 # Writes its logs to $OUT (default ./gpu-evidence) and prints their summaries. Needs the CUDA
@@ -125,8 +130,21 @@ case "$stage" in
     grep -E "Test +#|tests passed|Total Test" "$out/tests.log" | tail -30
     exit $rc
     ;;
+  gtest)
+    target=${1:?target}
+    filter=${2:?filter}
+    bin=$(find "$build" -type f -name "$target" -perm -u+x | head -1)
+    [ -n "$bin" ] || { echo "gtest: no $target under $build (build it with the lean stage)"; exit 2; }
+    cache=$(mktemp -d)
+    CUPAR_CACHE_DIR=$cache CUPAR_JIT_CHECK_SHAPE_CACHE=1 "$bin" --gtest_filter="$filter" 2>&1 |
+      tee "$out/gtest-$target.log" | grep --line-buffered -E "^\[ +(OK|FAILED|PASSED) +\]|Failure"
+    rc=${PIPESTATUS[0]}
+    rm -rf "$cache"
+    echo "gtest $target $filter: rc=$rc in $(($(date +%s) - start)) s"
+    exit "$rc"
+    ;;
   *)
-    sed -n 2,26p "$0"
+    sed -n 2,31p "$0"
     exit 2
     ;;
 esac
