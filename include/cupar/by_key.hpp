@@ -18,8 +18,11 @@
 // be associative; it need not be commutative (operands keep their order). Floating-point
 // reductions and scans combine in CUB's tree order, so they may differ from a sequential loop by
 // rounding (and scans from run to run). Named operators (cupar::jit::plus, minimum, maximum, ...)
-// on arithmetic values compile nothing; snippets compile once (see jit.hpp). User structs as keys
-// or values (described with CUPAR_JIT_TYPE) are compiled once at run time.
+// on arithmetic values compile nothing; snippets compile once (see jit.hpp). User structs as
+// values (described with CUPAR_JIT_TYPE) are served by their class's sets or compiled once at run
+// time. Struct keys of no class under a text equality compile only the operators: the runs are
+// numbered from the equality (one more pass, a scan) and the call runs on the numbers, the keys
+// gathered from the runs' rows after it (docs/JIT.md).
 //
 // Counts are written to device memory as std::size_t; the `_count` forms return them to the host
 // instead, synchronising the stream (only it). All sizes are 64-bit. With run-time operators,
