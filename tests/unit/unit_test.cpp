@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <new>
 #include <stdexcept>
@@ -347,6 +348,34 @@ TEST(CheckHelpers, RangesOverlap) {
                           std::invalid_argument, "f: a and b partially overlap");
   CUPAR_EXPECT_THROW_WITH(cupar::detail::require_disjoint("f", "a", buf, 8, "b", buf, 8),
                           std::invalid_argument, "f: a and b overlap (they must not)");
+}
+
+// --- wide operator states ---------------------------------------------------------------------
+
+// An iterator expression's operator whose state is wider than the kernels' parameter block keeps
+// it whole until a call places its device copy; its parameter bytes are refused before that (a
+// family that forgot to place it fails loudly instead of launching with address 0), and hold the
+// copy's address after.
+TEST(WideState, RefusedUntilPlacedThenTheAddressOfItsCopy) {
+  const cupar::jit::op base("x");
+  std::vector<unsigned char> bytes(cupar::jit::max_param_bytes + 8);
+  for (std::size_t i = 0; i < bytes.size(); ++i)
+    bytes[i] = static_cast<unsigned char>(i);
+  cupar::jit::op wide(base.definition(), bytes.data(), bytes.size());
+  ASSERT_NE(wide.wide_state(), nullptr);
+  EXPECT_EQ(*wide.wide_state(), bytes);
+  EXPECT_THROW((void)wide.state(), std::logic_error);
+  const cupar::jit::op copy = wide;  // copies share the host bytes, and are not placed either
+  EXPECT_THROW((void)copy.state(), std::logic_error);
+  int device_copy = 0;  // any address: nothing reads it here
+  wide.place_wide_state(&device_copy);
+  const void* address = nullptr;
+  std::memcpy(&address, wide.state(), sizeof(address));
+  EXPECT_EQ(address, &device_copy);
+  // A state that fits is the parameter bytes themselves.
+  const cupar::jit::op narrow(base.definition(), bytes.data(), cupar::jit::max_param_bytes);
+  EXPECT_EQ(narrow.wide_state(), nullptr);
+  EXPECT_EQ(std::memcmp(narrow.state(), bytes.data(), cupar::jit::max_param_bytes), 0);
 }
 
 // --- version --------------------------------------------------------------------------------
