@@ -64,6 +64,24 @@ std::size_t fill_run_keys(u32* d, std::size_t n, std::uint64_t seed, cudaStream_
   return static_cast<std::size_t>(last_run) + 1;
 }
 
+namespace {
+__global__ void key16_of_runs_kernel(const u32* keys, key16* out, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x)
+    out[i] = key16::of(keys[i]);
+}
+}  // namespace
+
+std::size_t fill_run_keys(key16* d, std::size_t n, std::uint64_t seed, cudaStream_t stream) {
+  if (n == 0) return 0;
+  device_array<u32> keys(n);
+  const std::size_t runs = fill_run_keys(keys.get(), n, seed, stream);
+  key16_of_runs_kernel<<<grid_for(n), 256, 0, stream>>>(keys.get(), d, n);
+  CUPAR_BENCH_CUDA(cudaGetLastError());
+  CUPAR_BENCH_CUDA(cudaStreamSynchronize(stream));
+  return runs;
+}
+
 // --- reduce_by_key ----------------------------------------------------------------------------
 
 void reduce_by_key_cupar_u32_f32(benchmark::State& state) {
@@ -87,6 +105,27 @@ void reduce_by_key_thrust_u32_f32(benchmark::State& state) {
                                               std::size_t*, std::size_t n, cudaStream_t s) {
     thrust::reduce_by_key(thrust::cuda::par.on(s), k, k + n, v, ko, vo);
   });
+}
+
+// Composite keys of no by-key class (type key16_f32): cupar's C++ path and CUB run their kernels
+// on the struct (an equality functor); the cupar_jit row (by_key_jit.cpp) numbers the runs.
+void reduce_by_key_cupar_key16_f32(benchmark::State& state) {
+  by_key_compact_runner<key16, float>(
+      state, [](const key16* k, const float* v, key16* ko, float* vo, std::size_t* count,
+                std::size_t n, cudaStream_t s) {
+        cupar::reduce_by_key(k, v, ko, vo, count, n, ::cuda::std::plus<float>{}, key16_equal{}, s);
+      });
+}
+void reduce_by_key_cub_key16_f32(benchmark::State& state) {
+  cub_temp temp;
+  by_key_compact_runner<key16, float>(
+      state, [&](const key16* k, const float* v, key16* ko, float* vo, std::size_t* count,
+                 std::size_t n, cudaStream_t s) {
+        temp.run([&](void* t, std::size_t& bytes) {
+          return cub::DeviceReduce::ReduceByKey(t, bytes, k, ko, v, vo, count,
+                                                ::cuda::std::plus<>{}, static_cast<int>(n), s);
+        });
+      });
 }
 
 // The same with a user functor adding floats (type u32_f32_functor): what CUB and cupar's C++

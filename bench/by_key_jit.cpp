@@ -10,8 +10,12 @@
 //                                         writes them to a temporary first
 //   run_length_encode                     cupar: it has no operator; the library serves it with
 //                                         its precompiled kernels and ==, warmed like a JIT row
+//   reduce_by_key key16_f32               16-byte struct keys of no by-key class under a text
+//                                         equality of their four fields: the runs numbered, the
+//                                         u32-keyed sets on the numbers
 #include "by_key_runners.hpp"
 #include "jit_rows.hpp"
+#include "records_jit.hpp"
 #include "rows.hpp"
 
 #include <cupar/cupar.hpp>
@@ -49,6 +53,17 @@ void scan_by_key_jit(benchmark::State& state, const op& sum, const char* label) 
 void reduce_by_key_cupar_jit_u32_f32(benchmark::State& state) {
   const op sum("a + b");
   reduce_by_key_jit(state, sum, "reduce_by_key u32/f32 \"a + b\"");
+}
+void reduce_by_key_cupar_jit_key16_f32(benchmark::State& state) {
+  const op sum("a + b");
+  const op same("a.a == b.a && a.b == b.b && a.c == b.c && a.d == b.d");
+  jit_row_guard guard("reduce_by_key key16_f32 \"a + b\", equality on four fields");
+  by_key_compact_runner<key16, float>(
+      state, jit_warmed(guard, [&](const key16* k, const float* v, key16* ko, float* vo,
+                                   std::size_t* count, std::size_t n, cudaStream_t s) {
+        cupar::reduce_by_key(k, v, ko, vo, count, n, sum, same, s);
+      }));
+  guard.check(state);
 }
 void reduce_by_key_cupar_jit_named_u32_f32(benchmark::State& state) {
   reduce_by_key_jit(state, cupar::jit::plus, "reduce_by_key u32/f32 plus");

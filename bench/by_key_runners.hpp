@@ -11,6 +11,7 @@
 // for the compacting families), so GB/s compare with the copy row.
 #pragma once
 
+#include "records.hpp"
 #include "runners.hpp"
 
 #include <cstddef>
@@ -32,6 +33,8 @@ CUPAR_BENCH_HD inline std::uint32_t key_of_run(std::uint64_t seed, std::uint64_t
 /// d[i] = key_of_run(seed, number of run starts in (0, i]) on `stream`; returns the number of
 /// runs (synchronises the stream; bench/by_key.cu).
 std::size_t fill_run_keys(std::uint32_t* d, std::size_t n, std::uint64_t seed, cudaStream_t stream);
+/// The same runs with key16::of(the run's u32 key) as keys.
+std::size_t fill_run_keys(key16* d, std::size_t n, std::uint64_t seed, cudaStream_t stream);
 
 /// Keys and values in and out: reduce_by_key and unique_by_key.
 /// call(const K* keys, const V* values, K* keys_out, V* values_out, std::size_t* d_count, n,

@@ -7,6 +7,9 @@
 //          kept), sorted by `sum`
 //   rec32  { double key; long long id; double a, b } 32 bytes, align 8 (class s32a8): a record
 //          sorted by `key`
+//   key16  { unsigned a, b, c, d }                   16 bytes, align 4: a composite key that no
+//          by-key set takes (four u32 columns: a run's u32 key, a multiple of it, 1, 2), compared
+//          field by field (the by-key rows' key16_f32 type)
 //
 // Values come from the same hash as every other benchmark input (data.hpp): rec16 is
 // {1, v, v, v} with v uniform over [-1, 1), rec32's key uniform over [-1e6, 1e6). operator< is
@@ -44,12 +47,28 @@ struct rec32 {
   CUPAR_BENCH_HD friend bool operator<(const rec32& a, const rec32& b) { return a.key < b.key; }
 };
 
+struct key16 {
+  unsigned a, b, c, d;
+
+  CUPAR_BENCH_HD static key16 of(std::uint32_t k) { return key16{k, k * 2654435761u, 1u, 2u}; }
+  // CUB's ReduceByKey compares keys with == (it takes no equality).
+  CUPAR_BENCH_HD friend bool operator==(const key16& x, const key16& y) {
+    return x.a == y.a && x.b == y.b && x.c == y.c && x.d == y.d;
+  }
+};
+
 static_assert(sizeof(rec16) == 16 && alignof(rec16) == 4, "rec16: class s16a4");
+static_assert(sizeof(key16) == 16 && alignof(key16) == 4, "key16: no by-key class");
 static_assert(sizeof(rec32) == 32 && alignof(rec32) == 8, "rec32: class s32a8");
 
 // The operators as a cupar or CUB user compiling with nvcc writes them (functors; the cupar_jit
 // rows use the same expressions as snippets, jit_structs.cpp).
 #if defined(__CUDACC__)
+struct key16_equal {
+  __host__ __device__ bool operator()(const key16& x, const key16& y) const {
+    return x.a == y.a && x.b == y.b && x.c == y.c && x.d == y.d;
+  }
+};
 struct rec16_merge {
   __host__ __device__ rec16 operator()(const rec16& a, const rec16& b) const {
     return rec16{a.count + b.count, a.sum + b.sum, fminf(a.min, b.min), fmaxf(a.max, b.max)};

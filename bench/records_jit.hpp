@@ -12,6 +12,7 @@
 CUPAR_JIT_TYPE(cupar_bench::rec16, "rec16", "struct rec16 { float count, sum, min, max; };")
 CUPAR_JIT_TYPE(cupar_bench::rec32, "rec32",
                "struct rec32 { double key; long long id; double a, b; };")
+CUPAR_JIT_TYPE(cupar_bench::key16, "key16", "struct key16 { unsigned a, b, c, d; };")
 
 namespace cupar_bench {
 

@@ -295,6 +295,9 @@
   X(reduce_by_key, cupar, u32_f32_functor, gpu)                                \
   X(reduce_by_key, cupar_jit, u32_f32_functor, gpu)                            \
   X(reduce_by_key, cub, u32_f32_functor, gpu)                                  \
+  X(reduce_by_key, cupar, key16_f32, gpu)                                      \
+  X(reduce_by_key, cupar_jit, key16_f32, gpu)                                  \
+  X(reduce_by_key, cub, key16_f32, gpu)                                        \
   X(reduce_by_key_transformed, cupar_jit_expr, u32_f32, gpu)                   \
   X(reduce_by_key_transformed, cupar_jit_unfused, u32_f32, gpu)                \
   X(reduce_by_key_transformed, cub, u32_f32, gpu)                              \
