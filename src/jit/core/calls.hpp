@@ -46,11 +46,11 @@ struct for_each_pass {
 /// from `mr`, written on `s` by a one-block kernel whose parameters carry the bytes (so that a
 /// graph captured from the stream holds them, not a host pointer), its address put in the
 /// operator's parameter bytes; freed stream-ordered when this ends, after the kernels the call
-/// queued. Nothing for other operators or a null one. Throws cupar::out_of_memory or
+/// queued. Nothing for other operators or an empty one. Throws cupar::out_of_memory or
 /// cupar::cuda_error.
 class placed_state {
  public:
-  placed_state(cupar::jit::op* op, stream_ref s, memory_resource& mr);
+  placed_state(std::optional<cupar::jit::op>& op, stream_ref s, memory_resource& mr);
   placed_state(const placed_state&) = delete;
   placed_state& operator=(const placed_state&) = delete;
 

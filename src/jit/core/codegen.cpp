@@ -211,7 +211,7 @@ std::string operator_function(const slot_spec& slot, const slot_binding& b, int 
   }
   // A wide state lives in device memory; the parameter bytes hold its address
   // (cupar::jit::max_expression_state_bytes).
-  if (b.op.definition() != nullptr && b.op.definition()->wide_state) {
+  if (b.op.definition()->wide_state) {
     out << "  cupar_state = *reinterpret_cast<const unsigned char* const*>(cupar_state);\n";
   }
   out << parameter_lines(b.op.params(), 0);

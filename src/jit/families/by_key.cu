@@ -576,6 +576,16 @@ struct run_numbers {
     sum.ops[0] = &j::plus;
     jit_run(sum, s, mr);
   }
+  /// jit_args `a` with the run numbers for keys, their equality the default (the operator slot
+  /// `eq_slot` cleared).
+  jit_args keyed(const jit_args& a, int eq_slot) const {
+    jit_args b = a;
+    b.types[0] = type;
+    b.in[0] = ids.get();
+    b.in_iter[0] = nullptr;
+    b.ops[eq_slot] = nullptr;
+    return b;
+  }
 };
 
 /// The runs' first rows (`last`: their last rows): their numbers to `ids_out` and positions (u64)
@@ -635,15 +645,10 @@ struct run_compaction {
               memory_resource& mr) const {
     gather_runs(a.function, t, src, positions.get(), dst, a.n, counts(), s, mr);
   }
-  /// jit_args `a` with the run numbers for keys (their equality the default) and their output
-  /// to ids_out.
+  /// run_numbers::keyed, the numbers out to ids_out.
   jit_args on_numbers(const jit_args& a, int eq_slot) const {
-    jit_args b = a;
-    b.types[0] = runs.type;
-    b.in[0] = runs.ids.get();
-    b.in_iter[0] = nullptr;
+    jit_args b = runs.keyed(a, eq_slot);
     b.out[0] = ids_out.get();
-    b.ops[eq_slot] = nullptr;
     return b;
   }
 };
@@ -755,7 +760,7 @@ void reduce_by_key(const jit_args& given, stream_ref s, memory_resource& mr,
   const jit::device_info* const devp = resolved.dev;
   const std::shared_ptr<const jit::loaded_module>& module = resolved.module;
   const jit::device_info& dev = *devp;
-  const placed_state placed(loader ? &*loader : nullptr, s, mr);
+  const placed_state placed(loader, s, mr);
   // The equality is the last slot: the only one of run_length_encode, the second of reduce_by_key.
   const cupar::jit::op& eq = equality_or_default(run_length ? a.ops[0] : a.ops[1]);
   jit::reduce_by_key_launch launch{
@@ -789,12 +794,7 @@ void scan_by_key(const jit_args& a, stream_ref s, memory_resource& mr,
   const jit::set_request req = by_key_request(a, false);
   if (by_run_numbers(a, a.ops[1], req)) {
     const run_numbers runs(a, *a.ops[1], s, mr);
-    jit_args b = a;
-    b.types[0] = runs.type;
-    b.in[0] = runs.ids.get();
-    b.in_iter[0] = nullptr;
-    b.ops[1] = nullptr;
-    scan_by_key(b, s, mr, nullptr);
+    scan_by_key(runs.keyed(a, 1), s, mr, nullptr);
     return;
   }
   const jit::resolved resolved = jit::resolve(req, nullptr, fn);

@@ -60,6 +60,7 @@ extern const family_def for_each_family =
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 // ---- host dispatch: launch arguments --------------------------------------------------
@@ -115,18 +116,15 @@ for_each_pass prepare_for_each(jit::for_each_op apply, std::size_t n, const char
 
 void for_each_pass::launch(stream_ref s, memory_resource& mr, const char* call) const {
   if (n == 0) return;
+  // A wide state is placed in a copy of the operator (the pass may be launched again).
+  std::optional<cupar::jit::op> wide;
+  if (apply.op.wide_state() != nullptr) wide.emplace(apply.op);
+  const placed_state placed(wide, s, mr);
+  const cupar::jit::op& op = wide ? *wide : apply.op;
   jit::launch_status st;
-  if (apply.op.wide_state() != nullptr) {
-    cupar::jit::op op = apply.op;
-    const placed_state placed(&op, s, mr);
-    jit::check_dispatch(
-        jit::run_for_each(*module.module, *module.dev, st, n, apply.items, op.state(), s.get()), st,
-        call);
-    return;
-  }
   jit::check_dispatch(
-      jit::run_for_each(*module.module, *module.dev, st, n, apply.items, apply.op.state(), s.get()),
-      st, call);
+      jit::run_for_each(*module.module, *module.dev, st, n, apply.items, op.state(), s.get()), st,
+      call);
 }
 
 namespace {
@@ -144,8 +142,8 @@ __global__ void write_wide_state(wide_state_bytes bytes, uint4* dst, unsigned wo
 
 }  // namespace
 
-placed_state::placed_state(cupar::jit::op* op, stream_ref s, memory_resource& mr) {
-  if (op == nullptr || op->wide_state() == nullptr) return;
+placed_state::placed_state(std::optional<cupar::jit::op>& op, stream_ref s, memory_resource& mr) {
+  if (!op || op->wide_state() == nullptr) return;
   const std::vector<unsigned char>& wide = *op->wide_state();
   wide_state_bytes bytes{};
   std::memcpy(&bytes, wide.data(), wide.size());

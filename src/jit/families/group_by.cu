@@ -787,7 +787,7 @@ void call_group_by(const jit_args& a, stream_ref s, memory_resource& mr,
     rows.in[1] = values.array(s, mr);
     values.expression = nullptr;
   }
-  const placed_state placed(values.loader ? &*values.loader : nullptr, s, mr);
+  const placed_state placed(values.loader, s, mr);
   if (tables && table_route(rows, p, keys, values, expected, out, s, mr)) return;
   if (sorting) {
     sort_route(rows, p, keys, values.array(s, mr), out, s, mr);

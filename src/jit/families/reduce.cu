@@ -344,7 +344,7 @@ void run_reduce(const jit_args& a, stream_ref s, memory_resource& mr, const pend
   const jit::device_info* const devp = resolved.dev;
   const std::shared_ptr<const jit::loaded_module>& module = resolved.module;
   const jit::device_info& dev = *devp;
-  const placed_state placed(loader ? &*loader : nullptr, s, mr);
+  const placed_state placed(loader, s, mr);
   jit::launch_status st;
   const void* transform_state = transformed ? transform->state() : nullptr;
   const jit::jit_init_value init(a.init, a.d_init, t.size, t.align);

@@ -326,8 +326,8 @@ void run_scan(const jit_args& a, stream_ref s, memory_resource& mr, const pendin
   const jit::device_info* const devp = resolved.dev;
   const std::shared_ptr<const jit::loaded_module>& module = resolved.module;
   const jit::device_info& dev = *devp;
-  const placed_state placed_loader(loader ? &*loader : nullptr, s, mr);
-  const placed_state placed_store(store ? &*store : nullptr, s, mr);
+  const placed_state placed_loader(loader, s, mr);
+  const placed_state placed_store(store, s, mr);
   jit::launch_status st;
   const void* expression_state = expression ? loader->state() : nullptr;
   const void* output_state = output ? store->state() : nullptr;

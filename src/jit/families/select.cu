@@ -353,8 +353,8 @@ void call_select(const jit_args& given, stream_ref s, memory_resource& mr,
   const jit::device_info* const devp = resolved.dev;
   const std::shared_ptr<const jit::loaded_module>& module = resolved.module;
   const jit::device_info& dev = *devp;
-  const placed_state placed_loader(loader ? &*loader : nullptr, s, mr);
-  const placed_state placed_store(store ? &*store : nullptr, s, mr);
+  const placed_state placed_loader(loader, s, mr);
+  const placed_state placed_store(store, s, mr);
   const cupar::jit::op* op = a.ops[0] != nullptr ? a.ops[0] : &cupar::jit::equal_to;
   jit::select_launch launch{a.in[0],
                             loader ? loader->state() : nullptr,
