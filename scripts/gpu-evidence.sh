@@ -6,6 +6,12 @@
 #   scripts/gpu-evidence.sh ctest K N        part K of N of `ctest -LE large` (-I K,,N), -j8
 #   scripts/gpu-evidence.sh sanitize         scripts/sanitize.sh, logs packed in one file
 #   scripts/gpu-evidence.sh bench REGEX      cupar_bench rows matching REGEX, 5 repetitions, JSON
+#   scripts/gpu-evidence.sh builds CASE...   issue 28 item 2: the optimised build of new operators
+#                                            per case (cupar_jit_latency --distinct --measure
+#                                            build,drain, $CUPAR_LATENCY_OPERATORS of each, default
+#                                            6, 2^24 elements, the driver's cache off), linked
+#                                            whole (CUPAR_JIT_SPLIT_LINKS=0) and kernel by kernel,
+#                                            each in a fresh process with an empty disk cache
 #   scripts/gpu-evidence.sh latency CASE...  cupar_jit_latency per case, each with its own empty
 #                                            disk cache: a first process (first call), a second
 #                                            one on the disk cache it left, a third timing new
@@ -109,6 +115,25 @@ case "$stage" in
     grep -E "^##|^result" "$out/latency.log" | sed -E 's/ (operator_compiles|links|loads|memory_hits|disk_writes|background_builds)=[0-9]+//g'
     exit $rc
     ;;
+  builds)
+    [ $# -gt 0 ] || { echo "builds: name the cases (cupar_jit_latency --list)"; exit 2; }
+    lat="$build/bench/cupar_jit_latency"
+    ops=${CUPAR_LATENCY_OPERATORS:-6}
+    rc=0
+    for c in "$@"; do
+      for split in 0 1; do
+        dir=$(mktemp -d)
+        echo "## $c: CUPAR_JIT_SPLIT_LINKS=$split" >>"$out/builds.log"
+        CUDA_CACHE_DISABLE=1 CUPAR_JIT_SPLIT_LINKS=$split CUPAR_CACHE_DIR=$dir "$lat" --case "$c" \
+          --n 16777216 --distinct --operators "$ops" --measure build,drain >>"$out/builds.log" 2>&1 ||
+          rc=1
+        rm -rf "$dir"
+      done
+    done
+    echo "builds: rc=$rc in $(($(date +%s) - start)) s"
+    grep -E "^##|^result" "$out/builds.log" | sed -E 's/ (operator_compiles|loads|memory_hits|disk_writes|disk_hits|disk_rejects|upgrades|direct_builds)=[0-9]+//g'
+    exit $rc
+    ;;
   lean)
     filter=${1:?filter}
     shift
@@ -144,7 +169,7 @@ case "$stage" in
     exit "$rc"
     ;;
   *)
-    sed -n 2,31p "$0"
+    sed -n 2,37p "$0"
     exit 2
     ;;
 esac

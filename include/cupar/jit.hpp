@@ -328,9 +328,12 @@ CUPAR_EXPORT void wait_for_background_builds();
 
 /// Counters of the JIT engine since the process started (for tests and diagnostics).
 struct stats {
-  std::uint64_t operator_compiles = 0;    ///< NVRTC compiles of an operator alone
-  std::uint64_t kernel_compiles = 0;      ///< NVRTC compiles of kernel source (no precompiled set)
-  std::uint64_t links = 0;                ///< nvJitLink links
+  std::uint64_t operator_compiles = 0;  ///< NVRTC compiles of an operator alone
+  std::uint64_t kernel_compiles = 0;    ///< NVRTC compiles of kernel source (no precompiled set)
+  /// nvJitLink links; an optimised build linked kernel by kernel (its kernels in parallel, see
+  /// `kernel_links`) counts as many as its kernels' attempts at most (one without occupancy
+  /// targets), as if linked whole
+  std::uint64_t links = 0;
   std::uint64_t loads = 0;                ///< binaries loaded into the driver
   std::uint64_t memory_hits = 0;          ///< calls served by the in-process cache
   std::uint64_t disk_hits = 0;            ///< builds served by the disk cache
@@ -356,6 +359,10 @@ struct stats {
   /// Iterator expressions (jit_iterator.hpp) whose device code was generated before for their
   /// shape: the call only filled in their pointers, values and parameters.
   std::uint64_t expression_code_reuses = 0;
+  /// nvJitLink links of one kernel each: optimised builds link a set's kernels one by one on
+  /// threads of their own, each kernel a module of its own (`CUPAR_JIT_SPLIT_LINKS=0`: the set in
+  /// one link, as before; docs/JIT.md, "Where a tier-2 link's time goes").
+  std::uint64_t kernel_links = 0;
 };
 CUPAR_EXPORT stats get_stats() noexcept;
 

@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -331,6 +333,35 @@ TEST(JitCompile, OptimisedReducesAreLinkedForTheCompiledPathsOccupancy) {
   const auto i8 = cupar::jit::compile_reduce<std::int8_t>(op("a + b"), 90, true);
   EXPECT_EQ(i8.tier, 2);
   EXPECT_FALSE(i8.register_capped);
+}
+
+// An optimised build links its set's kernels one by one (each a module of its own) on threads of
+// their own; CUPAR_JIT_SPLIT_LINKS=0 links the set whole. Both give the same kernels, and the
+// same occupancy target held; out-of-line (tier-1) builds are one link either way.
+TEST(JitCompile, OptimisedBuildsLinkTheirKernelsOneByOne) {
+  if (!cupar::testing::precompiled_here("reduce<f32>")) {
+    GTEST_SKIP() << "reduce<f32> is not precompiled in this build";
+  }
+  const auto before = cupar::jit::get_stats();
+  const auto split = cupar::jit::compile_reduce<float>(op("a + b * 0.5f"), 90, true);
+  const auto after = cupar::jit::get_stats();
+  EXPECT_EQ(split.tier, 2);
+  ASSERT_EQ(split.kernels.size(), 3u);  // the main pass, the single tile, the partials' pass
+  EXPECT_EQ(after.kernel_links - before.kernel_links, 3u);
+  EXPECT_EQ(after.links - before.links, 1u) << "the target held: one attempt per kernel";
+  EXPECT_TRUE(split.register_capped);
+  ASSERT_EQ(setenv("CUPAR_JIT_SPLIT_LINKS", "0", 1), 0);
+  const auto whole = cupar::jit::compile_reduce<float>(op("a + b * 0.5f"), 90, true);
+  const auto quick = cupar::jit::compile_reduce<float>(op("a + b * 0.5f"), 90, false);
+  unsetenv("CUPAR_JIT_SPLIT_LINKS");
+  const auto last = cupar::jit::get_stats();
+  EXPECT_EQ(last.kernel_links, after.kernel_links);
+  EXPECT_EQ(last.links - after.links, 2u);
+  EXPECT_EQ(whole.kernels, split.kernels);
+  EXPECT_EQ(whole.register_capped, split.register_capped);
+  EXPECT_EQ(quick.tier, 1);
+  std::printf("reduce<f32> optimised link: kernel by kernel %.0f ms, whole %.0f ms\n",
+              split.link_ms, whole.link_ms);
 }
 
 TEST(JitCompile, EveryFamilyBuildsWithPrecompiledKernelsAndFromSource) {

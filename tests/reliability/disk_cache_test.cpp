@@ -50,12 +50,21 @@ const std::string key_90 =
     "cupar-jit/3 cupar=0.1.0 build=test cccl=3000100 nvrtc=13.0 nvjitlink=13.0 arch=90 tier=2\n"
     "set=reduce<f32>\nnamed=0\nsource=a + b\npreamble=\nparams=";
 
+/// An entry of `cubin_bytes` in all: one module, or (seeds divisible by 3) two modules as an
+/// optimised build linked kernel by kernel makes them, kernels B and C sharing the second.
 built_binary make_binary(std::uint64_t seed, std::size_t cubin_bytes = 1000) {
   built_binary b;
   std::mt19937_64 rng(seed);
-  b.cubin.resize(cubin_bytes);
-  for (auto& c : b.cubin)
+  std::vector<char> bytes(cubin_bytes);
+  for (auto& c : bytes)
     c = static_cast<char>(rng());
+  if (seed % 3 == 0) {
+    b.modules.emplace_back(bytes.begin(), bytes.begin() + cubin_bytes / 2);
+    b.modules.emplace_back(bytes.begin() + cubin_bytes / 2, bytes.end());
+    b.module_of = {0, 1, 1};
+  } else {
+    b.modules.push_back(bytes);
+  }
   b.kernels = {"_Z6kernelA" + std::to_string(seed), "_Z6kernelB", "_Z6kernelC"};
   b.meta = {256, 16, static_cast<long long>(seed), -7};
   b.tier = 2;
@@ -65,8 +74,9 @@ built_binary make_binary(std::uint64_t seed, std::size_t cubin_bytes = 1000) {
 }
 
 bool same(const built_binary& a, const built_binary& b) {
-  return a.cubin == b.cubin && a.kernels == b.kernels && a.meta == b.meta && a.tier == b.tier &&
-         a.precompiled == b.precompiled && a.register_capped == b.register_capped;
+  return a.modules == b.modules && a.module_of == b.module_of && a.kernels == b.kernels &&
+         a.meta == b.meta && a.tier == b.tier && a.precompiled == b.precompiled &&
+         a.register_capped == b.register_capped;
 }
 
 std::uint64_t rejects() {

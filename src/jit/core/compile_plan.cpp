@@ -65,7 +65,7 @@ cupar::jit::build_report jit_compile(const jit_args& a, int arch, bool optimized
   r.kernel_set = spec.set.key();
   r.arch = arch;
   r.precompiled_kernels = b.precompiled;
-  r.cubin_bytes = b.cubin.size();
+  r.cubin_bytes = b.bytes();
   r.kernels = b.kernels;
   r.compile_ms = b.compile_ms;
   r.link_ms = b.link_ms;

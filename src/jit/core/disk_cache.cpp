@@ -103,8 +103,14 @@ std::string serialize(const built_binary& b) {
   put_u32(out, static_cast<std::uint32_t>(b.meta.size()));
   for (long long m : b.meta)
     put_u64(out, static_cast<std::uint64_t>(m));
-  put_u64(out, b.cubin.size());
-  out.append(b.cubin.data(), b.cubin.size());
+  put_u32(out, static_cast<std::uint32_t>(b.modules.size()));
+  for (const auto& m : b.modules) {
+    put_u64(out, m.size());
+    out.append(m.data(), m.size());
+  }
+  put_u32(out, static_cast<std::uint32_t>(b.module_of.size()));
+  for (int m : b.module_of)
+    put_u32(out, static_cast<std::uint32_t>(m));
   return out;
 }
 
@@ -123,9 +129,21 @@ std::optional<built_binary> deserialize(const std::string& payload) {
   if (!r.ok || metas > 64) return std::nullopt;
   for (std::uint32_t i = 0; i < metas && r.ok; ++i)
     b.meta.push_back(static_cast<long long>(r.get<std::uint64_t>()));
-  const std::string cubin = r.bytes(r.get<std::uint64_t>());
-  if (!r.ok || r.p != r.end || cubin.empty() || (b.tier != 1 && b.tier != 2)) return std::nullopt;
-  b.cubin.assign(cubin.begin(), cubin.end());
+  const auto modules = r.get<std::uint32_t>();
+  if (!r.ok || modules == 0 || modules > 64) return std::nullopt;
+  for (std::uint32_t i = 0; i < modules && r.ok; ++i) {
+    const std::string cubin = r.bytes(r.get<std::uint64_t>());
+    if (cubin.empty()) return std::nullopt;
+    b.modules.emplace_back(cubin.begin(), cubin.end());
+  }
+  const auto roles = r.get<std::uint32_t>();
+  if (!r.ok || (roles != 0 && roles != b.kernels.size())) return std::nullopt;
+  for (std::uint32_t i = 0; i < roles && r.ok; ++i) {
+    const auto m = r.get<std::uint32_t>();
+    if (m >= modules) return std::nullopt;
+    b.module_of.push_back(static_cast<int>(m));
+  }
+  if (!r.ok || r.p != r.end || (b.tier != 1 && b.tier != 2)) return std::nullopt;
   return b;
 }
 

@@ -15,6 +15,7 @@
 #include <cuda/std/__cccl/version.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -24,6 +25,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 
@@ -91,19 +93,32 @@ loaded_module::loaded_module(const built_binary& b) : meta_(b.meta), tier_(b.tie
   static std::atomic<std::uint64_t> next_serial{1};
   serial_ = next_serial.fetch_add(1, std::memory_order_relaxed);
   const auto& d = driver::get();
-  const CUresult r =
-      d.library_load_data(&library_, b.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
-  if (r != CUDA_SUCCESS) {
-    throw jit_error(
-        jit_stage::load,
-        "cupar: the driver could not load the run-time operator's binary: " + driver::describe(r),
-        std::string(), std::string(), {}, 0, std::string());
+  auto unload = [&] {
+    for (CUlibrary l : libraries_)
+      d.library_unload(l);
+  };
+  for (const auto& cubin : b.modules) {
+    CUlibrary library = nullptr;
+    const CUresult r =
+        d.library_load_data(&library, cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0);
+    if (r != CUDA_SUCCESS) {
+      unload();
+      throw jit_error(
+          jit_stage::load,
+          "cupar: the driver could not load the run-time operator's binary: " + driver::describe(r),
+          std::string(), std::string(), {}, 0, std::string());
+    }
+    libraries_.push_back(library);
   }
-  for (const auto& name : b.kernels) {
+  for (std::size_t role = 0; role < b.kernels.size(); ++role) {
+    const std::string& name = b.kernels[role];
+    const std::size_t m = b.module_of.empty() ? 0 : static_cast<std::size_t>(b.module_of.at(role));
     CUkernel k = nullptr;
-    const CUresult kr = d.library_get_kernel(&k, library_, name.c_str());
+    const CUresult kr = m < libraries_.size()
+                            ? d.library_get_kernel(&k, libraries_[m], name.c_str())
+                            : CUDA_ERROR_NOT_FOUND;
     if (kr != CUDA_SUCCESS) {
-      d.library_unload(library_);
+      unload();
       throw jit_error(
           jit_stage::load,
           "cupar: kernel " + name + " missing from the loaded binary: " + driver::describe(kr),
@@ -186,9 +201,10 @@ std::atomic<cupar::jit::mode>& mode_flag() {
 namespace {
 
 std::string cache_key(const build_spec& spec, int arch, int tier) {
-  // cupar-jit/4: operator slots (several operators per build, size classes); /3: reduce linked
-  // with an occupancy target as well; /2: scans only; /1: neither.
-  std::string k = "cupar-jit/4 cupar=";
+  // cupar-jit/5: optimised builds linked kernel by kernel (several modules); /4: operator slots
+  // (several operators per build, size classes); /3: reduce linked with an occupancy target as
+  // well; /2: scans only; /1: neither.
+  std::string k = "cupar-jit/5 cupar=";
   k += cupar::version();
   k += " build=";
   k += precompiled_build_id;
@@ -263,6 +279,105 @@ std::vector<std::vector<std::string>> occupancy_options(const set_spec& spec,
   return occupancy(spec, threads, arch);
 }
 
+/// Whether optimised builds link their kernels one by one in parallel (`CUPAR_JIT_SPLIT_LINKS`:
+/// "0" links the whole set at once, as before 2026-11-30; read at each build, so a test may
+/// change it).
+bool split_links_enabled() {
+  const char* v = std::getenv("CUPAR_JIT_SPLIT_LINKS");
+  return v == nullptr || std::string(v) != "0";
+}
+
+/// One LTO link of `inputs` with `extra` options, tried under each occupancy target in turn (the
+/// first that ptxas reports no spills for kept), then without one.
+struct targeted_link {
+  link_result linked;
+  int attempts = 0;
+  bool capped = false;
+};
+targeted_link link_with_targets(const std::vector<link_input>& inputs, int arch,
+                                const std::vector<std::vector<std::string>>& targets,
+                                const std::vector<std::string>& extra) {
+  targeted_link t;
+  for (std::vector<std::string> options : targets) {
+    options.insert(options.end(), extra.begin(), extra.end());
+    options.emplace_back("-Xptxas=-v");
+    t.linked = link(inputs, arch, true, options);
+    t.attempts++;
+    t.capped = !reports_spills(t.linked.info_log);
+    if (t.capped) return t;
+  }
+  t.linked = link(inputs, arch, true, extra);
+  t.attempts++;
+  return t;
+}
+
+/// The optimised build's link kernel by kernel (`-kernels-used` naming one, each a module of its
+/// own), the links on up to `hardware_concurrency` threads at once. Why: NVVM and ptxas work on
+/// one kernel at a time within a link (and -split-compile does not split an inlined kernel), so
+/// a set's link took the sum of its kernels' (reduce<f32>: 0.8 s on the 2-core machine, 1.2 s on
+/// the H200 machine's cores for a new operator), where each kernel alone links in about 0.2 s
+/// (docs/JIT.md, "Where a tier-2 link's time goes"). Each kernel gets its own occupancy target
+/// attempt. Roles naming the same kernel share its module (`module_of`).
+void link_kernel_by_kernel(const std::vector<link_input>& inputs, int arch,
+                           const std::vector<std::vector<std::string>>& targets,
+                           const std::vector<std::string>& names, built_binary& b, int& rounds,
+                           bool& capped) {
+  std::vector<std::size_t> first(names.size());  // the role whose link serves role i
+  std::vector<std::size_t> unique;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    first[i] = i;
+    for (std::size_t j = 0; j < i; ++j) {
+      if (names[j] == names[i]) {
+        first[i] = first[j];
+        break;
+      }
+    }
+    if (first[i] == i) unique.push_back(i);
+  }
+  std::vector<targeted_link> links(unique.size());
+  std::vector<std::exception_ptr> errors(unique.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t k = next++; k < unique.size(); k = next++) {
+      try {
+        links[k] = link_with_targets(inputs, arch, targets, {"-kernels-used=" + names[unique[k]]});
+      } catch (...) {
+        errors[k] = std::current_exception();
+      }
+    }
+  };
+  const std::size_t threads =
+      std::min<std::size_t>(unique.size(), std::max(2u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) {
+    try {
+      pool.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // no more threads: the ones running (and this one) take the rest
+    }
+  }
+  work();
+  for (auto& t : pool)
+    t.join();
+  for (const auto& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+  rounds = 0;
+  capped = true;
+  b.modules.clear();
+  b.module_of.assign(names.size(), 0);
+  for (std::size_t k = 0; k < unique.size(); ++k) {
+    rounds = std::max(rounds, links[k].attempts);
+    capped = capped && links[k].capped;
+    engine_counters().kernel_links += static_cast<std::uint64_t>(links[k].attempts);
+    b.modules.push_back(std::move(links[k].linked.cubin));
+  }
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const auto at = std::find(unique.begin(), unique.end(), first[i]);
+    b.module_of[i] = static_cast<int>(at - unique.begin());
+  }
+}
+
 built_binary build_from_precompiled(const build_spec& spec, int arch, const precompiled_set& pre,
                                     int tier) {
   auto& c = engine_counters();
@@ -295,33 +410,29 @@ built_binary build_from_precompiled(const build_spec& spec, int arch, const prec
     inputs.push_back({op_bin.binary.data(), op_bin.binary.size(),
                       lto ? NVJITLINK_INPUT_LTOIR : NVJITLINK_INPUT_CUBIN, "cupar_operator"});
   }
-  link_result linked;
-  double link_ms = 0;
-  bool capped = false;
-  if (lto) {
-    for (std::vector<std::string> options : occupancy_options(spec.set, pre, arch)) {
-      options.emplace_back("-Xptxas=-v");
-      linked = link(inputs, arch, true, options);
-      c.links++;
-      link_ms += linked.milliseconds;
-      capped = !reports_spills(linked.info_log);
-      if (capped) break;
-    }
-  }
-  if (!capped) {
-    linked = link(inputs, arch, lto);
-    c.links++;
-    link_ms += linked.milliseconds;
-  }
   built_binary b;
-  b.cubin = linked.cubin;
   b.kernels.assign(pre.kernels, pre.kernels + pre.kernel_count);
   b.meta.assign(pre.meta, pre.meta + pre.meta_count);
   b.tier = tier;
   b.precompiled = true;
-  b.register_capped = capped;
   b.compile_ms = op_bin.milliseconds;
-  b.link_ms = link_ms;
+  const auto start = std::chrono::steady_clock::now();
+  if (lto && b.kernels.size() > 1 && split_links_enabled()) {
+    int rounds = 0;
+    link_kernel_by_kernel(inputs, arch, occupancy_options(spec.set, pre, arch), b.kernels, b,
+                          rounds, b.register_capped);
+    c.links += static_cast<std::uint64_t>(rounds);
+  } else if (lto) {
+    targeted_link t = link_with_targets(inputs, arch, occupancy_options(spec.set, pre, arch), {});
+    c.links += static_cast<std::uint64_t>(t.attempts);
+    b.register_capped = t.capped;
+    b.modules.push_back(std::move(t.linked.cubin));
+  } else {
+    b.modules.push_back(link(inputs, arch, false).cubin);
+    c.links++;
+  }
+  b.link_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return b;
 }
 
@@ -342,7 +453,7 @@ built_binary build_from_source(const build_spec& spec, int arch) {
   const compile_result r = compile(req);
   engine_counters().kernel_compiles++;
   built_binary b;
-  b.cubin = r.binary;
+  b.modules.push_back(r.binary);
   const int n = kernel_count(spec.set.fam);
   b.kernels.assign(r.lowered_names.begin(), r.lowered_names.begin() + n);
   b.meta = parse_meta(r.lowered_names.back());
@@ -828,6 +939,7 @@ stats get_stats() noexcept {
   s.optimized_builds = c.optimized_builds;
   s.optimized_build_ms = static_cast<double>(c.optimized_build_us.load()) / 1000.0;
   s.expression_code_reuses = c.expression_code_reuses;
+  s.kernel_links = c.kernel_links;
   return s;
 }
 

@@ -32,9 +32,18 @@ struct device_info {
 /// is. Cached per device.
 const device_info& current_device();
 
-/// What a build produces: a linked cubin, its entry points (role order) and the set's metadata.
+/// What a build produces: linked cubins, its entry points (role order) and the set's metadata.
 struct built_binary {
-  std::vector<char> cubin;
+  /// One cubin holding every kernel, or (an optimised build linked kernel by kernel: engine.cpp)
+  /// one per kernel, `module_of` naming each role's (empty: every role in modules[0]).
+  std::vector<std::vector<char>> modules;
+  std::vector<int> module_of;
+  std::size_t bytes() const {
+    std::size_t n = 0;
+    for (const auto& m : modules)
+      n += m.size();
+    return n;
+  }
   std::vector<std::string> kernels;
   std::vector<long long> meta;
   int tier = 0;  // 1: operator called out of line; 2: operator inlined (LTO or whole program)
@@ -68,7 +77,7 @@ class loaded_module {
   void prepare(const loaded_module* previous) const;
 
  private:
-  CUlibrary library_ = nullptr;
+  std::vector<CUlibrary> libraries_;
   std::vector<CUkernel> kernels_;
   std::vector<long long> meta_;
   int tier_ = 0;
@@ -137,7 +146,7 @@ struct counters {
   std::atomic<std::uint64_t> operator_compiles{0}, kernel_compiles{0}, links{0}, loads{0},
       memory_hits{0}, disk_hits{0}, disk_writes{0}, disk_rejects{0}, background_builds{0},
       background_failures{0}, background_skipped{0}, expression_code_reuses{0}, upgrades{0},
-      direct_builds{0}, optimized_builds{0}, optimized_build_us{0};
+      direct_builds{0}, optimized_builds{0}, optimized_build_us{0}, kernel_links{0};
 };
 counters& engine_counters();
 
