@@ -25,7 +25,6 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
-#include <system_error>
 #include <thread>
 #include <unordered_map>
 
@@ -312,12 +311,13 @@ targeted_link link_with_targets(const std::vector<link_input>& inputs, int arch,
 }
 
 /// The optimised build's link kernel by kernel (`-kernels-used` naming one, each a module of its
-/// own), the links on up to `hardware_concurrency` threads at once. Why: NVVM and ptxas work on
-/// one kernel at a time within a link (and -split-compile does not split an inlined kernel), so
-/// a set's link took the sum of its kernels' (reduce<f32>: 0.8 s on the 2-core machine, 1.2 s on
-/// the H200 machine's cores for a new operator), where each kernel alone links in about 0.2 s
-/// (docs/JIT.md, "Where a tier-2 link's time goes"). Each kernel gets its own occupancy target
-/// attempt. Roles naming the same kernel share its module (`module_of`).
+/// own), the links on up to `hardware_concurrency` threads at once. Why: a set's link took
+/// about the sum of its kernels' (reduce<f32>: 0.8 s on the 2-core machine, each kernel alone
+/// about 0.2 s; links with an occupancy target run without -split-compile, and the set links
+/// without one spread less than that over its threads: merge sort keys 1.13 s whole with 8
+/// split-compile threads, 0.86 s kernel by kernel on the H200 machine; docs/JIT.md, "Where a
+/// tier-2 link's time goes"). Each kernel gets its own occupancy target attempts. Roles naming
+/// the same kernel share its module (`module_of`).
 void link_kernel_by_kernel(const std::vector<link_input>& inputs, int arch,
                            const std::vector<std::vector<std::string>>& targets,
                            const std::vector<std::string>& names, built_binary& b, int& rounds,
@@ -352,7 +352,7 @@ void link_kernel_by_kernel(const std::vector<link_input>& inputs, int arch,
   for (std::size_t t = 1; t < threads; ++t) {
     try {
       pool.emplace_back(work);
-    } catch (const std::system_error&) {
+    } catch (...) {
       break;  // no more threads: the ones running (and this one) take the rest
     }
   }
