@@ -174,8 +174,8 @@ std::string stats_fields(const cupar::jit::stats& a, const cupar::jit::stats& b)
   };
   return field("operator_compiles", a.operator_compiles, b.operator_compiles) +
          field("kernel_compiles", a.kernel_compiles, b.kernel_compiles) +
-         field("links", a.links, b.links) + field("loads", a.loads, b.loads) +
-         field("memory_hits", a.memory_hits, b.memory_hits) +
+         field("links", a.links, b.links) + field("kernel_links", a.kernel_links, b.kernel_links) +
+         field("loads", a.loads, b.loads) + field("memory_hits", a.memory_hits, b.memory_hits) +
          field("disk_hits", a.disk_hits, b.disk_hits) +
          field("disk_writes", a.disk_writes, b.disk_writes) +
          field("background_builds", a.background_builds, b.background_builds) +
