@@ -318,36 +318,37 @@ targeted_link link_with_targets(const std::vector<link_input>& inputs, int arch,
 /// split-compile threads, 0.86 s kernel by kernel on the H200 machine; docs/JIT.md, "Where a
 /// tier-2 link's time goes"). Each kernel gets its own occupancy target attempts. Roles naming
 /// the same kernel share its module (`module_of`).
-void link_kernel_by_kernel(const std::vector<link_input>& inputs, int arch,
-                           const std::vector<std::vector<std::string>>& targets,
-                           const std::vector<std::string>& names, built_binary& b, int& rounds,
-                           bool& capped) {
-  std::vector<std::size_t> first(names.size());  // the role whose link serves role i
-  std::vector<std::size_t> unique;
+/// Returns the link rounds (the most attempts any kernel took); fills b.modules, b.module_of
+/// and b.register_capped (every kernel's target held).
+int link_kernel_by_kernel(const std::vector<link_input>& inputs, int arch,
+                          const std::vector<std::vector<std::string>>& targets, built_binary& b) {
+  const std::vector<std::string>& names = b.kernels;
+  std::vector<std::size_t> linked;  // the role linked for each module
+  b.module_of.assign(names.size(), 0);
   for (std::size_t i = 0; i < names.size(); ++i) {
-    first[i] = i;
-    for (std::size_t j = 0; j < i; ++j) {
-      if (names[j] == names[i]) {
-        first[i] = first[j];
-        break;
-      }
+    const auto same =
+        std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(i), names[i]);
+    if (same != names.begin() + static_cast<std::ptrdiff_t>(i)) {
+      b.module_of[i] = b.module_of[static_cast<std::size_t>(same - names.begin())];
+    } else {
+      b.module_of[i] = static_cast<int>(linked.size());
+      linked.push_back(i);
     }
-    if (first[i] == i) unique.push_back(i);
   }
-  std::vector<targeted_link> links(unique.size());
-  std::vector<std::exception_ptr> errors(unique.size());
+  std::vector<targeted_link> links(linked.size());
+  std::vector<std::exception_ptr> errors(linked.size());
   std::atomic<std::size_t> next{0};
   auto work = [&] {
-    for (std::size_t k = next++; k < unique.size(); k = next++) {
+    for (std::size_t k = next++; k < linked.size(); k = next++) {
       try {
-        links[k] = link_with_targets(inputs, arch, targets, {"-kernels-used=" + names[unique[k]]});
+        links[k] = link_with_targets(inputs, arch, targets, {"-kernels-used=" + names[linked[k]]});
       } catch (...) {
         errors[k] = std::current_exception();
       }
     }
   };
   const std::size_t threads =
-      std::min<std::size_t>(unique.size(), std::max(2u, std::thread::hardware_concurrency()));
+      std::min<std::size_t>(linked.size(), std::max(2u, std::thread::hardware_concurrency()));
   std::vector<std::thread> pool;
   for (std::size_t t = 1; t < threads; ++t) {
     try {
@@ -362,20 +363,15 @@ void link_kernel_by_kernel(const std::vector<link_input>& inputs, int arch,
   for (const auto& e : errors) {
     if (e) std::rethrow_exception(e);
   }
-  rounds = 0;
-  capped = true;
-  b.modules.clear();
-  b.module_of.assign(names.size(), 0);
-  for (std::size_t k = 0; k < unique.size(); ++k) {
-    rounds = std::max(rounds, links[k].attempts);
-    capped = capped && links[k].capped;
-    engine_counters().kernel_links += static_cast<std::uint64_t>(links[k].attempts);
-    b.modules.push_back(std::move(links[k].linked.cubin));
+  int rounds = 0;
+  b.register_capped = true;
+  for (targeted_link& l : links) {
+    rounds = std::max(rounds, l.attempts);
+    b.register_capped = b.register_capped && l.capped;
+    engine_counters().kernel_links += static_cast<std::uint64_t>(l.attempts);
+    b.modules.push_back(std::move(l.linked.cubin));
   }
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    const auto at = std::find(unique.begin(), unique.end(), first[i]);
-    b.module_of[i] = static_cast<int>(at - unique.begin());
-  }
+  return rounds;
 }
 
 built_binary build_from_precompiled(const build_spec& spec, int arch, const precompiled_set& pre,
@@ -418,9 +414,8 @@ built_binary build_from_precompiled(const build_spec& spec, int arch, const prec
   b.compile_ms = op_bin.milliseconds;
   const auto start = std::chrono::steady_clock::now();
   if (lto && b.kernels.size() > 1 && split_links_enabled()) {
-    int rounds = 0;
-    link_kernel_by_kernel(inputs, arch, occupancy_options(spec.set, pre, arch), b.kernels, b,
-                          rounds, b.register_capped);
+    const int rounds =
+        link_kernel_by_kernel(inputs, arch, occupancy_options(spec.set, pre, arch), b);
     c.links += static_cast<std::uint64_t>(rounds);
   } else if (lto) {
     targeted_link t = link_with_targets(inputs, arch, occupancy_options(spec.set, pre, arch), {});
