@@ -1,9 +1,11 @@
 // cupar tests: the by-key families on struct keys that no precompiled set takes (12 bytes, the
-// class s12a4), compared by a run-time equality, on the GPU against CPU references: each row's
-// run number from the equality, the u32-keyed sets on the numbers, the runs' first rows gathered
-// (src/jit/families/by_key.cu). reduce_by_key (host and device counts, values as an expression),
-// unique_by_key, the inclusive and exclusive scans by key, sizes 0, 1, odd and large, both tiers;
-// a new equality compiles operators only. Compiled by g++.
+// class s12a4), compared by a run-time equality, on the GPU against CPU references: the u32-keyed
+// sets run on the rows' indices with an equality reading the keys through them, the runs' keys
+// gathered from the indices written out (src/jit/families/by_key.cu). reduce_by_key (host and
+// device counts, values as an expression), unique_by_key, the inclusive and exclusive scans by
+// key, sizes 0, 1, odd and large, both tiers; a new equality compiles operators only; an equality
+// whose parameters and the keys' pointer exceed the kernels' parameter bytes (its state on the
+// device), re-bound by set(). Compiled by g++.
 #include "../common/gpu.hpp"
 #include "../common/precompiled.hpp"
 #include "../common/streams.hpp"
@@ -188,6 +190,52 @@ TEST(JitByKeyStructKeys, ANewEqualityCompilesNoKernelsAndWritesOnlyTheRuns) {
   EXPECT_EQ((cupar::unique_by_key_count<key3, u64>(keys.data(), values.data(), keys_out.data(),
                                                    out.data(), n, eq, s)),
             heads.size());
+}
+
+// An equality with 64 bytes of parameters: with the keys' pointer its state no longer fits the
+// kernels' parameters and is placed in device memory for the call. Parameters that change the
+// answer show that the kernels read them: p2..p7 zero gives the runs of `same`; set("p2", 1)
+// makes no two rows equal (every row its own run), without recompiling.
+TEST(JitByKeyStructKeys, AnEqualityWithAWideStateReadsItsParameters) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const std::size_t n = 100003;
+  const rows r(n, 5);
+  const std::vector<std::size_t> heads = run_heads(r.keys);
+  std::vector<u64> sums(heads.size(), 0);
+  for (std::size_t j = 0; j < heads.size(); ++j) {
+    const std::size_t end = j + 1 < heads.size() ? heads[j + 1] : n;
+    for (std::size_t i = heads[j]; i < end; ++i)
+      sums[j] += r.values[i];
+  }
+  op eq("(a.a ^ p0) == (b.a ^ p0) && a.b + p1 == b.b + p1 && p2 + p3 + p4 + p5 + p6 + p7 == 0ull");
+  eq.param("p0", 0x5a5aull).param("p1", 3ull);
+  for (const char* p : {"p2", "p3", "p4", "p5", "p6", "p7"})
+    eq.param(p, 0ull);
+  cupar::device_buffer<key3> keys(r.keys, s), keys_out(n, s);
+  cupar::device_buffer<u64> values(r.values, s), out(n, s);
+  for (int tier = 0; tier < 2; ++tier) {
+    SCOPED_TRACE(tier == 0 ? "first call" : "after the background builds");
+    eq.set("p2", 0ull);
+    ASSERT_EQ((cupar::reduce_by_key_count<key3, u64>(keys.data(), values.data(), keys_out.data(),
+                                                     out.data(), n, jit::plus, eq, s)),
+              heads.size());
+    expect_keys(first(keys_out, heads.size()), r.keys, heads, true);
+    EXPECT_EQ(first(out, heads.size()), sums);
+    cupar::inclusive_scan_by_key<key3, u64>(keys.data(), values.data(), out.data(), n, jit::plus,
+                                            eq, s);
+    const std::vector<u64> scanned = out.to_host();
+    for (std::size_t j = 0; j < heads.size(); ++j) {
+      const std::size_t last = j + 1 < heads.size() ? heads[j + 1] - 1 : n - 1;
+      ASSERT_EQ(scanned[last], sums[j]) << "run " << j;
+    }
+    eq.set("p2", 1ull);
+    ASSERT_EQ((cupar::unique_by_key_count<key3, u64>(keys.data(), values.data(), keys_out.data(),
+                                                     out.data(), n, eq, s)),
+              n);
+    EXPECT_EQ(out.to_host(), r.values);
+    jit::wait_for_background_builds();
+  }
 }
 
 }  // namespace

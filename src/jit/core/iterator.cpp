@@ -959,6 +959,21 @@ cupar::jit::op not_after_predicate(const cupar::jit::op& comp, const jit_type& k
   return cupar::jit::op(std::move(def), g.state, g.used);
 }
 
+cupar::jit::op indexed_equality(const cupar::jit::op& eq, const jit_type& key, const void* keys,
+                                const char* fn) {
+  generator g{fn, 0};
+  g.pre << "#line 1 \"" << expression_file << "\"\n";
+  g.define(key);
+  const std::size_t at_keys = g.alloc(sizeof(void*), alignof(void*));
+  std::memcpy(g.state + at_keys, &keys, sizeof(void*));
+  g.snippet_function(eq, "cupar_equality", "cupar_equality", "bool",
+                     {{key.name, "a"}, {key.name, "b"}}, "equality", "equality");
+  const std::string array = generator::read(at_keys, std::string(key.name) + "* const");
+  const std::string source = "cupar_equality(cupar_state, " + array + "[a], " + array + "[b])";
+  auto def = interned(source, g.pre.str(), g.untrusted, g.parts, g.used);
+  return cupar::jit::op(std::move(def), g.state, g.used);
+}
+
 namespace {
 /// Indices per thread of the "for_each" kernel for inputs of `bytes_per_index` bytes together:
 /// enough loads in flight per thread to keep the memory busy, few enough registers.

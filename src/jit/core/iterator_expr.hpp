@@ -29,6 +29,15 @@ cupar::jit::op expression_op(const cupar::jit::iterator& it, const jit_type& acc
 cupar::jit::op not_after_predicate(const cupar::jit::op& comp, const jit_type& key,
                                    const void* keys, const void* threshold, const char* fn);
 
+/// The equality on row indices a, b `eq(keys[a], keys[b])`, `keys` a device array of `key` and
+/// eq a run-time equality on `key` (arguments a, b; its parameters in the state after the
+/// pointer): struct keys of no by-key set compared through the indices, the u32 / u64-keyed sets
+/// running the algorithm (by_key.cu). A wide state when eq's parameters and the pointer exceed
+/// cupar::jit::max_param_bytes (placed by the caller: placed_state). Throws
+/// std::invalid_argument past cupar::jit::max_expression_state_bytes.
+cupar::jit::op indexed_equality(const cupar::jit::op& eq, const jit_type& key, const void* keys,
+                                const char* fn);
+
 /// The type of the "+index" sets' input (unsigned long long indices).
 const jit_type& index_type();
 

@@ -148,7 +148,9 @@ extern const family_def scan_by_key_exclusive_family =
 #ifndef CUPAR_FAMILY_RECORD_ONLY
 
 #include "../core/call.hpp"
+#include "../core/iterator_expr.hpp"
 #include "../core/launch.hpp"
+#include "compiled/index_gather.hpp"
 
 #include <cupar/detail/counted.hpp>
 #include <cupar/detail/dp_checks.hpp>
@@ -518,137 +520,49 @@ jit::set_request compaction_request(const jit_args& a) {
   return req;
 }
 
-// ---- struct keys without a by-key set: the run-number route -----------------------------------
+// ---- struct keys without a by-key set: the indexed route -------------------------------------
 // The by-key sets take keys of the size classes u8..u64 (and the struct classes the rules name);
 // keys of another struct type would compile the family's kernels from source (seconds). Instead
-// each row gets its run's number from the equality (one generated "for_each" pass and the
-// library's scan), the u32 (u64 from 2^32 rows) keyed sets run the algorithm on the numbers, and
-// the runs' keys (and unique_by_key's values) are gathered from their first rows (last rows for
-// reduce_by_key, as CUB writes its keys): only the operators compile, tens of milliseconds.
+// the u32 (u64 from 2^32 rows) keyed sets run the algorithm on the rows' indices 0..n-1, compared
+// by an equality that reads the rows' keys (jit::indexed_equality: eq(keys[a], keys[b])), and the
+// runs' keys are gathered from the indices the algorithm writes as its keys out (the rows CUB
+// would have taken its keys from): only the equality compiles, tens of milliseconds, and the keys
+// are read once as CUB reads them, plus 8 bytes a row for the indices written and read.
 
 void reduce_by_key(const jit_args& given, stream_ref s, memory_resource& mr,
                    const pending_inputs* pending);
 void scan_by_key(const jit_args& a, stream_ref s, memory_resource& mr,
                  const pending_inputs* pending);
 
-/// Whether a by-key call takes the run-number route: struct keys whose set `req` is not
+/// Whether a by-key call takes the indexed route: struct keys whose set `req` is not
 /// precompiled, compared by a text equality (`eq`), outside a plan (a plan builds its own set).
-bool by_run_numbers(const jit_args& a, const cupar::jit::op* eq, const jit::set_request& req) {
+bool by_indexed_rows(const jit_args& a, const cupar::jit::op* eq, const jit::set_request& req) {
   return a.types[0]->is_struct() && a.plan == nullptr && eq != nullptr && !eq->is_named() &&
          !jit::precompiled_request(req);
 }
 
-/// Each row's run number for the keys in[0] under the equality `eq`: heads[i] = 1 where
-/// eq(keys[i - 1], keys[i]) is false (a "for_each" pass whose generated code calls the
-/// equality) and at row 0, then their inclusive sum in place (the library's scan): runs numbered
-/// from 1, as u32 below 2^32 rows, else u64.
-struct run_numbers {
+/// The rows' indices (u32 below 2^32 rows, else u64) as keys, and the equality comparing the
+/// rows' keys a.in[0] through them under `eq` (its state on the device when wide).
+struct indexed_rows {
   const jit_type* type;
-  temp_storage ids;
-  run_numbers(const jit_args& a, const cupar::jit::op& eq, stream_ref s, memory_resource& mr)
+  temp_storage rows;
+  std::optional<cupar::jit::op> equality;
+  placed_state placed;
+  indexed_rows(const jit_args& a, const cupar::jit::op& eq, stream_ref s, memory_resource& mr)
       : type(a.n < (std::size_t{1} << 32) ? &jit_type_of<std::uint32_t>()
                                           : &jit_type_of<std::uint64_t>()),
-        ids(mr, a.n * type->size, s) {
-    namespace j = cupar::jit;
-    static const j::op previous("x == 0ull ? 0ull : x - 1ull");
-    static const j::op head32("1u - x"), head64("1ull - x");
-    const bool narrow = type->size == 4;
-    const j::iterator keys(j::detail::iterator_pointer(*a.types[0], a.in[0]));
-    const j::iterator prev =
-        j::permutation(keys, j::transform<unsigned long long>(j::counting(0ull), previous));
-    const j::output heads = narrow ? j::transform_output<std::uint32_t>(
-                                         j::output(static_cast<std::uint32_t*>(ids.get())), head32)
-                                   : j::transform_output<std::uint64_t>(
-                                         j::output(static_cast<std::uint64_t*>(ids.get())), head64);
-    const j::iterator* ins[2] = {&prev, &keys};
-    run_apply(a.function, 2, ins, heads, a.n, eq, s, mr);
-    if (a.n == 0) return;
-    // Row 0 starts a run whatever the equality says of a key and itself: the low byte of a
-    // little-endian 1 over the 0 or 1 written there.
-    check_cuda(cudaMemsetAsync(ids.get(), 1, 1, s.get()), "cudaMemsetAsync");
-    jit_args sum;
-    sum.function = a.function;
-    sum.call = &inclusive_scan_jit_call;
-    sum.types[0] = type;
-    sum.in[0] = ids.get();
-    sum.out[0] = ids.get();
-    sum.n = a.n;
-    sum.ops[0] = &j::plus;
-    jit_run(sum, s, mr);
+        rows(mr, a.n * type->size, s),
+        equality(jit::indexed_equality(eq, *a.types[0], a.in[0], a.function)),
+        placed(equality, s, mr) {
+    if (a.n != 0) index_iota(rows.get(), type->size, a.n, s);
   }
-  /// jit_args `a` with the run numbers for keys, their equality the default (the operator slot
-  /// `eq_slot` cleared).
+  /// jit_args `a` on the indices, the equality in operator slot `eq_slot`.
   jit_args keyed(const jit_args& a, int eq_slot) const {
     jit_args b = a;
     b.types[0] = type;
-    b.in[0] = ids.get();
+    b.in[0] = rows.get();
     b.in_iter[0] = nullptr;
-    b.ops[eq_slot] = nullptr;
-    return b;
-  }
-};
-
-/// The runs' first rows (`last`: their last rows): their numbers to `ids_out` and positions (u64)
-/// to `positions` (n of room each), their count to d_count (device): reduce_by_key over the run
-/// numbers with the rows' indices, under minimum (maximum).
-void run_rows(const jit_args& a, const run_numbers& runs, bool last, void* ids_out, void* positions,
-              std::size_t* d_count, stream_ref s, memory_resource& mr) {
-  const cupar::jit::iterator rows = cupar::jit::counting(0ull);
-  jit_args b;
-  b.function = a.function;
-  b.call = &reduce_by_key_jit_call;
-  b.types[0] = runs.type;
-  b.types[1] = &jit_type_of<std::uint64_t>();
-  b.in[0] = runs.ids.get();
-  b.in_iter[1] = &rows;
-  b.out[0] = ids_out;
-  b.out[1] = positions;
-  b.d_count = d_count;
-  b.n = a.n;
-  b.ops[0] = last ? &cupar::jit::maximum : &cupar::jit::minimum;
-  reduce_by_key(b, s, mr, nullptr);
-}
-
-/// dst[j] = src[positions[j]] (elements of type t) for j below the device count: one bounded
-/// "for_each" pass.
-void gather_runs(const char* fn, const jit_type& t, const void* src, const void* positions,
-                 void* dst, std::size_t n, const std::size_t* d_count, stream_ref s,
-                 memory_resource& mr) {
-  namespace j = cupar::jit;
-  const j::iterator in = j::permutation(
-      j::iterator(j::detail::iterator_pointer(t, src)),
-      j::iterator(j::detail::iterator_pointer(jit_type_of<std::uint64_t>(), positions)));
-  const j::output out(j::detail::output_pointer(t, dst));
-  prepare_for_each(
-      jit::bounded_convert_op(in, out, n, jit::store_bound{jit::store_bound::first, d_count}, fn),
-      n, fn)
-      .launch(s, mr, "cupar: the runs' first rows gathered (run-time operator)");
-}
-
-/// The temporaries of the compactions' route: the runs' numbers out, the runs' first rows
-/// (unique_by_key) or last rows (reduce_by_key and run_length_encode, whose keys out are the runs'
-/// last, as CUB's), their count.
-struct run_compaction {
-  run_numbers runs;
-  temp_storage ids_out, positions, count;
-  run_compaction(const jit_args& a, const cupar::jit::op& eq, bool last, stream_ref s,
-                 memory_resource& mr)
-      : runs(a, eq, s, mr),
-        ids_out(mr, a.n * runs.type->size, s),
-        positions(mr, a.n * sizeof(std::uint64_t), s),
-        count(mr, sizeof(std::size_t), s) {
-    run_rows(a, runs, last, ids_out.get(), positions.get(), counts(), s, mr);
-  }
-  std::size_t* counts() const { return static_cast<std::size_t*>(count.get()); }
-  /// dst[j] = src[the row of run j] (elements of type t).
-  void gather(const jit_args& a, const jit_type& t, const void* src, void* dst, stream_ref s,
-              memory_resource& mr) const {
-    gather_runs(a.function, t, src, positions.get(), dst, a.n, counts(), s, mr);
-  }
-  /// run_numbers::keyed, the numbers out to ids_out.
-  jit_args on_numbers(const jit_args& a, int eq_slot) const {
-    jit_args b = runs.keyed(a, eq_slot);
-    b.out[0] = ids_out.get();
+    b.ops[eq_slot] = &*equality;
     return b;
   }
 };
@@ -668,6 +582,43 @@ void give_count(const jit_args& a, const std::size_t* d_count, stream_ref s) {
   }
 }
 
+/// The compactions on the indices (unique_by_key, reduce_by_key, run_length_encode): their keys
+/// out (the runs' rows) and count to temporaries; finish() gathers the runs' keys to the
+/// caller's keys out and gives the count.
+struct indexed_compaction {
+  indexed_rows rows;
+  temp_storage run_rows, count;
+  indexed_compaction(const jit_args& a, const cupar::jit::op& eq, stream_ref s, memory_resource& mr)
+      : rows(a, eq, s, mr),
+        run_rows(mr, a.n * rows.type->size, s),
+        count(mr, sizeof(std::size_t), s) {}
+  std::size_t* counts() const { return static_cast<std::size_t*>(count.get()); }
+  /// indexed_rows::keyed, the keys out and the count to the temporaries.
+  jit_args on_rows(const jit_args& a, int eq_slot) const {
+    jit_args b = rows.keyed(a, eq_slot);
+    b.out[0] = run_rows.get();
+    b.d_count = counts();
+    b.host_count = nullptr;
+    return b;
+  }
+  /// a.out[0][j] = a.in[0][run_rows[j]] for j below the count (one bounded "for_each" pass),
+  /// then the caller's count.
+  void finish(const jit_args& a, stream_ref s, memory_resource& mr) const {
+    namespace j = cupar::jit;
+    const jit_type& key = *a.types[0];
+    const j::iterator in =
+        j::permutation(j::iterator(j::detail::iterator_pointer(key, a.in[0])),
+                       j::iterator(j::detail::iterator_pointer(*rows.type, run_rows.get())));
+    const j::output out(j::detail::output_pointer(key, a.out[0]));
+    prepare_for_each(
+        jit::bounded_convert_op(in, out, a.n, jit::store_bound{jit::store_bound::first, counts()},
+                                a.function),
+        a.n, a.function)
+        .launch(s, mr, "cupar: the runs' keys gathered (run-time operator)");
+    give_count(a, counts(), s);
+  }
+};
+
 void unique_by_key(const jit_args& a, stream_ref s, memory_resource& mr,
                    const pending_inputs* pending) {
   const char* fn = a.function;
@@ -677,11 +628,10 @@ void unique_by_key(const jit_args& a, stream_ref s, memory_resource& mr,
   check_by_key_compaction(fn, a.n, in, out, "d_num_selected", a.d_count, a.host_count != nullptr);
   write_pending(pending, s, mr);
   const jit::set_request req = compaction_request(a);
-  if (by_run_numbers(a, a.ops[0], req)) {
-    const run_compaction runs(a, *a.ops[0], false, s, mr);
-    runs.gather(a, *a.types[0], a.in[0], a.out[0], s, mr);
-    runs.gather(a, *a.types[1], a.in[1], a.out[1], s, mr);
-    give_count(a, runs.counts(), s);
+  if (by_indexed_rows(a, a.ops[0], req)) {
+    const indexed_compaction runs(a, *a.ops[0], s, mr);
+    unique_by_key(runs.on_rows(a, 0), s, mr, nullptr);
+    runs.finish(a, s, mr);
     return;
   }
   const jit::resolved resolved = jit::resolve(req, nullptr, fn);
@@ -733,12 +683,12 @@ void reduce_by_key(const jit_args& given, stream_ref s, memory_resource& mr,
   if (!run_length && a.ops[0] == nullptr) throw_invalid_argument(fn, "no operator");
   write_pending(pending, s, mr);
   jit::set_request req = compaction_request(a);
-  if (const cupar::jit::op* eq = run_length ? a.ops[0] : a.ops[1]; by_run_numbers(a, eq, req)) {
-    // The algorithm on the run numbers (values, operator, counts and the caller's count as
-    // given), the keys from the runs' last rows.
-    const run_compaction runs(a, *eq, true, s, mr);
-    reduce_by_key(runs.on_numbers(a, run_length ? 0 : 1), s, mr, nullptr);
-    runs.gather(a, *a.types[0], a.in[0], a.out[0], s, mr);
+  if (const cupar::jit::op* eq = run_length ? a.ops[0] : a.ops[1]; by_indexed_rows(a, eq, req)) {
+    // The algorithm on the indices (values, operator and counts as given), the keys from the
+    // rows it wrote as the runs' keys.
+    const indexed_compaction runs(a, *eq, s, mr);
+    reduce_by_key(runs.on_rows(a, run_length ? 0 : 1), s, mr, nullptr);
+    runs.finish(a, s, mr);
     return;
   }
   std::optional<cupar::jit::op> loader;
@@ -792,9 +742,9 @@ void scan_by_key(const jit_args& a, stream_ref s, memory_resource& mr,
   write_pending(pending, s, mr);
   if (a.n == 0) return;  // nothing to write (CUB launches nothing either)
   const jit::set_request req = by_key_request(a, false);
-  if (by_run_numbers(a, a.ops[1], req)) {
-    const run_numbers runs(a, *a.ops[1], s, mr);
-    scan_by_key(runs.keyed(a, 1), s, mr, nullptr);
+  if (by_indexed_rows(a, a.ops[1], req)) {
+    const indexed_rows rows(a, *a.ops[1], s, mr);
+    scan_by_key(rows.keyed(a, 1), s, mr, nullptr);
     return;
   }
   const jit::resolved resolved = jit::resolve(req, nullptr, fn);
