@@ -11,8 +11,8 @@
 //   run_length_encode                     cupar: it has no operator; the library serves it with
 //                                         its precompiled kernels and ==, warmed like a JIT row
 //   reduce_by_key key16_f32               16-byte struct keys of no by-key class under a text
-//                                         equality of their four fields: the u32-keyed sets on the
-//                                         rows' indices, the equality reading the keys through them
+//                                         equality of their four fields: each row's mark from the
+//                                         equality, the u32-keyed sets on the marks
 #include "by_key_runners.hpp"
 #include "jit_rows.hpp"
 #include "records_jit.hpp"

@@ -1,7 +1,7 @@
 // cupar tests: the by-key families on struct keys that no precompiled set takes (12 bytes, the
-// class s12a4), compared by a run-time equality, on the GPU against CPU references: the u32-keyed
-// sets run on the rows' indices with an equality reading the keys through them, the runs' keys
-// gathered from the indices written out (src/jit/families/by_key.cu). reduce_by_key (host and
+// class s12a4), compared by a run-time equality, on the GPU against CPU references: each row's
+// mark ((i << 1) | head) from the equality, the u32-keyed sets on the marks, the runs' keys
+// gathered from the marks written out (src/jit/families/by_key.cu). reduce_by_key (host and
 // device counts, values as an expression), unique_by_key, the inclusive and exclusive scans by
 // key, sizes 0, 1, odd and large, both tiers; a new equality compiles operators only; an equality
 // whose parameters and the keys' pointer exceed the kernels' parameter bytes (its state on the
@@ -192,9 +192,9 @@ TEST(JitByKeyStructKeys, ANewEqualityCompilesNoKernelsAndWritesOnlyTheRuns) {
             heads.size());
 }
 
-// An equality with 64 bytes of parameters: with the keys' pointer its state no longer fits the
-// kernels' parameters and is placed in device memory for the call. Parameters that change the
-// answer show that the kernels read them: p2..p7 zero gives the runs of `same`; set("p2", 1)
+// An equality with 64 bytes of parameters: with the marks pass's two pointers its state no longer
+// fits the kernels' parameters and is placed in device memory for the call. Parameters that change
+// the answer show that the kernels read them: p2..p7 zero gives the runs of `same`; set("p2", 1)
 // makes no two rows equal (every row its own run), without recompiling.
 TEST(JitByKeyStructKeys, AnEqualityWithAWideStateReadsItsParameters) {
   CUPAR_REQUIRE_GPU();

@@ -959,21 +959,6 @@ cupar::jit::op not_after_predicate(const cupar::jit::op& comp, const jit_type& k
   return cupar::jit::op(std::move(def), g.state, g.used);
 }
 
-cupar::jit::op indexed_equality(const cupar::jit::op& eq, const jit_type& key, const void* keys,
-                                const char* fn) {
-  generator g{fn, 0};
-  g.pre << "#line 1 \"" << expression_file << "\"\n";
-  g.define(key);
-  const std::size_t at_keys = g.alloc(sizeof(void*), alignof(void*));
-  std::memcpy(g.state + at_keys, &keys, sizeof(void*));
-  g.snippet_function(eq, "cupar_equality", "cupar_equality", "bool",
-                     {{key.name, "a"}, {key.name, "b"}}, "equality", "equality");
-  const std::string array = generator::read(at_keys, std::string(key.name) + "* const");
-  const std::string source = "cupar_equality(cupar_state, " + array + "[a], " + array + "[b])";
-  auto def = interned(source, g.pre.str(), g.untrusted, g.parts, g.used);
-  return cupar::jit::op(std::move(def), g.state, g.used);
-}
-
 namespace {
 /// Indices per thread of the "for_each" kernel for inputs of `bytes_per_index` bytes together:
 /// enough loads in flight per thread to keep the memory busy, few enough registers.
@@ -981,6 +966,43 @@ unsigned for_each_items(std::size_t bytes_per_index) {
   return bytes_per_index <= 4 ? 8u : bytes_per_index <= 8 ? 4u : bytes_per_index <= 16 ? 2u : 1u;
 }
 }  // namespace
+
+for_each_op run_marks_op(const cupar::jit::op& eq, const jit_type& key, const void* keys,
+                         void* marks, std::size_t mark_size, std::size_t n, const char* fn) {
+  generator g{fn, n};
+  g.pre << "#line 1 \"" << expression_file << "\"\n";
+  g.define(key);
+  const std::size_t at_keys = g.alloc(sizeof(void*), alignof(void*));
+  std::memcpy(g.state + at_keys, &keys, sizeof(void*));
+  const std::size_t at_marks = g.alloc(sizeof(void*), alignof(void*));
+  std::memcpy(g.state + at_marks, &marks, sizeof(void*));
+  g.snippet_function(eq, "cupar_equality", "cupar_equality", "bool",
+                     {{key.name, "a"}, {key.name, "b"}}, "equality", "equality");
+  const std::string mark = mark_size == 4 ? "unsigned" : "unsigned long long";
+  const unsigned items = for_each_items(key.size);
+  std::ostringstream apply;
+  apply << "__device__ __forceinline__ int cupar_apply(const unsigned char* cupar_state, "
+           "unsigned long long cupar_i, unsigned long long cupar_n) {\n"
+        << "  const " << key.name
+        << "* const cupar_keys = " << generator::read(at_keys, std::string(key.name) + "*") << ";\n"
+        << "  " << mark << "* const cupar_marks = (*reinterpret_cast<" << mark
+        << "* const*>(cupar_state + " << at_marks << "));\n"
+        << "#pragma unroll\n"
+        << "  for (int cupar_k = 0; cupar_k < " << items << "; ++cupar_k) {\n"
+        << "    const unsigned long long cupar_j = cupar_i + " << for_each_threads
+        << "ull * static_cast<unsigned long long>(cupar_k);\n"
+        << "    if (cupar_j >= cupar_n) break;\n"
+        << "    const bool cupar_head = cupar_j != 0ull && !cupar_equality(cupar_state, "
+           "cupar_keys[cupar_j - 1ull], cupar_keys[cupar_j]);\n"
+        << "    cupar_marks[cupar_j] = static_cast<" << mark
+        << ">((cupar_j << 1) | (cupar_head ? "
+           "1ull : 0ull));\n"
+        << "  }\n  return 0;\n}\n";
+  g.pre << apply.str();
+  auto def = interned("cupar_apply(cupar_state, cupar_i, cupar_n)", g.pre.str(), g.untrusted,
+                      g.parts, g.used);
+  return {cupar::jit::op(std::move(def), g.state, g.used), items};
+}
 
 namespace {
 

@@ -29,15 +29,6 @@ cupar::jit::op expression_op(const cupar::jit::iterator& it, const jit_type& acc
 cupar::jit::op not_after_predicate(const cupar::jit::op& comp, const jit_type& key,
                                    const void* keys, const void* threshold, const char* fn);
 
-/// The equality on row indices a, b `eq(keys[a], keys[b])`, `keys` a device array of `key` and
-/// eq a run-time equality on `key` (arguments a, b; its parameters in the state after the
-/// pointer): struct keys of no by-key set compared through the indices, the u32 / u64-keyed sets
-/// running the algorithm (by_key.cu). A wide state when eq's parameters and the pointer exceed
-/// cupar::jit::max_param_bytes (placed by the caller: placed_state). Throws
-/// std::invalid_argument past cupar::jit::max_expression_state_bytes.
-cupar::jit::op indexed_equality(const cupar::jit::op& eq, const jit_type& key, const void* keys,
-                                const char* fn);
-
 /// The type of the "+index" sets' input (unsigned long long indices).
 const jit_type& index_type();
 
@@ -57,6 +48,15 @@ struct for_each_op {
 for_each_op transform_apply_op(const cupar::jit::iterator* const* ins, int arity,
                                const cupar::jit::output& out, const cupar::jit::op& f,
                                std::size_t n, const char* fn);
+
+/// The "for_each" operator writing each row's mark for the by-key families on struct keys of no
+/// set (by_key.cu): marks[i] = (i << 1) | head, head 1 where `eq(keys[i - 1], keys[i])` is false
+/// (row 0: 0), as 4- or 8-byte unsigned integers (mark_size); `keys` a device array of n `key`
+/// and eq a run-time equality on `key` (arguments a, b; its parameters in the state after the
+/// two pointers, a wide state when they exceed cupar::jit::max_param_bytes). Throws
+/// std::invalid_argument past cupar::jit::max_expression_state_bytes.
+for_each_op run_marks_op(const cupar::jit::op& eq, const jit_type& key, const void* keys,
+                         void* marks, std::size_t mark_size, std::size_t n, const char* fn);
 
 /// As transform_apply_op without an operator: element i of `in` converted to what `out` takes
 /// (as by assignment; a zip's fields initialise the output's struct in order), for materialising

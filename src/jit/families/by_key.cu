@@ -150,7 +150,6 @@ extern const family_def scan_by_key_exclusive_family =
 #include "../core/call.hpp"
 #include "../core/iterator_expr.hpp"
 #include "../core/launch.hpp"
-#include "compiled/index_gather.hpp"
 
 #include <cupar/detail/counted.hpp>
 #include <cupar/detail/dp_checks.hpp>
@@ -520,49 +519,55 @@ jit::set_request compaction_request(const jit_args& a) {
   return req;
 }
 
-// ---- struct keys without a by-key set: the indexed route -------------------------------------
+// ---- struct keys without a by-key set: the marked rows ----------------------------------------
 // The by-key sets take keys of the size classes u8..u64 (and the struct classes the rules name);
 // keys of another struct type would compile the family's kernels from source (seconds). Instead
-// the u32 (u64 from 2^32 rows) keyed sets run the algorithm on the rows' indices 0..n-1, compared
-// by an equality that reads the rows' keys (jit::indexed_equality: eq(keys[a], keys[b])), and the
-// runs' keys are gathered from the indices the algorithm writes as its keys out (the rows CUB
-// would have taken its keys from): only the equality compiles, tens of milliseconds, and the keys
-// are read once as CUB reads them, plus 8 bytes a row for the indices written and read.
+// one "for_each" pass calls the equality on each row and the row before and writes the row's
+// mark, (i << 1) | head (run_marks_op; row 0's head bit 0), and the u32-keyed sets (u64 from
+// 2^31 rows) run the algorithm on the marks under the equality "b's head bit is 0": CUB's agents
+// compare each key with the one before it as eq(predecessor, key) (BlockDiscontinuity's
+// FlagHeads, CCCL 3.0.1; reduce_by_key's first tile compares row 0 with itself), so the marks
+// split the rows into the equality's runs. The compactions' keys out are then marks of the rows
+// CUB would have taken its keys from, and one bounded gather writes those rows' keys: only the
+// operators compile, tens of milliseconds, and the keys are read once, coalesced, plus 8 bytes a
+// row for the marks written and read.
 
 void reduce_by_key(const jit_args& given, stream_ref s, memory_resource& mr,
                    const pending_inputs* pending);
 void scan_by_key(const jit_args& a, stream_ref s, memory_resource& mr,
                  const pending_inputs* pending);
 
-/// Whether a by-key call takes the indexed route: struct keys whose set `req` is not
-/// precompiled, compared by a text equality (`eq`), outside a plan (a plan builds its own set).
-bool by_indexed_rows(const jit_args& a, const cupar::jit::op* eq, const jit::set_request& req) {
+/// Whether a by-key call takes the marked rows: struct keys whose set `req` is not precompiled,
+/// compared by a text equality (`eq`), outside a plan (a plan builds its own set).
+bool by_marked_rows(const jit_args& a, const cupar::jit::op* eq, const jit::set_request& req) {
   return a.types[0]->is_struct() && a.plan == nullptr && eq != nullptr && !eq->is_named() &&
          !jit::precompiled_request(req);
 }
 
-/// The rows' indices (u32 below 2^32 rows, else u64) as keys, and the equality comparing the
-/// rows' keys a.in[0] through them under `eq` (its state on the device when wide).
-struct indexed_rows {
+/// The rows' marks (u32 below 2^31 rows, else u64) under the equality `eq` of the keys a.in[0],
+/// and the equality on marks that the algorithms take.
+struct marked_rows {
   const jit_type* type;
-  temp_storage rows;
-  std::optional<cupar::jit::op> equality;
-  placed_state placed;
-  indexed_rows(const jit_args& a, const cupar::jit::op& eq, stream_ref s, memory_resource& mr)
-      : type(a.n < (std::size_t{1} << 32) ? &jit_type_of<std::uint32_t>()
+  temp_storage marks;
+  marked_rows(const jit_args& a, const cupar::jit::op& eq, stream_ref s, memory_resource& mr)
+      : type(a.n < (std::size_t{1} << 31) ? &jit_type_of<std::uint32_t>()
                                           : &jit_type_of<std::uint64_t>()),
-        rows(mr, a.n * type->size, s),
-        equality(jit::indexed_equality(eq, *a.types[0], a.in[0], a.function)),
-        placed(equality, s, mr) {
-    if (a.n != 0) index_iota(rows.get(), type->size, a.n, s);
+        marks(mr, a.n * type->size, s) {
+    // Generated (and its arrays checked) for n == 0 too, so that a malformed equality fails on
+    // every n.
+    prepare_for_each(
+        jit::run_marks_op(eq, *a.types[0], a.in[0], marks.get(), type->size, a.n, a.function), a.n,
+        a.function)
+        .launch(s, mr, "cupar: the rows' run marks (run-time equality)");
   }
-  /// jit_args `a` on the indices, the equality in operator slot `eq_slot`.
+  /// jit_args `a` on the marks, the marks' equality in operator slot `eq_slot`.
   jit_args keyed(const jit_args& a, int eq_slot) const {
+    static const cupar::jit::op same32("(b & 1u) == 0u"), same64("(b & 1ull) == 0ull");
     jit_args b = a;
     b.types[0] = type;
-    b.in[0] = rows.get();
+    b.in[0] = marks.get();
     b.in_iter[0] = nullptr;
-    b.ops[eq_slot] = &*equality;
+    b.ops[eq_slot] = type->size == 4 ? &same32 : &same64;
     return b;
   }
 };
@@ -582,33 +587,36 @@ void give_count(const jit_args& a, const std::size_t* d_count, stream_ref s) {
   }
 }
 
-/// The compactions on the indices (unique_by_key, reduce_by_key, run_length_encode): their keys
-/// out (the runs' rows) and count to temporaries; finish() gathers the runs' keys to the
-/// caller's keys out and gives the count.
-struct indexed_compaction {
-  indexed_rows rows;
-  temp_storage run_rows, count;
-  indexed_compaction(const jit_args& a, const cupar::jit::op& eq, stream_ref s, memory_resource& mr)
+/// The compactions on the marks (unique_by_key, reduce_by_key): their keys out (the runs' rows'
+/// marks) and count to temporaries; finish() gathers the runs' keys to the caller's keys out and
+/// gives the count.
+struct marked_compaction {
+  marked_rows rows;
+  temp_storage run_marks, count;
+  marked_compaction(const jit_args& a, const cupar::jit::op& eq, stream_ref s, memory_resource& mr)
       : rows(a, eq, s, mr),
-        run_rows(mr, a.n * rows.type->size, s),
+        run_marks(mr, a.n * rows.type->size, s),
         count(mr, sizeof(std::size_t), s) {}
   std::size_t* counts() const { return static_cast<std::size_t*>(count.get()); }
-  /// indexed_rows::keyed, the keys out and the count to the temporaries.
-  jit_args on_rows(const jit_args& a, int eq_slot) const {
+  /// marked_rows::keyed, the keys out and the count to the temporaries.
+  jit_args on_marks(const jit_args& a, int eq_slot) const {
     jit_args b = rows.keyed(a, eq_slot);
-    b.out[0] = run_rows.get();
+    b.out[0] = run_marks.get();
     b.d_count = counts();
     b.host_count = nullptr;
     return b;
   }
-  /// a.out[0][j] = a.in[0][run_rows[j]] for j below the count (one bounded "for_each" pass),
-  /// then the caller's count.
+  /// a.out[0][j] = a.in[0][run_marks[j] >> 1] for j below the count (one bounded "for_each"
+  /// pass), then the caller's count.
   void finish(const jit_args& a, stream_ref s, memory_resource& mr) const {
     namespace j = cupar::jit;
+    static const j::op row32("x >> 1u"), row64("x >> 1ull");
     const jit_type& key = *a.types[0];
-    const j::iterator in =
-        j::permutation(j::iterator(j::detail::iterator_pointer(key, a.in[0])),
-                       j::iterator(j::detail::iterator_pointer(*rows.type, run_rows.get())));
+    const bool narrow = rows.type->size == 4;
+    const j::iterator marks(j::detail::iterator_pointer(*rows.type, run_marks.get()));
+    const j::iterator in = j::permutation(j::iterator(j::detail::iterator_pointer(key, a.in[0])),
+                                          narrow ? j::transform<std::uint32_t>(marks, row32)
+                                                 : j::transform<std::uint64_t>(marks, row64));
     const j::output out(j::detail::output_pointer(key, a.out[0]));
     prepare_for_each(
         jit::bounded_convert_op(in, out, a.n, jit::store_bound{jit::store_bound::first, counts()},
@@ -628,9 +636,9 @@ void unique_by_key(const jit_args& a, stream_ref s, memory_resource& mr,
   check_by_key_compaction(fn, a.n, in, out, "d_num_selected", a.d_count, a.host_count != nullptr);
   write_pending(pending, s, mr);
   const jit::set_request req = compaction_request(a);
-  if (by_indexed_rows(a, a.ops[0], req)) {
-    const indexed_compaction runs(a, *a.ops[0], s, mr);
-    unique_by_key(runs.on_rows(a, 0), s, mr, nullptr);
+  if (by_marked_rows(a, a.ops[0], req)) {
+    const marked_compaction runs(a, *a.ops[0], s, mr);
+    unique_by_key(runs.on_marks(a, 0), s, mr, nullptr);
     runs.finish(a, s, mr);
     return;
   }
@@ -683,11 +691,11 @@ void reduce_by_key(const jit_args& given, stream_ref s, memory_resource& mr,
   if (!run_length && a.ops[0] == nullptr) throw_invalid_argument(fn, "no operator");
   write_pending(pending, s, mr);
   jit::set_request req = compaction_request(a);
-  if (const cupar::jit::op* eq = run_length ? a.ops[0] : a.ops[1]; by_indexed_rows(a, eq, req)) {
-    // The algorithm on the indices (values, operator and counts as given), the keys from the
-    // rows it wrote as the runs' keys.
-    const indexed_compaction runs(a, *eq, s, mr);
-    reduce_by_key(runs.on_rows(a, run_length ? 0 : 1), s, mr, nullptr);
+  if (const cupar::jit::op* eq = run_length ? a.ops[0] : a.ops[1]; by_marked_rows(a, eq, req)) {
+    // The algorithm on the marks (values and operator as given), the keys from the rows whose
+    // marks it wrote as the runs' keys.
+    const marked_compaction runs(a, *eq, s, mr);
+    reduce_by_key(runs.on_marks(a, run_length ? 0 : 1), s, mr, nullptr);
     runs.finish(a, s, mr);
     return;
   }
@@ -742,8 +750,8 @@ void scan_by_key(const jit_args& a, stream_ref s, memory_resource& mr,
   write_pending(pending, s, mr);
   if (a.n == 0) return;  // nothing to write (CUB launches nothing either)
   const jit::set_request req = by_key_request(a, false);
-  if (by_indexed_rows(a, a.ops[1], req)) {
-    const indexed_rows rows(a, *a.ops[1], s, mr);
+  if (by_marked_rows(a, a.ops[1], req)) {
+    const marked_rows rows(a, *a.ops[1], s, mr);
     scan_by_key(rows.keyed(a, 1), s, mr, nullptr);
     return;
   }
