@@ -984,7 +984,8 @@ for_each_op run_marks_op(const cupar::jit::op& eq, const jit_type& key, const vo
   apply << "__device__ __forceinline__ int cupar_apply(const unsigned char* cupar_state, "
            "unsigned long long cupar_i, unsigned long long cupar_n) {\n"
         << "  const " << key.name
-        << "* const cupar_keys = " << generator::read(at_keys, std::string(key.name) + "*") << ";\n"
+        << "* const cupar_keys = " << generator::read(at_keys, std::string(key.name) + "* const")
+        << ";\n"
         << "  " << mark << "* const cupar_marks = (*reinterpret_cast<" << mark
         << "* const*>(cupar_state + " << at_marks << "));\n"
         << "#pragma unroll\n"
