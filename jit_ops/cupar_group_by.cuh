@@ -4,7 +4,9 @@
 //   cupar_jit_op(const unsigned char* state, cupar_V a, cupar_V b) -> cupar_V.
 // With CUPAR_INDEX_INPUT ("+index" sets) the values are an iterator expression (its slot,
 // cupar_jit_xform, first; cupar_T is cupar_V) that the hash method's first pass and the block
-// tables over the rows as given read; partitioned rows and the sort route take arrays.
+// tables read: over the rows as given, and over partitioned rows where the expression reads one
+// array at the row's index (the host moves that array with the keys and rebinds the expression
+// to the moved copy); the sort route takes arrays.
 //
 // The kernels are the C++ path's own (cupar/detail/device/hash_table.cuh: warp-level combining,
 // warp-private tables in shared memory, a global table with lock-free compare-and-swap of the
@@ -39,7 +41,8 @@ static constexpr int cupar_group_table_threads = 1024;
 static constexpr int cupar_group_table_unroll = sizeof(cupar_V) <= 16 ? 4 : 1;
 typedef cupar::detail::hash::direct_rows<cupar_K, cupar_V, const cupar_K*, cupar_group_values>
     cupar_group_direct_rows;
-typedef cupar::detail::hash::mixed_rows<cupar_K, cupar_V, const cupar_V*> cupar_group_mixed_rows;
+typedef cupar::detail::hash::mixed_rows<cupar_K, cupar_V, cupar_group_values>
+    cupar_group_mixed_rows;
 
 // Launch values: block threads, slots of a warp's table, the slot's size and alignment, the table
 // method's block, rows a lane and block-table slot size.

@@ -384,6 +384,79 @@ TEST(GroupByJit, ExpressionValuesOnEveryRoute) {
   }
 }
 
+// Partitioned rows (2^17 groups, 64 rows a group) with values an expression of one array: the
+// partition moves that array (4 bytes a row) with the keys and the "+index" set's kernels read the
+// expression over the moved copy, so no temporary holds n accumulators (16 bytes a row); the same
+// array read twice (a zip of it with itself, a constant beside it) moves alike. An expression of
+// a counting sequence (its value depends on the row's index) is written to an array first.
+TEST(GroupByJit, PartitionedRowsMoveTheArrayOfAOneArrayExpression) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const std::size_t n = scaled((std::size_t(1) << 23) + 3);
+  const std::size_t groups = std::size_t(1) << 17;
+  std::vector<std::uint32_t> hk(n);
+  std::vector<float> hx(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    hk[i] = static_cast<std::uint32_t>((i * 2654435761u) % groups);
+    hx[i] = static_cast<float>(static_cast<int>(i % 13) - 6);
+  }
+  cupar::device_buffer<std::uint32_t> dk(hk, s);
+  cupar::device_buffer<float> dx(hx, s);
+  // The routes' memory is checked at the full size (a scaled-down run may not partition).
+  const bool fused = cupar::testing::precompiled_here("group_by<u32,s16a4>+index") &&
+                     n == (std::size_t(1) << 23) + 3;
+  namespace j = cupar::jit;
+  struct shape {
+    const char* what;
+    j::iterator rows;
+    bool moves;  // the array moved, not the accumulators
+    float (*value)(std::size_t, float);
+  };
+  const shape shapes[] = {
+      {"transform of one array", j::transform<gb_stats>(j::iterator(dx.data()), to_stats()), true,
+       [](std::size_t, float x) { return x; }},
+      {"zip of the array with itself and a constant",
+       j::transform<gb_stats>(j::zip(dx.data(), dx.data(), j::constant(2.0f)),
+                              op("gb_stats{1u, x._0 * x._2, x._1 * x._2, x._0 + x._1}")),
+       true, nullptr},
+      {"counting sequence",
+       j::transform<gb_stats>(j::counting(0u), op("gb_stats{1u, float(x % 7u), float(x % 7u), "
+                                                  "float(x % 7u)}")),
+       false, [](std::size_t i, float) { return static_cast<float>(i % 7); }}};
+  for (const shape& sh : shapes) {
+    SCOPED_TRACE(sh.what);
+    cpu_map<std::uint32_t, gb_stats> want;
+    for (std::size_t i = 0; i < n; ++i) {
+      const gb_stats v = sh.value != nullptr
+                             ? stats_of(sh.value(i, hx[i]))
+                             : gb_stats{1u, hx[i] * 2.0f, hx[i] * 2.0f, hx[i] + hx[i]};
+      const auto it = want.find(hk[i]);
+      if (it == want.end()) {
+        want.emplace(hk[i], v);
+      } else if (sh.value != nullptr) {
+        it->second = merge(it->second, v);
+      } else {
+        gb_stats& w = it->second;
+        w = {w.count + 1, w.sum + v.sum, w.min + v.min, w.max + v.max};
+      }
+    }
+    largest_resource mr;
+    const op& combine =
+        sh.value != nullptr
+            ? merge_stats()
+            : op("gb_stats{a.count + b.count, a.sum + b.sum, a.min + b.min, a.max + b.max}");
+    const auto g = cupar::group_by<std::uint32_t, gb_stats>(dk.data(), sh.rows, n, combine, s,
+                                                            group_by_options{}, mr);
+    expect_groups(g.keys.to_host(), g.values.to_host(), false, want, same_stats);
+    if (fused && sh.moves) {
+      EXPECT_LT(mr.largest, n * sizeof(gb_stats))
+          << "the partition moves the expression's array, not n accumulators";
+    } else if (fused) {
+      EXPECT_GE(mr.largest, n * sizeof(gb_stats)) << "the expression written to an array first";
+    }
+  }
+}
+
 // A 48-byte accumulator (TPC-H Q1's shape: five sums and a count): above 16 bytes the hash method
 // combines under the slot's lock. Sums of small integers are exact in doubles, so the groups equal
 // the CPU's bit for bit by every method.

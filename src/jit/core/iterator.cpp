@@ -378,6 +378,53 @@ node_ptr rebind_parameter(const node_ptr& root, std::string_view name, scalar ty
   return r;
 }
 
+namespace {
+
+/// The array leaves of `n` (sole_array_of): false at a leaf whose value depends on the index
+/// other than through an array read at it (counting, permutation, reversal, an output).
+bool collect_array(const iterator_node& n, const void*& pointer,
+                   const cupar::detail::jit_type*& type) {
+  switch (n.k) {
+    case kind::pointer:
+      if (type != nullptr && (pointer != n.pointer || type->size != n.type.size ||
+                              type->kind != n.type.kind || type->definition != n.type.definition)) {
+        return false;
+      }
+      pointer = n.pointer;
+      type = &n.type;
+      return true;
+    case kind::constant:
+      return true;
+    case kind::transform:
+    case kind::zip:
+      for (const auto& c : n.children)
+        if (!collect_array(*c, pointer, type)) return false;
+      return true;
+    default:
+      return false;
+  }
+}
+
+node_ptr with_array(const node_ptr& n, const void* from, const void* to) {
+  if (n->k == kind::pointer) {
+    if (n->pointer != from) return n;
+    auto copy = std::make_shared<iterator_node>(*n);
+    copy->pointer = to;
+    return copy;
+  }
+  std::shared_ptr<iterator_node> copy;
+  for (std::size_t i = 0; i < n->children.size(); ++i) {
+    node_ptr c = with_array(n->children[i], from, to);
+    if (c != n->children[i]) {
+      if (!copy) copy = std::make_shared<iterator_node>(*n);
+      copy->children[i] = std::move(c);
+    }
+  }
+  return copy ? node_ptr(std::move(copy)) : n;
+}
+
+}  // namespace
+
 }  // namespace cupar::jit::detail
 
 namespace cupar::detail::jit {
@@ -957,6 +1004,24 @@ cupar::jit::op not_after_predicate(const cupar::jit::op& comp, const jit_type& k
                              generator::read(at_keys, array) + "[x])";
   auto def = interned(source, g.pre.str(), g.untrusted, g.parts, g.used);
   return cupar::jit::op(std::move(def), g.state, g.used);
+}
+
+sole_array sole_array_of(const cupar::jit::iterator& it) {
+  const void* pointer = nullptr;
+  const jit_type* type = nullptr;
+  if (!it.node() || !cupar::jit::detail::collect_array(*it.node(), pointer, type) ||
+      type == nullptr) {
+    return {};
+  }
+  return {pointer, type};
+}
+
+cupar::jit::iterator with_sole_array(const cupar::jit::iterator& it, const void* array) {
+  const sole_array a = sole_array_of(it);
+  if (a.type == nullptr) {
+    throw std::logic_error("cupar internal: with_sole_array on an expression of several arrays");
+  }
+  return cupar::jit::iterator(cupar::jit::detail::with_array(it.node(), a.pointer, array));
 }
 
 namespace {

@@ -29,6 +29,21 @@ cupar::jit::op expression_op(const cupar::jit::iterator& it, const jit_type& acc
 cupar::jit::op not_after_predicate(const cupar::jit::op& comp, const jit_type& key,
                                    const void* keys, const void* threshold, const char* fn);
 
+/// The one array an iterator expression reads, when every element reads it at its own index
+/// only (transforms and zips of that array and of constants; no counting sequence, permutation or
+/// reversal): its pointer and element type; {} otherwise. An expression of that kind commutes
+/// with a reordering of the rows: element j of it over the array's rows reordered is element j
+/// of the reordered expression (group_by's partitioned rows move the array, not the values).
+struct sole_array {
+  const void* pointer = nullptr;
+  const jit_type* type = nullptr;
+};
+sole_array sole_array_of(const cupar::jit::iterator& it);
+
+/// `it` with its sole array (sole_array_of; std::logic_error if none) replaced by `array`, of the
+/// same type and at least as long: the same shape, so expression_op gives the same definition.
+cupar::jit::iterator with_sole_array(const cupar::jit::iterator& it, const void* array);
+
 /// The type of the "+index" sets' input (unsigned long long indices).
 const jit_type& index_type();
 

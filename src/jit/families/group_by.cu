@@ -488,31 +488,54 @@ bool table_route(const jit_args& a, const group_by_params& p, const void* keys,
   const scalar word = k.size <= 4 ? scalar::u32 : scalar::u64;
   // The partition radix-sorts the mixed keys as u32 or u64 words: the library's kernels.
   if (!plan.serves || (plan.bits != 0 && !library_types[static_cast<int>(word)])) return false;
-  const jit::resolved resolved = group_by_module(a, values);
-  const jit::loaded_module& m = *resolved.module;
-  if (static_cast<std::size_t>(m.meta(6)) != slot) {
-    throw std::logic_error(std::string(fn) + ": the block tables' layout is not the library's");
+  // Partitioned rows move their values with the keys. A values expression that reads one array
+  // at the row's index moves that array instead and is read over the moved copy by the "+index"
+  // set's kernels (its shape unchanged: the same build); any other expression is written to an
+  // array first and the arrays' set reads it.
+  const jit::sole_array moved =
+      values.expression != nullptr ? jit::sole_array_of(*values.expression) : jit::sole_array{};
+  int occupancy = 0;
+  std::optional<jit::resolved> resolved_set;
+  for (;;) {
+    resolved_set = group_by_module(a, values);
+    const jit::loaded_module& m = *resolved_set->module;
+    if (static_cast<std::size_t>(m.meta(6)) != slot) {
+      throw std::logic_error(std::string(fn) + ": the block tables' layout is not the library's");
+    }
+    const int threads = static_cast<int>(m.meta(4));
+    const std::size_t table_bytes = static_cast<std::size_t>(slots) * slot;
+    occupancy = m.occupancy(m.kernel(plan.bits == 0 ? 3 : 4), threads, table_bytes);
+    if (occupancy == 0) return false;
+    const table_plan final_plan = plan_tables(n, expected, slots, sms * occupancy);
+    if (final_plan.bits != 0 && values.loader && moved.type == nullptr) {
+      values.loader.reset();  // the arrays' set, the expression written first
+      continue;
+    }
+    plan = final_plan;
+    break;
   }
+  const jit::resolved& resolved = *resolved_set;
+  const jit::loaded_module& m = *resolved.module;
   const int threads = static_cast<int>(m.meta(4));
   const unsigned long long chunk = static_cast<unsigned long long>(threads) * m.meta(5);
   const int role = plan.bits == 0 ? 3 : 4;
   const std::size_t table_bytes = static_cast<std::size_t>(slots) * slot;
-  const int occupancy = m.occupancy(m.kernel(role), threads, table_bytes);
-  if (occupancy == 0) return false;
-  plan = plan_tables(n, expected, slots, sms * occupancy);
   if (plan.bits == 0) {
     const unsigned long long chunks = (n + chunk - 1) / chunk;
     if (plan.blocks_per_part > chunks) plan.blocks_per_part = static_cast<unsigned int>(chunks);
   }
   cudaStream_t s = stream.get();
-  // Partitioned rows: the mixed keys sorted by their low bits with the values, and each part's
-  // first row.
+  // Partitioned rows: the mixed keys sorted by their low bits with the values (or the array the
+  // values' expression reads), and each part's first row.
+  const bool rebind = plan.bits != 0 && values.loader.has_value();
+  const std::size_t payload = rebind ? moved.type->size : v.size;
+  const std::size_t payload_align = rebind ? moved.type->align : v.align;
   const std::size_t w = k.size <= 4 ? 4 : 8;
   const std::size_t rows = plan.bits == 0 ? 0 : n;
   carve staged_parts;
   const std::size_t at_mixed = staged_parts.add(rows * w);
   const std::size_t at_sorted = staged_parts.add(rows * w);
-  const std::size_t at_order = staged_parts.add(rows * v.size);
+  const std::size_t at_order = staged_parts.add(rows * payload);
   const std::size_t at_starts =
       staged_parts.add(plan.bits == 0 ? 0 : (plan.parts + 1) * sizeof(unsigned long long));
   temp_storage staged(mr, staged_parts.total, stream);
@@ -520,6 +543,7 @@ bool table_route(const jit_args& a, const group_by_params& p, const void* keys,
   void* sorted = sb + at_sorted;
   void* order = sb + at_order;
   auto* starts = reinterpret_cast<unsigned long long*>(sb + at_starts);
+  std::optional<cupar::jit::op> moved_loader;  // the expression over the moved array
   if (plan.bits != 0) {
     void* mixed = sb + at_mixed;
     const int grid = static_cast<int>(std::min<std::size_t>((n + 255) / 256, 65536));
@@ -543,19 +567,27 @@ bool table_route(const jit_args& a, const group_by_params& p, const void* keys,
         break;
     }
     check_cuda(cudaGetLastError(), fn);
-    // The values travel with the keys (an expression written to an array first: the parts' rows
-    // are read out of order).
+    // The values (or the expression's array) travel with the keys: the parts' rows are read out
+    // of order.
     radix_sort_args r{fn,
                       word,
                       mixed,
                       sorted,
-                      v.size,
-                      v.align,
-                      values.array(stream, mr),
+                      payload,
+                      payload_align,
+                      rebind ? moved.pointer : values.array(stream, mr),
                       order,
                       n,
                       radix_options{sort_order::ascending, 0, plan.bits}};
     radix_sort(r, stream, mr);
+    if (rebind) {
+      moved_loader.emplace(
+          jit::expression_op(jit::with_sole_array(*values.expression, order), v, n, fn));
+      if (moved_loader->definition() != values.loader->definition()) {
+        throw std::logic_error(std::string(fn) +
+                               ": the values' expression over the moved array is another build");
+      }
+    }
     const unsigned int blocks = (plan.parts + 1 + 255) / 256;
     if (w == 4) {
       hash::part_starts_kernel<<<blocks, 256, 0, s>>>(static_cast<const unsigned int*>(sorted),
@@ -566,13 +598,17 @@ bool table_route(const jit_args& a, const group_by_params& p, const void* keys,
     }
     check_cuda(cudaGetLastError(), fn);
   }
+  const placed_state moved_placed(moved_loader, stream, mr);
   const jit::erased_arg op{a.ops[0]->state()};
   const unsigned int grid = plan.parts * plan.blocks_per_part;
   const row_pointers inputs =
       plan.bits == 0 ? row_pointers{keys, a.in[1]} : row_pointers{sorted, order};
-  std::optional<expression_rows> read;  // the rows as given, their values an expression
+  // The values an expression: over the rows as given, or over the moved array.
+  std::optional<expression_rows> read;
   if (plan.bits == 0 && values.loader) {
     read = expression_rows{keys, jit::expression_input::of(values.loader->state())};
+  } else if (moved_loader) {
+    read = expression_rows{sorted, jit::expression_input::of(moved_loader->state())};
   }
   const unsigned long long count = n;
   const unsigned long long* part_starts = plan.bits == 0 ? nullptr : starts;
