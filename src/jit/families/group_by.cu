@@ -239,32 +239,53 @@ void sort_groups(const char* fn, scalar key, const void* keys, const jit_type& v
 
 /// The sort route: keys (normalised bits for floating-point keys, read as the keys' own type)
 /// radix-sorted with the values, then reduce_by_key with the operator over the runs (keys
-/// compared by their bits). Groups in key order.
-void sort_route(const jit_args& a, const group_by_params& p, const void* keys, const void* values,
+/// compared by their bits). Groups in key order. A values expression that reads one array at the
+/// row's index (sole_array_of) sorts that array instead, and reduce_by_key reads the expression
+/// over the sorted copy (its "+index" set where one is precompiled); any other expression is
+/// written to an array first.
+void sort_route(const jit_args& a, const group_by_params& p, const void* keys, group_values& values,
                 group_outputs& out, stream_ref stream, memory_resource& mr) {
   const char* fn = a.function;
   const jit_type& k = *a.types[0];
   const jit_type& v = *a.types[1];
   const std::size_t n = a.n;
   const bool direct = p.allocate == nullptr && p.out_capacity >= n && p.options.max_groups == 0;
+  const jit::sole_array moved =
+      values.expression != nullptr ? jit::sole_array_of(*values.expression) : jit::sole_array{};
+  const bool rebind = moved.type != nullptr;
+  const std::size_t payload = rebind ? moved.type->size : v.size;
   carve parts;
   const std::size_t at_keys = parts.add(n * k.size);
-  const std::size_t at_values = parts.add(n * v.size);
+  const std::size_t at_values = parts.add(n * payload);
   const std::size_t at_keys_out = parts.add(direct ? 0 : n * k.size);
   const std::size_t at_values_out = parts.add(direct ? 0 : n * v.size);
   temp_storage storage(mr, parts.total, stream);
   auto* base = static_cast<unsigned char*>(storage.get());
   void* sorted_keys = base + at_keys;
   void* sorted_values = base + at_values;
-  radix_sort_args r{fn,      k.kind, keys,          sorted_keys, v.size,
-                    v.align, values, sorted_values, n,           radix_options{}};
+  radix_sort_args r{fn,
+                    k.kind,
+                    keys,
+                    sorted_keys,
+                    payload,
+                    rebind ? moved.type->align : v.align,
+                    rebind ? moved.pointer : values.array(stream, mr),
+                    sorted_values,
+                    n,
+                    radix_options{}};
   radix_sort(r, stream, mr);
+  std::optional<cupar::jit::iterator> sorted_expression;
+  if (rebind) sorted_expression.emplace(jit::with_sole_array(*values.expression, sorted_values));
   static const jit_call& reduce_by_key = jit_call_named("reduce_by_key");  // looked up once
   jit_args b{fn, &reduce_by_key};
   b.types[0] = &unsigned_of_size(k.size);  // equal keys: equal bits (NaN included)
   b.types[1] = &v;
   b.in[0] = sorted_keys;
-  b.in[1] = sorted_values;
+  if (sorted_expression) {
+    b.in_iter[1] = &*sorted_expression;
+  } else {
+    b.in[1] = sorted_values;
+  }
   b.out[0] = direct ? out.keys : base + at_keys_out;
   b.out[1] = direct ? out.values : base + at_values_out;
   b.ops[0] = a.ops[0];
@@ -818,7 +839,12 @@ void call_group_by(const jit_args& a, stream_ref s, memory_resource& mr,
       values.loader.reset();
     }
   }
-  if (values.expression != nullptr && !values.loader) {
+  // The sort route alone (no plan) sorts the array of a one-array expression and reads the
+  // expression over the sorted copy.
+  const bool sort_moves_array = sorting && !tables && a.plan == nullptr &&
+                                values.expression != nullptr &&
+                                jit::sole_array_of(*values.expression).type != nullptr;
+  if (values.expression != nullptr && !values.loader && !sort_moves_array) {
     // No "+index" set serves the call: the values written once, every route reads the array.
     rows.in[1] = values.array(s, mr);
     values.expression = nullptr;
@@ -826,7 +852,7 @@ void call_group_by(const jit_args& a, stream_ref s, memory_resource& mr,
   const placed_state placed(values.loader, s, mr);
   if (tables && table_route(rows, p, keys, values, expected, out, s, mr)) return;
   if (sorting) {
-    sort_route(rows, p, keys, values.array(s, mr), out, s, mr);
+    sort_route(rows, p, keys, values, out, s, mr);
   } else {
     hash_route(rows, p, keys, values, expected, out, s, mr);
   }
