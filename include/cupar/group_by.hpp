@@ -153,9 +153,10 @@ std::size_t group_by_call(const ::cupar::jit::input<K>& keys, const ::cupar::jit
 /// Keys: arithmetic (K deduced from d_keys; -0.0 and +0.0 are one key, all NaNs one key, stored
 /// as +0.0 and a canonical NaN). Values: an arithmetic type or a struct declared with
 /// CUPAR_JIT_TYPE (V deduced from d_values, or named with an iterator expression: the hash
-/// method and the block tables over the rows as given read it in their kernels, with 4- and
-/// 8-byte keys; partitioned rows, the sort route and other keys get it written to a temporary
-/// array of V first). `op(V, V) -> V` must be associative and commutative
+/// method and the block tables read it in their kernels, with 4- and 8-byte keys; where the rows
+/// are reordered (partitioned rows, the sort route) an expression of one array read at the row's
+/// index moves that array and is read over the moved copy; other expressions and other keys get
+/// it written to a temporary array of V first). `op(V, V) -> V` must be associative and commutative
 /// (the hash method combines a group's rows in no fixed order); a group's first value is its
 /// initial accumulator. Groups come in the hash table's order, or by key (the sort route, or
 /// options.sort_by_key).
