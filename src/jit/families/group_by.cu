@@ -851,6 +851,11 @@ void call_group_by(const jit_args& a, stream_ref s, memory_resource& mr,
   }
   const placed_state placed(values.loader, s, mr);
   if (tables && table_route(rows, p, keys, values, expected, out, s, mr)) return;
+  if (!sorting && values.expression != nullptr && !values.loader) {
+    // The table route gave up after taking the arrays' set (an expression of several arrays on
+    // partitioned rows): the hash method reads the values written to an array.
+    rows.in[1] = values.array(s, mr);
+  }
   if (sorting) {
     sort_route(rows, p, keys, values, out, s, mr);
   } else {
