@@ -20,9 +20,9 @@
 // rounding (and scans from run to run). Named operators (cupar::jit::plus, minimum, maximum, ...)
 // on arithmetic values compile nothing; snippets compile once (see jit.hpp). User structs as
 // values (described with CUPAR_JIT_TYPE) are served by their class's sets or compiled once at run
-// time. Struct keys of no class under a text equality compile only the operators: the runs are
-// numbered from the equality (one more pass, a scan) and the call runs on the numbers, the keys
-// gathered from the runs' rows after it (docs/JIT.md).
+// time. Struct keys of no class under a text equality compile only the operators: one more pass
+// marks each row's run start from the equality and the call runs on the marks, the keys gathered
+// from the runs' rows after it (docs/JIT.md).
 //
 // Counts are written to device memory as std::size_t; the `_count` forms return them to the host
 // instead, synchronising the stream (only it). All sizes are 64-bit. With run-time operators,
