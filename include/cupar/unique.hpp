@@ -11,8 +11,9 @@
 // memory as std::size_t; the `_count` forms return them to the host instead, synchronising the
 // stream (only it).
 //
-// unique_by_key on struct keys of no class under a text equality compiles only the equality: the
-// runs are numbered from it and each run's first key and value gathered (docs/JIT.md).
+// unique_by_key on struct keys of no class under a text equality compiles only the equality: one
+// more pass marks each row's run start from it, the call runs on the marks, and each run's first
+// key is gathered after it (docs/JIT.md).
 //
 // unique_by_key and run_length_encode with run-time operators or none: their kernels for 2^31
 // items and more (64-bit offsets; 32-bit ones below, as CUB uses for an int count) are not

@@ -472,6 +472,12 @@ struct generator {
     used = at + size;
     return at;
   }
+  /// A device pointer in the state: its offset.
+  std::size_t pointer(const void* p) {
+    const std::size_t off = alloc(sizeof(void*), alignof(void*));
+    std::memcpy(state + off, &p, sizeof(void*));
+    return off;
+  }
   static std::string read(std::size_t off, const std::string& type) {
     return "(*reinterpret_cast<const " + type + "*>(cupar_state + " + std::to_string(off) + "))";
   }
@@ -535,8 +541,7 @@ struct generator {
                                          type + ") is null but n = " + std::to_string(n));
         }
         define(x.type);
-        const std::size_t off = alloc(sizeof(void*), alignof(void*));
-        std::memcpy(state + off, &x.pointer, sizeof(void*));
+        const std::size_t off = pointer(x.pointer);
         if (!emit) return std::string();
         const std::string array = std::string("(*reinterpret_cast<const ") + type +
                                   "* const*>(cupar_state + " + std::to_string(off) + "))";
@@ -642,8 +647,7 @@ struct generator {
     if (b.kind == store_bound::all || b.counts == nullptr) {
       throw_invalid_argument(fn, "internal: a bounded store without its device count");
     }
-    const std::size_t off = alloc(sizeof(void*), alignof(void*));
-    std::memcpy(state + off, &b.counts, sizeof(void*));
+    const std::size_t off = pointer(b.counts);
     if (!emit) return std::string();
     std::string c = "(*reinterpret_cast<const unsigned long long* const*>(cupar_state + " +
                     std::to_string(off) + "))";
@@ -724,8 +728,7 @@ struct generator {
                                          ") is null but n = " + std::to_string(n));
         }
         define(o.type);
-        const std::size_t off = alloc(sizeof(void*), alignof(void*));
-        std::memcpy(state + off, &o.pointer, sizeof(void*));
+        const std::size_t off = pointer(o.pointer);
         if (!emit) return std::string();
         return "(*reinterpret_cast<" + std::string(o.type.name) + "* const*>(cupar_state + " +
                std::to_string(off) + "))[" + i + "] = " + value + ";";
@@ -987,10 +990,8 @@ cupar::jit::op not_after_predicate(const cupar::jit::op& comp, const jit_type& k
   generator g{fn, 0};
   g.pre << "#line 1 \"" << expression_file << "\"\n";
   g.define(key);
-  const std::size_t at_keys = g.alloc(sizeof(void*), alignof(void*));
-  std::memcpy(g.state + at_keys, &keys, sizeof(void*));
-  const std::size_t at_threshold = g.alloc(sizeof(void*), alignof(void*));
-  std::memcpy(g.state + at_threshold, &threshold, sizeof(void*));
+  const std::size_t at_keys = g.pointer(keys);
+  const std::size_t at_threshold = g.pointer(threshold);
   g.snippet_function(comp, "cupar_comparator", "cupar_comparator", "bool",
                      {{key.name, "a"}, {key.name, "b"}}, "comparator", "comparator");
   const std::string array = std::string(key.name) + "* const";  // read() adds the first const
@@ -1034,40 +1035,53 @@ unsigned for_each_items(std::size_t bytes_per_index) {
 
 for_each_op run_marks_op(const cupar::jit::op& eq, const jit_type& key, const void* keys,
                          void* marks, std::size_t mark_size, std::size_t n, const char* fn) {
-  generator g{fn, n};
-  g.pre << "#line 1 \"" << expression_file << "\"\n";
-  g.define(key);
-  const std::size_t at_keys = g.alloc(sizeof(void*), alignof(void*));
-  std::memcpy(g.state + at_keys, &keys, sizeof(void*));
-  const std::size_t at_marks = g.alloc(sizeof(void*), alignof(void*));
-  std::memcpy(g.state + at_marks, &marks, sizeof(void*));
-  g.snippet_function(eq, "cupar_equality", "cupar_equality", "bool",
-                     {{key.name, "a"}, {key.name, "b"}}, "equality", "equality");
-  const std::string mark = mark_size == 4 ? "unsigned" : "unsigned long long";
-  const unsigned items = for_each_items(key.size);
-  std::ostringstream apply;
-  apply << "__device__ __forceinline__ int cupar_apply(const unsigned char* cupar_state, "
-           "unsigned long long cupar_i, unsigned long long cupar_n) {\n"
-        << "  const " << key.name
-        << "* const cupar_keys = " << generator::read(at_keys, std::string(key.name) + "* const")
-        << ";\n"
-        << "  " << mark << "* const cupar_marks = (*reinterpret_cast<" << mark
-        << "* const*>(cupar_state + " << at_marks << "));\n"
-        << "#pragma unroll\n"
-        << "  for (int cupar_k = 0; cupar_k < " << items << "; ++cupar_k) {\n"
-        << "    const unsigned long long cupar_j = cupar_i + " << for_each_threads
-        << "ull * static_cast<unsigned long long>(cupar_k);\n"
-        << "    if (cupar_j >= cupar_n) break;\n"
-        << "    const bool cupar_head = cupar_j != 0ull && !cupar_equality(cupar_state, "
-           "cupar_keys[cupar_j - 1ull], cupar_keys[cupar_j]);\n"
-        << "    cupar_marks[cupar_j] = static_cast<" << mark
-        << ">((cupar_j << 1) | (cupar_head ? "
-           "1ull : 0ull));\n"
-        << "  }\n  return 0;\n}\n";
-  g.pre << apply.str();
-  auto def = interned("cupar_apply(cupar_state, cupar_i, cupar_n)", g.pre.str(), g.untrusted,
-                      g.parts, g.used);
-  return {cupar::jit::op(std::move(def), g.state, g.used), items};
+  // The state in the order the generation fills it: the two arrays, the equality's parameters.
+  auto fill = [&](generator& g) {
+    g.pointer(keys);
+    g.pointer(marks);
+    g.snippet_state(eq);
+  };
+  auto generate = [&]() -> std::pair<cupar::jit::op, unsigned> {
+    generator g{fn, n};
+    g.pre << "#line 1 \"" << expression_file << "\"\n";
+    g.define(key);
+    const std::size_t at_keys = g.pointer(keys);
+    const std::size_t at_marks = g.pointer(marks);
+    g.snippet_function(eq, "cupar_equality", "cupar_equality", "bool",
+                       {{key.name, "a"}, {key.name, "b"}}, "equality", "equality");
+    const std::string mark = mark_size == 4 ? "unsigned" : "unsigned long long";
+    const unsigned items = for_each_items(key.size);
+    std::ostringstream apply;
+    apply << "__device__ __forceinline__ int cupar_apply(const unsigned char* cupar_state, "
+             "unsigned long long cupar_i, unsigned long long cupar_n) {\n"
+          << "  const " << key.name
+          << "* const cupar_keys = " << generator::read(at_keys, std::string(key.name) + "* const")
+          << ";\n"
+          << "  " << mark << "* const cupar_marks = (*reinterpret_cast<" << mark
+          << "* const*>(cupar_state + " << at_marks << "));\n"
+          << "#pragma unroll\n"
+          << "  for (int cupar_k = 0; cupar_k < " << items << "; ++cupar_k) {\n"
+          << "    const unsigned long long cupar_j = cupar_i + " << for_each_threads
+          << "ull * static_cast<unsigned long long>(cupar_k);\n"
+          << "    if (cupar_j >= cupar_n) break;\n"
+          << "    const bool cupar_head = cupar_j != 0ull && !cupar_equality(cupar_state, "
+             "cupar_keys[cupar_j - 1ull], cupar_keys[cupar_j]);\n"
+          << "    cupar_marks[cupar_j] = static_cast<" << mark
+          << ">((cupar_j << 1) | (cupar_head ? 1ull : 0ull));\n"
+          << "  }\n  return 0;\n}\n";
+    g.pre << apply.str();
+    auto def = interned("cupar_apply(cupar_state, cupar_i, cupar_n)", g.pre.str(), g.untrusted,
+                        g.parts, g.used);
+    return {cupar::jit::op(std::move(def), g.state, g.used), items};
+  };
+  // The code depends on the key's type, the marks' width and the equality's definition only: a
+  // call with a known one fills the state alone.
+  shape_key skey{"M", {}};
+  append_type(skey.k, key);
+  skey.k += static_cast<char>('0' + mark_size);
+  skey.add_op(eq);
+  auto made = cached_or_generated(std::move(skey), "the rows' run marks", fn, n, fill, generate);
+  return {std::move(made.first), made.second};
 }
 
 namespace {

@@ -208,6 +208,9 @@ struct group_outputs {
 struct group_values {
   const jit_args* a = nullptr;
   const cupar::jit::iterator* expression = nullptr;
+  /// The one array the expression reads at the row's index, if that is all it reads
+  /// (sole_array_of): the routes that reorder the rows move it instead of the values.
+  jit::sole_array moved;
   std::optional<cupar::jit::op> loader;
   std::optional<temp_storage> written;
   /// The values as an array: the caller's, or the expression written to a temporary (once).
@@ -250,8 +253,7 @@ void sort_route(const jit_args& a, const group_by_params& p, const void* keys, g
   const jit_type& v = *a.types[1];
   const std::size_t n = a.n;
   const bool direct = p.allocate == nullptr && p.out_capacity >= n && p.options.max_groups == 0;
-  const jit::sole_array moved =
-      values.expression != nullptr ? jit::sole_array_of(*values.expression) : jit::sole_array{};
+  const jit::sole_array& moved = values.moved;
   const bool rebind = moved.type != nullptr;
   const std::size_t payload = rebind ? moved.type->size : v.size;
   carve parts;
@@ -513,9 +515,7 @@ bool table_route(const jit_args& a, const group_by_params& p, const void* keys,
   // at the row's index moves that array instead and is read over the moved copy by the "+index"
   // set's kernels (its shape unchanged: the same build); any other expression is written to an
   // array first and the arrays' set reads it.
-  const jit::sole_array moved =
-      values.expression != nullptr ? jit::sole_array_of(*values.expression) : jit::sole_array{};
-  int occupancy = 0;
+  const jit::sole_array& moved = values.moved;
   std::optional<jit::resolved> resolved_set;
   for (;;) {
     resolved_set = group_by_module(a, values);
@@ -525,7 +525,7 @@ bool table_route(const jit_args& a, const group_by_params& p, const void* keys,
     }
     const int threads = static_cast<int>(m.meta(4));
     const std::size_t table_bytes = static_cast<std::size_t>(slots) * slot;
-    occupancy = m.occupancy(m.kernel(plan.bits == 0 ? 3 : 4), threads, table_bytes);
+    const int occupancy = m.occupancy(m.kernel(plan.bits == 0 ? 3 : 4), threads, table_bytes);
     if (occupancy == 0) return false;
     const table_plan final_plan = plan_tables(n, expected, slots, sms * occupancy);
     if (final_plan.bits != 0 && values.loader && moved.type == nullptr) {
@@ -832,6 +832,7 @@ void call_group_by(const jit_args& a, stream_ref s, memory_resource& mr,
   group_values values;
   values.a = &rows;
   values.expression = a.in_iter[1];
+  if (values.expression != nullptr) values.moved = jit::sole_array_of(*values.expression);
   if (values.expression != nullptr && (tables || !sorting) && a.plan == nullptr) {
     values.loader.emplace(jit::expression_op(*values.expression, v, a.n, fn));
     if (!jit::precompiled_request(group_by_set(a, &*values.loader)) &&
@@ -842,12 +843,12 @@ void call_group_by(const jit_args& a, stream_ref s, memory_resource& mr,
   // The sort route alone (no plan) sorts the array of a one-array expression and reads the
   // expression over the sorted copy.
   const bool sort_moves_array = sorting && !tables && a.plan == nullptr &&
-                                values.expression != nullptr &&
-                                jit::sole_array_of(*values.expression).type != nullptr;
+                                values.expression != nullptr && values.moved.type != nullptr;
   if (values.expression != nullptr && !values.loader && !sort_moves_array) {
     // No "+index" set serves the call: the values written once, every route reads the array.
     rows.in[1] = values.array(s, mr);
     values.expression = nullptr;
+    values.moved = {};
   }
   const placed_state placed(values.loader, s, mr);
   if (tables && table_route(rows, p, keys, values, expected, out, s, mr)) return;
