@@ -17,16 +17,19 @@
 //   records, class s16a4), merge_sort_rec32 (32 bytes, s32a8), reduce_rec36 (36 bytes: no
 //   class, kernels compiled from source), reduce_by_key_u32_rec16 (a group-by: u32 keys, rec16
 //   values; the data-processing class set reduce_by_key<u32,s16a4>), group_by_u32_rec16 (the same
-//   accumulators aggregated by group_by's hash method: group_by<u32,s16a4>). reduce_point's struct
-//   is class s8a4: precompiled in the default build (CUPAR_JIT_STRUCT_CLASSES=all), compiled from
-//   source in builds without it. sum_of_squares_f32: transform_reduce with a new transform "x * x"
-//   and the named plus (issue 10's fused sum of squares). dot_f32, argmax_f32: reduces over
-//   iterator expressions (jit_iterator.hpp), transform<float>(zip(a, b), "x._0 * x._1") with a new
-//   transform each, and zip(counting(0ll), x) into a struct with a new reduction each.
-//   scan_squares_f32: an inclusive scan of the expression transform(x, "x * x"), a new transform
-//   each time (the "+index" scan sets). transform_rec16_f32: a binary transform (rec16, f32) ->
-//   f64, a new operator each time (no CUB transform set for the types: the "for_each" kernels).
-//   select_expr_f32: select_if of transform(x, "x * 2.0f"), a new transform each time (the
+//   accumulators aggregated by group_by's hash method: group_by<u32,s16a4>),
+//   reduce_by_key_u32_acc56 (56-byte accumulators: reduce_by_key<u32,s56a8>) and
+//   lower_bound_event16 (16-byte records searched by a comparator: binary_search<s16a8,u32>).
+//   reduce_point's struct is class s8a4: precompiled in the default build
+//   (CUPAR_JIT_STRUCT_CLASSES=all), compiled from source in builds without it. sum_of_squares_f32:
+//   transform_reduce with a new transform "x * x" and the named plus (issue 10's fused sum of
+//   squares). dot_f32, argmax_f32: reduces over iterator expressions (jit_iterator.hpp),
+//   transform<float>(zip(a, b), "x._0 * x._1") with a new transform each, and zip(counting(0ll), x)
+//   into a struct with a new reduction each. scan_squares_f32: an inclusive scan of the expression
+//   transform(x, "x * x"), a new transform each time (the "+index" scan sets). transform_rec16_f32:
+//   a binary transform (rec16, f32) -> f64, a new operator each time (no CUB transform set for the
+//   types: the "for_each" kernels). select_expr_f32: select_if of transform(x, "x * 2.0f"), a new
+//   transform each time (the
 //   "+index" stream compaction sets); sort_computed_u32: a radix sort of the keys
 //   transform(v, "(x * 7u) % 1000003u"), a new transform each time (written by the "for_each"
 //   kernels, then sorted). select_output_f32: select_if of x by "x > 0.5f" written through
@@ -98,6 +101,10 @@ struct point {
   float x, y;
 };
 CUPAR_JIT_TYPE(point, "point", "struct point { float x, y; };")
+// A 56-byte accumulator (class s56a8) and a 16-byte record (class s16a8).
+CUPAR_JIT_STRUCT(acc56, long long count; double sum; double min; double max; double sumsq;
+                 long long first; long long last;)
+CUPAR_JIT_STRUCT(event16, unsigned day; unsigned id; double amount;)
 
 // Records of the struct size classes (issue 11): rec16 (16 bytes aligned to 4) and rec32 (32
 // bytes aligned to 8) of records.hpp, and 36 bytes (no class: compiled from source, the
@@ -1047,6 +1054,110 @@ class group_by_rec16 final : public workload {
   std::size_t n_;
 };
 
+/// reduce_by_key of 56-byte accumulators (seven 8-byte fields: a count, sums, a range and the
+/// first and last rows) by u32 keys in runs of 4: the data-processing class set
+/// reduce_by_key<u32,s56a8>; only the operator compiles.
+class reduce_by_key_acc56 final : public workload {
+ public:
+  reduce_by_key_acc56(std::size_t n, cudaStream_t s)
+      : workload(s),
+        keys_(runs_of_4(n), s),
+        values_(values_of(n), s),
+        keys_out_(n, s),
+        out_(n, s),
+        count_(1, s),
+        n_(n) {}
+  op make_op(int i) const override {
+    const std::string tail = i == 0 ? std::string() : " + 0.0 * " + std::to_string(i);
+    return op(salted("acc56{a.count + b.count, a.sum + b.sum" + tail +
+                         ", fmin(a.min, b.min), fmax(a.max, b.max), a.sumsq + b.sumsq, "
+                         "a.first < b.first ? a.first : b.first, "
+                         "a.last > b.last ? a.last : b.last}",
+                     i));
+  }
+  void call(const op& o) override {
+    cupar::reduce_by_key(keys_.data(), values_.data(), keys_out_.data(), out_.data(), count_.data(),
+                         n_, o, cupar::jit::equal_to, stream_);
+  }
+  void check() override {
+    const std::size_t runs = count_.to_host()[0];
+    if (runs != (n_ + 3) / 4) throw std::runtime_error("reduce_by_key_acc56: wrong run count");
+    const std::vector<acc56> got = out_.to_host(runs);
+    for (std::size_t r = 0; r < runs; ++r) {
+      const auto first = static_cast<long long>(4 * r);
+      const auto rows = static_cast<long long>(std::min<std::size_t>(4, n_ - 4 * r));
+      if (got[r].count != rows || got[r].sum != 2.0 * rows || got[r].first != first ||
+          got[r].last != first + rows - 1) {
+        throw std::runtime_error("reduce_by_key_acc56: wrong record of run " + std::to_string(r));
+      }
+    }
+  }
+
+ private:
+  static std::vector<acc56> values_of(std::size_t n) {
+    std::vector<acc56> v(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto row = static_cast<long long>(i);
+      v[i] = acc56{1, 2.0, 2.0, 2.0, 4.0, row, row};
+    }
+    return v;
+  }
+  cupar::device_buffer<std::uint32_t> keys_;
+  cupar::device_buffer<acc56> values_;
+  cupar::device_buffer<std::uint32_t> keys_out_;
+  cupar::device_buffer<acc56> out_;
+  cupar::device_buffer<std::size_t> count_;
+  std::size_t n_;
+};
+
+/// lower_bound of 16-byte records (day, id, amount) by a comparator on (day, id): the class set
+/// binary_search<s16a8,u32>; only the comparator compiles. n / 4 needles.
+class lower_bound_event16 final : public workload {
+ public:
+  lower_bound_event16(std::size_t n, cudaStream_t s)
+      : workload(s),
+        sorted_(sorted_of(n), s),
+        needles_(needles_of(n), s),
+        out_(n / 4 + 1, s),
+        n_(n) {}
+  op make_op(int i) const override {
+    return op(salted("a.day < b.day || (a.day == b.day && a.id < b.id)" +
+                         (i == 0 ? std::string() : " || 0 > " + std::to_string(i)),
+                     i));
+  }
+  void call(const op& o) override {
+    cupar::lower_bound(sorted_.data(), n_, needles_.data(), n_ / 4 + 1, out_.data(), o, stream_);
+  }
+  void check() override {
+    const std::vector<std::uint32_t> got = out_.to_host();
+    for (std::size_t j = 0; j < got.size(); ++j) {
+      if (got[j] != std::min<std::size_t>(n_, 4 * j)) {
+        throw std::runtime_error("lower_bound_event16: wrong position of needle " +
+                                 std::to_string(j));
+      }
+    }
+  }
+
+ private:
+  // Record i is (i / 8, i % 8); needle j is record 4j's (day, id).
+  static std::vector<event16> sorted_of(std::size_t n) {
+    std::vector<event16> v(n);
+    for (std::size_t i = 0; i < n; ++i)
+      v[i] = event16{static_cast<unsigned>(i / 8), static_cast<unsigned>(i % 8), 1.0};
+    return v;
+  }
+  static std::vector<event16> needles_of(std::size_t n) {
+    std::vector<event16> v(n / 4 + 1);
+    for (std::size_t j = 0; j < v.size(); ++j)
+      v[j] = event16{static_cast<unsigned>(4 * j / 8), static_cast<unsigned>(4 * j % 8), 0.0};
+    return v;
+  }
+  cupar::device_buffer<event16> sorted_;
+  cupar::device_buffer<event16> needles_;
+  cupar::device_buffer<std::uint32_t> out_;
+  std::size_t n_;
+};
+
 const char* const case_names[] = {"reduce_f32",
                                   "merge_sort_keys_f32",
                                   "reduce_point",
@@ -1065,6 +1176,8 @@ const char* const case_names[] = {"reduce_f32",
                                   "reduce_rec36",
                                   "reduce_by_key_u32_rec16",
                                   "group_by_u32_rec16",
+                                  "reduce_by_key_u32_acc56",
+                                  "lower_bound_event16",
                                   "sum_of_squares_f32",
                                   "dot_f32",
                                   "argmax_f32",
@@ -1095,6 +1208,8 @@ std::unique_ptr<workload> make_workload(const std::string& name, std::size_t n, 
   if (name == "reduce_rec36") return std::make_unique<reduce_rec36>(n, s);
   if (name == "reduce_by_key_u32_rec16") return std::make_unique<reduce_by_key_rec16>(n, s);
   if (name == "group_by_u32_rec16") return std::make_unique<group_by_rec16>(n, s);
+  if (name == "reduce_by_key_u32_acc56") return std::make_unique<reduce_by_key_acc56>(n, s);
+  if (name == "lower_bound_event16") return std::make_unique<lower_bound_event16>(n, s);
   if (name == "sum_of_squares_f32") return std::make_unique<sum_of_squares_f32>(n, s);
   if (name == "dot_f32") return std::make_unique<dot_f32>(n, s);
   if (name == "argmax_f32") return std::make_unique<argmax_f32>(n, s);

@@ -17,7 +17,10 @@
 // orders them there, such as cupar::jit::op("a < b || (a == a && b != b)").
 //
 // Positions are written as Index, an integer type of 4 or 8 bytes that holds n (kernels are
-// precompiled in the library for every arithmetic T with 4- and 8-byte positions).
+// precompiled in the library for every arithmetic T with 4- and 8-byte positions, and for
+// records (CUPAR_JIT_STRUCT) of the data-processing struct classes, CUPAR_JIT_STRUCT_DP_CLASSES:
+// a comparator on a record's fields, such as "a.day < b.day || (a.day == b.day && a.id < b.id)",
+// is then all that compiles; records of other sizes compile the search kernel once).
 #pragma once
 
 #include <cupar/detail/dp_checks.hpp>

@@ -168,8 +168,9 @@ std::size_t select_if_count(jit::input_t<T> d_in, const jit::output& out, std::s
 
 /// Copies the items of d_in[0, n) whose flag d_flags[i] is non-zero to d_out, in their input
 /// order, and writes their number to *d_num_selected. No operator: served by kernels precompiled
-/// in the library for every arithmetic T and 1- or 4-byte flags (other flag and item types are
-/// compiled once at run time and cached).
+/// in the library for every arithmetic T, and records of the data-processing struct classes
+/// (CUPAR_JIT_STRUCT_DP_CLASSES; in place through a temporary copy of the items), with 1- or
+/// 4-byte flags (other flag and item types are compiled once at run time and cached).
 ///
 /// @param d_in           device input, or an iterator expression (jit::input), read by the kernels
 ///                       (fused) with 1- and 4-byte flags, written to a temporary array of n items

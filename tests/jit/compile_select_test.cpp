@@ -100,6 +100,7 @@ TEST(JitCompileSelect, StructsOfAClassLinkTheClassKernels) {
   const op same_tag("a.tag == b.tag");
   const op below("x.key < t");
   const op above("x.key > u");
+  const op by_key("a.key < b.key");
   const std::pair<std::string, cupar::jit::build_report> cases[] = {
       {"select_if<s8a4>", cupar::jit::compile_select_if<tagged>(op(below).param("t", 2.0f))},
       {"partition_if<s8a4>",
@@ -108,6 +109,11 @@ TEST(JitCompileSelect, StructsOfAClassLinkTheClassKernels) {
        cupar::jit::compile_three_way_partition<tagged>(op(below).param("t", 2.0f),
                                                        op(above).param("u", 5.0f), 90, false)},
       {"unique<s8a4>", cupar::jit::compile_unique<tagged>(&same_tag)},
+      // Records searched by a comparator on their fields (search.hpp, the class's sets).
+      {"binary_search<s8a4,u32>",
+       cupar::jit::compile_binary_search<tagged, std::uint32_t>(&by_key, 90, false)},
+      {"binary_search<s8a4,u64>",
+       cupar::jit::compile_binary_search<tagged, std::uint64_t>(&by_key, 90, true)},
   };
   for (const auto& [set, r] : cases) {
     SCOPED_TRACE(set);

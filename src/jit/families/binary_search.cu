@@ -30,6 +30,9 @@ std::vector<std::string> names(const set_spec&) {
 // type, linked to the class's kernels.
 const char* const rules[] = {
     "precompile c=classes i=u32|u64: binary_search<$c,$i>",
+    // Records searched by a comparator on their fields: a set of the struct's class serves every
+    // struct of it (the comparator's wrapper bit-casts the class's storage to the struct).
+    "precompile s=dp_structs i=u32|u64: binary_search<$s,$i>",
 };
 
 }  // namespace

@@ -93,6 +93,9 @@ const char* const select_flagged_rules[] = {
     // "+index": the items an iterator expression read by the kernels (flags given as an
     // expression are written as bytes of `x != 0` first, entry.cpp).
     "precompile c=classes f=u8|u32: select_flagged<$c,$f>+index",
+    // Records: no operator to compile, so a set of the struct's class serves every struct of it
+    // at once (in place: the items copied to a temporary first, call_select).
+    "precompile s=dp_structs f=u8|u32: select_flagged<$s,$f>",
 };
 
 const char* const partition_if_rules[] = {
@@ -346,7 +349,20 @@ void call_select(const jit_args& given, stream_ref s, memory_resource& mr,
     expression = nullptr;
     loader.reset();
   }
-  const bool in_place = expression == nullptr && may_alias && a.n != 0 && a.in[0] == a.out[0];
+  bool in_place = expression == nullptr && may_alias && a.n != 0 && a.in[0] == a.out[0];
+  std::optional<temp_storage> copy;
+  if (in_place && !jit::precompiled_request(dp_request(a, true)) &&
+      jit::precompiled_request(dp_request(a, false))) {
+    // Only the out-of-place set precompiled (records' select_flagged): the items copied to a
+    // temporary, compacted from there into the caller's array (nothing compiled; the items past
+    // the count keep their values, as CUB's in-place compaction leaves them).
+    copy.emplace(mr, a.n * t.size, s);
+    check_cuda(
+        cudaMemcpyAsync(copy->get(), a.in[0], a.n * t.size, cudaMemcpyDeviceToDevice, s.get()),
+        "cudaMemcpyAsync");
+    a.in[0] = copy->get();
+    in_place = false;
+  }
   const jit::set_request req =
       loader ? expression_request(a, *loader, store ? &*store : nullptr) : dp_request(a, in_place);
   const jit::resolved resolved = jit::resolve(req, nullptr, fn);

@@ -1,0 +1,245 @@
+// cupar tests: records and accumulators of the data-processing struct classes on the GPU
+// (CUPAR_JIT_STRUCT_DP_CLASSES): 40- and 56-byte accumulators (five and seven 8-byte fields)
+// through reduce_by_key, the scans by key and segmented_reduce; records searched by a comparator
+// (lower_bound / upper_bound) and selected by flags (select_flagged, out of place and in place).
+// Each result against a CPU reference at 0, 1, odd and large sizes; where the build precompiled
+// the classes' sets, no kernel is compiled (only the operators: tens of milliseconds, not the
+// seconds of a set compiled from source). Compiled by g++.
+#include "../common/data.hpp"
+#include "../common/gpu.hpp"
+#include "../common/precompiled.hpp"
+#include "../common/streams.hpp"
+
+#include <cupar/cupar.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+// Five and seven 8-byte fields: a count and sums, the shapes of a query's aggregates.
+CUPAR_JIT_STRUCT(acc40, long long count; double sum; double min; double max; double sumsq;)
+CUPAR_JIT_STRUCT(acc56, long long count; double sum; double min; double max; double sumsq;
+                 long long first; long long last;)
+// A 16-byte record ordered by (day, id).
+CUPAR_JIT_STRUCT(event16, unsigned day; unsigned id; double amount;)
+
+namespace {
+
+using cupar::jit::op;
+using cupar::testing::owned_stream;
+
+std::vector<std::size_t> sizes() {
+  return {0, 1, 7, 4353, cupar::testing::scaled(std::size_t(300001))};
+}
+
+acc40 acc40_of(std::size_t i) {
+  const double v = static_cast<double>((i * 37) % 101) - 50.0;
+  return {1, v, v, v, v * v};
+}
+acc56 acc56_of(std::size_t i) {
+  const double v = static_cast<double>((i * 37) % 101) - 50.0;
+  const auto row = static_cast<long long>(i);
+  return {1, v, v, v, v * v, row, row};
+}
+
+acc40 merge(const acc40& a, const acc40& b) {
+  return {a.count + b.count, a.sum + b.sum, std::min(a.min, b.min), std::max(a.max, b.max),
+          a.sumsq + b.sumsq};
+}
+acc56 merge(const acc56& a, const acc56& b) {
+  return {a.count + b.count,       a.sum + b.sum,     std::min(a.min, b.min),
+          std::max(a.max, b.max),  a.sumsq + b.sumsq, std::min(a.first, b.first),
+          std::max(a.last, b.last)};
+}
+
+const char* const merge40 =
+    "acc40{a.count + b.count, a.sum + b.sum, fmin(a.min, b.min), fmax(a.max, b.max), "
+    "a.sumsq + b.sumsq}";
+const char* const merge56 =
+    "acc56{a.count + b.count, a.sum + b.sum, fmin(a.min, b.min), fmax(a.max, b.max), "
+    "a.sumsq + b.sumsq, a.first < b.first ? a.first : b.first, "
+    "a.last > b.last ? a.last : b.last}";
+
+template <class A>
+bool same_bytes(const A& x, const A& y) {
+  return std::memcmp(&x, &y, sizeof(A)) == 0;
+}
+
+/// Keys in runs of 1 to 5 rows (small values, so that a run may repeat an earlier key).
+std::vector<std::uint32_t> run_keys(std::size_t n) {
+  std::vector<std::uint32_t> k(n);
+  std::uint32_t key = 0;
+  for (std::size_t i = 0; i < n;) {
+    const std::size_t len = 1 + (i * 7) % 5;
+    for (std::size_t j = 0; j < len && i < n; ++j, ++i)
+      k[i] = key;
+    key = (key * 13 + 5) % 11;
+  }
+  return k;
+}
+
+/// reduce_by_key, the inclusive and exclusive scans by key and segmented_reduce of accumulators
+/// A, against the CPU. The sums are of integers held in doubles: exact in any order.
+template <class A>
+void check_accumulators(const char* merge_source, A (*of)(std::size_t), cupar::stream_ref s) {
+  const op m(merge_source);
+  for (std::size_t n : sizes()) {
+    SCOPED_TRACE(std::to_string(sizeof(A)) + "-byte accumulators, n = " + std::to_string(n));
+    const auto keys = run_keys(n);
+    std::vector<A> values(n);
+    for (std::size_t i = 0; i < n; ++i)
+      values[i] = of(i);
+    // CPU: the runs' keys and aggregates, the scans.
+    std::vector<std::uint32_t> want_keys;
+    std::vector<A> want_aggs, want_inclusive(n), want_exclusive(n);
+    std::vector<std::int64_t> offsets{0};
+    for (std::size_t i = 0; i < n; ++i) {
+      const bool head = i == 0 || keys[i] != keys[i - 1];
+      if (head) {
+        if (i != 0) offsets.push_back(static_cast<std::int64_t>(i));
+        want_keys.push_back(keys[i]);
+        want_aggs.push_back(values[i]);
+        want_inclusive[i] = values[i];
+        want_exclusive[i] = A{};
+      } else {
+        want_aggs.back() = merge(want_aggs.back(), values[i]);
+        want_inclusive[i] = merge(want_inclusive[i - 1], values[i]);
+        want_exclusive[i] = merge(want_exclusive[i - 1], values[i - 1]);
+      }
+    }
+    if (n != 0) offsets.push_back(static_cast<std::int64_t>(n));
+    const std::size_t runs = want_keys.size();
+    cupar::device_buffer<std::uint32_t> d_keys(keys, s), d_keys_out(n, s);
+    cupar::device_buffer<A> d_values(values, s), d_out(n, s);
+    cupar::device_buffer<std::size_t> d_count(1, s);
+    cupar::reduce_by_key(d_keys.data(), d_values.data(), d_keys_out.data(), d_out.data(),
+                         d_count.data(), n, m, cupar::jit::equal_to, s);
+    ASSERT_EQ(d_count.to_host()[0], runs);
+    EXPECT_EQ(d_keys_out.to_host(runs), want_keys);
+    const auto aggs = d_out.to_host(runs);
+    for (std::size_t r = 0; r < runs; ++r)
+      ASSERT_TRUE(same_bytes(aggs[r], want_aggs[r])) << "reduce_by_key, run " << r;
+    cupar::inclusive_scan_by_key(d_keys.data(), d_values.data(), d_out.data(), n, m,
+                                 cupar::jit::equal_to, s);
+    const auto inclusive = d_out.to_host();
+    for (std::size_t i = 0; i < n; ++i)
+      ASSERT_TRUE(same_bytes(inclusive[i], want_inclusive[i])) << "inclusive scan by key, " << i;
+    cupar::exclusive_scan_by_key(d_keys.data(), d_values.data(), d_out.data(), n, m, A{},
+                                 cupar::jit::equal_to, s);
+    const auto exclusive = d_out.to_host();
+    for (std::size_t i = 0; i < n; ++i)
+      ASSERT_TRUE(same_bytes(exclusive[i], want_exclusive[i])) << "exclusive scan by key, " << i;
+    // The runs as segments.
+    cupar::device_buffer<std::int64_t> d_offsets(offsets, s);
+    cupar::segmented_reduce(d_values.data(), d_out.data(), n, runs, d_offsets.data(),
+                            d_offsets.data() + 1, m, A{}, s);
+    const auto segments = d_out.to_host(runs);
+    for (std::size_t r = 0; r < runs; ++r) {
+      ASSERT_TRUE(same_bytes(segments[r], merge(A{}, want_aggs[r]))) << "segment " << r;
+    }
+  }
+}
+
+}  // namespace
+
+// Accumulators of five and seven 8-byte fields (40 and 56 bytes): the classes s40a8 and s56a8
+// serve reduce_by_key, the scans by key and segmented_reduce, only the operator compiled.
+TEST(JitRecordClasses, FortyAndFiftySixByteAccumulatorsThroughTheByKeyAndSegmentedFamilies) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const auto before = cupar::jit::get_stats();
+  check_accumulators<acc40>(merge40, acc40_of, s);
+  check_accumulators<acc56>(merge56, acc56_of, s);
+  const auto after = cupar::jit::get_stats();
+  bool classes = true;
+  for (const char* c : {"s40a8", "s56a8"}) {
+    for (const std::string set : {"reduce_by_key<u32,", "scan_by_key_inclusive<u32,",
+                                  "scan_by_key_exclusive<u32,", "segmented_reduce<"}) {
+      classes = classes && cupar::testing::precompiled_here(set + c + ">");
+    }
+  }
+  if (classes) {
+    EXPECT_EQ(after.kernel_compiles, before.kernel_compiles);
+  }
+  EXPECT_GT(after.operator_compiles, before.operator_compiles);
+}
+
+// Records searched by a comparator on their fields and selected by flags: the classes' sets
+// (binary_search<s16a8,...>, select_flagged<s40a8,...>), nothing compiled but the comparator
+// (select_flagged has no operator: nothing at all).
+TEST(JitRecordClasses, RecordsAreSearchedByAComparatorAndSelectedByFlags) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const auto before = cupar::jit::get_stats();
+  const op by_day_then_id("a.day < b.day || (a.day == b.day && a.id < b.id)");
+  auto less = [](const event16& a, const event16& b) {
+    return a.day < b.day || (a.day == b.day && a.id < b.id);
+  };
+  for (std::size_t n : sizes()) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    // Sorted events with repeated (day, id) pairs; needles on, between and beyond them.
+    std::vector<event16> sorted(n);
+    for (std::size_t i = 0; i < n; ++i)
+      sorted[i] = {static_cast<unsigned>(i / 40), static_cast<unsigned>((i / 3) % 7),
+                   static_cast<double>(i)};
+    std::sort(sorted.begin(), sorted.end(), less);
+    const std::size_t m = n / 2 + 3;
+    std::vector<event16> needles(m);
+    for (std::size_t j = 0; j < m; ++j)
+      needles[j] = {static_cast<unsigned>((j * 7919) % (n / 40 + 2)),
+                    static_cast<unsigned>((j * 31) % 9), -1.0};
+    cupar::device_buffer<event16> d_sorted(sorted, s), d_needles(needles, s);
+    cupar::device_buffer<std::uint32_t> d_lower(m, s);
+    cupar::device_buffer<std::uint64_t> d_upper(m, s);
+    cupar::lower_bound(d_sorted.data(), n, d_needles.data(), m, d_lower.data(), by_day_then_id, s);
+    cupar::upper_bound(d_sorted.data(), n, d_needles.data(), m, d_upper.data(), by_day_then_id, s);
+    const auto lower = d_lower.to_host();
+    const auto upper = d_upper.to_host();
+    for (std::size_t j = 0; j < m; ++j) {
+      const auto lo = std::lower_bound(sorted.begin(), sorted.end(), needles[j], less);
+      const auto hi = std::upper_bound(sorted.begin(), sorted.end(), needles[j], less);
+      ASSERT_EQ(lower[j], static_cast<std::uint32_t>(lo - sorted.begin())) << "needle " << j;
+      ASSERT_EQ(upper[j], static_cast<std::uint64_t>(hi - sorted.begin())) << "needle " << j;
+    }
+    // select_flagged of 40-byte accumulators by byte and by 4-byte flags, then in place.
+    std::vector<acc40> items(n);
+    std::vector<std::uint8_t> flags(n);
+    std::vector<std::uint32_t> wide_flags(n);
+    std::vector<acc40> want;
+    for (std::size_t i = 0; i < n; ++i) {
+      items[i] = acc40_of(i);
+      flags[i] = (i * 11) % 7 < 3 ? 1 : 0;
+      wide_flags[i] = flags[i] ? 0x100u : 0u;  // non-zero, not 1
+      if (flags[i]) want.push_back(items[i]);
+    }
+    cupar::device_buffer<acc40> d_items(items, s), d_out(n, s);
+    cupar::device_buffer<std::uint8_t> d_flags(flags, s);
+    cupar::device_buffer<std::uint32_t> d_wide(wide_flags, s);
+    auto expect_selected = [&](const std::vector<acc40>& got, const char* what) {
+      ASSERT_EQ(got.size(), want.size()) << what;
+      for (std::size_t i = 0; i < want.size(); ++i)
+        ASSERT_TRUE(same_bytes(got[i], want[i])) << what << ", item " << i;
+    };
+    ASSERT_EQ(cupar::select_flagged_count(d_items.data(), d_flags.data(), d_out.data(), n, s),
+              want.size());
+    expect_selected(d_out.to_host(want.size()), "byte flags");
+    ASSERT_EQ(cupar::select_flagged_count(d_items.data(), d_wide.data(), d_out.data(), n, s),
+              want.size());
+    expect_selected(d_out.to_host(want.size()), "4-byte flags");
+    ASSERT_EQ(cupar::select_flagged_count(d_items.data(), d_flags.data(), d_items.data(), n, s),
+              want.size());
+    expect_selected(d_items.to_host(want.size()), "in place");
+  }
+  const auto after = cupar::jit::get_stats();
+  if (cupar::testing::precompiled_here("binary_search<s16a8,u32>") &&
+      cupar::testing::precompiled_here("binary_search<s16a8,u64>") &&
+      cupar::testing::precompiled_here("select_flagged<s40a8,u8>") &&
+      cupar::testing::precompiled_here("select_flagged<s40a8,u32>") &&
+      cupar::testing::precompiled_here("select_flagged<s40a8,u8>+inplace")) {
+    EXPECT_EQ(after.kernel_compiles, before.kernel_compiles);
+  }
+}
