@@ -17,6 +17,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+
+#include <cuda_runtime_api.h>
 #include <string>
 #include <vector>
 
@@ -242,4 +244,127 @@ TEST(JitRecordClasses, RecordsAreSearchedByAComparatorAndSelectedByFlags) {
       cupar::testing::precompiled_here("select_flagged<s40a8,u8>+inplace")) {
     EXPECT_EQ(after.kernel_compiles, before.kernel_compiles);
   }
+}
+
+// Records of 4-byte fields whose size is a multiple of 8 (24 and 48 bytes: six and twelve
+// floats): in 8-byte-aligned arrays (cudaMalloc's) they take the 8-byte-aligned class of their
+// size (s24a8, s48a8; the bytes and strides are the same), so only the operators compile. In an
+// array 4 bytes off that alignment the kernels are compiled for the struct itself: the same
+// results.
+CUPAR_JIT_STRUCT(six4, float count; float sum; float min; float max; float x; float y;)
+CUPAR_JIT_STRUCT(twelve4, float v[12];)
+
+namespace {
+
+six4 six4_of(std::size_t i) {
+  const float v = static_cast<float>((i * 37) % 101) - 50.0f;
+  return {1.0f, v, v, v, static_cast<float>(i % 7), -v};
+}
+
+six4 merge_six(const six4& a, const six4& b) {
+  return {a.count + b.count,      a.sum + b.sum, std::min(a.min, b.min),
+          std::max(a.max, b.max), a.x + b.x,     a.y + b.y};
+}
+
+}  // namespace
+
+TEST(JitRecordClasses, FourByteFieldRecordsInAlignedArraysTakeTheEightByteClass) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const op merge(
+      "six4{a.count + b.count, a.sum + b.sum, fminf(a.min, b.min), fmaxf(a.max, b.max), "
+      "a.x + b.x, a.y + b.y}");
+  const op below("x.sum < t");
+  const auto before = cupar::jit::get_stats();
+  for (std::size_t n : sizes()) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto keys = run_keys(n);
+    std::vector<six4> values(n);
+    for (std::size_t i = 0; i < n; ++i)
+      values[i] = six4_of(i);
+    std::vector<std::uint32_t> want_keys;
+    std::vector<six4> want_aggs, want_selected;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i == 0 || keys[i] != keys[i - 1]) {
+        want_keys.push_back(keys[i]);
+        want_aggs.push_back(values[i]);
+      } else {
+        want_aggs.back() = merge_six(want_aggs.back(), values[i]);
+      }
+      if (values[i].sum < 10.0f) want_selected.push_back(values[i]);
+    }
+    const std::size_t runs = want_keys.size();
+    cupar::device_buffer<std::uint32_t> d_keys(keys, s), d_keys_out(n, s);
+    cupar::device_buffer<six4> d_values(values, s), d_out(n, s);
+    cupar::device_buffer<std::size_t> d_count(1, s);
+    cupar::reduce_by_key(d_keys.data(), d_values.data(), d_keys_out.data(), d_out.data(),
+                         d_count.data(), n, merge, cupar::jit::equal_to, s);
+    ASSERT_EQ(d_count.to_host()[0], runs);
+    const auto aggs = d_out.to_host(runs);
+    for (std::size_t r = 0; r < runs; ++r)
+      ASSERT_TRUE(same_bytes(aggs[r], want_aggs[r])) << "run " << r;
+    ASSERT_EQ(
+        cupar::select_if_count(d_values.data(), d_out.data(), n, op(below).param("t", 10.0f), s),
+        want_selected.size());
+    const auto selected = d_out.to_host(want_selected.size());
+    for (std::size_t i = 0; i < want_selected.size(); ++i)
+      ASSERT_TRUE(same_bytes(selected[i], want_selected[i])) << "selected " << i;
+    // reduce (the struct classes of reduce and the scans): twelve floats, 48 bytes.
+    std::vector<twelve4> rows(n);
+    twelve4 total{};
+    for (std::size_t i = 0; i < n; ++i) {
+      for (int f = 0; f < 12; ++f) {
+        rows[i].v[f] = static_cast<float>((i + static_cast<std::size_t>(f)) % 5);
+        total.v[f] += rows[i].v[f];
+      }
+    }
+    cupar::device_buffer<twelve4> d_rows(rows, s);
+    const twelve4 got =
+        cupar::reduce_value(d_rows.data(), n,
+                            op("[](twelve4 a, twelve4 b) { twelve4 r; for (int f = 0; f < 12; ++f) "
+                               "r.v[f] = a.v[f] + b.v[f]; return r; }"),
+                            twelve4{}, s);
+    ASSERT_TRUE(same_bytes(got, total));
+  }
+  const auto after = cupar::jit::get_stats();
+  if (cupar::testing::precompiled_here("reduce_by_key<u32,s24a8>") &&
+      cupar::testing::precompiled_here("select_if<s24a8>") &&
+      cupar::testing::precompiled_here("reduce<s48a8>")) {
+    EXPECT_EQ(after.kernel_compiles, before.kernel_compiles);
+  }
+  // The same records 4 bytes off an 8-byte boundary: the struct's own kernels (compiled from
+  // source once), the same aggregates.
+  const std::size_t n = 1001;
+  const auto keys = run_keys(n);
+  std::vector<six4> values(n);
+  for (std::size_t i = 0; i < n; ++i)
+    values[i] = six4_of(i);
+  cupar::device_buffer<float> raw(6 * (n + 1) + 1, s), raw_out(6 * (n + 1) + 1, s);
+  auto* off_values = reinterpret_cast<six4*>(raw.data() + 1);
+  auto* off_out = reinterpret_cast<six4*>(raw_out.data() + 1);
+  ASSERT_EQ(reinterpret_cast<std::uintptr_t>(off_values) % 8, 4u);
+  ASSERT_EQ(
+      cudaMemcpyAsync(off_values, values.data(), n * sizeof(six4), cudaMemcpyHostToDevice, s.get()),
+      cudaSuccess);
+  cupar::device_buffer<std::uint32_t> d_keys(keys, s), d_keys_out(n, s);
+  cupar::device_buffer<std::size_t> d_count(1, s);
+  cupar::reduce_by_key(d_keys.data(), off_values, d_keys_out.data(), off_out, d_count.data(), n,
+                       merge, cupar::jit::equal_to, s);
+  const std::size_t runs = d_count.to_host()[0];
+  std::vector<six4> got(runs);
+  ASSERT_EQ(
+      cudaMemcpyAsync(got.data(), off_out, runs * sizeof(six4), cudaMemcpyDeviceToHost, s.get()),
+      cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(s.get()), cudaSuccess);
+  std::vector<six4> want;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i == 0 || keys[i] != keys[i - 1]) {
+      want.push_back(values[i]);
+    } else {
+      want.back() = merge_six(want.back(), values[i]);
+    }
+  }
+  ASSERT_EQ(runs, want.size());
+  for (std::size_t r = 0; r < runs; ++r)
+    ASSERT_TRUE(same_bytes(got[r], want[r])) << "misaligned, run " << r;
 }

@@ -101,7 +101,7 @@ struct fast_key {
   const void* t0 = nullptr;
   const void* t1 = nullptr;
   const void* t2 = nullptr;
-  std::uint32_t extra = 0;
+  std::uint64_t extra = 0;
   int arch = 0;
   const void* d1 = nullptr;
   const void* d2 = nullptr;

@@ -55,11 +55,32 @@ bool io_set_precompiled(jit::family fam, const jit_type& t) {
 
 }  // namespace
 
+bool arrays_aligned8(const jit_args& a) {
+  const auto widenable = [](const jit_type* t) {
+    return t != nullptr && t->is_struct() && !t->word && t->align < 8 && t->size % 8 == 0;
+  };
+  if (a.plan != nullptr ||
+      !(widenable(a.types[0]) || widenable(a.types[1]) || widenable(a.types[2]))) {
+    return false;
+  }
+  const auto aligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 8 == 0; };
+  bool any = false;
+  for (const void* p :
+       {a.in[0], a.in[1], static_cast<const void*>(a.out[0]), static_cast<const void*>(a.out[1]),
+        static_cast<const void*>(a.out[2]), a.d_init}) {
+    if (p == nullptr) continue;
+    if (!aligned(p)) return false;
+    any = true;
+  }
+  return any;  // a compile-only build has no arrays
+}
+
 jit::set_request dp_request(const jit_args& a, bool in_place) {
   jit::set_request r{a.call->fam, {a.types[0], a.types[1]}};
   r.ops[0] = a.ops[0];
   r.ops[1] = a.ops[1];
   r.in_place = in_place;
+  r.aligned8 = arrays_aligned8(a);
   return r;
 }
 

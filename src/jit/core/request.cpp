@@ -13,6 +13,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <string>
@@ -34,6 +35,17 @@ std::size_t slot_type_index(family f, std::size_t slot) {
   return of != nullptr ? of(slot) : 0;
 }
 
+/// The alignment a struct's class takes: its own, or 8 with `widen` for a struct of smaller
+/// alignment whose size is a multiple of 8 (set_request::aligned8).
+std::uint32_t class_align(const jit_type& t, bool widen) {
+  return widen && t.is_struct() && !t.word && t.align < 8 && t.size % 8 == 0 ? 8u : t.align;
+}
+
+/// Opaque storage of a struct's size and its class's alignment.
+type_ref storage_of(const jit_type& t, bool widen) {
+  return type_ref::storage(t.size, class_align(t, widen));
+}
+
 /// The positions of a set's types that a user struct may take and its struct class then serves
 /// (each family's record says which).
 bool struct_class_position(family f, std::size_t i) {
@@ -46,7 +58,7 @@ bool struct_class_position(family f, std::size_t i) {
 /// (CUPAR_JIT_STRUCT_CLASSES); the operators' wrappers then bit-cast between the class and the
 /// struct the snippet sees. Otherwise false: the user's types are kept and the kernels are
 /// compiled from source.
-bool struct_class_set(const set_spec& set, const std::vector<const jit_type*>& user,
+bool struct_class_set(const set_spec& set, const std::vector<const jit_type*>& user, bool widen,
                       set_spec& out) {
   set_spec candidate = set;
   bool any = false;
@@ -57,7 +69,7 @@ bool struct_class_set(const set_spec& set, const std::vector<const jit_type*>& u
     }
     // A word type (bool, __half, ...) by the unsigned integer of its size, other structs by
     // storage of their size and alignment.
-    candidate.types[i] = t->word ? type_ref::size_class(*t) : type_ref::storage(t->size, t->align);
+    candidate.types[i] = t->word ? type_ref::size_class(*t) : storage_of(*t, widen);
     any = true;
   }
   if (!any || !precompiled_for_any_arch(candidate.key())) return false;
@@ -72,8 +84,8 @@ fast_key set_request::key(int arch) const {
   fast_key k{
       fam, moved == 0 ? nullptr : t[0], moved == 1 ? nullptr : t[1], moved == 2 ? nullptr : t[2], 0,
       arch};
-  if (moved >= 0) k.extra = (t[moved]->size << 8) | t[moved]->align;
-  k.extra |= variant_bits() << 26;
+  if (moved >= 0) k.extra = (std::uint64_t(t[moved]->size) << 8) | t[moved]->align;
+  k.extra |= std::uint64_t(variant_bits()) << 40;
   // The first slot's operator holds the cache this key is looked up in; the others are named.
   if (ops[1] != nullptr) k.d1 = ops[1]->definition().get();
   if (ops[2] != nullptr) k.d2 = ops[2]->definition().get();
@@ -81,6 +93,15 @@ fast_key set_request::key(int arch) const {
 }
 
 build_spec set_request::spec() const {
+  if (!aligned8) return spec_as(false);
+  // The struct's own class first; the 8-byte-aligned one where only that has a set.
+  build_spec own = spec_as(false);
+  if (precompiled_for_any_arch(own.set.key())) return own;
+  build_spec widened = spec_as(true);
+  return precompiled_for_any_arch(widened.set.key()) ? widened : own;
+}
+
+build_spec set_request::spec_as(bool widen) const {
   build_spec sp;
   sp.set.fam = fam;
   const bool classes = is_data_processing(fam);
@@ -88,7 +109,9 @@ build_spec set_request::spec() const {
     const jit_type* x = t[i];
     if (x == nullptr) continue;
     if (i == moved) {
-      sp.set.types.push_back(type_ref::storage(x->size, x->align));
+      sp.set.types.push_back(storage_of(*x, widen));
+    } else if (classes && x->is_struct() && !x->word) {
+      sp.set.types.push_back(storage_of(*x, widen));
     } else {
       sp.set.types.push_back(classes ? type_ref::size_class(*x) : type_ref::of(*x));
     }
@@ -101,7 +124,7 @@ build_spec set_request::spec() const {
   set_spec classed;
   std::vector<const jit_type*> user(t, t + 3);
   if (moved >= 0) user[static_cast<std::size_t>(moved)] = nullptr;  // storage already
-  if (!classes && struct_class_set(sp.set, user, classed)) {
+  if (!classes && struct_class_set(sp.set, user, widen, classed)) {
     const std::vector<slot_spec> user_slots = slots_of(sp.set);
     sp.set = std::move(classed);
     for (std::size_t i = 0; i < user_slots.size(); ++i) {

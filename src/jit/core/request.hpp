@@ -42,18 +42,26 @@ struct set_request {
   /// Inclusive scans: the "+init" sets ("+index_init", "+io_init" with expressions), seeded with
   /// an initial value.
   bool init = false;
+  /// The caller's arrays of the request's structs are 8-byte aligned (arrays_aligned8): a struct
+  /// of smaller alignment whose size is a multiple of 8 may then take the 8-byte-aligned class of
+  /// its size where its own class has no set (the bytes, their layout and the arrays' strides
+  /// are the same). False for compile-only builds and plans, whose arrays are not known.
+  bool aligned8 = false;
   /// The slots' operators (slot order of slots_of); the first one anchors the per-operator
   /// cache. Null: the slot's default, the named equal_to or less.
   const cupar::jit::op* ops[3] = {nullptr, nullptr, nullptr};
 
   fast_key key(int arch) const;
-  /// The variant flags as bits (in_place 5, wide 4, plus 3, index 2, io 1, init 0), as keys and
-  /// the precompiled-set memo tell requests apart.
+  /// The variant flags as bits (aligned8 6, in_place 5, wide 4, plus 3, index 2, io 1, init 0),
+  /// as keys and the precompiled-set memo tell requests apart.
   unsigned variant_bits() const {
-    return (in_place ? 32u : 0u) | (wide ? 16u : 0u) | (plus ? 8u : 0u) | (index ? 4u : 0u) |
-           (io ? 2u : 0u) | (init ? 1u : 0u);
+    return (aligned8 ? 64u : 0u) | (in_place ? 32u : 0u) | (wide ? 16u : 0u) | (plus ? 8u : 0u) |
+           (index ? 4u : 0u) | (io ? 2u : 0u) | (init ? 1u : 0u);
   }
   build_spec spec() const;
+  /// spec() with structs of alignment below 8 and a size a multiple of 8 compiled as the
+  /// 8-byte-aligned class of their size (`widen`) or as their own.
+  build_spec spec_as(bool widen) const;
   /// The operator whose own cache remembers this request's builds.
   const cupar::jit::op& anchor() const;
 };

@@ -311,6 +311,7 @@ void sort_route(const jit_args& a, const group_by_params& p, const void* keys, g
 jit::set_request group_by_set(const jit_args& a, const cupar::jit::op* loader) {
   jit::set_request req{jit::family::group_by, {&unsigned_of_size(a.types[0]->size), a.types[1]}};
   req.ops[0] = a.ops[0];
+  req.aligned8 = arrays_aligned8(a);
   if (loader != nullptr) {
     req.index = true;
     req.ops[1] = a.ops[0];

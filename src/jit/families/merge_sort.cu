@@ -338,6 +338,7 @@ void sort_arrays(const jit_args& call, stream_ref s, memory_resource& mr) {
   set_request req = sort_set_request(
       k, pairs && a.plan == nullptr ? sort_payload_type(a.types[1], a.in[1], a.out[1]) : a.types[1],
       a.ops[0]);
+  req.aligned8 = arrays_aligned8(a);
   if (pairs && a.plan == nullptr && !precompiled_request(req)) {
     // A payload without a precompiled set (a struct of another size than 4 or 8 bytes, 1- and
     // 2-byte values): sort the keys with a 4- or 8-byte index as payload, whose sets exist for

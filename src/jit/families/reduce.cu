@@ -335,6 +335,7 @@ void run_reduce(const jit_args& a, stream_ref s, memory_resource& mr, const pend
   set_request req = expression    ? index_request(t, *loader, op)
                     : transformed ? set_request{family::transform_reduce, {&in, &t}}
                                   : set_request{family::reduce, {&t}};
+  req.aligned8 = arrays_aligned8(a);
   if (!expression) {
     // transform_reduce: the transform first (slots_of: it anchors the build's cache entry).
     req.ops[0] = transformed ? transform : op;

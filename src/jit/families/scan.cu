@@ -322,6 +322,7 @@ void run_scan(const jit_args& a, stream_ref s, memory_resource& mr, const pendin
                                  : set_request{f, {&t}};
   if (!expression) req.ops[0] = &op;
   req.init = seeded;
+  req.aligned8 = arrays_aligned8(a);
   const jit::resolved resolved = resolve(req, a.plan, fn);
   const jit::device_info* const devp = resolved.dev;
   const std::shared_ptr<const jit::loaded_module>& module = resolved.module;
