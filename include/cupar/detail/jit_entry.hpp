@@ -132,6 +132,9 @@ struct jit_args {
   /// reduce: determinism::not_guaranteed permits the single-pass sum (named plus on arrays).
   determinism order = determinism::run_to_run;
   const plan_state* plan = nullptr;  // set by plan objects: skips the cache lookup
+  /// Set by the library for a compile-only build or a plan's (jit_compile, jit_make_plan): no
+  /// arrays are known. (A call's arrays may all be null too, when it has no elements.)
+  bool build_only = false;
   /// The operation's own parameters: a struct its public header defines (histogram_params), or
   /// null for operations without any.
   const void* params = nullptr;

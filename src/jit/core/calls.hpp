@@ -21,7 +21,8 @@ namespace cupar::detail {
 /// (null: the slot's default): the call's family, types[0..1], ops[0..1]. `in_place`: select_if /
 /// select_flagged writing over their input.
 jit::set_request dp_request(const jit_args& a, bool in_place);
-/// Whether a call on arrays (not a compile-only build or a plan) with a struct of alignment below
+/// Whether a call on arrays (not a compile-only build or a plan; arrays may be null when it has
+/// no elements) with a struct of alignment below
 /// 8 and a size a multiple of 8 among its types has every array (inputs, outputs, a device
 /// initial value) 8-byte aligned: its requests may then take the 8-byte-aligned class
 /// (set_request::aligned8).

@@ -56,7 +56,9 @@ bool named_on_arithmetic(const set_request& r, const cupar::jit::op& op) {
   return ok;
 }
 
-cupar::jit::build_report jit_compile(const jit_args& a, int arch, bool optimized) {
+cupar::jit::build_report jit_compile(const jit_args& given, int arch, bool optimized) {
+  jit_args a = given;
+  a.build_only = true;
   request_scratch scratch;
   const set_request req = request_of(a, scratch);
   const jit::build_spec spec = req.spec();
@@ -78,7 +80,9 @@ plan_state::~plan_state() {
   if (entry) jit::hold_for_plan(*entry, false);
 }
 
-std::shared_ptr<plan_state> jit_make_plan(const jit_args& a) {
+std::shared_ptr<plan_state> jit_make_plan(const jit_args& given) {
+  jit_args a = given;
+  a.build_only = true;
   auto plan = std::make_shared<plan_state>();
   request_scratch scratch;
   plan->request = request_of(a, scratch);
