@@ -368,3 +368,69 @@ TEST(JitRecordClasses, FourByteFieldRecordsInAlignedArraysTakeTheEightByteClass)
   for (std::size_t r = 0; r < runs; ++r)
     ASSERT_TRUE(same_bytes(got[r], want[r])) << "misaligned, run " << r;
 }
+
+// Three 4-byte fields (12 bytes, class s12a4): a point reduced by key, selected and searched.
+CUPAR_JIT_STRUCT(point3, float x; float y; float z;)
+
+TEST(JitRecordClasses, TwelveByteRecordsReduceSelectAndSearchOnTheirClass) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const op add("point3{a.x + b.x, a.y + b.y, a.z + b.z}");
+  const op near("x.x * x.x + x.y * x.y < r");
+  const op by_x_then_y("a.x < b.x || (a.x == b.x && a.y < b.y)");
+  auto less = [](const point3& a, const point3& b) {
+    return a.x < b.x || (a.x == b.x && a.y < b.y);
+  };
+  const auto before = cupar::jit::get_stats();
+  for (std::size_t n : sizes()) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto keys = run_keys(n);
+    std::vector<point3> pts(n);
+    for (std::size_t i = 0; i < n; ++i)
+      pts[i] = {static_cast<float>(i % 13), static_cast<float>((i * 7) % 11),
+                static_cast<float>(i % 3)};
+    std::vector<point3> want_sums, want_near;
+    for (std::size_t i = 0; i < n; ++i) {
+      const point3& p = pts[i];
+      if (i == 0 || keys[i] != keys[i - 1]) {
+        want_sums.push_back(p);
+      } else {
+        want_sums.back() = {want_sums.back().x + p.x, want_sums.back().y + p.y,
+                            want_sums.back().z + p.z};
+      }
+      if (p.x * p.x + p.y * p.y < 50.0f) want_near.push_back(p);
+    }
+    cupar::device_buffer<std::uint32_t> d_keys(keys, s), d_keys_out(n, s);
+    cupar::device_buffer<point3> d_pts(pts, s), d_out(n, s);
+    cupar::device_buffer<std::size_t> d_count(1, s);
+    cupar::reduce_by_key(d_keys.data(), d_pts.data(), d_keys_out.data(), d_out.data(),
+                         d_count.data(), n, add, cupar::jit::equal_to, s);
+    ASSERT_EQ(d_count.to_host()[0], want_sums.size());
+    const auto sums = d_out.to_host(want_sums.size());
+    for (std::size_t r = 0; r < sums.size(); ++r)
+      ASSERT_TRUE(same_bytes(sums[r], want_sums[r])) << "run " << r;
+    ASSERT_EQ(cupar::select_if_count(d_pts.data(), d_out.data(), n, op(near).param("r", 50.0f), s),
+              want_near.size());
+    const auto got_near = d_out.to_host(want_near.size());
+    for (std::size_t i = 0; i < got_near.size(); ++i)
+      ASSERT_TRUE(same_bytes(got_near[i], want_near[i])) << "selected " << i;
+    auto sorted = pts;
+    std::stable_sort(sorted.begin(), sorted.end(), less);
+    cupar::device_buffer<point3> d_sorted(sorted, s);
+    cupar::device_buffer<std::uint64_t> d_pos(n, s);
+    cupar::lower_bound(d_sorted.data(), n, d_pts.data(), n, d_pos.data(), by_x_then_y, s);
+    const auto pos = d_pos.to_host();
+    for (std::size_t j = 0; j < n; ++j) {
+      ASSERT_EQ(pos[j],
+                static_cast<std::uint64_t>(
+                    std::lower_bound(sorted.begin(), sorted.end(), pts[j], less) - sorted.begin()))
+          << "needle " << j;
+    }
+  }
+  const auto after = cupar::jit::get_stats();
+  if (cupar::testing::precompiled_here("reduce_by_key<u32,s12a4>") &&
+      cupar::testing::precompiled_here("select_if<s12a4>") &&
+      cupar::testing::precompiled_here("binary_search<s12a4,u64>")) {
+    EXPECT_EQ(after.kernel_compiles, before.kernel_compiles);
+  }
+}
