@@ -968,46 +968,65 @@ class lower_bound_u32 final : public workload {
   cupar::device_buffer<std::uint32_t> sorted_, needles_, out_;
 };
 
-/// Group-by on records (issue 11, data-processing struct classes): reduce_by_key of u32 keys in
-/// runs of 4 with rec16 values (count, sum, min, max: class s16a4) merged per run.
-class reduce_by_key_rec16 final : public workload {
+/// reduce_by_key by u32 keys in runs of 4 of V records: a new merge operator each time; check()
+/// tests each run's record with `right(record, run, rows)`.
+template <class V>
+class reduce_by_key_runs : public workload {
  public:
-  reduce_by_key_rec16(std::size_t n, cudaStream_t s)
+  reduce_by_key_runs(std::size_t n, cudaStream_t s, const std::vector<V>& values, const char* name)
       : workload(s),
         keys_(runs_of_4(n), s),
-        values_(std::vector<rec16>(n, rec16{1.0f, 2.0f, 2.0f, 2.0f}), s),
+        values_(values, s),
         keys_out_(n, s),
         out_(n, s),
         count_(1, s),
-        n_(n) {}
-  op make_op(int i) const override {
-    return op(
-        cupar_bench::rec16_merge_source(i == 0 ? std::string() : " + 0.0f * " + std::to_string(i)));
-  }
+        n_(n),
+        name_(name) {}
   void call(const op& o) override {
     cupar::reduce_by_key(keys_.data(), values_.data(), keys_out_.data(), out_.data(), count_.data(),
                          n_, o, cupar::jit::equal_to, stream_);
   }
   void check() override {
     const std::size_t runs = count_.to_host()[0];
-    if (runs != (n_ + 3) / 4) throw std::runtime_error("reduce_by_key_rec16: wrong run count");
-    const std::vector<rec16> got = out_.to_host(runs);
+    if (runs != (n_ + 3) / 4) throw std::runtime_error(name_ + ": wrong run count");
+    const std::vector<V> got = out_.to_host(runs);
     for (std::size_t r = 0; r < runs; ++r) {
-      const float want = static_cast<float>(std::min<std::size_t>(4, n_ - 4 * r));
-      if (got[r].count != want || got[r].sum != 2.0f * want || got[r].min != 2.0f ||
-          got[r].max != 2.0f) {
-        throw std::runtime_error("reduce_by_key_rec16: wrong record of run " + std::to_string(r));
+      if (!right(got[r], r, std::min<std::size_t>(4, n_ - 4 * r))) {
+        throw std::runtime_error(name_ + ": wrong record of run " + std::to_string(r));
       }
     }
   }
 
+ protected:
+  virtual bool right(const V& record, std::size_t run, std::size_t rows) const = 0;
+
  private:
   cupar::device_buffer<std::uint32_t> keys_;
-  cupar::device_buffer<rec16> values_;
+  cupar::device_buffer<V> values_;
   cupar::device_buffer<std::uint32_t> keys_out_;
-  cupar::device_buffer<rec16> out_;
+  cupar::device_buffer<V> out_;
   cupar::device_buffer<std::size_t> count_;
   std::size_t n_;
+  std::string name_;
+};
+
+/// Group-by on records (issue 11, data-processing struct classes): reduce_by_key of u32 keys in
+/// runs of 4 with rec16 values (count, sum, min, max: class s16a4) merged per run.
+class reduce_by_key_rec16 final : public reduce_by_key_runs<rec16> {
+ public:
+  reduce_by_key_rec16(std::size_t n, cudaStream_t s)
+      : reduce_by_key_runs(n, s, std::vector<rec16>(n, rec16{1.0f, 2.0f, 2.0f, 2.0f}),
+                           "reduce_by_key_rec16") {}
+  op make_op(int i) const override {
+    return op(
+        cupar_bench::rec16_merge_source(i == 0 ? std::string() : " + 0.0f * " + std::to_string(i)));
+  }
+
+ private:
+  bool right(const rec16& got, std::size_t, std::size_t rows) const override {
+    const auto want = static_cast<float>(rows);
+    return got.count == want && got.sum == 2.0f * want && got.min == 2.0f && got.max == 2.0f;
+  }
 };
 
 /// group_by with a run-time operator (rec16 accumulators, u32 keys from 100 groups: the hash
@@ -1057,16 +1076,10 @@ class group_by_rec16 final : public workload {
 /// reduce_by_key of 56-byte accumulators (seven 8-byte fields: a count, sums, a range and the
 /// first and last rows) by u32 keys in runs of 4: the data-processing class set
 /// reduce_by_key<u32,s56a8>; only the operator compiles.
-class reduce_by_key_acc56 final : public workload {
+class reduce_by_key_acc56 final : public reduce_by_key_runs<acc56> {
  public:
   reduce_by_key_acc56(std::size_t n, cudaStream_t s)
-      : workload(s),
-        keys_(runs_of_4(n), s),
-        values_(values_of(n), s),
-        keys_out_(n, s),
-        out_(n, s),
-        count_(1, s),
-        n_(n) {}
+      : reduce_by_key_runs(n, s, values_of(n), "reduce_by_key_acc56") {}
   op make_op(int i) const override {
     const std::string tail = i == 0 ? std::string() : " + 0.0 * " + std::to_string(i);
     return op(salted("acc56{a.count + b.count, a.sum + b.sum" + tail +
@@ -1074,23 +1087,6 @@ class reduce_by_key_acc56 final : public workload {
                          "a.first < b.first ? a.first : b.first, "
                          "a.last > b.last ? a.last : b.last}",
                      i));
-  }
-  void call(const op& o) override {
-    cupar::reduce_by_key(keys_.data(), values_.data(), keys_out_.data(), out_.data(), count_.data(),
-                         n_, o, cupar::jit::equal_to, stream_);
-  }
-  void check() override {
-    const std::size_t runs = count_.to_host()[0];
-    if (runs != (n_ + 3) / 4) throw std::runtime_error("reduce_by_key_acc56: wrong run count");
-    const std::vector<acc56> got = out_.to_host(runs);
-    for (std::size_t r = 0; r < runs; ++r) {
-      const auto first = static_cast<long long>(4 * r);
-      const auto rows = static_cast<long long>(std::min<std::size_t>(4, n_ - 4 * r));
-      if (got[r].count != rows || got[r].sum != 2.0 * rows || got[r].first != first ||
-          got[r].last != first + rows - 1) {
-        throw std::runtime_error("reduce_by_key_acc56: wrong record of run " + std::to_string(r));
-      }
-    }
   }
 
  private:
@@ -1102,12 +1098,12 @@ class reduce_by_key_acc56 final : public workload {
     }
     return v;
   }
-  cupar::device_buffer<std::uint32_t> keys_;
-  cupar::device_buffer<acc56> values_;
-  cupar::device_buffer<std::uint32_t> keys_out_;
-  cupar::device_buffer<acc56> out_;
-  cupar::device_buffer<std::size_t> count_;
-  std::size_t n_;
+  bool right(const acc56& got, std::size_t run, std::size_t rows) const override {
+    const auto first = static_cast<long long>(4 * run);
+    const auto count = static_cast<long long>(rows);
+    return got.count == count && got.sum == 2.0 * count && got.first == first &&
+           got.last == first + count - 1;
+  }
 };
 
 /// lower_bound of 16-byte records (day, id, amount) by a comparator on (day, id): the class set

@@ -27,12 +27,13 @@ inline std::vector<char> read_file(const char* path) {
   return {std::istreambuf_iterator<char>(f), {}};
 }
 
-/// LTO-IR of `extern "C" __device__ float <symbol>(const unsigned char*, float a, float b)`
-/// whose body is `body`; NVRTC's log is printed when the compile fails.
+/// LTO-IR of `extern "C" __device__ <qualifiers> float <symbol>(const unsigned char*, float a,
+/// float b)` whose body is `body`; NVRTC's log is printed when the compile fails.
 inline std::vector<char> operator_ltoir(const std::string& body,
-                                        const char* symbol = "cupar_jit_op") {
-  const std::string src = std::string("extern \"C\" __device__ float ") + symbol +
-                          "(const unsigned char* st, float a, float b) { " + body + " }";
+                                        const char* symbol = "cupar_jit_op",
+                                        const char* qualifiers = "") {
+  const std::string src = std::string("extern \"C\" __device__ ") + qualifiers + " float " +
+                          symbol + "(const unsigned char* st, float a, float b) { " + body + " }";
   nvrtcProgram p;
   nvrtcCreateProgram(&p, src.c_str(), "op.cu", 0, nullptr, nullptr);
   const char* o[] = {"-arch=compute_90", "-dlto", "-rdc=true"};

@@ -18,19 +18,7 @@
 namespace {
 
 std::vector<char> op_ltoir(const std::string& body, bool noinline) {
-  const std::string src =
-      std::string("extern \"C\" __device__ ") + (noinline ? "__noinline__ " : "") +
-      "float cupar_jit_op(const unsigned char* st, float a, float b) { " + body + " }";
-  nvrtcProgram p;
-  nvrtcCreateProgram(&p, src.c_str(), "op.cu", 0, nullptr, nullptr);
-  const char* o[] = {"-arch=compute_90", "-dlto", "-rdc=true"};
-  if (nvrtcCompileProgram(p, 3, o) != NVRTC_SUCCESS) std::printf("compile failed\n");
-  std::size_t size = 0;
-  nvrtcGetLTOIRSize(p, &size);
-  std::vector<char> ir(size);
-  nvrtcGetLTOIR(p, ir.data());
-  nvrtcDestroyProgram(&p);
-  return ir;
+  return probe::operator_ltoir(body, "cupar_jit_op", noinline ? "__noinline__" : "");
 }
 
 std::string op_ptx(const std::string& body, double& ms) {
