@@ -22,9 +22,14 @@ struct tagged {
   std::uint32_t tag;
 };
 
+struct six_floats {  // 24 bytes of 4-byte fields: no class of its own
+  float v[6];
+};
+
 }  // namespace
 
 CUPAR_JIT_TYPE(tagged, "tagged", "struct tagged { float key; unsigned int tag; };")
+CUPAR_JIT_TYPE(six_floats, "six_floats", "struct six_floats { float v[6]; };")
 
 namespace {
 
@@ -101,6 +106,7 @@ TEST(JitCompileSelect, StructsOfAClassLinkTheClassKernels) {
   const op below("x.key < t");
   const op above("x.key > u");
   const op by_key("a.key < b.key");
+  const op first("a.v[0] < b.v[0]");
   const std::pair<std::string, cupar::jit::build_report> cases[] = {
       {"select_if<s8a4>", cupar::jit::compile_select_if<tagged>(op(below).param("t", 2.0f))},
       {"partition_if<s8a4>",
@@ -114,6 +120,10 @@ TEST(JitCompileSelect, StructsOfAClassLinkTheClassKernels) {
        cupar::jit::compile_binary_search<tagged, std::uint32_t>(&by_key, 90, false)},
       {"binary_search<s8a4,u64>",
        cupar::jit::compile_binary_search<tagged, std::uint64_t>(&by_key, 90, true)},
+      // A call on 8-byte-aligned arrays would give six_floats the class s24a8 (docs/JIT.md);
+      // a compile-only build knows no arrays, so its kernels are the struct's own.
+      {"binary_search<s24a4,u32>",
+       cupar::jit::compile_binary_search<six_floats, std::uint32_t>(&first, 90, false)},
   };
   for (const auto& [set, r] : cases) {
     SCOPED_TRACE(set);
