@@ -1,0 +1,294 @@
+// Probe (docs/PERFORMANCE_NOTES.md, "Group-by", issue 29 item 1): where the table method's time
+// goes on partitioned rows. 2^26 rows (u32 keys from 2^20 groups, f32 values aggregated into
+// count, sum, min, max: 16 bytes) are mixed and partitioned into 256 parts as group_by does
+// (part_mix, one radix pass of 8 bits), then aggregated a part a block (1,024 threads, a table
+// of 8,192 24-byte slots in shared memory: one block an SM, 256 blocks in two waves) by:
+//   real      cupar's block_table_kernel (claim by a 64-bit CAS of state and key, the 16-byte
+//             accumulator combined by a 128-bit CAS loop), its groups added to a global table
+//   claim     the claims only (the key found or claimed; no accumulator update)
+//   native    the claims, then the four fields by native shared-memory atomics (atomicAdd for the
+//             count and the sum, integer atomicMin / atomicMax on the floats' bits, exact for the
+//             non-negative values used here): what a combine of known fields could cost
+//   cas64     the claims, then an 8-byte accumulator (count, sum) by a 64-bit CAS loop
+//   load      the rows read and their hashes summed (the floor: no shared memory)
+// and the passes before them (the mix, the radix pass, the parts' starts). GPU time by CUDA
+// events, median of 7 runs after 2 warm-ups.
+//   nvcc -std=c++17 -O3 -arch=sm_90 --extended-lambda -I../../include blocktable.cu -o blocktable
+//   ./blocktable [rows_log2 = 26] [groups_log2 = 20] [part_bits = 8]
+// (part_bits 9: 512 parts of 4,096-slot tables, two blocks an SM.)
+#include <cupar/detail/device/hash_table.cuh>
+
+#include <cub/device/device_radix_sort.cuh>
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+namespace hash = cupar::detail::hash;
+
+struct stats {
+  unsigned count;
+  float sum, min, max;
+};
+struct merge_stats {
+  __device__ stats operator()(const stats& a, const stats& b) const {
+    return {a.count + b.count, a.sum + b.sum, fminf(a.min, b.min), fmaxf(a.max, b.max)};
+  }
+};
+struct to_stats {
+  __device__ stats operator()(float x) const { return {1u, x, x, x}; }
+};
+
+/// The partitioned rows as the table kernel reads them: the mixed key word, a float made stats.
+struct rows_t {
+  const unsigned* mixed;
+  const float* values;
+  __device__ __forceinline__ void load(unsigned long long i, unsigned& k, unsigned long long& h,
+                                       stats& v) const {
+    const unsigned w = mixed[i];
+    k = hash::part_unmix(w);
+    h = w;
+    const float x = values[i];
+    v = {1u, x, x, x};
+  }
+};
+
+#define CHECK(x)                                                            \
+  do {                                                                      \
+    cudaError_t e = (x);                                                    \
+    if (e != cudaSuccess) {                                                 \
+      std::printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); \
+      std::exit(1);                                                         \
+    }                                                                       \
+  } while (0)
+
+constexpr int kThreads = 1024;
+constexpr int kUnroll = 4;
+
+enum variant { claim_only, native_fields, cas64_pair, load_only };
+
+/// The table kernel's row loop (block_table_kernel's, hash_table.cuh) with the update replaced by
+/// `V`'s; no global table.
+template <variant V>
+__global__ void __launch_bounds__(kThreads)
+    variant_kernel(rows_t rows, const unsigned long long* starts, unsigned table_slots, int shift,
+                   unsigned long long* sink) {
+  extern __shared__ __align__(16) unsigned char bytes[];
+  unsigned long long* words = reinterpret_cast<unsigned long long*>(bytes);
+  unsigned* counts = reinterpret_cast<unsigned*>(bytes + 8ull * table_slots);
+  float* sums = reinterpret_cast<float*>(counts + table_slots);
+  int* mins = reinterpret_cast<int*>(sums + table_slots);
+  int* maxs = mins + table_slots;
+  unsigned long long* pairs = reinterpret_cast<unsigned long long*>(bytes + 8ull * table_slots);
+  for (unsigned j = threadIdx.x; j < table_slots; j += kThreads) {
+    words[j] = 0;
+    if (V == native_fields) {
+      counts[j] = 0;
+      sums[j] = 0;
+      mins[j] = 0x7fffffff;
+      maxs[j] = 0;
+    }
+    if (V == cas64_pair) pairs[j] = 0;
+  }
+  __syncthreads();
+  const unsigned part = blockIdx.x;
+  const unsigned long long begin = starts[part], end = starts[part + 1];
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  constexpr unsigned long long chunk = static_cast<unsigned long long>(kThreads) * kUnroll;
+  const unsigned long long warp_rows =
+      static_cast<unsigned long long>(threadIdx.x / 32) * 32 * kUnroll;
+  unsigned long long checksum = 0;
+  const unsigned mask = table_slots - 1;
+  for (unsigned long long c = begin; c < end; c += chunk) {
+    unsigned ks[kUnroll];
+    unsigned long long hs[kUnroll];
+    stats vs[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const unsigned long long i = c + warp_rows + static_cast<unsigned long long>(u) * 32 + lane;
+      if (i < end) rows.load(i, ks[u], hs[u], vs[u]);
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const unsigned long long i = c + warp_rows + static_cast<unsigned long long>(u) * 32 + lane;
+      if (i < end) {
+        if (V == load_only) {
+          checksum += hs[u] ^ __float_as_uint(vs[u].sum);
+        } else {
+          const unsigned long long bits = ks[u];
+          const unsigned long long ready = (2ull << 32) | bits;
+          unsigned s = static_cast<unsigned>(hs[u] >> shift) & mask;
+          for (;;) {
+            unsigned long long seen = words[s];
+            if (seen == 0) {
+              seen = atomicCAS(&words[s], 0ull, ready);
+              if (seen == 0) break;  // claimed (state and key in one word)
+            }
+            if ((seen & 0xffffffffull) == bits) break;  // the key's slot
+            s = (s + 1) & mask;
+          }
+          if (V == native_fields) {
+            atomicAdd(&counts[s], 1u);
+            atomicAdd(&sums[s], vs[u].sum);
+            atomicMin(&mins[s], __float_as_int(vs[u].min));
+            atomicMax(&maxs[s], __float_as_int(vs[u].max));
+          } else if (V == cas64_pair) {
+            unsigned long long seen = pairs[s];
+            for (;;) {
+              const unsigned cnt = static_cast<unsigned>(seen) + 1u;
+              const float sum = __uint_as_float(static_cast<unsigned>(seen >> 32)) + vs[u].sum;
+              const unsigned long long want =
+                  (static_cast<unsigned long long>(__float_as_uint(sum)) << 32) | cnt;
+              const unsigned long long found = atomicCAS(&pairs[s], seen, want);
+              if (found == seen) break;
+              seen = found;
+            }
+          } else {
+            checksum += s;
+          }
+        }
+      }
+      __syncwarp();
+    }
+  }
+  __syncthreads();
+  if (V == native_fields) {
+    for (unsigned j = threadIdx.x; j < table_slots; j += kThreads)
+      checksum += counts[j] + static_cast<unsigned long long>(maxs[j]);
+  }
+  if (V == cas64_pair) {
+    for (unsigned j = threadIdx.x; j < table_slots; j += kThreads)
+      checksum += pairs[j];
+  }
+  if (checksum == 42) *sink = checksum;  // keeps the work
+}
+
+template <class F>
+float median_ms(F&& launch) {
+  cudaEvent_t a, b;
+  CHECK(cudaEventCreate(&a));
+  CHECK(cudaEventCreate(&b));
+  std::vector<float> t;
+  for (int r = 0; r < 9; ++r) {
+    CHECK(cudaEventRecord(a));
+    launch();
+    CHECK(cudaEventRecord(b));
+    CHECK(cudaEventSynchronize(b));
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, a, b));
+    if (r >= 2) t.push_back(ms);
+  }
+  CHECK(cudaGetLastError());
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+int main(int argc, char** argv) {
+  const int rows_log2 = argc > 1 ? std::atoi(argv[1]) : 26;
+  const int groups_log2 = argc > 2 ? std::atoi(argv[2]) : 20;
+  const unsigned long long n = 1ull << rows_log2;
+  const unsigned groups = 1u << groups_log2;
+  const int part_bits = argc > 3 ? std::atoi(argv[3]) : 8;
+  const unsigned parts = 1u << part_bits;
+  // Half a table's slots a part's groups, as plan_tables sizes them (1,024 to 8,192 slots).
+  const unsigned slots = std::min(8192u, std::max(1024u, 2u * (groups >> part_bits)));
+  std::vector<unsigned> hk(n);
+  std::vector<float> hv(n);
+  unsigned long long x = 88172645463325252ull;
+  for (unsigned long long i = 0; i < n; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    hk[i] = static_cast<unsigned>(x % groups);
+    hv[i] = static_cast<float>((x >> 32) % 1000);  // non-negative: integer min/max order
+  }
+  unsigned *keys, *mixed, *sorted;
+  float *values, *moved;
+  unsigned long long *starts, *sink;
+  CHECK(cudaMalloc(&keys, n * 4));
+  CHECK(cudaMalloc(&mixed, n * 4));
+  CHECK(cudaMalloc(&sorted, n * 4));
+  CHECK(cudaMalloc(&values, n * 4));
+  CHECK(cudaMalloc(&moved, n * 4));
+  CHECK(cudaMalloc(&starts, (parts + 1) * 8));
+  CHECK(cudaMalloc(&sink, 8));
+  CHECK(cudaMemcpy(keys, hk.data(), n * 4, cudaMemcpyHostToDevice));
+  CHECK(cudaMemcpy(values, hv.data(), n * 4, cudaMemcpyHostToDevice));
+  const int grid = static_cast<int>(std::min<unsigned long long>((n + 255) / 256, 65536));
+  const auto identity = [] __device__(unsigned long long) { return 0.0f; };
+  const float mix_ms = median_ms([&] {
+    hash::mix_inputs_kernel<unsigned>
+        <<<grid, 256>>>(keys, identity, n, mixed, static_cast<float*>(nullptr));
+  });
+  std::size_t temp_bytes = 0;
+  CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, mixed, sorted, values, moved,
+                                        static_cast<unsigned>(n), 0, part_bits));
+  void* temp;
+  CHECK(cudaMalloc(&temp, temp_bytes));
+  const float sort_ms = median_ms([&] {
+    CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, mixed, sorted, values, moved,
+                                          static_cast<unsigned>(n), 0, part_bits));
+  });
+  const float starts_ms = median_ms([&] {
+    hash::part_starts_kernel<<<(parts + 1 + 255) / 256, 256>>>(sorted, n, parts, starts);
+  });
+  // The global table: 2^21 slots for 2^20 groups.
+  using slot = hash::slot<unsigned, stats>;
+  const unsigned long long capacity = 2ull * groups;
+  slot* table;
+  unsigned* overflow;
+  CHECK(cudaMalloc(&table, capacity * sizeof(slot)));
+  CHECK(cudaMalloc(&overflow, 4));
+  const std::size_t table_bytes = slots * hash::block_table<unsigned, stats>::slot_bytes;
+  const auto real =
+      hash::block_table_kernel<kThreads, kUnroll, unsigned, stats, rows_t, merge_stats>;
+  CHECK(cudaFuncSetAttribute(real, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>(table_bytes)));
+  const rows_t rows{sorted, moved};
+  const float real_ms = median_ms([&] {
+    CHECK(cudaMemsetAsync(table, 0, capacity * sizeof(slot)));
+    CHECK(cudaMemsetAsync(overflow, 0, 4));
+    real<<<parts, kThreads, table_bytes>>>(rows, n, starts, 1, slots, part_bits, table,
+                                           capacity - 1, merge_stats{}, overflow);
+  });
+  const float clear_ms = median_ms([&] {
+    CHECK(cudaMemsetAsync(table, 0, capacity * sizeof(slot)));
+    CHECK(cudaMemsetAsync(overflow, 0, 4));
+  });
+  unsigned flags = 0;
+  CHECK(cudaMemcpy(&flags, overflow, 4, cudaMemcpyDeviceToHost));
+  // Every group once in the global table, with the CPU's count.
+  std::vector<slot> host_table(capacity);
+  CHECK(cudaMemcpy(host_table.data(), table, capacity * sizeof(slot), cudaMemcpyDeviceToHost));
+  unsigned long long found = 0, counted = 0;
+  for (const slot& s : host_table) {
+    if (s.state != hash::slot_ready) continue;
+    ++found;
+    counted += hash::from_word<stats>(s.acc).count;
+  }
+  const auto time_variant = [&](auto kernel, std::size_t bytes) {
+    CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               static_cast<int>(bytes)));
+    return median_ms(
+        [&] { kernel<<<parts, kThreads, bytes>>>(rows, starts, slots, part_bits, sink); });
+  };
+  const float claim_ms = time_variant(variant_kernel<claim_only>, slots * 8ull);
+  const float native_ms = time_variant(variant_kernel<native_fields>, slots * 24ull);
+  const float cas64_ms = time_variant(variant_kernel<cas64_pair>, slots * 16ull);
+  const float load_ms = time_variant(variant_kernel<load_only>, slots * 8ull);
+  int dev = 0;
+  cudaDeviceProp prop{};
+  CHECK(cudaGetDevice(&dev));
+  CHECK(cudaGetDeviceProperties(&prop, dev));
+  std::printf(
+      "%s, 2^%d rows, 2^%d groups, %u parts of a %u-slot table (overflow flags %u; %llu "
+      "groups found, %llu rows counted)\n",
+      prop.name, rows_log2, groups_log2, parts, slots, flags, found, counted);
+  std::printf("mix %.3f ms, radix pass %.3f ms, starts %.3f ms\n", mix_ms, sort_ms, starts_ms);
+  std::printf(
+      "real %.3f ms (of which the table's clear %.3f), claim %.3f, native %.3f, cas64 "
+      "%.3f, load %.3f\n",
+      real_ms - clear_ms, clear_ms, claim_ms, native_ms, cas64_ms, load_ms);
+  return 0;
+}
