@@ -22,10 +22,9 @@ namespace cupar::detail {
 /// select_flagged writing over their input.
 jit::set_request dp_request(const jit_args& a, bool in_place);
 /// Whether a call on arrays (not a compile-only build or a plan; arrays may be null when it has
-/// no elements) with a struct of alignment below
-/// 8 and a size a multiple of 8 among its types has every array (inputs, outputs, a device
-/// initial value) 8-byte aligned: its requests may then take the 8-byte-aligned class
-/// (set_request::aligned8).
+/// no elements) with a struct of alignment below 8 and a size a multiple of 8 among its types
+/// has every array (inputs, outputs, a device initial value) 8-byte aligned: its requests may
+/// then take the 8-byte-aligned class (set_request::aligned8).
 bool arrays_aligned8(const jit_args& a);
 /// dp_request of a "+index" set: the generated operator `loader` of an input expression in the
 /// first slot (it anchors the cache), the call's operators after it.
