@@ -277,6 +277,12 @@ const latency_case case_reduce_by_key_u32_rec16{"reduce_by_key_u32_rec16",
                                                 "reduce_by_key_u32_rec16", "tiered", 20};
 const latency_case case_group_by_u32_rec16{"group_by_u32_rec16", "group_by_u32_rec16", "tiered",
                                            20};
+// Data-processing classes of records (issue 29 item 8): 56-byte accumulators by key, a 16-byte
+// record searched by a two-field comparator.
+const latency_case case_reduce_by_key_u32_acc56{"reduce_by_key_u32_acc56",
+                                                "reduce_by_key_u32_acc56", "tiered", 20};
+const latency_case case_lower_bound_event16{"lower_bound_event16", "lower_bound_event16", "tiered",
+                                            20};
 const latency_case case_sum_of_squares_f32{"sum_of_squares_f32", "sum_of_squares_f32", "tiered", 20,
                                            5};
 // Iterator expressions (issue 10): a new transform of zip(a, b), a new reduction over
@@ -517,6 +523,8 @@ CUPAR_LATENCY_ROWS(merge_sort_rec32)
 CUPAR_LATENCY_ROWS(reduce_rec36)
 CUPAR_LATENCY_ROWS(reduce_by_key_u32_rec16)
 CUPAR_LATENCY_ROWS(group_by_u32_rec16)
+CUPAR_LATENCY_ROWS(reduce_by_key_u32_acc56)
+CUPAR_LATENCY_ROWS(lower_bound_event16)
 CUPAR_LATENCY_ROWS(sum_of_squares_f32)
 CUPAR_LATENCY_ROWS(dot_f32)
 CUPAR_LATENCY_ROWS(argmax_f32)

@@ -491,6 +491,14 @@
   X(jit_latency, disk_cache_process, group_by_u32_rec16, once)                 \
   X(jit_latency, warm_in_process, group_by_u32_rec16, once)                    \
   X(jit_latency, new_operator_in_process, group_by_u32_rec16, once)            \
+  X(jit_latency, cold_process, reduce_by_key_u32_acc56, once)                  \
+  X(jit_latency, disk_cache_process, reduce_by_key_u32_acc56, once)            \
+  X(jit_latency, warm_in_process, reduce_by_key_u32_acc56, once)               \
+  X(jit_latency, new_operator_in_process, reduce_by_key_u32_acc56, once)       \
+  X(jit_latency, cold_process, lower_bound_event16, once)                      \
+  X(jit_latency, disk_cache_process, lower_bound_event16, once)                \
+  X(jit_latency, warm_in_process, lower_bound_event16, once)                   \
+  X(jit_latency, new_operator_in_process, lower_bound_event16, once)           \
   X(jit_latency, cold_process, sum_of_squares_f32, once)                       \
   X(jit_latency, disk_cache_process, sum_of_squares_f32, once)                 \
   X(jit_latency, warm_in_process, sum_of_squares_f32, once)                    \
