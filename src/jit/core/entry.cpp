@@ -56,11 +56,9 @@ bool io_set_precompiled(jit::family fam, const jit_type& t) {
 }  // namespace
 
 bool arrays_aligned8(const jit_args& a) {
-  const auto widenable = [](const jit_type* t) {
-    return t != nullptr && t->is_struct() && !t->word && t->align < 8 && t->size % 8 == 0;
-  };
+  const auto any = [](const jit_type* t) { return t != nullptr && jit::widenable(*t); };
   if (a.build_only || a.plan != nullptr ||
-      !(widenable(a.types[0]) || widenable(a.types[1]) || widenable(a.types[2]))) {
+      !(any(a.types[0]) || any(a.types[1]) || any(a.types[2]))) {
     return false;
   }
   for (const void* p :

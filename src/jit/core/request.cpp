@@ -35,10 +35,9 @@ std::size_t slot_type_index(family f, std::size_t slot) {
   return of != nullptr ? of(slot) : 0;
 }
 
-/// The alignment a struct's class takes: its own, or 8 with `widen` for a struct of smaller
-/// alignment whose size is a multiple of 8 (set_request::aligned8).
+/// The alignment a struct's class takes: its own, or 8 with `widen` for a widenable struct.
 std::uint32_t class_align(const jit_type& t, bool widen) {
-  return widen && t.is_struct() && !t.word && t.align < 8 && t.size % 8 == 0 ? 8u : t.align;
+  return widen && widenable(t) ? 8u : t.align;
 }
 
 /// Opaque storage of a struct's size and its class's alignment.
@@ -78,6 +77,10 @@ bool struct_class_set(const set_spec& set, const std::vector<const jit_type*>& u
 }
 
 }  // namespace
+
+bool widenable(const jit_type& t) {
+  return t.is_struct() && !t.word && t.align < 8 && t.size % 8 == 0;
+}
 
 fast_key set_request::key(int arch) const {
   // A moved type is keyed by its size and alignment, not by its identity.

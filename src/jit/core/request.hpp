@@ -82,6 +82,10 @@ set_request expression_request(family f, const jit_type& t, const cupar::jit::op
 /// remembered per family and types, so that the per-call path pays a map lookup, not the set's key.
 bool precompiled_request(const set_request& r);
 
+/// A struct of alignment below 8 whose size is a multiple of 8: in 8-byte-aligned arrays it may
+/// take the 8-byte-aligned class of its size (set_request::aligned8).
+bool widenable(const jit_type& t);
+
 struct resolved {
   const device_info* dev;
   std::shared_ptr<const loaded_module> module;
