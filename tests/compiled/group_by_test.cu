@@ -388,6 +388,45 @@ TEST(GroupByCompiled, SortRouteCarriesEachKindOfValues) {
   }
 }
 
+// The block tables keep 4-byte keys as their mixed words (hash::part_mix), two of which mark a
+// slot empty or being claimed: the two keys that mix to them have extra slots. Those keys among
+// others, by the block tables over the rows as given (4,096 groups) and partitioned (2^17 groups,
+// 64 rows a group), u32 and i32 keys.
+template <class K>
+void check_marker_keys(const char* name) {
+  SCOPED_TRACE(name);
+  owned_stream s;
+  const K markers[2] = {
+      static_cast<K>(cupar::detail::hash::part_unmix(cupar::detail::hash::empty_key_word)),
+      static_cast<K>(cupar::detail::hash::part_unmix(cupar::detail::hash::busy_key_word))};
+  for (std::size_t groups : {std::size_t(4096), std::size_t(1) << 17}) {
+    const std::size_t n = scaled(64 * groups);
+    SCOPED_TRACE("groups " + std::to_string(groups) + ", n = " + std::to_string(n));
+    // Group g < 2 is a marker's key, the others g - 2 (neither marker is below 2^17).
+    std::vector<K> hk(n);
+    std::mt19937_64 rng(groups);
+    std::uniform_int_distribution<std::size_t> pick(0, groups - 1);
+    for (K& k : hk) {
+      const std::size_t g = pick(rng);
+      k = g < 2 ? markers[g] : static_cast<K>(g - 2);
+    }
+    const auto hv = small_floats(n, 5u);
+    const auto want = cpu_groups(hk, hv);
+    ASSERT_EQ(want.size(), groups);
+    device_buffer<K> dk(hk, s);
+    device_buffer<float> dv(hv, s);
+    const auto values = thrust::make_transform_iterator(dv.data(), to_stats{});
+    const auto g = cupar::group_by(dk.data(), values, n, merge_stats{}, s);
+    expect_groups(g.keys.to_host(), g.values.to_host(), false, want);
+  }
+}
+
+TEST(GroupByCompiled, TheKeysOfTheBlockTablesMarkerWordsAreGroupsLikeAnyOther) {
+  CUPAR_REQUIRE_GPU();
+  check_marker_keys<std::uint32_t>("u32");
+  check_marker_keys<std::int32_t>("i32");
+}
+
 // Every row its own group, 2^22 rows from counting iterators, by each method (hash: the table at
 // its largest, half full); the temporaries all given back, the result's two buffers from the
 // caller's resource.

@@ -105,6 +105,12 @@ inline unsigned int block_table_slots(std::size_t slot_bytes, std::size_t shared
   return slots >= 1024 ? slots : 0;
 }
 
+/// The bytes of a block table of `slots` slots of `slot_bytes` (hash::block_table<K, V>::
+/// table_bytes: two extra slots).
+inline std::size_t block_table_bytes(unsigned int slots, std::size_t slot_bytes) {
+  return (static_cast<std::size_t>(slots) + 2) * slot_bytes;
+}
+
 /// How the table method runs: 2^bits parts (bits 0: the rows as given), blocks_per_part blocks a
 /// part.
 struct table_plan {

@@ -525,7 +525,7 @@ bool table_route(const jit_args& a, const group_by_params& p, const void* keys,
       throw std::logic_error(std::string(fn) + ": the block tables' layout is not the library's");
     }
     const int threads = static_cast<int>(m.meta(4));
-    const std::size_t table_bytes = static_cast<std::size_t>(slots) * slot;
+    const std::size_t table_bytes = block_table_bytes(slots, slot);
     const int occupancy = m.occupancy(m.kernel(plan.bits == 0 ? 3 : 4), threads, table_bytes);
     if (occupancy == 0) return false;
     const table_plan final_plan = plan_tables(n, expected, slots, sms * occupancy);
@@ -541,7 +541,7 @@ bool table_route(const jit_args& a, const group_by_params& p, const void* keys,
   const int threads = static_cast<int>(m.meta(4));
   const unsigned long long chunk = static_cast<unsigned long long>(threads) * m.meta(5);
   const int role = plan.bits == 0 ? 3 : 4;
-  const std::size_t table_bytes = static_cast<std::size_t>(slots) * slot;
+  const std::size_t table_bytes = block_table_bytes(slots, slot);
   if (plan.bits == 0) {
     const unsigned long long chunks = (n + chunk - 1) / chunk;
     if (plan.blocks_per_part > chunks) plan.blocks_per_part = static_cast<unsigned int>(chunks);

@@ -561,7 +561,11 @@ struct direct_rows {
   __device__ __forceinline__ void load(unsigned long long i, K& k, unsigned long long& h,
                                        V& v) const {
     k = normalise(static_cast<K>(keys[i]));
-    h = mix(key_bits(k));
+    if constexpr (sizeof(K) <= 4) {
+      h = part_mix(static_cast<unsigned int>(key_bits(k)));  // block_table's key word
+    } else {
+      h = mix(key_bits(k));
+    }
     v = static_cast<V>(values[i]);
   }
 };
@@ -616,46 +620,73 @@ __global__ void part_starts_kernel(const W* mixed, unsigned long long n, unsigne
   starts[p] = lo;
 }
 
-/// A block's table in shared memory (the table method), over `slots` slots (a power of two) at
-/// `base`. Keys of up to 4 bytes: each slot's state and key in one 8-byte word (state << 32 |
-/// key bits), claimed key and all by one compare-and-swap, the accumulator words in an array
-/// after the words (24 bytes a slot for a 16-byte accumulator where a slot would take 32); larger
-/// keys: slots as the global table's.
+/// The key words that mark a block_table's empty slot and a slot being claimed. The two keys whose
+/// mixed words these are have the table's two extra slots.
+inline constexpr unsigned int empty_key_word = 0xffffffffu;
+inline constexpr unsigned int busy_key_word = 0xfffffffeu;
+
+/// A block's table in shared memory (the table method), over `slots` slots (a power of two, at
+/// least 4) at `base`. Keys of up to 4 bytes ("split"): the slots' keys are 4-byte words, the
+/// keys' bits mixed by part_mix (a bijection, so the key comes back by part_unmix), in buckets of
+/// four that one 16-byte load reads; a key is claimed by swapping an empty word for busy_key_word,
+/// writing the row's value and then the key's word. The two keys whose words are the markers have
+/// the extra slots `slots` and `slots + 1`, each claimed through a state word. The accumulators'
+/// words sit apart, with a lock word a slot for accumulators that no compare-and-swap combines:
+/// 24 bytes a slot for a 16-byte accumulator, 8,192 slots in 192 KB. Larger keys: slots as the
+/// global table's, each with its state.
 template <class K, class V>
 struct block_table {
   static constexpr bool split = sizeof(K) <= 4;
   /// The bytes a slot takes.
   static constexpr unsigned long long slot_bytes =
       split ? 8 + sizeof(acc_word<V>) : sizeof(slot<K, V>);
+  /// The bytes of a table of `slots` slots (the host's block_table_bytes, group_by_sizing.hpp).
+  static constexpr unsigned long long table_bytes(unsigned int slots) {
+    return (slots + 2ull) * slot_bytes;
+  }
   unsigned char* base;
   unsigned int slots;
 
-  __device__ __forceinline__ unsigned long long* words() const {
-    return reinterpret_cast<unsigned long long*>(base);
+  // split: keys [0, 4 slots), the extra slots' states (8 bytes), locks (slots + 2 words), the
+  // accumulators from 8 slots + 16 (16-byte aligned), slots + 2 of them.
+  __device__ __forceinline__ unsigned int* keys() const {
+    return reinterpret_cast<unsigned int*>(base);
   }
+  __device__ __forceinline__ unsigned int* extra_states() const { return keys() + slots; }
+  __device__ __forceinline__ unsigned int* locks() const { return keys() + slots + 2; }
   __device__ __forceinline__ acc_word<V>* accs() const {
-    return reinterpret_cast<acc_word<V>*>(base + 8ull * slots);
+    return reinterpret_cast<acc_word<V>*>(base + 8ull * slots + 16);
   }
   __device__ __forceinline__ slot<K, V>* table() const {
     return reinterpret_cast<slot<K, V>*>(base);
   }
-  __device__ __forceinline__ void clear(unsigned int j) const {
+  /// The slots the table's groups may be in: [0, end()).
+  __device__ __forceinline__ unsigned int end() const { return split ? slots + 2 : slots; }
+  /// Empties the table (every thread of the block calls it; the block meets after).
+  __device__ __forceinline__ void clear(unsigned int thread, unsigned int threads) const {
+    for (unsigned int j = thread; j < slots; j += threads) {
+      if constexpr (split) {
+        keys()[j] = empty_key_word;
+        locks()[j] = 0;
+      } else {
+        table()[j].state = slot_empty;
+      }
+    }
     if constexpr (split) {
-      words()[j] = 0;
-    } else {
-      table()[j].state = slot_empty;
+      if (thread < 2) extra_states()[thread] = slot_empty, locks()[slots + thread] = 0;
     }
   }
   __device__ __forceinline__ bool ready(unsigned int j) const {
     if constexpr (split) {
-      return (words()[j] >> 32) == slot_ready;
+      return j < slots ? keys()[j] < busy_key_word : extra_states()[j - slots] == slot_ready;
     } else {
       return table()[j].state == slot_ready;
     }
   }
   __device__ __forceinline__ K key(unsigned int j) const {
     if constexpr (split) {
-      return key_from_bits<K>(words()[j] & 0xffffffffull);
+      const unsigned int w = j < slots ? keys()[j] : (j == slots ? empty_key_word : busy_key_word);
+      return key_from_bits<K>(part_unmix(w));
     } else {
       return table()[j].key;
     }
@@ -667,68 +698,157 @@ struct block_table {
       return from_word<V>(table()[j].acc);
     }
   }
-  /// Combines (k, v) into the table, probing from h; false when every slot was probed.
+
+  // ---- split tables
+  /// Bucket b's four key words (a volatile read: other threads claim slots meanwhile).
+  __device__ __forceinline__ uint4 bucket(unsigned int b) const {
+    uint4 q;
+    const unsigned int at = static_cast<unsigned int>(__cvta_generic_to_shared(keys() + 4 * b));
+    asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(q.x), "=r"(q.y), "=r"(q.z), "=r"(q.w)
+                 : "r"(at));
+    return q;
+  }
+  /// The bits of the bucket's slots whose word is w.
+  static __device__ __forceinline__ unsigned int matches(const uint4& q, unsigned int w) {
+    return (q.x == w ? 1u : 0u) | (q.y == w ? 2u : 0u) | (q.z == w ? 4u : 0u) |
+           (q.w == w ? 8u : 0u);
+  }
+  /// Combines (w, v) into the table: w is a key's mixed word, its buckets probed from b, whose
+  /// words `q` were read. False when every bucket is full.
+  template <class Op>
+  __device__ __forceinline__ bool update(unsigned int w, unsigned int b, uint4 q, const V& v,
+                                         const Op& op) const {
+    if (w >= busy_key_word) {  // a marker's key: its extra slot, claimed through its state
+      const unsigned int j = w == empty_key_word ? 0 : 1;
+      unsigned int* state = extra_states() + j;
+      if (atomicCAS(state, slot_empty, slot_writing) == slot_empty) {
+        accs()[slots + j] = to_word<V>(v);
+        __threadfence_block();
+        atomicExch(state, slot_ready);
+      } else {
+        while (*static_cast<volatile unsigned int*>(state) != slot_ready) {
+        }
+        __threadfence_block();
+        combine(slots + j, v, op);
+      }
+      return true;
+    }
+    const unsigned int buckets = slots / 4;
+    for (unsigned int probed = 0; probed < buckets;) {
+      const unsigned int m = matches(q, w);
+      if (m != 0) {
+        combine(4 * b + __ffs(static_cast<int>(m)) - 1, v, op);
+        return true;
+      }
+      if (matches(q, busy_key_word) != 0) {  // a slot being claimed, perhaps for w: wait
+        q = bucket(b);
+        continue;
+      }
+      const unsigned int e = matches(q, empty_key_word);
+      if (e == 0) {  // full, and the key is not in it: the next bucket
+        b = (b + 1) & (buckets - 1);
+        ++probed;
+        q = bucket(b);
+        continue;
+      }
+      const unsigned int t = 4 * b + __ffs(static_cast<int>(e)) - 1;
+      if (atomicCAS(keys() + t, empty_key_word, busy_key_word) == empty_key_word) {
+        accs()[t] = to_word<V>(v);
+        __threadfence_block();
+        atomicExch(keys() + t, w);
+        return true;
+      }
+      q = bucket(b);  // another row took the slot: read the bucket again
+    }
+    return false;
+  }
+  /// Combines v into the accumulator of slot j, whose first value was written.
+  template <class Op>
+  __device__ __forceinline__ void combine(unsigned int j, const V& v, const Op& op) const {
+    if constexpr (cas_combines<V>()) {
+      cas_combine(&accs()[j], v, op);  // a stale first read only fails the first swap
+    } else {
+      while (atomicCAS(locks() + j, 0u, 1u) != 0u) {
+      }
+      __threadfence_block();
+      accs()[j] = to_word<V>(static_cast<V>(op(from_word<V>(accs()[j]), v)));
+      __threadfence_block();
+      atomicExch(locks() + j, 0u);
+    }
+  }
+
+  /// Larger keys: combines (k, v) into the table, probing from h; false when every slot was
+  /// probed.
   template <class Op>
   __device__ __forceinline__ bool update(unsigned long long h, const K& k, const V& v,
                                          const Op& op) const {
-    if constexpr (!split) {
-      return global_update<::cuda::thread_scope_block>(table(), slots - 1, h, k, v, op);
-    } else {
-      const unsigned long long bits = key_bits(k);
-      const unsigned long long writing =
-          (static_cast<unsigned long long>(slot_writing) << 32) | bits;
-      const unsigned long long ready_word =
-          (static_cast<unsigned long long>(slot_ready) << 32) | bits;
-      const unsigned int mask = slots - 1;
-      unsigned int i = static_cast<unsigned int>(h) & mask;
-      for (unsigned int p = 0; p <= mask; ++p, i = (i + 1) & mask) {
-        ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_block> word(words()[i]);
-        unsigned long long seen = word.load(::cuda::std::memory_order_relaxed);
-        if (seen == 0) {
-          unsigned long long expected = 0;
-          if (word.compare_exchange_strong(expected, writing, ::cuda::std::memory_order_relaxed)) {
-            accs()[i] = to_word<V>(v);
-            word.store(ready_word, ::cuda::std::memory_order_release);
-            return true;
-          }
-          seen = expected;
-        }
-        if ((seen & 0xffffffffull) != bits) continue;  // another key's slot
-        if constexpr (cas_combines<V>()) {
-          while ((seen >> 32) == slot_writing)
-            seen = word.load(::cuda::std::memory_order_acquire);
-          cas_combine(&accs()[i], v, op);
-        } else {
-          // Under the slot's lock (its word's state locked), once its first value is written.
-          const unsigned long long locked =
-              (static_cast<unsigned long long>(slot_locked) << 32) | bits;
-          for (;;) {
-            unsigned long long expected = ready_word;
-            if (word.compare_exchange_weak(expected, locked, ::cuda::std::memory_order_acquire)) {
-              break;
-            }
-          }
-          accs()[i] = to_word<V>(static_cast<V>(op(from_word<V>(accs()[i]), v)));
-          word.store(ready_word, ::cuda::std::memory_order_release);
-        }
-        return true;
-      }
-      return false;
-    }
+    return global_update<::cuda::thread_scope_block>(table(), slots - 1, h, k, v, op);
   }
 };
 
 /// Flags of the table kernel's *overflow.
 enum : unsigned int { global_full = 1, block_full = 2 };
 
+/// Writes the block's groups to table[base, base + count) of a zeroed global table of `capacity`
+/// slots (count: the block's; every thread of the block calls it), a warp's ready slots of each
+/// round of 32 to consecutive slots. The ready slots are counted first, a range of the table
+/// reserved through *appended, then written; sets global_full in *overflow where the range does
+/// not fit.
+template <int Threads, class K, class V>
+__device__ __forceinline__ void append_groups(const block_table<K, V>& local, slot<K, V>* table,
+                                              unsigned long long capacity, unsigned int* appended,
+                                              unsigned int* overflow) {
+  __shared__ unsigned int block_count;
+  __shared__ unsigned long long block_base;
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  const unsigned int below = (1u << lane) - 1u;
+  if (threadIdx.x == 0) block_count = 0;
+  __syncthreads();
+  unsigned int mine = 0;  // the warp's ready slots
+  for (unsigned int r = 0; r < local.end(); r += Threads) {
+    const unsigned int j = r + threadIdx.x;
+    mine += __popc(__ballot_sync(0xffffffffu, j < local.end() && local.ready(j)));
+  }
+  unsigned int warp_base = 0;
+  if (lane == 0) warp_base = atomicAdd(&block_count, mine);
+  warp_base = __shfl_sync(0xffffffffu, warp_base, 0);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    block_base = atomicAdd(appended, block_count);
+    if (block_base + block_count > capacity) atomicOr(overflow, global_full);
+  }
+  __syncthreads();
+  if (block_base + block_count > capacity) return;
+  unsigned long long at = block_base + warp_base;
+  for (unsigned int r = 0; r < local.end(); r += Threads) {
+    const unsigned int j = r + threadIdx.x;
+    const bool ready = j < local.end() && local.ready(j);
+    const unsigned int ballot = __ballot_sync(0xffffffffu, ready);
+    if (ready) {
+      slot<K, V>& out = table[at + __popc(ballot & below)];
+      out.key = local.key(j);
+      out.acc = to_word<V>(local.value(j));
+      out.state = slot_ready;
+    }
+    at += __popc(ballot);
+  }
+}
+
 /// Aggregates rows into a block_table of `table_slots` slots (a power of two) in dynamic shared
-/// memory (block_table<K, V>::slot_bytes each), then adds the table's groups to the global table
-/// (mask + 1 slots). Without `starts`, the blocks share rows [0, n); with it, blocks_per_part
-/// blocks share each part's rows [starts[p], starts[p + 1]). A warp takes Unroll x 32 consecutive
-/// rows at a time, all loaded before the first is combined, each lane's row on its own (combining a
-/// warp's equal keys in registers first, as aggregate_kernel does, was slower from 1,024 groups up:
-/// H200, 2026-11-29). The slot of a hash h is (h >> shift) & (table_slots - 1). Sets block_full in
-/// *overflow when a block's table fills (the caller aggregates another way) and global_full
+/// memory (block_table<K, V>::table_bytes), then adds the table's groups to the global table
+/// (mask + 1 slots, zeroed). Without `starts`, the blocks share rows [0, n); with it,
+/// blocks_per_part blocks share each part's rows [starts[p], starts[p + 1]). A warp takes Unroll x
+/// 32 consecutive rows at a time, all loaded before the first is combined, each lane's row on its
+/// own (combining a warp's equal keys in registers first, as aggregate_kernel does, was slower
+/// from 1,024 groups up: H200, 2026-11-29). Keys of up to 4 bytes: the rows' hashes are their keys'
+/// mixed words (Rows gives part_mix of the key's bits), the bucket of a word w is (w >> shift)
+/// mod the buckets, every row's first bucket read before the first row is combined. Larger keys:
+/// the slot of a hash h is (h >> shift) & (table_slots - 1). A part's keys are its block's alone
+/// when it has one block (`starts` given, blocks_per_part 1): the block appends its groups to the
+/// global table's first slots (append_groups, through overflow[1], the count of slots appended);
+/// otherwise each group is combined into the global table by its key's hash. Sets block_full in
+/// overflow[0] when a block's table fills (the caller aggregates another way) and global_full
 /// when the global table does.
 template <int Threads, int Unroll, class K, class V, class Rows, class Op>
 __global__ void __launch_bounds__(Threads)
@@ -736,10 +856,10 @@ __global__ void __launch_bounds__(Threads)
                        unsigned int blocks_per_part, unsigned int table_slots, int shift,
                        slot<K, V>* table, unsigned long long mask, Op op, unsigned int* overflow) {
   extern __shared__ __align__(16) unsigned char block_table_bytes[];
-  const block_table<K, V> local{block_table_bytes, table_slots};
+  using local_table = block_table<K, V>;
+  const local_table local{block_table_bytes, table_slots};
   __shared__ int full;
-  for (unsigned int j = threadIdx.x; j < table_slots; j += Threads)
-    local.clear(j);
+  local.clear(threadIdx.x, Threads);
   if (threadIdx.x == 0) full = 0;
   __syncthreads();
   const unsigned int part = blockIdx.x / blocks_per_part;
@@ -752,21 +872,39 @@ __global__ void __launch_bounds__(Threads)
       static_cast<unsigned long long>(threadIdx.x / 32) * 32 * Unroll;
   bool failed = false;
   for (unsigned long long c = begin + slice * chunk; c < end; c += blocks_per_part * chunk) {
+    const unsigned long long row = c + warp_rows + lane;  // this lane's first row
     K ks[Unroll];
     unsigned long long hs[Unroll];
     V vs[Unroll];
 #pragma unroll
-    for (int u = 0; u < Unroll; ++u) {
-      const unsigned long long i = c + warp_rows + static_cast<unsigned long long>(u) * 32 + lane;
-      if (i < end) rows.load(i, ks[u], hs[u], vs[u]);
-    }
+    for (int u = 0; u < Unroll; ++u)
+      if (row + u * 32u < end) rows.load(row + u * 32u, ks[u], hs[u], vs[u]);
+    if constexpr (local_table::split) {
+      const unsigned int bucket_mask = table_slots / 4 - 1;
+      uint4 first[Unroll];
 #pragma unroll
-    for (int u = 0; u < Unroll; ++u) {
-      const unsigned long long i = c + warp_rows + static_cast<unsigned long long>(u) * 32 + lane;
-      if (i < end && !failed && !local.update(hs[u] >> shift, ks[u], vs[u], op)) failed = true;
-      // The lanes meet again after each row: their probes and compare-and-swap loops would
-      // otherwise leave the warp divided for the rest of the loop.
-      __syncwarp();
+      for (int u = 0; u < Unroll; ++u) {
+        if (row + u * 32u < end)
+          first[u] = local.bucket((static_cast<unsigned int>(hs[u]) >> shift) & bucket_mask);
+      }
+#pragma unroll
+      for (int u = 0; u < Unroll; ++u) {
+        const unsigned int w = static_cast<unsigned int>(hs[u]);
+        if (row + u * 32u < end && !failed &&
+            !local.update(w, (w >> shift) & bucket_mask, first[u], vs[u], op)) {
+          failed = true;
+        }
+        // The lanes meet again after each row: probes and compare-and-swap loops of different
+        // lengths would otherwise leave the warp divided for the rest of the loop.
+        __syncwarp();
+      }
+    } else {
+#pragma unroll
+      for (int u = 0; u < Unroll; ++u) {
+        if (row + u * 32u < end && !failed && !local.update(hs[u] >> shift, ks[u], vs[u], op))
+          failed = true;
+        __syncwarp();
+      }
     }
     if (failed) full = 1;
     if (__any_sync(0xffffffffu, *static_cast<volatile int*>(&full) != 0)) break;
@@ -776,7 +914,11 @@ __global__ void __launch_bounds__(Threads)
     if (threadIdx.x == 0) atomicOr(overflow, block_full);
     return;
   }
-  for (unsigned int j = threadIdx.x; j < table_slots; j += Threads) {
+  if (starts != nullptr && blocks_per_part == 1) {
+    append_groups<Threads>(local, table, mask + 1, overflow + 1, overflow);
+    return;
+  }
+  for (unsigned int j = threadIdx.x; j < local.end(); j += Threads) {
     if (!local.ready(j)) continue;
     const K k = local.key(j);
     if (!global_update(table, mask, mix(key_bits(k)), k, local.value(j), op)) {
