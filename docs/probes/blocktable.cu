@@ -3,19 +3,25 @@
 // count, sum, min, max: 16 bytes) are mixed and partitioned into 256 parts as group_by does
 // (part_mix, one radix pass of 8 bits), then aggregated a part a block (1,024 threads, a table
 // of 8,192 24-byte slots in shared memory: one block an SM, 256 blocks in two waves) by:
-//   real      cupar's block_table_kernel (claim by a 64-bit CAS of state and key, the 16-byte
-//             accumulator combined by a 128-bit CAS loop), its groups added to a global table
+//   real      cupar's block_table_kernel (buckets of four 4-byte key words, the 16-byte
+//             accumulator combined by a 128-bit CAS loop), its groups appended to a global table
+//             and every group checked against the CPU's
+// and, as the table was before (linear probes over 8-byte words of state and key):
 //   claim     the claims only (the key found or claimed; no accumulator update)
 //   native    the claims, then the four fields by native shared-memory atomics (atomicAdd for the
 //             count and the sum, integer atomicMin / atomicMax on the floats' bits, exact for the
 //             non-negative values used here): what a combine of known fields could cost
 //   cas64     the claims, then an 8-byte accumulator (count, sum) by a 64-bit CAS loop
 //   load      the rows read and their hashes summed (the floor: no shared memory)
+//   claim32   the claims over 4-byte words (the mixed word itself; no gain: 0.63 ms both)
 // and the passes before them (the mix, the radix pass, the parts' starts). GPU time by CUDA
-// events, median of 7 runs after 2 warm-ups.
-//   nvcc -std=c++17 -O3 -arch=sm_90 --extended-lambda -I../../include blocktable.cu -o blocktable
+// events, median of 7 runs after 2 warm-ups. Profile a kernel with
+// `ncu --clock-control none -k regex:block_table_kernel -c 1 --section SourceCounters ...`.
+//   nvcc -std=c++17 -O3 -arch=sm_90 --extended-lambda -lineinfo -I../../include blocktable.cu \
+//     -o blocktable
 //   ./blocktable [rows_log2 = 26] [groups_log2 = 20] [part_bits = 8]
-// (part_bits 9: 512 parts of 4,096-slot tables, two blocks an SM.)
+// (part_bits 9: 512 parts of 4,096-slot tables, two blocks an SM; a part may hold at most half a
+// table's groups.)
 #include <cupar/detail/device/hash_table.cuh>
 
 #include <cub/device/device_radix_sort.cuh>
