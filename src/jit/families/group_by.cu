@@ -156,7 +156,7 @@ std::size_t slot_bytes(std::size_t key_size, std::size_t v_size, std::size_t v_a
 }
 
 /// The bytes of a slot of the table method's block tables (hash::block_table<K, V>::slot_bytes):
-/// keys of up to 4 bytes keep their state and key in one 8-byte word, the accumulator's word apart.
+/// keys of up to 4 bytes keep a 4-byte key word and a lock word, the accumulator's word apart.
 std::size_t block_slot_bytes(std::size_t key_size, std::size_t v_size, std::size_t v_align) {
   if (key_size > 4) return slot_bytes(key_size, v_size, v_align);
   return 8 + (v_size <= 4 ? 4 : v_size <= 8 ? 8 : v_size <= 16 ? 16 : v_size);

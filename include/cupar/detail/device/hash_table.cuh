@@ -845,9 +845,10 @@ __device__ __forceinline__ void append_groups(const block_table<K, V>& local, sl
 /// mixed words (Rows gives part_mix of the key's bits), the bucket of a word w is (w >> shift)
 /// mod the buckets, every row's first bucket read before the first row is combined. Larger keys:
 /// the slot of a hash h is (h >> shift) & (table_slots - 1). A part's keys are its block's alone
-/// when it has one block (`starts` given, blocks_per_part 1): the block appends its groups to the
-/// global table's first slots (append_groups, through overflow[1], the count of slots appended);
-/// otherwise each group is combined into the global table by its key's hash. Sets block_full in
+/// when it has one block (`starts` given, blocks_per_part 1): with keys of up to 4 bytes the block
+/// appends its groups to the global table's first slots (append_groups, through overflow[1], the
+/// count of slots appended); otherwise each group is combined into the global table by its key's
+/// hash. Sets block_full in
 /// overflow[0] when a block's table fills (the caller aggregates another way) and global_full
 /// when the global table does.
 template <int Threads, int Unroll, class K, class V, class Rows, class Op>
@@ -914,9 +915,11 @@ __global__ void __launch_bounds__(Threads)
     if (threadIdx.x == 0) atomicOr(overflow, block_full);
     return;
   }
-  if (starts != nullptr && blocks_per_part == 1) {
-    append_groups<Threads>(local, table, mask + 1, overflow + 1, overflow);
-    return;
+  if constexpr (local_table::split) {
+    if (starts != nullptr && blocks_per_part == 1) {
+      append_groups<Threads>(local, table, mask + 1, overflow + 1, overflow);
+      return;
+    }
   }
   for (unsigned int j = threadIdx.x; j < local.end(); j += Threads) {
     if (!local.ready(j)) continue;
