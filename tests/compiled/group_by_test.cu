@@ -427,6 +427,30 @@ TEST(GroupByCompiled, TheKeysOfTheBlockTablesMarkerWordsAreGroupsLikeAnyOther) {
   check_marker_keys<std::int32_t>("i32");
 }
 
+// 8-byte keys in parts of one block each (300,000 groups of 32 rows: 256 parts of 4,096-slot
+// tables), i64 and f64: the route where each block's groups are a part's alone.
+template <class K>
+void check_keys_in_parts(const char* name, unsigned seed) {
+  SCOPED_TRACE(name);
+  owned_stream s;
+  const std::size_t groups = 300000;
+  const std::size_t n = scaled(32 * groups);
+  const auto hk = group_keys<K>(n, groups, seed);
+  const auto hv = small_floats(n, seed + 1);
+  const auto want = cpu_groups(hk, hv);
+  device_buffer<K> dk(hk, s);
+  device_buffer<float> dv(hv, s);
+  const auto g = cupar::group_by(dk.data(), thrust::make_transform_iterator(dv.data(), to_stats{}),
+                                 n, merge_stats{}, s);
+  expect_groups(g.keys.to_host(), g.values.to_host(), false, want);
+}
+
+TEST(GroupByCompiled, EightByteKeysInPartsOfOneBlock) {
+  CUPAR_REQUIRE_GPU();
+  check_keys_in_parts<std::int64_t>("i64", 31u);
+  check_keys_in_parts<double>("f64", 37u);
+}
+
 // Every row its own group, 2^22 rows from counting iterators, by each method (hash: the table at
 // its largest, half full); the temporaries all given back, the result's two buffers from the
 // caller's resource.
