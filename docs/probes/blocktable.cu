@@ -14,8 +14,11 @@
 //   cas64     the claims, then an 8-byte accumulator (count, sum) by a 64-bit CAS loop
 //   load      the rows read and their hashes summed (the floor: no shared memory)
 //   claim32   the claims over 4-byte words (the mixed word itself; no gain: 0.63 ms both)
-// and the passes before them (the mix, the radix pass, the parts' starts). GPU time by CUDA
-// events, median of 7 runs after 2 warm-ups. Profile a kernel with
+// and the passes before them (the mix, the radix pass, the parts' starts), beside a partition of
+// our own with the mix fused in (a count of each block's rows by part, CUB's exclusive sum, then
+// the rows staged a 4,096-row tile at a time in shared memory by part and written in runs; rows
+// in any order within a part), the table kernel run over its parts and checked the same way.
+// GPU time by CUDA events, median of 7 runs after 2 warm-ups. Profile a kernel with
 // `ncu --clock-control none -k regex:block_table_kernel -c 1 --section SourceCounters ...`.
 //   nvcc -std=c++17 -O3 -arch=sm_90 --extended-lambda -lineinfo -I../../include blocktable.cu \
 //     -o blocktable
@@ -25,6 +28,7 @@
 #include <cupar/detail/device/hash_table.cuh>
 
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
 
 #include <cuda_runtime.h>
 
@@ -191,6 +195,122 @@ __global__ void __launch_bounds__(kThreads)
   if (checksum == 42) *sink = checksum;  // keeps the work
 }
 
+// ---- a partition of our own: the mix fused into it, parts in any order within a part (the table
+// does not need the rows' order), two passes: a count of each block's rows by part, then the
+// rows staged a tile at a time in shared memory by part and written in runs.
+constexpr int kPartThreads = 512;
+constexpr int kPartItems = 8;                         // rows a thread a tile
+constexpr int kPartTile = kPartThreads * kPartItems;  // 4,096
+
+/// counts[p * gridDim.x + b]: the rows of part p in block b's range [b * per, (b + 1) * per).
+__global__ void __launch_bounds__(kPartThreads)
+    part_count_kernel(const unsigned* keys, unsigned long long n, unsigned long long per,
+                      unsigned parts, unsigned* counts) {
+  __shared__ unsigned hist[kPartThreads / 32][256];  // a histogram a warp
+  for (int j = threadIdx.x; j < (kPartThreads / 32) * 256; j += kPartThreads)
+    (&hist[0][0])[j] = 0;
+  __syncthreads();
+  const unsigned long long begin = blockIdx.x * per;
+  const unsigned long long end = begin + per < n ? begin + per : n;
+  unsigned* mine = hist[threadIdx.x / 32];
+#pragma unroll 4
+  for (unsigned long long i = begin + threadIdx.x; i < end; i += kPartThreads)
+    atomicAdd(&mine[hash::part_mix(keys[i]) & (parts - 1)], 1u);
+  __syncthreads();
+  for (unsigned p = threadIdx.x; p < parts; p += kPartThreads) {
+    unsigned c = 0;
+    for (int w = 0; w < kPartThreads / 32; ++w)
+      c += hist[w][p];
+    counts[p * gridDim.x + blockIdx.x] = c;
+  }
+}
+
+/// starts[p] = offsets[p * blocks] (the first row of part p), starts[parts] = n.
+__global__ void part_starts_from_offsets(const unsigned* offsets, unsigned blocks, unsigned parts,
+                                         unsigned long long n, unsigned long long* starts) {
+  const unsigned p = blockIdx.x * blockDim.x + threadIdx.x;
+  if (p < parts) starts[p] = offsets[p * blocks];
+  if (p == parts) starts[p] = n;
+}
+
+/// Writes block b's rows, mixed, to their parts from offsets[p * gridDim.x + b] on.
+__global__ void __launch_bounds__(kPartThreads)
+    part_scatter_kernel(const unsigned* keys, const float* values, unsigned long long n,
+                        unsigned long long per, unsigned parts, const unsigned* offsets,
+                        unsigned* mixed_out, float* values_out) {
+  __shared__ unsigned running[256];  // the block's next row of each part
+  __shared__ unsigned tile_count[256];
+  __shared__ unsigned tile_start[256];
+  __shared__ unsigned staged_w[kPartTile];
+  __shared__ float staged_v[kPartTile];
+  for (unsigned p = threadIdx.x; p < parts; p += kPartThreads)
+    running[p] = offsets[p * gridDim.x + blockIdx.x];
+  const unsigned long long begin = blockIdx.x * per;
+  const unsigned long long end = begin + per < n ? begin + per : n;
+  const unsigned mask = parts - 1;
+  for (unsigned long long tile = begin; tile < end; tile += kPartTile) {
+    for (unsigned p = threadIdx.x; p < parts; p += kPartThreads)
+      tile_count[p] = 0;
+    __syncthreads();
+    unsigned w[kPartItems], rank[kPartItems];
+    float v[kPartItems];
+#pragma unroll
+    for (int k = 0; k < kPartItems; ++k) {
+      const unsigned long long i = tile + k * kPartThreads + threadIdx.x;
+      if (i < end) {
+        w[k] = hash::part_mix(keys[i]);
+        v[k] = values[i];
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kPartItems; ++k) {
+      const unsigned long long i = tile + k * kPartThreads + threadIdx.x;
+      if (i < end) rank[k] = atomicAdd(&tile_count[w[k] & mask], 1u);
+    }
+    __syncthreads();
+    if (threadIdx.x < 32) {  // tile_start: the exclusive sum of tile_count, a warp's scan
+      const unsigned each = (parts + 31) / 32;
+      const unsigned first = threadIdx.x * each;
+      unsigned sum = 0;
+      for (unsigned j = 0; j < each && first + j < parts; ++j)
+        sum += tile_count[first + j];
+      unsigned incl = sum;
+      for (int d = 1; d < 32; d *= 2) {
+        const unsigned up = __shfl_up_sync(0xffffffffu, incl, d);
+        if (static_cast<int>(threadIdx.x) >= d) incl += up;
+      }
+      unsigned at = incl - sum;
+      for (unsigned j = 0; j < each && first + j < parts; ++j) {
+        tile_start[first + j] = at;
+        at += tile_count[first + j];
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < kPartItems; ++k) {
+      const unsigned long long i = tile + k * kPartThreads + threadIdx.x;
+      if (i < end) {
+        const unsigned at = tile_start[w[k] & mask] + rank[k];
+        staged_w[at] = w[k];
+        staged_v[at] = v[k];
+      }
+    }
+    __syncthreads();
+    const unsigned rows = static_cast<unsigned>(end - tile < kPartTile ? end - tile : kPartTile);
+    for (unsigned j = threadIdx.x; j < rows; j += kPartThreads) {
+      const unsigned ww = staged_w[j];
+      const unsigned p = ww & mask;
+      const unsigned at = running[p] + (j - tile_start[p]);
+      mixed_out[at] = ww;
+      values_out[at] = staged_v[j];
+    }
+    __syncthreads();
+    for (unsigned p = threadIdx.x; p < parts; p += kPartThreads)
+      running[p] += tile_count[p];
+    __syncthreads();
+  }
+}
+
 template <class F>
 float median_ms(F&& launch) {
   cudaEvent_t a, b;
@@ -282,11 +402,6 @@ int main(int argc, char** argv) {
     real<<<parts, kThreads, table_bytes>>>(rows, n, starts, 1, slots, part_bits, table,
                                            capacity - 1, merge_stats{}, overflow);
   });
-  unsigned flags = 0;
-  CHECK(cudaMemcpy(&flags, overflow, 4, cudaMemcpyDeviceToHost));
-  // Every group once in the global table, with the CPU's aggregates.
-  std::vector<slot> host_table(capacity);
-  CHECK(cudaMemcpy(host_table.data(), table, capacity * sizeof(slot), cudaMemcpyDeviceToHost));
   std::vector<stats> want(groups, stats{0u, 0.0f, 1e30f, -1e30f});
   for (unsigned long long i = 0; i < n; ++i) {
     stats& w = want[hk[i]];
@@ -295,21 +410,72 @@ int main(int argc, char** argv) {
     w.min = std::min(w.min, hv[i]);
     w.max = std::max(w.max, hv[i]);
   }
-  std::vector<char> seen(groups, 0);
-  unsigned long long found = 0, counted = 0, wrong = 0;
-  for (const slot& s : host_table) {
-    if (s.state != hash::slot_ready) continue;
-    ++found;
-    const stats got = hash::from_word<stats>(s.acc);
-    counted += got.count;
-    if (s.key >= groups || seen[s.key] != 0) {
-      ++wrong;
-      continue;
+  // Every group once in the global table, with the CPU's aggregates.
+  struct checked {
+    unsigned flags;
+    unsigned long long found, counted, wrong;
+  };
+  const auto check_groups = [&] {
+    checked c{0, 0, 0, 0};
+    CHECK(cudaMemcpy(&c.flags, overflow, 4, cudaMemcpyDeviceToHost));
+    std::vector<slot> host_table(capacity);
+    CHECK(cudaMemcpy(host_table.data(), table, capacity * sizeof(slot), cudaMemcpyDeviceToHost));
+    std::vector<char> seen(groups, 0);
+    for (const slot& s : host_table) {
+      if (s.state != hash::slot_ready) continue;
+      ++c.found;
+      const stats got = hash::from_word<stats>(s.acc);
+      c.counted += got.count;
+      if (s.key >= groups || seen[s.key] != 0) {
+        ++c.wrong;
+        continue;
+      }
+      seen[s.key] = 1;
+      const stats& w = want[s.key];
+      if (got.count != w.count || got.sum != w.sum || got.min != w.min || got.max != w.max)
+        ++c.wrong;
     }
-    seen[s.key] = 1;
-    const stats& w = want[s.key];
-    if (got.count != w.count || got.sum != w.sum || got.min != w.min || got.max != w.max) ++wrong;
-  }
+    return c;
+  };
+  const checked real_check = check_groups();
+  // The partition of our own over the same rows, then the same table kernel over its parts.
+  int sms = 0;
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const unsigned part_blocks_wanted = 4u * static_cast<unsigned>(sms);
+  const unsigned long long per =
+      (((n + part_blocks_wanted - 1) / part_blocks_wanted + kPartTile - 1) / kPartTile) * kPartTile;
+  const unsigned part_blocks = static_cast<unsigned>((n + per - 1) / per);
+  unsigned *counts, *offsets, *own_mixed;
+  float* own_values;
+  unsigned long long* own_starts;
+  CHECK(cudaMalloc(&counts, 4ull * parts * part_blocks));
+  CHECK(cudaMalloc(&offsets, 4ull * parts * part_blocks));
+  CHECK(cudaMalloc(&own_mixed, n * 4));
+  CHECK(cudaMalloc(&own_values, n * 4));
+  CHECK(cudaMalloc(&own_starts, (parts + 1) * 8));
+  std::size_t scan_bytes = 0;
+  CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, counts, offsets,
+                                      static_cast<int>(parts * part_blocks)));
+  void* scan_temp;
+  CHECK(cudaMalloc(&scan_temp, scan_bytes));
+  const float count_ms = median_ms(
+      [&] { part_count_kernel<<<part_blocks, kPartThreads>>>(keys, n, per, parts, counts); });
+  const float scan_ms = median_ms([&] {
+    CHECK(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, counts, offsets,
+                                        static_cast<int>(parts * part_blocks)));
+    part_starts_from_offsets<<<(parts + 1 + 255) / 256, 256>>>(offsets, part_blocks, parts, n,
+                                                               own_starts);
+  });
+  const float scatter_ms = median_ms([&] {
+    part_scatter_kernel<<<part_blocks, kPartThreads>>>(keys, values, n, per, parts, offsets,
+                                                       own_mixed, own_values);
+  });
+  CHECK(cudaMemsetAsync(table, 0, capacity * sizeof(slot)));
+  CHECK(cudaMemsetAsync(overflow, 0, 8));
+  real<<<parts, kThreads, table_bytes>>>(rows_t{own_mixed, own_values}, n, own_starts, 1, slots,
+                                         part_bits, table, capacity - 1, merge_stats{}, overflow);
+  CHECK(cudaDeviceSynchronize());
+  const checked own_check = check_groups();
   const float clear_ms = median_ms([&] {
     CHECK(cudaMemsetAsync(table, 0, capacity * sizeof(slot)));
     CHECK(cudaMemsetAsync(overflow, 0, 8));
@@ -332,11 +498,19 @@ int main(int argc, char** argv) {
   std::printf(
       "%s, 2^%d rows, 2^%d groups, %u parts of a %u-slot table (overflow flags %u; %llu "
       "groups found, %llu rows counted, %llu groups wrong)\n",
-      prop.name, rows_log2, groups_log2, parts, slots, flags, found, counted, wrong);
+      prop.name, rows_log2, groups_log2, parts, slots, real_check.flags, real_check.found,
+      real_check.counted, real_check.wrong);
   std::printf("mix %.3f ms, radix pass %.3f ms, starts %.3f ms\n", mix_ms, sort_ms, starts_ms);
   std::printf(
       "real %.3f ms (of which the table's clear %.3f), claim %.3f, native %.3f, cas64 "
       "%.3f, load %.3f, claim32 %.3f\n",
       real_ms - clear_ms, clear_ms, claim_ms, native_ms, cas64_ms, load_ms, claim32_ms);
+  std::printf(
+      "own partition (mix fused, %u blocks): count %.3f ms, scan %.3f, scatter %.3f, total %.3f "
+      "(CUB's route: mix + radix pass + starts %.3f); the table over its parts: %llu groups, "
+      "%llu rows counted, %llu groups wrong, flags %u\n",
+      part_blocks, count_ms, scan_ms, scatter_ms, count_ms + scan_ms + scatter_ms,
+      mix_ms + sort_ms + starts_ms, own_check.found, own_check.counted, own_check.wrong,
+      own_check.flags);
   return 0;
 }
