@@ -706,7 +706,8 @@ struct block_table {
     const unsigned int at = static_cast<unsigned int>(__cvta_generic_to_shared(keys() + 4 * b));
     asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
                  : "=r"(q.x), "=r"(q.y), "=r"(q.z), "=r"(q.w)
-                 : "r"(at));
+                 : "r"(at)
+                 : "memory");
     return q;
   }
   /// The bits of the bucket's slots whose word is w.
