@@ -49,8 +49,8 @@ struct group_by_options {
   /// and grown and the rows aggregated again in the rare case the estimate was too low.
   std::size_t max_groups = 0;
   /// Sort the groups by key, ascending (a radix sort of the keys; the values follow). Otherwise
-  /// the groups come in the table's order, which depends on the keys and, where keys collide,
-  /// on the order the GPU's threads reached the table.
+  /// the groups come in the tables' order, which depends on the keys and on the order the GPU's
+  /// threads and blocks reached the tables: it may differ from one call to the next.
   bool sort_by_key = false;
   /// The strategy (group_by_method::automatic chooses by the number of groups).
   group_by_method method = group_by_method::automatic;
