@@ -24,7 +24,9 @@
 //     -o blocktable
 //   ./blocktable [rows_log2 = 26] [groups_log2 = 20] [part_bits = 8]
 // (part_bits 9: 512 parts of 4,096-slot tables, two blocks an SM; a part may hold at most half a
-// table's groups.)
+// table's groups.) part_bits 0: the rows as given (up to 4,096 groups, one block an SM), each
+// block's groups combined into the global table by hash, as group_by does, against each block
+// appending its groups as partials and a second pass of 16 blocks combining them.
 #include <cupar/detail/device/hash_table.cuh>
 
 #include <cub/device/device_radix_sort.cuh>
@@ -311,6 +313,51 @@ __global__ void __launch_bounds__(kPartThreads)
   }
 }
 
+using slot = hash::slot<unsigned, stats>;
+
+/// The CPU's aggregates of each group (keys < groups).
+std::vector<stats> cpu_groups(const std::vector<unsigned>& hk, const std::vector<float>& hv,
+                              unsigned groups) {
+  std::vector<stats> want(groups, stats{0u, 0.0f, 1e30f, -1e30f});
+  for (std::size_t i = 0; i < hk.size(); ++i) {
+    stats& w = want[hk[i]];
+    w.count += 1;
+    w.sum += hv[i];  // integers below 2^24: exact in any order
+    w.min = std::min(w.min, hv[i]);
+    w.max = std::max(w.max, hv[i]);
+  }
+  return want;
+}
+
+struct checked {
+  unsigned flags;
+  unsigned long long found, counted, wrong;
+};
+
+/// Every group once in the global table, with the CPU's aggregates.
+checked check_table(const slot* table, unsigned long long capacity, const unsigned* overflow,
+                    const std::vector<stats>& want) {
+  checked c{0, 0, 0, 0};
+  CHECK(cudaMemcpy(&c.flags, overflow, 4, cudaMemcpyDeviceToHost));
+  std::vector<slot> host_table(capacity);
+  CHECK(cudaMemcpy(host_table.data(), table, capacity * sizeof(slot), cudaMemcpyDeviceToHost));
+  std::vector<char> seen(want.size(), 0);
+  for (const slot& s : host_table) {
+    if (s.state != hash::slot_ready) continue;
+    ++c.found;
+    const stats got = hash::from_word<stats>(s.acc);
+    c.counted += got.count;
+    if (s.key >= want.size() || seen[s.key] != 0) {
+      ++c.wrong;
+      continue;
+    }
+    seen[s.key] = 1;
+    const stats& w = want[s.key];
+    if (got.count != w.count || got.sum != w.sum || got.min != w.min || got.max != w.max) ++c.wrong;
+  }
+  return c;
+}
+
 template <class F>
 float median_ms(F&& launch) {
   cudaEvent_t a, b;
@@ -329,6 +376,106 @@ float median_ms(F&& launch) {
   CHECK(cudaGetLastError());
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
+}
+
+/// The float column read as the statistics (the rows as given, as group_by's direct rows read an
+/// iterator).
+struct stats_of {
+  const float* p;
+  __device__ stats operator[](unsigned long long i) const {
+    const float x = p[i];
+    return {1u, x, x, x};
+  }
+};
+using direct_t = hash::direct_rows<unsigned, stats, const unsigned*, stats_of>;
+
+/// Rows of partial groups: a global table's slots [0, count).
+struct partial_rows {
+  const slot* p;
+  __device__ __forceinline__ void load(unsigned long long i, unsigned& k, unsigned long long& h,
+                                       stats& v) const {
+    k = p[i].key;
+    h = hash::part_mix(k);
+    v = hash::from_word<stats>(p[i].acc);
+  }
+};
+
+/// Up to half a table of groups over the rows as given (part_bits 0): one block an SM, each
+/// combining its groups into the global table by hash (group_by's route), against each block
+/// appending its groups as partials (its share of the rows given as a part of its own) and a
+/// second pass of 16 blocks combining the partials.
+int rows_as_given(const unsigned* keys, const float* values, unsigned long long n, unsigned groups,
+                  unsigned slots, const std::vector<stats>& want, int sms) {
+  const std::size_t table_bytes = hash::block_table<unsigned, stats>::table_bytes(slots);
+  const auto direct =
+      hash::block_table_kernel<kThreads, kUnroll, unsigned, stats, direct_t, merge_stats>;
+  const auto second =
+      hash::block_table_kernel<kThreads, kUnroll, unsigned, stats, partial_rows, merge_stats>;
+  CHECK(cudaFuncSetAttribute(direct, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>(table_bytes)));
+  CHECK(cudaFuncSetAttribute(second, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>(table_bytes)));
+  const unsigned blocks = static_cast<unsigned>(sms);
+  const unsigned long long capacity = 2ull * groups;
+  const unsigned long long partial_capacity = 1ull * blocks * slots;
+  slot *table, *partials;
+  unsigned *overflow, *partial_flags;
+  unsigned long long* starts;
+  CHECK(cudaMalloc(&table, capacity * sizeof(slot)));
+  CHECK(cudaMalloc(&partials, partial_capacity * sizeof(slot)));
+  CHECK(cudaMalloc(&overflow, 8));
+  CHECK(cudaMalloc(&partial_flags, 8));
+  CHECK(cudaMalloc(&starts, (blocks + 1) * 8ull));
+  // Each block's share of the rows, whole rounds of rows (kThreads x kUnroll) but the last.
+  const unsigned long long round = 1ull * kThreads * kUnroll;
+  const unsigned long long per = ((n + blocks - 1) / blocks + round - 1) / round * round;
+  std::vector<unsigned long long> host_starts(blocks + 1);
+  for (unsigned b = 0; b <= blocks; ++b)
+    host_starts[b] = std::min<unsigned long long>(n, b * per);
+  CHECK(cudaMemcpy(starts, host_starts.data(), (blocks + 1) * 8ull, cudaMemcpyHostToDevice));
+  const direct_t rows{keys, stats_of{values}};
+  const auto clear = [&] {
+    CHECK(cudaMemsetAsync(table, 0, capacity * sizeof(slot)));
+    CHECK(cudaMemsetAsync(overflow, 0, 8));
+  };
+  const float today_ms = median_ms([&] {
+    clear();
+    direct<<<blocks, kThreads, table_bytes>>>(rows, n, nullptr, blocks, slots, 0, table,
+                                              capacity - 1, merge_stats{}, overflow);
+  });
+  const checked today = check_table(table, capacity, overflow, want);
+  const float clear_ms = median_ms(clear);
+  // The partials need no clearing (the second pass reads the appended ones); only the count.
+  CHECK(cudaMemset(partials, 0, partial_capacity * sizeof(slot)));
+  const float first_ms = median_ms([&] {
+    CHECK(cudaMemsetAsync(partial_flags, 0, 8));
+    direct<<<blocks, kThreads, table_bytes>>>(rows, n, starts, 1, slots, 0, partials,
+                                              partial_capacity - 1, merge_stats{}, partial_flags);
+  });
+  unsigned flags[2] = {0, 0};
+  CHECK(cudaMemcpy(flags, partial_flags, 8, cudaMemcpyDeviceToHost));
+  const unsigned second_blocks = 16;
+  const float second_ms = median_ms([&] {
+    clear();
+    second<<<second_blocks, kThreads, table_bytes>>>(partial_rows{partials}, flags[1], nullptr,
+                                                     second_blocks, slots, 0, table, capacity - 1,
+                                                     merge_stats{}, overflow);
+  });
+  const checked two = check_table(table, capacity, overflow, want);
+  int dev = 0;
+  cudaDeviceProp prop{};
+  CHECK(cudaGetDevice(&dev));
+  CHECK(cudaGetDeviceProperties(&prop, dev));
+  std::printf(
+      "%s, %llu rows as given, %u groups, %u blocks of a %u-slot table\n"
+      "blocks combining into the global table: %.3f ms (of which the table's clear %.3f; %llu "
+      "groups, %llu rows counted, %llu wrong, flags %u)\n"
+      "blocks appending partials: %.3f ms (%u partials, flags %u), 16 blocks combining them: "
+      "%.3f ms, total %.3f (%llu groups, %llu rows counted, %llu wrong, flags %u)\n",
+      prop.name, n, groups, blocks, slots, today_ms, clear_ms, today.found, today.counted,
+      today.wrong, today.flags, first_ms, flags[1], flags[0], second_ms, first_ms + second_ms,
+      two.found, two.counted, two.wrong, two.flags);
+  return 0;
 }
 
 int main(int argc, char** argv) {
@@ -365,6 +512,10 @@ int main(int argc, char** argv) {
   CHECK(cudaMalloc(&sink, 8));
   CHECK(cudaMemcpy(keys, hk.data(), n * 4, cudaMemcpyHostToDevice));
   CHECK(cudaMemcpy(values, hv.data(), n * 4, cudaMemcpyHostToDevice));
+  int sms = 0;
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  if (part_bits == 0)
+    return rows_as_given(keys, values, n, groups, slots, cpu_groups(hk, hv, groups), sms);
   const int grid = static_cast<int>(std::min<unsigned long long>((n + 255) / 256, 65536));
   const auto identity = [] __device__(unsigned long long) { return 0.0f; };
   const float mix_ms = median_ms([&] {
@@ -384,7 +535,6 @@ int main(int argc, char** argv) {
     hash::part_starts_kernel<<<(parts + 1 + 255) / 256, 256>>>(sorted, n, parts, starts);
   });
   // The global table: 2^21 slots for 2^20 groups.
-  using slot = hash::slot<unsigned, stats>;
   const unsigned long long capacity = 2ull * groups;
   slot* table;
   unsigned* overflow;
@@ -402,45 +552,10 @@ int main(int argc, char** argv) {
     real<<<parts, kThreads, table_bytes>>>(rows, n, starts, 1, slots, part_bits, table,
                                            capacity - 1, merge_stats{}, overflow);
   });
-  std::vector<stats> want(groups, stats{0u, 0.0f, 1e30f, -1e30f});
-  for (unsigned long long i = 0; i < n; ++i) {
-    stats& w = want[hk[i]];
-    w.count += 1;
-    w.sum += hv[i];  // integers below 2^24: exact in any order
-    w.min = std::min(w.min, hv[i]);
-    w.max = std::max(w.max, hv[i]);
-  }
-  // Every group once in the global table, with the CPU's aggregates.
-  struct checked {
-    unsigned flags;
-    unsigned long long found, counted, wrong;
-  };
-  const auto check_groups = [&] {
-    checked c{0, 0, 0, 0};
-    CHECK(cudaMemcpy(&c.flags, overflow, 4, cudaMemcpyDeviceToHost));
-    std::vector<slot> host_table(capacity);
-    CHECK(cudaMemcpy(host_table.data(), table, capacity * sizeof(slot), cudaMemcpyDeviceToHost));
-    std::vector<char> seen(groups, 0);
-    for (const slot& s : host_table) {
-      if (s.state != hash::slot_ready) continue;
-      ++c.found;
-      const stats got = hash::from_word<stats>(s.acc);
-      c.counted += got.count;
-      if (s.key >= groups || seen[s.key] != 0) {
-        ++c.wrong;
-        continue;
-      }
-      seen[s.key] = 1;
-      const stats& w = want[s.key];
-      if (got.count != w.count || got.sum != w.sum || got.min != w.min || got.max != w.max)
-        ++c.wrong;
-    }
-    return c;
-  };
+  const std::vector<stats> want = cpu_groups(hk, hv, groups);
+  const auto check_groups = [&] { return check_table(table, capacity, overflow, want); };
   const checked real_check = check_groups();
   // The partition of our own over the same rows, then the same table kernel over its parts.
-  int sms = 0;
-  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   const unsigned part_blocks_wanted = 4u * static_cast<unsigned>(sms);
   const unsigned long long per =
       (((n + part_blocks_wanted - 1) / part_blocks_wanted + kPartTile - 1) / kPartTile) * kPartTile;
