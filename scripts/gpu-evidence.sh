@@ -25,6 +25,11 @@
 #                                            and build the named targets (test suites, cupar_bench)
 #   scripts/gpu-evidence.sh tests REGEX      ctest -R REGEX (suites built by `lean`), -j4, with each
 #                                            suite's time
+#   scripts/gpu-evidence.sh probe NAME ARGS...  docs/probes/NAME.cu built for sm_90 (nvcc -O3,
+#                                            -lineinfo) and run once for each quoted ARGS
+#                                            ("26 20 8" "26 12 0"), e.g. NAME blocktable;
+#                                            NCU=1 adds an Nsight Compute report of the kernels
+#                                            matching $NCU_KERNELS (ncu --clock-control none)
 #   scripts/gpu-evidence.sh gtest TARGET FILTER  one test binary (found under the build directory)
 #                                            with --gtest_filter=FILTER and the suites' environment
 #                                            (shape-cache checks, an empty disk cache), its result
@@ -168,8 +173,29 @@ case "$stage" in
     echo "gtest $target $filter: rc=$rc in $(($(date +%s) - start)) s"
     exit "$rc"
     ;;
+  probe)
+    name=${1:?probe name}
+    shift
+    nvcc -std=c++17 -O3 -arch=sm_90 --extended-lambda -lineinfo -Iinclude \
+      "docs/probes/$name.cu" -o "$out/$name.bin" >"$out/probe_build.log" 2>&1 ||
+      { tail -20 "$out/probe_build.log"; exit 1; }
+    rc=0
+    for a in "$@"; do
+      # shellcheck disable=SC2086  # each ARGS string is a list of the probe's arguments
+      timeout 120 "$out/$name.bin" $a | tee -a "$out/probe.log" || rc=1
+      if [ -n "${NCU:-}" ]; then
+        # shellcheck disable=SC2086
+        timeout 200 ncu --clock-control none -k "regex:${NCU_KERNELS:-.}" -c 1 \
+          --section SpeedOfLight --section WarpStateStats --section SourceCounters \
+          -o "$out/$name.$(echo $a | tr ' ' _)" "$out/$name.bin" $a >>"$out/ncu.log" 2>&1
+      fi
+    done
+    rm -f "$out/$name.bin"
+    echo "probe $name: rc=$rc in $(($(date +%s) - start)) s"
+    exit $rc
+    ;;
   *)
-    sed -n 2,37p "$0"
+    sed -n 2,42p "$0"
     exit 2
     ;;
 esac
