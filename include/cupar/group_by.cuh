@@ -344,7 +344,6 @@ bool table_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, 
   const unsigned int slots =
       block_table_slots(slot_bytes, static_cast<std::size_t>(current_shared_memory_optin()));
   const std::size_t table_bytes = block_table_bytes(slots, slot_bytes);
-  static_assert(hash::block_table<K, V>::table_bytes(1024) == (1024 + 2) * slot_bytes);
   const int sms = current_multiprocessor_count();
   table_plan plan = plan_tables(n, expected, slots, sms);
   if (!plan.serves) return false;

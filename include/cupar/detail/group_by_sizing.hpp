@@ -105,8 +105,8 @@ inline unsigned int block_table_slots(std::size_t slot_bytes, std::size_t shared
   return slots >= 1024 ? slots : 0;
 }
 
-/// The bytes of a block table of `slots` slots of `slot_bytes` (hash::block_table<K, V>::
-/// table_bytes: two extra slots).
+/// The bytes of a block table of `slots` slots of `slot_bytes` (hash::block_table<K, V>'s layout:
+/// two extra slots for the keys whose mixed words mark an empty or a claimed slot).
 inline std::size_t block_table_bytes(unsigned int slots, std::size_t slot_bytes) {
   return (static_cast<std::size_t>(slots) + 2) * slot_bytes;
 }

@@ -640,15 +640,12 @@ struct block_table {
   /// The bytes a slot takes.
   static constexpr unsigned long long slot_bytes =
       split ? 8 + sizeof(acc_word<V>) : sizeof(slot<K, V>);
-  /// The bytes of a table of `slots` slots (the host's block_table_bytes, group_by_sizing.hpp).
-  static constexpr unsigned long long table_bytes(unsigned int slots) {
-    return (slots + 2ull) * slot_bytes;
-  }
   unsigned char* base;
   unsigned int slots;
 
   // split: keys [0, 4 slots), the extra slots' states (8 bytes), locks (slots + 2 words), the
-  // accumulators from 8 slots + 16 (16-byte aligned), slots + 2 of them.
+  // accumulators from 8 slots + 16 (16-byte aligned), slots + 2 of them: (slots + 2) x
+  // slot_bytes in all, what the host gives the kernel (block_table_bytes, group_by_sizing.hpp).
   __device__ __forceinline__ unsigned int* keys() const {
     return reinterpret_cast<unsigned int*>(base);
   }
@@ -837,21 +834,20 @@ __device__ __forceinline__ void append_groups(const block_table<K, V>& local, sl
 }
 
 /// Aggregates rows into a block_table of `table_slots` slots (a power of two) in dynamic shared
-/// memory (block_table<K, V>::table_bytes), then adds the table's groups to the global table
-/// (mask + 1 slots, zeroed). Without `starts`, the blocks share rows [0, n); with it,
-/// blocks_per_part blocks share each part's rows [starts[p], starts[p + 1]). A warp takes Unroll x
-/// 32 consecutive rows at a time, all loaded before the first is combined, each lane's row on its
-/// own (combining a warp's equal keys in registers first, as aggregate_kernel does, was slower
-/// from 1,024 groups up: H200, 2026-11-29). Keys of up to 4 bytes: the rows' hashes are their keys'
-/// mixed words (Rows gives part_mix of the key's bits), the bucket of a word w is (w >> shift)
-/// mod the buckets, every row's first bucket read before the first row is combined. Larger keys:
-/// the slot of a hash h is (h >> shift) & (table_slots - 1). A part's keys are its block's alone
-/// when it has one block (`starts` given, blocks_per_part 1): with keys of up to 4 bytes the block
-/// appends its groups to the global table's first slots (append_groups, through overflow[1], the
-/// count of slots appended); otherwise each group is combined into the global table by its key's
-/// hash. Sets block_full in
-/// overflow[0] when a block's table fills (the caller aggregates another way) and global_full
-/// when the global table does.
+/// memory (block_table_bytes(table_slots, block_table<K, V>::slot_bytes)), then adds the table's
+/// groups to the global table (mask + 1 slots, zeroed). Without `starts`, the blocks share rows [0,
+/// n); with it, blocks_per_part blocks share each part's rows [starts[p], starts[p + 1]). A warp
+/// takes Unroll x 32 consecutive rows at a time, all loaded before the first is combined, each
+/// lane's row on its own (combining a warp's equal keys in registers first, as aggregate_kernel
+/// does, was slower from 1,024 groups up: H200, 2026-11-29). Keys of up to 4 bytes: the rows'
+/// hashes are their keys' mixed words (Rows gives part_mix of the key's bits), the bucket of a word
+/// w is (w >> shift) mod the buckets, every row's first bucket read before the first row is
+/// combined. Larger keys: the slot of a hash h is (h >> shift) & (table_slots - 1). A part's keys
+/// are its block's alone when it has one block (`starts` given, blocks_per_part 1): with keys of up
+/// to 4 bytes the block appends its groups to the global table's first slots (append_groups,
+/// through overflow[1], the count of slots appended); otherwise each group is combined into the
+/// global table by its key's hash. Sets block_full in overflow[0] when a block's table fills (the
+/// caller aggregates another way) and global_full when the global table does.
 template <int Threads, int Unroll, class K, class V, class Rows, class Op>
 __global__ void __launch_bounds__(Threads)
     block_table_kernel(Rows rows, unsigned long long n, const unsigned long long* starts,
