@@ -37,6 +37,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 namespace hash = cupar::detail::hash;
@@ -358,6 +359,21 @@ checked check_table(const slot* table, unsigned long long capacity, const unsign
   return c;
 }
 
+/// A block table's bytes: (slots + 2) x slot_bytes, group_by's block_table_bytes
+/// (cupar/detail/group_by_sizing.hpp, a host header of the library this probe does not link).
+std::size_t table_bytes_of(unsigned slots) {
+  return (slots + 2ull) * hash::block_table<unsigned, stats>::slot_bytes;
+}
+
+/// The current GPU's name.
+std::string gpu_name() {
+  int dev = 0;
+  cudaDeviceProp prop{};
+  CHECK(cudaGetDevice(&dev));
+  CHECK(cudaGetDeviceProperties(&prop, dev));
+  return prop.name;
+}
+
 template <class F>
 float median_ms(F&& launch) {
   cudaEvent_t a, b;
@@ -406,7 +422,7 @@ struct partial_rows {
 /// second pass of 16 blocks combining the partials.
 int rows_as_given(const unsigned* keys, const float* values, unsigned long long n, unsigned groups,
                   unsigned slots, const std::vector<stats>& want, int sms) {
-  const std::size_t table_bytes = hash::block_table<unsigned, stats>::table_bytes(slots);
+  const std::size_t table_bytes = table_bytes_of(slots);
   const auto direct =
       hash::block_table_kernel<kThreads, kUnroll, unsigned, stats, direct_t, merge_stats>;
   const auto second =
@@ -462,17 +478,13 @@ int rows_as_given(const unsigned* keys, const float* values, unsigned long long 
                                                      merge_stats{}, overflow);
   });
   const checked two = check_table(table, capacity, overflow, want);
-  int dev = 0;
-  cudaDeviceProp prop{};
-  CHECK(cudaGetDevice(&dev));
-  CHECK(cudaGetDeviceProperties(&prop, dev));
   std::printf(
       "%s, %llu rows as given, %u groups, %u blocks of a %u-slot table\n"
       "blocks combining into the global table: %.3f ms (of which the table's clear %.3f; %llu "
       "groups, %llu rows counted, %llu wrong, flags %u)\n"
       "blocks appending partials: %.3f ms (%u partials, flags %u), 16 blocks combining them: "
       "%.3f ms, total %.3f (%llu groups, %llu rows counted, %llu wrong, flags %u)\n",
-      prop.name, n, groups, blocks, slots, today_ms, clear_ms, today.found, today.counted,
+      gpu_name().c_str(), n, groups, blocks, slots, today_ms, clear_ms, today.found, today.counted,
       today.wrong, today.flags, first_ms, flags[1], flags[0], second_ms, first_ms + second_ms,
       two.found, two.counted, two.wrong, two.flags);
   return 0;
@@ -540,7 +552,7 @@ int main(int argc, char** argv) {
   unsigned* overflow;
   CHECK(cudaMalloc(&table, capacity * sizeof(slot)));
   CHECK(cudaMalloc(&overflow, 8));  // the flags, the appended groups
-  const std::size_t table_bytes = hash::block_table<unsigned, stats>::table_bytes(slots);
+  const std::size_t table_bytes = table_bytes_of(slots);
   const auto real =
       hash::block_table_kernel<kThreads, kUnroll, unsigned, stats, rows_t, merge_stats>;
   CHECK(cudaFuncSetAttribute(real, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -606,14 +618,10 @@ int main(int argc, char** argv) {
   const float cas64_ms = time_variant(variant_kernel<cas64_pair>, slots * 16ull);
   const float load_ms = time_variant(variant_kernel<load_only>, slots * 8ull);
   const float claim32_ms = time_variant(variant_kernel<claim32>, slots * 4ull);
-  int dev = 0;
-  cudaDeviceProp prop{};
-  CHECK(cudaGetDevice(&dev));
-  CHECK(cudaGetDeviceProperties(&prop, dev));
   std::printf(
       "%s, 2^%d rows, 2^%d groups, %u parts of a %u-slot table (overflow flags %u; %llu "
       "groups found, %llu rows counted, %llu groups wrong)\n",
-      prop.name, rows_log2, groups_log2, parts, slots, real_check.flags, real_check.found,
+      gpu_name().c_str(), rows_log2, groups_log2, parts, slots, real_check.flags, real_check.found,
       real_check.counted, real_check.wrong);
   std::printf("mix %.3f ms, radix pass %.3f ms, starts %.3f ms\n", mix_ms, sort_ms, starts_ms);
   std::printf(
