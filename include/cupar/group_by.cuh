@@ -222,16 +222,19 @@ void sort_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, O
 /// Aggregates into a global table sized from max_groups or from the expected groups (grown, and
 /// the rows aggregated again, when that was low), compacts its ready slots and calls
 /// emit(found_groups) with them. `aggregate(table, mask, overflow, partials, partial_count)`
-/// launches the aggregation into the zeroed table (`partial_slots` sizes its partials). Returns
-/// false, having emitted nothing, when a block's table filled (hash::block_full). Synchronises
-/// the stream once a try; throws std::length_error beyond a non-zero max_groups.
+/// launches the aggregation into the zeroed table (`partial_slots` sizes its partials). With
+/// `appended`, the aggregation appends each group once to the table's first slots
+/// (hash::append_groups): the table is sized for the groups alone, neither cleared nor compacted.
+/// Returns false, having emitted nothing, when a block's table filled (hash::block_full).
+/// Synchronises the stream once a try; throws std::length_error beyond a non-zero max_groups.
 template <class K, class V, class Emit, class Aggregate>
 bool table_groups(const char* fn, std::size_t n, std::size_t max_groups, double expected,
-                  std::size_t partial_slots, stream_ref stream, memory_resource& mr, Emit&& emit,
-                  Aggregate&& aggregate) {
+                  std::size_t partial_slots, bool appended, stream_ref stream, memory_resource& mr,
+                  Emit&& emit, Aggregate&& aggregate) {
   using slot = hash::slot<K, V>;
   cudaStream_t s = stream.get();
-  std::size_t capacity = hash_capacity(n, max_groups, expected);
+  std::size_t capacity = appended ? appended_capacity(n, max_groups, expected)
+                                  : hash_capacity(n, max_groups, expected);
   for (;;) {
     carve parts;
     const std::size_t at_table = parts.add(capacity * sizeof(slot));
@@ -256,16 +259,23 @@ bool table_groups(const char* fn, std::size_t n, std::size_t max_groups, double 
     auto* partials = partial_slots != 0 ? reinterpret_cast<slot*>(base + at_partials) : nullptr;
     auto* overflow = reinterpret_cast<unsigned int*>(counts + 1);
     auto* partial_count = reinterpret_cast<unsigned long long*>(counts + 2);
-    check_cuda(cudaMemsetAsync(table, 0, capacity * sizeof(slot), s), fn);
+    if (!appended) check_cuda(cudaMemsetAsync(table, 0, capacity * sizeof(slot), s), fn);
     check_cuda(cudaMemsetAsync(counts, 0, 3 * sizeof(std::uint64_t), s), fn);
     aggregate(table, static_cast<unsigned long long>(capacity - 1), overflow, partials,
               partial_count);
     check_cuda(cudaGetLastError(), fn);
-    check_cuda(
-        cub::DeviceSelect::If(base + at_select, select_bytes,
-                              thrust::counting_iterator<std::uint64_t>(0), index, counts,
-                              static_cast<std::int64_t>(capacity), slot_is_ready<K, V>{table}, s),
-        "cub::DeviceSelect::If");
+    if (appended) {
+      const std::size_t blocks = (capacity + 255) / 256;
+      hash::appended_index_kernel<<<static_cast<int>(blocks < 4096 ? blocks : 4096), 256, 0, s>>>(
+          overflow + 1, static_cast<unsigned long long>(capacity), index, counts);
+      check_cuda(cudaGetLastError(), fn);
+    } else {
+      check_cuda(
+          cub::DeviceSelect::If(base + at_select, select_bytes,
+                                thrust::counting_iterator<std::uint64_t>(0), index, counts,
+                                static_cast<std::int64_t>(capacity), slot_is_ready<K, V>{table}, s),
+          "cub::DeviceSelect::If");
+    }
     std::uint64_t host_counts[2] = {0, 0};
     check_cuda(cudaMemcpyAsync(host_counts, counts, sizeof(host_counts), cudaMemcpyDeviceToHost, s),
                fn);
@@ -310,7 +320,7 @@ void hash_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, O
   const std::size_t partial_slots =
       second_pass ? static_cast<std::size_t>(grid) * (threads / 32) * warp_slots : 0;
   (void)table_groups<K, V>(
-      fn, n, max_groups, expected, partial_slots, stream, mr, emit,
+      fn, n, max_groups, expected, partial_slots, false, stream, mr, emit,
       [&](slot* table, unsigned long long mask, unsigned int* overflow, slot* partials,
           unsigned long long* partial_count) {
         aggregate<<<grid, threads, 0, s>>>(keys, values, n, nullptr, table, mask, op, overflow,
@@ -413,7 +423,7 @@ bool table_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, 
   const unsigned int grid = plan.parts * plan.blocks_per_part;
 
   const int shift = plan.bits;
-  return table_groups<K, V>(fn, n, max_groups, expected, 0, stream, mr, emit,
+  return table_groups<K, V>(fn, n, max_groups, expected, 0, plan_appends(plan), stream, mr, emit,
                             [&](slot* table, unsigned long long mask, unsigned int* overflow, slot*,
                                 unsigned long long*) {
                               if (plan.bits == 0) {

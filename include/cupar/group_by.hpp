@@ -21,8 +21,8 @@ enum class group_by_method {
   /// tables up to group_by_hash_limit groups (fewer for groups above 32 bytes: as many as half a
   /// warp's table in shared memory holds); above, the table method (a table a block in shared
   /// memory, the rows partitioned by a hash of their keys beyond what one table holds) while it
-  /// has 24 rows or more a group and at most 4,096 parts of half a table (about 5-16 million
-  /// groups by the groups' size); the sort route beyond.
+  /// has 3 rows or more a group and at most 4,096 parts of up to 0.6 of a table (about 6-20
+  /// million groups by the groups' size); the sort route beyond.
   automatic,
   /// A hash table whatever the number of groups: the warps' tables up to group_by_hash_limit
   /// groups, the table method above, and where that does not serve, the global table behind the

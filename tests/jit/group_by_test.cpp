@@ -185,8 +185,8 @@ TEST(GroupByJit, EveryKeyTypeAndGroupCountMatchesTheCpu) {
   check_key_type<float>("f32", sizes);
   check_key_type<double>("f64", sizes);
   check_key_type<std::uint8_t>("u8", {0, 1, 1001, scaled(std::size_t(100003))});
-  // Large: 100 groups (the hash method), n / 256 (the table method, partitioned) and n / 16 (the
-  // sort route), each by every method.
+  // Large: 100 groups (the hash method), n / 256 and n / 16 (the table method, partitioned into
+  // parts of one block), each by every method (the sort route among them).
   check_key_type<std::uint32_t>("u32", {scaled(std::size_t(1) << 24)}, false);
 }
 

@@ -58,6 +58,18 @@ inline std::size_t hash_capacity(std::size_t n, std::size_t max_groups, double e
   return capacity < 1024 ? 1024 : capacity;
 }
 
+/// The slots of a global table that the table method's blocks fill by appending their groups
+/// (hash::append_groups; each group once, no hashing): max_groups when given, else the estimate
+/// with a quarter to spare for the sketch's error (grown like any table when low), at most n, at
+/// least 1,024.
+inline std::size_t appended_capacity(std::size_t n, std::size_t max_groups,
+                                     double expected_groups) {
+  std::size_t capacity =
+      max_groups != 0 ? max_groups : static_cast<std::size_t>(std::ceil(1.25 * expected_groups));
+  if (capacity > n) capacity = n;
+  return capacity < 1024 ? 1024 : capacity;
+}
+
 /// The expected number of groups: max_groups when given (at most n), else the sketch's estimate.
 inline double expected_groups(std::size_t n, std::size_t max_groups, double estimate) {
   return max_groups != 0 ? static_cast<double>(max_groups < n ? max_groups : n) : estimate;
@@ -120,13 +132,16 @@ struct table_plan {
   unsigned int blocks_per_part = 1;
 };
 
+/// The fewest rows a group for which the table method partitions the rows (below, the
+/// partition's radix pass costs more than the sort route's passes save).
+inline constexpr double table_min_rows_per_group = 3;
+
 /// The table method's plan for n rows of `expected` groups in block tables of `slots` slots,
 /// `resident` blocks filling the GPU: no partition while one table holds the groups at 0.6 load;
 /// otherwise parts of about half a table's slots each (the parts' unevenness and the sketch's
-/// error leave them below 0.6), at most 4,096 parts. Not served beyond that, nor below 24 rows a
-/// group when the rows are partitioned (the partition's radix pass then costs more than the sort
-/// route's passes save: 2^20 groups of 16 rows ran at 0.93 of sort and reduce by key by hand, of
-/// 64 rows at 1.36x its speed; H200, 2026-11-29).
+/// error leave them below 0.6), at most 4,096 parts, filled up to 0.6 on average at 4,096. Not
+/// served beyond that, nor below table_min_rows_per_group rows a group when the rows are
+/// partitioned.
 inline table_plan plan_tables(std::size_t n, double expected, unsigned int slots, int resident) {
   table_plan plan;
   if (slots == 0 || expected < 0) return plan;
@@ -135,13 +150,22 @@ inline table_plan plan_tables(std::size_t n, double expected, unsigned int slots
     while (expected > std::ldexp(slots / 2.0, bits))
       ++bits;
   }
-  if (bits > 12 || (bits > 0 && expected * 24 > static_cast<double>(n))) return plan;
+  if (bits == 13 && expected <= std::ldexp(0.6 * slots, 12)) bits = 12;
+  if (bits > 12 || (bits > 0 && expected * table_min_rows_per_group > static_cast<double>(n)))
+    return plan;
   plan.serves = true;
   plan.bits = bits;
   plan.parts = 1u << bits;
   const unsigned int wanted = resident > 0 ? static_cast<unsigned int>(resident) : 1u;
   plan.blocks_per_part = wanted > plan.parts ? (wanted + plan.parts - 1) / plan.parts : 1u;
   return plan;
+}
+
+/// Whether the table method's blocks append their groups to the global table's first slots
+/// (hash::append_groups: the rows partitioned, one block a part) rather than combining them into
+/// it by hash.
+inline bool plan_appends(const table_plan& plan) {
+  return plan.serves && plan.bits != 0 && plan.blocks_per_part == 1;
 }
 
 /// Throws std::length_error when the aggregation found more groups than a non-zero max_groups

@@ -340,12 +340,15 @@ jit::resolved group_by_module(const jit_args& a, const group_values& values) {
 /// Aggregates into a global table sized from max_groups or the sketch's estimate (grown, and the
 /// rows aggregated again, in the rare case the estimate was low), then compacts its ready slots
 /// and gathers the groups. `aggregate(launch, table, mask, overflow, partials, partial_count)`
-/// launches the aggregation into the zeroed table; `partial_slots` sizes its partials. Returns
-/// false, having written nothing, when a block's table filled (hash::block_full).
+/// launches the aggregation into the zeroed table; `partial_slots` sizes its partials. With
+/// `appended`, the aggregation appends each group once to the table's first slots
+/// (hash::append_groups): the table is sized for the groups alone, neither cleared nor compacted.
+/// Returns false, having written nothing, when a block's table filled (hash::block_full).
 template <class Aggregate>
 bool table_groups(const jit_args& a, const group_by_params& p, double expected,
-                  std::size_t partial_slots, const jit::resolved& resolved, group_outputs& out,
-                  stream_ref stream, memory_resource& mr, Aggregate&& aggregate) {
+                  std::size_t partial_slots, bool appended, const jit::resolved& resolved,
+                  group_outputs& out, stream_ref stream, memory_resource& mr,
+                  Aggregate&& aggregate) {
   const char* fn = a.function;
   const jit_type& k = *a.types[0];
   const jit_type& v = *a.types[1];
@@ -353,7 +356,8 @@ bool table_groups(const jit_args& a, const group_by_params& p, double expected,
   const jit::loaded_module& m = *resolved.module;
   const jit::device_info& dev = *resolved.dev;
   const std::size_t slot = static_cast<std::size_t>(m.meta(2));
-  std::size_t capacity = hash_capacity(n, p.options.max_groups, expected);
+  std::size_t capacity = appended ? appended_capacity(n, p.options.max_groups, expected)
+                                  : hash_capacity(n, p.options.max_groups, expected);
   cudaStream_t s = stream.get();
   const char* call = "cupar group_by (run-time operator)";
   for (;;) {
@@ -378,7 +382,7 @@ bool table_groups(const jit_args& a, const group_by_params& p, double expected,
     unsigned char* partials = partial_slots != 0 ? base + at_partials : nullptr;
     auto* overflow = reinterpret_cast<unsigned int*>(counts + 1);
     auto* partial_count = reinterpret_cast<unsigned long long*>(counts + 2);
-    check_cuda(cudaMemsetAsync(table, 0, capacity * slot, s), fn);
+    if (!appended) check_cuda(cudaMemsetAsync(table, 0, capacity * slot, s), fn);
     check_cuda(cudaMemsetAsync(counts, 0, 3 * sizeof(std::uint64_t), s), fn);
     jit::launch_status st;
     jit::jit_launcher_factory launch{&dev, &m, &st};
@@ -386,10 +390,19 @@ bool table_groups(const jit_args& a, const group_by_params& p, double expected,
     aggregate(launch, static_cast<void*>(table), mask, overflow, static_cast<void*>(partials),
               partial_count);
     jit::check_dispatch(st.first == CUDA_SUCCESS ? cudaSuccess : cudaErrorLaunchFailure, st, call);
-    check_cuda(cub::DeviceSelect::If(
-                   base + at_select, select_bytes, thrust::counting_iterator<std::uint64_t>(0),
-                   index, counts, static_cast<std::int64_t>(capacity), ready_slot{table, slot}, s),
-               "cub::DeviceSelect::If");
+    if (appended) {
+      const std::size_t blocks = (capacity + 255) / 256;
+      hash::appended_index_kernel<<<static_cast<int>(std::min<std::size_t>(blocks, 4096)), 256, 0,
+                                    s>>>(overflow + 1, static_cast<unsigned long long>(capacity),
+                                         index, counts);
+      check_cuda(cudaGetLastError(), fn);
+    } else {
+      check_cuda(
+          cub::DeviceSelect::If(base + at_select, select_bytes,
+                                thrust::counting_iterator<std::uint64_t>(0), index, counts,
+                                static_cast<std::int64_t>(capacity), ready_slot{table, slot}, s),
+          "cub::DeviceSelect::If");
+    }
     std::uint64_t host_counts[2] = {0, 0};
     check_cuda(cudaMemcpyAsync(host_counts, counts, sizeof(host_counts), cudaMemcpyDeviceToHost, s),
                fn);
@@ -453,7 +466,7 @@ void hash_route(const jit_args& a, const group_by_params& p, const void* keys,
   const unsigned long long rows = a.n, partial_rows = partial_slots;
   cudaStream_t s = stream.get();
   (void)table_groups(
-      a, p, expected, partial_slots, resolved, out, stream, mr,
+      a, p, expected, partial_slots, false, resolved, out, stream, mr,
       [&](const jit::jit_launcher_factory& launch, void* table, unsigned long long mask,
           unsigned int* overflow, void* partials, unsigned long long* partial_count) {
         const unsigned long long* no_count = nullptr;
@@ -637,7 +650,7 @@ bool table_route(const jit_args& a, const group_by_params& p, const void* keys,
   const unsigned int per_part = plan.blocks_per_part;
   const int shift = plan.bits;
   return table_groups(
-      a, p, expected, 0, resolved, out, stream, mr,
+      a, p, expected, 0, plan_appends(plan), resolved, out, stream, mr,
       [&](const jit::jit_launcher_factory& launch, void* table, unsigned long long mask,
           unsigned int* overflow, void*, unsigned long long*) {
         if (read) {

@@ -788,11 +788,11 @@ struct block_table {
 /// Flags of the table kernel's *overflow.
 enum : unsigned int { global_full = 1, block_full = 2 };
 
-/// Writes the block's groups to table[base, base + count) of a zeroed global table of `capacity`
-/// slots (count: the block's; every thread of the block calls it), a warp's ready slots of each
-/// round of 32 to consecutive slots. The ready slots are counted first, a range of the table
-/// reserved through *appended, then written; sets global_full in *overflow where the range does
-/// not fit.
+/// Writes the block's groups to table[base, base + count) of a global table of `capacity` slots
+/// (count: the block's; every thread of the block calls it; the table is only written, so it
+/// needs no clearing), a warp's ready slots of each round of 32 to consecutive slots. The ready
+/// slots are counted first, a range of the table reserved through *appended, then written; sets
+/// global_full in *overflow where the range does not fit.
 template <int Threads, class K, class V>
 __device__ __forceinline__ void append_groups(const block_table<K, V>& local, slot<K, V>* table,
                                               unsigned long long capacity, unsigned int* appended,
@@ -833,21 +833,37 @@ __device__ __forceinline__ void append_groups(const block_table<K, V>& local, sl
   }
 }
 
+/// The groups append_groups wrote to a table's first slots as a compaction of its ready slots
+/// would list them: index[i] = i below the appended count (at most `capacity`), which goes to
+/// *count.
+template <class Index>
+__global__ void appended_index_kernel(const unsigned int* appended, unsigned long long capacity,
+                                      Index* index, Index* count) {
+  const unsigned long long total = *appended < capacity ? *appended : capacity;
+  if (blockIdx.x == 0 && threadIdx.x == 0) *count = static_cast<Index>(total);
+  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
+  for (unsigned long long i =
+           static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < total; i += stride)
+    index[i] = static_cast<Index>(i);
+}
+
 /// Aggregates rows into a block_table of `table_slots` slots (a power of two) in dynamic shared
 /// memory (block_table_bytes(table_slots, block_table<K, V>::slot_bytes)), then adds the table's
-/// groups to the global table (mask + 1 slots, zeroed). Without `starts`, the blocks share rows [0,
-/// n); with it, blocks_per_part blocks share each part's rows [starts[p], starts[p + 1]). A warp
-/// takes Unroll x 32 consecutive rows at a time, all loaded before the first is combined, each
-/// lane's row on its own (combining a warp's equal keys in registers first, as aggregate_kernel
-/// does, was slower from 1,024 groups up: H200, 2026-11-29). Keys of up to 4 bytes: the rows'
-/// hashes are their keys' mixed words (Rows gives part_mix of the key's bits), the bucket of a word
-/// w is (w >> shift) mod the buckets, every row's first bucket read before the first row is
-/// combined. Larger keys: the slot of a hash h is (h >> shift) & (table_slots - 1). A part's keys
-/// are its block's alone when it has one block (`starts` given, blocks_per_part 1): with keys of up
-/// to 4 bytes the block appends its groups to the global table's first slots (append_groups,
-/// through overflow[1], the count of slots appended); otherwise each group is combined into the
-/// global table by its key's hash. Sets block_full in overflow[0] when a block's table fills (the
-/// caller aggregates another way) and global_full when the global table does.
+/// groups to the global table (mask + 1 slots, zeroed unless the blocks append). Without `starts`,
+/// the blocks share rows [0, n); with it, blocks_per_part blocks share each part's rows [starts[p],
+/// starts[p + 1]). A warp takes Unroll x 32 consecutive rows at a time, all loaded before the first
+/// is combined, each lane's row on its own (combining a warp's equal keys in registers first, as
+/// aggregate_kernel does, was slower from 1,024 groups up: H200, 2026-11-29). Keys of up to 4
+/// bytes: the rows' hashes are their keys' mixed words (Rows gives part_mix of the key's bits), the
+/// bucket of a word w is (w >> shift) mod the buckets, every row's first bucket read before the
+/// first row is combined. Larger keys: the slot of a hash h is (h >> shift) & (table_slots - 1). A
+/// part's keys are its block's alone when it has one block (`starts` given, blocks_per_part 1): the
+/// block appends its groups to the global table's first slots (append_groups, through overflow[1],
+/// the count of slots appended; `mask + 1` the table's slots, any number); otherwise each group is
+/// combined into the global table (mask + 1 slots, a power of two) by its key's hash. Sets
+/// block_full in overflow[0] when a block's table fills (the caller aggregates another way) and
+/// global_full when the global table does.
 template <int Threads, int Unroll, class K, class V, class Rows, class Op>
 __global__ void __launch_bounds__(Threads)
     block_table_kernel(Rows rows, unsigned long long n, const unsigned long long* starts,
@@ -912,11 +928,9 @@ __global__ void __launch_bounds__(Threads)
     if (threadIdx.x == 0) atomicOr(overflow, block_full);
     return;
   }
-  if constexpr (local_table::split) {
-    if (starts != nullptr && blocks_per_part == 1) {
-      append_groups<Threads>(local, table, mask + 1, overflow + 1, overflow);
-      return;
-    }
+  if (starts != nullptr && blocks_per_part == 1) {
+    append_groups<Threads>(local, table, mask + 1, overflow + 1, overflow);
+    return;
   }
   for (unsigned int j = threadIdx.x; j < local.end(); j += Threads) {
     if (!local.ready(j)) continue;
