@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <map>
 
 #include <cuda_runtime_api.h>
 #include <string>
@@ -332,8 +333,8 @@ TEST(JitRecordClasses, FourByteFieldRecordsInAlignedArraysTakeTheEightByteClass)
       cupar::testing::precompiled_here("reduce<s48a8>")) {
     EXPECT_EQ(after.kernel_compiles, before.kernel_compiles);
   }
-  // The same records 4 bytes off an 8-byte boundary: the struct's own kernels (compiled from
-  // source once), the same aggregates.
+  // The same records 4 bytes off an 8-byte boundary: copied into an aligned temporary and back
+  // (the padded route, entry.cpp), the same class's kernels, the same aggregates.
   const std::size_t n = 1001;
   const auto keys = run_keys(n);
   std::vector<six4> values(n);
@@ -367,6 +368,9 @@ TEST(JitRecordClasses, FourByteFieldRecordsInAlignedArraysTakeTheEightByteClass)
   ASSERT_EQ(runs, want.size());
   for (std::size_t r = 0; r < runs; ++r)
     ASSERT_TRUE(same_bytes(got[r], want[r])) << "misaligned, run " << r;
+  if (cupar::testing::precompiled_here("reduce_by_key<u32,s24a8>")) {
+    EXPECT_EQ(cupar::jit::get_stats().kernel_compiles, before.kernel_compiles);
+  }
 }
 
 // Three 4-byte fields (12 bytes, class s12a4): a point reduced by key, selected and searched.
@@ -432,5 +436,301 @@ TEST(JitRecordClasses, TwelveByteRecordsReduceSelectAndSearchOnTheirClass) {
       cupar::testing::precompiled_here("select_if<s12a4>") &&
       cupar::testing::precompiled_here("binary_search<s12a4,u64>")) {
     EXPECT_EQ(after.kernel_compiles, before.kernel_compiles);
+  }
+}
+
+// Records of 4-byte fields of a size that is not a multiple of 8 (28 bytes: seven floats; 60:
+// fifteen) have no class of their own: their arrays are copied into 8-byte-aligned temporaries
+// of the next 8-byte size (zero-padded), the class of that size serves every data-processing
+// family (s32a8, s64a8: only the operators compile), and the outputs are copied back, no further
+// than the counts the family wrote (what lies beyond them in the caller's arrays is untouched).
+CUPAR_JIT_STRUCT(seven4, float count; float sum; float min; float max; float day; float a; float b;)
+CUPAR_JIT_STRUCT(fifteen4, float v[15];)
+
+namespace {
+
+seven4 seven4_of(std::size_t i) {
+  const float v = static_cast<float>((i * 37) % 101) - 50.0f;
+  return {1.0f, v, v, v, static_cast<float>((i / 3) % 17), static_cast<float>(i % 7), -v};
+}
+seven4 merge_seven(const seven4& a, const seven4& b) {
+  return {a.count + b.count,
+          a.sum + b.sum,
+          std::min(a.min, b.min),
+          std::max(a.max, b.max),
+          std::max(a.day, b.day),
+          a.a + b.a,
+          a.b + b.b};
+}
+const char* const merge_seven_text =
+    "seven4{a.count + b.count, a.sum + b.sum, fminf(a.min, b.min), fmaxf(a.max, b.max), "
+    "fmaxf(a.day, b.day), a.a + b.a, a.b + b.b}";
+
+/// The bytes of d[count, n) are all `byte` (nothing written past the count).
+template <class T>
+bool untouched_after(const cupar::device_buffer<T>& d, std::size_t count, unsigned char byte) {
+  const auto h = d.to_host();
+  const auto* p = reinterpret_cast<const unsigned char*>(h.data());
+  for (std::size_t i = count * sizeof(T); i < h.size() * sizeof(T); ++i)
+    if (p[i] != byte) return false;
+  return true;
+}
+
+}  // namespace
+
+TEST(JitRecordClasses, RecordsOfAnyFourByteMultipleTakeThePaddedClass) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const op merge(merge_seven_text);
+  const op below("x.sum < t");
+  const op negative("x.sum < 0.0f");
+  const op small_a("x.a < 3.0f");
+  const op same_day("a.day == b.day");
+  const op by_day_then_a("a.day < b.day || (a.day == b.day && a.a < b.a)");
+  auto less = [](const seven4& a, const seven4& b) {
+    return a.day < b.day || (a.day == b.day && a.a < b.a);
+  };
+  bool classes = true;
+  for (const char* set : {"reduce_by_key<u32,s32a8>", "scan_by_key_inclusive<u32,s32a8>",
+                          "scan_by_key_exclusive<u32,s32a8>", "unique_by_key<u32,s32a8>",
+                          "segmented_reduce<s32a8>", "select_if<s32a8>", "select_flagged<s32a8,u8>",
+                          "three_way_partition<s32a8>", "unique<s32a8>", "binary_search<s32a8,u64>",
+                          "reduce_by_key<u32,s64a8>", "select_if<s64a8>"}) {
+    classes = classes && cupar::testing::precompiled_here(set);
+  }
+  const auto before = cupar::jit::get_stats();
+  // Where the classes' sets are in this build, no call compiles kernels (the first of each
+  // family is named).
+  const auto compiled_nothing = [&](const char* what) {
+    if (classes) {
+      EXPECT_EQ(cupar::jit::get_stats().kernel_compiles, before.kernel_compiles) << what;
+    }
+  };
+  for (std::size_t n : sizes()) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto keys = run_keys(n);
+    std::vector<seven4> values(n);
+    for (std::size_t i = 0; i < n; ++i)
+      values[i] = seven4_of(i);
+    // CPU: runs of keys, scans by key, segments (the runs), selections, partitions, day runs.
+    std::vector<std::uint32_t> want_keys;
+    std::vector<seven4> want_aggs, want_inclusive(n), want_exclusive(n), want_selected;
+    std::vector<seven4> want_first, want_second, want_rest, want_unique;
+    std::vector<std::int64_t> offsets{0};
+    std::vector<std::uint8_t> flags(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const seven4& v = values[i];
+      if (i == 0 || keys[i] != keys[i - 1]) {
+        if (i != 0) offsets.push_back(static_cast<std::int64_t>(i));
+        want_keys.push_back(keys[i]);
+        want_aggs.push_back(v);
+        want_inclusive[i] = v;
+        want_exclusive[i] = seven4{};
+      } else {
+        want_aggs.back() = merge_seven(want_aggs.back(), v);
+        want_inclusive[i] = merge_seven(want_inclusive[i - 1], v);
+        want_exclusive[i] = merge_seven(want_exclusive[i - 1], values[i - 1]);
+      }
+      if (v.sum < 10.0f) want_selected.push_back(v);
+      flags[i] = (i * 11) % 7 < 3 ? 1 : 0;
+      if (v.sum < 0.0f) {
+        want_first.push_back(v);
+      } else if (v.a < 3.0f) {
+        want_second.push_back(v);
+      } else {
+        want_rest.push_back(v);
+      }
+      if (i == 0 || v.day != values[i - 1].day) want_unique.push_back(v);
+    }
+    if (n != 0) offsets.push_back(static_cast<std::int64_t>(n));
+    const std::size_t runs = want_keys.size();
+    cupar::device_buffer<std::uint32_t> d_keys(keys, s), d_keys_out(n, s);
+    cupar::device_buffer<seven4> d_values(values, s), d_out(n, s), d_second(n, s), d_rest(n, s);
+    cupar::device_buffer<std::size_t> d_count(2, s);
+    auto expect_records = [](const std::vector<seven4>& got, const std::vector<seven4>& want,
+                             const char* what) {
+      ASSERT_EQ(got.size(), want.size()) << what;
+      for (std::size_t i = 0; i < want.size(); ++i)
+        ASSERT_TRUE(same_bytes(got[i], want[i])) << what << ", record " << i;
+    };
+    // The by-key families: values of the record.
+    d_out.fill_bytes(0x5A);
+    cupar::reduce_by_key(d_keys.data(), d_values.data(), d_keys_out.data(), d_out.data(),
+                         d_count.data(), n, merge, cupar::jit::equal_to, s);
+    ASSERT_EQ(d_count.to_host()[0], runs);
+    EXPECT_EQ(d_keys_out.to_host(runs), want_keys);
+    expect_records(d_out.to_host(runs), want_aggs, "reduce_by_key");
+    EXPECT_TRUE(untouched_after(d_out, runs, 0x5A)) << "reduce_by_key wrote past its runs";
+    compiled_nothing("reduce_by_key");
+    cupar::inclusive_scan_by_key(d_keys.data(), d_values.data(), d_out.data(), n, merge,
+                                 cupar::jit::equal_to, s);
+    expect_records(d_out.to_host(), want_inclusive, "inclusive scan by key");
+    compiled_nothing("inclusive_scan_by_key");
+    cupar::exclusive_scan_by_key(d_keys.data(), d_values.data(), d_out.data(), n, merge, seven4{},
+                                 cupar::jit::equal_to, s);
+    expect_records(d_out.to_host(), want_exclusive, "exclusive scan by key");
+    compiled_nothing("exclusive_scan_by_key");
+    std::vector<seven4> want_first_of_runs;
+    for (std::size_t i = 0; i < n; ++i)
+      if (i == 0 || keys[i] != keys[i - 1]) want_first_of_runs.push_back(values[i]);
+    ASSERT_EQ(cupar::unique_by_key_count(d_keys.data(), d_values.data(), d_keys_out.data(),
+                                         d_out.data(), n, cupar::jit::equal_to, s),
+              runs);
+    expect_records(d_out.to_host(runs), want_first_of_runs, "unique_by_key");
+    compiled_nothing("unique_by_key");
+    // The runs as segments, from an initial value.
+    cupar::device_buffer<std::int64_t> d_offsets(offsets, s);
+    cupar::segmented_reduce(d_values.data(), d_out.data(), n, runs, d_offsets.data(),
+                            d_offsets.data() + 1, merge, seven4{}, s);
+    std::vector<seven4> want_segments(runs);
+    for (std::size_t r = 0; r < runs; ++r)
+      want_segments[r] = merge_seven(seven4{}, want_aggs[r]);
+    expect_records(d_out.to_host(runs), want_segments, "segmented_reduce");
+    compiled_nothing("segmented_reduce");
+    // Selections: by a predicate (untouched past the count), by flags in place, a three-way
+    // partition into three arrays, unique by an equality on a field.
+    d_out.fill_bytes(0x5A);
+    ASSERT_EQ(
+        cupar::select_if_count(d_values.data(), d_out.data(), n, op(below).param("t", 10.0f), s),
+        want_selected.size());
+    expect_records(d_out.to_host(want_selected.size()), want_selected, "select_if");
+    EXPECT_TRUE(untouched_after(d_out, want_selected.size(), 0x5A)) << "select_if";
+    compiled_nothing("select_if");
+    std::vector<seven4> want_flagged;
+    for (std::size_t i = 0; i < n; ++i)
+      if (flags[i]) want_flagged.push_back(values[i]);
+    cupar::device_buffer<std::uint8_t> d_flags(flags, s);
+    cupar::device_buffer<seven4> d_work(values, s);
+    ASSERT_EQ(cupar::select_flagged_count(d_work.data(), d_flags.data(), d_work.data(), n, s),
+              want_flagged.size());
+    expect_records(d_work.to_host(want_flagged.size()), want_flagged, "select_flagged in place");
+    compiled_nothing("select_flagged");
+    d_out.fill_bytes(0x11);
+    d_second.fill_bytes(0x22);
+    d_rest.fill_bytes(0x33);
+    cupar::three_way_partition(d_values.data(), d_out.data(), d_second.data(), d_rest.data(),
+                               d_count.data(), n, negative, small_a, s);
+    const auto counts = d_count.to_host();
+    ASSERT_EQ(counts[0], want_first.size());
+    ASSERT_EQ(counts[1], want_second.size());
+    expect_records(d_out.to_host(counts[0]), want_first, "three-way, first");
+    expect_records(d_second.to_host(counts[1]), want_second, "three-way, second");
+    expect_records(d_rest.to_host(want_rest.size()), want_rest, "three-way, rest");
+    EXPECT_TRUE(untouched_after(d_out, counts[0], 0x11));
+    EXPECT_TRUE(untouched_after(d_second, counts[1], 0x22));
+    EXPECT_TRUE(untouched_after(d_rest, want_rest.size(), 0x33));
+    compiled_nothing("three_way_partition");
+    ASSERT_EQ(cupar::unique_count(d_values.data(), d_out.data(), n, same_day, s),
+              want_unique.size());
+    expect_records(d_out.to_host(want_unique.size()), want_unique, "unique");
+    compiled_nothing("unique");
+    // Searched by a comparator: the haystack and the needles are records.
+    auto sorted = values;
+    std::stable_sort(sorted.begin(), sorted.end(), less);
+    cupar::device_buffer<seven4> d_sorted(sorted, s);
+    cupar::device_buffer<std::uint64_t> d_pos(n, s);
+    cupar::upper_bound(d_sorted.data(), n, d_values.data(), n, d_pos.data(), by_day_then_a, s);
+    const auto pos = d_pos.to_host();
+    for (std::size_t j = 0; j < n; ++j) {
+      ASSERT_EQ(pos[j], static_cast<std::uint64_t>(
+                            std::upper_bound(sorted.begin(), sorted.end(), values[j], less) -
+                            sorted.begin()))
+          << "needle " << j;
+    }
+    compiled_nothing("upper_bound");
+    // Fifteen floats (60 bytes, class s64a8): reduced by key and selected.
+    std::vector<fifteen4> rows(n);
+    std::vector<fifteen4> want_rows, want_kept;
+    for (std::size_t i = 0; i < n; ++i) {
+      for (int f = 0; f < 15; ++f)
+        rows[i].v[f] = static_cast<float>((i + static_cast<std::size_t>(f) * 3) % 9);
+      if (i == 0 || keys[i] != keys[i - 1]) {
+        want_rows.push_back(rows[i]);
+      } else {
+        for (int f = 0; f < 15; ++f)
+          want_rows.back().v[f] += rows[i].v[f];
+      }
+      if (rows[i].v[14] < 4.0f) want_kept.push_back(rows[i]);
+    }
+    cupar::device_buffer<fifteen4> d_rows(rows, s), d_rows_out(n, s);
+    cupar::reduce_by_key(
+        d_keys.data(), d_rows.data(), d_keys_out.data(), d_rows_out.data(), d_count.data(), n,
+        op("[](fifteen4 a, fifteen4 b) { for (int f = 0; f < 15; ++f) a.v[f] += b.v[f]; "
+           "return a; }"),
+        cupar::jit::equal_to, s);
+    ASSERT_EQ(d_count.to_host()[0], runs);
+    const auto got_rows = d_rows_out.to_host(runs);
+    for (std::size_t r = 0; r < runs; ++r)
+      ASSERT_TRUE(same_bytes(got_rows[r], want_rows[r])) << "fifteen floats, run " << r;
+    compiled_nothing("reduce_by_key, fifteen floats");
+    ASSERT_EQ(cupar::select_if_count(d_rows.data(), d_rows_out.data(), n, op("x.v[14] < 4.0f"), s),
+              want_kept.size());
+    const auto kept = d_rows_out.to_host(want_kept.size());
+    for (std::size_t i = 0; i < kept.size(); ++i)
+      ASSERT_TRUE(same_bytes(kept[i], want_kept[i])) << "fifteen floats, kept " << i;
+    compiled_nothing("select_if, fifteen floats");
+  }
+  EXPECT_GT(cupar::jit::get_stats().operator_compiles, before.operator_compiles);
+}
+
+// group_by's accumulators of seven floats (28 bytes): padded to the class s32a8 in group_by's own
+// routes (the hash method, the table method, the sort route through reduce_by_key), written
+// back to exact-size buffers or the caller's arrays; the same groups as the CPU's.
+TEST(JitRecordClasses, GroupByAccumulatorsOfSevenFloatsTakeThePaddedClass) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const op merge(merge_seven_text);
+  const bool classes = cupar::testing::precompiled_here("group_by<u32,s32a8>") &&
+                       cupar::testing::precompiled_here("reduce_by_key<u32,s32a8>");
+  const auto before = cupar::jit::get_stats();
+  for (std::size_t n : sizes()) {
+    for (std::size_t groups : {std::size_t(100), n / 40 + 1, n / 2 + 1}) {
+      SCOPED_TRACE("n = " + std::to_string(n) + ", groups drawn from " + std::to_string(groups));
+      std::vector<std::uint32_t> keys(n);
+      std::vector<seven4> values(n);
+      std::map<std::uint32_t, seven4> want;
+      for (std::size_t i = 0; i < n; ++i) {
+        keys[i] = static_cast<std::uint32_t>((i * 2654435761u) % groups);
+        values[i] = seven4_of(i);
+        auto [it, fresh] = want.emplace(keys[i], values[i]);
+        if (!fresh) it->second = merge_seven(it->second, values[i]);
+      }
+      cupar::device_buffer<std::uint32_t> d_keys(keys, s), d_keys_out(n, s);
+      cupar::device_buffer<seven4> d_values(values, s), d_values_out(n, s);
+      for (auto method : {cupar::group_by_method::automatic, cupar::group_by_method::hash,
+                          cupar::group_by_method::sort}) {
+        SCOPED_TRACE("method " + std::to_string(static_cast<int>(method)));
+        cupar::group_by_options o;
+        o.method = method;
+        o.sort_by_key = true;
+        const auto g = cupar::group_by(d_keys.data(), d_values.data(), n, merge, s, o);
+        ASSERT_EQ(g.size(), want.size());
+        const auto got_keys = g.keys.to_host();
+        const auto got = g.values.to_host();
+        std::size_t r = 0;
+        for (const auto& [k, w] : want) {
+          ASSERT_EQ(got_keys[r], k);
+          ASSERT_TRUE(same_bytes(got[r], w)) << "group " << k;
+          ++r;
+        }
+        // The caller's arrays, unsorted: the groups in any order, nothing past them written.
+        o.sort_by_key = false;
+        d_values_out.fill_bytes(0x5A);
+        const std::size_t count = cupar::group_by(d_keys.data(), d_values.data(), d_keys_out.data(),
+                                                  d_values_out.data(), n, n, merge, s, o);
+        ASSERT_EQ(count, want.size());
+        const auto out_keys = d_keys_out.to_host(count);
+        const auto out = d_values_out.to_host(count);
+        for (std::size_t i = 0; i < count; ++i) {
+          const auto it = want.find(out_keys[i]);
+          ASSERT_NE(it, want.end());
+          ASSERT_TRUE(same_bytes(out[i], it->second)) << "group " << out_keys[i];
+        }
+        EXPECT_TRUE(untouched_after(d_values_out, count, 0x5A));
+      }
+    }
+  }
+  if (classes) {
+    EXPECT_EQ(cupar::jit::get_stats().kernel_compiles, before.kernel_compiles);
   }
 }

@@ -144,6 +144,18 @@ constexpr const char* bit_cast_definition =
     "  static_assert(sizeof(To) == sizeof(From), \"cupar: size class mismatch\");\n"
     "  To to;\n  memcpy(&to, &from, sizeof(To));\n  return to;\n}\n#endif\n";
 
+/// A padded record (request.hpp, padded_view) as the user's struct and back: the struct's bytes
+/// copied out of the storage of the next 8-byte size, or into it with the rest zeroed.
+constexpr const char* pad_cast_definition =
+    "#ifndef CUPAR_PAD_CAST_DEFINED\n#define CUPAR_PAD_CAST_DEFINED\n"
+    "template <class To, class From>\n"
+    "__device__ __forceinline__ To cupar_pad_cast(const From& from) {\n"
+    "  static_assert((sizeof(To) + 7) / 8 == (sizeof(From) + 7) / 8, \"cupar: padding "
+    "mismatch\");\n"
+    "  To to;\n  memset(&to, 0, sizeof(To));\n"
+    "  memcpy(&to, &from, sizeof(To) < sizeof(From) ? sizeof(To) : sizeof(From));\n"
+    "  return to;\n}\n#endif\n";
+
 /// cupar_storage as jit_ops/cupar_prelude.cuh defines it, for operator sources compiled apart
 /// from the kernels (their functions take and return the storage of a struct class by value).
 constexpr const char* storage_definition =
@@ -172,6 +184,21 @@ bool needs_bit_cast(const slot_spec& slot, const slot_binding& b) {
     if (!same_type(slot.args[i], b.args[i])) return true;
   }
   return !same_type(slot.result, b.result);
+}
+
+/// Whether a slot's storage and the user's type it binds differ in size (a padded record): the
+/// wrapper copies with cupar_pad_cast where cupar_bit_cast would need equal sizes.
+bool padded(const type_ref& storage, const type_ref& user) {
+  return storage.size != user.size && !same_type(storage, user);
+}
+bool needs_pad_cast(const slot_spec& slot, const slot_binding& b) {
+  for (std::size_t i = 0; i < slot.args.size(); ++i) {
+    if (padded(slot.args[i], b.args[i])) return true;
+  }
+  return padded(slot.result, b.result);
+}
+const char* cast_of(const type_ref& storage, const type_ref& user) {
+  return padded(storage, user) ? "cupar_pad_cast<" : "cupar_bit_cast<";
 }
 
 std::string signature(const slot_spec& slot, bool renamed) {
@@ -204,8 +231,8 @@ std::string operator_function(const slot_spec& slot, const slot_binding& b, int 
       if (same_type(slot.args[i], b.args[i])) {
         out << "  " << b.args[i].name << " " << slot.arg_names[i] << " = cupar_arg" << i << ";\n";
       } else {
-        out << "  " << b.args[i].name << " " << slot.arg_names[i] << " = cupar_bit_cast<"
-            << b.args[i].name << ">(cupar_arg" << i << ");\n";
+        out << "  " << b.args[i].name << " " << slot.arg_names[i] << " = "
+            << cast_of(slot.args[i], b.args[i]) << b.args[i].name << ">(cupar_arg" << i << ");\n";
       }
     }
   }
@@ -221,7 +248,8 @@ std::string operator_function(const slot_spec& slot, const slot_binding& b, int 
   if (same_type(slot.result, b.result)) {
     out << "  return cupar_result;\n}\n";
   } else {
-    out << "  return cupar_bit_cast<" << slot.result.name << ">(cupar_result);\n}\n";
+    out << "  return " << cast_of(slot.result, b.result) << slot.result.name
+        << ">(cupar_result);\n}\n";
   }
   if (index != 0) out << "#line 1 \"cupar_generated\"\n";
   return out.str();
@@ -589,8 +617,13 @@ std::string slot_functions(const build_spec& spec, const std::vector<int>& which
                                   spec.slots[static_cast<std::size_t>(i)]);
     storage = storage || uses_storage(slots[static_cast<std::size_t>(i)]);
   }
+  bool pad = false;
+  for (int i : which)
+    pad = pad || needs_pad_cast(slots[static_cast<std::size_t>(i)],
+                                spec.slots[static_cast<std::size_t>(i)]);
   if (storage) out += storage_definition;
   if (cast) out += bit_cast_definition;
+  if (pad) out += pad_cast_definition;
   for (int i : which) {
     out += operator_function(slots[static_cast<std::size_t>(i)],
                              spec.slots[static_cast<std::size_t>(i)], i);
@@ -614,6 +647,7 @@ std::string slot_operator_source(const slot_spec& slot, const slot_binding& b, i
   out << preamble_block(b.op);
   if (uses_storage(slot)) out << storage_definition;
   if (needs_bit_cast(slot, b)) out << bit_cast_definition;
+  if (needs_pad_cast(slot, b)) out << pad_cast_definition;
   out << operator_function(slot, b, index);
   return out.str();
 }

@@ -5,6 +5,9 @@
 #include "call.hpp"
 #include "iterator_expr.hpp"
 #include "precompiled.hpp"
+#include "request.hpp"
+
+#include "compiled/restride.hpp"
 
 #include "cupar_families.inc"
 
@@ -227,6 +230,136 @@ void with_output_expressions(const jit_args& a, stream_ref s, memory_resource& m
 
 namespace {
 
+static_assert(static_cast<int>(restride_bound::first) == jit::store_bound::first &&
+                  static_cast<int>(restride_bound::second) == jit::store_bound::second &&
+                  static_cast<int>(restride_bound::rest) == jit::store_bound::rest,
+              "a padded output's copy back is bounded as an output expression's store");
+
+/// The types of `b` that padding would change (jit::paddable), as bits 0-2.
+unsigned paddable_types(const jit_args& b) {
+  unsigned bits = 0;
+  for (int i = 0; i < 3; ++i) {
+    if (b.types[i] != nullptr && jit::paddable(*b.types[i])) bits |= 1u << i;
+  }
+  return bits;
+}
+
+/// `b` with the types in `bits` replaced by their padded views.
+jit_args with_padded_types(const jit_args& b, unsigned bits) {
+  jit_args c = b;
+  for (int i = 0; i < 3; ++i) {
+    if ((bits >> i) & 1u) c.types[i] = &jit::padded_view(*b.types[i]);
+  }
+  return c;
+}
+
+/// The types to pad so that precompiled kernels serve the call: none (0) when its own request
+/// is precompiled (the struct's own class, or the 8-byte-aligned one in aligned arrays) or no
+/// padding finds a set; else all the paddable types, or the first alone whose padding does.
+unsigned types_to_pad(const jit_args& b, unsigned paddable) {
+  request_scratch own;
+  if (jit::precompiled_request(b.call->request(b, own))) return 0;
+  const auto serves = [&](unsigned bits) {
+    request_scratch scratch;
+    return jit::precompiled_request(b.call->request(with_padded_types(b, bits), scratch));
+  };
+  if (serves(paddable)) return paddable;
+  for (int i = 0; i < 3; ++i) {
+    const unsigned one = 1u << i;
+    if ((paddable & one) != 0 && one != paddable && serves(one)) return one;
+  }
+  return 0;
+}
+
+/// Records of 4-byte fields whose own class has no precompiled set (a size that is not a
+/// multiple of 8, or arrays off an 8-byte boundary): the arrays of those records are copied into
+/// 8-byte-aligned temporaries of the next 8-byte size (zero-padded), the family runs on the class
+/// of that size (only the operators compile: tens of milliseconds, not the seconds of kernels
+/// compiled from source), and its outputs are copied back, bounded by the counts it wrote as an
+/// output expression's store is. Returns false, having done nothing, where that does not apply:
+/// plans and compile-only builds, operations with their own parameters (group_by, joins,
+/// histograms), records given or taken as expressions, arrays missing (the family reports them),
+/// or no set of the padded size.
+bool run_padded(const jit_args& b, stream_ref s, memory_resource& mr) {
+  if (b.plan != nullptr || b.build_only || b.params != nullptr) return false;
+  const unsigned paddable = paddable_types(b);
+  if (paddable == 0) return false;
+  const call_io& io = b.call->io;
+  const auto pads = [](unsigned bits, int type) { return ((bits >> type) & 1u) != 0; };
+  for (int k = 0; k < 2; ++k) {
+    if (!pads(paddable, io.input_type[k])) continue;
+    if (b.in_iter[k] != nullptr) return false;
+    if (b.in[k] == nullptr && input_count(b, k) != 0) return false;
+  }
+  for (int k = 0; k < 3; ++k) {
+    if (pads(paddable, io.output_type[k]) && b.out_iter[k] != nullptr) return false;
+  }
+  const unsigned bits = types_to_pad(b, paddable);
+  if (bits == 0) return false;
+  const char* fn = b.function;
+  jit_args c = with_padded_types(b, bits);
+  std::optional<temp_storage> inputs[2], outputs[3], init, count_slot;
+  for (int k = 0; k < 2; ++k) {
+    const int t = io.input_type[k];
+    const std::size_t count = input_count(b, k);
+    if (!pads(bits, t) || count == 0) continue;
+    require_size(fn, count, c.types[t]->size);
+    inputs[k].emplace(mr, count * c.types[t]->size, s);
+    restride(b.in[k], b.types[t]->size, inputs[k]->get(), c.types[t]->size, count, {}, s);
+    c.in[k] = inputs[k]->get();
+  }
+  const std::size_t capacity = output_capacity(b);
+  bool bounded = false;
+  for (int k = 0; k < 3; ++k) {
+    const int t = io.output_type[k];
+    if (!pads(bits, t) || b.out[k] == nullptr || capacity == 0) continue;
+    require_size(fn, capacity, c.types[t]->size);
+    outputs[k].emplace(mr, capacity * c.types[t]->size, s);
+    c.out[k] = outputs[k]->get();
+    bounded = bounded || io.bound[k] != jit::store_bound::all;
+    // The segmented scans leave the items outside every segment as the output held them.
+    if (io.output_starts_as_input && k == 0) {
+      restride(b.out[0], b.types[t]->size, c.out[0], c.types[t]->size, capacity, {}, s);
+    }
+  }
+  // An initial value has the type of the first output (the scans by key, segmented_reduce).
+  unsigned char padded_init[64] = {};
+  const int init_type = io.output_type[0];
+  if (pads(bits, init_type) && b.init != nullptr) {
+    std::memcpy(padded_init, b.init, b.types[init_type]->size);
+    c.init = padded_init;
+  }
+  if (pads(bits, init_type) && b.d_init != nullptr) {
+    init.emplace(mr, c.types[init_type]->size, s);
+    restride(b.d_init, b.types[init_type]->size, init->get(), c.types[init_type]->size, 1, {}, s);
+    c.d_init = init->get();
+  }
+  // The copies back are bounded by the counts the family writes to the device.
+  const std::size_t words = io.count_words;
+  if (bounded && c.d_count == nullptr) {
+    if (b.host_count == nullptr) throw_invalid_argument(fn, "the device count is null");
+    count_slot.emplace(mr, words * sizeof(std::size_t), s);
+    c.d_count = static_cast<std::size_t*>(count_slot->get());
+    c.host_count = nullptr;
+  }
+  pending_inputs pending;
+  pending.function = fn;
+  route(c, s, mr, pending);
+  for (int k = 0; k < 3; ++k) {
+    if (!outputs[k]) continue;
+    const int t = io.output_type[k];
+    const restride_bound bound{static_cast<restride_bound::kind_t>(io.bound[k]), c.d_count};
+    restride(c.out[k], c.types[t]->size, b.out[k], b.types[t]->size, capacity, bound, s);
+  }
+  if (count_slot) {
+    check_cuda(cudaMemcpyAsync(b.host_count, count_slot->get(), words * sizeof(std::size_t),
+                               cudaMemcpyDeviceToHost, s.get()),
+               fn);
+    s.synchronize();
+  }
+  return true;
+}
+
 /// The expression layer of a data-processing call (io), then the family's kernels.
 void run_layered(const jit_args& a, stream_ref s, memory_resource& mr) {
   jit_args b = a;
@@ -266,6 +399,7 @@ void run_layered(const jit_args& a, stream_ref s, memory_resource& mr) {
   }
   if (outputs && fuses_output(b)) return dispatch(b, s, mr);
   if (outputs) return with_output_expressions(b, s, mr);
+  if (run_padded(b, s, mr)) return;
   pending_inputs pending;
   pending.function = a.function;
   route(b, s, mr, pending);

@@ -35,7 +35,9 @@ const char* const domain_lines[] = {
     // Struct classes of the data-processing families, the record shapes met most (8, 12, 16 and
     // 20 bytes of 4-byte fields, the last a (key, count, sum, min, max) group-by row; larger
     // records of 4-byte fields whose size is a multiple of 8 take the 8-byte classes in aligned
-    // arrays, set_request::aligned8; 8 to 64 bytes with 8-byte ones, the accumulators of 1-8
+    // arrays, set_request::aligned8, and the others (up to 64 bytes, or in misaligned arrays)
+    // the class of the next 8-byte size through padded copies, entry.cpp's run_padded; 8 to 64
+    // bytes with 8-byte ones, the accumulators of 1-8
     // doubles or 64-bit integers that a query's aggregates make, TPC-H Q1's five sums and a
     // count at 48):
     // CUPAR_JIT_STRUCT_DP_CLASSES=default.

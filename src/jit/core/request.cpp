@@ -82,6 +82,49 @@ bool widenable(const jit_type& t) {
   return t.is_struct() && !t.word && t.align < 8 && t.size % 8 == 0;
 }
 
+namespace {
+
+struct padded_type {
+  jit_type view;
+  const jit_type* user;
+};
+
+std::mutex& padded_mutex() {
+  static std::mutex* m = new std::mutex;  // immortal: calls may run while the process exits
+  return *m;
+}
+std::map<const jit_type*, const padded_type*>& padded_views() {
+  static auto* views = new std::map<const jit_type*, const padded_type*>;
+  return *views;
+}
+
+}  // namespace
+
+bool paddable(const jit_type& t) {
+  return t.is_struct() && !t.word && t.align == 4 && t.size % 4 == 0 && t.size <= 64;
+}
+
+const jit_type& padded_view(const jit_type& t) {
+  std::lock_guard<std::mutex> lock(padded_mutex());
+  auto& views = padded_views();
+  if (auto it = views.find(&t); it != views.end()) return it->second->view;
+  // Immortal as the jit_type instances it stands beside (requests and cache keys hold its address).
+  auto* p = new padded_type{t, &t};
+  p->view.size = (t.size + 7) / 8 * 8;
+  p->view.align = 8;
+  views.emplace(&t, p);
+  views.emplace(&p->view, p);
+  return p->view;
+}
+
+const jit_type& user_type(const jit_type& t) {
+  if (!t.is_struct() || t.align != 8) return t;  // views are structs of alignment 8
+  std::lock_guard<std::mutex> lock(padded_mutex());
+  const auto& views = padded_views();
+  const auto it = views.find(&t);
+  return it != views.end() && &it->second->view == &t ? *it->second->user : t;
+}
+
 fast_key set_request::key(int arch) const {
   // A moved type is keyed by its size and alignment, not by its identity.
   fast_key k{
@@ -150,7 +193,8 @@ build_spec set_request::spec_as(bool widen) const {
     }
     // A "+index" set's own slots follow the expression's: slot i is the family's slot i - 1.
     const std::size_t own = index && i > 0 ? i - 1 : i;
-    const type_ref user = type_ref::of(*t[plus ? 0 : slot_type_index(fam, own)]);
+    // A padded view binds the struct it stands for (the wrapper copies its bytes in and out).
+    const type_ref user = type_ref::of(user_type(*t[plus ? 0 : slot_type_index(fam, own)]));
     if (index && i == 0) {
       // The iterator expression of a "+index" set: an index in, the caller's type out.
       sp.slots.push_back({op, slots[i].args, user});

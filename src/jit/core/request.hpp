@@ -86,6 +86,22 @@ bool precompiled_request(const set_request& r);
 /// take the 8-byte-aligned class of its size (set_request::aligned8).
 bool widenable(const jit_type& t);
 
+/// A record the run-time path may pad (entry.cpp): a struct (not a word type) of 4-byte alignment
+/// and a size that is a multiple of 4, up to 64 bytes. Its padded view (padded_view) has the
+/// next multiple of 8 as its size and 8-byte alignment, so a data-processing family's kernels
+/// serve it with the class of that size (s8a8-s64a8) when the struct's own class has no set:
+/// the caller's arrays are copied into 8-byte-aligned ones of the view's stride and back.
+bool paddable(const jit_type& t);
+
+/// The padded view of a paddable struct (one per struct, for the life of the process): the
+/// struct's name and definition, the size rounded up to 8, alignment 8. The kernels move it as
+/// storage of that size; the operators' wrappers copy the struct's bytes in and out of it
+/// (user_type gives the struct they bind).
+const jit_type& padded_view(const jit_type& t);
+
+/// The struct a padded view stands for, or `t` itself.
+const jit_type& user_type(const jit_type& t);
+
 struct resolved {
   const device_info* dev;
   std::shared_ptr<const loaded_module> module;

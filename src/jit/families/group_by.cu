@@ -77,6 +77,7 @@ extern const family_def group_by_family =
 #include "../core/launch.hpp"
 #include "../core/request.hpp"
 #include "compiled/library_types.hpp"
+#include "compiled/restride.hpp"
 
 #include <cupar/detail/checks.hpp>
 #include <cupar/detail/cuda_check.hpp>
@@ -187,17 +188,37 @@ struct group_outputs {
   const group_by_params* params;
   void* keys;
   void* values;
+  /// Padded values (pad_values): the routes write records of `padded` bytes to a temporary,
+  /// finish() copies their first `user` bytes to the values' array.
+  struct padding {
+    std::size_t user = 0, padded = 0;
+    memory_resource* mr = nullptr;
+    stream_ref stream = stream_ref::legacy_default();
+    std::optional<temp_storage> staged;
+    void* values = nullptr;  // the caller's (or new) array
+    std::size_t count = 0;
+  };
+  std::optional<padding> pad;
   /// The arrays for `count` groups: the caller's (std::length_error when they lack room) or new.
   void take(std::size_t count) {
     if (params->allocate != nullptr) {
       params->allocate(params->context, count, &keys, &values);
-      return;
-    }
-    if (count > params->out_capacity) {
+    } else if (count > params->out_capacity) {
       throw std::length_error(
           std::string(fn) + ": " + std::to_string(count) +
           " groups do not fit out_capacity = " + std::to_string(params->out_capacity));
     }
+    if (pad) {
+      pad->values = values;
+      pad->count = count;
+      pad->staged.emplace(*pad->mr, count * pad->padded, pad->stream);
+      values = pad->staged->get();
+    }
+  }
+  /// Padded values: copied to the values' array once the routes wrote them.
+  void finish() {
+    if (!pad || pad->count == 0) return;
+    restride(pad->staged->get(), pad->padded, pad->values, pad->user, pad->count, {}, pad->stream);
   }
 };
 
@@ -252,7 +273,8 @@ void sort_route(const jit_args& a, const group_by_params& p, const void* keys, g
   const jit_type& k = *a.types[0];
   const jit_type& v = *a.types[1];
   const std::size_t n = a.n;
-  const bool direct = p.allocate == nullptr && p.out_capacity >= n && p.options.max_groups == 0;
+  const bool direct =
+      p.allocate == nullptr && p.out_capacity >= n && p.options.max_groups == 0 && !out.pad;
   const jit::sole_array& moved = values.moved;
   const bool rebind = moved.type != nullptr;
   const std::size_t payload = rebind ? moved.type->size : v.size;
@@ -667,6 +689,9 @@ bool table_route(const jit_args& a, const group_by_params& p, const void* keys,
 
 void call_group_by(const jit_args& a, stream_ref s, memory_resource& mr,
                    const pending_inputs* pending);
+bool pads_values(const jit_args& a);
+void group_rows(const jit_args& a, const group_by_params& p, bool keyed, group_outputs& out,
+                stream_ref s, memory_resource& mr);
 
 /// Keys of any type under a run-time hash and equality (params.key_hash, key_eq): the rows'
 /// representatives by the join module's kernels for the keys' type (cupar/detail/device/
@@ -804,11 +829,53 @@ void call_group_by(const jit_args& a, stream_ref s, memory_resource& mr,
   }
   write_pending(pending, s, mr);
   *p.groups = 0;
-  group_outputs out{fn, &p, a.out[0], a.out[1]};
+  group_outputs out{fn, &p, a.out[0], a.out[1], {}};
   if (a.n == 0) {
     out.take(0);
     return;
   }
+  // Values of a record of 4-byte fields whose size has no set: padded to the next 8-byte size
+  // (as entry.cpp's run_padded does for the other data-processing families), the groups' values
+  // copied back from the padded records the routes write.
+  if (pads_values(a)) {
+    jit_args c = a;
+    c.types[1] = &jit::padded_view(v);
+    temp_storage padded(mr, a.n * c.types[1]->size, s);
+    restride(a.in[1], v.size, padded.get(), c.types[1]->size, a.n, {}, s);
+    c.in[1] = padded.get();
+    out.pad.emplace();
+    out.pad->user = v.size;
+    out.pad->padded = c.types[1]->size;
+    out.pad->mr = &mr;
+    out.pad->stream = s;
+    group_rows(c, p, keyed, out, s, mr);
+    out.finish();
+    return;
+  }
+  group_rows(a, p, keyed, out, s, mr);
+}
+
+/// Whether group_by's values take the padded route: an array of records that jit::paddable
+/// accepts, no set of their own class, one of their padded view's (not for plans and
+/// compile-only builds, whose arrays are unknown, nor for an expression's values).
+bool pads_values(const jit_args& a) {
+  const jit_type& v = *a.types[1];
+  if (a.plan != nullptr || a.build_only || a.in_iter[1] != nullptr || !jit::paddable(v)) {
+    return false;
+  }
+  if (jit::precompiled_request(group_by_set(a, nullptr))) return false;
+  jit_args c = a;
+  c.types[1] = &jit::padded_view(v);
+  return jit::precompiled_request(group_by_set(c, nullptr));
+}
+
+/// group_by's routes over the rows (keys checked, n > 0): the keyed route, the table method, the
+/// hash method or the sort route.
+void group_rows(const jit_args& a, const group_by_params& p, bool keyed, group_outputs& out,
+                stream_ref s, memory_resource& mr) {
+  const char* fn = a.function;
+  const jit_type& k = *a.types[0];
+  const jit_type& v = *a.types[1];
   if (keyed) {
     keyed_route(a, p, out, s, mr);
     return;
