@@ -18,18 +18,19 @@
 //   class, kernels compiled from source), reduce_by_key_u32_rec16 (a group-by: u32 keys, rec16
 //   values; the data-processing class set reduce_by_key<u32,s16a4>), group_by_u32_rec16 (the same
 //   accumulators aggregated by group_by's hash method: group_by<u32,s16a4>),
-//   reduce_by_key_u32_acc56 (56-byte accumulators: reduce_by_key<u32,s56a8>) and
-//   lower_bound_event16 (16-byte records searched by a comparator: binary_search<s16a8,u32>).
-//   reduce_point's struct is class s8a4: precompiled in the default build
-//   (CUPAR_JIT_STRUCT_CLASSES=all), compiled from source in builds without it. sum_of_squares_f32:
-//   transform_reduce with a new transform "x * x" and the named plus (issue 10's fused sum of
-//   squares). dot_f32, argmax_f32: reduces over iterator expressions (jit_iterator.hpp),
-//   transform<float>(zip(a, b), "x._0 * x._1") with a new transform each, and zip(counting(0ll), x)
-//   into a struct with a new reduction each. scan_squares_f32: an inclusive scan of the expression
-//   transform(x, "x * x"), a new transform each time (the "+index" scan sets). transform_rec16_f32:
-//   a binary transform (rec16, f32) -> f64, a new operator each time (no CUB transform set for the
-//   types: the "for_each" kernels). select_expr_f32: select_if of transform(x, "x * 2.0f"), a new
-//   transform each time (the
+//   reduce_by_key_u32_acc56 (56-byte accumulators: reduce_by_key<u32,s56a8>),
+//   reduce_by_key_u32_rec28 (seven floats, 28 bytes: no class of its size, its arrays padded to
+//   the class s32a8, entry.cpp) and lower_bound_event16 (16-byte records searched by a comparator:
+//   binary_search<s16a8,u32>). reduce_point's struct is class s8a4: precompiled in the default
+//   build (CUPAR_JIT_STRUCT_CLASSES=all), compiled from source in builds without it.
+//   sum_of_squares_f32: transform_reduce with a new transform "x * x" and the named plus (issue
+//   10's fused sum of squares). dot_f32, argmax_f32: reduces over iterator expressions
+//   (jit_iterator.hpp), transform<float>(zip(a, b), "x._0 * x._1") with a new transform each, and
+//   zip(counting(0ll), x) into a struct with a new reduction each. scan_squares_f32: an inclusive
+//   scan of the expression transform(x, "x * x"), a new transform each time (the "+index" scan
+//   sets). transform_rec16_f32: a binary transform (rec16, f32) -> f64, a new operator each time
+//   (no CUB transform set for the types: the "for_each" kernels). select_expr_f32: select_if of
+//   transform(x, "x * 2.0f"), a new transform each time (the
 //   "+index" stream compaction sets); sort_computed_u32: a radix sort of the keys
 //   transform(v, "(x * 7u) % 1000003u"), a new transform each time (written by the "for_each"
 //   kernels, then sorted). select_output_f32: select_if of x by "x > 0.5f" written through
@@ -105,6 +106,8 @@ CUPAR_JIT_TYPE(point, "point", "struct point { float x, y; };")
 CUPAR_JIT_STRUCT(acc56, long long count; double sum; double min; double max; double sumsq;
                  long long first; long long last;)
 CUPAR_JIT_STRUCT(event16, unsigned day; unsigned id; double amount;)
+// Seven floats (28 bytes): padded to the class s32a8.
+CUPAR_JIT_STRUCT(rec28, float count; float sum; float min; float max; float a; float b; float c;)
 
 // Records of the struct size classes (issue 11): rec16 (16 bytes aligned to 4) and rec32 (32
 // bytes aligned to 8) of records.hpp, and 36 bytes (no class: compiled from source, the
@@ -1106,6 +1109,30 @@ class reduce_by_key_acc56 final : public reduce_by_key_runs<acc56> {
   }
 };
 
+/// reduce_by_key of 28-byte records (seven floats) by u32 keys in runs of 4: no class of their
+/// size; the arrays are copied to 32-byte strides and back (entry.cpp's padded route), the class
+/// set reduce_by_key<u32,s32a8> serves, only the operator compiles.
+class reduce_by_key_rec28 final : public reduce_by_key_runs<rec28> {
+ public:
+  reduce_by_key_rec28(std::size_t n, cudaStream_t s)
+      : reduce_by_key_runs(n, s, std::vector<rec28>(n, rec28{1, 2, 2, 2, 1, 1, 1}),
+                           "reduce_by_key_rec28") {}
+  op make_op(int i) const override {
+    const std::string tail = i == 0 ? std::string() : " + 0.0f * " + std::to_string(i);
+    return op(salted("rec28{a.count + b.count, a.sum + b.sum" + tail +
+                         ", fminf(a.min, b.min), fmaxf(a.max, b.max), a.a + b.a, a.b + b.b, "
+                         "a.c + b.c}",
+                     i));
+  }
+
+ private:
+  bool right(const rec28& got, std::size_t, std::size_t rows) const override {
+    const auto count = static_cast<float>(rows);
+    return got.count == count && got.sum == 2.0f * count && got.min == 2.0f && got.max == 2.0f &&
+           got.c == count;
+  }
+};
+
 /// lower_bound of 16-byte records (day, id, amount) by a comparator on (day, id): the class set
 /// binary_search<s16a8,u32>; only the comparator compiles. n / 4 needles.
 class lower_bound_event16 final : public workload {
@@ -1173,6 +1200,7 @@ const char* const case_names[] = {"reduce_f32",
                                   "reduce_by_key_u32_rec16",
                                   "group_by_u32_rec16",
                                   "reduce_by_key_u32_acc56",
+                                  "reduce_by_key_u32_rec28",
                                   "lower_bound_event16",
                                   "sum_of_squares_f32",
                                   "dot_f32",
@@ -1205,6 +1233,7 @@ std::unique_ptr<workload> make_workload(const std::string& name, std::size_t n, 
   if (name == "reduce_by_key_u32_rec16") return std::make_unique<reduce_by_key_rec16>(n, s);
   if (name == "group_by_u32_rec16") return std::make_unique<group_by_rec16>(n, s);
   if (name == "reduce_by_key_u32_acc56") return std::make_unique<reduce_by_key_acc56>(n, s);
+  if (name == "reduce_by_key_u32_rec28") return std::make_unique<reduce_by_key_rec28>(n, s);
   if (name == "lower_bound_event16") return std::make_unique<lower_bound_event16>(n, s);
   if (name == "sum_of_squares_f32") return std::make_unique<sum_of_squares_f32>(n, s);
   if (name == "dot_f32") return std::make_unique<dot_f32>(n, s);
