@@ -4,6 +4,7 @@
 // CI's library has, 4- and 8-byte positions, sizes 0, 1, odd and large, duplicates on both
 // sides, and the errors. tests/compiled/join_test.cu runs the same kernels through join.cuh.
 #include "../common/join_ref.hpp"
+#include "../common/precompiled.hpp"
 #include "../conformance/common.hpp"
 
 #include <cupar/cupar.hpp>
@@ -19,6 +20,9 @@
 
 /// A composite key: two 32-bit columns (class s8a4: its join kernels are precompiled).
 CUPAR_JIT_STRUCT(pair_key, unsigned hi; unsigned lo;)
+/// Seven 32-bit columns (28 bytes: no class of their own; padded to the class s32a8).
+CUPAR_JIT_STRUCT(seven_key, unsigned hi; unsigned lo; unsigned c2; unsigned c3; unsigned c4;
+                 unsigned c5; unsigned c6;)
 
 namespace cupar::testing {
 namespace {
@@ -128,6 +132,59 @@ TEST(JoinLibrary, CompositeKeysWithRunTimeOperatorsMatchTheCpu) {
       (void)cupar::inner_join(one.data(), 1, one.data(), 1, hash, jit::op("a.hi == b.nope"), s),
       cupar::jit_error);
   EXPECT_EQ(cupar::inner_join(one.data(), 1, one.data(), 1, hash, same, s).size(), 1u);
+}
+
+// Composite keys of seven columns (28 bytes, no class of their size): the keys are copied to
+// 32-byte strides and the class s32a8's join kernels serve them (only the operators compile);
+// the same pairs as the CPU's, by inner, semi and anti join.
+TEST(JoinLibrary, CompositeKeysOfSevenColumnsTakeThePaddedClass) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  // Columns 2-6 are functions of (hi, lo), so equal keys are equal packed integers.
+  const jit::op hash(
+      "(static_cast<unsigned long long>(x.hi ^ x.c4) << 32) | (x.lo + x.c2 * 0u + x.c6 * 0u)");
+  const jit::op same(
+      "a.hi == b.hi && a.lo == b.lo && a.c2 == b.c2 && a.c3 == b.c3 && a.c4 == b.c4 && "
+      "a.c5 == b.c5 && a.c6 == b.c6");
+  const auto split = [](const std::vector<std::uint64_t>& k) {
+    std::vector<seven_key> out(k.size());
+    for (std::size_t i = 0; i < k.size(); ++i) {
+      const auto hi = static_cast<unsigned>(k[i] >> 32), lo = static_cast<unsigned>(k[i]);
+      out[i] = {hi, lo, hi ^ lo, hi + lo, lo * 3u, ~hi, lo >> 3};
+    }
+    return out;
+  };
+  const auto before = jit::get_stats();
+  const std::size_t large = scaled((std::size_t(1) << 20) + 3);
+  const std::size_t shapes[][3] = {
+      {0, 5, 1}, {5, 0, 1}, {1, 1, 1}, {1001, 777, 50}, {large / 4, large, large / 8}};
+  for (const auto& sh : shapes) {
+    const std::size_t nb = sh[0], np = sh[1], distinct = sh[2];
+    SCOPED_TRACE("nb = " + std::to_string(nb) + ", np = " + std::to_string(np));
+    const auto hb = join_keys<std::uint64_t>(nb, distinct, static_cast<unsigned>(nb + 5));
+    const auto hp = join_keys<std::uint64_t>(np, 2 * distinct, static_cast<unsigned>(np + 11));
+    const auto want = cpu_matches(hb, hp);
+    device_buffer<seven_key> db(split(hb), s), dp(split(hp), s);
+    const auto m = cupar::inner_join<std::uint64_t>(db.data(), nb, dp.data(), np, hash, same, s);
+    expect_pairs(m.build_rows.to_host(), m.probe_rows.to_host(), want);
+    std::vector<std::uint64_t> semi_want, anti_want;
+    for (std::size_t i = 0; i < np; ++i)
+      (want[i].empty() ? anti_want : semi_want).push_back(i);
+    device_buffer<std::uint64_t> rows(np + 1, s);
+    const std::size_t ns =
+        cupar::semi_join(db.data(), nb, dp.data(), np, rows.data(), hash, same, s);
+    auto got = rows.to_host();
+    got.resize(ns);
+    EXPECT_EQ(got, semi_want);
+    const std::size_t na =
+        cupar::anti_join(db.data(), nb, dp.data(), np, rows.data(), hash, same, s);
+    got = rows.to_host();
+    got.resize(na);
+    EXPECT_EQ(got, anti_want);
+  }
+  if (precompiled_here("join<s32a8>")) {
+    EXPECT_EQ(jit::get_stats().kernel_compiles, before.kernel_compiles);
+  }
 }
 
 TEST(JoinLibrary, BadArgumentsThrowBeforeAnyWork) {

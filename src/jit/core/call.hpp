@@ -49,6 +49,11 @@ struct call_io {
   bool output_starts_as_input = false;
   /// Input 1 holds flags tested for non-zero (an expression is written as bytes of `x != 0`).
   bool nonzero_flags = false;
+  /// Records of 4-byte fields whose own class has no set may be padded around the call
+  /// (entry.cpp's run_padded: the arrays in a.in and a.out, an initial value); false for an
+  /// operation that writes such records where the layer cannot see (group_by's outputs, sized
+  /// in the call: it pads its values itself).
+  bool pads_records = true;
 };
 
 /// One library operation. A family file defines each of its operations with the builders

@@ -277,14 +277,14 @@ unsigned types_to_pad(const jit_args& b, unsigned paddable) {
 /// of that size (only the operators compile: tens of milliseconds, not the seconds of kernels
 /// compiled from source), and its outputs are copied back, bounded by the counts it wrote as an
 /// output expression's store is. Returns false, having done nothing, where that does not apply:
-/// plans and compile-only builds, operations with their own parameters (group_by, joins,
-/// histograms), records given or taken as expressions, arrays missing (the family reports them),
-/// or no set of the padded size.
+/// plans and compile-only builds, operations that pad their records themselves or write them
+/// where this layer cannot see (io.pads_records false: group_by), records given or taken as
+/// expressions, arrays missing (the family reports them), or no set of the padded size.
 bool run_padded(const jit_args& b, stream_ref s, memory_resource& mr) {
-  if (b.plan != nullptr || b.build_only || b.params != nullptr) return false;
+  const call_io& io = b.call->io;
+  if (b.plan != nullptr || b.build_only || !io.pads_records) return false;
   const unsigned paddable = paddable_types(b);
   if (paddable == 0) return false;
-  const call_io& io = b.call->io;
   const auto pads = [](unsigned bits, int type) { return ((bits >> type) & 1u) != 0; };
   for (int k = 0; k < 2; ++k) {
     if (!pads(paddable, io.input_type[k])) continue;

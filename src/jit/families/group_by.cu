@@ -964,6 +964,7 @@ constexpr call_io group_by_io() {
   call_io io{};
   io.output_type[1] = 1;
   io.reads_input[1] = true;
+  io.pads_records = false;  // its outputs are sized in the call: it pads its values itself
   return io;
 }
 
