@@ -734,3 +734,70 @@ TEST(JitRecordClasses, GroupByAccumulatorsOfSevenFloatsTakeThePaddedClass) {
     EXPECT_EQ(cupar::jit::get_stats().kernel_compiles, before.kernel_compiles);
   }
 }
+
+// group_by on struct keys of seven 4-byte columns (28 bytes, no join set of their own) under a
+// run-time hash and equality: the keys' rows are copied to 32-byte strides for the class
+// s32a8's join kernels, and the groups' keys copied back; with seven-float accumulators (padded
+// too) and with float sums. The same groups as the CPU's.
+CUPAR_JIT_STRUCT(seven_cols, unsigned a; unsigned b; unsigned c; unsigned d; unsigned e; unsigned f;
+                 unsigned g;)
+
+TEST(JitRecordClasses, GroupByStructKeysOfSevenColumnsTakeThePaddedClass) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const op hash("(static_cast<unsigned long long>(x.a) << 32) ^ (x.b * 2654435761u) ^ x.g");
+  const op same(
+      "a.a == b.a && a.b == b.b && a.c == b.c && a.d == b.d && a.e == b.e && a.f == b.f && "
+      "a.g == b.g");
+  const op merge(merge_seven_text);
+  const auto before = cupar::jit::get_stats();
+  auto less = [](const seven_cols& x, const seven_cols& y) {
+    return std::memcmp(&x, &y, sizeof(seven_cols)) < 0;
+  };
+  for (std::size_t n : sizes()) {
+    for (std::size_t groups : {std::size_t(3), n / 5 + 1}) {
+      SCOPED_TRACE("n = " + std::to_string(n) + ", groups drawn from " + std::to_string(groups));
+      std::vector<seven_cols> keys(n);
+      std::vector<seven4> values(n);
+      std::vector<float> sums(n);
+      std::map<seven_cols, std::pair<seven4, float>, decltype(less)> want(less);
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto g = static_cast<unsigned>((i * 7919u) % groups);
+        keys[i] = {g, g / 3, g ^ 0x55u, g * 7u, ~g, g + 11u, g >> 2};
+        values[i] = seven4_of(i);
+        sums[i] = static_cast<float>(i % 9);
+        auto [it, fresh] = want.emplace(keys[i], std::make_pair(values[i], sums[i]));
+        if (!fresh) {
+          it->second.first = merge_seven(it->second.first, values[i]);
+          it->second.second += sums[i];
+        }
+      }
+      cupar::device_buffer<seven_cols> d_keys(keys, s);
+      cupar::device_buffer<seven4> d_values(values, s);
+      cupar::device_buffer<float> d_sums(sums, s);
+      const auto g = cupar::group_by(d_keys.data(), d_values.data(), n, hash, same, merge, s);
+      ASSERT_EQ(g.size(), want.size());
+      const auto got_keys = g.keys.to_host();
+      const auto got = g.values.to_host();
+      for (std::size_t i = 0; i < got_keys.size(); ++i) {
+        const auto it = want.find(got_keys[i]);
+        ASSERT_NE(it, want.end()) << "group " << i << " has a key of no row";
+        ASSERT_TRUE(same_bytes(got[i], it->second.first)) << "group " << i;
+      }
+      const auto f =
+          cupar::group_by(d_keys.data(), d_sums.data(), n, hash, same, cupar::jit::plus, s);
+      ASSERT_EQ(f.size(), want.size());
+      const auto f_keys = f.keys.to_host();
+      const auto f_sums = f.values.to_host();
+      for (std::size_t i = 0; i < f_keys.size(); ++i) {
+        const auto it = want.find(f_keys[i]);
+        ASSERT_NE(it, want.end());
+        ASSERT_EQ(f_sums[i], it->second.second) << "group " << i;
+      }
+    }
+  }
+  if (cupar::testing::precompiled_here("join<s32a8>") &&
+      cupar::testing::precompiled_here("group_by<u32,s32a8>")) {
+    EXPECT_EQ(cupar::jit::get_stats().kernel_compiles, before.kernel_compiles);
+  }
+}

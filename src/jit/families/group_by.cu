@@ -702,14 +702,32 @@ void group_rows(const jit_args& a, const group_by_params& p, bool keyed, group_o
 void keyed_route(const jit_args& a, const group_by_params& p, group_outputs& out, stream_ref s,
                  memory_resource& mr) {
   const char* fn = a.function;
-  const jit_type& k = *a.types[0];
+  const jit_type& user_key = *a.types[0];
   const std::size_t n = a.n;
   // Representatives of 4 bytes while every row fits them (all ones is the table's empty word).
   const bool wide = n >= 0xffffffffull;
   const jit_type& r = unsigned_of_size(wide ? 8 : 4);
-  jit::set_request req{jit::family::join, {&k, nullptr}};
-  req.ops[0] = p.key_hash;
-  req.ops[1] = p.key_eq;
+  const auto join_request = [&](const jit_type& key) {
+    jit::set_request q{jit::family::join, {&key, nullptr}};
+    q.ops[0] = p.key_hash;
+    q.ops[1] = p.key_eq;
+    return q;
+  };
+  // Keys of 4-byte fields whose own class has no join set: padded to the next 8-byte size (as
+  // entry.cpp's run_padded pads other records), the groups' keys copied back from the padded
+  // rows the gather writes.
+  const bool pad = a.plan == nullptr && jit::paddable(user_key) &&
+                   !jit::precompiled_request(join_request(user_key)) &&
+                   jit::precompiled_request(join_request(jit::padded_view(user_key)));
+  const jit_type& k = pad ? jit::padded_view(user_key) : user_key;
+  std::optional<temp_storage> padded_rows;
+  const void* key_rows = a.in[0];
+  if (pad) {
+    padded_rows.emplace(mr, n * k.size, s);
+    restride(a.in[0], user_key.size, padded_rows->get(), k.size, n, {}, s);
+    key_rows = padded_rows->get();
+  }
+  const jit::set_request req = join_request(k);
   const jit::resolved resolved = jit::resolve(req, nullptr, fn);
   const jit::loaded_module& m = *resolved.module;
   const jit::device_info& dev = *resolved.dev;
@@ -718,7 +736,6 @@ void keyed_route(const jit_args& a, const group_by_params& p, group_outputs& out
   jit::launch_status ls;
   jit::jit_launcher_factory launch{&dev, &m, &ls};
   cudaStream_t st = s.get();
-  const void* key_rows = a.in[0];
   const unsigned long long rows = n;
   temp_storage reps(mr, n * r.size, s);
   void* d_reps = reps.get();
@@ -776,10 +793,14 @@ void keyed_route(const jit_args& a, const group_by_params& p, group_outputs& out
   const int gather_grid =
       static_cast<int>(std::min<std::size_t>((count + gather_threads - 1) / gather_threads, 65536));
   const unsigned long long groups = count;
+  std::optional<temp_storage> padded_keys;
+  if (pad) padded_keys.emplace(mr, count * k.size, s);
+  void* keys_out = pad ? padded_keys->get() : out.keys;
   launch(gather_grid, gather_threads, 0, st)
       .doit(m.kernel(wide ? 13 : 12), key_rows, static_cast<const void*>(group_reps.get()), groups,
-            out.keys);
+            keys_out);
   jit::check_dispatch(ls.first == CUDA_SUCCESS ? cudaSuccess : cudaErrorLaunchFailure, ls, call);
+  if (pad) restride(keys_out, k.size, out.keys, user_key.size, count, {}, s);
 }
 
 void call_group_by(const jit_args& a, stream_ref s, memory_resource& mr,
