@@ -95,7 +95,7 @@ stream_hold& thread_stream_hold();
 
 /// `count_unsorted(d, n)`: number of i with d[i + 1] < d[i]. Synchronises the stream.
 /// Instantiated in common.cu for float and std::int32_t, uint32_t, uint64_t, uint8_t, the
-/// records of records.hpp (rec16, rec32), __half, __nv_bfloat16 and bool.
+/// records of records.hpp (rec16, rec28, rec32), __half, __nv_bfloat16 and bool.
 template <class T>
 std::size_t count_unsorted(const T* d, std::size_t n, cudaStream_t stream);
 
@@ -199,14 +199,19 @@ inline std::size_t rotation_sets(std::size_t bytes_per_set) {
   return (target + bytes_per_set - 1) / bytes_per_set;
 }
 
-/// `sets` copies of n elements of T, each starting on a 256-byte boundary, in one allocation.
+/// `sets` copies of n elements of T, each starting on a 256-byte boundary, in one allocation
+/// (the copies' stride a multiple of the elements that span a whole number of 256-byte blocks:
+/// 256 / sizeof(T) where that divides, 64 for a 28-byte record).
 template <class T>
 class rotating {
-  static_assert(256 % sizeof(T) == 0, "rotating<T>: sizeof(T) must divide 256");
+  static constexpr std::size_t gcd(std::size_t a, std::size_t b) {
+    return b == 0 ? a : gcd(b, a % b);
+  }
+  static constexpr std::size_t unit = 256 / gcd(256, sizeof(T));
 
  public:
   rotating(std::size_t n, std::size_t sets)
-      : n_(n), stride_(padded_bytes<T>(n) / sizeof(T)), sets_(sets), data_(stride_ * sets) {}
+      : n_(n), stride_((n + unit - 1) / unit * unit), sets_(sets), data_(stride_ * sets) {}
   /// Copy `set` (taken modulo the number of sets).
   T* operator[](std::size_t set) const { return data_.get() + (set % sets_) * stride_; }
   std::size_t sets() const noexcept { return sets_; }

@@ -106,8 +106,6 @@ CUPAR_JIT_TYPE(point, "point", "struct point { float x, y; };")
 CUPAR_JIT_STRUCT(acc56, long long count; double sum; double min; double max; double sumsq;
                  long long first; long long last;)
 CUPAR_JIT_STRUCT(event16, unsigned day; unsigned id; double amount;)
-// Seven floats (28 bytes): padded to the class s32a8.
-CUPAR_JIT_STRUCT(rec28, float count; float sum; float min; float max; float a; float b; float c;)
 
 // Records of the struct size classes (issue 11): rec16 (16 bytes aligned to 4) and rec32 (32
 // bytes aligned to 8) of records.hpp, and 36 bytes (no class: compiled from source, the
@@ -1112,21 +1110,20 @@ class reduce_by_key_acc56 final : public reduce_by_key_runs<acc56> {
 /// reduce_by_key of 28-byte records (seven floats) by u32 keys in runs of 4: no class of their
 /// size; the arrays are copied to 32-byte strides and back (entry.cpp's padded route), the class
 /// set reduce_by_key<u32,s32a8> serves, only the operator compiles.
-class reduce_by_key_rec28 final : public reduce_by_key_runs<rec28> {
+class reduce_by_key_rec28 final : public reduce_by_key_runs<cupar_bench::rec28> {
  public:
   reduce_by_key_rec28(std::size_t n, cudaStream_t s)
-      : reduce_by_key_runs(n, s, std::vector<rec28>(n, rec28{1, 2, 2, 2, 1, 1, 1}),
-                           "reduce_by_key_rec28") {}
+      : reduce_by_key_runs(
+            n, s, std::vector<cupar_bench::rec28>(n, cupar_bench::rec28{1, 2, 2, 2, 1, 1, 1}),
+            "reduce_by_key_rec28") {}
   op make_op(int i) const override {
-    const std::string tail = i == 0 ? std::string() : " + 0.0f * " + std::to_string(i);
-    return op(salted("rec28{a.count + b.count, a.sum + b.sum" + tail +
-                         ", fminf(a.min, b.min), fmaxf(a.max, b.max), a.a + b.a, a.b + b.b, "
-                         "a.c + b.c}",
-                     i));
+    return op(salted(
+        cupar_bench::rec28_merge_source(i == 0 ? std::string() : " + 0.0f * " + std::to_string(i)),
+        i));
   }
 
  private:
-  bool right(const rec28& got, std::size_t, std::size_t rows) const override {
+  bool right(const cupar_bench::rec28& got, std::size_t, std::size_t rows) const override {
     const auto count = static_cast<float>(rows);
     return got.count == count && got.sum == 2.0f * count && got.min == 2.0f && got.max == 2.0f &&
            got.c == count;

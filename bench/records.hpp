@@ -7,6 +7,9 @@
 //          kept), sorted by `sum`
 //   rec32  { double key; long long id; double a, b } 32 bytes, align 8 (class s32a8): a record
 //          sorted by `key`
+//   rec28  { float count, sum, min, max, a, b, c }  28 bytes, align 4: an accumulator of seven
+//          floats, of no class of its own (the run-time path pads it to the class s32a8);
+//          merged as rec16 plus three sums
 //   key16  { unsigned a, b, c, d }                   16 bytes, align 4: a composite key that no
 //          by-key set takes (four u32 columns: a run's u32 key, a multiple of it, 1, 2), compared
 //          field by field (the by-key rows' key16_f32 type)
@@ -31,6 +34,16 @@ struct rec16 {
     return rec16{1.0f, v, v, v};
   }
   CUPAR_BENCH_HD friend bool operator<(const rec16& a, const rec16& b) { return a.sum < b.sum; }
+};
+
+struct rec28 {
+  float count, sum, min, max, a, b, c;
+
+  CUPAR_BENCH_HD static rec28 from_hash(std::uint64_t h) {
+    const rec16 r = rec16::from_hash(h);
+    return rec28{r.count, r.sum, r.min, r.max, r.sum, 1.0f, r.count};
+  }
+  CUPAR_BENCH_HD friend bool operator<(const rec28& a, const rec28& b) { return a.sum < b.sum; }
 };
 
 struct rec32 {
@@ -58,6 +71,7 @@ struct key16 {
 };
 
 static_assert(sizeof(rec16) == 16 && alignof(rec16) == 4, "rec16: class s16a4");
+static_assert(sizeof(rec28) == 28 && alignof(rec28) == 4, "rec28: no class of its size");
 static_assert(sizeof(key16) == 16 && alignof(key16) == 4, "key16: no by-key class");
 static_assert(sizeof(rec32) == 32 && alignof(rec32) == 8, "rec32: class s32a8");
 
@@ -72,6 +86,13 @@ struct key16_equal {
 struct rec16_merge {
   __host__ __device__ rec16 operator()(const rec16& a, const rec16& b) const {
     return rec16{a.count + b.count, a.sum + b.sum, fminf(a.min, b.min), fmaxf(a.max, b.max)};
+  }
+};
+struct rec28_merge {
+  __host__ __device__ rec28 operator()(const rec28& a, const rec28& b) const {
+    return rec28{
+        a.count + b.count, a.sum + b.sum, fminf(a.min, b.min), fmaxf(a.max, b.max), a.a + b.a,
+        a.b + b.b,         a.c + b.c};
   }
 };
 struct rec16_less {

@@ -160,6 +160,9 @@
   X(reduce_by_key, cupar, u32_rec16, gpu)                                      \
   X(reduce_by_key, cupar_jit, u32_rec16, gpu)                                  \
   X(reduce_by_key, cub, u32_rec16, gpu)                                        \
+  X(reduce_by_key, cupar, u32_rec28, gpu)                                      \
+  X(reduce_by_key, cupar_jit, u32_rec28, gpu)                                  \
+  X(reduce_by_key, cub, u32_rec28, gpu)                                        \
   X(merge_sort_pairs, cupar, f32_u32, gpu)                                     \
   X(merge_sort_pairs, cupar_jit, f32_u32, gpu)                                 \
   X(merge_sort_pairs, cub, f32_u32, gpu)                                       \

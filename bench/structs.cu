@@ -6,6 +6,8 @@
 //   inclusive_scan_struct/<impl>/rec16  inclusive scan with rec16_merge
 //   merge_sort_keys/<impl>/rec16, rec32 merge sort by sum (rec16) or key (rec32)
 //   reduce_by_key/<impl>/u32_rec16      a group-by: u32 keys in runs, rec16 values merged per run
+//   reduce_by_key/<impl>/u32_rec28      the same with rec28 values (seven floats: the cupar_jit
+//                                       row pads them to the class s32a8 and back)
 #include "by_key_runners.hpp"
 #include "records.hpp"
 #include "rows.hpp"
@@ -88,6 +90,26 @@ void reduce_by_key_cub_u32_rec16(benchmark::State& state) {
                  std::size_t* count, std::size_t n, cudaStream_t s) {
         temp.run([&](void* t, std::size_t& bytes) {
           return cub::DeviceReduce::ReduceByKey(t, bytes, k, ko, v, vo, count, rec16_merge{},
+                                                static_cast<int>(n), s);
+        });
+      });
+}
+
+void reduce_by_key_cupar_u32_rec28(benchmark::State& state) {
+  by_key_compact_runner<std::uint32_t, rec28>(
+      state, [](const std::uint32_t* k, const rec28* v, std::uint32_t* ko, rec28* vo,
+                std::size_t* count, std::size_t n, cudaStream_t s) {
+        cupar::reduce_by_key(k, v, ko, vo, count, n, rec28_merge{}, s);
+      });
+}
+
+void reduce_by_key_cub_u32_rec28(benchmark::State& state) {
+  cub_temp temp;
+  by_key_compact_runner<std::uint32_t, rec28>(
+      state, [&](const std::uint32_t* k, const rec28* v, std::uint32_t* ko, rec28* vo,
+                 std::size_t* count, std::size_t n, cudaStream_t s) {
+        temp.run([&](void* t, std::size_t& bytes) {
+          return cub::DeviceReduce::ReduceByKey(t, bytes, k, ko, v, vo, count, rec28_merge{},
                                                 static_cast<int>(n), s);
         });
       });
