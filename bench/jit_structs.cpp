@@ -48,6 +48,20 @@ void merge_sort_struct_jit(benchmark::State& state, const char* type, const char
   });
 }
 
+/// reduce_by_key of R values by u32 keys in runs, merged by the snippet `merge_source`.
+template <class R>
+void reduce_by_key_records_jit(benchmark::State& state, const char* type,
+                               const std::string& merge_source) {
+  const op merge(merge_source);
+  struct_row(state, "reduce_by_key", type, merge, [&](jit_row_guard& guard) {
+    by_key_compact_runner<std::uint32_t, R>(
+        state, jit_warmed(guard, [&](const std::uint32_t* k, const R* v, std::uint32_t* ko, R* vo,
+                                     std::size_t* count, std::size_t n, cudaStream_t s) {
+          cupar::reduce_by_key(k, v, ko, vo, count, n, merge, s);
+        }));
+  });
+}
+
 }  // namespace
 
 void reduce_struct_cupar_jit_rec16(benchmark::State& state) {
@@ -71,27 +85,12 @@ void inclusive_scan_struct_cupar_jit_rec16(benchmark::State& state) {
 }
 
 void reduce_by_key_cupar_jit_u32_rec16(benchmark::State& state) {
-  const op merge(rec16_merge_source());
-  struct_row(state, "reduce_by_key", "u32_rec16", merge, [&](jit_row_guard& guard) {
-    by_key_compact_runner<std::uint32_t, rec16>(
-        state, jit_warmed(guard, [&](const std::uint32_t* k, const rec16* v, std::uint32_t* ko,
-                                     rec16* vo, std::size_t* count, std::size_t n, cudaStream_t s) {
-          cupar::reduce_by_key(k, v, ko, vo, count, n, merge, s);
-        }));
-  });
+  reduce_by_key_records_jit<rec16>(state, "u32_rec16", rec16_merge_source());
 }
-
 // rec28 has no class of its size: the call pads its values to the class s32a8 and back
 // (entry.cpp's run_padded), so only the operator compiles here too.
 void reduce_by_key_cupar_jit_u32_rec28(benchmark::State& state) {
-  const op merge(rec28_merge_source());
-  struct_row(state, "reduce_by_key", "u32_rec28", merge, [&](jit_row_guard& guard) {
-    by_key_compact_runner<std::uint32_t, rec28>(
-        state, jit_warmed(guard, [&](const std::uint32_t* k, const rec28* v, std::uint32_t* ko,
-                                     rec28* vo, std::size_t* count, std::size_t n, cudaStream_t s) {
-          cupar::reduce_by_key(k, v, ko, vo, count, n, merge, s);
-        }));
-  });
+  reduce_by_key_records_jit<rec28>(state, "u32_rec28", rec28_merge_source());
 }
 
 void merge_sort_keys_cupar_jit_rec16(benchmark::State& state) {

@@ -75,44 +75,43 @@ void merge_sort_struct_cub(benchmark::State& state) {
 
 }  // namespace
 
+namespace {
+
+/// reduce_by_key of R values by u32 keys in runs, merged by Merge: cupar's C++ path, CUB.
+template <class R, class Merge>
+void reduce_by_key_records_cupar(benchmark::State& state) {
+  by_key_compact_runner<std::uint32_t, R>(
+      state, [](const std::uint32_t* k, const R* v, std::uint32_t* ko, R* vo, std::size_t* count,
+                std::size_t n,
+                cudaStream_t s) { cupar::reduce_by_key(k, v, ko, vo, count, n, Merge{}, s); });
+}
+
+template <class R, class Merge>
+void reduce_by_key_records_cub(benchmark::State& state) {
+  cub_temp temp;
+  by_key_compact_runner<std::uint32_t, R>(
+      state, [&](const std::uint32_t* k, const R* v, std::uint32_t* ko, R* vo, std::size_t* count,
+                 std::size_t n, cudaStream_t s) {
+        temp.run([&](void* t, std::size_t& bytes) {
+          return cub::DeviceReduce::ReduceByKey(t, bytes, k, ko, v, vo, count, Merge{},
+                                                static_cast<int>(n), s);
+        });
+      });
+}
+
+}  // namespace
+
 void reduce_by_key_cupar_u32_rec16(benchmark::State& state) {
-  by_key_compact_runner<std::uint32_t, rec16>(
-      state, [](const std::uint32_t* k, const rec16* v, std::uint32_t* ko, rec16* vo,
-                std::size_t* count, std::size_t n, cudaStream_t s) {
-        cupar::reduce_by_key(k, v, ko, vo, count, n, rec16_merge{}, s);
-      });
+  reduce_by_key_records_cupar<rec16, rec16_merge>(state);
 }
-
 void reduce_by_key_cub_u32_rec16(benchmark::State& state) {
-  cub_temp temp;
-  by_key_compact_runner<std::uint32_t, rec16>(
-      state, [&](const std::uint32_t* k, const rec16* v, std::uint32_t* ko, rec16* vo,
-                 std::size_t* count, std::size_t n, cudaStream_t s) {
-        temp.run([&](void* t, std::size_t& bytes) {
-          return cub::DeviceReduce::ReduceByKey(t, bytes, k, ko, v, vo, count, rec16_merge{},
-                                                static_cast<int>(n), s);
-        });
-      });
+  reduce_by_key_records_cub<rec16, rec16_merge>(state);
 }
-
 void reduce_by_key_cupar_u32_rec28(benchmark::State& state) {
-  by_key_compact_runner<std::uint32_t, rec28>(
-      state, [](const std::uint32_t* k, const rec28* v, std::uint32_t* ko, rec28* vo,
-                std::size_t* count, std::size_t n, cudaStream_t s) {
-        cupar::reduce_by_key(k, v, ko, vo, count, n, rec28_merge{}, s);
-      });
+  reduce_by_key_records_cupar<rec28, rec28_merge>(state);
 }
-
 void reduce_by_key_cub_u32_rec28(benchmark::State& state) {
-  cub_temp temp;
-  by_key_compact_runner<std::uint32_t, rec28>(
-      state, [&](const std::uint32_t* k, const rec28* v, std::uint32_t* ko, rec28* vo,
-                 std::size_t* count, std::size_t n, cudaStream_t s) {
-        temp.run([&](void* t, std::size_t& bytes) {
-          return cub::DeviceReduce::ReduceByKey(t, bytes, k, ko, v, vo, count, rec28_merge{},
-                                                static_cast<int>(n), s);
-        });
-      });
+  reduce_by_key_records_cub<rec28, rec28_merge>(state);
 }
 
 void merge_sort_keys_cupar_rec16(benchmark::State& state) {

@@ -241,14 +241,17 @@ bool table_groups(const char* fn, std::size_t n, std::size_t max_groups, double 
     const std::size_t at_index = parts.add(capacity * sizeof(std::uint64_t));
     const std::size_t at_counts = parts.add(3 * sizeof(std::uint64_t));
     const std::size_t at_partials = parts.add(partial_slots * sizeof(slot));
-    // CUB's select of the ready slots, sized with the final pointers' types.
+    // CUB's select of the ready slots, sized with the final pointers' types (an appended table
+    // has no slots to find).
     std::size_t select_bytes = 0;
     const slot_is_ready<K, V> ready_probe{nullptr};
-    check_cuda(cub::DeviceSelect::If(
-                   nullptr, select_bytes, thrust::counting_iterator<std::uint64_t>(0),
-                   static_cast<std::uint64_t*>(nullptr), static_cast<std::uint64_t*>(nullptr),
-                   static_cast<std::int64_t>(capacity), ready_probe, s),
-               "cub::DeviceSelect::If");
+    if (!appended) {
+      check_cuda(cub::DeviceSelect::If(
+                     nullptr, select_bytes, thrust::counting_iterator<std::uint64_t>(0),
+                     static_cast<std::uint64_t*>(nullptr), static_cast<std::uint64_t*>(nullptr),
+                     static_cast<std::int64_t>(capacity), ready_probe, s),
+                 "cub::DeviceSelect::If");
+    }
     const std::size_t at_select = parts.add(select_bytes);
     temp_storage storage(mr, parts.total, stream);
     auto* base = static_cast<unsigned char*>(storage.get());

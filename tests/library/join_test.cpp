@@ -68,6 +68,26 @@ void check(const char* name) {
   }
 }
 
+/// semi_join and anti_join of composite keys under `hash` and `same`: the probe rows with and
+/// without a match in `want` (cpu_matches).
+template <class K>
+void expect_semi_and_anti(const K* build, std::size_t nb, const K* probe, std::size_t np,
+                          const jit::op& hash, const jit::op& same,
+                          const std::vector<std::vector<std::uint64_t>>& want, stream_ref s) {
+  std::vector<std::uint64_t> semi_want, anti_want;
+  for (std::size_t i = 0; i < np; ++i)
+    (want[i].empty() ? anti_want : semi_want).push_back(i);
+  device_buffer<std::uint64_t> rows(np + 1, s);
+  const std::size_t ns = cupar::semi_join(build, nb, probe, np, rows.data(), hash, same, s);
+  auto got = rows.to_host();
+  got.resize(ns);
+  EXPECT_EQ(got, semi_want);
+  const std::size_t na = cupar::anti_join(build, nb, probe, np, rows.data(), hash, same, s);
+  got = rows.to_host();
+  got.resize(na);
+  EXPECT_EQ(got, anti_want);
+}
+
 TEST(JoinLibrary, KeyTypesAndPositionsMatchTheCpu) {
   CUPAR_REQUIRE_GPU();
   check<std::uint32_t, std::uint64_t>("u32 keys, u64 positions");
@@ -109,20 +129,7 @@ TEST(JoinLibrary, CompositeKeysWithRunTimeOperatorsMatchTheCpu) {
     ASSERT_EQ(
         cupar::inner_join(db.data(), nb, dp.data(), np, bo.data(), po.data(), total, hash, same, s),
         total);
-    std::vector<std::uint64_t> semi_want, anti_want;
-    for (std::size_t i = 0; i < np; ++i)
-      (want[i].empty() ? anti_want : semi_want).push_back(i);
-    device_buffer<std::uint64_t> rows(np + 1, s);
-    const std::size_t ns =
-        cupar::semi_join(db.data(), nb, dp.data(), np, rows.data(), hash, same, s);
-    auto got = rows.to_host();
-    got.resize(ns);
-    EXPECT_EQ(got, semi_want);
-    const std::size_t na =
-        cupar::anti_join(db.data(), nb, dp.data(), np, rows.data(), hash, same, s);
-    got = rows.to_host();
-    got.resize(na);
-    EXPECT_EQ(got, anti_want);
+    expect_semi_and_anti(db.data(), nb, dp.data(), np, hash, same, want, s);
   }
   // Refused before anything runs: null keys; an operator that does not compile; then working.
   const pair_key* none = nullptr;
@@ -167,20 +174,7 @@ TEST(JoinLibrary, CompositeKeysOfSevenColumnsTakeThePaddedClass) {
     device_buffer<seven_key> db(split(hb), s), dp(split(hp), s);
     const auto m = cupar::inner_join<std::uint64_t>(db.data(), nb, dp.data(), np, hash, same, s);
     expect_pairs(m.build_rows.to_host(), m.probe_rows.to_host(), want);
-    std::vector<std::uint64_t> semi_want, anti_want;
-    for (std::size_t i = 0; i < np; ++i)
-      (want[i].empty() ? anti_want : semi_want).push_back(i);
-    device_buffer<std::uint64_t> rows(np + 1, s);
-    const std::size_t ns =
-        cupar::semi_join(db.data(), nb, dp.data(), np, rows.data(), hash, same, s);
-    auto got = rows.to_host();
-    got.resize(ns);
-    EXPECT_EQ(got, semi_want);
-    const std::size_t na =
-        cupar::anti_join(db.data(), nb, dp.data(), np, rows.data(), hash, same, s);
-    got = rows.to_host();
-    got.resize(na);
-    EXPECT_EQ(got, anti_want);
+    expect_semi_and_anti(db.data(), nb, dp.data(), np, hash, same, want, s);
   }
   if (precompiled_here("join<s32a8>")) {
     EXPECT_EQ(jit::get_stats().kernel_compiles, before.kernel_compiles);

@@ -189,7 +189,7 @@ bool needs_bit_cast(const slot_spec& slot, const slot_binding& b) {
 /// Whether a slot's storage and the user's type it binds differ in size (a padded record): the
 /// wrapper copies with cupar_pad_cast where cupar_bit_cast would need equal sizes.
 bool padded(const type_ref& storage, const type_ref& user) {
-  return storage.size != user.size && !same_type(storage, user);
+  return storage.size != user.size;
 }
 bool needs_pad_cast(const slot_spec& slot, const slot_binding& b) {
   for (std::size_t i = 0; i < slot.args.size(); ++i) {

@@ -168,6 +168,32 @@ bool fuses_output(const jit_args& b) {
   return !jit::output_may_overlap(*b.out_iter[0], b.n, b.in_iter[0], array, t.size);
 }
 
+/// A `_count` form's host count kept on the device while the call runs, so that what follows the
+/// family's kernels (an output expression's store, a padded output's copy back) is bounded by it
+/// on the device; copied to the host once those are queued.
+struct host_count_on_device {
+  std::optional<temp_storage> slot;
+  std::size_t* host = nullptr;
+  std::size_t words = 0;
+  /// Moves `c`'s host count, if it has one, to a device slot of `count_words` counts (c.d_count).
+  void take(jit_args& c, std::size_t count_words, memory_resource& mr, stream_ref s) {
+    if (c.host_count == nullptr) return;
+    words = count_words;
+    host = c.host_count;
+    slot.emplace(mr, words * sizeof(std::size_t), s);
+    c.d_count = static_cast<std::size_t*>(slot->get());
+    c.host_count = nullptr;
+  }
+  /// The counts to the host, when taken (synchronises the stream).
+  void give_back(stream_ref s, const char* fn) {
+    if (!slot) return;
+    check_cuda(cudaMemcpyAsync(host, slot->get(), words * sizeof(std::size_t),
+                               cudaMemcpyDeviceToHost, s.get()),
+               fn);
+    s.synchronize();
+  }
+};
+
 /// A call with output expressions: each such output is written by the family to a temporary
 /// array, then stored through the expression by one "for_each" pass (prepared, so compiled and
 /// linked, before the family runs) that stores only what the family wrote: a count it wrote to
@@ -181,12 +207,9 @@ void with_output_expressions(const jit_args& a, stream_ref s, memory_resource& m
   pending.function = fn;
   const std::size_t words = a.call->io.count_words;
   const bool counted = words != 0;
-  std::optional<temp_storage> slot, temps[3];
-  if (counted && a.host_count != nullptr) {
-    slot.emplace(mr, words * sizeof(std::size_t), s);
-    b.d_count = static_cast<std::size_t*>(slot->get());
-    b.host_count = nullptr;
-  }
+  std::optional<temp_storage> temps[3];
+  host_count_on_device counts;
+  if (counted) counts.take(b, words, mr, s);
   if (counted && b.d_count == nullptr) throw_invalid_argument(fn, "the device count is null");
   const std::size_t capacity = output_capacity(a);
   std::optional<for_each_pass> stores[3];
@@ -218,12 +241,7 @@ void with_output_expressions(const jit_args& a, stream_ref s, memory_resource& m
   for (const auto& store : stores) {
     if (store) store->launch(s, mr, call);
   }
-  if (slot) {
-    check_cuda(cudaMemcpyAsync(a.host_count, slot->get(), words * sizeof(std::size_t),
-                               cudaMemcpyDeviceToHost, s.get()),
-               fn);
-    s.synchronize();
-  }
+  counts.give_back(s, fn);
 }
 
 }  // namespace
@@ -298,7 +316,7 @@ bool run_padded(const jit_args& b, stream_ref s, memory_resource& mr) {
   if (bits == 0) return false;
   const char* fn = b.function;
   jit_args c = with_padded_types(b, bits);
-  std::optional<temp_storage> inputs[2], outputs[3], init, count_slot;
+  std::optional<temp_storage> inputs[2], outputs[3], init;
   for (int k = 0; k < 2; ++k) {
     const int t = io.input_type[k];
     const std::size_t count = input_count(b, k);
@@ -335,12 +353,10 @@ bool run_padded(const jit_args& b, stream_ref s, memory_resource& mr) {
     c.d_init = init->get();
   }
   // The copies back are bounded by the counts the family writes to the device.
-  const std::size_t words = io.count_words;
+  host_count_on_device counts;
   if (bounded && c.d_count == nullptr) {
-    if (b.host_count == nullptr) throw_invalid_argument(fn, "the device count is null");
-    count_slot.emplace(mr, words * sizeof(std::size_t), s);
-    c.d_count = static_cast<std::size_t*>(count_slot->get());
-    c.host_count = nullptr;
+    counts.take(c, io.count_words, mr, s);
+    if (c.d_count == nullptr) throw_invalid_argument(fn, "the device count is null");
   }
   pending_inputs pending;
   pending.function = fn;
@@ -351,12 +367,7 @@ bool run_padded(const jit_args& b, stream_ref s, memory_resource& mr) {
     const restride_bound bound{static_cast<restride_bound::kind_t>(io.bound[k]), c.d_count};
     restride(c.out[k], c.types[t]->size, b.out[k], b.types[t]->size, capacity, bound, s);
   }
-  if (count_slot) {
-    check_cuda(cudaMemcpyAsync(b.host_count, count_slot->get(), words * sizeof(std::size_t),
-                               cudaMemcpyDeviceToHost, s.get()),
-               fn);
-    s.synchronize();
-  }
+  counts.give_back(s, fn);
   return true;
 }
 

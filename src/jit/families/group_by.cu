@@ -389,11 +389,14 @@ bool table_groups(const jit_args& a, const group_by_params& p, double expected,
     const std::size_t at_counts = parts.add(3 * sizeof(std::uint64_t));
     const std::size_t at_partials = parts.add(partial_slots * slot);
     std::size_t select_bytes = 0;
-    check_cuda(cub::DeviceSelect::If(
-                   nullptr, select_bytes, thrust::counting_iterator<std::uint64_t>(0),
-                   static_cast<std::uint64_t*>(nullptr), static_cast<std::uint64_t*>(nullptr),
-                   static_cast<std::int64_t>(capacity), ready_slot{}, s),
-               "cub::DeviceSelect::If");
+    // CUB's select of the ready slots (an appended table has no slots to find).
+    if (!appended) {
+      check_cuda(cub::DeviceSelect::If(
+                     nullptr, select_bytes, thrust::counting_iterator<std::uint64_t>(0),
+                     static_cast<std::uint64_t*>(nullptr), static_cast<std::uint64_t*>(nullptr),
+                     static_cast<std::int64_t>(capacity), ready_slot{}, s),
+                 "cub::DeviceSelect::If");
+    }
     const std::size_t at_select = parts.add(select_bytes);
     temp_storage storage(mr, parts.total, stream);
     auto* base = static_cast<unsigned char*>(storage.get());
