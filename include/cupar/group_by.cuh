@@ -14,6 +14,7 @@
 #include <cupar/detail/group_by_sketch.cuh>
 #include <cupar/detail/iterators.cuh>
 #include <cupar/detail/op_traits.hpp>
+#include <cupar/detail/runs.hpp>
 #include <cupar/detail/temp_storage.hpp>
 #include <cupar/detail/type_id.hpp>
 #include <cupar/group_by.hpp>
@@ -31,6 +32,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -155,38 +157,44 @@ __global__ void sort_inputs_kernel(KeyIt keys, Get get, unsigned long long n, K*
   }
 }
 
+/// The sort route's outputs where the caller gives none (aggregate_groups' `outputs`): temporary
+/// storage, copied by emit.
+struct no_outputs {
+  std::pair<std::nullptr_t, std::nullptr_t> operator()(std::size_t) const {
+    return {nullptr, nullptr};
+  }
+};
+
 /// The sort route: the normalised keys radix-sorted with a payload (sort_payload), then one
 /// reduce by key over the sorted runs. Integer keys in an array are sorted as they are; a payload
 /// already in an array is not copied. Calls emit with the groups in key order, written to
-/// keys_out / values_out when those are given (room for n groups), else to temporary storage;
-/// throws std::length_error beyond a non-zero max_groups.
-template <class K, class V, class Index, class KeyIt, class ValueIt, class Op, class Emit>
+/// keys_out / values_out when those are given (room for n groups); else the runs are counted
+/// first (one read of the sorted keys) and the groups written where `outputs(count)` says (room
+/// for count; it may throw, nothing written yet), or to temporary storage for count when it
+/// returns null pointers. Throws std::length_error beyond a non-zero max_groups, before any
+/// group is written unless keys_out / values_out are given.
+template <class K, class V, class Index, class KeyIt, class ValueIt, class Op, class Emit,
+          class Outputs>
 void sort_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, Op op,
                     std::size_t max_groups, K* keys_out, V* values_out, stream_ref stream,
-                    memory_resource& mr, Emit&& emit) {
+                    memory_resource& mr, Emit&& emit, Outputs&& outputs) {
   using moved = moved_payload<ValueIt, V, Index>;
   using P = typename moved::P;
   constexpr bool keys_as_given = std::is_integral_v<K> && std::is_pointer_v<KeyIt>;
   constexpr bool payload_as_given = moved::as_given;
-  const bool written = keys_out != nullptr && values_out != nullptr;
+  bool written = keys_out != nullptr && values_out != nullptr;
   cudaStream_t s = stream.get();
   carve parts;
   const std::size_t at_norm = parts.add(keys_as_given ? 0 : n * sizeof(K));
   const std::size_t at_sorted = parts.add(n * sizeof(K));
   const std::size_t at_payload = parts.add(payload_as_given ? 0 : n * sizeof(P));
   const std::size_t at_order = parts.add(n * sizeof(P));
-  const std::size_t at_keys = parts.add(written ? 0 : n * sizeof(K));
-  const std::size_t at_values = parts.add(written ? 0 : n * sizeof(V));
   temp_storage storage(mr, parts.total, stream);
   auto* base = static_cast<unsigned char*>(storage.get());
   K* norm = keys_as_given ? nullptr : reinterpret_cast<K*>(base + at_norm);
   auto* sorted = reinterpret_cast<K*>(base + at_sorted);
   P* staged = payload_as_given ? nullptr : reinterpret_cast<P*>(base + at_payload);
   auto* order = reinterpret_cast<P*>(base + at_order);
-  if (!written) {
-    keys_out = reinterpret_cast<K*>(base + at_keys);
-    values_out = reinterpret_cast<V*>(base + at_values);
-  }
   if (norm != nullptr || staged != nullptr) {
     const std::size_t blocks = (n + 255) / 256;
     const int grid = static_cast<int>(blocks < 65536 ? blocks : 65536);
@@ -206,11 +214,33 @@ void sort_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, O
     sort_values = staged;
   }
   sort_pairs(sort_keys, sorted, sort_values, order, n, stream, mr);
+  std::optional<temp_storage> groups;
+  std::size_t runs = n;
+  if (!written) {
+    runs = count_runs(fn, sorted, sizeof(K), n, stream, mr);
+    require_max_groups(fn, max_groups, false, runs);
+    const auto to = outputs(runs);
+    keys_out = to.first;
+    values_out = to.second;
+    written = keys_out != nullptr && values_out != nullptr;
+    if (!written) {
+      carve out;
+      const std::size_t at_keys = out.add(runs * sizeof(K));
+      const std::size_t at_values = out.add(runs * sizeof(V));
+      groups.emplace(mr, out.total, stream);
+      keys_out = reinterpret_cast<K*>(static_cast<unsigned char*>(groups->get()) + at_keys);
+      values_out = reinterpret_cast<V*>(static_cast<unsigned char*>(groups->get()) + at_values);
+    }
+  }
   const auto sorted_values = moved::read_back(values, static_cast<const P*>(order));
   const std::size_t count =
       reduce_by_key_count(static_cast<const K*>(sorted), sorted_values, keys_out, values_out, n, op,
                           hash::same_key_bits{}, stream, mr);
   require_max_groups(fn, max_groups, false, count);
+  if (count > runs) {
+    throw std::logic_error(std::string(fn) + ": reduce_by_key found " + std::to_string(count) +
+                           " groups where the sorted keys have " + std::to_string(runs) + " runs");
+  }
   found_groups<K, V> g;
   g.keys = keys_out;
   g.values = values_out;
@@ -444,11 +474,13 @@ bool table_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, 
 
 /// Aggregates rows [0, n) into found_groups and calls emit with them (synchronises the stream): by
 /// `method`, automatic choosing from max_groups or a HyperLogLog sketch of the keys. The sort
-/// route writes the groups to keys_out / values_out directly when they are given (room for n).
-template <class K, class V, class KeyIt, class ValueIt, class Op, class Emit>
+/// route writes the groups to keys_out / values_out directly when they are given (room for n),
+/// else where `outputs(count)` says once it counted them (sort_aggregate).
+template <class K, class V, class KeyIt, class ValueIt, class Op, class Emit,
+          class Outputs = no_outputs>
 void aggregate_groups(const char* fn, KeyIt keys, ValueIt values, std::size_t n, Op op,
                       std::size_t max_groups, group_by_method method, K* keys_out, V* values_out,
-                      stream_ref stream, memory_resource& mr, Emit&& emit) {
+                      stream_ref stream, memory_resource& mr, Emit&& emit, Outputs&& outputs = {}) {
   double estimate = -1;  // unknown
   if (max_groups == 0 && method != group_by_method::sort)
     estimate = sketch_groups(fn, keys, n, stream, mr);
@@ -464,10 +496,10 @@ void aggregate_groups(const char* fn, KeyIt keys, ValueIt values, std::size_t n,
   if (by_sort(method, expected, hash_limit<K, V>)) {
     if (n <= 0xffffffffu) {
       sort_aggregate<K, V, std::uint32_t>(fn, keys, values, n, op, max_groups, keys_out, values_out,
-                                          stream, mr, emit);
+                                          stream, mr, emit, outputs);
     } else {
       sort_aggregate<K, V, std::uint64_t>(fn, keys, values, n, op, max_groups, keys_out, values_out,
-                                          stream, mr, emit);
+                                          stream, mr, emit, outputs);
     }
     return;
   }
@@ -638,18 +670,19 @@ void group_by_keys_of(const char* fn, KeyIt keys, ValueIt values, std::size_t n,
 ///   8-byte keys and 16-byte accumulators, 4,900 of 4-byte keys, 9,800 of 4-byte keys and 4-byte
 ///   accumulators): each block of 1,024 threads aggregates its share of the rows in a table in
 ///   shared memory (a compare-and-swap of the accumulator's word, lock-free up to 16 bytes) and
-///   adds its groups to a global table once; beyond that, with at least 24 rows a group, the rows
+///   adds its groups to a global table once; beyond that, with at least 3 rows a group, the rows
 ///   first partitioned into 2 to 4,096 parts by a bijective mix of their keys (one radix sort of
 ///   its low bits with the payload the sort route would move), each block aggregating one part's
-///   keys;
+///   keys and appending its groups to the global table;
 /// - sort (otherwise): the keys radix-sorted with the values (up to 8 bytes; for a
 ///   thrust::transform_iterator, its underlying values when those are up to 8 bytes, the
 ///   transform applied after the sort) or else with the rows' positions, then a reduce by key
 ///   over the runs (what sort_pairs and reduce_by_key by hand do).
 ///
-/// On an H200 (bench/group_by.cu, 2^26 rows, a 16-byte count/sum/min/max): 100 groups 1.6x,
-/// 1,024 groups 3.3x, 4,096 2.4x, 2^15-2^20 1.5x faster than sort_pairs and reduce_by_key by
-/// hand; 2^24 groups (the sort route) at 0.81-0.91 of it (docs/PERFORMANCE_NOTES.md).
+/// On an H200 (bench/group_by.cu, 2^26 rows, a 16-byte count/sum/min/max; 2026-11-30): 100
+/// groups 1.6x, 1,024 and 4,096 groups 3.3x, 2^15 1.7x, 2^20 2.2x, 2^24 1.3x faster than
+/// sort_pairs and reduce_by_key by hand; one row a group (the sort route) at 0.8 of it
+/// (docs/PERFORMANCE_NOTES.md).
 ///
 ///   // COUNT, SUM, MIN, MAX of x per key: stats {count, sum, min, max}, functors to_stats
 ///   // (float -> stats) and merge_stats (stats x stats -> stats)
@@ -671,11 +704,12 @@ void group_by_keys_of(const char* fn, KeyIt keys, ValueIt values, std::size_t n,
 /// warps' groups for a second pass: about 30 MB on an H100); tables a block: the global table as
 /// hash's, and when partitioned n * (2 sizeof(W) + 2 sizeof(P)) bytes (W the 4- or 8-byte mixed
 /// key, P as below; one sizeof(P) less when the payload is an array already) plus the radix
-/// sort's own; sort: at most n * (3 sizeof(K) +
-/// 2 sizeof(P) + sizeof(V)) bytes, P the payload sorted with the keys (the values, a transform
-/// iterator's underlying values, or a 4- or 8-byte row position), plus the radix sort's and the
-/// reduce's own (less where the keys or the payload are arrays already, and with caller arrays
-/// of room for n groups).
+/// sort's own; sort: at most n * (2 sizeof(K) +
+/// 2 sizeof(P)) bytes, P the payload sorted with the keys (the values, a transform iterator's
+/// underlying values, or a 4- or 8-byte row position), plus the radix sort's and the reduce's
+/// own (less where the keys or the payload are arrays already); the groups are counted in the
+/// sorted keys (one more read of them) and written where they go, except into caller arrays
+/// when the values are read through the positions (a temporary of the groups first, copied).
 ///
 /// @param d_keys, d_values  device inputs (pointers, null only when n == 0, or iterators)
 /// @param n        rows (64-bit)
@@ -702,14 +736,21 @@ group_by(KeyIt d_keys, ValueIt d_values, std::size_t n, Op op, stream_ref stream
   detail::check_group_by<KeyIt, ValueIt, Op>(fn, d_keys, d_values, n);
   groups<K, V> out;
   if (n == 0) return out;
-  detail::aggregate_groups<K, V>(fn, d_keys, d_values, n, op, options.max_groups, options.method,
-                                 static_cast<K*>(nullptr), static_cast<V*>(nullptr), stream, mr,
-                                 [&](const detail::found_groups<K, V>& g) {
-                                   out.keys = device_buffer<K>(g.count, stream, mr);
-                                   out.values = device_buffer<V>(g.count, stream, mr);
-                                   detail::write_groups(fn, g, out.keys.data(), out.values.data(),
-                                                        options.sort_by_key, stream, mr);
-                                 });
+  detail::aggregate_groups<K, V>(
+      fn, d_keys, d_values, n, op, options.max_groups, options.method, static_cast<K*>(nullptr),
+      static_cast<V*>(nullptr), stream, mr,
+      [&](const detail::found_groups<K, V>& g) {
+        if (g.written) return;  // by the sort route, into the buffers made below
+        out.keys = device_buffer<K>(g.count, stream, mr);
+        out.values = device_buffer<V>(g.count, stream, mr);
+        detail::write_groups(fn, g, out.keys.data(), out.values.data(), options.sort_by_key, stream,
+                             mr);
+      },
+      [&](std::size_t count) {
+        out.keys = device_buffer<K>(count, stream, mr);
+        out.values = device_buffer<V>(count, stream, mr);
+        return std::pair<K*, V*>(out.keys.data(), out.values.data());
+      });
   return out;
 }
 
@@ -742,17 +783,27 @@ std::size_t group_by(KeyIt d_keys, ValueIt d_values,
   // the values through the sorted positions after the sort: the arrays may overlap them).
   const bool direct = out_capacity >= n && options.max_groups == 0 &&
                       detail::sort_payload_of<ValueIt, V>::kind != detail::sort_payload::positions;
+  const auto fit = [&](std::size_t groups) {
+    if (groups > out_capacity) {
+      throw std::length_error(std::string(fn) + ": " + std::to_string(groups) +
+                              " groups do not fit out_capacity = " + std::to_string(out_capacity));
+    }
+  };
   detail::aggregate_groups<K, V>(
       fn, d_keys, d_values, n, op, options.max_groups, options.method,
       direct ? d_keys_out : nullptr, direct ? d_values_out : nullptr, stream, mr,
       [&](const detail::found_groups<K, V>& g) {
-        if (g.count > out_capacity) {
-          throw std::length_error(
-              std::string(fn) + ": " + std::to_string(g.count) +
-              " groups do not fit out_capacity = " + std::to_string(out_capacity));
-        }
+        fit(g.count);
         detail::write_groups(fn, g, d_keys_out, d_values_out, options.sort_by_key, stream, mr);
         count = g.count;
+      },
+      [&](std::size_t groups) {
+        // The sort route's counted groups: into the caller's arrays, unless it reads the values
+        // through the sorted positions as it writes them (the arrays may overlap the values).
+        fit(groups);
+        if (detail::sort_payload_of<ValueIt, V>::kind == detail::sort_payload::positions)
+          return std::pair<K*, V*>(nullptr, nullptr);
+        return std::pair<K*, V*>(d_keys_out, d_values_out);
       });
   return count;
 }

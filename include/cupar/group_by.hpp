@@ -137,11 +137,13 @@ std::size_t group_by_call(const ::cupar::jit::input<K>& keys, const ::cupar::jit
 /// GROUP BY with a run-time combining operator: for each distinct key of d_keys[0, n), the key and
 /// the values of its rows combined with `op` (text over `a` and `b`, or a named operator), in
 /// device buffers of exactly the groups. Keys and values need not be sorted or grouped. The
-/// methods, the options and the memory are those of the C++ overload (group_by.cuh): up to
-/// group_by_hash_limit groups (fewer above 32-byte groups) a hash table in shared memory, the rows
-/// read once, with the operator linked into the precompiled kernels of the keys' and values' size
-/// classes (one NVRTC compile of the operator, tens of milliseconds); above, the keys radix-sorted
-/// with the values, then reduce_by_key with `op` over the runs (groups sorted by key).
+/// methods, the options and the memory are those of the C++ overload (group_by.cuh): a hash
+/// table in shared memory for up to group_by_hash_limit groups (fewer above 32-byte groups),
+/// tables a block above (the rows partitioned by a mix of their keys first for more groups than
+/// a block's table holds), the keys radix-sorted with the values and reduce_by_key over the runs
+/// beyond (more groups than a third of the rows, or than 4,096 tables hold); the operator linked
+/// into the precompiled kernels of the keys' and values' size classes (one NVRTC compile of the
+/// operator, tens of milliseconds).
 ///
 ///   CUPAR_JIT_STRUCT(agg, unsigned count; float sum; float min; float max;)
 ///   const cupar::jit::op merge(

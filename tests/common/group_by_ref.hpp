@@ -36,6 +36,25 @@ std::vector<K> group_keys(std::size_t n, std::size_t groups, unsigned seed) {
   return out;
 }
 
+/// n rows of exactly `groups` distinct keys (1 <= groups <= n), each at least once, in a shuffled
+/// order: the first `groups` rows' keys distinct, the others repeating keys drawn among them.
+template <class K>
+std::vector<K> exact_group_keys(std::size_t n, std::size_t groups, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<std::uint64_t> pick(0, groups - 1);
+  std::vector<K> out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t g = i < groups ? i : pick(rng);
+    if constexpr (std::is_floating_point_v<K>) {
+      out[i] = static_cast<K>(static_cast<double>(g) * 0.5 - 1000.0);
+    } else {
+      out[i] = static_cast<K>(g * 2654435761u);
+    }
+  }
+  std::shuffle(out.begin(), out.end(), rng);
+  return out;
+}
+
 /// Small integers: float sums exact in any order.
 inline std::vector<float> small_floats(std::size_t n, unsigned seed) {
   std::mt19937 rng(seed);

@@ -87,6 +87,7 @@ extern const family_def group_by_family =
 #include <cupar/detail/group_by_sizing.hpp>
 #include <cupar/detail/group_by_sketch.cuh>
 #include <cupar/detail/jit_entry.hpp>
+#include <cupar/detail/runs.hpp>
 #include <cupar/detail/temp_storage.hpp>
 #include <cupar/group_by.hpp>
 #include <cupar/sort.hpp>
@@ -273,7 +274,11 @@ void sort_route(const jit_args& a, const group_by_params& p, const void* keys, g
   const jit_type& k = *a.types[0];
   const jit_type& v = *a.types[1];
   const std::size_t n = a.n;
-  const bool direct =
+  // The caller's arrays with room for every row take the groups as reduce_by_key finds them
+  // (nothing may be written before a max_groups check, hence none); else the groups are counted
+  // in the sorted keys first and written where they go (out.take: new arrays of their size, or
+  // the caller's, std::length_error when they lack room; a padded temporary).
+  const bool room_for_rows =
       p.allocate == nullptr && p.out_capacity >= n && p.options.max_groups == 0 && !out.pad;
   const jit::sole_array& moved = values.moved;
   const bool rebind = moved.type != nullptr;
@@ -281,8 +286,6 @@ void sort_route(const jit_args& a, const group_by_params& p, const void* keys, g
   carve parts;
   const std::size_t at_keys = parts.add(n * k.size);
   const std::size_t at_values = parts.add(n * payload);
-  const std::size_t at_keys_out = parts.add(direct ? 0 : n * k.size);
-  const std::size_t at_values_out = parts.add(direct ? 0 : n * v.size);
   temp_storage storage(mr, parts.total, stream);
   auto* base = static_cast<unsigned char*>(storage.get());
   void* sorted_keys = base + at_keys;
@@ -298,6 +301,12 @@ void sort_route(const jit_args& a, const group_by_params& p, const void* keys, g
                     n,
                     radix_options{}};
   radix_sort(r, stream, mr);
+  std::size_t runs = n;
+  if (!room_for_rows) {
+    runs = count_runs(fn, sorted_keys, k.size, n, stream, mr);
+    require_max_groups(fn, p.options.max_groups, false, runs);
+    out.take(runs);
+  }
   std::optional<cupar::jit::iterator> sorted_expression;
   if (rebind) sorted_expression.emplace(jit::with_sole_array(*values.expression, sorted_values));
   static const jit_call& reduce_by_key = jit_call_named("reduce_by_key");  // looked up once
@@ -310,22 +319,19 @@ void sort_route(const jit_args& a, const group_by_params& p, const void* keys, g
   } else {
     b.in[1] = sorted_values;
   }
-  b.out[0] = direct ? out.keys : base + at_keys_out;
-  b.out[1] = direct ? out.values : base + at_values_out;
+  b.out[0] = out.keys;
+  b.out[1] = out.values;
   b.ops[0] = a.ops[0];
   b.n = n;
   std::size_t count = 0;
   b.host_count = &count;
   jit_run(b, stream, mr);
   require_max_groups(fn, p.options.max_groups, false, count);
+  if (count > runs) {
+    throw std::logic_error(std::string(fn) + ": reduce_by_key found " + std::to_string(count) +
+                           " groups where the sorted keys have " + std::to_string(runs) + " runs");
+  }
   *p.groups = count;
-  if (direct) return;
-  out.take(count);
-  if (count == 0) return;
-  cudaStream_t s = stream.get();
-  check_cuda(cudaMemcpyAsync(out.keys, b.out[0], count * k.size, cudaMemcpyDeviceToDevice, s), fn);
-  check_cuda(cudaMemcpyAsync(out.values, b.out[1], count * v.size, cudaMemcpyDeviceToDevice, s),
-             fn);
 }
 
 /// The request of the group_by set for the call's key and value classes; with `loader`, the
