@@ -96,9 +96,10 @@ TEST(JitCompileSegmented, NamedOperatorsAndTheDefaultComparatorCompileNothing) {
   }
 }
 
-TEST(JitCompileSegmented, StructsOfAClassLinkTheClassKernelsSearchesCompileFromSource) {
-  // span2 is class s8a4: the segmented reduce and scans take the class's precompiled kernels
-  // where this build made them (the default build; CI's has none), else CUB's from source.
+TEST(JitCompileSegmented, StructsOfAClassLinkTheClassKernels) {
+  // span2 is class s8a4: the segmented reduce and scans and the binary searches take the class's
+  // precompiled kernels where this build made them (the default build; CI's has none), else
+  // CUB's from source.
   const op hull("span2{b.lo < a.lo ? b.lo : a.lo, a.hi < b.hi ? b.hi : a.hi}");
   const auto r = cupar::jit::compile_segmented_reduce<span2>(hull, 90, true);
   EXPECT_EQ(r.precompiled_kernels, cupar::testing::precompiled_here("segmented_reduce<s8a4>"));
@@ -115,7 +116,10 @@ TEST(JitCompileSegmented, StructsOfAClassLinkTheClassKernelsSearchesCompileFromS
   EXPECT_EQ(s.kernels.size(), 2u);
   const op by_lo("a.lo < b.lo");
   const auto b = cupar::jit::compile_binary_search<span2, std::uint64_t>(&by_lo, 90, true);
-  EXPECT_FALSE(b.precompiled_kernels);
+  EXPECT_EQ(b.precompiled_kernels, cupar::testing::precompiled_here("binary_search<s8a4,u64>"));
+  if (b.precompiled_kernels) {
+    EXPECT_EQ(b.kernel_set, "binary_search<s8a4,u64>");
+  }
   EXPECT_EQ(b.kernels.size(), 1u);
 }
 
