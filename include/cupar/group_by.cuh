@@ -680,8 +680,8 @@ void group_by_keys_of(const char* fn, KeyIt keys, ValueIt values, std::size_t n,
 ///   over the runs (what sort_pairs and reduce_by_key by hand do).
 ///
 /// On an H200 (bench/group_by.cu, 2^26 rows, a 16-byte count/sum/min/max; 2026-11-30): 100
-/// groups 1.6x, 1,024 and 4,096 groups 3.3x, 2^15 1.7x, 2^20 2.2x, 2^24 1.3x faster than
-/// sort_pairs and reduce_by_key by hand; one row a group (the sort route) at 0.8 of it
+/// groups 1.7x, 1,024 and 4,096 groups 3.4x, 2^15 1.7x, 2^20 2.2x, 16.5 million 1.3x faster
+/// than sort_pairs and reduce_by_key by hand; about a row a group (the sort route) at 0.87 of it
 /// (docs/PERFORMANCE_NOTES.md).
 ///
 ///   // COUNT, SUM, MIN, MAX of x per key: stats {count, sum, min, max}, functors to_stats
