@@ -67,6 +67,9 @@ case "$stage" in
     cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1
     rc=$?
     echo "build: rc=$rc in $(($(date +%s) - start)) s"
+    # Where the time went (CPU-seconds by part, the longest steps), and the log for later.
+    cp "$build/.ninja_log" "$out/ninja_log.txt" 2>/dev/null &&
+      python3 scripts/ninja_times.py "$out/ninja_log.txt" --top 12
     [ $rc = 0 ] || grep -B3 -A15 "error" "$out/build.log" | head -60
     exit $rc
     ;;
