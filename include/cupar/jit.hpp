@@ -383,10 +383,11 @@ struct build_report {
   std::size_t cubin_bytes = 0;       ///< size of the linked binary
   std::vector<std::string> kernels;  ///< entry points in it
   int tier = 0;                      ///< 1: operator called out of line; 2: inlined
-  /// Linked for the compiled path's occupancy (scans and reduces of 4- and 8-byte elements: 64
-  /// registers a thread for scans, 32 for reduce; partitions and three-way partitions of 4-byte
-  /// items on sm_90: 48 and 64); false when the operator needs more (the kernels were then linked
-  /// without that target) and for every other build.
+  /// Linked with an occupancy target (scans and reduces of 4- and 8-byte elements: 64 registers a
+  /// thread for scans, 32 for reduce; partitions of 4-byte items on sm_90: 48; three-way
+  /// partitions of 4-byte items on sm_90: a -maxrregcount list that the sweep kernel's launch
+  /// bounds override, so it keeps its 128 registers); false when the operator needs more (the
+  /// kernels were then linked without that target) and for every other build.
   bool register_capped = false;
   double compile_ms = 0, link_ms = 0;
   /// The kernel set that served the build, e.g. "reduce<f32>", "select_if<u32>" (data-processing

@@ -22,10 +22,16 @@ std::vector<std::string> names(const set_spec&) {
   return {"cupar_three_way_partition_init", "cupar_three_way_partition_sweep", meta_expression(4)};
 }
 
-/// 4-byte items on sm_90, tried in turn (the first link without spills is kept): 64 registers
-/// (4 blocks of 256 threads an SM), 80 (3), 128 (2). With the 32-bit offsets' tuning (320 x 12)
-/// the LTO build took 76 registers and -maxrregcount=64 gave 64 without spills (0.97 of CUB at
-/// 2^24..2^28, H100, 2026-11-23); the 64-bit offsets' tuning (256 x 23, jit_ops) needs more.
+/// 4-byte items on sm_90: 64, 80, 128 registers in turn (the first link without spills is kept).
+/// With the 32-bit offsets' tuning (320 x 12) the LTO build took 76 registers and
+/// -maxrregcount=64 gave 64 without spills (0.97 of CUB at 2^24..2^28, H100, 2026-11-23). The
+/// 64-bit offsets' tuning (256 x 23, jit_ops) declares its sweep with __launch_bounds__, for
+/// which ptxas ignores -maxrregcount: the sweep links at its own 128 registers (2 blocks an SM)
+/// at the first try (the init kernel takes the cap; it needs 16). Measured with working caps
+/// (-Xptxas=--minnctapersm, ptxas -v, 2026-11-30): 64 registers spill 548 bytes, 80 spill 244,
+/// 2 blocks (124 registers) none, so 2 blocks is the sweep's occupancy either way. The list
+/// stays because a link with options is linked without split compilation, which changes code
+/// (link.cpp); dropping it waits on a measurement of the split-compiled kernel.
 std::vector<std::vector<std::string>> occupancy(const set_spec& s, long long, int arch) {
   if (arch != 90 || s.types.empty() || s.types[0].size != 4) return {};
   return {{"-maxrregcount=64"}, {"-maxrregcount=80"}, {"-maxrregcount=128"}};
