@@ -13,6 +13,7 @@
 #include <limits>
 #include <map>
 #include <random>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -63,6 +64,20 @@ inline std::vector<float> small_floats(std::size_t n, unsigned seed) {
   for (auto& x : out)
     x = static_cast<float>(d(rng));
   return out;
+}
+
+/// The many-groups cases of both paths' tests (the sort route): n of 1, 7, 1001 and `large` rows
+/// with n, 4/5 n and 3/4 n groups; f(n, groups, keys, values), the keys by exact_group_keys and
+/// the values by small_floats.
+template <class K, class F>
+void for_each_many_groups_case(std::size_t large, F&& f) {
+  for (std::size_t n : {std::size_t(1), std::size_t(7), std::size_t(1001), large}) {
+    for (std::size_t groups : {n, (n * 4 + 4) / 5, (n * 3 + 3) / 4}) {
+      SCOPED_TRACE("n = " + std::to_string(n) + ", groups " + std::to_string(groups));
+      f(n, groups, exact_group_keys<K>(n, groups, static_cast<unsigned>(n + groups)),
+        small_floats(n, static_cast<unsigned>(5 * n + groups)));
+    }
+  }
 }
 
 /// The key as the map orders it (NaN last, -0.0 as +0.0).

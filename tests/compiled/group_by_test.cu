@@ -491,61 +491,59 @@ void check_many_groups(const char* name) {
   owned_stream s;
   counting_upstream upstream;
   cupar::resource_adaptor mr{upstream};
-  for (std::size_t n :
-       {std::size_t(1), std::size_t(7), std::size_t(1001), scaled(std::size_t(1) << 20) + 3}) {
-    for (std::size_t groups : {n, (n * 4 + 4) / 5, (n * 3 + 3) / 4}) {
-      SCOPED_TRACE("n = " + std::to_string(n) + ", groups " + std::to_string(groups));
-      const auto hk = exact_group_keys<K>(n, groups, static_cast<unsigned>(n + groups));
-      const auto hv = small_floats(n, static_cast<unsigned>(5 * n + groups));
-      const auto want = cpu_groups(hk, hv);
-      ASSERT_EQ(want.size(), groups);
-      std::vector<stats> hs(n);
-      for (std::size_t i = 0; i < n; ++i)
-        hs[i] = to_stats{}(hv[i]);
-      device_buffer<K> dk(hk, s);
-      device_buffer<float> dv(hv, s);
-      device_buffer<stats> ds(hs, s);
-      const auto moved = thrust::make_transform_iterator(dv.data(), to_stats{});
-      for (group_by_method method : {group_by_method::automatic, group_by_method::sort}) {
-        for (bool sorted : {false, true}) {
-          SCOPED_TRACE(std::string(method_name(method)) + (sorted ? ", sorted" : ""));
-          group_by_options o;
-          o.sort_by_key = sorted;
-          o.method = method;
-          const auto a = cupar::group_by(dk.data(), moved, n, merge_stats{}, s, o, mr);
-          EXPECT_EQ(a.size(), groups);
-          EXPECT_EQ(a.values.size(), groups);
-          expect_groups(a.keys.to_host(), a.values.to_host(), sorted, want);
-          const auto b = cupar::group_by(dk.data(), ds.data(), n, merge_stats{}, s, o, mr);
-          EXPECT_EQ(b.size(), groups);
-          expect_groups(b.keys.to_host(), b.values.to_host(), sorted, want);
-          EXPECT_EQ(upstream.live_allocations(), 4u);  // a's and b's buffers, no temporary
+  cupar::testing::for_each_many_groups_case<K>(
+      scaled(std::size_t(1) << 20) + 3,
+      [&](std::size_t n, std::size_t groups, const std::vector<K>& hk,
+          const std::vector<float>& hv) {
+        const auto want = cpu_groups(hk, hv);
+        ASSERT_EQ(want.size(), groups);
+        std::vector<stats> hs(n);
+        for (std::size_t i = 0; i < n; ++i)
+          hs[i] = to_stats{}(hv[i]);
+        device_buffer<K> dk(hk, s);
+        device_buffer<float> dv(hv, s);
+        device_buffer<stats> ds(hs, s);
+        const auto moved = thrust::make_transform_iterator(dv.data(), to_stats{});
+        for (group_by_method method : {group_by_method::automatic, group_by_method::sort}) {
+          for (bool sorted : {false, true}) {
+            SCOPED_TRACE(std::string(method_name(method)) + (sorted ? ", sorted" : ""));
+            group_by_options o;
+            o.sort_by_key = sorted;
+            o.method = method;
+            const auto a = cupar::group_by(dk.data(), moved, n, merge_stats{}, s, o, mr);
+            EXPECT_EQ(a.size(), groups);
+            EXPECT_EQ(a.values.size(), groups);
+            expect_groups(a.keys.to_host(), a.values.to_host(), sorted, want);
+            const auto b = cupar::group_by(dk.data(), ds.data(), n, merge_stats{}, s, o, mr);
+            EXPECT_EQ(b.size(), groups);
+            expect_groups(b.keys.to_host(), b.values.to_host(), sorted, want);
+            EXPECT_EQ(upstream.live_allocations(), 4u);  // a's and b's buffers, no temporary
+          }
         }
-      }
-      // Caller arrays of exactly the groups' room, then one short (nothing written).
-      const stats marker{0xdeadbeefu, -1.0f, -2.0f, -3.0f};
-      for (bool positions : {false, true}) {
-        SCOPED_TRACE(positions ? "values through positions" : "values moved");
-        device_buffer<K> ko(groups, s);
-        device_buffer<stats> vo(std::vector<stats>(groups, marker), s);
-        const std::size_t got = positions
-                                    ? cupar::group_by(dk.data(), ds.data(), ko.data(), vo.data(),
-                                                      groups, n, merge_stats{}, s, {}, mr)
-                                    : cupar::group_by(dk.data(), moved, ko.data(), vo.data(),
-                                                      groups, n, merge_stats{}, s, {}, mr);
-        ASSERT_EQ(got, groups);
-        expect_groups(ko.to_host(), vo.to_host(), false, want);
-        device_buffer<stats> short_room(std::vector<stats>(groups, marker), s);
-        EXPECT_THROW(positions ? cupar::group_by(dk.data(), ds.data(), ko.data(), short_room.data(),
-                                                 groups - 1, n, merge_stats{}, s, {}, mr)
-                               : cupar::group_by(dk.data(), moved, ko.data(), short_room.data(),
-                                                 groups - 1, n, merge_stats{}, s, {}, mr),
-                     std::length_error);
-        for (const stats& v : short_room.to_host())
-          ASSERT_EQ(v.count, marker.count);
-      }
-    }
-  }
+        // Caller arrays of exactly the groups' room, then one short (nothing written).
+        const stats marker{0xdeadbeefu, -1.0f, -2.0f, -3.0f};
+        for (bool positions : {false, true}) {
+          SCOPED_TRACE(positions ? "values through positions" : "values moved");
+          device_buffer<K> ko(groups, s);
+          device_buffer<stats> vo(std::vector<stats>(groups, marker), s);
+          const std::size_t got = positions
+                                      ? cupar::group_by(dk.data(), ds.data(), ko.data(), vo.data(),
+                                                        groups, n, merge_stats{}, s, {}, mr)
+                                      : cupar::group_by(dk.data(), moved, ko.data(), vo.data(),
+                                                        groups, n, merge_stats{}, s, {}, mr);
+          ASSERT_EQ(got, groups);
+          expect_groups(ko.to_host(), vo.to_host(), false, want);
+          device_buffer<stats> short_room(std::vector<stats>(groups, marker), s);
+          EXPECT_THROW(positions
+                           ? cupar::group_by(dk.data(), ds.data(), ko.data(), short_room.data(),
+                                             groups - 1, n, merge_stats{}, s, {}, mr)
+                           : cupar::group_by(dk.data(), moved, ko.data(), short_room.data(),
+                                             groups - 1, n, merge_stats{}, s, {}, mr),
+                       std::length_error);
+          for (const stats& v : short_room.to_host())
+            ASSERT_EQ(v.count, marker.count);
+        }
+      });
 }
 
 TEST(GroupByCompiled, ManyGroupsAreCountedThenWrittenWhereTheyGo) {

@@ -202,66 +202,62 @@ void check_many_groups(const char* name) {
     return;
   }
   owned_stream s;
-  for (std::size_t n :
-       {std::size_t(1), std::size_t(7), std::size_t(1001), scaled(std::size_t(1) << 20) + 3}) {
-    for (std::size_t groups : {n, (n * 4 + 4) / 5, (n * 3 + 3) / 4}) {
-      SCOPED_TRACE("n = " + std::to_string(n) + ", groups " + std::to_string(groups));
-      const auto hk =
-          cupar::testing::exact_group_keys<K>(n, groups, static_cast<unsigned>(n + groups));
-      const auto hv = small_floats(n, static_cast<unsigned>(5 * n + groups));
-      cpu_map<K, gb_stats> want;
-      for (std::size_t i = 0; i < n; ++i) {
-        const auto [it, fresh] = want.try_emplace(normalised(hk[i]), stats_of(hv[i]));
-        if (!fresh) it->second = merge(it->second, stats_of(hv[i]));
-      }
-      ASSERT_EQ(want.size(), groups);
-      std::vector<gb_stats> hs(n);
-      for (std::size_t i = 0; i < n; ++i)
-        hs[i] = stats_of(hv[i]);
-      cupar::device_buffer<K> dk(hk, s);
-      cupar::device_buffer<float> dv(hv, s);
-      cupar::device_buffer<gb_stats> ds(hs, s);
-      const auto rows =
-          cupar::jit::transform<gb_stats>(cupar::jit::iterator(dv.data()), to_stats());
-      for (group_by_method method : {group_by_method::automatic, group_by_method::sort}) {
-        for (bool sorted : {false, true}) {
-          SCOPED_TRACE(std::string(method_name(method)) + (sorted ? ", sorted" : ""));
-          group_by_options o;
-          o.sort_by_key = sorted;
-          o.method = method;
-          const auto a = cupar::group_by(dk.data(), ds.data(), n, merge_stats(), s, o);
-          EXPECT_EQ(a.size(), groups);
-          EXPECT_EQ(a.values.size(), groups);
-          expect_groups(a.keys.to_host(), a.values.to_host(), sorted, want, same_stats);
-          const auto b = cupar::group_by<K, gb_stats>(dk.data(), rows, n, merge_stats(), s, o);
-          EXPECT_EQ(b.size(), groups);
-          expect_groups(b.keys.to_host(), b.values.to_host(), sorted, want, same_stats);
+  cupar::testing::for_each_many_groups_case<K>(
+      scaled(std::size_t(1) << 20) + 3,
+      [&](std::size_t n, std::size_t groups, const std::vector<K>& hk,
+          const std::vector<float>& hv) {
+        cpu_map<K, gb_stats> want;
+        for (std::size_t i = 0; i < n; ++i) {
+          const auto [it, fresh] = want.try_emplace(normalised(hk[i]), stats_of(hv[i]));
+          if (!fresh) it->second = merge(it->second, stats_of(hv[i]));
         }
-      }
-      // Caller arrays of exactly the groups' room, then one short (nothing written).
-      for (bool expression : {false, true}) {
-        SCOPED_TRACE(expression ? "values as an expression" : "values as an array");
-        const auto run = [&](gb_stats* values_out, std::size_t room) {
-          cupar::device_buffer<K> ko(groups, s);
-          const std::size_t got =
-              expression ? cupar::group_by<K, gb_stats>(dk.data(), rows, ko.data(), values_out,
-                                                        room, n, merge_stats(), s)
-                         : cupar::group_by(dk.data(), ds.data(), ko.data(), values_out, room, n,
-                                           merge_stats(), s);
-          return std::make_pair(got, ko.to_host());
-        };
-        cupar::device_buffer<gb_stats> vo(groups, s);
-        const auto [got, keys] = run(vo.data(), groups);
-        ASSERT_EQ(got, groups);
-        expect_groups(keys, vo.to_host(), false, want, same_stats);
-        cupar::device_buffer<gb_stats> short_room(groups, s);
-        short_room.fill_bytes(0xAB);
-        EXPECT_THROW((void)run(short_room.data(), groups - 1), std::length_error);
-        for (const gb_stats& v : short_room.to_host())
-          ASSERT_EQ(v.count, 0xABABABABu);
-      }
-    }
-  }
+        ASSERT_EQ(want.size(), groups);
+        std::vector<gb_stats> hs(n);
+        for (std::size_t i = 0; i < n; ++i)
+          hs[i] = stats_of(hv[i]);
+        cupar::device_buffer<K> dk(hk, s);
+        cupar::device_buffer<float> dv(hv, s);
+        cupar::device_buffer<gb_stats> ds(hs, s);
+        const auto rows =
+            cupar::jit::transform<gb_stats>(cupar::jit::iterator(dv.data()), to_stats());
+        for (group_by_method method : {group_by_method::automatic, group_by_method::sort}) {
+          for (bool sorted : {false, true}) {
+            SCOPED_TRACE(std::string(method_name(method)) + (sorted ? ", sorted" : ""));
+            group_by_options o;
+            o.sort_by_key = sorted;
+            o.method = method;
+            const auto a = cupar::group_by(dk.data(), ds.data(), n, merge_stats(), s, o);
+            EXPECT_EQ(a.size(), groups);
+            EXPECT_EQ(a.values.size(), groups);
+            expect_groups(a.keys.to_host(), a.values.to_host(), sorted, want, same_stats);
+            const auto b = cupar::group_by<K, gb_stats>(dk.data(), rows, n, merge_stats(), s, o);
+            EXPECT_EQ(b.size(), groups);
+            expect_groups(b.keys.to_host(), b.values.to_host(), sorted, want, same_stats);
+          }
+        }
+        // Caller arrays of exactly the groups' room, then one short (nothing written).
+        for (bool expression : {false, true}) {
+          SCOPED_TRACE(expression ? "values as an expression" : "values as an array");
+          const auto run = [&](gb_stats* values_out, std::size_t room) {
+            cupar::device_buffer<K> ko(groups, s);
+            const std::size_t got =
+                expression ? cupar::group_by<K, gb_stats>(dk.data(), rows, ko.data(), values_out,
+                                                          room, n, merge_stats(), s)
+                           : cupar::group_by(dk.data(), ds.data(), ko.data(), values_out, room, n,
+                                             merge_stats(), s);
+            return std::make_pair(got, ko.to_host());
+          };
+          cupar::device_buffer<gb_stats> vo(groups, s);
+          const auto [got, keys] = run(vo.data(), groups);
+          ASSERT_EQ(got, groups);
+          expect_groups(keys, vo.to_host(), false, want, same_stats);
+          cupar::device_buffer<gb_stats> short_room(groups, s);
+          short_room.fill_bytes(0xAB);
+          EXPECT_THROW((void)run(short_room.data(), groups - 1), std::length_error);
+          for (const gb_stats& v : short_room.to_host())
+            ASSERT_EQ(v.count, 0xABABABABu);
+        }
+      });
 }
 
 TEST(GroupByJit, ManyGroupsAreCountedThenWrittenWhereTheyGo) {

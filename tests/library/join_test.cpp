@@ -88,6 +88,24 @@ void expect_semi_and_anti(const K* build, std::size_t nb, const K* probe, std::s
   EXPECT_EQ(got, anti_want);
 }
 
+/// The composite-key tests' tables: (build rows, probe rows, distinct keys) with an empty side,
+/// one row each, odd sizes and large ones; `f(nb, np, build_keys, probe_keys, want)` with the
+/// keys as 64-bit integers (seeds nb + build_seed, np + probe_seed) and the CPU's pairs.
+template <class F>
+void for_each_join_shape(unsigned build_seed, unsigned probe_seed, F&& f) {
+  const std::size_t large = scaled((std::size_t(1) << 20) + 3);
+  const std::size_t shapes[][3] = {
+      {0, 5, 1}, {5, 0, 1}, {1, 1, 1}, {1001, 777, 50}, {large / 4, large, large / 8}};
+  for (const auto& sh : shapes) {
+    const std::size_t nb = sh[0], np = sh[1], distinct = sh[2];
+    SCOPED_TRACE("nb = " + std::to_string(nb) + ", np = " + std::to_string(np));
+    const auto hb = join_keys<std::uint64_t>(nb, distinct, static_cast<unsigned>(nb + build_seed));
+    const auto hp =
+        join_keys<std::uint64_t>(np, 2 * distinct, static_cast<unsigned>(np + probe_seed));
+    f(nb, np, hb, hp, cpu_matches(hb, hp));
+  }
+}
+
 TEST(JoinLibrary, KeyTypesAndPositionsMatchTheCpu) {
   CUPAR_REQUIRE_GPU();
   check<std::uint32_t, std::uint64_t>("u32 keys, u64 positions");
@@ -110,27 +128,22 @@ TEST(JoinLibrary, CompositeKeysWithRunTimeOperatorsMatchTheCpu) {
       out[i] = {static_cast<unsigned>(k[i] >> 32), static_cast<unsigned>(k[i])};
     return out;
   };
-  const std::size_t large = scaled((std::size_t(1) << 20) + 3);
-  const std::size_t shapes[][3] = {
-      {0, 5, 1}, {5, 0, 1}, {1, 1, 1}, {1001, 777, 50}, {large / 4, large, large / 8}};
-  for (const auto& sh : shapes) {
-    const std::size_t nb = sh[0], np = sh[1], distinct = sh[2];
-    SCOPED_TRACE("nb = " + std::to_string(nb) + ", np = " + std::to_string(np));
-    const auto hb = join_keys<std::uint64_t>(nb, distinct, static_cast<unsigned>(nb + 3));
-    const auto hp = join_keys<std::uint64_t>(np, 2 * distinct, static_cast<unsigned>(np + 9));
-    const auto want = cpu_matches(hb, hp);
-    device_buffer<pair_key> db(split(hb), s), dp(split(hp), s);
-    for (const jit::op* h : {&hash, &weak_hash}) {
-      const auto m = cupar::inner_join<std::uint32_t>(db.data(), nb, dp.data(), np, *h, same, s);
-      expect_pairs(m.build_rows.to_host(), m.probe_rows.to_host(), want);
-    }
-    const std::size_t total = cupar::inner_join(db.data(), nb, dp.data(), np, hash, same, s).size();
-    device_buffer<std::uint64_t> bo(total + 1, s), po(total + 1, s);
-    ASSERT_EQ(
-        cupar::inner_join(db.data(), nb, dp.data(), np, bo.data(), po.data(), total, hash, same, s),
-        total);
-    expect_semi_and_anti(db.data(), nb, dp.data(), np, hash, same, want, s);
-  }
+  for_each_join_shape(
+      3, 9, [&](std::size_t nb, std::size_t np, const auto& hb, const auto& hp, const auto& want) {
+        device_buffer<pair_key> db(split(hb), s), dp(split(hp), s);
+        for (const jit::op* h : {&hash, &weak_hash}) {
+          const auto m =
+              cupar::inner_join<std::uint32_t>(db.data(), nb, dp.data(), np, *h, same, s);
+          expect_pairs(m.build_rows.to_host(), m.probe_rows.to_host(), want);
+        }
+        const std::size_t total =
+            cupar::inner_join(db.data(), nb, dp.data(), np, hash, same, s).size();
+        device_buffer<std::uint64_t> bo(total + 1, s), po(total + 1, s);
+        ASSERT_EQ(cupar::inner_join(db.data(), nb, dp.data(), np, bo.data(), po.data(), total, hash,
+                                    same, s),
+                  total);
+        expect_semi_and_anti(db.data(), nb, dp.data(), np, hash, same, want, s);
+      });
   // Refused before anything runs: null keys; an operator that does not compile; then working.
   const pair_key* none = nullptr;
   EXPECT_THROW((void)cupar::inner_join(none, 3, none, 0, hash, same, s), std::invalid_argument);
@@ -162,20 +175,14 @@ TEST(JoinLibrary, CompositeKeysOfSevenColumnsTakeThePaddedClass) {
     return out;
   };
   const auto before = jit::get_stats();
-  const std::size_t large = scaled((std::size_t(1) << 20) + 3);
-  const std::size_t shapes[][3] = {
-      {0, 5, 1}, {5, 0, 1}, {1, 1, 1}, {1001, 777, 50}, {large / 4, large, large / 8}};
-  for (const auto& sh : shapes) {
-    const std::size_t nb = sh[0], np = sh[1], distinct = sh[2];
-    SCOPED_TRACE("nb = " + std::to_string(nb) + ", np = " + std::to_string(np));
-    const auto hb = join_keys<std::uint64_t>(nb, distinct, static_cast<unsigned>(nb + 5));
-    const auto hp = join_keys<std::uint64_t>(np, 2 * distinct, static_cast<unsigned>(np + 11));
-    const auto want = cpu_matches(hb, hp);
-    device_buffer<seven_key> db(split(hb), s), dp(split(hp), s);
-    const auto m = cupar::inner_join<std::uint64_t>(db.data(), nb, dp.data(), np, hash, same, s);
-    expect_pairs(m.build_rows.to_host(), m.probe_rows.to_host(), want);
-    expect_semi_and_anti(db.data(), nb, dp.data(), np, hash, same, want, s);
-  }
+  for_each_join_shape(
+      5, 11, [&](std::size_t nb, std::size_t np, const auto& hb, const auto& hp, const auto& want) {
+        device_buffer<seven_key> db(split(hb), s), dp(split(hp), s);
+        const auto m =
+            cupar::inner_join<std::uint64_t>(db.data(), nb, dp.data(), np, hash, same, s);
+        expect_pairs(m.build_rows.to_host(), m.probe_rows.to_host(), want);
+        expect_semi_and_anti(db.data(), nb, dp.data(), np, hash, same, want, s);
+      });
   if (precompiled_here("join<s32a8>")) {
     EXPECT_EQ(jit::get_stats().kernel_compiles, before.kernel_compiles);
   }
