@@ -172,30 +172,42 @@ struct cupar_items {
 #define CUPAR_OPERATOR_FOLDS_DECLARE(T)                                                            \
   extern "C" __device__ T cupar_jit_op_fold8(const unsigned char*, T, T, T, T, T, T, T, T, T);     \
   extern "C" __device__ T cupar_jit_op_fold4(const unsigned char*, T, T, T, T, T);                 \
+  extern "C" __device__ T cupar_jit_op_fold_upto8(const unsigned char*, T, T, T, T, T, T, T, T, T, \
+                                                  int);                                            \
+  extern "C" __device__ T cupar_jit_op_fold_upto4(const unsigned char*, T, T, T, T, T, int);       \
   extern "C" __device__ T cupar_jit_op_warp_reduce(const unsigned char*, T);                       \
+  extern "C" __device__ T cupar_jit_op_warp_reduce_partial(const unsigned char*, T, int);          \
   extern "C" __device__ cupar_items<T, 8> cupar_jit_op_scan8(const unsigned char*, T, T, T, T, T,  \
                                                              T, T, T, T);                          \
   extern "C" __device__ cupar_items<T, 4> cupar_jit_op_scan4(const unsigned char*, T, T, T, T, T); \
   extern "C" __device__ T cupar_jit_op_warp_scan(const unsigned char*, T);
-#define CUPAR_OPERATOR_FOLD_MEMBERS(T)                                                          \
-  static constexpr bool cupar_batched = true;                                                   \
-  /* Eight 4-byte items, or four wider ones, as parameters: registers under the call ABI. */    \
-  static constexpr int cupar_fold_width = sizeof(T) <= 4 ? 8 : 4;                               \
-  /* A scan's chunk comes back by value too: eight 4-byte or four 8-byte results, else none. */ \
-  static constexpr int cupar_scan_width = sizeof(T) <= 4 ? 8 : (sizeof(T) <= 8 ? 4 : 0);        \
-  __device__ __forceinline__ T fold8(T acc, T x0, T x1, T x2, T x3, T x4, T x5, T x6, T x7)     \
-      const {                                                                                   \
-    return cupar_jit_op_fold8(state.bytes, acc, x0, x1, x2, x3, x4, x5, x6, x7);                \
-  }                                                                                             \
-  __device__ __forceinline__ T fold4(T acc, T x0, T x1, T x2, T x3) const {                     \
-    return cupar_jit_op_fold4(state.bytes, acc, x0, x1, x2, x3);                                \
-  }                                                                                             \
-  __device__ __forceinline__ cupar_items<T, 8> scan8(T acc, T x0, T x1, T x2, T x3, T x4, T x5, \
-                                                     T x6, T x7) const {                        \
-    return cupar_jit_op_scan8(state.bytes, acc, x0, x1, x2, x3, x4, x5, x6, x7);                \
-  }                                                                                             \
-  __device__ __forceinline__ cupar_items<T, 4> scan4(T acc, T x0, T x1, T x2, T x3) const {     \
-    return cupar_jit_op_scan4(state.bytes, acc, x0, x1, x2, x3);                                \
+#define CUPAR_OPERATOR_FOLD_MEMBERS(T)                                                           \
+  static constexpr bool cupar_batched = true;                                                    \
+  /* Eight 4-byte items, or four wider ones, as parameters: registers under the call ABI. */     \
+  static constexpr int cupar_fold_width = sizeof(T) <= 4 ? 8 : 4;                                \
+  /* A scan's chunk comes back by value too: eight 4-byte or four 8-byte results, else none. */  \
+  static constexpr int cupar_scan_width = sizeof(T) <= 4 ? 8 : (sizeof(T) <= 8 ? 4 : 0);         \
+  __device__ __forceinline__ T fold8(T acc, T x0, T x1, T x2, T x3, T x4, T x5, T x6, T x7)      \
+      const {                                                                                    \
+    return cupar_jit_op_fold8(state.bytes, acc, x0, x1, x2, x3, x4, x5, x6, x7);                 \
+  }                                                                                              \
+  __device__ __forceinline__ T fold4(T acc, T x0, T x1, T x2, T x3) const {                      \
+    return cupar_jit_op_fold4(state.bytes, acc, x0, x1, x2, x3);                                 \
+  }                                                                                              \
+  /* The first m items only (0 <= m <= 8, or 4). */                                              \
+  __device__ __forceinline__ T fold_upto8(T acc, T x0, T x1, T x2, T x3, T x4, T x5, T x6, T x7, \
+                                          int m) const {                                         \
+    return cupar_jit_op_fold_upto8(state.bytes, acc, x0, x1, x2, x3, x4, x5, x6, x7, m);         \
+  }                                                                                              \
+  __device__ __forceinline__ T fold_upto4(T acc, T x0, T x1, T x2, T x3, int m) const {          \
+    return cupar_jit_op_fold_upto4(state.bytes, acc, x0, x1, x2, x3, m);                         \
+  }                                                                                              \
+  __device__ __forceinline__ cupar_items<T, 8> scan8(T acc, T x0, T x1, T x2, T x3, T x4, T x5,  \
+                                                     T x6, T x7) const {                         \
+    return cupar_jit_op_scan8(state.bytes, acc, x0, x1, x2, x3, x4, x5, x6, x7);                 \
+  }                                                                                              \
+  __device__ __forceinline__ cupar_items<T, 4> scan4(T acc, T x0, T x1, T x2, T x3) const {      \
+    return cupar_jit_op_scan4(state.bytes, acc, x0, x1, x2, x3);                                 \
   }
 
 /// The running value acc op items[I] op ... written to out[I], ... (inclusive) or out[I + 1],

@@ -180,6 +180,10 @@ set_requests requests_of(const std::string& key, int arch) {
   // The out-of-line build: its functors hold the state as 16-byte words (cupar_prelude.cuh).
   r.cubin.source = "#define CUPAR_OUT_OF_LINE 1\n" + req.source;
   r.cubin.options = jit::compile_options(arch, false, true);
+  if (const auto extra = jit::describe(spec.fam).out_of_line_options) {
+    for (std::string& o : extra(spec, arch))
+      r.cubin.options.push_back(std::move(o));
+  }
   r.cubin.kind = jit::output::cubin;
   return r;
 }
@@ -286,6 +290,10 @@ int compile_named(int arch, const std::string& dir) {
     req.kind = jit::output::ltoir;
     const jit::compile_result ltoir = jit::compile(req);
     req.options = jit::compile_options(arch, false, true);
+    // The batched forms are called by out-of-line kernels linked at a register target (segmented
+    // reduce's, src/jit/families/segmented.cu); a callee may not use more registers than its
+    // kernel, so these stay within the lowest such target.
+    if (o.slot.batches != 0) req.options.push_back(jit::out_of_line_register_limit);
     req.kind = jit::output::cubin;
     const jit::compile_result cubin = jit::compile(req);
     const std::string prefix = dir + "/named_" + std::to_string(index++);

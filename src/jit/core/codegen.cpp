@@ -527,6 +527,17 @@ std::string batch_functions(const slot_spec& slot) {
       for (int k = 0; k < width; ++k)
         out << "  cupar_acc = " << sym << "(cupar_state, cupar_acc, cupar_x" << k << ");\n";
       out << "  return cupar_acc;\n}\n";
+      // The first cupar_m (0 to width) of the items only: a partial tile's last items.
+      out << head << t << " " << sym << "_fold_upto" << width
+          << "(const unsigned char* cupar_state, " << t << " cupar_acc";
+      for (int k = 0; k < width; ++k)
+        out << ", " << t << " cupar_x" << k;
+      out << ", int cupar_m) {\n";
+      for (int k = 0; k < width; ++k) {
+        out << "  if (cupar_m > " << k << ") cupar_acc = " << sym
+            << "(cupar_state, cupar_acc, cupar_x" << k << ");\n";
+      }
+      out << "  return cupar_acc;\n}\n";
     }
   }
   if (slot.batches & (batch::warp_reduce | batch::scan)) {
@@ -552,6 +563,16 @@ std::string batch_functions(const slot_spec& slot) {
         << "#pragma unroll\n  for (int cupar_offset = 1; cupar_offset < 32; cupar_offset *= 2) {\n"
         << "    const " << t << " cupar_y = cupar_shfl<false>(cupar_x, cupar_offset);\n"
         << "    if (cupar_lane + cupar_offset < 32u) cupar_x = " << sym
+        << "(cupar_state, cupar_x, cupar_y);\n  }\n  return cupar_x;\n}\n";
+    // The same for a warp whose lanes up to cupar_last hold items (CUB's steps for a partial
+    // warp: lane i combines with lane i + offset when that lane is at most cupar_last; a negative
+    // cupar_last leaves every lane's value as it is).
+    out << head << t << " " << sym << "_warp_reduce_partial(const unsigned char* cupar_state, " << t
+        << " cupar_x, int cupar_last) {\n"
+        << lane
+        << "#pragma unroll\n  for (int cupar_offset = 1; cupar_offset < 32; cupar_offset *= 2) {\n"
+        << "    const " << t << " cupar_y = cupar_shfl<false>(cupar_x, cupar_offset);\n"
+        << "    if (static_cast<int>(cupar_lane) + cupar_offset <= cupar_last) cupar_x = " << sym
         << "(cupar_state, cupar_x, cupar_y);\n  }\n  return cupar_x;\n}\n";
   }
   if (slot.batches & batch::scan) {
@@ -649,6 +670,7 @@ std::string slot_operator_source(const slot_spec& slot, const slot_binding& b, i
   if (needs_bit_cast(slot, b)) out << bit_cast_definition;
   if (needs_pad_cast(slot, b)) out << pad_cast_definition;
   out << operator_function(slot, b, index);
+  if (slot.batches != 0) out << batch_functions(slot);
   return out.str();
 }
 
@@ -710,7 +732,9 @@ std::vector<named_object_spec> named_object_specs() {
       ops.insert(ops.end(), {named_op::bit_and, named_op::bit_or, named_op::bit_xor});
     }
     for (named_op n : ops) {
-      const slot_spec slot = binary_op_slot(c);
+      // With the batched forms the out-of-line kernels of the reduce families call (segmented
+      // reduce's folds and warp reductions); the other families link none of them.
+      const slot_spec slot = with_batches(binary_op_slot(c), batch::fold | batch::warp_reduce);
       out.push_back({named_object_key(slot.symbol, user, n), slot,
                      slot_binding{cupar::jit::op(n), {u, u}, u}});
     }

@@ -400,6 +400,10 @@ built_binary build_from_precompiled(const build_spec& spec, int arch, const prec
     req.source = operator_source(spec, compiled, !lto);
     req.name = "cupar_operator.cu";
     req.options = compile_options(arch, lto, true);
+    if (const auto extra = describe(spec.set.fam).out_of_line_operator_options; extra && !lto) {
+      for (std::string& o : extra(spec.set, arch))
+        req.options.push_back(std::move(o));
+    }
     req.kind = lto ? output::ltoir : output::cubin;
     op_bin = compile(req);
     c.operator_compiles++;

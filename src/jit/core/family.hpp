@@ -24,6 +24,7 @@ struct family_def {
   using names_fn = std::vector<std::string> (*)(const set_spec& set);
   using occupancy_fn = std::vector<std::vector<std::string>> (*)(const set_spec& set,
                                                                  long long threads, int arch);
+  using options_fn = std::vector<std::string> (*)(const set_spec& set, int arch);
   using position_fn = bool (*)(std::size_t i);
   using slot_type_fn = std::size_t (*)(std::size_t slot);
 
@@ -47,6 +48,14 @@ struct family_def {
   /// Link options tried in turn for the optimised (LTO) build, the first without spills kept
   /// (engine.cpp); `threads`: the first metadata value (the main kernel's block size). Null: none.
   occupancy_fn occupancy = nullptr;
+  /// NVRTC options added to the compile of the set's out-of-line (tier-1) cubin for `arch`
+  /// (tools/cupar_precompile.cpp), e.g. an occupancy target. Null: none. A kernel linked at a
+  /// register target calls only functions within it: the family's operators are then compiled
+  /// for its tier-1 builds with out_of_line_operator_options (engine.cpp), and the named
+  /// operators' batched forms within out_of_line_register_limit.
+  options_fn out_of_line_options = nullptr;
+  /// NVRTC options added to the compile of the operators of a tier-1 build. Null: none.
+  options_fn out_of_line_operator_options = nullptr;
   /// Whether a user struct at type position `i` may be served by its struct class (opaque
   /// storage of its size and alignment) when that set was precompiled. Null: no position.
   position_fn struct_class_position = nullptr;
@@ -78,6 +87,13 @@ struct family_def {
   constexpr family_def with_occupancy(occupancy_fn f) const {
     family_def d = *this;
     d.occupancy = f;
+    return d;
+  }
+  /// `set` for the set's tier-1 cubin, `op` for the operators a tier-1 build compiles.
+  constexpr family_def with_out_of_line_options(options_fn set, options_fn op) const {
+    family_def d = *this;
+    d.out_of_line_options = set;
+    d.out_of_line_operator_options = op;
     return d;
   }
   constexpr family_def with_struct_classes(position_fn f) const {
@@ -114,6 +130,9 @@ slot_spec op_slot(std::vector<type_ref> args, type_ref result, std::vector<const
 /// The output expression's store of the "+io" sets: element i (the value, of the set's type)
 /// stored where the expression puts it; the int result is unused.
 slot_spec store_slot(const type_ref& c);
+/// The register limit of the named operators' batched forms in their tier-1 objects: at most the
+/// lowest register target of an out-of-line kernel that calls them.
+inline constexpr const char* out_of_line_register_limit = "-maxrregcount=32";
 /// "-Xptxas=--minnctapersm=<n>": as many blocks of `threads` per SM as `registers` per thread
 /// allow (65,536 registers an SM).
 std::string blocks_for_registers(long long threads, int registers);

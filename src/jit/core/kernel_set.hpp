@@ -82,7 +82,8 @@ struct slot_spec {
 namespace batch {
 /// Binary operator (T, T) -> T: `T <symbol>_fold8(state, T acc, T x0, ..., T x7)` and
 /// `_fold4`, the left fold acc op x0 op ... (the order CUB's ThreadReduce takes for an operator
-/// it does not know), the items by value.
+/// it does not know), the items by value; `_fold_upto8(state, T acc, T x0, ..., T x7, int m)` and
+/// `_fold_upto4` fold only the first m items.
 inline constexpr unsigned fold = 1;
 /// Unary operator In -> T: `void <symbol>_map(state, const In* in, T* out, int n)`.
 inline constexpr unsigned map = 4;
@@ -90,7 +91,9 @@ inline constexpr unsigned map = 4;
 /// unsigned long long stride, T* out, int n)`, element first + k * stride into out[k].
 inline constexpr unsigned strided = 8;
 /// Binary operator (T, T) -> T, with fold: `T <symbol>_warp_reduce(state, T x)`, a full warp's
-/// reduction in CUB's shuffle order (the reduce kernels).
+/// reduction in CUB's shuffle order (the reduce kernels), and `T <symbol>_warp_reduce_partial(
+/// state, T x, int last)`, the same over lanes 0 to last (the segmented reduce kernel's partial
+/// warps).
 inline constexpr unsigned warp_reduce = 16;
 /// Binary operator (T, T) -> T, with fold: `cupar_items<T, 8> <symbol>_scan8(state, T acc, T x0,
 /// ..., T x7)` and `_scan4`, the running values acc op x0, acc op x0 op x1, ... (the order of

@@ -23,6 +23,29 @@ std::vector<slot_spec> slots(const set_spec& s) {
   return {binary_op_slot(s.types[0])};
 }
 
+// The out-of-line segmented reduce kernel reduces a thread's items with one call of the
+// operator's fold, and a warp's values with one call (jit_ops/cupar_segmented_reduce.cuh).
+std::vector<slot_spec> reduce_slots(const set_spec& s) {
+  return {with_batches(binary_op_slot(s.types[0]), batch::fold | batch::warp_reduce)};
+}
+
+// The out-of-line segmented reduce kernel at the occupancy the optimised one reaches (32
+// registers: 8 blocks of 256 threads an SM on sm_90) for values of up to 8 bytes. A block reduces
+// one segment, so with short segments a block's time is its latency (two offset loads, its items,
+// the block reduction, one store) and the blocks an SM holds at once set the speed: the kernel
+// compiled on its own took 96 registers (2 blocks an SM; its launch bounds name no block count,
+// so ptxas ignores -maxrregcount). Structs keep theirs (32 registers would spill their copies).
+std::vector<std::string> reduce_out_of_line_options(const set_spec& s, int) {
+  if (s.types[0].size > 8) return {};
+  return {blocks_for_registers(256, 32)};
+}
+// ... and the operator's functions it calls within those 32 registers (a callee may not use
+// more than its kernel: f64's warp reduction took 36; the named operators' are compiled so too).
+std::vector<std::string> reduce_operator_options(const set_spec& s, int) {
+  if (s.types[0].size > 8) return {};
+  return {out_of_line_register_limit};
+}
+
 std::vector<std::string> reduce_names(const set_spec&) {
   // CUB's own kernel, as cub::DeviceSegmentedReduce::Reduce instantiates it.
   return {
@@ -58,8 +81,9 @@ const char* const exclusive_rules[] = {
 
 extern const family_def segmented_reduce_family =
     family_def::make(family::segmented_reduce, "segmented_reduce", "cupar_segmented_reduce.cuh", 1,
-                     typedefs, slots, reduce_names)
+                     typedefs, reduce_slots, reduce_names)
         .for_size_classes()
+        .with_out_of_line_options(reduce_out_of_line_options, reduce_operator_options)
         .precompiling(reduce_rules);
 
 extern const family_def segmented_scan_inclusive_family =
