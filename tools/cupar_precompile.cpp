@@ -293,7 +293,7 @@ int compile_named(int arch, const std::string& dir) {
     // The batched forms are called by out-of-line kernels linked at a register target (segmented
     // reduce's, src/jit/families/segmented.cu); a callee may not use more registers than its
     // kernel, so these stay within the lowest such target.
-    if (o.slot.batches != 0) req.options.push_back(jit::out_of_line_register_limit);
+    if (o.slot.batches != 0) req.options.push_back(jit::register_limit(jit::out_of_line_registers));
     req.kind = jit::output::cubin;
     const jit::compile_result cubin = jit::compile(req);
     const std::string prefix = dir + "/named_" + std::to_string(index++);

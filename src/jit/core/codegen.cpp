@@ -518,26 +518,24 @@ std::string batch_functions(const slot_spec& slot) {
   if (slot.batches & batch::fold) {
     // By value: the items arrive in registers (a pointer to them put them in local memory, and
     // those batches ran 1.6x slower than a call per item: docs/PERFORMANCE_NOTES.md).
-    for (int width : {8, 4}) {
-      out << head << t << " " << sym << "_fold" << width << "(const unsigned char* cupar_state, "
-          << t << " cupar_acc";
+    // `_fold<width>` folds every item; `_fold_upto<width>` only the first cupar_m (0 to width):
+    // a partial tile's last items.
+    auto fold = [&](const char* name, int width, bool counted) {
+      out << head << t << " " << sym << name << width << "(const unsigned char* cupar_state, " << t
+          << " cupar_acc";
       for (int k = 0; k < width; ++k)
         out << ", " << t << " cupar_x" << k;
-      out << ") {\n";
-      for (int k = 0; k < width; ++k)
-        out << "  cupar_acc = " << sym << "(cupar_state, cupar_acc, cupar_x" << k << ");\n";
-      out << "  return cupar_acc;\n}\n";
-      // The first cupar_m (0 to width) of the items only: a partial tile's last items.
-      out << head << t << " " << sym << "_fold_upto" << width
-          << "(const unsigned char* cupar_state, " << t << " cupar_acc";
-      for (int k = 0; k < width; ++k)
-        out << ", " << t << " cupar_x" << k;
-      out << ", int cupar_m) {\n";
+      out << (counted ? ", int cupar_m) {\n" : ") {\n");
       for (int k = 0; k < width; ++k) {
-        out << "  if (cupar_m > " << k << ") cupar_acc = " << sym
-            << "(cupar_state, cupar_acc, cupar_x" << k << ");\n";
+        out << "  ";
+        if (counted) out << "if (cupar_m > " << k << ") ";
+        out << "cupar_acc = " << sym << "(cupar_state, cupar_acc, cupar_x" << k << ");\n";
       }
       out << "  return cupar_acc;\n}\n";
+    };
+    for (int width : {8, 4}) {
+      fold("_fold", width, false);
+      fold("_fold_upto", width, true);
     }
   }
   if (slot.batches & (batch::warp_reduce | batch::scan)) {
@@ -554,26 +552,24 @@ std::string batch_functions(const slot_spec& slot) {
   const char* lane =
       "  unsigned int cupar_lane;\n  asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(cupar_lane));\n";
   if (slot.batches & batch::warp_reduce) {
-    // A warp's reduction in one call (the out-of-line reduce kernels' WarpReduceShfl::Reduce for
-    // full warps, jit_ops/cupar_reduce.cuh): CUB's five shuffle steps, in CUB's order (lane i
-    // combines its value with lane i + offset's, offsets 1, 2, 4, 8, 16), the operator inlined.
-    out << head << t << " " << sym << "_warp_reduce(const unsigned char* cupar_state, " << t
-        << " cupar_x) {\n"
-        << lane
-        << "#pragma unroll\n  for (int cupar_offset = 1; cupar_offset < 32; cupar_offset *= 2) {\n"
-        << "    const " << t << " cupar_y = cupar_shfl<false>(cupar_x, cupar_offset);\n"
-        << "    if (cupar_lane + cupar_offset < 32u) cupar_x = " << sym
-        << "(cupar_state, cupar_x, cupar_y);\n  }\n  return cupar_x;\n}\n";
-    // The same for a warp whose lanes up to cupar_last hold items (CUB's steps for a partial
-    // warp: lane i combines with lane i + offset when that lane is at most cupar_last; a negative
-    // cupar_last leaves every lane's value as it is).
-    out << head << t << " " << sym << "_warp_reduce_partial(const unsigned char* cupar_state, " << t
-        << " cupar_x, int cupar_last) {\n"
-        << lane
-        << "#pragma unroll\n  for (int cupar_offset = 1; cupar_offset < 32; cupar_offset *= 2) {\n"
-        << "    const " << t << " cupar_y = cupar_shfl<false>(cupar_x, cupar_offset);\n"
-        << "    if (static_cast<int>(cupar_lane) + cupar_offset <= cupar_last) cupar_x = " << sym
-        << "(cupar_state, cupar_x, cupar_y);\n  }\n  return cupar_x;\n}\n";
+    // A warp's reduction in one call (the out-of-line reduce kernels' WarpReduceShfl::Reduce,
+    // jit_ops/cupar_reduce.cuh and cupar_segmented_reduce.cuh): CUB's five shuffle steps, in CUB's
+    // order (lane i combines its value with lane i + offset's, offsets 1, 2, 4, 8, 16), the
+    // operator inlined; `_warp_reduce` for a full warp, `_warp_reduce_partial` for a warp whose
+    // lanes up to cupar_last hold items (a negative cupar_last leaves every lane's value as it is).
+    auto warp_reduce = [&](const char* name, const char* last, const char* combines) {
+      out << head << t << " " << sym << name << "(const unsigned char* cupar_state, " << t
+          << " cupar_x" << last << ") {\n"
+          << lane
+          << "#pragma unroll\n  for (int cupar_offset = 1; cupar_offset < 32; cupar_offset *= 2) "
+             "{\n"
+          << "    const " << t << " cupar_y = cupar_shfl<false>(cupar_x, cupar_offset);\n"
+          << "    if (" << combines << ") cupar_x = " << sym
+          << "(cupar_state, cupar_x, cupar_y);\n  }\n  return cupar_x;\n}\n";
+    };
+    warp_reduce("_warp_reduce", "", "cupar_lane + cupar_offset < 32u");
+    warp_reduce("_warp_reduce_partial", ", int cupar_last",
+                "static_cast<int>(cupar_lane) + cupar_offset <= cupar_last");
   }
   if (slot.batches & batch::scan) {
     // A chunk of a thread scan in one call, the results by value (jit_ops/cupar_prelude.cuh,

@@ -99,6 +99,10 @@ std::string blocks_for_registers(long long threads, int registers) {
   return "-Xptxas=--minnctapersm=" + std::to_string(65536 / (threads * registers));
 }
 
+std::string register_limit(int registers) {
+  return "-maxrregcount=" + std::to_string(registers);
+}
+
 // --- precompile rules -------------------------------------------------------------------------
 
 set_domains set_domains::defaults() {

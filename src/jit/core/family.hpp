@@ -52,7 +52,7 @@ struct family_def {
   /// (tools/cupar_precompile.cpp), e.g. an occupancy target. Null: none. A kernel linked at a
   /// register target calls only functions within it: the family's operators are then compiled
   /// for its tier-1 builds with out_of_line_operator_options (engine.cpp), and the named
-  /// operators' batched forms within out_of_line_register_limit.
+  /// operators' batched forms within out_of_line_registers.
   options_fn out_of_line_options = nullptr;
   /// NVRTC options added to the compile of the operators of a tier-1 build. Null: none.
   options_fn out_of_line_operator_options = nullptr;
@@ -130,9 +130,12 @@ slot_spec op_slot(std::vector<type_ref> args, type_ref result, std::vector<const
 /// The output expression's store of the "+io" sets: element i (the value, of the set's type)
 /// stored where the expression puts it; the int result is unused.
 slot_spec store_slot(const type_ref& c);
-/// The register limit of the named operators' batched forms in their tier-1 objects: at most the
-/// lowest register target of an out-of-line kernel that calls them.
-inline constexpr const char* out_of_line_register_limit = "-maxrregcount=32";
+/// The register target of the out-of-line kernels compiled for one (segmented reduce's), and so
+/// the limit of the functions they call: the operators of those families' tier-1 builds and the
+/// named operators' batched forms (a callee may not use more registers than its kernel).
+inline constexpr int out_of_line_registers = 32;
+/// "-maxrregcount=<registers>".
+std::string register_limit(int registers);
 /// "-Xptxas=--minnctapersm=<n>": as many blocks of `threads` per SM as `registers` per thread
 /// allow (65,536 registers an SM).
 std::string blocks_for_registers(long long threads, int registers);

@@ -30,20 +30,23 @@ std::vector<slot_spec> reduce_slots(const set_spec& s) {
 }
 
 // The out-of-line segmented reduce kernel at the occupancy the optimised one reaches (32
-// registers: 8 blocks of 256 threads an SM on sm_90) for values of up to 8 bytes. A block reduces
-// one segment, so with short segments a block's time is its latency (two offset loads, its items,
-// the block reduction, one store) and the blocks an SM holds at once set the speed: the kernel
-// compiled on its own took 96 registers (2 blocks an SM; its launch bounds name no block count,
-// so ptxas ignores -maxrregcount). Structs keep theirs (32 registers would spill their copies).
-std::vector<std::string> reduce_out_of_line_options(const set_spec& s, int) {
-  if (s.types[0].size > 8) return {};
-  return {blocks_for_registers(256, 32)};
-}
-// ... and the operator's functions it calls within those 32 registers (a callee may not use
+// registers: 8 blocks of 256 threads an SM on sm_90) for values of up to 8 bytes; compiled on its
+// own it took 96 registers (2 blocks an SM; its launch bounds name no block count, so ptxas
+// ignores -maxrregcount). Structs keep theirs (32 registers would spill their copies). The
+// operator's functions it calls are compiled within the same 32 registers (a callee may not use
 // more than its kernel: f64's warp reduction took 36; the named operators' are compiled so too).
+// (H200: the capped kernel ran at 89.5% achieved occupancy without spills; the calls are what
+// keep it from the optimised kernel's speed: docs/PERFORMANCE_NOTES.md, "Segmented reduce".)
+bool register_target(const set_spec& s) {
+  return s.types[0].size <= 8;
+}
+std::vector<std::string> reduce_out_of_line_options(const set_spec& s, int) {
+  if (!register_target(s)) return {};
+  return {blocks_for_registers(256, out_of_line_registers)};
+}
 std::vector<std::string> reduce_operator_options(const set_spec& s, int) {
-  if (s.types[0].size > 8) return {};
-  return {out_of_line_register_limit};
+  if (!register_target(s)) return {};
+  return {register_limit(out_of_line_registers)};
 }
 
 std::vector<std::string> reduce_names(const set_spec&) {
