@@ -11,7 +11,8 @@ machine description is taken from the first.
 
 Row names (see bench/rows.hpp): <family>/<impl>/<type>/<n>[/manual_time|/real_time], impl one of
 cupar, cupar_jit, cupar_jit_named, cupar_jit_plan, cub, cub_i64, cub_malloc_async, thrust,
-cpu_seq, cpu_omp, cuda_memcpy (other names are shown too). The cupar* impls are the subjects: each
+cuda_compute (bench/peer_cuda_compute.py's JSON), cpu_seq, cpu_omp, cuda_memcpy (other names are
+shown too). The cupar* impls are the subjects: each
 is compared with CUB, Thrust and the CPU, and the cupar_jit* ones with cupar too. Counters read:
 `bytes` and `n` (per run), `median_us` (median time of a run; else Google Benchmark's time),
 `us_per_call` and `enqueue_us_per_call` (host overhead rows), `seconds` and `max_seconds` (JIT
@@ -45,10 +46,10 @@ from collections import OrderedDict, defaultdict
 IMPL_ORDER = ["cupar", "cupar_jit", "cupar_jit_expr", "cupar_jit_named", "cupar_jit_plan",
               "cupar_not_guaranteed", "cupar_jit_named_not_guaranteed", "cupar_hash", "cupar_into", "cupar_sort", "cub",
               "cub_i64", "cub_flat",
-              "cub_malloc_async", "thrust", "cpu_seq", "cpu_omp", "cuda_memcpy"]
+              "cub_malloc_async", "thrust", "cuda_compute", "cpu_seq", "cpu_omp", "cuda_memcpy"]
 SUBJECTS = ["cupar", "cupar_into", "cupar_jit", "cupar_jit_expr", "cupar_jit_named", "cupar_jit_plan",
             "cupar_not_guaranteed", "cupar_jit_named_not_guaranteed"]  # the rows the report judges
-GPU_PEERS = ["cub", "cub_i64", "cub_flat", "thrust", "cupar_sort"]
+GPU_PEERS = ["cub", "cub_i64", "cub_flat", "thrust", "cuda_compute", "cupar_sort"]
 CPU_PEERS = ["cpu_seq", "cpu_omp"]
 FAMILY_ORDER = ["reduce_sum", "reduce_max", "inclusive_scan", "exclusive_scan", "transform_unary",
                 "transform_binary", "transform_mixed", "radix_sort_keys", "radix_sort_pairs", "merge_sort_keys",

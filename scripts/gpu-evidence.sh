@@ -18,6 +18,13 @@
 #                                            operators with and without background builds running
 #                                            ($CUPAR_LATENCY_OPERATORS of each, default 10)
 #
+#   scripts/gpu-evidence.sh peer [REGEX]     issue 28 items 5-6: the cupar_bench rows (cupar, cupar_jit,
+#                                            cub) of the families cuda.compute has, the cupar_jit rows
+#                                            again in tier 1 (CUPAR_JIT_MODE=fast, no disk cache), and
+#                                            bench/peer_cuda_compute.py on the same data, in one call;
+#                                            scripts/peer_report.py's table. cuda-cccl travels as a
+#                                            wheel in .whl/ (carry it; installed into /tmp/site)
+#
 # During development, a filtered build of the work at hand (170-260 s instead of the full build):
 #   scripts/gpu-evidence.sh lean FILTER TARGET...  configure with CUPAR_JIT_PRECOMPILE_FILTER=FILTER
 #                                            (e.g. '^(join|group_by|reduce_by_key|for_each|
@@ -99,6 +106,41 @@ case "$stage" in
     rc=$?
     echo "bench: rc=$rc in $(($(date +%s) - start)) s"
     grep -E "_median" "$out/bench.log" | head -80
+    exit $rc
+    ;;
+  peer)
+    regex=${1:-'^(select_if|three_way_partition|unique_by_key|segmented_reduce|merge_sort_keys|lower_bound)/(cupar|cupar_jit|cub)/(u32|u32_f32|f32)/(16777216|268435456)/'}
+    if ls .whl/*.whl >/dev/null 2>&1; then
+      python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+        --target /tmp/site .whl/*.whl >"$out/pip.log" 2>&1 || { tail -20 "$out/pip.log"; exit 1; }
+      export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+    fi
+    python3 -m pip list 2>/dev/null | grep -iE "^(numba|numba-cuda|cuda-core|cuda-bindings|cupy)" |
+      tr '\n' ' '
+    echo
+    rc=0
+    "$build/bench/cupar_bench" --benchmark_filter="$regex" --benchmark_min_time=0.05 \
+      --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
+      --benchmark_out="$out/bench.json" --benchmark_out_format=json >"$out/bench.log" 2>&1 || rc=1
+    echo "bench: rc=$rc at $(($(date +%s) - start)) s"
+    tier1=${regex//(cupar|cupar_jit|cub)/cupar_jit}
+    CUPAR_JIT_MODE=fast CUPAR_DISABLE_DISK_CACHE=1 "$build/bench/cupar_bench" \
+      --benchmark_filter="$tier1" --benchmark_min_time=0.05 --benchmark_repetitions=5 \
+      --benchmark_report_aggregates_only=true --benchmark_out="$out/tier1.json" \
+      --benchmark_out_format=json >"$out/tier1.log" 2>&1 || rc=1
+    echo "tier 1: rc=$rc at $(($(date +%s) - start)) s"
+    ops=${PEER_OPS:-numba}
+    python3 bench/peer_cuda_compute.py -o "$out/peer.json" --ops "$ops" 2>&1 | tee "$out/peer.log"
+    prc=${PIPESTATUS[0]}
+    if [ "$prc" != 0 ] && [ "$ops" = numba ] && ! grep -q "cuda_compute/.* us " "$out/peer.log"; then
+      echo "peer: numba operators failed; again with C++ operators (RawOp)"
+      python3 bench/peer_cuda_compute.py -o "$out/peer.json" --ops cpp 2>&1 | tee -a "$out/peer.log"
+      prc=${PIPESTATUS[0]}
+    fi
+    [ "$prc" = 0 ] || rc=1
+    echo "peer: rc=$prc at $(($(date +%s) - start)) s"
+    python3 scripts/peer_report.py --bench "$out/bench.json" --tier1 "$out/tier1.json" \
+      --peer "$out/peer.json" -o "$out/peer_table.md" || rc=1
     exit $rc
     ;;
   latency)

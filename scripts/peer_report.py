@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""One table of cupar against the peer (cuda.compute) from one run: cupar_bench's JSON (the cupar,
+cupar_jit and cub rows; optionally a second run of the cupar_jit rows in tier 1) and
+bench/peer_cuda_compute.py's JSON, as markdown.
+
+Usage:
+    scripts/peer_report.py --bench bench.json --peer peer.json [--tier1 tier1.json] [-o table.md]
+
+Columns: each implementation's median time (us) per family, type and n; the peer's build time of
+a new operator (its make_* call); and the cupar_jit rows' speed over the peer's (the peer's time
+over cupar_jit's: above 1, cupar is faster), for the optimised build and, with --tier1, for the
+tier-1 kernels (`CUPAR_JIT_MODE=fast CUPAR_DISABLE_DISK_CACHE=1`: a disk-cache hit would serve the
+optimised build even in fast mode).
+"""
+
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_report  # noqa: E402  (the JSON reader and row-name parser of the main report)
+
+COLUMNS = ["cupar", "cupar_jit_tier1", "cupar_jit", "cub", "cuda_compute"]
+HEADERS = {"cupar": "cupar (C++)", "cupar_jit_tier1": "cupar_jit tier 1",
+           "cupar_jit": "cupar_jit optimised", "cub": "CUB by hand",
+           "cuda_compute": "cuda.compute"}
+
+
+def fmt_us(v):
+    if v is None:
+        return "-"
+    return f"{v:,.0f}" if v >= 1000 else (f"{v:.1f}" if v >= 10 else f"{v:.2f}")
+
+
+def fmt_ratio(a, b):
+    return f"{b / a:.2f}x" if a and b else "-"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--bench", required=True)
+    p.add_argument("--peer", required=True)
+    p.add_argument("--tier1", default=None)
+    p.add_argument("-o", "--out", default=None)
+    a = p.parse_args()
+
+    _, rows, errors = bench_report.load([a.bench, a.peer])
+    peer_data = bench_report.read_json(a.peer)
+    context = peer_data.get("context", {})
+    builds = {bench_report.parse_name(e.get("run_name") or e.get("name", "")): e.get("build_s")
+              for e in peer_data.get("benchmarks", [])}
+    tier1 = {}
+    if a.tier1:
+        _, t_rows, t_errors = bench_report.load([a.tier1])
+        errors += t_errors
+        tier1 = {(k[0], k[2], k[3]): r for k, r in t_rows.items() if k[1] == "cupar_jit"}
+    table = {}
+    for (family, impl, type_, n), row in rows.items():
+        if impl in COLUMNS:
+            table.setdefault((family, type_, n), {})[impl] = row
+    for key, row in tier1.items():
+        table.setdefault(key, {})["cupar_jit_tier1"] = row
+    peer_keys = [k for k, v in table.items() if "cuda_compute" in v]
+    if not peer_keys:
+        sys.exit("peer_report: no cuda_compute rows in " + a.peer)
+    order = {f: i for i, f in enumerate(dict.fromkeys(k[0] for k in builds))}
+    cols = [c for c in COLUMNS if any(c in table[k] for k in peer_keys)]
+    lines = [
+        f"Median GPU time of a call (us), {context.get('gpu', '?')}, "
+        f"{context.get('date', '?')[:10]}; the peer: {context.get('executable', '?')}.",
+        "",
+        "| family | type | n | " + " | ".join(HEADERS[c] for c in cols) +
+        " | cuda.compute build (s) | speed vs peer: optimised | tier 1 |",
+        "|---|---|---|" + "---|" * len(cols) + "---|---|---|",
+    ]
+    for key in sorted(peer_keys, key=lambda k: (order[k[0]], k[2] or 0)):
+        family, type_, n = key
+        r = table[key]
+        t = {c: r[c].time_us if c in r else None for c in cols}
+        build = builds.get((family, "cuda_compute", type_, n))
+        size = f"2^{n.bit_length() - 1}" if n and n & (n - 1) == 0 else str(n)
+        # make_* is cached in the process: a second size reuses the first one's build.
+        build_s = "-" if build is None else (f"{build:.2f}" if build >= 0.01 else "(cached)")
+        lines.append(
+            f"| {family} | {type_} | {size} | " + " | ".join(fmt_us(t[c]) for c in cols) +
+            f" | {build_s} | {fmt_ratio(t.get('cupar_jit'), t.get('cuda_compute'))} | "
+            f"{fmt_ratio(t.get('cupar_jit_tier1'), t.get('cuda_compute'))} |")
+    for e in errors:
+        lines.append(f"\nError in {e.family}/{e.impl}/{e.type}/{e.n}: {e.error}")
+    text = "\n".join(lines) + "\n"
+    if a.out:
+        with open(a.out, "w", encoding="utf-8") as f:
+            f.write(text)
+    sys.stdout.write(text)
+
+
+if __name__ == "__main__":
+    main()
