@@ -7,6 +7,8 @@
 //   cupar_jit        cupar with a run-time (JIT) operator: the same operator as the cupar row,
 //                    as a source snippet, from a .cpp compiled by the host compiler
 //                    (jit_kernels.cpp), timed once its optimised build serves (jit_rows.hpp)
+//   cupar_jit_literal  three_way_partition: cupar_jit with the thresholds written in the
+//                    operators' text instead of passed as parameters (the peer's form)
 //   cupar_jit_named  cupar with a named run-time operator (cupar::jit::plus): a CUB
 //                    instantiation precompiled in the library, nothing compiled at run time
 //   cupar_not_guaranteed, cupar_jit_named_not_guaranteed  reduce with
@@ -281,6 +283,7 @@
   X(partition_in_order, cupar, u32, gpu)                                       \
   X(three_way_partition, cupar, u32, gpu)                                      \
   X(three_way_partition, cupar_jit, u32, gpu)                                  \
+  X(three_way_partition, cupar_jit_literal, u32, gpu)                          \
   X(three_way_partition, cub, u32, gpu)                                        \
   X(unique, cupar, u32, gpu)                                                   \
   X(unique, cupar_jit, u32, gpu)                                               \

@@ -141,6 +141,20 @@ void three_way_partition_cupar_jit_u32(benchmark::State& state) {
   guard.check(state);
 }
 
+// The same partition with the thresholds written in the operators' text, as cuda.compute compiles
+// its Python operators (constants folded into the kernel; the rows above pass them as parameters,
+// so that one build serves every threshold): the peer comparison's like-for-like row.
+void three_way_partition_cupar_jit_literal_u32(benchmark::State& state) {
+  const op first("x < 0x40000000u"), second("x < 0x80000000u");
+  jit_row_guard guard("three_way_partition u32 \"x < 0x40000000u\", \"x < 0x80000000u\"");
+  three_way_runner<u32>(
+      state, jit_warmed(guard, [&](const u32* in, u32* f, u32* sc, u32* r, std::size_t* counts,
+                                   std::size_t n, cudaStream_t s) {
+        cupar::three_way_partition(in, f, sc, r, counts, n, first, second, s);
+      }));
+  guard.check(state);
+}
+
 void unique_cupar_jit_u32(benchmark::State& state) {
   const op eq("a == b");
   jit_row_guard guard("unique u32 \"a == b\"");

@@ -43,11 +43,11 @@ import sys
 import textwrap
 from collections import OrderedDict, defaultdict
 
-IMPL_ORDER = ["cupar", "cupar_jit", "cupar_jit_expr", "cupar_jit_named", "cupar_jit_plan",
+IMPL_ORDER = ["cupar", "cupar_jit", "cupar_jit_literal", "cupar_jit_expr", "cupar_jit_named", "cupar_jit_plan",
               "cupar_not_guaranteed", "cupar_jit_named_not_guaranteed", "cupar_hash", "cupar_into", "cupar_sort", "cub",
               "cub_i64", "cub_flat",
               "cub_malloc_async", "thrust", "cuda_compute", "cpu_seq", "cpu_omp", "cuda_memcpy"]
-SUBJECTS = ["cupar", "cupar_into", "cupar_jit", "cupar_jit_expr", "cupar_jit_named", "cupar_jit_plan",
+SUBJECTS = ["cupar", "cupar_into", "cupar_jit", "cupar_jit_literal", "cupar_jit_expr", "cupar_jit_named", "cupar_jit_plan",
             "cupar_not_guaranteed", "cupar_jit_named_not_guaranteed"]  # the rows the report judges
 GPU_PEERS = ["cub", "cub_i64", "cub_flat", "thrust", "cuda_compute", "cupar_sort"]
 CPU_PEERS = ["cpu_seq", "cpu_omp"]

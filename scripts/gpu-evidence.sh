@@ -109,7 +109,7 @@ case "$stage" in
     exit $rc
     ;;
   peer)
-    regex=${1:-'^(select_if|three_way_partition|unique_by_key|segmented_reduce|merge_sort_keys|lower_bound)/(cupar|cupar_jit|cub)/(u32|u32_f32|f32)/(16777216|268435456)/'}
+    regex=${1:-'^(select_if|three_way_partition|unique_by_key|segmented_reduce|merge_sort_keys|lower_bound)/(cupar|cupar_jit|cupar_jit_literal|cub)/(u32|u32_f32|f32)/(16777216|268435456)/'}
     if ls .whl/*.whl >/dev/null 2>&1; then
       python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
         --target /tmp/site .whl/*.whl >"$out/pip.log" 2>&1 || { tail -20 "$out/pip.log"; exit 1; }
@@ -123,7 +123,7 @@ case "$stage" in
       --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
       --benchmark_out="$out/bench.json" --benchmark_out_format=json >"$out/bench.log" 2>&1 || rc=1
     echo "bench: rc=$rc at $(($(date +%s) - start)) s"
-    tier1=${regex//(cupar|cupar_jit|cub)/cupar_jit}
+    tier1=${regex//(cupar|cupar_jit|cupar_jit_literal|cub)/cupar_jit}
     CUPAR_JIT_MODE=fast CUPAR_DISABLE_DISK_CACHE=1 "$build/bench/cupar_bench" \
       --benchmark_filter="$tier1" --benchmark_min_time=0.05 --benchmark_repetitions=5 \
       --benchmark_report_aggregates_only=true --benchmark_out="$out/tier1.json" \

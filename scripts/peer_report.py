@@ -20,9 +20,10 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_report  # noqa: E402  (the JSON reader and row-name parser of the main report)
 
-COLUMNS = ["cupar", "cupar_jit_tier1", "cupar_jit", "cub", "cuda_compute"]
+COLUMNS = ["cupar", "cupar_jit_tier1", "cupar_jit", "cupar_jit_literal", "cub", "cuda_compute"]
 HEADERS = {"cupar": "cupar (C++)", "cupar_jit_tier1": "cupar_jit tier 1",
-           "cupar_jit": "cupar_jit optimised", "cub": "CUB by hand",
+           "cupar_jit": "cupar_jit optimised",
+           "cupar_jit_literal": "cupar_jit, constants in the text", "cub": "CUB by hand",
            "cuda_compute": "cuda.compute"}
 
 
