@@ -32,7 +32,6 @@ Each row's result is checked against a reference (counts, sums, sortedness, posi
 import argparse
 import json
 import math
-import os
 import platform
 import statistics
 import sys
@@ -321,20 +320,29 @@ def _temp(nbytes):
     return cp.empty(max(int(nbytes), 1), dtype=cp.uint8)
 
 
+def _built(make, kw, **fixed):
+    """The algorithm object make(**kw(0)), its build timed (a new operator's build), its temporary
+    storage sized by a call without it, and run(s): a call on copy s. `fixed`: the call's
+    arguments that make() does not take (num_items, num_segments)."""
+    t0 = time.perf_counter()
+    alg = make(**kw(0))
+    build = time.perf_counter() - t0
+    temp = _temp(alg(temp_storage=None, **fixed, **kw(0)))
+
+    def run(s):
+        alg(temp_storage=temp, **fixed, **kw(s))
+
+    return build, run
+
+
 def fam_select_if(cc, ops, n):
     sets = rotation_sets(2 * padded_bytes(4, n) + padded_bytes(8, 1))
     inp, out, cnt = Rotating(cp.uint32, n, sets), Rotating(cp.uint32, n, sets), \
         Rotating(cp.uint64, 1, sets)
     fill_u32_bits(inp.data, SEED_INPUT)
-    t0 = time.perf_counter()
-    alg = cc.make_select(d_in=inp[0], d_out=out[0], d_num_selected_out=cnt[0], cond=ops["below_2_31"])
-    build = time.perf_counter() - t0
-    temp = _temp(alg(temp_storage=None, d_in=inp[0], d_out=out[0], d_num_selected_out=cnt[0],
-                     cond=ops["below_2_31"], num_items=n))
-
-    def run(s):
-        alg(temp_storage=temp, d_in=inp[s], d_out=out[s], d_num_selected_out=cnt[s],
-            cond=ops["below_2_31"], num_items=n)
+    kw = lambda s: dict(d_in=inp[s], d_out=out[s], d_num_selected_out=cnt[s],
+                        cond=ops["below_2_31"])
+    build, run = _built(cc.make_select, kw, num_items=n)
 
     def check():
         run(0)
@@ -356,13 +364,7 @@ def fam_three_way_partition(cc, ops, n):
                         d_unselected_out=rest[s], d_num_selected_out=cnt[s],
                         select_first_part_op=ops["below_2_30"],
                         select_second_part_op=ops["below_2_31"])
-    t0 = time.perf_counter()
-    alg = cc.make_three_way_partition(**kw(0))
-    build = time.perf_counter() - t0
-    temp = _temp(alg(temp_storage=None, num_items=n, **kw(0)))
-
-    def run(s):
-        alg(temp_storage=temp, num_items=n, **kw(s))
+    build, run = _built(cc.make_three_way_partition, kw, num_items=n)
 
     def check():
         run(0)
@@ -385,13 +387,7 @@ def fam_unique_by_key(cc, ops, n):
     fill_f32(vals.data, SEED_VALUES, -1.0, 1.0)
     kw = lambda s: dict(d_in_keys=keys[s], d_in_items=vals[s], d_out_keys=keys_out[s],
                         d_out_items=vals_out[s], d_out_num_selected=cnt[s], op=ops["equal_u32"])
-    t0 = time.perf_counter()
-    alg = cc.make_unique_by_key(**kw(0))
-    build = time.perf_counter() - t0
-    temp = _temp(alg(temp_storage=None, num_items=n, **kw(0)))
-
-    def run(s):
-        alg(temp_storage=temp, num_items=n, **kw(s))
+    build, run = _built(cc.make_unique_by_key, kw, num_items=n)
 
     def check():
         run(0)
@@ -412,16 +408,9 @@ def fam_segmented_reduce(cc, ops, n):
     fill_f32(inp.data, SEED_INPUT, -1.0, 1.0)
     init = np.zeros(1, dtype=np.float32)
     begin, end = d_off[:-1], d_off[1:]
-    t0 = time.perf_counter()
-    alg = cc.make_segmented_reduce(d_in=inp[0], d_out=out[0], start_offsets_in=begin,
-                                   end_offsets_in=end, op=ops["plus_f32"], h_init=init)
-    build = time.perf_counter() - t0
-    kw = lambda s: dict(d_in=inp[s], d_out=out[s], num_segments=segs, start_offsets_in=begin,
-                        end_offsets_in=end, op=ops["plus_f32"], h_init=init)
-    temp = _temp(alg(temp_storage=None, **kw(0)))
-
-    def run(s):
-        alg(temp_storage=temp, **kw(s))
+    kw = lambda s: dict(d_in=inp[s], d_out=out[s], start_offsets_in=begin, end_offsets_in=end,
+                        op=ops["plus_f32"], h_init=init)
+    build, run = _built(cc.make_segmented_reduce, kw, num_segments=segs)
 
     def check():
         run(0)
@@ -440,13 +429,7 @@ def fam_merge_sort_keys(cc, ops, n):
     fill_f32(inp.data, SEED_INPUT, -1.0e6, 1.0e6)
     kw = lambda s: dict(d_in_keys=inp[s], d_in_values=None, d_out_keys=out[s], d_out_values=None,
                         op=ops["less_f32"])
-    t0 = time.perf_counter()
-    alg = cc.make_merge_sort(**kw(0))
-    build = time.perf_counter() - t0
-    temp = _temp(alg(temp_storage=None, num_items=n, **kw(0)))
-
-    def run(s):
-        alg(temp_storage=temp, num_items=n, **kw(s))
+    build, run = _built(cc.make_merge_sort, kw, num_items=n)
 
     def check():
         run(0)

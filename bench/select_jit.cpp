@@ -30,6 +30,17 @@ op below(u32 t) {
   return op("x < t").param("t", t);
 }
 
+void three_way_jit(benchmark::State& state, const op& first, const op& second,
+                   const std::string& label) {
+  jit_row_guard guard(label);
+  three_way_runner<u32>(
+      state, jit_warmed(guard, [&](const u32* in, u32* f, u32* sc, u32* r, std::size_t* counts,
+                                   std::size_t n, cudaStream_t s) {
+        cupar::three_way_partition(in, f, sc, r, counts, n, first, second, s);
+      }));
+  guard.check(state);
+}
+
 }  // namespace
 
 void select_if_cupar_jit_u32(benchmark::State& state) {
@@ -131,28 +142,16 @@ void partition_cupar_jit_u32(benchmark::State& state) {
 }
 
 void three_way_partition_cupar_jit_u32(benchmark::State& state) {
-  const op first = below(select_first_threshold), second = below(select_threshold);
-  jit_row_guard guard("three_way_partition u32 \"x < t\", \"x < t\"");
-  three_way_runner<u32>(
-      state, jit_warmed(guard, [&](const u32* in, u32* f, u32* sc, u32* r, std::size_t* counts,
-                                   std::size_t n, cudaStream_t s) {
-        cupar::three_way_partition(in, f, sc, r, counts, n, first, second, s);
-      }));
-  guard.check(state);
+  three_way_jit(state, below(select_first_threshold), below(select_threshold),
+                "three_way_partition u32 \"x < t\", \"x < t\"");
 }
 
 // The same partition with the thresholds written in the operators' text, as cuda.compute compiles
-// its Python operators (constants folded into the kernel; the rows above pass them as parameters,
+// its Python operators (constants folded into the kernel; the row above passes them as parameters,
 // so that one build serves every threshold): the peer comparison's like-for-like row.
 void three_way_partition_cupar_jit_literal_u32(benchmark::State& state) {
-  const op first("x < 0x40000000u"), second("x < 0x80000000u");
-  jit_row_guard guard("three_way_partition u32 \"x < 0x40000000u\", \"x < 0x80000000u\"");
-  three_way_runner<u32>(
-      state, jit_warmed(guard, [&](const u32* in, u32* f, u32* sc, u32* r, std::size_t* counts,
-                                   std::size_t n, cudaStream_t s) {
-        cupar::three_way_partition(in, f, sc, r, counts, n, first, second, s);
-      }));
-  guard.check(state);
+  three_way_jit(state, op("x < 0x40000000u"), op("x < 0x80000000u"),
+                "three_way_partition u32 \"x < 0x40000000u\", \"x < 0x80000000u\"");
 }
 
 void unique_cupar_jit_u32(benchmark::State& state) {
