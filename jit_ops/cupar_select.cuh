@@ -128,6 +128,70 @@ typedef cub::detail::vsmem_helper_default_fallback_policy_t<
     cupar_select_streaming>
     cupar_select_vsmem;
 
+#if defined(CUPAR_OUT_OF_LINE) && (CUPAR_SELECT_MODE == 0 || CUPAR_SELECT_MODE == 3)
+// The out-of-line (tier-1) kernels. CUB's agent sets a thread's selection flags with one call of
+// the predicate an item, each call across the link clobbering the registers that hold the other
+// items. Here a full tile's flags come from the predicate's generated batched forms (codegen.cpp,
+// batch_functions: bit k of the result is the predicate of item k, the predicate inlined there),
+// eight items a call for items of up to 4 bytes, four up to 8, the rest one call each; a partial
+// (last) tile keeps CUB's loop, so the predicate never sees an item past the input's end.
+extern "C" __device__ unsigned int cupar_jit_pred_pred8(const unsigned char*, cupar_T, cupar_T,
+                                                        cupar_T, cupar_T, cupar_T, cupar_T, cupar_T,
+                                                        cupar_T);
+extern "C" __device__ unsigned int cupar_jit_pred_pred4(const unsigned char*, cupar_T, cupar_T,
+                                                        cupar_T, cupar_T);
+static constexpr int cupar_pred_width = sizeof(cupar_T) <= 4 ? 8 : (sizeof(cupar_T) <= 8 ? 4 : 1);
+
+template <int I, int N, class Flag>
+__device__ __forceinline__ void cupar_select_flags(const cupar_select_op& op,
+                                                   const cupar_T (&items)[N], Flag (&flags)[N]) {
+  if constexpr (cupar_pred_width == 8 && I + 8 <= N) {
+    const unsigned int m =
+        cupar_jit_pred_pred8(op.state.bytes, items[I], items[I + 1], items[I + 2], items[I + 3],
+                             items[I + 4], items[I + 5], items[I + 6], items[I + 7]);
+#pragma unroll
+    for (int k = 0; k < 8; ++k)
+      flags[I + k] = static_cast<Flag>((m >> k) & 1u);
+    cupar_select_flags<I + 8, N>(op, items, flags);
+  } else if constexpr (cupar_pred_width >= 4 && I + 4 <= N) {
+    const unsigned int m =
+        cupar_jit_pred_pred4(op.state.bytes, items[I], items[I + 1], items[I + 2], items[I + 3]);
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      flags[I + k] = static_cast<Flag>((m >> k) & 1u);
+    cupar_select_flags<I + 4, N>(op, items, flags);
+  } else if constexpr (I < N) {
+    flags[I] = static_cast<bool>(op(items[I]));
+    cupar_select_flags<I + 1, N>(op, items, flags);
+  }
+}
+
+typedef cub::detail::select::AgentSelectIf<cupar_select_vsmem::agent_policy_t, cupar_select_in,
+                                           cupar_flags_in, cupar_select_out, cupar_select_op,
+                                           cupar_equality_op, cupar_partition_offset,
+                                           cupar_select_streaming, CUPAR_SELECT_IMPL>
+    cupar_select_base;
+
+CUB_NAMESPACE_BEGIN
+namespace detail {
+namespace select {
+// CUB's InitializeSelections for a select operator, for full tiles (the first one and the others).
+#define CUPAR_SELECT_FULL_TILE_FLAGS(FIRST)                                                    \
+  template <>                                                                                  \
+  template <>                                                                                  \
+  __device__ __forceinline__ void cupar_select_base::InitializeSelections<FIRST, false>(       \
+      cupar_partition_offset, cupar_partition_offset, InputT(&items)[ITEMS_PER_THREAD],        \
+      cupar_partition_offset(&selection_flags)[ITEMS_PER_THREAD], constant_t<USE_SELECT_OP>) { \
+    cupar_select_flags<0, ITEMS_PER_THREAD>(select_op, items, selection_flags);                \
+  }
+CUPAR_SELECT_FULL_TILE_FLAGS(true)
+CUPAR_SELECT_FULL_TILE_FLAGS(false)
+#undef CUPAR_SELECT_FULL_TILE_FLAGS
+}  // namespace select
+}  // namespace detail
+CUB_NAMESPACE_END
+#endif
+
 __global__ void cupar_select_init(cupar_tile_state tile_state, int num_tiles,
                                   cupar_num_selected_out d_num_selected_out) {
   tile_state.InitializeStatus(num_tiles);

@@ -601,6 +601,23 @@ std::string batch_functions(const slot_spec& slot) {
         << "    if (cupar_lane >= static_cast<unsigned int>(cupar_offset)) cupar_x = cupar_z;\n"
         << "  }\n  return cupar_x;\n}\n";
   }
+  if (slot.batches & batch::pred) {
+    // A thread's selection flags, eight (or four) items a call, bit k the predicate of item k
+    // (jit_ops/cupar_select.cuh: the out-of-line kernels' InitializeSelections).
+    const std::string& in = slot.args[0].name;
+    for (int width : {8, 4}) {
+      out << head << "unsigned int " << sym << "_pred" << width
+          << "(const unsigned char* cupar_state";
+      for (int k = 0; k < width; ++k)
+        out << ", " << in << " cupar_x" << k;
+      out << ") {\n  unsigned int cupar_r = 0u;\n";
+      for (int k = 0; k < width; ++k) {
+        out << "  if (" << sym << "(cupar_state, cupar_x" << k << ")) cupar_r |= " << (1u << k)
+            << "u;\n";
+      }
+      out << "  return cupar_r;\n}\n";
+    }
+  }
   auto mapped = [&](const std::string& name, const std::string& params, const std::string& arg) {
     out << head << "void " << sym << "_" << name << "(const unsigned char* cupar_state, " << params
         << ", " << t << "* cupar_out, int cupar_n) {\n  int i = 0;\n";

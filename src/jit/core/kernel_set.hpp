@@ -100,6 +100,9 @@ inline constexpr unsigned warp_reduce = 16;
 /// CUB's thread scans), and `T <symbol>_warp_scan(state, T x)`, a full warp's inclusive scan in
 /// CUB's shuffle order (the scan kernels).
 inline constexpr unsigned scan = 32;
+/// Predicate In -> bool: `unsigned <symbol>_pred8(state, In x0, ..., In x7)` and `_pred4`, bit k
+/// the predicate of x_k, the items by value (the stream compaction kernels' selection flags).
+inline constexpr unsigned pred = 64;
 }  // namespace batch
 /// `slot` with the batched forms `batches` added.
 inline slot_spec with_batches(slot_spec slot, unsigned batches) {

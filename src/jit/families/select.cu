@@ -35,8 +35,10 @@ std::vector<slot_spec> with_expressions(const set_spec& s, slot_spec own) {
   return {own};
 }
 
+/// The predicate with its batched forms: the out-of-line kernels compute a thread's selection
+/// flags eight or four items a call (jit_ops/cupar_select.cuh).
 std::vector<slot_spec> predicate_slots(const set_spec& s) {
-  return with_expressions(s, predicate_slot(s.types[0], 1));
+  return with_expressions(s, with_batches(predicate_slot(s.types[0], 1), batch::pred));
 }
 
 std::vector<slot_spec> unique_slots(const set_spec& s) {
@@ -71,6 +73,28 @@ std::vector<std::vector<std::string>> flagged_occupancy(const set_spec& s, long 
                                                         int arch) {
   if (arch != 90 || s.types.empty() || s.types[0].size != 4) return {};
   return {{blocks_for_registers(threads, 56)}};
+}
+
+/// select_if's out-of-line (tier-1) sweep kernel at the optimised one's occupancy, for 4- and
+/// 8-byte arithmetic items on sm_90 (CUB 3.0.1's tuning: 384 threads a block; the optimised
+/// kernel takes 56 registers, 3 blocks an SM). Compiled alone it took 88 registers, 1 block an SM
+/// (the launch bounds name no block count, so only --minnctapersm caps it); capped, tier 1 ran
+/// 1.5-1.6x faster (H200, 2026-11-30: docs/PERFORMANCE_NOTES.md, "Stream compaction"). The
+/// partition kernel capped the same way (79 -> 48 registers, 3 -> 5 blocks of 256) gained
+/// nothing and keeps its own. Smaller items have other block sizes and records other tunings:
+/// they keep theirs. The predicate's functions the capped kernel calls are compiled within 32
+/// registers (a callee may not use more than its kernel).
+bool capped_out_of_line(const set_spec& s, int arch) {
+  return arch == 90 && s.fam == family::select_if && !s.types.empty() &&
+         s.types[0].kind != scalar{} && (s.types[0].size == 4 || s.types[0].size == 8);
+}
+std::vector<std::string> select_out_of_line_options(const set_spec& s, int arch) {
+  if (!capped_out_of_line(s, arch)) return {};
+  return {blocks_for_registers(384, 56)};
+}
+std::vector<std::string> select_operator_options(const set_spec& s, int arch) {
+  if (!capped_out_of_line(s, arch)) return {};
+  return {register_limit(out_of_line_registers)};
 }
 
 const char* const select_if_rules[] = {
@@ -120,6 +144,7 @@ extern const family_def select_if_family =
     family_def::make(family::select_if, "select_if", "cupar_select.cuh", 2, typedefs,
                      predicate_slots, names)
         .for_size_classes()
+        .with_out_of_line_options(select_out_of_line_options, select_operator_options)
         .precompiling(select_if_rules);
 
 extern const family_def select_flagged_family =
