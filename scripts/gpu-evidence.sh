@@ -24,6 +24,9 @@
 #                                            bench/peer_cuda_compute.py on the same data, in one call;
 #                                            scripts/peer_report.py's table. cuda-cccl travels as a
 #                                            wheel in .whl/ (carry it; installed into /tmp/site)
+#   scripts/gpu-evidence.sh tier1 REGEX      the same without the peer: the rows of REGEX, their
+#                                            cupar_jit rows again in tier 1, and the table of tier 1
+#                                            against the optimised build
 #
 # During development, a filtered build of the work at hand (170-260 s instead of the full build):
 #   scripts/gpu-evidence.sh lean FILTER TARGET...  configure with CUPAR_JIT_PRECOMPILE_FILTER=FILTER
@@ -108,39 +111,50 @@ case "$stage" in
     grep -E "_median" "$out/bench.log" | head -80
     exit $rc
     ;;
-  peer)
-    regex=${1:-'^(select_if|three_way_partition|unique_by_key|segmented_reduce|merge_sort_keys|lower_bound)/(cupar|cupar_jit|cupar_jit_literal|cub)/(u32|u32_f32|f32)/(16777216|268435456)/'}
-    if ls .whl/*.whl >/dev/null 2>&1; then
-      python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-        --target /tmp/site .whl/*.whl >"$out/pip.log" 2>&1 || { tail -20 "$out/pip.log"; exit 1; }
-      export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+  peer | tier1)
+    # peer: the families cuda.compute has; tier1: the rows of REGEX (cupar, cupar_jit, cub)
+    if [ "$stage" = tier1 ]; then
+      regex=${1:?regex of cupar_bench rows, e.g. '^reduce_sum/(cupar|cupar_jit|cub)/f32/(16777216|268435456)/'}
+    else
+      regex=${1:-'^(select_if|three_way_partition|unique_by_key|segmented_reduce|merge_sort_keys|lower_bound)/(cupar|cupar_jit|cupar_jit_literal|cub)/(u32|u32_f32|f32)/(16777216|268435456)/'}
     fi
-    python3 -m pip list 2>/dev/null | grep -iE "^(numba|numba-cuda|cuda-core|cuda-bindings|cupy)" |
-      tr '\n' ' '
-    echo
     rc=0
-    "$build/bench/cupar_bench" --benchmark_filter="$regex" --benchmark_min_time=0.05 \
-      --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
-      --benchmark_out="$out/bench.json" --benchmark_out_format=json >"$out/bench.log" 2>&1 || rc=1
-    echo "bench: rc=$rc at $(($(date +%s) - start)) s"
-    tier1=${regex//(cupar|cupar_jit|cupar_jit_literal|cub)/cupar_jit}
-    CUPAR_JIT_MODE=fast CUPAR_DISABLE_DISK_CACHE=1 "$build/bench/cupar_bench" \
-      --benchmark_filter="$tier1" --benchmark_min_time=0.05 --benchmark_repetitions=5 \
-      --benchmark_report_aggregates_only=true --benchmark_out="$out/tier1.json" \
-      --benchmark_out_format=json >"$out/tier1.log" 2>&1 || rc=1
-    echo "tier 1: rc=$rc at $(($(date +%s) - start)) s"
-    ops=${PEER_OPS:-numba}
-    python3 bench/peer_cuda_compute.py -o "$out/peer.json" --ops "$ops" 2>&1 | tee "$out/peer.log"
-    prc=${PIPESTATUS[0]}
-    if [ "$prc" != 0 ] && [ "$ops" = numba ] && ! grep -q "cuda_compute/.* us " "$out/peer.log"; then
-      echo "peer: numba operators failed; again with C++ operators (RawOp)"
-      python3 bench/peer_cuda_compute.py -o "$out/peer.json" --ops cpp 2>&1 | tee -a "$out/peer.log"
+    # cupar_bench rows matching $2 into $1 (JSON), with the environment given after them.
+    rows() {
+      env "${@:3}" "$build/bench/cupar_bench" --benchmark_filter="$2" --benchmark_min_time=0.05 \
+        --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
+        --benchmark_out="$out/$1.json" --benchmark_out_format=json >"$out/$1.log" 2>&1 || rc=1
+      echo "$1: rc=$rc at $(($(date +%s) - start)) s"
+    }
+    rows bench "$regex" CUPAR_DISABLE_DISK_CACHE=1
+    # Tier 1: a disk-cache hit would serve the optimised build at once, even in fast mode.
+    # (the rows' implementation group, the first "/(...)/" of REGEX, narrowed to cupar_jit)
+    rows tier1 "$(sed -E 's#/\([a-z_|]*\)/#/cupar_jit/#' <<<"$regex")" CUPAR_JIT_MODE=fast \
+      CUPAR_DISABLE_DISK_CACHE=1
+    peer=()
+    if [ "$stage" = peer ]; then
+      if ls .whl/*.whl >/dev/null 2>&1; then
+        python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+          --target /tmp/site .whl/*.whl >"$out/pip.log" 2>&1 || { tail -20 "$out/pip.log"; exit 1; }
+        export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+      fi
+      python3 -m pip list 2>/dev/null |
+        grep -iE "^(numba|numba-cuda|cuda-core|cuda-bindings|cupy)" | tr '\n' ' '
+      echo
+      ops=${PEER_OPS:-numba}
+      python3 bench/peer_cuda_compute.py -o "$out/peer.json" --ops "$ops" 2>&1 | tee "$out/peer.log"
       prc=${PIPESTATUS[0]}
+      if [ "$prc" != 0 ] && [ "$ops" = numba ] && ! grep -q "cuda_compute/.* us " "$out/peer.log"; then
+        echo "peer: numba operators failed; again with C++ operators (RawOp)"
+        python3 bench/peer_cuda_compute.py -o "$out/peer.json" --ops cpp 2>&1 | tee -a "$out/peer.log"
+        prc=${PIPESTATUS[0]}
+      fi
+      [ "$prc" = 0 ] || rc=1
+      echo "peer: rc=$prc at $(($(date +%s) - start)) s"
+      peer=(--peer "$out/peer.json")
     fi
-    [ "$prc" = 0 ] || rc=1
-    echo "peer: rc=$prc at $(($(date +%s) - start)) s"
     python3 scripts/peer_report.py --bench "$out/bench.json" --tier1 "$out/tier1.json" \
-      --peer "$out/peer.json" -o "$out/peer_table.md" || rc=1
+      "${peer[@]}" -o "$out/${stage}_table.md" || rc=1
     exit $rc
     ;;
   latency)

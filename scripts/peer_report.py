@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""One table of cupar against the peer (cuda.compute) from one run: cupar_bench's JSON (the cupar,
-cupar_jit and cub rows; optionally a second run of the cupar_jit rows in tier 1) and
-bench/peer_cuda_compute.py's JSON, as markdown.
+"""One table of cupar against the peer (cuda.compute) and of tier 1 against the optimised build,
+from one run: cupar_bench's JSON (the cupar, cupar_jit and cub rows), optionally a second run of
+the cupar_jit rows in tier 1, and optionally bench/peer_cuda_compute.py's JSON, as markdown.
 
 Usage:
-    scripts/peer_report.py --bench bench.json --peer peer.json [--tier1 tier1.json] [-o table.md]
+    scripts/peer_report.py --bench bench.json [--peer peer.json] [--tier1 tier1.json] [-o table.md]
 
 Columns: each implementation's median time (us) per family, type and n; the peer's build time of
 a new operator (its make_* call); and the cupar_jit rows' speed over the peer's (the peer's time
@@ -40,16 +40,20 @@ def fmt_ratio(a, b):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--bench", required=True)
-    p.add_argument("--peer", required=True)
+    p.add_argument("--peer", default=None)
     p.add_argument("--tier1", default=None)
     p.add_argument("-o", "--out", default=None)
     a = p.parse_args()
+    if not a.peer and not a.tier1:
+        sys.exit("peer_report: give --peer, --tier1 or both")
 
-    _, rows, errors = bench_report.load([a.bench, a.peer])
-    peer_data = bench_report.read_json(a.peer)
-    context = peer_data.get("context", {})
-    builds = {bench_report.parse_name(e.get("run_name") or e.get("name", "")): e.get("build_s")
-              for e in peer_data.get("benchmarks", [])}
+    _, rows, errors = bench_report.load([a.bench] + ([a.peer] if a.peer else []))
+    context, builds = bench_report.read_json(a.bench).get("context", {}), {}
+    if a.peer:
+        peer_data = bench_report.read_json(a.peer)
+        context = peer_data.get("context", {})
+        builds = {bench_report.parse_name(e.get("run_name") or e.get("name", "")): e.get("build_s")
+                  for e in peer_data.get("benchmarks", [])}
     tier1 = {}
     if a.tier1:
         _, t_rows, t_errors = bench_report.load([a.tier1])
@@ -61,31 +65,38 @@ def main():
             table.setdefault((family, type_, n), {})[impl] = row
     for key, row in tier1.items():
         table.setdefault(key, {})["cupar_jit_tier1"] = row
-    peer_keys = [k for k, v in table.items() if "cuda_compute" in v]
-    if not peer_keys:
-        sys.exit("peer_report: no cuda_compute rows in " + a.peer)
-    order = {f: i for i, f in enumerate(dict.fromkeys(k[0] for k in builds))}
-    cols = [c for c in COLUMNS if any(c in table[k] for k in peer_keys)]
-    lines = [
-        f"Median GPU time of a call (us), {context.get('gpu', '?')}, "
-        f"{context.get('date', '?')[:10]}; the peer: {context.get('executable', '?')}.",
-        "",
-        "| family | type | n | " + " | ".join(HEADERS[c] for c in cols) +
-        " | cuda.compute build (s) | speed vs peer: optimised | tier 1 |",
-        "|---|---|---|" + "---|" * len(cols) + "---|---|---|",
-    ]
-    for key in sorted(peer_keys, key=lambda k: (order[k[0]], k[2] or 0)):
+    subject = "cuda_compute" if a.peer else "cupar_jit_tier1"
+    keys = [k for k, v in table.items() if subject in v]
+    if not keys:
+        sys.exit(f"peer_report: no {subject} rows")
+    firsts = builds if a.peer else {(k[0],): None for k in rows}
+    order = {f: i for i, f in enumerate(dict.fromkeys(k[0] for k in firsts))}
+    cols = [c for c in COLUMNS if any(c in table[k] for k in keys)]
+    extra = ["tier 1 / optimised"] + (
+        ["cuda.compute build (s)", "speed vs peer: optimised", "tier 1"] if a.peer else [])
+    if a.peer:
+        head = (f"Median GPU time of a call (us), {context.get('gpu', '?')}, "
+                f"{context.get('date', '?')[:10]}; the peer: {context.get('executable', '?')}.")
+    else:
+        head = f"Median GPU time of a call (us), {context.get('date', '?')[:10]}."
+    lines = [head, "",
+             "| family | type | n | " + " | ".join(HEADERS[c] for c in cols + []) +
+             " | " + " | ".join(extra) + " |",
+             "|---|---|---|" + "---|" * (len(cols) + len(extra))]
+    for key in sorted(keys, key=lambda k: (order.get(k[0], len(order)), k[0], k[2] or 0)):
         family, type_, n = key
         r = table[key]
         t = {c: r[c].time_us if c in r else None for c in cols}
-        build = builds.get((family, "cuda_compute", type_, n))
         size = f"2^{n.bit_length() - 1}" if n and n & (n - 1) == 0 else str(n)
-        # make_* is cached in the process: a second size reuses the first one's build.
-        build_s = "-" if build is None else (f"{build:.2f}" if build >= 0.01 else "(cached)")
-        lines.append(
-            f"| {family} | {type_} | {size} | " + " | ".join(fmt_us(t[c]) for c in cols) +
-            f" | {build_s} | {fmt_ratio(t.get('cupar_jit'), t.get('cuda_compute'))} | "
-            f"{fmt_ratio(t.get('cupar_jit_tier1'), t.get('cuda_compute'))} |")
+        cells = [fmt_us(t[c]) for c in cols]
+        cells.append(fmt_ratio(t.get("cupar_jit_tier1"), t.get("cupar_jit")))
+        if a.peer:
+            build = builds.get((family, "cuda_compute", type_, n))
+            # make_* is cached in the process: a second size reuses the first one's build.
+            cells.append("-" if build is None else (f"{build:.2f}" if build >= 0.01 else "(cached)"))
+            cells.append(fmt_ratio(t.get("cupar_jit"), t.get("cuda_compute")))
+            cells.append(fmt_ratio(t.get("cupar_jit_tier1"), t.get("cuda_compute")))
+        lines.append(f"| {family} | {type_} | {size} | " + " | ".join(cells) + " |")
     for e in errors:
         lines.append(f"\nError in {e.family}/{e.impl}/{e.type}/{e.n}: {e.error}")
     text = "\n".join(lines) + "\n"
