@@ -99,6 +99,45 @@ TEST(JitCompileSelect, FourBytePartitionsAreLinkedForTheCompiledPathsOccupancy) 
   EXPECT_FALSE(cupar::jit::compile_select_if<float>(pred, 90, true).register_capped);
 }
 
+// The tier-1 (out-of-line) select and partition kernels take a tile's selection flags from the
+// predicate's batched forms (_pred8 for items up to 4 bytes, _pred4 up to 8), and select_if's is
+// compiled for 3 blocks of 384 threads an SM on sm_90 (56 registers) with its operators within
+// 32 (a callee may not use more registers than its kernel): heavy predicates of both widths must
+// still link.
+TEST(JitCompileSelect, HeavyPredicatesLinkWithTheOutOfLineKernels) {
+  if (!cupar::testing::precompiled_here("select_if<u32>") ||
+      !cupar::testing::precompiled_here("select_if<u64>")) {
+    GTEST_SKIP() << "this build does not precompile the 4- and 8-byte select_if sets";
+  }
+  op f32("sinf(x) * cosf(x * 0.5f) + expf(-x * x) + log1pf(fabsf(x)) + powf(fabsf(x), 0.3f) > t");
+  op f64("sin(x) * cos(x * 0.5) + exp(-x * x) + log1p(fabs(x)) + pow(fabs(x), 0.3) > t");
+  f32.param("t", 0.7f);
+  f64.param("t", 0.7);
+  const auto a = cupar::jit::compile_select_if<float>(f32, 90, false);
+  EXPECT_EQ(a.tier, 1);
+  EXPECT_TRUE(a.precompiled_kernels);
+  const auto b = cupar::jit::compile_select_if<double>(f64, 90, false);
+  EXPECT_EQ(b.tier, 1);
+  EXPECT_TRUE(b.precompiled_kernels);
+  const auto c = cupar::jit::compile_partition<double>(f64, 90, false);
+  EXPECT_EQ(c.tier, 1);
+  EXPECT_TRUE(c.precompiled_kernels);
+  const auto d = cupar::jit::compile_partition<std::uint32_t>(op("x % 7u == 3u"), 90, false);
+  EXPECT_EQ(d.tier, 1);
+  // An iterator expression's loader is called by the same capped kernel ("+index" sets): it is
+  // compiled with the predicate, within the same 32 registers.
+  if (cupar::testing::precompiled_here("select_if<u64>+index")) {
+    const double* no_doubles = nullptr;  // compile-only: arrays are never read
+    const auto e = cupar::jit::compile_select_if<double>(
+        cupar::jit::transform(no_doubles,
+                              op("sin(x) * cos(x * 0.5) + exp(-x * x) + "
+                                 "log1p(fabs(x)) + pow(fabs(x), 0.3) + tanh(x) * erf(x)")),
+        op("x > 0.5"), 90, false);
+    EXPECT_EQ(e.tier, 1);
+    EXPECT_EQ(e.kernel_set, "select_if<u64>+index");
+  }
+}
+
 TEST(JitCompileSelect, StructsOfAClassLinkTheClassKernels) {
   // tagged is 8 bytes of 4-byte fields: class s8a4. With the class's sets (the default build;
   // CI's has none) only the operator compiles; without them, CUB's kernels from source.
