@@ -143,7 +143,8 @@ typedef cupar_policy::ActivePolicy cupar_active;
 #if defined(CUPAR_OUT_OF_LINE)
 // The out-of-line (tier-1) kernels: thread 0 combines the warps' aggregates of a full tile with
 // the operator's fold of four (one call for four aggregates) and single calls for the rest, in
-// CUB's order, instead of one call per warp.
+// CUB's order, instead of one call per warp (cupar_warp_aggregates.cuh).
+#include "cupar_warp_aggregates.cuh"
 CUB_NAMESPACE_BEGIN
 namespace detail {
 template <>
@@ -152,21 +153,7 @@ __device__ __forceinline__ cupar_T
 BlockReduceWarpReductions<cupar_T, cupar_active::ReducePolicy::BLOCK_THREADS, 1, 1>::
     ApplyWarpAggregates<true, cupar_reduce_op>(cupar_reduce_op reduction_op, cupar_T warp_aggregate,
                                                int) {
-  if (lane_id == 0) {
-    detail::uninitialized_copy_single(temp_storage.warp_aggregates + warp_id, warp_aggregate);
-  }
-  __syncthreads();
-  if (linear_tid == 0) {
-    const cupar_T* a = temp_storage.warp_aggregates;
-    int w = 1;
-#pragma unroll
-    for (; w + 4 <= WARPS; w += 4)
-      warp_aggregate = reduction_op.fold4(warp_aggregate, a[w], a[w + 1], a[w + 2], a[w + 3]);
-#pragma unroll
-    for (; w < WARPS; ++w)
-      warp_aggregate = reduction_op(warp_aggregate, a[w]);
-  }
-  return warp_aggregate;
+  CUPAR_APPLY_WARP_AGGREGATES(reduction_op, warp_aggregate, WARPS);
 }
 }  // namespace detail
 CUB_NAMESPACE_END

@@ -15,6 +15,7 @@
 
 #if defined(CUPAR_OUT_OF_LINE)
 CUPAR_OPERATOR_FOLDS_DECLARE(cupar_T)
+#include "cupar_warp_aggregates.cuh"
 #endif
 
 /// A template (of one, unused, parameter) so that the out-of-line kernels' thread-level
@@ -67,19 +68,6 @@ WarpReduceShfl<cupar_T, 32>::Reduce<false, cupar_segmented_reduce_op>(
   return cupar_jit_op_warp_reduce_partial(reduction_op.state.bytes, input, valid_items - 1);
 }
 
-/// Thread 0's fold of the aggregates of the warps that hold items (all of them in a full tile),
-/// in CUB's order: warp 0's, then warp 1's, ...
-__device__ __forceinline__ cupar_T cupar_fold_warp_aggregates(const cupar_segmented_reduce_op& op,
-                                                              cupar_T acc, const cupar_T* a,
-                                                              int warps) {
-  int w = 1;
-  for (; w + 4 <= warps; w += 4)
-    acc = op.fold4(acc, a[w], a[w + 1], a[w + 2], a[w + 3]);
-  for (; w < warps; ++w)
-    acc = op(acc, a[w]);
-  return acc;
-}
-
 typedef BlockReduceWarpReductions<cupar_T, cupar_active::SegmentedReducePolicy::BLOCK_THREADS, 1, 1>
     cupar_segmented_block_reduce;
 
@@ -88,15 +76,7 @@ template <>
 __device__ __forceinline__ cupar_T
 cupar_segmented_block_reduce::ApplyWarpAggregates<true, cupar_segmented_reduce_op>(
     cupar_segmented_reduce_op reduction_op, cupar_T warp_aggregate, int) {
-  if (lane_id == 0) {
-    detail::uninitialized_copy_single(temp_storage.warp_aggregates + warp_id, warp_aggregate);
-  }
-  __syncthreads();
-  if (linear_tid == 0) {
-    warp_aggregate = cupar_fold_warp_aggregates(reduction_op, warp_aggregate,
-                                                temp_storage.warp_aggregates, WARPS);
-  }
-  return warp_aggregate;
+  CUPAR_APPLY_WARP_AGGREGATES(reduction_op, warp_aggregate, WARPS);
 }
 
 template <>
@@ -104,17 +84,9 @@ template <>
 __device__ __forceinline__ cupar_T
 cupar_segmented_block_reduce::ApplyWarpAggregates<false, cupar_segmented_reduce_op>(
     cupar_segmented_reduce_op reduction_op, cupar_T warp_aggregate, int num_valid) {
-  if (lane_id == 0) {
-    detail::uninitialized_copy_single(temp_storage.warp_aggregates + warp_id, warp_aggregate);
-  }
-  __syncthreads();
-  if (linear_tid == 0) {
-    // CUB adds warp w's aggregate when w * 32 < num_valid.
-    const int warps = (num_valid + LOGICAL_WARP_SIZE - 1) / LOGICAL_WARP_SIZE;
-    warp_aggregate = cupar_fold_warp_aggregates(
-        reduction_op, warp_aggregate, temp_storage.warp_aggregates, warps < WARPS ? warps : WARPS);
-  }
-  return warp_aggregate;
+  // CUB adds warp w's aggregate when w * 32 < num_valid.
+  const int warps = (num_valid + LOGICAL_WARP_SIZE - 1) / LOGICAL_WARP_SIZE;
+  CUPAR_APPLY_WARP_AGGREGATES(reduction_op, warp_aggregate, warps < WARPS ? warps : WARPS);
 }
 namespace reduce {
 /// A partial tile's items (CUB's loop: each thread's items block-striped, folded left in order),
