@@ -69,8 +69,8 @@ def main():
     keys = [k for k, v in table.items() if subject in v]
     if not keys:
         sys.exit(f"peer_report: no {subject} rows")
-    firsts = builds if a.peer else {(k[0],): None for k in rows}
-    order = {f: i for i, f in enumerate(dict.fromkeys(k[0] for k in firsts))}
+    # Families in the order of the peer's rows (or the benchmark's).
+    order = {f: i for i, f in enumerate(dict.fromkeys(k[0] for k in (builds if a.peer else rows)))}
     cols = [c for c in COLUMNS if any(c in table[k] for k in keys)]
     extra = ["tier 1 / optimised"] + (
         ["cuda.compute build (s)", "speed vs peer: optimised", "tier 1"] if a.peer else [])
@@ -80,7 +80,7 @@ def main():
     else:
         head = f"Median GPU time of a call (us), {context.get('date', '?')[:10]}."
     lines = [head, "",
-             "| family | type | n | " + " | ".join(HEADERS[c] for c in cols + []) +
+             "| family | type | n | " + " | ".join(HEADERS[c] for c in cols) +
              " | " + " | ".join(extra) + " |",
              "|---|---|---|" + "---|" * (len(cols) + len(extra))]
     for key in sorted(keys, key=lambda k: (order.get(k[0], len(order)), k[0], k[2] or 0)):
