@@ -85,8 +85,8 @@ std::vector<std::vector<std::string>> flagged_occupancy(const set_spec& s, long 
 /// they keep theirs. The predicate's functions the capped kernel calls are compiled within 32
 /// registers (a callee may not use more than its kernel).
 bool capped_out_of_line(const set_spec& s, int arch) {
-  return arch == 90 && s.fam == family::select_if && !s.types.empty() &&
-         s.types[0].kind != scalar{} && (s.types[0].size == 4 || s.types[0].size == 8);
+  return arch == 90 && !s.types.empty() && s.types[0].kind != scalar{} &&
+         (s.types[0].size == 4 || s.types[0].size == 8);
 }
 std::vector<std::string> select_out_of_line_options(const set_spec& s, int arch) {
   if (!capped_out_of_line(s, arch)) return {};
