@@ -138,6 +138,30 @@ TEST(JitCompileSelect, HeavyPredicatesLinkWithTheOutOfLineKernels) {
   }
 }
 
+// unique's tier-1 sweep kernel of 4- and 8-byte items is compiled for 2 blocks of 384 threads an
+// SM on sm_90 (80 registers), with the equality's functions within the same registers: an
+// equality that needs more (here a preamble's function holding 32 values) must still link.
+TEST(JitCompileSelect, HeavyEqualitiesLinkWithTheCappedUniqueKernel) {
+  const char* const preamble =
+      "template <class T> __device__ bool near(T a, T b) { double v[32]; for (int k = 0; k < 32; "
+      "++k) v[k] = sin((double)a * k) + cos((double)b + k); double s = 0; for (int k = 0; k < 32; "
+      "++k) s += v[k] * v[31 - k] * v[(k * 7) % 32]; return s < 1e300 && a == b; }";
+  const op eq = op("near(a, b)").preamble(preamble);
+  const std::pair<const char*, cupar::jit::build_report (*)(const op&)> cases[] = {
+      {"unique<u32>", [](const op& e) { return cupar::jit::compile_unique<float>(&e, 90, false); }},
+      {"unique<u64>",
+       [](const op& e) { return cupar::jit::compile_unique<double>(&e, 90, false); }},
+  };
+  for (const auto& [set, build] : cases) {
+    SCOPED_TRACE(set);
+    if (!cupar::testing::precompiled_here(set)) continue;
+    const auto r = build(eq);
+    EXPECT_EQ(r.tier, 1);
+    EXPECT_TRUE(r.precompiled_kernels);
+    EXPECT_EQ(r.kernel_set, set);
+  }
+}
+
 TEST(JitCompileSelect, StructsOfAClassLinkTheClassKernels) {
   // tagged is 8 bytes of 4-byte fields: class s8a4. With the class's sets (the default build;
   // CI's has none) only the operator compiles; without them, CUB's kernels from source.

@@ -97,6 +97,22 @@ std::vector<std::string> select_operator_options(const set_spec& s, int arch) {
   return {register_limit(out_of_line_registers)};
 }
 
+/// unique's out-of-line (tier-1) sweep kernel for 4- and 8-byte arithmetic items on sm_90 (384
+/// threads a block): compiled alone it took 98-113 registers, 1 block an SM, where the optimised
+/// kernel runs 3; at 80 registers, 2 blocks (ptxas adds 4-12 local stores and 5-16 loads,
+/// compile only, cuobjdump), and tier 1 ran 1.17x / 1.20x faster at 2^24 / 2^28 (H200,
+/// 2026-11-30: docs/PERFORMANCE_NOTES.md, "Tier-1 kernels"). The equality's functions are
+/// compiled within the same registers (a callee may not use more than its kernel).
+constexpr int out_of_line_unique_registers = 80;
+std::vector<std::string> unique_out_of_line_options(const set_spec& s, int arch) {
+  if (!capped_out_of_line(s, arch)) return {};
+  return {blocks_for_registers(384, out_of_line_unique_registers)};
+}
+std::vector<std::string> unique_operator_options(const set_spec& s, int arch) {
+  if (!capped_out_of_line(s, arch)) return {};
+  return {register_limit(out_of_line_unique_registers)};
+}
+
 const char* const select_if_rules[] = {
     "precompile c=classes: select_if<$c>",
     "precompile c=classes: select_if<$c>+inplace",
@@ -164,6 +180,7 @@ extern const family_def partition_if_family =
 extern const family_def unique_family =
     family_def::make(family::unique, "unique", "cupar_select.cuh", 2, typedefs, unique_slots, names)
         .for_size_classes()
+        .with_out_of_line_options(unique_out_of_line_options, unique_operator_options)
         .precompiling(unique_rules);
 
 }  // namespace cupar::detail::jit
