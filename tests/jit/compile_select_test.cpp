@@ -101,9 +101,9 @@ TEST(JitCompileSelect, FourBytePartitionsAreLinkedForTheCompiledPathsOccupancy) 
 
 // The tier-1 (out-of-line) select and partition kernels take a tile's selection flags from the
 // predicate's batched forms (_pred8 for items up to 4 bytes, _pred4 up to 8), and select_if's is
-// compiled for 3 blocks of 384 threads an SM on sm_90 (56 registers) with its operators within
-// 32 (a callee may not use more registers than its kernel): heavy predicates of both widths must
-// still link.
+// compiled for 3 blocks of 384 threads an SM on sm_90 (56 registers), three_way_partition's for 2
+// of 256 (128), with their operators within 32 (a callee may not use more registers than its
+// kernel): heavy predicates of both widths must still link.
 TEST(JitCompileSelect, HeavyPredicatesLinkWithTheOutOfLineKernels) {
   if (!cupar::testing::precompiled_here("select_if<u32>") ||
       !cupar::testing::precompiled_here("select_if<u64>")) {
@@ -124,6 +124,22 @@ TEST(JitCompileSelect, HeavyPredicatesLinkWithTheOutOfLineKernels) {
   EXPECT_TRUE(c.precompiled_kernels);
   const auto d = cupar::jit::compile_partition<std::uint32_t>(op("x % 7u == 3u"), 90, false);
   EXPECT_EQ(d.tier, 1);
+  // three_way_partition's tier-1 sweep is compiled for 2 blocks of 256 threads an SM (128
+  // registers), its predicates within 32.
+  if (cupar::testing::precompiled_here("three_way_partition<u64>")) {
+    // (a preamble's function holding 32 values: more registers than the kernel's 128)
+    op g64 = op("mix(x) < u")
+                 .preamble(
+                     "__device__ double mix(double x) { double v[32]; for (int k = 0; k < 32; ++k) "
+                     "v[k] = "
+                     "sin(x * k) + cos(x + k); double s = 0; for (int k = 0; k < 32; ++k) s += "
+                     "v[k] * v[31 - "
+                     "k] * v[(k * 7) % 32]; return s; }");
+    g64.param("u", 0.2);
+    const auto t = cupar::jit::compile_three_way_partition<double>(f64, g64, 90, false);
+    EXPECT_EQ(t.tier, 1);
+    EXPECT_EQ(t.kernel_set, "three_way_partition<u64>");
+  }
   // An iterator expression's loader is called by the same capped kernel ("+index" sets): it is
   // compiled with the predicate, within the same 32 registers.
   if (cupar::testing::precompiled_here("select_if<u64>+index")) {

@@ -203,14 +203,49 @@ struct reduce_kernels {
   CUkernel SingleTileSecondKernel() const { return m->kernel(2); }
   std::size_t AccumSize() const { return accum_size; }
 };
-using reduce_dispatch = cub::DispatchReduce<const void*, void*, unsigned long long, erased_arg,
-                                            erased_arg, erased_accum, ::cuda::std::__identity,
-                                            reduce_hub, reduce_kernels, jit_launcher_factory>;
+/// The out-of-line (tier-1) kernels' grid. CUB gives the first pass 5 blocks for each block an
+/// SM holds (its subscription factor times the kernel's occupancy: 2 for the f32 tier-1 kernel),
+/// and every block pays once for the block-wide reduction and thread 0's fold, out-of-line calls in
+/// tier 1. Told that an SM holds one block, CUB gives it 5 blocks an SM, each over twice the
+/// tiles: reduce_sum f32 at 2^24 39.9 -> 33.5 us, an expression's 89.9 -> 80.6, 2^28 within 1.5%
+/// (H200, 2026-11-30; grids of 2 and 4 blocks an SM were slower at 2^28: docs/PERFORMANCE_NOTES.md,
+/// "Tier-1 kernels"; 8-byte types, at 3 blocks an SM, not measured). The optimised build keeps
+/// CUB's grid.
+struct out_of_line_factory : jit_launcher_factory {
+  cudaError_t MaxSmOccupancy(int& occupancy, CUkernel, int, int = 0) const {
+    occupancy = 1;
+    return cudaSuccess;
+  }
+};
+template <class Factory>
+using reduce_dispatch =
+    cub::DispatchReduce<const void*, void*, unsigned long long, erased_arg, erased_arg,
+                        erased_accum, ::cuda::std::__identity, reduce_hub, reduce_kernels, Factory>;
 // transform_reduce: the transform's state goes to the first pass's kernels (the second pass
 // reduces accumulators with CUB's identity, as for reduce).
+template <class Factory>
 using transform_reduce_dispatch =
     cub::DispatchReduce<const void*, void*, unsigned long long, erased_arg, erased_arg,
-                        erased_accum, erased_arg, reduce_hub, reduce_kernels, jit_launcher_factory>;
+                        erased_accum, erased_arg, reduce_hub, reduce_kernels, Factory>;
+
+template <class Factory>
+cudaError_t dispatch_reduce(const loaded_module& m, const Factory& factory, void* temp,
+                            std::size_t& temp_bytes, const void* in, void* out, std::size_t n,
+                            const void* op_state, const void* init, std::size_t value_size,
+                            cudaStream_t stream, const void* transform_state) {
+  const reduce_policy policy{{static_cast<int>(m.meta(0)), static_cast<int>(m.meta(1))},
+                             {static_cast<int>(m.meta(2)), static_cast<int>(m.meta(3))}};
+  if (transform_state != nullptr) {
+    return transform_reduce_dispatch<Factory>::Dispatch(
+        temp, temp_bytes, in, out, static_cast<unsigned long long>(n), erased_arg{op_state},
+        erased_arg{init}, stream, erased_arg{transform_state}, reduce_kernels{&m, value_size},
+        factory, policy);
+  }
+  return reduce_dispatch<Factory>::Dispatch(
+      temp, temp_bytes, in, out, static_cast<unsigned long long>(n), erased_arg{op_state},
+      erased_arg{init}, stream, ::cuda::std::__identity{}, reduce_kernels{&m, value_size}, factory,
+      policy);
+}
 
 }  // namespace
 
@@ -218,18 +253,13 @@ cudaError_t run_reduce(const loaded_module& m, const device_info& dev, launch_st
                        void* temp, std::size_t& temp_bytes, const void* in, void* out,
                        std::size_t n, const void* op_state, const void* init,
                        std::size_t value_size, cudaStream_t stream, const void* transform_state) {
-  const reduce_policy policy{{static_cast<int>(m.meta(0)), static_cast<int>(m.meta(1))},
-                             {static_cast<int>(m.meta(2)), static_cast<int>(m.meta(3))}};
-  if (transform_state != nullptr) {
-    return transform_reduce_dispatch::Dispatch(
-        temp, temp_bytes, in, out, static_cast<unsigned long long>(n), erased_arg{op_state},
-        erased_arg{init}, stream, erased_arg{transform_state}, reduce_kernels{&m, value_size},
-        jit_launcher_factory{&dev, &m, &st}, policy);
+  const jit_launcher_factory factory{&dev, &m, &st};
+  if (m.tier() == 1) {
+    return dispatch_reduce(m, out_of_line_factory{factory}, temp, temp_bytes, in, out, n, op_state,
+                           init, value_size, stream, transform_state);
   }
-  return reduce_dispatch::Dispatch(temp, temp_bytes, in, out, static_cast<unsigned long long>(n),
-                                   erased_arg{op_state}, erased_arg{init}, stream,
-                                   ::cuda::std::__identity{}, reduce_kernels{&m, value_size},
-                                   jit_launcher_factory{&dev, &m, &st}, policy);
+  return dispatch_reduce(m, factory, temp, temp_bytes, in, out, n, op_state, init, value_size,
+                         stream, transform_state);
 }
 
 }  // namespace cupar::detail::jit
