@@ -27,6 +27,14 @@
 #   scripts/gpu-evidence.sh tier1 REGEX      the same without the peer: the rows of REGEX, their
 #                                            cupar_jit rows again in tier 1, and the table of tier 1
 #                                            against the optimised build
+#   scripts/gpu-evidence.sh tiers REGEX CASE...  issue 28 item 6: tier1's table with, for each
+#                                            cupar_jit_latency CASE (reduce_f32, select_if_u32,
+#                                            ...: the rows' families), a new operator's first call
+#                                            and the time until its optimised build is ready (a
+#                                            fresh process, empty disk cache), its optimised build
+#                                            alone (3 operators) and a burst of 8 new operators
+#                                            until every optimised build is done, at
+#                                            $CUPAR_TIERS_N elements (default 2^24)
 #
 # During development, a filtered build of the work at hand (170-260 s instead of the full build):
 #   scripts/gpu-evidence.sh lean FILTER TARGET...  configure with CUPAR_JIT_PRECOMPILE_FILTER=FILTER
@@ -111,10 +119,11 @@ case "$stage" in
     grep -E "_median" "$out/bench.log" | head -80
     exit $rc
     ;;
-  peer | tier1)
-    # peer: the families cuda.compute has; tier1: the rows of REGEX (cupar, cupar_jit, cub)
-    if [ "$stage" = tier1 ]; then
+  peer | tier1 | tiers)
+    # peer: the families cuda.compute has; tier1, tiers: the rows of REGEX (cupar, cupar_jit, cub)
+    if [ "$stage" != peer ]; then
       regex=${1:?regex of cupar_bench rows, e.g. '^reduce_sum/(cupar|cupar_jit|cub)/f32/(16777216|268435456)/'}
+      shift
     else
       regex=${1:-'^(select_if|three_way_partition|unique_by_key|segmented_reduce|merge_sort_keys|lower_bound)/(cupar|cupar_jit|cupar_jit_literal|cub)/(u32|u32_f32|f32)/(16777216|268435456)/'}
     fi
@@ -153,8 +162,30 @@ case "$stage" in
       echo "peer: rc=$prc at $(($(date +%s) - start)) s"
       peer=(--peer "$out/peer.json")
     fi
+    latency=()
+    if [ "$stage" = tiers ]; then
+      [ $# -gt 0 ] || { echo "tiers: name the cupar_jit_latency cases of the rows"; exit 2; }
+      lat="$build/bench/cupar_jit_latency"
+      n=${CUPAR_TIERS_N:-16777216}
+      for c in "$@"; do
+        dir=$(mktemp -d)
+        # first_call in a fresh process on an empty disk cache; build and drain with distinct
+        # operators (the same code would fold to one build) and the driver's cache off.
+        CUPAR_CACHE_DIR=$dir "$lat" --case "$c" --n "$n" --measure first_call \
+          >>"$out/tiers_latency.log" 2>&1 || rc=1
+        rm -rf "$dir" && dir=$(mktemp -d)
+        CUDA_CACHE_DISABLE=1 CUPAR_CACHE_DIR=$dir "$lat" --case "$c" --n "$n" --distinct \
+          --operators 3 --measure build >>"$out/tiers_latency.log" 2>&1 || rc=1
+        rm -rf "$dir" && dir=$(mktemp -d)
+        CUDA_CACHE_DISABLE=1 CUPAR_CACHE_DIR=$dir "$lat" --case "$c" --n "$n" --distinct \
+          --operators 8 --measure drain >>"$out/tiers_latency.log" 2>&1 || rc=1
+        rm -rf "$dir"
+      done
+      echo "latency: rc=$rc at $(($(date +%s) - start)) s"
+      latency=(--latency "$out/tiers_latency.log")
+    fi
     python3 scripts/peer_report.py --bench "$out/bench.json" --tier1 "$out/tier1.json" \
-      "${peer[@]}" -o "$out/${stage}_table.md" || rc=1
+      "${peer[@]}" "${latency[@]}" -o "$out/${stage}_table.md" || rc=1
     exit $rc
     ;;
   latency)

@@ -4,17 +4,27 @@ from one run: cupar_bench's JSON (the cupar, cupar_jit and cub rows), optionally
 the cupar_jit rows in tier 1, and optionally bench/peer_cuda_compute.py's JSON, as markdown.
 
 Usage:
-    scripts/peer_report.py --bench bench.json [--peer peer.json] [--tier1 tier1.json] [-o table.md]
+    scripts/peer_report.py --bench bench.json [--peer peer.json] [--tier1 tier1.json]
+                           [--latency latency.log] [-o table.md]
 
 Columns: each implementation's median time (us) per family, type and n; the peer's build time of
 a new operator (its make_* call); and the cupar_jit rows' speed over the peer's (the peer's time
 over cupar_jit's: above 1, cupar is faster), for the optimised build and, with --tier1, for the
 tier-1 kernels (`CUPAR_JIT_MODE=fast CUPAR_DISABLE_DISK_CACHE=1`: a disk-cache hit would serve the
 optimised build even in fast mode).
+
+--latency: cupar_jit_latency's `result` lines (scripts/gpu-evidence.sh tiers) for the cases of the
+table's rows (case reduce_f32 is row reduce_sum f32, partition_u32 row partition u32, otherwise
+case <family>_<type> is row <family> <type>): the first call of a new operator (the tier-1 build
+and the call, ms), the time from that call until its optimised build is ready (s), the optimised
+build of a new operator alone (median, ms), and a burst of 8 new operators called back to back
+until every optimised build is done (s). Measured at the n the stage gives (2^24 by default), the
+same on each n's row.
 """
 
 import argparse
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -25,6 +35,48 @@ HEADERS = {"cupar": "cupar (C++)", "cupar_jit_tier1": "cupar_jit tier 1",
            "cupar_jit": "cupar_jit optimised",
            "cupar_jit_literal": "cupar_jit, constants in the text", "cub": "CUB by hand",
            "cuda_compute": "cuda.compute"}
+
+
+# Latency cases whose bench rows are named otherwise.
+CASE_ROWS = {"reduce_f32": ("reduce_sum", "f32")}
+LATENCY = [("first_call", "seconds", "first call (ms)", 1e3),
+           ("first_call", "optimized_ready_seconds", "optimised ready (s)", 1),
+           ("build", "seconds", "optimised build (ms)", 1e3),
+           ("drain", "seconds", "burst of 8 (s)", 1)]
+
+
+def case_row(case):
+    """(family, type) of the bench rows a cupar_jit_latency case measures."""
+    if case in CASE_ROWS:
+        return CASE_ROWS[case]
+    m = re.match(r"(.+?)_((?:[uif](?:8|16|32|64)_?)+)$", case)
+    return (m.group(1), m.group(2).rstrip("_")) if m else (case, "")
+
+
+def read_latency(path):
+    """{(family, type): {(measure, field): value}} from cupar_jit_latency's result lines."""
+    out = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if not line.startswith("result "):
+                continue
+            fields = dict(kv.split("=", 1) for kv in line.split()[1:] if "=" in kv)
+            if "case" not in fields or "measure" not in fields:
+                continue
+            row = out.setdefault(case_row(fields["case"]), {})
+            for key, value in fields.items():
+                try:
+                    row[(fields["measure"], key)] = float(value)
+                except ValueError:
+                    pass
+    return out
+
+
+def fmt_latency(v, scale):
+    if v is None:
+        return "-"
+    v *= scale
+    return f"{v:,.0f}" if v >= 100 else (f"{v:.1f}" if v >= 1 else f"{v:.2f}")
 
 
 def fmt_us(v):
@@ -42,6 +94,7 @@ def main():
     p.add_argument("--bench", required=True)
     p.add_argument("--peer", default=None)
     p.add_argument("--tier1", default=None)
+    p.add_argument("--latency", default=None)
     p.add_argument("-o", "--out", default=None)
     a = p.parse_args()
     if not a.peer and not a.tier1:
@@ -72,8 +125,10 @@ def main():
     # Families in the order of the peer's rows (or the benchmark's).
     order = {f: i for i, f in enumerate(dict.fromkeys(k[0] for k in (builds if a.peer else rows)))}
     cols = [c for c in COLUMNS if any(c in table[k] for k in keys)]
+    latency = read_latency(a.latency) if a.latency else {}
     extra = ["tier 1 / optimised"] + (
-        ["cuda.compute build (s)", "speed vs peer: optimised", "tier 1"] if a.peer else [])
+        ["cuda.compute build (s)", "speed vs peer: optimised", "tier 1"] if a.peer else []) + (
+        [title for _, _, title, _ in LATENCY] if a.latency else [])
     if a.peer:
         head = (f"Median GPU time of a call (us), {context.get('gpu', '?')}, "
                 f"{context.get('date', '?')[:10]}; the peer: {context.get('executable', '?')}.")
@@ -96,6 +151,9 @@ def main():
             cells.append("-" if build is None else (f"{build:.2f}" if build >= 0.01 else "(cached)"))
             cells.append(fmt_ratio(t.get("cupar_jit"), t.get("cuda_compute")))
             cells.append(fmt_ratio(t.get("cupar_jit_tier1"), t.get("cuda_compute")))
+        if a.latency:
+            measured = latency.get((family, type_), {})
+            cells += [fmt_latency(measured.get((m, f)), scale) for m, f, _, scale in LATENCY]
         lines.append(f"| {family} | {type_} | {size} | " + " | ".join(cells) + " |")
     for e in errors:
         lines.append(f"\nError in {e.family}/{e.impl}/{e.type}/{e.n}: {e.error}")
