@@ -103,6 +103,11 @@ std::string register_limit(int registers) {
   return "-maxrregcount=" + std::to_string(registers);
 }
 
+bool sm90_words(const set_spec& s, int arch) {
+  return arch == 90 && !s.types.empty() && s.types[0].is_scalar() &&
+         (s.types[0].size == 4 || s.types[0].size == 8);
+}
+
 // --- precompile rules -------------------------------------------------------------------------
 
 set_domains set_domains::defaults() {

@@ -139,6 +139,23 @@ std::string register_limit(int registers);
 /// "-Xptxas=--minnctapersm=<n>": as many blocks of `threads` per SM as `registers` per thread
 /// allow (65,536 registers an SM).
 std::string blocks_for_registers(long long threads, int registers);
+/// Whether a set's first type is an arithmetic type (a size class of one) of 4 or 8 bytes and
+/// `arch` is sm_90: the sets whose tier-1 kernels the stream compaction records cap.
+bool sm90_words(const set_spec& s, int arch);
+/// Record options (out_of_line_options, out_of_line_operator_options) of a tier-1 kernel of
+/// `Threads` a block compiled for `Registers` a thread on sm_90, and of the operators it calls
+/// within `OperatorRegisters` (a callee may not use more than its kernel), for the sets of
+/// sm90_words; none for the others.
+template <int Threads, int Registers>
+std::vector<std::string> sm90_words_blocks(const set_spec& s, int arch) {
+  if (!sm90_words(s, arch)) return {};
+  return {blocks_for_registers(Threads, Registers)};
+}
+template <int OperatorRegisters>
+std::vector<std::string> sm90_words_operators(const set_spec& s, int arch) {
+  if (!sm90_words(s, arch)) return {};
+  return {register_limit(OperatorRegisters)};
+}
 /// Whether the set's variant is "index" or "io" (the input is an iterator expression), or one of
 /// them with "_init" (the scans: seeded with an initial value).
 inline bool reads_expression(const set_spec& s) {

@@ -75,44 +75,6 @@ std::vector<std::vector<std::string>> flagged_occupancy(const set_spec& s, long 
   return {{blocks_for_registers(threads, 56)}};
 }
 
-/// select_if's out-of-line (tier-1) sweep kernel at the optimised one's occupancy, for 4- and
-/// 8-byte arithmetic items on sm_90 (CUB 3.0.1's tuning: 384 threads a block; the optimised
-/// kernel takes 56 registers, 3 blocks an SM). Compiled alone it took 88 registers, 1 block an SM
-/// (the launch bounds name no block count, so only --minnctapersm caps it); capped, tier 1 ran
-/// 1.5-1.6x faster (H200, 2026-11-30: docs/PERFORMANCE_NOTES.md, "Stream compaction"). The
-/// partition kernel capped the same way (79 -> 48 registers, 3 -> 5 blocks of 256) gained
-/// nothing and keeps its own. Smaller items have other block sizes and records other tunings:
-/// they keep theirs. The predicate's functions the capped kernel calls are compiled within 32
-/// registers (a callee may not use more than its kernel).
-bool capped_out_of_line(const set_spec& s, int arch) {
-  return arch == 90 && !s.types.empty() && s.types[0].kind != scalar{} &&
-         (s.types[0].size == 4 || s.types[0].size == 8);
-}
-std::vector<std::string> select_out_of_line_options(const set_spec& s, int arch) {
-  if (!capped_out_of_line(s, arch)) return {};
-  return {blocks_for_registers(384, 56)};
-}
-std::vector<std::string> select_operator_options(const set_spec& s, int arch) {
-  if (!capped_out_of_line(s, arch)) return {};
-  return {register_limit(out_of_line_registers)};
-}
-
-/// unique's out-of-line (tier-1) sweep kernel for 4- and 8-byte arithmetic items on sm_90 (384
-/// threads a block): compiled alone it took 98-113 registers, 1 block an SM, where the optimised
-/// kernel runs 3; at 80 registers, 2 blocks (ptxas adds 4-12 local stores and 5-16 loads,
-/// compile only, cuobjdump), and tier 1 ran 1.17x / 1.20x faster at 2^24 / 2^28 (H200,
-/// 2026-11-30: docs/PERFORMANCE_NOTES.md, "Tier-1 kernels"). The equality's functions are
-/// compiled within the same registers (a callee may not use more than its kernel).
-constexpr int out_of_line_unique_registers = 80;
-std::vector<std::string> unique_out_of_line_options(const set_spec& s, int arch) {
-  if (!capped_out_of_line(s, arch)) return {};
-  return {blocks_for_registers(384, out_of_line_unique_registers)};
-}
-std::vector<std::string> unique_operator_options(const set_spec& s, int arch) {
-  if (!capped_out_of_line(s, arch)) return {};
-  return {register_limit(out_of_line_unique_registers)};
-}
-
 const char* const select_if_rules[] = {
     "precompile c=classes: select_if<$c>",
     "precompile c=classes: select_if<$c>+inplace",
@@ -160,7 +122,18 @@ extern const family_def select_if_family =
     family_def::make(family::select_if, "select_if", "cupar_select.cuh", 2, typedefs,
                      predicate_slots, names)
         .for_size_classes()
-        .with_out_of_line_options(select_out_of_line_options, select_operator_options)
+        // select_if's out-of-line (tier-1) sweep kernel at the optimised one's occupancy, for 4-
+        // and 8-byte arithmetic items on sm_90 (CUB 3.0.1's tuning: 384 threads a block; the
+        // optimised kernel takes 56 registers, 3 blocks an SM). Compiled alone it took 88
+        // registers, 1 block an SM (the launch bounds name no block count, so only --minnctapersm
+        // caps it); capped, tier 1 ran 1.5-1.6x faster (H200, 2026-11-30:
+        // docs/PERFORMANCE_NOTES.md, "Stream compaction"). The partition kernel capped the same way
+        // (79 -> 48 registers, 3 -> 5 blocks of 256) gained nothing and keeps its own. Smaller
+        // items have other block sizes and records other tunings: they keep theirs. The predicate's
+        // functions the capped kernel calls are compiled within 32 registers (a callee may not use
+        // more than its kernel).
+        .with_out_of_line_options(sm90_words_blocks<384, 56>,
+                                  sm90_words_operators<out_of_line_registers>)
         .precompiling(select_if_rules);
 
 extern const family_def select_flagged_family =
@@ -180,7 +153,13 @@ extern const family_def partition_if_family =
 extern const family_def unique_family =
     family_def::make(family::unique, "unique", "cupar_select.cuh", 2, typedefs, unique_slots, names)
         .for_size_classes()
-        .with_out_of_line_options(unique_out_of_line_options, unique_operator_options)
+        // unique's out-of-line (tier-1) sweep kernel for 4- and 8-byte arithmetic items on sm_90
+        // (384 threads a block): compiled alone it took 98-113 registers, 1 block an SM, where the
+        // optimised kernel runs 3; at 80 registers, 2 blocks (ptxas adds 4-12 local stores and 5-16
+        // loads, compile only, cuobjdump), and tier 1 ran 1.17x / 1.20x faster at 2^24 / 2^28
+        // (H200, 2026-11-30: docs/PERFORMANCE_NOTES.md, "Tier-1 kernels"). The equality's functions
+        // are compiled within the same registers (a callee may not use more than its kernel).
+        .with_out_of_line_options(sm90_words_blocks<384, 80>, sm90_words_operators<80>)
         .precompiling(unique_rules);
 
 }  // namespace cupar::detail::jit

@@ -37,25 +37,6 @@ std::vector<std::vector<std::string>> occupancy(const set_spec& s, long long, in
   return {{"-maxrregcount=64"}, {"-maxrregcount=80"}, {"-maxrregcount=128"}};
 }
 
-/// The out-of-line (tier-1) sweep kernel at 2 blocks of 256 threads an SM on sm_90 for 4- and
-/// 8-byte arithmetic items: compiled alone it took 193-199 registers, 1 block an SM; at 128 ptxas
-/// spills 376 / 448 bytes (compile only, ptxas -v), and tier 1 still ran 1.23x faster at 2^24 and
-/// 2^28 (H200, 2026-11-30: docs/PERFORMANCE_NOTES.md, "Tier-1 kernels"). The predicates'
-/// functions it calls are compiled within 32 registers (a callee may not use more than its
-/// kernel; the named operators' batched forms are compiled so too).
-bool capped_out_of_line(const set_spec& s, int arch) {
-  return arch == 90 && !s.types.empty() && s.types[0].is_scalar() &&
-         (s.types[0].size == 4 || s.types[0].size == 8);
-}
-std::vector<std::string> out_of_line_options(const set_spec& s, int arch) {
-  if (!capped_out_of_line(s, arch)) return {};
-  return {blocks_for_registers(256, 128)};
-}
-std::vector<std::string> out_of_line_operator_options(const set_spec& s, int arch) {
-  if (!capped_out_of_line(s, arch)) return {};
-  return {register_limit(out_of_line_registers)};
-}
-
 const char* const rules[] = {
     "precompile c=classes: three_way_partition<$c>",
     "precompile s=dp_structs: three_way_partition<$s>",
@@ -68,7 +49,14 @@ extern const family_def three_way_partition_family =
                      "cupar_three_way_partition.cuh", 2, typedefs, slots, names)
         .for_size_classes()
         .with_occupancy(occupancy)
-        .with_out_of_line_options(out_of_line_options, out_of_line_operator_options)
+        // The out-of-line (tier-1) sweep kernel at 2 blocks of 256 threads an SM on sm_90 for 4-
+        // and 8-byte arithmetic items: compiled alone it took 193-199 registers, 1 block an SM; at
+        // 128 ptxas spills 376 / 448 bytes (compile only, ptxas -v), and tier 1 still ran 1.23x
+        // faster at 2^24 and 2^28 (H200, 2026-11-30: docs/PERFORMANCE_NOTES.md, "Tier-1 kernels").
+        // The predicates' functions it calls are compiled within 32 registers (a callee may not use
+        // more than its kernel; the named operators' batched forms are compiled so too).
+        .with_out_of_line_options(sm90_words_blocks<256, 128>,
+                                  sm90_words_operators<out_of_line_registers>)
         .precompiling(rules);
 
 }  // namespace cupar::detail::jit
