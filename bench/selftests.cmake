@@ -1,6 +1,7 @@
-# cupar benchmarks: self-tests of scripts/bench_report.py, bench_repeats.py and peer_report.py,
-# included from bench/CMakeLists.txt, or from the top-level CMakeLists.txt when the benchmarks are
-# not built (CUPAR_BUILD_BENCHMARKS=OFF, as scripts/test.sh does on machines without a GPU).
+# cupar benchmarks: self-tests of scripts/bench_report.py, bench_repeats.py, peer_report.py and
+# gpu-evidence.sh's tiers stage, included from bench/CMakeLists.txt, or from the top-level
+# CMakeLists.txt when the benchmarks are not built (CUPAR_BUILD_BENCHMARKS=OFF, as scripts/test.sh
+# does on machines without a GPU).
 # Self-test of scripts/bench_report.py on a synthetic Google Benchmark JSON file. Needs a Python 3
 # with matplotlib (Debian: python3-matplotlib); skipped (exit code 77) where none has it.
 find_package(Python3 COMPONENTS Interpreter)
@@ -39,6 +40,12 @@ add_test(NAME peer_report_selftest
          COMMAND "${_cupar_report_python}" ${PROJECT_SOURCE_DIR}/bench/testdata/peer_report_selftest.py
                  --script ${PROJECT_SOURCE_DIR}/scripts/peer_report.py)
 set_tests_properties(peer_report_selftest PROPERTIES LABELS "cpu" TIMEOUT 60)
+# scripts/gpu-evidence.sh's `tiers` stage with stand-ins for cupar_bench and cupar_jit_latency:
+# the rows in both modes, each case's three latency measures, one table.
+add_test(NAME gpu_evidence_tiers_selftest
+         COMMAND bash ${PROJECT_SOURCE_DIR}/bench/testdata/gpu_evidence_tiers_selftest.sh
+                 ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/bench/gpu_evidence_tiers_selftest)
+set_tests_properties(gpu_evidence_tiers_selftest PROPERTIES LABELS "cpu" TIMEOUT 60)
 # scripts/run-benchmarks.sh --part (the suite in two runs that each fit a 10-minute limit), with a
 # stand-in cupar_bench: the filters, the JSON each part keeps, the report made from both.
 add_test(NAME run_benchmarks_parts_selftest
