@@ -167,19 +167,20 @@ case "$stage" in
       [ $# -gt 0 ] || { echo "tiers: name the cupar_jit_latency cases of the rows"; exit 2; }
       lat="$build/bench/cupar_jit_latency"
       n=${CUPAR_TIERS_N:-16777216}
-      for c in "$@"; do
+      # Case $c in a fresh process on an empty disk cache, the driver's cache per $1 (0: on,
+      # 1: off), the measure's arguments after it.
+      fresh() {
+        local dir
         dir=$(mktemp -d)
-        # first_call in a fresh process on an empty disk cache; build and drain with distinct
-        # operators (the same code would fold to one build) and the driver's cache off.
-        CUPAR_CACHE_DIR=$dir "$lat" --case "$c" --n "$n" --measure first_call \
+        CUDA_CACHE_DISABLE=$1 CUPAR_CACHE_DIR=$dir "$lat" --case "$c" --n "$n" "${@:2}" \
           >>"$out/tiers_latency.log" 2>&1 || rc=1
-        rm -rf "$dir" && dir=$(mktemp -d)
-        CUDA_CACHE_DISABLE=1 CUPAR_CACHE_DIR=$dir "$lat" --case "$c" --n "$n" --distinct \
-          --operators 3 --measure build >>"$out/tiers_latency.log" 2>&1 || rc=1
-        rm -rf "$dir" && dir=$(mktemp -d)
-        CUDA_CACHE_DISABLE=1 CUPAR_CACHE_DIR=$dir "$lat" --case "$c" --n "$n" --distinct \
-          --operators 8 --measure drain >>"$out/tiers_latency.log" 2>&1 || rc=1
         rm -rf "$dir"
+      }
+      for c in "$@"; do
+        # build and drain with distinct operators (the same code would fold to one build).
+        fresh 0 --measure first_call
+        fresh 1 --distinct --operators 3 --measure build
+        fresh 1 --distinct --operators 8 --measure drain
       done
       echo "latency: rc=$rc at $(($(date +%s) - start)) s"
       latency=(--latency "$out/tiers_latency.log")
