@@ -26,6 +26,14 @@ struct six_floats {  // 24 bytes of 4-byte fields: no class of its own
   float v[6];
 };
 
+// A device function that holds 32 doubles at once: compiled alone it takes more registers than
+// any capped tier-1 kernel here allows (the capped kernels' operators are compiled within a
+// limit, without which their links fail).
+const char* const register_hungry =
+    "__device__ double hungry(double a, double b) { double v[32]; for (int k = 0; k < 32; ++k) "
+    "v[k] = sin(a * k) + cos(b + k); double s = 0; for (int k = 0; k < 32; ++k) s += v[k] * "
+    "v[31 - k] * v[(k * 7) % 32]; return s; }";
+
 }  // namespace
 
 CUPAR_JIT_TYPE(tagged, "tagged", "struct tagged { float key; unsigned int tag; };")
@@ -127,14 +135,7 @@ TEST(JitCompileSelect, HeavyPredicatesLinkWithTheOutOfLineKernels) {
   // three_way_partition's tier-1 sweep is compiled for 2 blocks of 256 threads an SM (128
   // registers), its predicates within 32.
   if (cupar::testing::precompiled_here("three_way_partition<u64>")) {
-    // (a preamble's function holding 32 values: more registers than the kernel's 128)
-    op g64 = op("mix(x) < u")
-                 .preamble(
-                     "__device__ double mix(double x) { double v[32]; for (int k = 0; k < 32; ++k) "
-                     "v[k] = "
-                     "sin(x * k) + cos(x + k); double s = 0; for (int k = 0; k < 32; ++k) s += "
-                     "v[k] * v[31 - "
-                     "k] * v[(k * 7) % 32]; return s; }");
+    op g64 = op("hungry(x, x) < u").preamble(register_hungry);
     g64.param("u", 0.2);
     const auto t = cupar::jit::compile_three_way_partition<double>(f64, g64, 90, false);
     EXPECT_EQ(t.tier, 1);
@@ -156,13 +157,9 @@ TEST(JitCompileSelect, HeavyPredicatesLinkWithTheOutOfLineKernels) {
 
 // unique's tier-1 sweep kernel of 4- and 8-byte items is compiled for 2 blocks of 384 threads an
 // SM on sm_90 (80 registers), with the equality's functions within the same registers: an
-// equality that needs more (here a preamble's function holding 32 values) must still link.
+// equality that needs more (register_hungry) must still link.
 TEST(JitCompileSelect, HeavyEqualitiesLinkWithTheCappedUniqueKernel) {
-  const char* const preamble =
-      "template <class T> __device__ bool near(T a, T b) { double v[32]; for (int k = 0; k < 32; "
-      "++k) v[k] = sin((double)a * k) + cos((double)b + k); double s = 0; for (int k = 0; k < 32; "
-      "++k) s += v[k] * v[31 - k] * v[(k * 7) % 32]; return s < 1e300 && a == b; }";
-  const op eq = op("near(a, b)").preamble(preamble);
+  const op eq = op("hungry(a, b) < 1e300 && a == b").preamble(register_hungry);
   const std::pair<const char*, cupar::jit::build_report (*)(const op&)> cases[] = {
       {"unique<u32>", [](const op& e) { return cupar::jit::compile_unique<float>(&e, 90, false); }},
       {"unique<u64>",
