@@ -11,6 +11,7 @@
 #include "common.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <vector>
@@ -171,6 +172,37 @@ TYPED_TEST(Transform, BinaryOfMixedTypes) {
     cupar::transform(db.data(), da.data(), outf.data(), n, Ops::template sub<float, T, float>(),
                      stream);
     EXPECT_TRUE(bitwise_equal(outf.to_host(), transform_ref::sub_reference<float, T, float>(b, a)));
+  }
+}
+
+// Arrays that start inside an allocation (a column's slice): CUB's transform copies each tile of an
+// input from the 128-byte boundary before it, the elements at a head offset, which differs between
+// the inputs here (1 and 3 elements in) and the output (5 in).
+TYPED_TEST(Transform, ArraysThatStartInsideAnAllocation) {
+  CUPAR_REQUIRE_GPU();
+  using T = TypeParam;
+  owned_stream stream;
+  for (std::size_t n :
+       {std::size_t(1), std::size_t(33), std::size_t(4097), scaled((std::size_t(1) << 20) + 7)}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto a = transform_ref::values<T>(n + 1, 1100 + n);
+    const auto b = transform_ref::values<T>(n + 3, 1200 + n);
+    device_buffer<T> da(a, stream), db(b, stream), out(n + 5, stream);
+    const std::vector<T> a1(a.begin() + 1, a.end()), b3(b.begin() + 3, b.end());
+    out.fill_bytes(0xAB);
+    cupar::transform(da.data() + 1, out.data() + 5, n, Ops::template affine<T, T>(), stream);
+    std::vector<T> got = out.to_host();
+    EXPECT_TRUE(
+        (transform_ref::affine_matches<T, T>(std::vector<T>(got.begin() + 5, got.end()), a1)));
+    std::vector<T> untouched(5);
+    std::memset(untouched.data(), 0xAB, 5 * sizeof(T));
+    EXPECT_TRUE(bitwise_equal(std::vector<T>(got.begin(), got.begin() + 5), untouched))
+        << "an element before the output was written";
+    cupar::transform(da.data() + 1, db.data() + 3, out.data() + 5, n, Ops::template sub<T, T, T>(),
+                     stream);
+    got = out.to_host();
+    EXPECT_TRUE(bitwise_equal(std::vector<T>(got.begin() + 5, got.end()),
+                              transform_ref::sub_reference<T, T, T>(a1, b3)));
   }
 }
 

@@ -631,6 +631,42 @@ std::string batch_functions(const slot_spec& slot) {
     }
     out << "}\n";
   };
+  if (slot.batches & batch::transform) {
+    // A thread's items of a transform tile, element k at k * stride: eight loads of each input,
+    // then eight calls (inlined), then eight stores.
+    const std::size_t arity = slot.args.size();
+    out << head << "void " << sym << "_transform(const unsigned char* cupar_state";
+    for (std::size_t j = 0; j < arity; ++j)
+      out << ", const " << slot.args[j].name << "* cupar_in" << j;
+    out << ", " << t << "* cupar_out, int cupar_stride, int cupar_n) {\n";
+    // The inputs are the kernel's tile in shared memory (jit_ops/cupar_transform.cuh), the output
+    // global memory: shared loads and global stores instead of generic ones.
+    for (std::size_t j = 0; j < arity; ++j)
+      out << "  __builtin_assume(__isShared(cupar_in" << j << "));\n";
+    out << "  __builtin_assume(__isGlobal(cupar_out));\n  int i = 0;\n";
+    auto call = [&](const std::string& index) {
+      std::string c = sym + "(cupar_state";
+      for (std::size_t j = 0; j < arity; ++j)
+        c += ", cupar_in" + std::to_string(j) + "[" + index + "]";
+      return c + ")";
+    };
+    out << "  for (; i + 8 <= cupar_n; i += 8) {\n";
+    for (std::size_t j = 0; j < arity; ++j) {
+      out << "    " << slot.args[j].name << " cupar_x" << j << "[8];\n"
+          << "#pragma unroll\n    for (int k = 0; k < 8; ++k) cupar_x" << j << "[k] = cupar_in" << j
+          << "[(i + k) * cupar_stride];\n";
+    }
+    out << "    " << t
+        << " cupar_r[8];\n#pragma unroll\n    for (int k = 0; k < 8; ++k) cupar_r[k] = " << sym
+        << "(cupar_state";
+    for (std::size_t j = 0; j < arity; ++j)
+      out << ", cupar_x" << j << "[k]";
+    out << ");\n#pragma unroll\n    for (int k = 0; k < 8; ++k) cupar_out[(i + k) * cupar_stride] "
+           "= "
+           "cupar_r[k];\n  }\n"
+        << "  for (; i < cupar_n; ++i) cupar_out[i * cupar_stride] = " << call("i * cupar_stride")
+        << ";\n}\n";
+  }
   if (slot.batches & batch::map) {
     mapped("map", "const " + slot.args[0].name + "* cupar_in", "cupar_in[i + k]");
   }

@@ -103,6 +103,12 @@ inline constexpr unsigned scan = 32;
 /// Predicate In -> bool: `unsigned <symbol>_pred8(state, In x0, ..., In x7)` and `_pred4`, bit k
 /// the predicate of x_k, the items by value (the stream compaction kernels' selection flags).
 inline constexpr unsigned pred = 64;
+/// Operator of one or two arguments (A[, B]) -> T: `void <symbol>_transform(state, const A* in0[,
+/// const B* in1], T* out, int stride, int n)`, out[k * stride] = op(in0[k * stride][,
+/// in1[k * stride]]) for k < n: a thread's items of a transform tile in one call (the
+/// out-of-line transform kernels, jit_ops/cupar_transform.cuh: the inputs are the tile CUB copied
+/// to shared memory, the output global memory).
+inline constexpr unsigned transform = 128;
 }  // namespace batch
 /// `slot` with the batched forms `batches` added.
 inline slot_spec with_batches(slot_spec slot, unsigned batches) {

@@ -21,12 +21,15 @@ std::string binary_typedefs(const set_spec& s) {
          s.types[1].name + " cupar_B;\ntypedef " + s.types[2].name + " cupar_Out;\n";
 }
 
+// The out-of-line kernels transform a thread's items of a tile with one call of the operator's
+// batched form (jit_ops/cupar_transform.cuh, CUPAR_OUT_OF_LINE).
 std::vector<slot_spec> unary_slots(const set_spec& s) {
-  return {op_slot({s.types[0]}, s.types[1], {"x"}, "operator")};
+  return {with_batches(op_slot({s.types[0]}, s.types[1], {"x"}, "operator"), batch::transform)};
 }
 
 std::vector<slot_spec> binary_slots(const set_spec& s) {
-  return {op_slot({s.types[0], s.types[1]}, s.types[2], {"a", "b"}, "operator")};
+  return {with_batches(op_slot({s.types[0], s.types[1]}, s.types[2], {"a", "b"}, "operator"),
+                       batch::transform)};
 }
 
 std::vector<std::string> names(const set_spec& set) {
