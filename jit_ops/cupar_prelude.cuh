@@ -262,6 +262,78 @@ template <class F>
 struct cupar_batched_scan<F, ::cuda::std::void_t<decltype(F::cupar_scan_width)>>
     : ::cuda::std::integral_constant<bool, (F::cupar_scan_width > 0)> {};
 
+// --- batched head flags of the out-of-line (tier-1) kernels ------------------------------------
+// CUB's BlockDiscontinuity flags a thread's items 1.. with one call of the flag operator an item
+// (Iterate::FlagHeads); with a run-time equality each is a call across the link. The unique and
+// by-key kernels specialise that loop for their equality (CUPAR_BATCHED_FLAG_HEADS) to take the
+// flags from the equality slot's head flags instead (batch::heads, codegen.cpp: bit k set when
+// item k differs from the one before it, the equality inlined there), eight items a call for
+// items of up to 4 bytes, four up to 8, the rest one call each, in CUB's argument order
+// eq(item before, item).
+template <class T>
+struct cupar_eq_heads;
+/// The head flags of the equality slot cupar_jit_eq on T, declared, and cupar_eq_heads<T> calling
+/// them (expanded once per set, where its key type is known).
+#define CUPAR_EQUALITY_HEADS(T)                                                                    \
+  extern "C" __device__ unsigned int cupar_jit_eq_heads8(const unsigned char*, T, T, T, T, T, T,   \
+                                                         T, T, T);                                 \
+  extern "C" __device__ unsigned int cupar_jit_eq_heads4(const unsigned char*, T, T, T, T, T);     \
+  template <>                                                                                      \
+  struct cupar_eq_heads<T> {                                                                       \
+    static constexpr int width = sizeof(T) <= 4 ? 8 : (sizeof(T) <= 8 ? 4 : 1);                    \
+    static __device__ __forceinline__ unsigned int heads8(const unsigned char* s, T p, T x0, T x1, \
+                                                          T x2, T x3, T x4, T x5, T x6, T x7) {    \
+      return cupar_jit_eq_heads8(s, p, x0, x1, x2, x3, x4, x5, x6, x7);                            \
+    }                                                                                              \
+    static __device__ __forceinline__ unsigned int heads4(const unsigned char* s, T p, T x0, T x1, \
+                                                          T x2, T x3) {                            \
+      return cupar_jit_eq_heads4(s, p, x0, x1, x2, x3);                                            \
+    }                                                                                              \
+  };
+
+/// flags[I..N) of items[I..N), each against the item before it (I >= 1): 1 where they differ.
+/// `eq` is the kernel's equality functor (its state in `state.bytes`).
+template <int I, int N, class Eq, class T, class Flag>
+__device__ __forceinline__ void cupar_head_flags(const Eq& eq, const T (&items)[N],
+                                                 Flag (&flags)[N]) {
+  typedef cupar_eq_heads<T> heads;
+  if constexpr (heads::width == 8 && I + 8 <= N) {
+    const unsigned int m =
+        heads::heads8(eq.state.bytes, items[I - 1], items[I], items[I + 1], items[I + 2],
+                      items[I + 3], items[I + 4], items[I + 5], items[I + 6], items[I + 7]);
+#pragma unroll
+    for (int k = 0; k < 8; ++k)
+      flags[I + k] = static_cast<Flag>((m >> k) & 1u);
+    cupar_head_flags<I + 8, N>(eq, items, flags);
+  } else if constexpr (heads::width >= 4 && I + 4 <= N) {
+    const unsigned int m = heads::heads4(eq.state.bytes, items[I - 1], items[I], items[I + 1],
+                                         items[I + 2], items[I + 3]);
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      flags[I + k] = static_cast<Flag>((m >> k) & 1u);
+    cupar_head_flags<I + 4, N>(eq, items, flags);
+  } else if constexpr (I < N) {
+    flags[I] = static_cast<Flag>(!eq(items[I - 1], items[I]));
+    cupar_head_flags<I + 1, N>(eq, items, flags);
+  }
+}
+
+/// BlockDiscontinuity<T, BLOCK>'s loop over a thread's items 1.. (Iterate::FlagHeads) for flags of
+/// type FLAG and the inequality of the equality functor EQ, from the head flags above. Expand at
+/// file scope after CUB's block headers and before the kernels that use it are instantiated.
+#define CUPAR_BATCHED_FLAG_HEADS(T, BLOCK, ITEMS, FLAG, EQ)                             \
+  CUB_NAMESPACE_BEGIN                                                                   \
+  template <>                                                                           \
+  template <>                                                                           \
+  __device__ __forceinline__ void                                                       \
+  BlockDiscontinuity<T, BLOCK>::Iterate::FlagHeads<ITEMS, FLAG, InequalityWrapper<EQ>>( \
+      int, FLAG(&flags)[ITEMS], T(&input)[ITEMS], T(&preds)[ITEMS],                     \
+      InequalityWrapper<EQ> flag_op) {                                                  \
+    _Pragma("unroll") for (int i = 1; i < ITEMS; ++i) preds[i] = input[i - 1];          \
+    cupar_head_flags<1, ITEMS>(flag_op.op, input, flags);                               \
+  }                                                                                     \
+  CUB_NAMESPACE_END
+
 CUB_NAMESPACE_BEGIN
 template <template <int> class F, int K, class T, int N,
           ::cuda::std::enable_if_t<cupar_batched_functor<F<K>>::value, int> = 0>
@@ -302,4 +374,192 @@ __device__ __forceinline__ T ThreadScanInclusive(T (&input)[N], T (&output)[N], 
   return cupar_scan_items<false, 1, N>(scan_op, inclusive, input, output);
 }
 }  // namespace internal
+CUB_NAMESPACE_END
+
+// --- batched segmented folds and scans of the out-of-line (tier-1) by-key kernels --------------
+// The by-key kernels' block scans run on (flag, value) pairs with CUB's ReduceBySegmentOp
+// (reduce_by_key: flags summed) or ScanBySegmentOp (scan_by_key: flags or-ed), whose value is
+// `second.key ? second.value : op(first.value, second.value)`: a thread's pairs are reduced and
+// scanned one call of the value operator each. The overloads below take a chunk of eight (or four)
+// pairs to one call of the operator's segmented batches instead (batch::segmented, codegen.cpp:
+// bit k of the mask set where item k's flag is, the operator inlined there), the flags combined
+// here, in CUB's order, so the results are the inlined build's bit for bit. A value operator opts
+// in with `cupar_segment_width` (CUPAR_SEGMENT_MEMBERS).
+#define CUPAR_SEGMENT_DECLARE(T)                                                                   \
+  extern "C" __device__ T cupar_jit_op_segfold8(const unsigned char*, T, unsigned int, T, T, T, T, \
+                                                T, T, T, T);                                       \
+  extern "C" __device__ T cupar_jit_op_segfold4(const unsigned char*, T, unsigned int, T, T, T,    \
+                                                T);                                                \
+  extern "C" __device__ cupar_items<T, 8> cupar_jit_op_segscan8(                                   \
+      const unsigned char*, T, unsigned int, T, T, T, T, T, T, T, T);                              \
+  extern "C" __device__ cupar_items<T, 4> cupar_jit_op_segscan4(const unsigned char*, T,           \
+                                                                unsigned int, T, T, T, T);
+#define CUPAR_SEGMENT_MEMBERS(T)                                                                   \
+  /* Eight 4-byte values or four 8-byte ones a call (parameters and results in registers). */      \
+  static constexpr int cupar_segment_width = sizeof(T) <= 4 ? 8 : (sizeof(T) <= 8 ? 4 : 0);        \
+  __device__ __forceinline__ T segfold8(T acc, unsigned int m, T x0, T x1, T x2, T x3, T x4, T x5, \
+                                        T x6, T x7) const {                                        \
+    return cupar_jit_op_segfold8(state.bytes, acc, m, x0, x1, x2, x3, x4, x5, x6, x7);             \
+  }                                                                                                \
+  __device__ __forceinline__ T segfold4(T acc, unsigned int m, T x0, T x1, T x2, T x3) const {     \
+    return cupar_jit_op_segfold4(state.bytes, acc, m, x0, x1, x2, x3);                             \
+  }                                                                                                \
+  __device__ __forceinline__ cupar_items<T, 8> segscan8(T acc, unsigned int m, T x0, T x1, T x2,   \
+                                                        T x3, T x4, T x5, T x6, T x7) const {      \
+    return cupar_jit_op_segscan8(state.bytes, acc, m, x0, x1, x2, x3, x4, x5, x6, x7);             \
+  }                                                                                                \
+  __device__ __forceinline__ cupar_items<T, 4> segscan4(T acc, unsigned int m, T x0, T x1, T x2,   \
+                                                        T x3) const {                              \
+    return cupar_jit_op_segscan4(state.bytes, acc, m, x0, x1, x2, x3);                             \
+  }
+
+/// Whether the value operator Op takes the segmented batches.
+template <class Op, class = void>
+struct cupar_segment_batched : ::cuda::std::false_type {};
+template <class Op>
+struct cupar_segment_batched<Op, ::cuda::std::void_t<decltype(Op::cupar_segment_width)>>
+    : ::cuda::std::integral_constant<bool, (Op::cupar_segment_width > 0)> {};
+
+/// Two flags combined: summed (ReduceBySegmentOp, Sum) or or-ed (ScanBySegmentOp).
+template <bool Sum, class K>
+__device__ __forceinline__ K cupar_segment_key(K a, K b) {
+  if constexpr (Sum) {
+    return static_cast<K>(a + b);
+  } else {
+    return static_cast<K>(a | b);
+  }
+}
+
+/// The pairs items[I..N) folded into acc, left to right (CUB's ThreadReduceSequential).
+template <bool Sum, int I, int N, class Op, class P>
+__device__ __forceinline__ P cupar_segment_fold(const Op& op, P acc, const P (&items)[N]) {
+  constexpr int W = Op::cupar_segment_width;
+  if constexpr (W >= 4 && I + W <= N) {
+    unsigned int m = 0u;
+#pragma unroll
+    for (int k = 0; k < W; ++k) {
+      if (items[I + k].key) m |= 1u << k;
+      acc.key = cupar_segment_key<Sum>(acc.key, items[I + k].key);
+    }
+    if constexpr (W == 8) {
+      acc.value = op.segfold8(acc.value, m, items[I].value, items[I + 1].value, items[I + 2].value,
+                              items[I + 3].value, items[I + 4].value, items[I + 5].value,
+                              items[I + 6].value, items[I + 7].value);
+    } else {
+      acc.value = op.segfold4(acc.value, m, items[I].value, items[I + 1].value, items[I + 2].value,
+                              items[I + 3].value);
+    }
+    return cupar_segment_fold<Sum, I + W, N>(op, acc, items);
+  } else if constexpr (I < N) {
+    P next;
+    next.key = cupar_segment_key<Sum>(acc.key, items[I].key);
+    next.value = items[I].key ? items[I].value : op(acc.value, items[I].value);
+    return cupar_segment_fold<Sum, I + 1, N>(op, next, items);
+  } else {
+    return acc;
+  }
+}
+
+/// The running pairs from acc through items[I..N) into out[I..N) (inclusive; exclusive: out[I] is
+/// the pair before item I), as CUB's thread scans; returns the last running pair. `items` and
+/// `out` may be the same array: a chunk's items are read before its results are written.
+template <bool Exclusive, bool Sum, int I, int N, class Op, class P>
+__device__ __forceinline__ P cupar_segment_scan(const Op& op, P acc, const P (&items)[N],
+                                                P (&out)[N]) {
+  constexpr int W = Op::cupar_segment_width;
+  if constexpr (W >= 4 && I + W <= N) {
+    unsigned int m = 0u;
+    decltype(acc.key) keys[W];
+    decltype(acc.key) key = acc.key;
+#pragma unroll
+    for (int k = 0; k < W; ++k) {
+      if (items[I + k].key) m |= 1u << k;
+      key = cupar_segment_key<Sum>(key, items[I + k].key);
+      keys[k] = key;
+    }
+    decltype(acc.value) v[W];
+    if constexpr (W == 8) {
+      const auto r = op.segscan8(acc.value, m, items[I].value, items[I + 1].value,
+                                 items[I + 2].value, items[I + 3].value, items[I + 4].value,
+                                 items[I + 5].value, items[I + 6].value, items[I + 7].value);
+#pragma unroll
+      for (int k = 0; k < W; ++k)
+        v[k] = r.v[k];
+    } else {
+      const auto r = op.segscan4(acc.value, m, items[I].value, items[I + 1].value,
+                                 items[I + 2].value, items[I + 3].value);
+#pragma unroll
+      for (int k = 0; k < W; ++k)
+        v[k] = r.v[k];
+    }
+    if constexpr (Exclusive) out[I] = acc;
+#pragma unroll
+    for (int k = 0; k < W; ++k) {
+      if constexpr (Exclusive) {
+        if (k + 1 < W) {
+          out[I + k + 1].key = keys[k];
+          out[I + k + 1].value = v[k];
+        }
+      } else {
+        out[I + k].key = keys[k];
+        out[I + k].value = v[k];
+      }
+    }
+    acc.key = keys[W - 1];
+    acc.value = v[W - 1];
+    return cupar_segment_scan<Exclusive, Sum, I + W, N>(op, acc, items, out);
+  } else if constexpr (I < N) {
+    P next;
+    next.key = cupar_segment_key<Sum>(acc.key, items[I].key);
+    next.value = items[I].key ? items[I].value : op(acc.value, items[I].value);
+    out[I] = Exclusive ? acc : next;
+    return cupar_segment_scan<Exclusive, Sum, I + 1, N>(op, next, items, out);
+  } else {
+    return acc;
+  }
+}
+
+CUB_NAMESPACE_BEGIN
+// The array forms of the thread reduction and scans that CUB's block scans call, for the two
+// segment operators over a batched value operator (Sum: ReduceBySegmentOp).
+#define CUPAR_SEGMENT_OVERLOADS(SEGMENT_OP, SUM)                                                  \
+  template <class Op, class K, class V, int N,                                                    \
+            ::cuda::std::enable_if_t<cupar_segment_batched<Op>::value, int> = 0>                  \
+  __device__ __forceinline__ KeyValuePair<K, V> ThreadReduce(const KeyValuePair<K, V>(&input)[N], \
+                                                             const SEGMENT_OP<Op>& op) {          \
+    return cupar_segment_fold<SUM, 1, N>(op.op, input[0], input);                                 \
+  }                                                                                               \
+  namespace internal {                                                                            \
+  template <int N, class Op, class K, class V,                                                    \
+            ::cuda::std::enable_if_t<cupar_segment_batched<Op>::value, int> = 0>                  \
+  __device__ __forceinline__ KeyValuePair<K, V> ThreadScanExclusive(                              \
+      KeyValuePair<K, V> (&input)[N], KeyValuePair<K, V> (&output)[N], SEGMENT_OP<Op> scan_op,    \
+      KeyValuePair<K, V> prefix, bool apply_prefix = true) {                                      \
+    KeyValuePair<K, V> inclusive = input[0];                                                      \
+    if (apply_prefix) inclusive = scan_op(prefix, inclusive);                                     \
+    output[0] = prefix;                                                                           \
+    return cupar_segment_scan<true, SUM, 1, N>(scan_op.op, inclusive, input, output);             \
+  }                                                                                               \
+  template <int N, class Op, class K, class V,                                                    \
+            ::cuda::std::enable_if_t<cupar_segment_batched<Op>::value, int> = 0>                  \
+  __device__ __forceinline__ KeyValuePair<K, V> ThreadScanInclusive(                              \
+      KeyValuePair<K, V> (&input)[N], KeyValuePair<K, V> (&output)[N], SEGMENT_OP<Op> scan_op) {  \
+    KeyValuePair<K, V> inclusive = input[0];                                                      \
+    output[0] = inclusive;                                                                        \
+    return cupar_segment_scan<false, SUM, 1, N>(scan_op.op, inclusive, input, output);            \
+  }                                                                                               \
+  template <int N, class Op, class K, class V,                                                    \
+            ::cuda::std::enable_if_t<cupar_segment_batched<Op>::value, int> = 0>                  \
+  __device__ __forceinline__ KeyValuePair<K, V> ThreadScanInclusive(                              \
+      KeyValuePair<K, V> (&input)[N], KeyValuePair<K, V> (&output)[N], SEGMENT_OP<Op> scan_op,    \
+      KeyValuePair<K, V> prefix, bool apply_prefix = true) {                                      \
+    KeyValuePair<K, V> inclusive = input[0];                                                      \
+    if (apply_prefix) inclusive = scan_op(prefix, inclusive);                                     \
+    output[0] = inclusive;                                                                        \
+    return cupar_segment_scan<false, SUM, 1, N>(scan_op.op, inclusive, input, output);            \
+  }                                                                                               \
+  }
+CUPAR_SEGMENT_OVERLOADS(ReduceBySegmentOp, true)
+CUPAR_SEGMENT_OVERLOADS(detail::ScanBySegmentOp, false)
+#undef CUPAR_SEGMENT_OVERLOADS
 CUB_NAMESPACE_END

@@ -88,11 +88,19 @@ typedef const cupar_V* cupar_values_in;
 #if defined(CUPAR_BY_KEY_PLUS)
 typedef ::cuda::std::plus<> cupar_reduction_op;  // an empty kernel argument
 #else
+#if defined(CUPAR_OUT_OF_LINE)
+// The out-of-line (tier-1) kernels reduce and scan a thread's (flag, value) pairs eight or four a
+// call (cupar_prelude.cuh, CUPAR_SEGMENT_OVERLOADS).
+CUPAR_SEGMENT_DECLARE(cupar_V)
+#endif
 struct cupar_by_key_op {
   cupar_functor_state state;
   __device__ __forceinline__ cupar_V operator()(const cupar_V& a, const cupar_V& b) const {
     return cupar_jit_op(state.bytes, a, b);
   }
+#if defined(CUPAR_OUT_OF_LINE)
+  CUPAR_SEGMENT_MEMBERS(cupar_V)
+#endif
 };
 typedef cupar_by_key_op cupar_reduction_op;
 #endif
@@ -121,6 +129,14 @@ typedef cub::detail::reduce_by_key::policy_hub<cupar_by_key_tuning_op<cupar_V>::
 typedef cupar_V cupar_accum;
 typedef cub::ReduceByKeyScanTileState<cupar_accum, cupar_offset> cupar_tile_state;
 typedef cupar_policy::ActivePolicy::ReduceByKeyPolicyT cupar_agent_policy;
+
+#if defined(CUPAR_OUT_OF_LINE)
+// The out-of-line (tier-1) sweep flags a thread's full-tile keys from the equality's head flags
+// (cupar_prelude.cuh, CUPAR_BATCHED_FLAG_HEADS; the last tile's guarded flags stay CUB's).
+CUPAR_EQUALITY_HEADS(cupar_K)
+CUPAR_BATCHED_FLAG_HEADS(cupar_K, cupar_agent_policy::BLOCK_THREADS,
+                         cupar_agent_policy::ITEMS_PER_THREAD, cupar_offset, cupar_by_key_eq)
+#endif
 
 /// CUB's detail::scan::DeviceCompactInitKernel, as DispatchReduceByKey instantiates it.
 __global__ void cupar_reduce_by_key_init(cupar_tile_state tile_state, int num_tiles,

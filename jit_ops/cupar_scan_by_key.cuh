@@ -26,11 +26,19 @@
 #if defined(CUPAR_BY_KEY_PLUS)
 typedef ::cuda::std::plus<> cupar_by_key_op;  // an empty kernel argument
 #else
+#if defined(CUPAR_OUT_OF_LINE)
+// The out-of-line (tier-1) kernels reduce and scan a thread's (flag, value) pairs eight or four a
+// call (cupar_prelude.cuh, CUPAR_SEGMENT_OVERLOADS).
+CUPAR_SEGMENT_DECLARE(cupar_V)
+#endif
 struct cupar_by_key_op {
   cupar_functor_state state;
   __device__ __forceinline__ cupar_V operator()(const cupar_V& a, const cupar_V& b) const {
     return cupar_jit_op(state.bytes, a, b);
   }
+#if defined(CUPAR_OUT_OF_LINE)
+  CUPAR_SEGMENT_MEMBERS(cupar_V)
+#endif
 };
 #endif
 
@@ -70,6 +78,14 @@ typedef cub::detail::scan_by_key::policy_hub<const cupar_K*, cupar_accum, cupar_
                                              cupar_by_key_tuning_op<cupar_V>::type>::MaxPolicy
     cupar_policy;
 typedef cupar_policy::ActivePolicy::ScanByKeyPolicyT cupar_agent_policy;
+
+#if defined(CUPAR_OUT_OF_LINE)
+// The out-of-line (tier-1) sweep flags a thread's keys from the equality's head flags
+// (cupar_prelude.cuh, CUPAR_BATCHED_FLAG_HEADS).
+CUPAR_EQUALITY_HEADS(cupar_K)
+CUPAR_BATCHED_FLAG_HEADS(cupar_K, cupar_agent_policy::BLOCK_THREADS,
+                         cupar_agent_policy::ITEMS_PER_THREAD, cupar_offset, cupar_by_key_eq)
+#endif
 
 /// CUB's detail::scan_by_key::DeviceScanByKeyInitKernel.
 __global__ void cupar_scan_by_key_init(cupar_tile_state tile_state, const cupar_K* d_keys_in,

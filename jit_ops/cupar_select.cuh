@@ -192,6 +192,15 @@ CUPAR_SELECT_FULL_TILE_FLAGS(false)
 CUB_NAMESPACE_END
 #endif
 
+#if defined(CUPAR_OUT_OF_LINE) && CUPAR_SELECT_MODE == 2
+// The out-of-line (tier-1) unique kernels flag a thread's items from the equality's head flags
+// (cupar_prelude.cuh, CUPAR_BATCHED_FLAG_HEADS).
+CUPAR_EQUALITY_HEADS(cupar_T)
+CUPAR_BATCHED_FLAG_HEADS(cupar_T, cupar_select_vsmem::agent_policy_t::BLOCK_THREADS,
+                         cupar_select_vsmem::agent_policy_t::ITEMS_PER_THREAD,
+                         cupar_partition_offset, cupar_equality_op)
+#endif
+
 __global__ void cupar_select_init(cupar_tile_state tile_state, int num_tiles,
                                   cupar_num_selected_out d_num_selected_out) {
   tile_state.InitializeStatus(num_tiles);

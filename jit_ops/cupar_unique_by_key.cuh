@@ -39,6 +39,15 @@ typedef cub::detail::unique_by_key::VSMemHelper::VSMemHelperDefaultFallbackPolic
     cupar_V*, cupar_unique_by_key_eq, cupar_offset>
     cupar_unique_by_key_vsmem;
 
+#if defined(CUPAR_OUT_OF_LINE)
+// The out-of-line (tier-1) sweep flags a thread's keys from the equality's head flags
+// (cupar_prelude.cuh, CUPAR_BATCHED_FLAG_HEADS).
+CUPAR_EQUALITY_HEADS(cupar_K)
+CUPAR_BATCHED_FLAG_HEADS(cupar_K, cupar_unique_by_key_vsmem::agent_policy_t::BLOCK_THREADS,
+                         cupar_unique_by_key_vsmem::agent_policy_t::ITEMS_PER_THREAD, cupar_offset,
+                         cupar_unique_by_key_eq)
+#endif
+
 static constexpr long long cupar_m0 = cupar_unique_by_key_vsmem::agent_policy_t::BLOCK_THREADS;
 static constexpr long long cupar_m1 = cupar_unique_by_key_vsmem::agent_policy_t::ITEMS_PER_THREAD;
 static constexpr long long cupar_m2 = cupar_unique_by_key_vsmem::vsmem_per_block;

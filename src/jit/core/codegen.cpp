@@ -601,6 +601,33 @@ std::string batch_functions(const slot_spec& slot) {
         << "    if (cupar_lane >= static_cast<unsigned int>(cupar_offset)) cupar_x = cupar_z;\n"
         << "  }\n  return cupar_x;\n}\n";
   }
+  if (slot.batches & batch::segmented) {
+    // A chunk of a thread's segmented fold or scan in one call (the by-key kernels' thread
+    // reductions and scans of (flag, value) pairs, jit_ops/cupar_prelude.cuh,
+    // cupar_segment_items): item k starts a segment where bit k of cupar_m is set (its value
+    // replaces the running one), else it is combined with it, in CUB's order (ReduceBySegmentOp
+    // and ScanBySegmentOp: acc op x_k).
+    out << "#ifndef CUPAR_ITEMS_DEFINED\n#define CUPAR_ITEMS_DEFINED\n"
+        << "template <class T, int N>\nstruct cupar_items {\n  T v[N];\n};\n#endif\n";
+    for (int width : {8, 4}) {
+      for (bool scan : {false, true}) {
+        const std::string result =
+            scan ? "cupar_items<" + t + ", " + std::to_string(width) + ">" : t;
+        out << head << result << " " << sym << (scan ? "_segscan" : "_segfold") << width
+            << "(const unsigned char* cupar_state, " << t << " cupar_acc, unsigned int cupar_m";
+        for (int k = 0; k < width; ++k)
+          out << ", " << t << " cupar_x" << k;
+        out << ") {\n";
+        if (scan) out << "  " << result << " cupar_r;\n";
+        for (int k = 0; k < width; ++k) {
+          out << "  cupar_acc = (cupar_m & " << (1u << k) << "u) ? cupar_x" << k << " : " << sym
+              << "(cupar_state, cupar_acc, cupar_x" << k << ");\n";
+          if (scan) out << "  cupar_r.v[" << k << "] = cupar_acc;\n";
+        }
+        out << (scan ? "  return cupar_r;\n}\n" : "  return cupar_acc;\n}\n");
+      }
+    }
+  }
   if (slot.batches & batch::pred) {
     // A thread's selection flags, eight (or four) items a call, bit k the predicate of item k
     // (jit_ops/cupar_select.cuh: the out-of-line kernels' InitializeSelections).
@@ -614,6 +641,25 @@ std::string batch_functions(const slot_spec& slot) {
       for (int k = 0; k < width; ++k) {
         out << "  if (" << sym << "(cupar_state, cupar_x" << k << ")) cupar_r |= " << (1u << k)
             << "u;\n";
+      }
+      out << "  return cupar_r;\n}\n";
+    }
+  }
+  if (slot.batches & batch::heads) {
+    // A thread's head flags, eight (or four) items a call after their predecessor (the unique and
+    // by-key kernels' BlockDiscontinuity::FlagHeads, jit_ops/cupar_prelude.cuh,
+    // CUPAR_BATCHED_FLAG_HEADS), in CUB's argument order: eq(item before, item).
+    const std::string& in = slot.args[0].name;
+    for (int width : {8, 4}) {
+      out << head << "unsigned int " << sym << "_heads" << width
+          << "(const unsigned char* cupar_state, " << in << " cupar_p";
+      for (int k = 0; k < width; ++k)
+        out << ", " << in << " cupar_x" << k;
+      out << ") {\n  unsigned int cupar_r = 0u;\n";
+      for (int k = 0; k < width; ++k) {
+        out << "  if (!" << sym << "(cupar_state, "
+            << (k == 0 ? std::string("cupar_p") : "cupar_x" + std::to_string(k - 1)) << ", cupar_x"
+            << k << ")) cupar_r |= " << (1u << k) << "u;\n";
       }
       out << "  return cupar_r;\n}\n";
     }
@@ -783,12 +829,15 @@ std::vector<named_object_spec> named_object_specs() {
     for (named_op n : ops) {
       // With the batched forms the out-of-line kernels of the reduce families call (segmented
       // reduce's folds and warp reductions); the other families link none of them.
-      const slot_spec slot = with_batches(binary_op_slot(c), batch::fold | batch::warp_reduce);
+      // The batched forms the reduce, segmented reduce and by-key kernels' tier-1 builds call.
+      const slot_spec slot =
+          with_batches(binary_op_slot(c), batch::fold | batch::warp_reduce | batch::segmented);
       out.push_back({named_object_key(slot.symbol, user, n), slot,
                      slot_binding{cupar::jit::op(n), {u, u}, u}});
     }
     {
-      const slot_spec slot = equality_slot(c);
+      // With the head flags the unique and by-key kernels' tier-1 builds call.
+      const slot_spec slot = with_batches(equality_slot(c), batch::heads);
       out.push_back(
           {named_object_key(slot.symbol, user, named_op::equal_to), slot,
            slot_binding{cupar::jit::op(named_op::equal_to), {u, u}, type_ref::boolean()}});

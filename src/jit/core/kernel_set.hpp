@@ -109,6 +109,16 @@ inline constexpr unsigned pred = 64;
 /// out-of-line transform kernels, jit_ops/cupar_transform.cuh: the inputs are the tile CUB copied
 /// to shared memory, the output global memory).
 inline constexpr unsigned transform = 128;
+/// Equality (T, T) -> bool: `unsigned <symbol>_heads8(state, T p, T x0, ..., T x7)` and
+/// `_heads4`, bit k set when x_k differs from the item before it (p before x0): !eq(x_{k-1},
+/// x_k), CUB's head flags (the unique and by-key kernels' BlockDiscontinuity), the items by value.
+inline constexpr unsigned heads = 256;
+/// Binary operator (T, T) -> T: `T <symbol>_segfold8(state, T acc, unsigned m, T x0, ..., T x7)`
+/// and `_segfold4`, `cupar_items<T, 8> <symbol>_segscan8(...)` and `_segscan4`: the fold (the
+/// running values) where item k replaces the running value when bit k of m is set and is combined
+/// with it (acc op x_k) otherwise, CUB's ReduceBySegmentOp / ScanBySegmentOp on a thread's
+/// (flag, value) pairs (the by-key kernels' thread reductions and scans).
+inline constexpr unsigned segmented = 512;
 }  // namespace batch
 /// `slot` with the batched forms `batches` added.
 inline slot_spec with_batches(slot_spec slot, unsigned batches) {

@@ -28,18 +28,25 @@ std::string typedefs(const set_spec& s) {
   return out;
 }
 
+/// The equality on the keys, with its batched head flags: the out-of-line kernels flag a thread's
+/// keys eight or four a call (jit_ops/cupar_prelude.cuh, CUPAR_BATCHED_FLAG_HEADS).
+slot_spec keys_equality(const set_spec& s) {
+  return with_batches(equality_slot(s.types[0]), batch::heads);
+}
+
 std::vector<slot_spec> equality_only(const set_spec& s) {
-  return {equality_slot(s.types[0])};
+  return {keys_equality(s)};
 }
 
 /// The operator on the values, then the equality on the keys; "+plus": the equality alone;
 /// "+index": the values' expression first.
 std::vector<slot_spec> operator_and_equality(const set_spec& s) {
-  if (s.variant == "plus") return {equality_slot(s.types[0])};  // cuda::std::plus<> compiled in
-  if (s.variant == "index") {
-    return {expression_slot(s.types[1]), binary_op_slot(s.types[1]), equality_slot(s.types[0])};
-  }
-  return {binary_op_slot(s.types[1]), equality_slot(s.types[0])};
+  if (s.variant == "plus") return {keys_equality(s)};  // cuda::std::plus<> compiled in
+  // The operator with its segmented batches: the out-of-line kernels reduce and scan a thread's
+  // (flag, value) pairs eight or four a call (jit_ops/cupar_prelude.cuh).
+  const slot_spec op = with_batches(binary_op_slot(s.types[1]), batch::segmented);
+  if (s.variant == "index") return {expression_slot(s.types[1]), op, keys_equality(s)};
+  return {op, keys_equality(s)};
 }
 
 /// The operator works on values (type 1), the equality on keys (type 0) (a "+index" set's

@@ -41,8 +41,10 @@ std::vector<slot_spec> predicate_slots(const set_spec& s) {
   return with_expressions(s, with_batches(predicate_slot(s.types[0], 1), batch::pred));
 }
 
+/// The equality with its batched head flags: the out-of-line kernels flag a thread's items eight
+/// or four a call (jit_ops/cupar_select.cuh).
 std::vector<slot_spec> unique_slots(const set_spec& s) {
-  return with_expressions(s, equality_slot(s.types[0]));
+  return with_expressions(s, with_batches(equality_slot(s.types[0]), batch::heads));
 }
 
 /// select_flagged: no operator; the "+index" sets' expression alone.
