@@ -111,6 +111,29 @@ __device__ __forceinline__ void cupar_tile_to_shared(Offset offset, int tile_str
     cooperative_groups::wait(cooperative_groups::this_thread_block());
   }
 }
+/// A block's tile, copied to shared memory (cupar_tile_to_shared), and the calling thread's share.
+struct cupar_tile {
+  const char* smem;     ///< the operands' copies, the first at smem + its head padding
+  cupar_offset offset;  ///< the tile's first item
+  int tile_stride;      ///< items a full tile holds
+  int n;                ///< the thread's items: threadIdx.x + k * block_dim for k < n
+};
+/// CUB's tile of this block (transform_kernel_ublkcp's geometry) copied to shared memory.
+template <class... InTs>
+__device__ __forceinline__ cupar_tile cupar_load_tile(cupar_offset num_items,
+                                                      int num_elem_per_thread,
+                                                      aligned_base_ptr<InTs>... aligned_ptrs) {
+  __shared__ uint64_t bar;
+  extern __shared__ char __align__(bulk_copy_alignment) smem[];
+  constexpr int block_dim = cupar_active::algo_policy::block_threads;
+  const int tile_stride = block_dim * num_elem_per_thread;
+  const cupar_offset offset = static_cast<cupar_offset>(blockIdx.x) * tile_stride;
+  const int tile_size =
+      static_cast<int>((::cuda::std::min)(num_items - offset, cupar_offset{tile_stride}));
+  cupar_tile_to_shared(offset, tile_stride, tile_size, smem, &bar, aligned_ptrs...);
+  return {smem, offset, tile_stride,
+          cupar_thread_items(tile_size, static_cast<int>(threadIdx.x), block_dim)};
+}
 #if defined(CUPAR_TRANSFORM_BINARY)
 extern "C" __device__ void cupar_jit_op_transform(const unsigned char* state, const cupar_A* in0,
                                                   const cupar_B* in1, cupar_Out* out, int stride,
@@ -120,23 +143,16 @@ __device__ __forceinline__ void transform_kernel_ublkcp<
     cupar_active::algo_policy, cupar_offset, cupar_transform_op, cupar_Out*, cupar_A, cupar_B>(
     cupar_offset num_items, int num_elem_per_thread, cupar_transform_op f, cupar_Out* out,
     aligned_base_ptr<cupar_A> a, aligned_base_ptr<cupar_B> b) {
-  __shared__ uint64_t bar;
-  extern __shared__ char __align__(bulk_copy_alignment) smem[];
-  constexpr int block_dim = cupar_active::algo_policy::block_threads;
-  const int tile_stride = block_dim * num_elem_per_thread;
-  const cupar_offset offset = static_cast<cupar_offset>(blockIdx.x) * tile_stride;
-  const int tile_size =
-      static_cast<int>((::cuda::std::min)(num_items - offset, cupar_offset{tile_stride}));
-  cupar_tile_to_shared(offset, tile_stride, tile_size, smem, &bar, a, b);
-  const int tid = static_cast<int>(threadIdx.x);
-  const int n = cupar_thread_items(tile_size, tid, block_dim);
-  if (n > 0) {
-    const cupar_A* in0 = reinterpret_cast<const cupar_A*>(smem + a.head_padding);
-    const cupar_B* in1 =
-        reinterpret_cast<const cupar_B*>(smem + static_cast<int>(sizeof(cupar_A)) * tile_stride +
-                                         bulk_copy_alignment + b.head_padding);
+  const cupar_tile t = cupar_load_tile(num_items, num_elem_per_thread, a, b);
+  if (t.n > 0) {
+    const int tid = static_cast<int>(threadIdx.x);
+    const cupar_A* in0 = reinterpret_cast<const cupar_A*>(t.smem + a.head_padding);
+    const cupar_B* in1 = reinterpret_cast<const cupar_B*>(
+        t.smem + static_cast<int>(sizeof(cupar_A)) * t.tile_stride + bulk_copy_alignment +
+        b.head_padding);
     const cupar_op_words state = cupar_state_words(f.state);
-    cupar_jit_op_transform(state.bytes, in0 + tid, in1 + tid, out + offset + tid, block_dim, n);
+    cupar_jit_op_transform(state.bytes, in0 + tid, in1 + tid, out + t.offset + tid,
+                           cupar_active::algo_policy::block_threads, t.n);
   }
 }
 #else
@@ -147,20 +163,13 @@ __device__ __forceinline__ void transform_kernel_ublkcp<cupar_active::algo_polic
                                                         cupar_transform_op, cupar_Out*, cupar_In>(
     cupar_offset num_items, int num_elem_per_thread, cupar_transform_op f, cupar_Out* out,
     aligned_base_ptr<cupar_In> in) {
-  __shared__ uint64_t bar;
-  extern __shared__ char __align__(bulk_copy_alignment) smem[];
-  constexpr int block_dim = cupar_active::algo_policy::block_threads;
-  const int tile_stride = block_dim * num_elem_per_thread;
-  const cupar_offset offset = static_cast<cupar_offset>(blockIdx.x) * tile_stride;
-  const int tile_size =
-      static_cast<int>((::cuda::std::min)(num_items - offset, cupar_offset{tile_stride}));
-  cupar_tile_to_shared(offset, tile_stride, tile_size, smem, &bar, in);
-  const int tid = static_cast<int>(threadIdx.x);
-  const int n = cupar_thread_items(tile_size, tid, block_dim);
-  if (n > 0) {
-    const cupar_In* in0 = reinterpret_cast<const cupar_In*>(smem + in.head_padding);
+  const cupar_tile t = cupar_load_tile(num_items, num_elem_per_thread, in);
+  if (t.n > 0) {
+    const int tid = static_cast<int>(threadIdx.x);
+    const cupar_In* in0 = reinterpret_cast<const cupar_In*>(t.smem + in.head_padding);
     const cupar_op_words state = cupar_state_words(f.state);
-    cupar_jit_op_transform(state.bytes, in0 + tid, out + offset + tid, block_dim, n);
+    cupar_jit_op_transform(state.bytes, in0 + tid, out + t.offset + tid,
+                           cupar_active::algo_policy::block_threads, t.n);
   }
 }
 #endif
