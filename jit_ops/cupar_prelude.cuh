@@ -519,6 +519,18 @@ __device__ __forceinline__ P cupar_segment_scan(const Op& op, P acc, const P (&i
   }
 }
 
+/// CUB's array thread scans (thread_scan.cuh) on pairs: the first pair, with the prefix when
+/// applied, then the running pairs through the rest; output[0] is the prefix (exclusive) or the
+/// first running pair. `input` and `output` may be the same array.
+template <bool Exclusive, bool Sum, class S, class P, int N>
+__device__ __forceinline__ P cupar_segment_thread_scan(S scan_op, P (&input)[N], P (&output)[N],
+                                                       P prefix, bool apply_prefix) {
+  P inclusive = input[0];
+  if (apply_prefix) inclusive = scan_op(prefix, inclusive);
+  output[0] = Exclusive ? prefix : inclusive;
+  return cupar_segment_scan<Exclusive, Sum, 1, N>(scan_op.op, inclusive, input, output);
+}
+
 CUB_NAMESPACE_BEGIN
 // The array forms of the thread reduction and scans that CUB's block scans call, for the two
 // segment operators over a batched value operator (Sum: ReduceBySegmentOp).
@@ -535,28 +547,20 @@ CUB_NAMESPACE_BEGIN
   __device__ __forceinline__ KeyValuePair<K, V> ThreadScanExclusive(                              \
       KeyValuePair<K, V> (&input)[N], KeyValuePair<K, V> (&output)[N], SEGMENT_OP<Op> scan_op,    \
       KeyValuePair<K, V> prefix, bool apply_prefix = true) {                                      \
-    KeyValuePair<K, V> inclusive = input[0];                                                      \
-    if (apply_prefix) inclusive = scan_op(prefix, inclusive);                                     \
-    output[0] = prefix;                                                                           \
-    return cupar_segment_scan<true, SUM, 1, N>(scan_op.op, inclusive, input, output);             \
-  }                                                                                               \
-  template <int N, class Op, class K, class V,                                                    \
-            ::cuda::std::enable_if_t<cupar_segment_batched<Op>::value, int> = 0>                  \
-  __device__ __forceinline__ KeyValuePair<K, V> ThreadScanInclusive(                              \
-      KeyValuePair<K, V> (&input)[N], KeyValuePair<K, V> (&output)[N], SEGMENT_OP<Op> scan_op) {  \
-    KeyValuePair<K, V> inclusive = input[0];                                                      \
-    output[0] = inclusive;                                                                        \
-    return cupar_segment_scan<false, SUM, 1, N>(scan_op.op, inclusive, input, output);            \
+    return cupar_segment_thread_scan<true, SUM>(scan_op, input, output, prefix, apply_prefix);    \
   }                                                                                               \
   template <int N, class Op, class K, class V,                                                    \
             ::cuda::std::enable_if_t<cupar_segment_batched<Op>::value, int> = 0>                  \
   __device__ __forceinline__ KeyValuePair<K, V> ThreadScanInclusive(                              \
       KeyValuePair<K, V> (&input)[N], KeyValuePair<K, V> (&output)[N], SEGMENT_OP<Op> scan_op,    \
       KeyValuePair<K, V> prefix, bool apply_prefix = true) {                                      \
-    KeyValuePair<K, V> inclusive = input[0];                                                      \
-    if (apply_prefix) inclusive = scan_op(prefix, inclusive);                                     \
-    output[0] = inclusive;                                                                        \
-    return cupar_segment_scan<false, SUM, 1, N>(scan_op.op, inclusive, input, output);            \
+    return cupar_segment_thread_scan<false, SUM>(scan_op, input, output, prefix, apply_prefix);   \
+  }                                                                                               \
+  template <int N, class Op, class K, class V,                                                    \
+            ::cuda::std::enable_if_t<cupar_segment_batched<Op>::value, int> = 0>                  \
+  __device__ __forceinline__ KeyValuePair<K, V> ThreadScanInclusive(                              \
+      KeyValuePair<K, V> (&input)[N], KeyValuePair<K, V> (&output)[N], SEGMENT_OP<Op> scan_op) {  \
+    return cupar_segment_thread_scan<false, SUM>(scan_op, input, output, input[0], false);        \
   }                                                                                               \
   }
 CUPAR_SEGMENT_OVERLOADS(ReduceBySegmentOp, true)
