@@ -170,6 +170,12 @@ constexpr const char* storage_definition =
     "  typename cupar_word<(Align > 8 ? 8 : Align)>::type words[Size / (Align > 8 ? 8 : Align)];\n"
     "};\n#endif\n";
 
+/// cupar_items as jit_ops/cupar_prelude.cuh defines it: the results of a batched scan, returned
+/// by value.
+constexpr const char* items_definition =
+    "#ifndef CUPAR_ITEMS_DEFINED\n#define CUPAR_ITEMS_DEFINED\n"
+    "template <class T, int N>\nstruct cupar_items {\n  T v[N];\n};\n#endif\n";
+
 bool uses_storage(const slot_spec& slot) {
   auto storage = [](const type_ref& t) {
     return !t.is_scalar() && t.definition.empty() && !t.is_boolean();
@@ -574,8 +580,7 @@ std::string batch_functions(const slot_spec& slot) {
   if (slot.batches & batch::scan) {
     // A chunk of a thread scan in one call, the results by value (jit_ops/cupar_prelude.cuh,
     // cupar_scan_items), in CUB's order: acc op x0, then that op x1, ...
-    out << "#ifndef CUPAR_ITEMS_DEFINED\n#define CUPAR_ITEMS_DEFINED\n"
-        << "template <class T, int N>\nstruct cupar_items {\n  T v[N];\n};\n#endif\n";
+    out << items_definition;
     for (int width : {8, 4}) {
       out << head << "cupar_items<" << t << ", " << width << "> " << sym << "_scan" << width
           << "(const unsigned char* cupar_state, " << t << " cupar_acc";
@@ -604,11 +609,10 @@ std::string batch_functions(const slot_spec& slot) {
   if (slot.batches & batch::segmented) {
     // A chunk of a thread's segmented fold or scan in one call (the by-key kernels' thread
     // reductions and scans of (flag, value) pairs, jit_ops/cupar_prelude.cuh,
-    // cupar_segment_items): item k starts a segment where bit k of cupar_m is set (its value
-    // replaces the running one), else it is combined with it, in CUB's order (ReduceBySegmentOp
-    // and ScanBySegmentOp: acc op x_k).
-    out << "#ifndef CUPAR_ITEMS_DEFINED\n#define CUPAR_ITEMS_DEFINED\n"
-        << "template <class T, int N>\nstruct cupar_items {\n  T v[N];\n};\n#endif\n";
+    // cupar_segment_fold and cupar_segment_scan): item k starts a segment where bit k of cupar_m is
+    // set (its value replaces the running one), else it is combined with it, in CUB's order
+    // (ReduceBySegmentOp and ScanBySegmentOp: acc op x_k).
+    out << items_definition;
     for (int width : {8, 4}) {
       for (bool scan : {false, true}) {
         const std::string result =
