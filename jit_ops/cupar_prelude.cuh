@@ -134,6 +134,13 @@ template <class F>
 struct cupar_batched_functor<F, ::cuda::std::void_t<decltype(F::cupar_batched)>>
     : ::cuda::std::integral_constant<bool, F::cupar_batched> {};
 
+/// J, or N - 1 past the end of an array of N items: a compile-time index for a batch's unused
+/// slots.
+template <int J, int N>
+__device__ __forceinline__ constexpr int cupar_clamp() {
+  return J < N ? J : N - 1;
+}
+
 /// acc op items[I] op ... op items[N-1], left to right: chunks of F::cupar_fold_width items by
 /// value (one out-of-line call of the operator's fold each, no local memory), the rest one call
 /// per item. The indices are constants once unrolled, so the items stay in registers.
@@ -147,6 +154,16 @@ __device__ __forceinline__ T cupar_fold_items(const F& op, T acc, const T (&item
   } else if constexpr (W == 4 && I + 4 <= N) {
     acc = op.fold4(acc, items[I], items[I + 1], items[I + 2], items[I + 3]);
     return cupar_fold_items<I + 4, N>(op, acc, items);
+  } else if constexpr (W == 8 && I + 2 <= N) {
+    // The last two to seven items in one call (the slots past the end repeat the last item and
+    // are not folded).
+    return op.fold_upto8(acc, items[I], items[cupar_clamp<I + 1, N>()],
+                         items[cupar_clamp<I + 2, N>()], items[cupar_clamp<I + 3, N>()],
+                         items[cupar_clamp<I + 4, N>()], items[cupar_clamp<I + 5, N>()],
+                         items[cupar_clamp<I + 6, N>()], items[cupar_clamp<I + 7, N>()], N - I);
+  } else if constexpr (W == 4 && I + 2 <= N) {
+    return op.fold_upto4(acc, items[I], items[cupar_clamp<I + 1, N>()],
+                         items[cupar_clamp<I + 2, N>()], items[cupar_clamp<I + 3, N>()], N - I);
   } else if constexpr (I < N) {
     acc = op(acc, items[I]);
     return cupar_fold_items<I + 1, N>(op, acc, items);
@@ -180,6 +197,10 @@ struct cupar_items {
   extern "C" __device__ cupar_items<T, 8> cupar_jit_op_scan8(const unsigned char*, T, T, T, T, T,  \
                                                              T, T, T, T);                          \
   extern "C" __device__ cupar_items<T, 4> cupar_jit_op_scan4(const unsigned char*, T, T, T, T, T); \
+  extern "C" __device__ cupar_items<T, 8> cupar_jit_op_scan_upto8(const unsigned char*, T, T, T,   \
+                                                                  T, T, T, T, T, T, int);          \
+  extern "C" __device__ cupar_items<T, 4> cupar_jit_op_scan_upto4(const unsigned char*, T, T, T,   \
+                                                                  T, T, int);                      \
   extern "C" __device__ T cupar_jit_op_warp_scan(const unsigned char*, T);
 #define CUPAR_OPERATOR_FOLD_MEMBERS(T)                                                           \
   static constexpr bool cupar_batched = true;                                                    \
@@ -208,6 +229,15 @@ struct cupar_items {
   }                                                                                              \
   __device__ __forceinline__ cupar_items<T, 4> scan4(T acc, T x0, T x1, T x2, T x3) const {      \
     return cupar_jit_op_scan4(state.bytes, acc, x0, x1, x2, x3);                                 \
+  }                                                                                              \
+  /* The first m running values only (the rest unspecified). */                                  \
+  __device__ __forceinline__ cupar_items<T, 8> scan_upto8(T acc, T x0, T x1, T x2, T x3, T x4,   \
+                                                          T x5, T x6, T x7, int m) const {       \
+    return cupar_jit_op_scan_upto8(state.bytes, acc, x0, x1, x2, x3, x4, x5, x6, x7, m);         \
+  }                                                                                              \
+  __device__ __forceinline__ cupar_items<T, 4> scan_upto4(T acc, T x0, T x1, T x2, T x3, int m)  \
+      const {                                                                                    \
+    return cupar_jit_op_scan_upto4(state.bytes, acc, x0, x1, x2, x3, m);                         \
   }
 
 /// The running value acc op items[I] op ... written to out[I], ... (inclusive) or out[I + 1],
@@ -246,6 +276,38 @@ __device__ __forceinline__ T cupar_scan_items(const F& op, T acc, const T (&item
         out[I + k] = r.v[k];
     }
     return cupar_scan_items<Exclusive, I + 4, N>(op, r.v[3], items, out);
+  } else if constexpr (W >= 4 && I + 2 <= N) {
+    // The last two to W - 1 items in one call (scan_upto: the first N - I running values).
+    constexpr int M = N - I;
+    T v[W];
+    if constexpr (W == 8) {
+      const cupar_items<T, 8> r =
+          op.scan_upto8(acc, items[I], items[cupar_clamp<I + 1, N>()],
+                        items[cupar_clamp<I + 2, N>()], items[cupar_clamp<I + 3, N>()],
+                        items[cupar_clamp<I + 4, N>()], items[cupar_clamp<I + 5, N>()],
+                        items[cupar_clamp<I + 6, N>()], items[cupar_clamp<I + 7, N>()], M);
+#pragma unroll
+      for (int k = 0; k < M; ++k)
+        v[k] = r.v[k];
+    } else {
+      const cupar_items<T, 4> r =
+          op.scan_upto4(acc, items[I], items[cupar_clamp<I + 1, N>()],
+                        items[cupar_clamp<I + 2, N>()], items[cupar_clamp<I + 3, N>()], M);
+#pragma unroll
+      for (int k = 0; k < M; ++k)
+        v[k] = r.v[k];
+    }
+    if constexpr (Exclusive) {
+      out[I] = acc;
+#pragma unroll
+      for (int k = 1; k < M; ++k)
+        out[I + k] = v[k - 1];
+    } else {
+#pragma unroll
+      for (int k = 0; k < M; ++k)
+        out[I + k] = v[k];
+    }
+    return v[M - 1];
   } else if constexpr (I < N) {
     const T next = op(acc, items[I]);
     out[I] = Exclusive ? acc : next;
@@ -393,7 +455,8 @@ CUB_NAMESPACE_END
   extern "C" __device__ cupar_items<T, 8> cupar_jit_op_segscan8(                                   \
       const unsigned char*, T, unsigned int, T, T, T, T, T, T, T, T);                              \
   extern "C" __device__ cupar_items<T, 4> cupar_jit_op_segscan4(const unsigned char*, T,           \
-                                                                unsigned int, T, T, T, T);
+                                                                unsigned int, T, T, T, T);         \
+  extern "C" __device__ T cupar_jit_op_segwarp_scan(const unsigned char*, T, unsigned int);
 #define CUPAR_SEGMENT_MEMBERS(T)                                                                   \
   /* Eight 4-byte values or four 8-byte ones a call (parameters and results in registers). */      \
   static constexpr int cupar_segment_width = sizeof(T) <= 4 ? 8 : (sizeof(T) <= 8 ? 4 : 0);        \
@@ -411,6 +474,10 @@ CUB_NAMESPACE_END
   __device__ __forceinline__ cupar_items<T, 4> segscan4(T acc, unsigned int m, T x0, T x1, T x2,   \
                                                         T x3) const {                              \
     return cupar_jit_op_segscan4(state.bytes, acc, m, x0, x1, x2, x3);                             \
+  }                                                                                                \
+  /* A warp's inclusive scan of the values, segments starting where f is set. */                   \
+  __device__ __forceinline__ T segwarp_scan(T x, unsigned int f) const {                           \
+    return cupar_jit_op_segwarp_scan(state.bytes, x, f);                                           \
   }
 
 /// Whether the value operator Op takes the segmented batches.
@@ -428,6 +495,53 @@ __device__ __forceinline__ K cupar_segment_key(K a, K b) {
   } else {
     return static_cast<K>(a | b);
   }
+}
+
+/// The running pairs from acc through the M pairs items[I..I + M) (2 <= M <= W), one call of the
+/// operator's segmented scan of width W: slots past M hold the last pair with their segment bit
+/// set, so the operator is not called on them. The last running pair into *last and, with
+/// `running`, the M running pairs into running[0..M).
+template <bool Sum, int I, int M, int N, class Op, class P>
+__device__ __forceinline__ void cupar_segment_chunk(const Op& op, const P& acc, const P (&items)[N],
+                                                    P* last, P* running = nullptr) {
+  constexpr int W = Op::cupar_segment_width;
+  static_assert(M >= 2 && M <= W && I + M <= N, "a chunk of two to W pairs");
+  unsigned int m = M < W ? ~0u << M : 0u;  // the padding slots start segments
+  decltype(acc.key) keys[M];
+  decltype(acc.key) key = acc.key;
+#pragma unroll
+  for (int k = 0; k < M; ++k) {
+    if (items[I + k].key) m |= 1u << k;
+    key = cupar_segment_key<Sum>(key, items[I + k].key);
+    keys[k] = key;
+  }
+  decltype(acc.value) v[W];
+  if constexpr (W == 8) {
+    const auto r =
+        op.segscan8(acc.value, m & 0xffu, items[I].value, items[cupar_clamp<I + 1, N>()].value,
+                    items[cupar_clamp<I + 2, N>()].value, items[cupar_clamp<I + 3, N>()].value,
+                    items[cupar_clamp<I + 4, N>()].value, items[cupar_clamp<I + 5, N>()].value,
+                    items[cupar_clamp<I + 6, N>()].value, items[cupar_clamp<I + 7, N>()].value);
+#pragma unroll
+    for (int k = 0; k < M; ++k)
+      v[k] = r.v[k];
+  } else {
+    const auto r =
+        op.segscan4(acc.value, m & 0xfu, items[I].value, items[cupar_clamp<I + 1, N>()].value,
+                    items[cupar_clamp<I + 2, N>()].value, items[cupar_clamp<I + 3, N>()].value);
+#pragma unroll
+    for (int k = 0; k < M; ++k)
+      v[k] = r.v[k];
+  }
+  if (running != nullptr) {
+#pragma unroll
+    for (int k = 0; k < M; ++k) {
+      running[k].key = keys[k];
+      running[k].value = v[k];
+    }
+  }
+  last->key = keys[M - 1];
+  last->value = v[M - 1];
 }
 
 /// The pairs items[I..N) folded into acc, left to right (CUB's ThreadReduceSequential).
@@ -450,6 +564,12 @@ __device__ __forceinline__ P cupar_segment_fold(const Op& op, P acc, const P (&i
                               items[I + 3].value);
     }
     return cupar_segment_fold<Sum, I + W, N>(op, acc, items);
+  } else if constexpr (W >= 4 && I + 2 <= N) {
+    // The last two to W - 1 pairs in one call: the chunk's scan, whose slots past the end start
+    // segments of their own (no operator call), its value at the last pair.
+    P last = acc;
+    cupar_segment_chunk<Sum, I, N - I>(op, acc, items, &last);
+    return last;
   } else if constexpr (I < N) {
     P next;
     next.key = cupar_segment_key<Sum>(acc.key, items[I].key);
@@ -467,47 +587,23 @@ template <bool Exclusive, bool Sum, int I, int N, class Op, class P>
 __device__ __forceinline__ P cupar_segment_scan(const Op& op, P acc, const P (&items)[N],
                                                 P (&out)[N]) {
   constexpr int W = Op::cupar_segment_width;
-  if constexpr (W >= 4 && I + W <= N) {
-    unsigned int m = 0u;
-    decltype(acc.key) keys[W];
-    decltype(acc.key) key = acc.key;
+  if constexpr (W >= 4 && I + 2 <= N) {
+    // A chunk of W pairs, or the last two to W - 1, in one call (cupar_segment_chunk).
+    constexpr int M = I + W <= N ? W : N - I;
+    P running[M];
+    P last = acc;
+    cupar_segment_chunk<Sum, I, M>(op, acc, items, &last, running);
+    if constexpr (Exclusive) {
+      out[I] = acc;
 #pragma unroll
-    for (int k = 0; k < W; ++k) {
-      if (items[I + k].key) m |= 1u << k;
-      key = cupar_segment_key<Sum>(key, items[I + k].key);
-      keys[k] = key;
-    }
-    decltype(acc.value) v[W];
-    if constexpr (W == 8) {
-      const auto r = op.segscan8(acc.value, m, items[I].value, items[I + 1].value,
-                                 items[I + 2].value, items[I + 3].value, items[I + 4].value,
-                                 items[I + 5].value, items[I + 6].value, items[I + 7].value);
-#pragma unroll
-      for (int k = 0; k < W; ++k)
-        v[k] = r.v[k];
+      for (int k = 1; k < M; ++k)
+        out[I + k] = running[k - 1];
     } else {
-      const auto r = op.segscan4(acc.value, m, items[I].value, items[I + 1].value,
-                                 items[I + 2].value, items[I + 3].value);
 #pragma unroll
-      for (int k = 0; k < W; ++k)
-        v[k] = r.v[k];
+      for (int k = 0; k < M; ++k)
+        out[I + k] = running[k];
     }
-    if constexpr (Exclusive) out[I] = acc;
-#pragma unroll
-    for (int k = 0; k < W; ++k) {
-      if constexpr (Exclusive) {
-        if (k + 1 < W) {
-          out[I + k + 1].key = keys[k];
-          out[I + k + 1].value = v[k];
-        }
-      } else {
-        out[I + k].key = keys[k];
-        out[I + k].value = v[k];
-      }
-    }
-    acc.key = keys[W - 1];
-    acc.value = v[W - 1];
-    return cupar_segment_scan<Exclusive, Sum, I + W, N>(op, acc, items, out);
+    return cupar_segment_scan<Exclusive, Sum, I + M, N>(op, last, items, out);
   } else if constexpr (I < N) {
     P next;
     next.key = cupar_segment_key<Sum>(acc.key, items[I].key);
@@ -567,3 +663,96 @@ CUPAR_SEGMENT_OVERLOADS(ReduceBySegmentOp, true)
 CUPAR_SEGMENT_OVERLOADS(detail::ScanBySegmentOp, false)
 #undef CUPAR_SEGMENT_OVERLOADS
 CUB_NAMESPACE_END
+
+// --- the block scans' warp prefixes in one call
+// --------------------------------------------------- CUB's BlockScanWarpScans::ComputeWarpPrefix
+// folds the warps' aggregates one call of the scan operator a warp, in every thread
+// (ApplyWarpAggregates); the out-of-line kernels of the scans and the by-key families take the
+// running values of that fold from one batched scan instead (cupar_scan_items / cupar_segment_scan,
+// so a block of up to 8 + 1 warps makes one call), in CUB's order: warp w's prefix is aggregate 0
+// op ... op aggregate w - 1 (warp 0's is not used), the block's aggregate the fold of all.
+
+/// Which segment operator S is (ReduceBySegmentOp: flags summed; ScanBySegmentOp: or-ed) and
+/// whether its value operator takes the segmented batches.
+template <class S>
+struct cupar_segment_op_traits {
+  static constexpr bool batched = false;
+};
+template <class Op>
+struct cupar_segment_op_traits<cub::ReduceBySegmentOp<Op>> {
+  static constexpr bool batched = cupar_segment_batched<Op>::value;
+  static constexpr bool sum = true;
+};
+template <class Op>
+struct cupar_segment_op_traits<cub::detail::ScanBySegmentOp<Op>> {
+  static constexpr bool batched = cupar_segment_batched<Op>::value;
+  static constexpr bool sum = false;
+};
+
+/// running[k] = agg[0] op ... op agg[k], returns running[N - 1]: one batched scan for a functor
+/// with the scan batches or a segment operator over a batched value operator, else a call an
+/// aggregate as CUB makes them (structs too wide for the batches' registers).
+template <class Op, class T, int N>
+__device__ __forceinline__ T cupar_prefix_scan(Op op, const T (&agg)[N], T (&running)[N]) {
+  running[0] = agg[0];
+  if constexpr (cupar_batched_scan<Op>::value) {
+    return cupar_scan_items<false, 1, N>(op, agg[0], agg, running);
+  } else if constexpr (cupar_segment_op_traits<Op>::batched) {
+    return cupar_segment_scan<false, cupar_segment_op_traits<Op>::sum, 1, N>(op.op, agg[0], agg,
+                                                                             running);
+  } else {
+#pragma unroll
+    for (int w = 1; w < N; ++w)
+      running[w] = op(running[w - 1], agg[w]);
+    return running[N - 1];
+  }
+}
+
+/// BlockScanWarpScans<T, BLOCK>::ComputeWarpPrefix for the scan operator SCAN_OP, from
+/// cupar_prefix_scan. Expand at file scope after CUB's headers, before the kernels are
+/// instantiated (a block scan of another algorithm never calls it).
+#define CUPAR_BATCHED_WARP_PREFIX(T, BLOCK, SCAN_OP)                                            \
+  CUB_NAMESPACE_BEGIN                                                                           \
+  namespace detail {                                                                            \
+  template <>                                                                                   \
+  template <>                                                                                   \
+  __device__ __forceinline__ T BlockScanWarpScans<T, BLOCK, 1, 1>::ComputeWarpPrefix<SCAN_OP>(  \
+      SCAN_OP scan_op, T warp_aggregate, T& block_aggregate) {                                  \
+    if (lane_id == WARP_THREADS - 1) {                                                          \
+      uninitialized_copy_single(temp_storage.warp_aggregates + warp_id, warp_aggregate);        \
+    }                                                                                           \
+    __syncthreads();                                                                            \
+    T agg[WARPS];                                                                               \
+    _Pragma("unroll") for (int w = 0; w < WARPS; ++w) agg[w] = temp_storage.warp_aggregates[w]; \
+    T running[WARPS];                                                                           \
+    block_aggregate = cupar_prefix_scan(scan_op, agg, running);                                 \
+    T warp_prefix;                                                                              \
+    _Pragma("unroll") for (int w = 1; w < WARPS; ++w) if (warp_id == w) warp_prefix =           \
+        running[w - 1];                                                                         \
+    return warp_prefix;                                                                         \
+  }                                                                                             \
+  }                                                                                             \
+  CUB_NAMESPACE_END
+
+/// WarpScanShfl<PAIR, 32>::InclusiveScan for the segment operator SEGMENT_OP (flags summed when
+/// SUM, or-ed otherwise) over a batched value operator: CUB's five steps on the flags inline,
+/// the values' five steps in one call of the operator's segwarp_scan, in CUB's order.
+#define CUPAR_BATCHED_SEGMENT_WARP_SCAN(PAIR, SEGMENT_OP, SUM)                             \
+  CUB_NAMESPACE_BEGIN                                                                      \
+  namespace detail {                                                                       \
+  template <>                                                                              \
+  template <>                                                                              \
+  __device__ __forceinline__ void WarpScanShfl<PAIR, 32>::InclusiveScan<PAIR, SEGMENT_OP>( \
+      PAIR input, PAIR& inclusive_output, SEGMENT_OP scan_op) {                            \
+    auto key = input.key;                                                                  \
+    _Pragma("unroll") for (int offset = 1; offset < 32; offset *= 2) {                     \
+      const auto up = __shfl_up_sync(0xffffffffu, key, offset);                            \
+      const auto combined = cupar_segment_key<SUM>(up, key);                               \
+      if (static_cast<int>(lane_id) >= offset) key = combined;                             \
+    }                                                                                      \
+    const auto value = scan_op.op.segwarp_scan(input.value, input.key ? 1u : 0u);          \
+    inclusive_output.key = key;                                                            \
+    inclusive_output.value = value;                                                        \
+  }                                                                                        \
+  }                                                                                        \
+  CUB_NAMESPACE_END

@@ -72,3 +72,9 @@ struct cupar_scan_tuning_op<T, true> {
 typedef cub::detail::scan::policy_hub<cupar_T, cupar_T, cupar_T, cupar_offset,
                                       cupar_scan_tuning_op<cupar_T>::type>::MaxPolicy cupar_policy;
 typedef cupar_policy::ActivePolicy cupar_active;
+
+#if defined(CUPAR_OUT_OF_LINE)
+// The out-of-line (tier-1) kernels' block scans fold the warps' aggregates in one call
+// (cupar_prelude.cuh, CUPAR_BATCHED_WARP_PREFIX).
+CUPAR_BATCHED_WARP_PREFIX(cupar_T, cupar_active::ScanPolicyT::BLOCK_THREADS, cupar_scan_op)
+#endif

@@ -544,7 +544,7 @@ std::string batch_functions(const slot_spec& slot) {
       fold("_fold_upto", width, true);
     }
   }
-  if (slot.batches & (batch::warp_reduce | batch::scan)) {
+  if (slot.batches & (batch::warp_reduce | batch::scan | batch::segmented)) {
     // A shuffle of any trivially copyable value, a 4-byte word at a time.
     out << "#ifndef CUPAR_SHFL_DEFINED\n#define CUPAR_SHFL_DEFINED\n"
         << "template <bool Up, class T>\n__device__ __forceinline__ T cupar_shfl(T v, int offset) "
@@ -581,17 +581,25 @@ std::string batch_functions(const slot_spec& slot) {
     // A chunk of a thread scan in one call, the results by value (jit_ops/cupar_prelude.cuh,
     // cupar_scan_items), in CUB's order: acc op x0, then that op x1, ...
     out << items_definition;
+    // `_scan<width>` scans every item; `_scan_upto<width>` only the first cupar_m (a thread's
+    // last items; the other results are the last running value).
     for (int width : {8, 4}) {
-      out << head << "cupar_items<" << t << ", " << width << "> " << sym << "_scan" << width
-          << "(const unsigned char* cupar_state, " << t << " cupar_acc";
-      for (int k = 0; k < width; ++k)
-        out << ", " << t << " cupar_x" << k;
-      out << ") {\n  cupar_items<" << t << ", " << width << "> cupar_r;\n";
-      for (int k = 0; k < width; ++k) {
-        out << "  cupar_acc = " << sym << "(cupar_state, cupar_acc, cupar_x" << k << ");\n"
-            << "  cupar_r.v[" << k << "] = cupar_acc;\n";
+      for (bool counted : {false, true}) {
+        out << head << "cupar_items<" << t << ", " << width << "> " << sym
+            << (counted ? "_scan_upto" : "_scan") << width << "(const unsigned char* cupar_state, "
+            << t << " cupar_acc";
+        for (int k = 0; k < width; ++k)
+          out << ", " << t << " cupar_x" << k;
+        out << (counted ? ", int cupar_m" : "") << ") {\n  cupar_items<" << t << ", " << width
+            << "> cupar_r;\n";
+        for (int k = 0; k < width; ++k) {
+          out << "  ";
+          if (counted) out << "if (cupar_m > " << k << ") ";
+          out << "cupar_acc = " << sym << "(cupar_state, cupar_acc, cupar_x" << k << ");\n"
+              << "  cupar_r.v[" << k << "] = cupar_acc;\n";
+        }
+        out << "  return cupar_r;\n}\n";
       }
-      out << "  return cupar_r;\n}\n";
     }
     // A warp's inclusive scan in one call (the out-of-line scan kernels' WarpScanShfl::
     // InclusiveScan, jit_ops/cupar_scan.cuh): CUB's five steps in CUB's order (lane i combines
@@ -631,6 +639,21 @@ std::string batch_functions(const slot_spec& slot) {
         out << (scan ? "  return cupar_r;\n}\n" : "  return cupar_acc;\n}\n");
       }
     }
+    // A warp's inclusive scan of (flag, value) pairs in one call (the by-key kernels'
+    // WarpScanShfl::InclusiveScan): CUB's five shuffle steps in CUB's order; at each, a lane from
+    // the offset on takes `its flag ? its value : op(the value offset lanes up, its value)`, and
+    // its flag becomes set when either was (the caller scans the flags' sums or ors itself).
+    out << head << t << " " << sym << "_segwarp_scan(const unsigned char* cupar_state, " << t
+        << " cupar_x, unsigned int cupar_f) {\n"
+        << lane
+        << "#pragma unroll\n  for (int cupar_offset = 1; cupar_offset < 32; cupar_offset *= 2) {\n"
+        << "    const " << t << " cupar_y = cupar_shfl<true>(cupar_x, cupar_offset);\n"
+        << "    const unsigned int cupar_g = __shfl_up_sync(0xffffffffu, cupar_f, cupar_offset);\n"
+        << "    const " << t << " cupar_z = cupar_f ? cupar_x : " << sym
+        << "(cupar_state, cupar_y, cupar_x);\n"
+        << "    if (cupar_lane >= static_cast<unsigned int>(cupar_offset)) {\n"
+        << "      cupar_x = cupar_z;\n      cupar_f |= cupar_g;\n    }\n  }\n  return "
+           "cupar_x;\n}\n";
   }
   if (slot.batches & batch::pred) {
     // A thread's selection flags, eight (or four) items a call, bit k the predicate of item k
