@@ -201,7 +201,8 @@ struct cupar_items {
                                                                   T, T, T, T, T, T, int);          \
   extern "C" __device__ cupar_items<T, 4> cupar_jit_op_scan_upto4(const unsigned char*, T, T, T,   \
                                                                   T, T, int);                      \
-  extern "C" __device__ T cupar_jit_op_warp_scan(const unsigned char*, T);
+  extern "C" __device__ T cupar_jit_op_warp_scan(const unsigned char*, T);                         \
+  extern "C" __device__ T cupar_jit_op_warp_tail_reduce(const unsigned char*, T, int);
 #define CUPAR_OPERATOR_FOLD_MEMBERS(T)                                                           \
   static constexpr bool cupar_batched = true;                                                    \
   /* Eight 4-byte items, or four wider ones, as parameters: registers under the call ABI. */     \
@@ -238,6 +239,10 @@ struct cupar_items {
   __device__ __forceinline__ cupar_items<T, 4> scan_upto4(T acc, T x0, T x1, T x2, T x3, int m)  \
       const {                                                                                    \
     return cupar_jit_op_scan_upto4(state.bytes, acc, x0, x1, x2, x3, m);                         \
+  }                                                                                              \
+  /* The look-back's tail-segmented warp reduction, the later lane's value first. */             \
+  __device__ __forceinline__ T warp_tail_reduce(T x, int last) const {                           \
+    return cupar_jit_op_warp_tail_reduce(state.bytes, x, last);                                  \
   }
 
 /// The running value acc op items[I] op ... written to out[I], ... (inclusive) or out[I + 1],
@@ -456,7 +461,9 @@ CUB_NAMESPACE_END
       const unsigned char*, T, unsigned int, T, T, T, T, T, T, T, T);                              \
   extern "C" __device__ cupar_items<T, 4> cupar_jit_op_segscan4(const unsigned char*, T,           \
                                                                 unsigned int, T, T, T, T);         \
-  extern "C" __device__ T cupar_jit_op_segwarp_scan(const unsigned char*, T, unsigned int);
+  extern "C" __device__ T cupar_jit_op_segwarp_scan(const unsigned char*, T, unsigned int);        \
+  extern "C" __device__ T cupar_jit_op_segwarp_tail_reduce(const unsigned char*, T, unsigned int,  \
+                                                           int);
 #define CUPAR_SEGMENT_MEMBERS(T)                                                                   \
   /* Eight 4-byte values or four 8-byte ones a call (parameters and results in registers). */      \
   static constexpr int cupar_segment_width = sizeof(T) <= 4 ? 8 : (sizeof(T) <= 8 ? 4 : 0);        \
@@ -478,6 +485,10 @@ CUB_NAMESPACE_END
   /* A warp's inclusive scan of the values, segments starting where f is set. */                   \
   __device__ __forceinline__ T segwarp_scan(T x, unsigned int f) const {                           \
     return cupar_jit_op_segwarp_scan(state.bytes, x, f);                                           \
+  }                                                                                                \
+  /* The look-back's tail-segmented warp reduction of the values, the later lane's pair first. */  \
+  __device__ __forceinline__ T segwarp_tail_reduce(T x, unsigned int f, int last) const {          \
+    return cupar_jit_op_segwarp_tail_reduce(state.bytes, x, f, last);                              \
   }
 
 /// Whether the value operator Op takes the segmented batches.
@@ -755,4 +766,83 @@ __device__ __forceinline__ T cupar_prefix_scan(Op op, const T (&agg)[N], T (&run
     inclusive_output.value = value;                                                        \
   }                                                                                        \
   }                                                                                        \
+  CUB_NAMESPACE_END
+
+// --- the decoupled look-back's warp reduction in one call ---------------------------------------
+// The scans' and the by-key families' TilePrefixCallbackOp (warp 0 of every tile, while the
+// block waits at a barrier) reduces a window of 32 predecessor tiles with WarpReduce's
+// TailSegmentedReduce under CUB's SwizzleScanOp: five steps, one call of the scan operator each
+// in the out-of-line kernels. The macro below takes them to one call of the operator's
+// warp_tail_reduce (a functor with the scan batches) or, for the two segment operators over a
+// batched value operator, the flags' steps inline and the values' in one segwarp_tail_reduce; in
+// CUB's order, so the results are the inlined build's. SwizzleScanOp keeps its operator private,
+// so the macro specialises it for SCAN_OP with the operator public (the same behaviour).
+
+/// Whether the look-back of scan operator Op takes one batched call.
+template <class Op>
+struct cupar_look_back_batched {
+  static constexpr bool value =
+      cupar_batched_functor<Op>::value || cupar_segment_op_traits<Op>::batched;
+};
+
+/// The tail-segmented reduction of x over lanes lane..last in one batched call (the later lane's
+/// value the operator's first argument).
+template <class Op, class T>
+__device__ __forceinline__ T cupar_look_back_reduce(const Op& op, T x, int last) {
+  if constexpr (cupar_batched_functor<Op>::value) {
+    return op.warp_tail_reduce(x, last);
+  } else {
+    unsigned int lane;
+    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    auto key = x.key;
+    _Pragma("unroll") for (int offset = 1; offset < 32; offset *= 2) {
+      const auto down = __shfl_down_sync(0xffffffffu, key, offset);
+      if (static_cast<int>(lane) + offset <= last) {
+        key = cupar_segment_key<cupar_segment_op_traits<Op>::sum>(down, key);
+      }
+    }
+    T r;
+    r.value = op.op.segwarp_tail_reduce(x.value, x.key ? 1u : 0u, last);
+    r.key = key;
+    return r;
+  }
+}
+
+/// CUB's SwizzleScanOp<SCAN_OP> with its operator public, and WarpReduceShfl<T, 32>'s tail-
+/// segmented reduction under it: CUB's flags and last lane, then cupar_look_back_reduce (CUB's
+/// steps where the operator takes no batch). Expand at file scope after CUB's headers, before
+/// the kernels are instantiated.
+#define CUPAR_BATCHED_LOOK_BACK(T, SCAN_OP)                                        \
+  CUB_NAMESPACE_BEGIN                                                              \
+  template <>                                                                      \
+  class SwizzleScanOp<SCAN_OP> {                                                   \
+   public:                                                                         \
+    SCAN_OP scan_op;                                                               \
+    __host__ __device__ __forceinline__ SwizzleScanOp(SCAN_OP op) : scan_op(op) {} \
+    template <class U>                                                             \
+    __host__ __device__ __forceinline__ U operator()(const U& a, const U& b) {     \
+      U a_(a);                                                                     \
+      U b_(b);                                                                     \
+      return scan_op(b_, a_);                                                      \
+    }                                                                              \
+  };                                                                               \
+  namespace detail {                                                               \
+  template <>                                                                      \
+  template <>                                                                      \
+  __device__ __forceinline__ T                                                     \
+  WarpReduceShfl<T, 32>::SegmentedReduce<false, int, SwizzleScanOp<SCAN_OP>>(      \
+      T input, int flag, SwizzleScanOp<SCAN_OP> reduction_op) {                    \
+    int warp_flags = __ballot_sync(member_mask, flag);                             \
+    warp_flags &= ::cuda::ptx::get_sreg_lanemask_ge();                             \
+    warp_flags |= 1u << 31;                                                        \
+    const int last_lane = __clz(__brev(warp_flags));                               \
+    if constexpr (cupar_look_back_batched<SCAN_OP>::value) {                       \
+      return cupar_look_back_reduce(reduction_op.scan_op, input, last_lane);       \
+    } else {                                                                       \
+      T output = input;                                                            \
+      ReduceStep(output, reduction_op, last_lane, constant_v<0>);                  \
+      return output;                                                               \
+    }                                                                              \
+  }                                                                                \
+  }                                                                                \
   CUB_NAMESPACE_END

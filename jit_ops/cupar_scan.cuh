@@ -77,4 +77,6 @@ typedef cupar_policy::ActivePolicy cupar_active;
 // The out-of-line (tier-1) kernels' block scans fold the warps' aggregates in one call
 // (cupar_prelude.cuh, CUPAR_BATCHED_WARP_PREFIX).
 CUPAR_BATCHED_WARP_PREFIX(cupar_T, cupar_active::ScanPolicyT::BLOCK_THREADS, cupar_scan_op)
+// Its decoupled look-back reduces a window in one call (CUPAR_BATCHED_LOOK_BACK).
+CUPAR_BATCHED_LOOK_BACK(cupar_T, cupar_scan_op)
 #endif

@@ -613,6 +613,18 @@ std::string batch_functions(const slot_spec& slot) {
         << "    const " << t << " cupar_z = " << sym << "(cupar_state, cupar_y, cupar_x);\n"
         << "    if (cupar_lane >= static_cast<unsigned int>(cupar_offset)) cupar_x = cupar_z;\n"
         << "  }\n  return cupar_x;\n}\n";
+    // A warp's tail-segmented reduction in one call (the out-of-line scans' decoupled look-back,
+    // TilePrefixCallbackOp::ProcessWindow: lane i holds the tile i + 1 places back, so the
+    // operator's first argument is the later lane's value, CUB's SwizzleScanOp): CUB's five
+    // steps in CUB's order (offsets 1, 2, 4, 8, 16), a lane combining only while lane + offset
+    // is at most cupar_last, the segment's last lane.
+    out << head << t << " " << sym << "_warp_tail_reduce(const unsigned char* cupar_state, " << t
+        << " cupar_x, int cupar_last) {\n"
+        << lane
+        << "#pragma unroll\n  for (int cupar_offset = 1; cupar_offset < 32; cupar_offset *= 2) {\n"
+        << "    const " << t << " cupar_y = cupar_shfl<false>(cupar_x, cupar_offset);\n"
+        << "    if (static_cast<int>(cupar_lane) + cupar_offset <= cupar_last) cupar_x = " << sym
+        << "(cupar_state, cupar_y, cupar_x);\n  }\n  return cupar_x;\n}\n";
   }
   if (slot.batches & batch::segmented) {
     // A chunk of a thread's segmented fold or scan in one call (the by-key kernels' thread
@@ -654,6 +666,20 @@ std::string batch_functions(const slot_spec& slot) {
         << "    if (cupar_lane >= static_cast<unsigned int>(cupar_offset)) {\n"
         << "      cupar_x = cupar_z;\n      cupar_f |= cupar_g;\n    }\n  }\n  return "
            "cupar_x;\n}\n";
+    // The same pairs' tail-segmented reduction in one call (the by-key kernels' decoupled
+    // look-back: the later lane's pair first, CUB's SwizzleScanOp): at each of CUB's five steps a
+    // lane with lane + offset at most cupar_last takes `its flag ? its value : op(the value offset
+    // lanes down, its value)`, and its flag becomes set when either was.
+    out << head << t << " " << sym << "_segwarp_tail_reduce(const unsigned char* cupar_state, " << t
+        << " cupar_x, unsigned int cupar_f, int cupar_last) {\n"
+        << lane
+        << "#pragma unroll\n  for (int cupar_offset = 1; cupar_offset < 32; cupar_offset *= 2) {\n"
+        << "    const " << t << " cupar_y = cupar_shfl<false>(cupar_x, cupar_offset);\n"
+        << "    const unsigned int cupar_g = __shfl_down_sync(0xffffffffu, cupar_f, "
+           "cupar_offset);\n"
+        << "    if (static_cast<int>(cupar_lane) + cupar_offset <= cupar_last) {\n"
+        << "      if (!cupar_f) cupar_x = " << sym << "(cupar_state, cupar_y, cupar_x);\n"
+        << "      cupar_f |= cupar_g;\n    }\n  }\n  return cupar_x;\n}\n";
   }
   if (slot.batches & batch::pred) {
     // A thread's selection flags, eight (or four) items a call, bit k the predicate of item k

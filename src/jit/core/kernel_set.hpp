@@ -97,8 +97,10 @@ inline constexpr unsigned strided = 8;
 inline constexpr unsigned warp_reduce = 16;
 /// Binary operator (T, T) -> T, with fold: `cupar_items<T, 8> <symbol>_scan8(state, T acc, T x0,
 /// ..., T x7)` and `_scan4`, the running values acc op x0, acc op x0 op x1, ... (the order of
-/// CUB's thread scans), and `T <symbol>_warp_scan(state, T x)`, a full warp's inclusive scan in
-/// CUB's shuffle order (the scan kernels).
+/// CUB's thread scans; `_scan_upto8` / `_scan_upto4` the first m only), `T <symbol>_warp_scan(
+/// state, T x)`, a full warp's inclusive scan in CUB's shuffle order, and `T
+/// <symbol>_warp_tail_reduce(state, T x, int last)`, the look-back's tail-segmented warp
+/// reduction with the arguments swapped (CUB's SwizzleScanOp) (the scan kernels).
 inline constexpr unsigned scan = 32;
 /// Predicate In -> bool: `unsigned <symbol>_pred8(state, In x0, ..., In x7)` and `_pred4`, bit k
 /// the predicate of x_k, the items by value (the stream compaction kernels' selection flags).
@@ -117,7 +119,10 @@ inline constexpr unsigned heads = 256;
 /// and `_segfold4`, `cupar_items<T, 8> <symbol>_segscan8(...)` and `_segscan4`: the fold (the
 /// running values) where item k replaces the running value when bit k of m is set and is combined
 /// with it (acc op x_k) otherwise, CUB's ReduceBySegmentOp / ScanBySegmentOp on a thread's
-/// (flag, value) pairs (the by-key kernels' thread reductions and scans).
+/// (flag, value) pairs (the by-key kernels' thread reductions and scans); `T
+/// <symbol>_segwarp_scan(state, T x, unsigned f)` and `T <symbol>_segwarp_tail_reduce(state, T x,
+/// unsigned f, int last)`, the values of a warp's scan of such pairs and of the look-back's
+/// tail-segmented reduction of them (the flags combined by the caller).
 inline constexpr unsigned segmented = 512;
 }  // namespace batch
 /// `slot` with the batched forms `batches` added.
