@@ -10,11 +10,20 @@
 
 #include "cupar/detail/device/segmented_scan.cuh"
 
+#if defined(CUPAR_OUT_OF_LINE)
+// The out-of-line (tier-1) sweep reduces and scans a thread's (flag, value) pairs eight or four a
+// call (cupar_prelude.cuh, CUPAR_SEGMENT_OVERLOADS); its block scan's warp scans, warp prefixes
+// and look-back take one call each (the macros below).
+CUPAR_SEGMENT_DECLARE(cupar_T)
+#endif
 struct cupar_segmented_scan_op {
   cupar_functor_state state;
   __device__ __forceinline__ cupar_T operator()(const cupar_T& a, const cupar_T& b) const {
     return cupar_jit_op(state.bytes, a, b);
   }
+#if defined(CUPAR_OUT_OF_LINE)
+  CUPAR_SEGMENT_MEMBERS(cupar_T)
+#endif
 };
 
 #if defined(CUPAR_SEGMENTED_SCAN_EXCLUSIVE)
@@ -30,6 +39,14 @@ typedef cupar::detail::segscan::tuning<cupar_T, cupar_segmented_scan_op>::hub::M
 typedef cupar_policy::ActivePolicy::ScanByKeyPolicyT cupar_active;
 typedef cupar::detail::segscan::tile_state_t<cupar_T> cupar_tile_state;
 typedef cupar::detail::segscan::tile_state_layout<cupar_tile_state> cupar_tile_layout;
+
+#if defined(CUPAR_OUT_OF_LINE)
+typedef cub::KeyValuePair<int, cupar_T> cupar_scan_pair;
+typedef cub::detail::ScanBySegmentOp<cupar_segmented_scan_op> cupar_pair_op;
+CUPAR_BATCHED_WARP_PREFIX(cupar_scan_pair, cupar_active::BLOCK_THREADS, cupar_pair_op)
+CUPAR_BATCHED_SEGMENT_WARP_SCAN(cupar_scan_pair, cupar_pair_op, false)
+CUPAR_BATCHED_LOOK_BACK(cupar_scan_pair, cupar_pair_op)
+#endif
 
 // Metadata for the host: the sweep's shape and the tile state's layout
 // (src/jit/families/segmented.cu).

@@ -19,8 +19,11 @@ std::string typedefs(const set_spec& s) {
          "typedef " + s.types[0].name + " cupar_T;\n";
 }
 
+// The out-of-line segmented scan kernels reduce and scan a thread's (flag, value) pairs with the
+// operator's segmented batches, and a warp's pairs, the block's warp prefixes and the look-back's
+// windows with one call each (jit_ops/cupar_segmented_scan.cuh).
 std::vector<slot_spec> slots(const set_spec& s) {
-  return {binary_op_slot(s.types[0])};
+  return {with_batches(binary_op_slot(s.types[0]), batch::segmented)};
 }
 
 // The out-of-line segmented reduce kernel reduces a thread's items with one call of the
