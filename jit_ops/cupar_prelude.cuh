@@ -846,3 +846,11 @@ __device__ __forceinline__ T cupar_look_back_reduce(const Op& op, T x, int last)
   }                                                                                \
   }                                                                                \
   CUB_NAMESPACE_END
+
+/// Everything the by-key and segmented-scan kernels' block scans of (flag, value) pairs PAIR under
+/// the segment operator PAIR_OP (flags summed when SUM, or-ed otherwise) call once a step, each in
+/// one call: the warp prefixes of a block of BLOCK threads, the warp scans and the look-back.
+#define CUPAR_BATCHED_SEGMENT_BLOCK_SCAN(PAIR, BLOCK, PAIR_OP, SUM) \
+  CUPAR_BATCHED_WARP_PREFIX(PAIR, BLOCK, PAIR_OP)                   \
+  CUPAR_BATCHED_SEGMENT_WARP_SCAN(PAIR, PAIR_OP, SUM)               \
+  CUPAR_BATCHED_LOOK_BACK(PAIR, PAIR_OP)

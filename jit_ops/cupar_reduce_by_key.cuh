@@ -141,9 +141,8 @@ CUPAR_BATCHED_FLAG_HEADS(cupar_K, cupar_agent_policy::BLOCK_THREADS,
 // scans and its look-back's window reductions take one call each (cupar_prelude.cuh).
 typedef cub::KeyValuePair<cupar_offset, cupar_accum> cupar_scan_pair;
 typedef cub::ReduceBySegmentOp<cupar_by_key_op> cupar_pair_op;
-CUPAR_BATCHED_WARP_PREFIX(cupar_scan_pair, cupar_agent_policy::BLOCK_THREADS, cupar_pair_op)
-CUPAR_BATCHED_SEGMENT_WARP_SCAN(cupar_scan_pair, cupar_pair_op, true)
-CUPAR_BATCHED_LOOK_BACK(cupar_scan_pair, cupar_pair_op)
+CUPAR_BATCHED_SEGMENT_BLOCK_SCAN(cupar_scan_pair, cupar_agent_policy::BLOCK_THREADS, cupar_pair_op,
+                                 true)
 #endif
 #endif
 

@@ -43,9 +43,7 @@ typedef cupar::detail::segscan::tile_state_layout<cupar_tile_state> cupar_tile_l
 #if defined(CUPAR_OUT_OF_LINE)
 typedef cub::KeyValuePair<int, cupar_T> cupar_scan_pair;
 typedef cub::detail::ScanBySegmentOp<cupar_segmented_scan_op> cupar_pair_op;
-CUPAR_BATCHED_WARP_PREFIX(cupar_scan_pair, cupar_active::BLOCK_THREADS, cupar_pair_op)
-CUPAR_BATCHED_SEGMENT_WARP_SCAN(cupar_scan_pair, cupar_pair_op, false)
-CUPAR_BATCHED_LOOK_BACK(cupar_scan_pair, cupar_pair_op)
+CUPAR_BATCHED_SEGMENT_BLOCK_SCAN(cupar_scan_pair, cupar_active::BLOCK_THREADS, cupar_pair_op, false)
 #endif
 
 // Metadata for the host: the sweep's shape and the tile state's layout
