@@ -555,8 +555,16 @@ std::string batch_functions(const slot_spec& slot) {
         << "              : __shfl_down_sync(0xffffffffu, w[k], offset);\n"
         << "  memcpy(&v, w, sizeof(T));\n  return v;\n}\n#endif\n";
   }
-  const char* lane =
-      "  unsigned int cupar_lane;\n  asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(cupar_lane));\n";
+  // A warp's batch: `T <symbol><name>(state, T cupar_x<params>)` running CUB's five shuffle steps
+  // (cupar_offset 1, 2, 4, 8, 16) with `step` as the loop's body, the lane in cupar_lane, and
+  // returning cupar_x.
+  auto warp_function = [&](const char* name, const char* params, const std::string& step) {
+    out << head << t << " " << sym << name << "(const unsigned char* cupar_state, " << t
+        << " cupar_x" << params << ") {\n"
+        << "  unsigned int cupar_lane;\n  asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(cupar_lane));\n"
+        << "#pragma unroll\n  for (int cupar_offset = 1; cupar_offset < 32; cupar_offset *= 2) {\n"
+        << step << "  }\n  return cupar_x;\n}\n";
+  };
   if (slot.batches & batch::warp_reduce) {
     // A warp's reduction in one call (the out-of-line reduce kernels' WarpReduceShfl::Reduce,
     // jit_ops/cupar_reduce.cuh and cupar_segmented_reduce.cuh): CUB's five shuffle steps, in CUB's
@@ -564,14 +572,10 @@ std::string batch_functions(const slot_spec& slot) {
     // operator inlined; `_warp_reduce` for a full warp, `_warp_reduce_partial` for a warp whose
     // lanes up to cupar_last hold items (a negative cupar_last leaves every lane's value as it is).
     auto warp_reduce = [&](const char* name, const char* last, const char* combines) {
-      out << head << t << " " << sym << name << "(const unsigned char* cupar_state, " << t
-          << " cupar_x" << last << ") {\n"
-          << lane
-          << "#pragma unroll\n  for (int cupar_offset = 1; cupar_offset < 32; cupar_offset *= 2) "
-             "{\n"
-          << "    const " << t << " cupar_y = cupar_shfl<false>(cupar_x, cupar_offset);\n"
-          << "    if (" << combines << ") cupar_x = " << sym
-          << "(cupar_state, cupar_x, cupar_y);\n  }\n  return cupar_x;\n}\n";
+      warp_function(name, last,
+                    "    const " + t + " cupar_y = cupar_shfl<false>(cupar_x, cupar_offset);\n" +
+                        "    if (" + combines + ") cupar_x = " + sym +
+                        "(cupar_state, cupar_x, cupar_y);\n");
     };
     warp_reduce("_warp_reduce", "", "cupar_lane + cupar_offset < 32u");
     warp_reduce("_warp_reduce_partial", ", int cupar_last",
@@ -605,26 +609,22 @@ std::string batch_functions(const slot_spec& slot) {
     // InclusiveScan, jit_ops/cupar_scan.cuh): CUB's five steps in CUB's order (lane i combines
     // lane i - offset's value with its own, offsets 1, 2, 4, 8, 16; lanes below the offset keep
     // theirs), the operator inlined.
-    out << head << t << " " << sym << "_warp_scan(const unsigned char* cupar_state, " << t
-        << " cupar_x) {\n"
-        << lane
-        << "#pragma unroll\n  for (int cupar_offset = 1; cupar_offset < 32; cupar_offset *= 2) {\n"
-        << "    const " << t << " cupar_y = cupar_shfl<true>(cupar_x, cupar_offset);\n"
-        << "    const " << t << " cupar_z = " << sym << "(cupar_state, cupar_y, cupar_x);\n"
-        << "    if (cupar_lane >= static_cast<unsigned int>(cupar_offset)) cupar_x = cupar_z;\n"
-        << "  }\n  return cupar_x;\n}\n";
+    warp_function("_warp_scan", "",
+                  "    const " + t + " cupar_y = cupar_shfl<true>(cupar_x, cupar_offset);\n" +
+                      "    const " + t + " cupar_z = " + sym +
+                      "(cupar_state, cupar_y, cupar_x);\n" +
+                      "    if (cupar_lane >= static_cast<unsigned int>(cupar_offset)) cupar_x = "
+                      "cupar_z;\n");
     // A warp's tail-segmented reduction in one call (the out-of-line scans' decoupled look-back,
     // TilePrefixCallbackOp::ProcessWindow: lane i holds the tile i + 1 places back, so the
     // operator's first argument is the later lane's value, CUB's SwizzleScanOp): CUB's five
     // steps in CUB's order (offsets 1, 2, 4, 8, 16), a lane combining only while lane + offset
     // is at most cupar_last, the segment's last lane.
-    out << head << t << " " << sym << "_warp_tail_reduce(const unsigned char* cupar_state, " << t
-        << " cupar_x, int cupar_last) {\n"
-        << lane
-        << "#pragma unroll\n  for (int cupar_offset = 1; cupar_offset < 32; cupar_offset *= 2) {\n"
-        << "    const " << t << " cupar_y = cupar_shfl<false>(cupar_x, cupar_offset);\n"
-        << "    if (static_cast<int>(cupar_lane) + cupar_offset <= cupar_last) cupar_x = " << sym
-        << "(cupar_state, cupar_y, cupar_x);\n  }\n  return cupar_x;\n}\n";
+    warp_function(
+        "_warp_tail_reduce", ", int cupar_last",
+        "    const " + t + " cupar_y = cupar_shfl<false>(cupar_x, cupar_offset);\n" +
+            "    if (static_cast<int>(cupar_lane) + cupar_offset <= cupar_last) cupar_x = " + sym +
+            "(cupar_state, cupar_y, cupar_x);\n");
   }
   if (slot.batches & batch::segmented) {
     // A chunk of a thread's segmented fold or scan in one call (the by-key kernels' thread
@@ -655,31 +655,26 @@ std::string batch_functions(const slot_spec& slot) {
     // WarpScanShfl::InclusiveScan): CUB's five shuffle steps in CUB's order; at each, a lane from
     // the offset on takes `its flag ? its value : op(the value offset lanes up, its value)`, and
     // its flag becomes set when either was (the caller scans the flags' sums or ors itself).
-    out << head << t << " " << sym << "_segwarp_scan(const unsigned char* cupar_state, " << t
-        << " cupar_x, unsigned int cupar_f) {\n"
-        << lane
-        << "#pragma unroll\n  for (int cupar_offset = 1; cupar_offset < 32; cupar_offset *= 2) {\n"
-        << "    const " << t << " cupar_y = cupar_shfl<true>(cupar_x, cupar_offset);\n"
-        << "    const unsigned int cupar_g = __shfl_up_sync(0xffffffffu, cupar_f, cupar_offset);\n"
-        << "    const " << t << " cupar_z = cupar_f ? cupar_x : " << sym
-        << "(cupar_state, cupar_y, cupar_x);\n"
-        << "    if (cupar_lane >= static_cast<unsigned int>(cupar_offset)) {\n"
-        << "      cupar_x = cupar_z;\n      cupar_f |= cupar_g;\n    }\n  }\n  return "
-           "cupar_x;\n}\n";
+    warp_function("_segwarp_scan", ", unsigned int cupar_f",
+                  "    const " + t + " cupar_y = cupar_shfl<true>(cupar_x, cupar_offset);\n" +
+                      "    const unsigned int cupar_g = __shfl_up_sync(0xffffffffu, cupar_f, "
+                      "cupar_offset);\n" +
+                      "    const " + t + " cupar_z = cupar_f ? cupar_x : " + sym +
+                      "(cupar_state, cupar_y, cupar_x);\n" +
+                      "    if (cupar_lane >= static_cast<unsigned int>(cupar_offset)) {\n"
+                      "      cupar_x = cupar_z;\n      cupar_f |= cupar_g;\n    }\n");
     // The same pairs' tail-segmented reduction in one call (the by-key kernels' decoupled
     // look-back: the later lane's pair first, CUB's SwizzleScanOp): at each of CUB's five steps a
     // lane with lane + offset at most cupar_last takes `its flag ? its value : op(the value offset
     // lanes down, its value)`, and its flag becomes set when either was.
-    out << head << t << " " << sym << "_segwarp_tail_reduce(const unsigned char* cupar_state, " << t
-        << " cupar_x, unsigned int cupar_f, int cupar_last) {\n"
-        << lane
-        << "#pragma unroll\n  for (int cupar_offset = 1; cupar_offset < 32; cupar_offset *= 2) {\n"
-        << "    const " << t << " cupar_y = cupar_shfl<false>(cupar_x, cupar_offset);\n"
-        << "    const unsigned int cupar_g = __shfl_down_sync(0xffffffffu, cupar_f, "
-           "cupar_offset);\n"
-        << "    if (static_cast<int>(cupar_lane) + cupar_offset <= cupar_last) {\n"
-        << "      if (!cupar_f) cupar_x = " << sym << "(cupar_state, cupar_y, cupar_x);\n"
-        << "      cupar_f |= cupar_g;\n    }\n  }\n  return cupar_x;\n}\n";
+    warp_function("_segwarp_tail_reduce", ", unsigned int cupar_f, int cupar_last",
+                  "    const " + t + " cupar_y = cupar_shfl<false>(cupar_x, cupar_offset);\n" +
+                      "    const unsigned int cupar_g = __shfl_down_sync(0xffffffffu, cupar_f, "
+                      "cupar_offset);\n"
+                      "    if (static_cast<int>(cupar_lane) + cupar_offset <= cupar_last) {\n"
+                      "      if (!cupar_f) cupar_x = " +
+                      sym + "(cupar_state, cupar_y, cupar_x);\n" +
+                      "      cupar_f |= cupar_g;\n    }\n");
   }
   if (slot.batches & batch::pred) {
     // A thread's selection flags, eight (or four) items a call, bit k the predicate of item k
@@ -880,9 +875,8 @@ std::vector<named_object_spec> named_object_specs() {
       ops.insert(ops.end(), {named_op::bit_and, named_op::bit_or, named_op::bit_xor});
     }
     for (named_op n : ops) {
-      // With the batched forms the out-of-line kernels of the reduce families call (segmented
-      // reduce's folds and warp reductions); the other families link none of them.
-      // The batched forms the reduce, segmented reduce and by-key kernels' tier-1 builds call.
+      // With the batched forms the reduce, segmented reduce and by-key kernels' tier-1 builds call
+      // (folds, warp reductions, segmented folds and scans); the other families link none.
       const slot_spec slot =
           with_batches(binary_op_slot(c), batch::fold | batch::warp_reduce | batch::segmented);
       out.push_back({named_object_key(slot.symbol, user, n), slot,
