@@ -59,6 +59,19 @@ struct alignas(16) cupar_op_words {
   };
 };
 
+/// The parameters as the out-of-line (tier-1) kernels of the families that take them by
+/// reference hold them (family records' states_by_reference, CUPAR_STATE_BY_REFERENCE): the
+/// address of a device copy of the 64 bytes that the call wrote before its kernels
+/// (kernel_states, src/jit/core/calls.hpp), in a block of the same size, so the kernels'
+/// parameters keep their layout. A functor holding it copies as one pointer: none of the copies
+/// CUB makes of a functor is stored to local memory (with the bytes, every copy whose address the
+/// out-of-line operator took was: 64 bytes stored and loaded per copy, most of a tier-1 scan's
+/// local-memory traffic).
+struct alignas(16) cupar_op_ref {
+  const unsigned char* bytes;
+  unsigned char unused[CUPAR_STATE_BYTES - sizeof(const unsigned char*)];
+};
+
 // Also written into operator sources linked with precompiled sets (codegen.cpp,
 // storage_definition): keep the two the same.
 #ifndef CUPAR_STORAGE_DEFINED

@@ -12,10 +12,16 @@
 #include <cupar/memory.hpp>
 #include <cupar/stream.hpp>
 
+#include <array>
 #include <atomic>
+#include <cstddef>
+#include <initializer_list>
 #include <optional>
 
 namespace cupar::detail {
+namespace jit {
+class loaded_module;
+}
 
 /// The request of a data-processing call on the caller's types with the caller's operators
 /// (null: the slot's default): the call's family, types[0..1], ops[0..1]. `in_place`: select_if /
@@ -63,6 +69,35 @@ class placed_state {
   std::optional<temp_storage> mem_;
 };
 for_each_pass prepare_for_each(jit::for_each_op apply, std::size_t n, const char* fn);
+
+/// The parameter blocks a call passes to the kernels of module `m` for its operators' states
+/// (`states`: each one's cupar::jit::max_param_bytes bytes, or null; at most max_states): the
+/// blocks themselves where the kernels hold them by value; where they take them by reference (a
+/// tier-1 build of a family with family_def::states_by_reference), a device copy of all of them
+/// from `mr`, written on `s` by a one-block kernel whose parameters carry the bytes (so that a
+/// graph captured from the stream holds them, not a host pointer), and blocks holding their
+/// addresses (cupar_op_ref, jit_ops/cupar_prelude.cuh). The copy is freed stream-ordered when
+/// this ends, after the kernels the call queued: make it after any placed_state of the same
+/// operators (their blocks then hold the wide state's address) and before the launches. Throws
+/// cupar::out_of_memory or cupar::cuda_error.
+class kernel_states {
+ public:
+  static constexpr std::size_t max_states = 4;
+  kernel_states(const jit::loaded_module& m, std::initializer_list<const void*> states,
+                stream_ref s, memory_resource& mr);
+  kernel_states(const kernel_states&) = delete;
+  kernel_states& operator=(const kernel_states&) = delete;
+  /// The block to pass for states[i] (null where that was null).
+  const void* operator[](std::size_t i) const { return blocks_[i]; }
+
+ private:
+  struct alignas(16) reference_block {
+    unsigned char bytes[cupar::jit::max_param_bytes];
+  };
+  std::array<const void*, max_states> blocks_{};
+  std::array<reference_block, max_states> references_{};
+  std::optional<temp_storage> mem_;
+};
 
 /// Runs `run(b)` with b = a but its output expression out_iter[0] replaced by a temporary array
 /// of n elements of `t` (out[0]), then stores the temporary through the expression in one

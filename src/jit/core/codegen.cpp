@@ -833,10 +833,14 @@ std::string set_source(const set_spec& set, const build_spec* spec) {
   out << "// cupar: kernel set " << set.key() << "\n";
   out << "#define CUPAR_STATE_BYTES " << cupar::jit::max_param_bytes << "\n";
   out << "#include \"cupar_prelude.cuh\"\n";
-  // The functors' state: 16-byte words in a precompiled set's out-of-line (tier-1) cubin, whose
-  // compile defines CUPAR_OUT_OF_LINE (tools/cupar_precompile.cpp), bytes everywhere else
-  // (cupar_prelude.cuh says why). After the prelude, so that the PCH holding it serves both.
-  out << "#if defined(CUPAR_OUT_OF_LINE)\ntypedef cupar_op_words cupar_functor_state;\n#else\n"
+  // The functors' state in a precompiled set's out-of-line (tier-1) cubin, whose compile defines
+  // CUPAR_OUT_OF_LINE (tools/cupar_precompile.cpp): the address of a device copy for the families
+  // that take the parameters by reference, 16-byte words for the others; bytes everywhere else
+  // (cupar_prelude.cuh says why). After the prelude, so that the PCH holding it serves all.
+  if (describe(set.fam).states_by_reference) out << "#define CUPAR_STATE_BY_REFERENCE 1\n";
+  out << "#if defined(CUPAR_OUT_OF_LINE) && defined(CUPAR_STATE_BY_REFERENCE)\n"
+         "typedef cupar_op_ref cupar_functor_state;\n"
+         "#elif defined(CUPAR_OUT_OF_LINE)\ntypedef cupar_op_words cupar_functor_state;\n#else\n"
          "typedef cupar_op_state cupar_functor_state;\n#endif\n";
   out << types_block(set, spec, nullptr) << describe(set.fam).typedefs(set);
   const std::vector<slot_spec> slots = slots_of(set);

@@ -94,7 +94,8 @@ struct reader {
 std::string serialize(const built_binary& b) {
   std::string out;
   put_u32(out, static_cast<std::uint32_t>(b.tier));
-  put_u32(out, (b.precompiled ? 1u : 0u) | (b.register_capped ? 2u : 0u));
+  put_u32(out, (b.precompiled ? 1u : 0u) | (b.register_capped ? 2u : 0u) |
+                   (b.states_by_reference ? 4u : 0u));
   put_u32(out, static_cast<std::uint32_t>(b.kernels.size()));
   for (const auto& k : b.kernels) {
     put_u32(out, static_cast<std::uint32_t>(k.size()));
@@ -121,6 +122,7 @@ std::optional<built_binary> deserialize(const std::string& payload) {
   const auto flags = r.get<std::uint32_t>();
   b.precompiled = (flags & 1u) != 0;
   b.register_capped = (flags & 2u) != 0;
+  b.states_by_reference = (flags & 4u) != 0;
   const auto kernels = r.get<std::uint32_t>();
   if (!r.ok || kernels > 64) return std::nullopt;
   for (std::uint32_t i = 0; i < kernels && r.ok; ++i)

@@ -88,7 +88,8 @@ const device_info& current_device() {
 
 // --- loaded modules ---------------------------------------------------------------------------
 
-loaded_module::loaded_module(const built_binary& b) : meta_(b.meta), tier_(b.tier) {
+loaded_module::loaded_module(const built_binary& b)
+    : meta_(b.meta), tier_(b.tier), states_by_reference_(b.states_by_reference) {
   static std::atomic<std::uint64_t> next_serial{1};
   serial_ = next_serial.fetch_add(1, std::memory_order_relaxed);
   const auto& d = driver::get();
@@ -415,6 +416,8 @@ built_binary build_from_precompiled(const build_spec& spec, int arch, const prec
   b.meta.assign(pre.meta, pre.meta + pre.meta_count);
   b.tier = tier;
   b.precompiled = true;
+  // The set's out-of-line cubin (tier 1) was compiled with its family's state form.
+  b.states_by_reference = !lto && describe(spec.set.fam).states_by_reference;
   b.compile_ms = op_bin.milliseconds;
   const auto start = std::chrono::steady_clock::now();
   if (lto && b.kernels.size() > 1 && split_links_enabled()) {

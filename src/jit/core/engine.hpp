@@ -49,6 +49,9 @@ struct built_binary {
   int tier = 0;  // 1: operator called out of line; 2: operator inlined (LTO or whole program)
   bool precompiled = false;
   bool register_capped = false;  // linked with an occupancy target (scans, reduce: engine.cpp)
+  /// Its kernels take the operators' parameters by reference (family_def::states_by_reference:
+  /// a tier-1 build of such a family).
+  bool states_by_reference = false;
   double compile_ms = 0, link_ms = 0;
 };
 
@@ -61,6 +64,8 @@ class loaded_module {
   long long meta(int i) const { return meta_[static_cast<std::size_t>(i)]; }
   const std::vector<long long>& meta() const { return meta_; }
   int tier() const { return tier_; }
+  /// Whether its kernels take the operators' parameters by reference (kernel_states, calls.hpp).
+  bool states_by_reference() const { return states_by_reference_; }
   /// Unique for the life of the process (unlike the object's address): keys the remembered
   /// temporary-storage sizes of calls with this module.
   std::uint64_t serial() const { return serial_; }
@@ -81,6 +86,7 @@ class loaded_module {
   std::vector<CUkernel> kernels_;
   std::vector<long long> meta_;
   int tier_ = 0;
+  bool states_by_reference_ = false;
   std::uint64_t serial_ = 0;
   struct occ_entry {
     CUkernel kernel;

@@ -56,6 +56,12 @@ struct family_def {
   options_fn out_of_line_options = nullptr;
   /// NVRTC options added to the compile of the operators of a tier-1 build. Null: none.
   options_fn out_of_line_operator_options = nullptr;
+  /// Whether the family's out-of-line (tier-1) kernels take the operators' parameters by
+  /// reference: each functor holds the address of a device copy of them (cupar_op_ref,
+  /// jit_ops/cupar_prelude.cuh) in place of the bytes, so CUB's copies of a functor stay in
+  /// registers. Every parameter block a call of the family passes to its kernels then goes
+  /// through kernel_states (calls.hpp), which writes that copy for a module that needs it.
+  bool states_by_reference = false;
   /// Whether a user struct at type position `i` may be served by its struct class (opaque
   /// storage of its size and alignment) when that set was precompiled. Null: no position.
   position_fn struct_class_position = nullptr;
@@ -94,6 +100,11 @@ struct family_def {
     family_def d = *this;
     d.out_of_line_options = set;
     d.out_of_line_operator_options = op;
+    return d;
+  }
+  constexpr family_def taking_states_by_reference() const {
+    family_def d = *this;
+    d.states_by_reference = true;
     return d;
   }
   constexpr family_def with_struct_classes(position_fn f) const {

@@ -41,6 +41,7 @@ extern const family_def binary_search_family =
     family_def::make(family::binary_search, "binary_search", "cupar_binary_search.cuh", 1, typedefs,
                      slots, names)
         .for_size_classes()
+        .taking_states_by_reference()
         .precompiling(rules);
 
 }  // namespace cupar::detail::jit
@@ -129,7 +130,8 @@ void call_search(const jit_args& a, stream_ref s, memory_resource& mr,
   const jit::device_info* const devp = resolved.dev;
   const std::shared_ptr<const jit::loaded_module>& module = resolved.module;
   const cupar::jit::op& comp = a.ops[0] != nullptr ? *a.ops[0] : cupar::jit::less;
-  const jit::search_launch launch{a.in[0], a.n, a.in[1], a.m, a.out[0], comp.state(), upper};
+  const kernel_states states(*module, {comp.state()}, s, mr);
+  const jit::search_launch launch{a.in[0], a.n, a.in[1], a.m, a.out[0], states[0], upper};
   jit::launch_status st;
   const char* call = "cupar binary search (run-time comparator)";
   jit::check_dispatch(jit::run_binary_search(*module, *devp, st, launch, s.get()), st, call);

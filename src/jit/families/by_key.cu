@@ -121,18 +121,21 @@ extern const family_def unique_by_key_family =
     family_def::make(family::unique_by_key, "unique_by_key", "cupar_unique_by_key.cuh", 2, typedefs,
                      equality_only, unique_by_key_names)
         .for_size_classes()
+        .taking_states_by_reference()
         .precompiling(unique_by_key_rules);
 
 extern const family_def run_length_encode_family =
     family_def::make(family::run_length_encode, "run_length_encode", "cupar_reduce_by_key.cuh", 2,
                      typedefs, equality_only, reduce_by_key_names)
         .for_size_classes()
+        .taking_states_by_reference()
         .precompiling(run_length_encode_rules);
 
 extern const family_def reduce_by_key_family =
     family_def::make(family::reduce_by_key, "reduce_by_key", "cupar_reduce_by_key.cuh", 2, typedefs,
                      operator_and_equality, reduce_by_key_names)
         .for_size_classes()
+        .taking_states_by_reference()
         .with_slot_types(operator_and_equality_type)
         .precompiling(reduce_by_key_rules);
 
@@ -140,6 +143,7 @@ extern const family_def scan_by_key_inclusive_family =
     family_def::make(family::scan_by_key_inclusive, "scan_by_key_inclusive",
                      "cupar_scan_by_key.cuh", 2, typedefs, operator_and_equality, scan_by_key_names)
         .for_size_classes()
+        .taking_states_by_reference()
         .with_slot_types(operator_and_equality_type)
         .precompiling(scan_by_key_inclusive_rules);
 
@@ -147,6 +151,7 @@ extern const family_def scan_by_key_exclusive_family =
     family_def::make(family::scan_by_key_exclusive, "scan_by_key_exclusive",
                      "cupar_scan_by_key.cuh", 2, typedefs, operator_and_equality, scan_by_key_names)
         .for_size_classes()
+        .taking_states_by_reference()
         .with_slot_types(operator_and_equality_type)
         .precompiling(scan_by_key_exclusive_rules);
 
@@ -653,8 +658,8 @@ void unique_by_key(const jit_args& a, stream_ref s, memory_resource& mr,
   const jit::device_info* const devp = resolved.dev;
   const std::shared_ptr<const jit::loaded_module>& module = resolved.module;
   const jit::device_info& dev = *devp;
-  jit::unique_by_key_launch launch{
-      a.in[0], a.in[1], a.out[0], a.out[1], nullptr, a.n, equality_or_default(a.ops[0]).state()};
+  const kernel_states states(*module, {equality_or_default(a.ops[0]).state()}, s, mr);
+  jit::unique_by_key_launch launch{a.in[0], a.in[1], a.out[0], a.out[1], nullptr, a.n, states[0]};
   jit::launch_status st;
   const char* call = "cupar unique_by_key (run-time operator)";
   run_counted(call, mr, s, {a.n, module->serial()}, a.d_count, a.host_count, 1,
@@ -728,11 +733,14 @@ void reduce_by_key(const jit_args& given, stream_ref s, memory_resource& mr,
   const placed_state placed(loader, s, mr);
   // The equality is the last slot: the only one of run_length_encode, the second of reduce_by_key.
   const cupar::jit::op& eq = equality_or_default(run_length ? a.ops[0] : a.ops[1]);
-  jit::reduce_by_key_launch launch{
-      a.in[0], a.out[0], run_length ? nullptr : a.in[1],           a.out[1],
-      nullptr, a.n,      run_length ? nullptr : a.ops[0]->state(), eq.state(),
-      req.plus};
-  if (loader) launch.values_state = loader->state();
+  const kernel_states states(
+      *module,
+      {run_length ? nullptr : a.ops[0]->state(), eq.state(), loader ? loader->state() : nullptr}, s,
+      mr);
+  jit::reduce_by_key_launch launch{a.in[0],   a.out[0],  run_length ? nullptr : a.in[1],
+                                   a.out[1],  nullptr,   a.n,
+                                   states[0], states[1], req.plus};
+  if (loader) launch.values_state = states[2];
   jit::launch_status st;
   const char* call =
       run_length ? "cupar run_length_encode" : "cupar reduce_by_key (run-time operator)";
@@ -766,14 +774,10 @@ void scan_by_key(const jit_args& a, stream_ref s, memory_resource& mr,
   const jit::device_info* const devp = resolved.dev;
   const std::shared_ptr<const jit::loaded_module>& module = resolved.module;
   const jit::device_info& dev = *devp;
-  const jit::scan_by_key_launch launch{a.in[0],
-                                       a.in[1],
-                                       a.out[0],
-                                       a.n,
-                                       ks,
-                                       a.ops[0]->state(),
-                                       equality_or_default(a.ops[1]).state(),
-                                       exclusive ? a.init : nullptr,
+  const kernel_states states(*module, {a.ops[0]->state(), equality_or_default(a.ops[1]).state()}, s,
+                             mr);
+  const jit::scan_by_key_launch launch{a.in[0], a.in[1],   a.out[0],  a.n,
+                                       ks,      states[0], states[1], exclusive ? a.init : nullptr,
                                        req.plus};
   jit::launch_status st;
   const char* call = "cupar scan_by_key (run-time operator)";

@@ -61,6 +61,7 @@ extern const family_def for_each_family =
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 // ---- host dispatch: launch arguments --------------------------------------------------
@@ -152,6 +153,35 @@ placed_state::placed_state(std::optional<cupar::jit::op>& op, stream_ref s, memo
   write_wide_state<<<1, 64, 0, s.get()>>>(bytes, static_cast<uint4*>(mem_->get()), words);
   check_cuda(cudaGetLastError(), "cupar: an iterator expression's state written to the device");
   op->place_wide_state(mem_->get());
+}
+
+kernel_states::kernel_states(const jit::loaded_module& m, std::initializer_list<const void*> states,
+                             stream_ref s, memory_resource& mr) {
+  if (states.size() > max_states) {
+    throw std::logic_error("cupar internal: more operator states than kernel_states holds");
+  }
+  std::copy(states.begin(), states.end(), blocks_.begin());
+  if (!m.states_by_reference()) return;
+  constexpr std::size_t block = cupar::jit::max_param_bytes;
+  static_assert(max_states * block <= sizeof(wide_state_bytes) && block % 16 == 0);
+  wide_state_bytes bytes{};
+  std::size_t placed = 0;
+  for (const void* state : blocks_) {
+    if (state != nullptr)
+      std::memcpy(reinterpret_cast<unsigned char*>(&bytes) + placed++ * block, state, block);
+  }
+  if (placed == 0) return;
+  mem_.emplace(mr, placed * block, s);
+  write_wide_state<<<1, 64, 0, s.get()>>>(bytes, static_cast<uint4*>(mem_->get()),
+                                          static_cast<unsigned>(placed * block / 16));
+  check_cuda(cudaGetLastError(), "cupar: the operators' parameters written to the device");
+  placed = 0;
+  for (std::size_t i = 0; i < max_states; ++i) {
+    if (blocks_[i] == nullptr) continue;
+    const unsigned char* copy = static_cast<const unsigned char*>(mem_->get()) + placed++ * block;
+    std::memcpy(references_[i].bytes, &copy, sizeof copy);
+    blocks_[i] = &references_[i];
+  }
 }
 
 namespace {

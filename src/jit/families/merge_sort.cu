@@ -64,12 +64,14 @@ extern const family_def merge_sort_keys_family =
     family_def::make(family::merge_sort_keys, "merge_sort_keys", "cupar_merge_sort.cuh", 3,
                      keys_typedefs, slots, names)
         .with_struct_classes(struct_position)
+        .taking_states_by_reference()
         .precompiling(keys_rules);
 
 extern const family_def merge_sort_pairs_family =
     family_def::make(family::merge_sort_pairs, "merge_sort_pairs", "cupar_merge_sort.cuh", 3,
                      pairs_typedefs, slots, names)
         .with_struct_classes(struct_position)
+        .taking_states_by_reference()
         .precompiling(pairs_rules);
 
 }  // namespace cupar::detail::jit
@@ -374,12 +376,13 @@ void sort_arrays(const jit_args& call, stream_ref s, memory_resource& mr) {
   const std::shared_ptr<const jit::loaded_module>& module = resolved.module;
   const jit::device_info& dev = *devp;
   jit::launch_status st;
+  const kernel_states states(*module, {a.ops[0]->state()}, s, mr);
   run_with_temp_storage("cupar sort (run-time comparator)", mr, s, {a.n, module->serial()},
                         [&](void* temp, std::size_t& bytes) {
                           const cudaError_t e = jit::run_merge_sort(
                               *module, dev, st, temp, bytes, a.in[0], a.out[0],
                               pairs ? a.in[1] : nullptr, pairs ? a.out[1] : nullptr, a.n, k.size,
-                              vsize, a.ops[0]->state(), s.get());
+                              vsize, states[0], s.get());
                           jit::check_dispatch(e, st, "cupar sort (run-time comparator)");
                           return cudaSuccess;
                         });

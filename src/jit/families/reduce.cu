@@ -123,6 +123,7 @@ extern const family_def reduce_family =
     family_def::make(family::reduce, "reduce", "cupar_reduce.cuh", 3, typedefs, slots, names)
         .with_occupancy(occupancy)
         .with_struct_classes(reduce_struct_position)
+        .taking_states_by_reference()
         .precompiling(reduce_rules);
 
 extern const family_def transform_reduce_family =
@@ -130,6 +131,7 @@ extern const family_def transform_reduce_family =
                      transform_reduce_typedefs, transform_reduce_slots, names)
         .with_occupancy(occupancy)
         .with_struct_classes(transform_reduce_struct_position)
+        .taking_states_by_reference()
         .precompiling(transform_reduce_rules);
 
 }  // namespace cupar::detail::jit
@@ -377,10 +379,12 @@ void run_reduce(const jit_args& a, stream_ref s, memory_resource& mr, const pend
   const jit::device_info& dev = *devp;
   const placed_state placed(loader, s, mr);
   jit::launch_status st;
-  const void* transform_state = transformed ? transform->state() : nullptr;
+  const kernel_states states(*module, {op->state(), transformed ? transform->state() : nullptr}, s,
+                             mr);
+  const void* transform_state = states[1];
   const jit::jit_init_value init(a.init, a.d_init, t.size, t.align);
   auto sizing = [&](void* temp, std::size_t& b) {
-    jit::check_dispatch(jit::run_reduce(*module, dev, st, temp, b, d_in, a.out[0], a.n, op->state(),
+    jit::check_dispatch(jit::run_reduce(*module, dev, st, temp, b, d_in, a.out[0], a.n, states[0],
                                         init.bytes(), t.size, s.get(), transform_state),
                         st, "cupar reduce (run-time operator)");
     return cudaSuccess;
@@ -389,7 +393,7 @@ void run_reduce(const jit_args& a, stream_ref s, memory_resource& mr, const pend
       required_temp_bytes("cupar reduce (run-time operator)", {a.n, module->serial()}, sizing);
   reduce_with_result(a, t, s, mr, bytes, [&](void* temp, void* out) {
     std::size_t b = bytes;
-    jit::check_dispatch(jit::run_reduce(*module, dev, st, temp, b, d_in, out, a.n, op->state(),
+    jit::check_dispatch(jit::run_reduce(*module, dev, st, temp, b, d_in, out, a.n, states[0],
                                         init.bytes(), t.size, s.get(), transform_state),
                         st, "cupar reduce (run-time operator)");
   });

@@ -100,6 +100,7 @@ extern const family_def scan_inclusive_family =
     family_def::make(family::scan_inclusive, "scan_inclusive", "cupar_scan.cuh", 2, typedefs, slots,
                      names)
         .with_occupancy(occupancy)
+        .taking_states_by_reference()
         .with_struct_classes(struct_position)
         .precompiling(inclusive_rules);
 
@@ -107,6 +108,7 @@ extern const family_def scan_exclusive_family =
     family_def::make(family::scan_exclusive, "scan_exclusive", "cupar_scan.cuh", 2, typedefs, slots,
                      names)
         .with_occupancy(occupancy)
+        .taking_states_by_reference()
         .with_struct_classes(struct_position)
         .precompiling(exclusive_rules);
 
@@ -330,14 +332,18 @@ void run_scan(const jit_args& a, stream_ref s, memory_resource& mr, const pendin
   const placed_state placed_loader(loader, s, mr);
   const placed_state placed_store(store, s, mr);
   jit::launch_status st;
-  const void* expression_state = expression ? loader->state() : nullptr;
-  const void* output_state = output ? store->state() : nullptr;
+  const kernel_states states(
+      *module,
+      {op.state(), expression ? loader->state() : nullptr, output ? store->state() : nullptr}, s,
+      mr);
+  const void* expression_state = states[1];
+  const void* output_state = states[2];
   const jit::jit_init_value init_value(a.init, a.d_init, t.size, t.align);
   const void* const init = has_init ? init_value.bytes() : nullptr;
   run_with_temp_storage("cupar scan (run-time operator)", mr, s, {a.n, module->serial()},
                         [&](void* temp, std::size_t& bytes) {
                           const cudaError_t e = jit::run_scan(*module, dev, st, temp, bytes, d_in,
-                                                              d_out, a.n, op.state(), init, s.get(),
+                                                              d_out, a.n, states[0], init, s.get(),
                                                               expression_state, output_state);
                           jit::check_dispatch(e, st, "cupar scan (run-time operator)");
                           return cudaSuccess;

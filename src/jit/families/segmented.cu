@@ -89,6 +89,7 @@ extern const family_def segmented_reduce_family =
     family_def::make(family::segmented_reduce, "segmented_reduce", "cupar_segmented_reduce.cuh", 1,
                      typedefs, reduce_slots, reduce_names)
         .for_size_classes()
+        .taking_states_by_reference()
         .with_out_of_line_options(reduce_out_of_line_options, reduce_operator_options)
         .precompiling(reduce_rules);
 
@@ -96,12 +97,14 @@ extern const family_def segmented_scan_inclusive_family =
     family_def::make(family::segmented_scan_inclusive, "segmented_scan_inclusive",
                      "cupar_segmented_scan.cuh", 2, typedefs, slots, scan_names)
         .for_size_classes()
+        .taking_states_by_reference()
         .precompiling(inclusive_rules);
 
 extern const family_def segmented_scan_exclusive_family =
     family_def::make(family::segmented_scan_exclusive, "segmented_scan_exclusive",
                      "cupar_segmented_scan.cuh", 2, typedefs, slots, scan_names)
         .for_size_classes()
+        .taking_states_by_reference()
         .precompiling(exclusive_rules);
 
 }  // namespace cupar::detail::jit
@@ -303,8 +306,9 @@ void call_segmented(const jit_args& a, stream_ref s, memory_resource& mr,
   const jit::device_info* const devp = resolved.dev;
   const std::shared_ptr<const jit::loaded_module>& module = resolved.module;
   const jit::device_info& dev = *devp;
-  const jit::segmented_launch launch{
-      a.in[0], a.out[0], size, a.n, a.m, a.begin_offsets, a.end_offsets, a.ops[0]->state(), a.init};
+  const kernel_states states(*module, {a.ops[0]->state()}, s, mr);
+  const jit::segmented_launch launch{a.in[0],         a.out[0],      size,      a.n,   a.m,
+                                     a.begin_offsets, a.end_offsets, states[0], a.init};
   jit::launch_status st;
   const char* call = reduce ? "cupar segmented_reduce (run-time operator)"
                             : "cupar segmented scan (run-time operator)";

@@ -136,6 +136,7 @@ extern const family_def select_if_family =
         // more than its kernel).
         .with_out_of_line_options(sm90_words_blocks<384, 56>,
                                   sm90_words_operators<out_of_line_registers>)
+        .taking_states_by_reference()
         .precompiling(select_if_rules);
 
 extern const family_def select_flagged_family =
@@ -143,6 +144,7 @@ extern const family_def select_flagged_family =
                      flagged_slots, names)
         .for_size_classes()
         .with_occupancy(flagged_occupancy)
+        .taking_states_by_reference()
         .precompiling(select_flagged_rules);
 
 extern const family_def partition_if_family =
@@ -150,6 +152,7 @@ extern const family_def partition_if_family =
                      predicate_slots, names)
         .for_size_classes()
         .with_occupancy(partition_occupancy)
+        .taking_states_by_reference()
         .precompiling(partition_if_rules);
 
 extern const family_def unique_family =
@@ -162,6 +165,7 @@ extern const family_def unique_family =
         // (H200, 2026-11-30: docs/PERFORMANCE_NOTES.md, "Tier-1 kernels"). The equality's functions
         // are compiled within the same registers (a callee may not use more than its kernel).
         .with_out_of_line_options(sm90_words_blocks<384, 80>, sm90_words_operators<80>)
+        .taking_states_by_reference()
         .precompiling(unique_rules);
 
 }  // namespace cupar::detail::jit
@@ -395,19 +399,24 @@ void call_select(const jit_args& given, stream_ref s, memory_resource& mr,
   const placed_state placed_loader(loader, s, mr);
   const placed_state placed_store(store, s, mr);
   const cupar::jit::op* op = a.ops[0] != nullptr ? a.ops[0] : &cupar::jit::equal_to;
+  const bool with_op = fam == jit::family::unique || !flagged;
+  const kernel_states states(*module,
+                             {loader ? loader->state() : nullptr, with_op ? op->state() : nullptr,
+                              store ? store->state() : nullptr},
+                             s, mr);
   jit::select_launch launch{a.in[0],
-                            loader ? loader->state() : nullptr,
+                            states[0],
                             flagged ? a.in[1] : nullptr,
                             output != nullptr ? nullptr : a.out[0],
                             nullptr,
                             a.n,
                             nullptr,
                             nullptr,
-                            store ? store->state() : nullptr};
+                            states[2]};
   if (fam == jit::family::unique) {
-    launch.eq_state = op->state();
+    launch.eq_state = states[1];
   } else if (!flagged) {
-    launch.pred_state = op->state();
+    launch.pred_state = states[1];
   }
   jit::launch_status st;
   const char* call = "cupar stream compaction (run-time operator)";

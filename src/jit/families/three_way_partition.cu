@@ -57,6 +57,7 @@ extern const family_def three_way_partition_family =
         // more than its kernel; the named operators' batched forms are compiled so too).
         .with_out_of_line_options(sm90_words_blocks<256, 128>,
                                   sm90_words_operators<out_of_line_registers>)
+        .taking_states_by_reference()
         .precompiling(rules);
 
 }  // namespace cupar::detail::jit
@@ -184,8 +185,9 @@ void call_three_way(const jit_args& a, stream_ref s, memory_resource& mr,
   const jit::device_info* const devp = resolved.dev;
   const std::shared_ptr<const jit::loaded_module>& module = resolved.module;
   const jit::device_info& dev = *devp;
-  jit::three_way_launch launch{
-      a.in[0], {a.out[0], a.out[1], a.out[2]}, nullptr, a.n, a.ops[0]->state(), a.ops[1]->state()};
+  const kernel_states states(*module, {a.ops[0]->state(), a.ops[1]->state()}, s, mr);
+  jit::three_way_launch launch{a.in[0],  {a.out[0], a.out[1], a.out[2]}, nullptr, a.n, states[0],
+                               states[1]};
   jit::launch_status st;
   const char* call = "cupar three-way partition (run-time operators)";
   run_counted(call, mr, s, {a.n, module->serial()}, a.d_count, a.host_count, 2,
