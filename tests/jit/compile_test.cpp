@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 struct point {
   float x, y;
 };
@@ -362,6 +364,45 @@ TEST(JitCompile, OptimisedBuildsLinkTheirKernelsOneByOne) {
   EXPECT_EQ(quick.tier, 1);
   std::printf("reduce<f32> optimised link: kernel by kernel %.0f ms, whole %.0f ms\n",
               split.link_ms, whole.link_ms);
+}
+
+// CUPAR_JIT_DUMP_DIR: every build writes its linked modules there (the optimised build one per
+// kernel, the tier-1 build one), named by set, architecture and tier, as ELF images cuobjdump
+// reads; with the variable unset nothing is written.
+TEST(JitCompile, DumpDirectoryReceivesEveryBuildsModules) {
+  namespace fs = std::filesystem;
+  if (!cupar::testing::precompiled_here("reduce<f32>")) {
+    GTEST_SKIP() << "reduce<f32> is not precompiled in this build";
+  }
+  const fs::path dir =
+      fs::temp_directory_path() / ("cupar_dump_test_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  ASSERT_TRUE(fs::create_directories(dir));
+  ASSERT_EQ(setenv("CUPAR_JIT_DUMP_DIR", dir.c_str(), 1), 0);
+  const auto quick = cupar::jit::compile_reduce<float>(op("a + b * 0.25f"), 90, false);
+  const auto optimised = cupar::jit::compile_reduce<float>(op("a + b * 0.25f"), 90, true);
+  unsetenv("CUPAR_JIT_DUMP_DIR");
+  (void)cupar::jit::compile_reduce<float>(op("a + b * 0.125f"), 90, false);  // not written
+  ASSERT_EQ(quick.kernel_set, "reduce<f32>");
+  std::size_t tier1 = 0, tier2 = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    SCOPED_TRACE(name);
+    EXPECT_EQ(name.rfind("reduce_f32_.sm90.tier", 0), 0u);
+    EXPECT_EQ(entry.path().extension(), ".cubin");
+    tier1 += name.find(".tier1.") != std::string::npos ? 1 : 0;
+    tier2 += name.find(".tier2.") != std::string::npos ? 1 : 0;
+    std::ifstream in(entry.path(), std::ios::binary);
+    char magic[4] = {};
+    in.read(magic, 4);
+    EXPECT_EQ(std::string(magic, 4), std::string("\x7f"
+                                                 "ELF",
+                                                 4));
+    EXPECT_GT(fs::file_size(entry.path()), 1000u);
+  }
+  EXPECT_EQ(tier1, 1u);
+  EXPECT_EQ(tier2, optimised.kernels.size()) << "one module per kernel (linked one by one)";
+  fs::remove_all(dir);
 }
 
 TEST(JitCompile, EveryFamilyBuildsWithPrecompiledKernelsAndFromSource) {

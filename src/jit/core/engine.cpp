@@ -18,7 +18,9 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cctype>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <limits>
@@ -375,6 +377,36 @@ int link_kernel_by_kernel(const std::vector<link_input>& inputs, int arch,
   return rounds;
 }
 
+/// CUPAR_JIT_DUMP_DIR (read at each build): the directory every build writes its linked modules
+/// to, for cuobjdump (registers, stack, local memory, SASS of the kernels a call runs):
+/// "<set key>.sm<arch>.tier<tier>.<build number>[.<module>].cubin", the key's characters other
+/// than letters, digits, '_', '-' and '.' written as '_', the build number counting the process's
+/// dumped builds (builds, not disk-cache hits). A diagnostic: a module it cannot write is reported
+/// on stderr and the build is served as usual.
+void dump_modules(const build_spec& spec, int arch, const built_binary& b) {
+  const char* dir = std::getenv("CUPAR_JIT_DUMP_DIR");
+  if (dir == nullptr || *dir == '\0') return;
+  static std::atomic<unsigned> builds{0};
+  std::string name;
+  for (const char c : spec.set.key()) {
+    const bool plain =
+        std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-' || c == '.';
+    name += plain ? c : '_';
+  }
+  name += ".sm" + std::to_string(arch) + ".tier" + std::to_string(b.tier) + "." +
+          std::to_string(builds++);
+  for (std::size_t k = 0; k < b.modules.size(); ++k) {
+    const std::string path = std::string(dir) + "/" + name +
+                             (b.modules.size() > 1 ? "." + std::to_string(k) : "") + ".cubin";
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    const bool written = f != nullptr && std::fwrite(b.modules[k].data(), 1, b.modules[k].size(),
+                                                     f) == b.modules[k].size();
+    if (f != nullptr) std::fclose(f);
+    if (!written)
+      std::fprintf(stderr, "cupar: CUPAR_JIT_DUMP_DIR: could not write %s\n", path.c_str());
+  }
+}
+
 built_binary build_from_precompiled(const build_spec& spec, int arch, const precompiled_set& pre,
                                     int tier) {
   auto& c = engine_counters();
@@ -435,6 +467,7 @@ built_binary build_from_precompiled(const build_spec& spec, int arch, const prec
   }
   b.link_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  dump_modules(spec, arch, b);
   return b;
 }
 
@@ -461,6 +494,7 @@ built_binary build_from_source(const build_spec& spec, int arch) {
   b.meta = parse_meta(r.lowered_names.back());
   b.tier = 2;
   b.compile_ms = r.milliseconds;
+  dump_modules(spec, arch, b);
   return b;
 }
 
