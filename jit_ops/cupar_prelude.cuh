@@ -258,6 +258,24 @@ struct cupar_items {
     return cupar_jit_op_warp_tail_reduce(state.bytes, x, last);                                  \
   }
 
+/// A chunk's M running values into out[I..I + M): as they are (inclusive), or one place on with
+/// `before`, the running value before the chunk, first (exclusive).
+template <bool Exclusive, int I, int M, class T, int N, int K>
+__device__ __forceinline__ void cupar_store_running(T (&out)[N], const T& before,
+                                                    const T (&running)[K]) {
+  static_assert(M <= K && I + M <= N, "a chunk within both arrays");
+  if constexpr (Exclusive) {
+    out[I] = before;
+#pragma unroll
+    for (int k = 1; k < M; ++k)
+      out[I + k] = running[k - 1];
+  } else {
+#pragma unroll
+    for (int k = 0; k < M; ++k)
+      out[I + k] = running[k];
+  }
+}
+
 /// The running value acc op items[I] op ... written to out[I], ... (inclusive) or out[I + 1],
 /// ... (exclusive: out[I] = acc before item I) up to item N - 1, in chunks of
 /// F::cupar_scan_width items by value (one out-of-line call each, results in registers), the
@@ -270,62 +288,30 @@ __device__ __forceinline__ T cupar_scan_items(const F& op, T acc, const T (&item
   if constexpr (W == 8 && I + 8 <= N) {
     const cupar_items<T, 8> r = op.scan8(acc, items[I], items[I + 1], items[I + 2], items[I + 3],
                                          items[I + 4], items[I + 5], items[I + 6], items[I + 7]);
-    if constexpr (Exclusive) {
-      out[I] = acc;
-#pragma unroll
-      for (int k = 1; k < 8; ++k)
-        out[I + k] = r.v[k - 1];
-    } else {
-#pragma unroll
-      for (int k = 0; k < 8; ++k)
-        out[I + k] = r.v[k];
-    }
+    cupar_store_running<Exclusive, I, 8>(out, acc, r.v);
     return cupar_scan_items<Exclusive, I + 8, N>(op, r.v[7], items, out);
   } else if constexpr (W >= 4 && I + 4 <= N) {
     const cupar_items<T, 4> r = op.scan4(acc, items[I], items[I + 1], items[I + 2], items[I + 3]);
-    if constexpr (Exclusive) {
-      out[I] = acc;
-#pragma unroll
-      for (int k = 1; k < 4; ++k)
-        out[I + k] = r.v[k - 1];
-    } else {
-#pragma unroll
-      for (int k = 0; k < 4; ++k)
-        out[I + k] = r.v[k];
-    }
+    cupar_store_running<Exclusive, I, 4>(out, acc, r.v);
     return cupar_scan_items<Exclusive, I + 4, N>(op, r.v[3], items, out);
   } else if constexpr (W >= 4 && I + 2 <= N) {
     // The last two to W - 1 items in one call (scan_upto: the first N - I running values).
     constexpr int M = N - I;
-    T v[W];
     if constexpr (W == 8) {
       const cupar_items<T, 8> r =
           op.scan_upto8(acc, items[I], items[cupar_clamp<I + 1, N>()],
                         items[cupar_clamp<I + 2, N>()], items[cupar_clamp<I + 3, N>()],
                         items[cupar_clamp<I + 4, N>()], items[cupar_clamp<I + 5, N>()],
                         items[cupar_clamp<I + 6, N>()], items[cupar_clamp<I + 7, N>()], M);
-#pragma unroll
-      for (int k = 0; k < M; ++k)
-        v[k] = r.v[k];
+      cupar_store_running<Exclusive, I, M>(out, acc, r.v);
+      return r.v[M - 1];
     } else {
       const cupar_items<T, 4> r =
           op.scan_upto4(acc, items[I], items[cupar_clamp<I + 1, N>()],
                         items[cupar_clamp<I + 2, N>()], items[cupar_clamp<I + 3, N>()], M);
-#pragma unroll
-      for (int k = 0; k < M; ++k)
-        v[k] = r.v[k];
+      cupar_store_running<Exclusive, I, M>(out, acc, r.v);
+      return r.v[M - 1];
     }
-    if constexpr (Exclusive) {
-      out[I] = acc;
-#pragma unroll
-      for (int k = 1; k < M; ++k)
-        out[I + k] = v[k - 1];
-    } else {
-#pragma unroll
-      for (int k = 0; k < M; ++k)
-        out[I + k] = v[k];
-    }
-    return v[M - 1];
   } else if constexpr (I < N) {
     const T next = op(acc, items[I]);
     out[I] = Exclusive ? acc : next;
@@ -617,16 +603,7 @@ __device__ __forceinline__ P cupar_segment_scan(const Op& op, P acc, const P (&i
     P running[M];
     P last = acc;
     cupar_segment_chunk<Sum, I, M>(op, acc, items, &last, running);
-    if constexpr (Exclusive) {
-      out[I] = acc;
-#pragma unroll
-      for (int k = 1; k < M; ++k)
-        out[I + k] = running[k - 1];
-    } else {
-#pragma unroll
-      for (int k = 0; k < M; ++k)
-        out[I + k] = running[k];
-    }
+    cupar_store_running<Exclusive, I, M>(out, acc, running);
     return cupar_segment_scan<Exclusive, Sum, I + M, N>(op, last, items, out);
   } else if constexpr (I < N) {
     P next;
