@@ -130,15 +130,35 @@ void for_each_pass::launch(stream_ref s, memory_resource& mr, const char* call) 
 
 namespace {
 
-/// A wide state's bytes as a kernel parameter (CUDA passes up to 32 KB of them by value).
-struct wide_state_bytes {
-  uint4 words[cupar::jit::max_expression_state_bytes / 16];
+/// Bytes as a kernel parameter, Words 16-byte words (CUDA passes up to 32 KB of them by value).
+template <unsigned Words>
+struct device_words {
+  uint4 words[Words];
 };
-static_assert(cupar::jit::max_expression_state_bytes % 16 == 0);
+/// An iterator expression's wide state; the operators' parameter blocks of one call.
+using wide_state_bytes = device_words<cupar::jit::max_expression_state_bytes / 16>;
+using kernel_state_bytes =
+    device_words<kernel_states::max_states * cupar::jit::max_param_bytes / 16>;
+static_assert(cupar::jit::max_expression_state_bytes % 16 == 0 &&
+              cupar::jit::max_param_bytes % 16 == 0);
 
-__global__ void write_wide_state(wide_state_bytes bytes, uint4* dst, unsigned words) {
+template <unsigned Words>
+__global__ void write_words(device_words<Words> bytes, uint4* dst, unsigned words) {
   for (unsigned i = threadIdx.x; i < words; i += blockDim.x)
     dst[i] = bytes.words[i];
+}
+
+/// The first `words` words of `bytes` written on `s` by one block into `mem`, allocated here
+/// from `mr` (freed stream-ordered with it); returns its address. Throws cupar::out_of_memory or
+/// cupar::cuda_error (`what`).
+template <unsigned Words>
+void* write_to_device(const device_words<Words>& bytes, unsigned words,
+                      std::optional<temp_storage>& mem, stream_ref s, memory_resource& mr,
+                      const char* what) {
+  mem.emplace(mr, std::size_t(words) * 16, s);
+  write_words<Words><<<1, 64, 0, s.get()>>>(bytes, static_cast<uint4*>(mem->get()), words);
+  check_cuda(cudaGetLastError(), what);
+  return mem->get();
 }
 
 }  // namespace
@@ -148,11 +168,9 @@ placed_state::placed_state(std::optional<cupar::jit::op>& op, stream_ref s, memo
   const std::vector<unsigned char>& wide = *op->wide_state();
   wide_state_bytes bytes{};
   std::memcpy(&bytes, wide.data(), wide.size());
-  const auto words = static_cast<unsigned>((wide.size() + 15) / 16);
-  mem_.emplace(mr, std::size_t(words) * 16, s);
-  write_wide_state<<<1, 64, 0, s.get()>>>(bytes, static_cast<uint4*>(mem_->get()), words);
-  check_cuda(cudaGetLastError(), "cupar: an iterator expression's state written to the device");
-  op->place_wide_state(mem_->get());
+  op->place_wide_state(
+      write_to_device(bytes, static_cast<unsigned>((wide.size() + 15) / 16), mem_, s, mr,
+                      "cupar: an iterator expression's state written to the device"));
 }
 
 kernel_states::kernel_states(const jit::loaded_module& m, std::initializer_list<const void*> states,
@@ -163,22 +181,20 @@ kernel_states::kernel_states(const jit::loaded_module& m, std::initializer_list<
   std::copy(states.begin(), states.end(), blocks_.begin());
   if (!m.states_by_reference()) return;
   constexpr std::size_t block = cupar::jit::max_param_bytes;
-  static_assert(max_states * block <= sizeof(wide_state_bytes) && block % 16 == 0);
-  wide_state_bytes bytes{};
+  kernel_state_bytes bytes{};
   std::size_t placed = 0;
   for (const void* state : blocks_) {
     if (state != nullptr)
       std::memcpy(reinterpret_cast<unsigned char*>(&bytes) + placed++ * block, state, block);
   }
   if (placed == 0) return;
-  mem_.emplace(mr, placed * block, s);
-  write_wide_state<<<1, 64, 0, s.get()>>>(bytes, static_cast<uint4*>(mem_->get()),
-                                          static_cast<unsigned>(placed * block / 16));
-  check_cuda(cudaGetLastError(), "cupar: the operators' parameters written to the device");
+  const auto* copies = static_cast<const unsigned char*>(
+      write_to_device(bytes, static_cast<unsigned>(placed * block / 16), mem_, s, mr,
+                      "cupar: the operators' parameters written to the device"));
   placed = 0;
   for (std::size_t i = 0; i < max_states; ++i) {
     if (blocks_[i] == nullptr) continue;
-    const unsigned char* copy = static_cast<const unsigned char*>(mem_->get()) + placed++ * block;
+    const unsigned char* copy = copies + placed++ * block;
     std::memcpy(references_[i].bytes, &copy, sizeof copy);
     blocks_[i] = &references_[i];
   }
