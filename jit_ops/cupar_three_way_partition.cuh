@@ -78,6 +78,78 @@ typedef cub::detail::three_way_partition::AgentThreeWayPartition<
     cupar_second_part_op, cupar_partition_offset, cupar_three_way_streaming>
     cupar_agent;
 
+#if defined(CUPAR_OUT_OF_LINE)
+// The out-of-line (tier-1) sweep. CUB's agent flags a full tile's items with one call of the
+// first predicate an item and one of the second where the first was false, each call across the
+// link clobbering the registers that hold the other items. Here the flags come from the
+// predicates' generated batched forms (codegen.cpp, batch_functions): eight items a call for items
+// of up to 4 bytes, four up to 8, the rest one call each, the second predicate under the mask of
+// the items the first rejected, so each predicate sees the items CUB's loop gives it; a partial
+// (last) tile keeps CUB's loop.
+extern "C" __device__ unsigned int cupar_jit_pred_pred8(const unsigned char*, cupar_T, cupar_T,
+                                                        cupar_T, cupar_T, cupar_T, cupar_T, cupar_T,
+                                                        cupar_T);
+extern "C" __device__ unsigned int cupar_jit_pred_pred4(const unsigned char*, cupar_T, cupar_T,
+                                                        cupar_T, cupar_T);
+extern "C" __device__ unsigned int cupar_jit_pred2_predm8(const unsigned char*, unsigned int,
+                                                          cupar_T, cupar_T, cupar_T, cupar_T,
+                                                          cupar_T, cupar_T, cupar_T, cupar_T);
+extern "C" __device__ unsigned int cupar_jit_pred2_predm4(const unsigned char*, unsigned int,
+                                                          cupar_T, cupar_T, cupar_T, cupar_T);
+static constexpr int cupar_pred_width = sizeof(cupar_T) <= 4 ? 8 : (sizeof(cupar_T) <= 8 ? 4 : 1);
+typedef cub::detail::three_way_partition::accumulator_pack_t<cupar_partition_offset> cupar_pack;
+
+template <int I, int N>
+__device__ __forceinline__ void cupar_three_way_flags(const cupar_first_part_op& first,
+                                                      const cupar_second_part_op& second,
+                                                      const cupar_T (&items)[N],
+                                                      cupar_accum_pack (&flags)[N]) {
+  if constexpr (cupar_pred_width == 8 && I + 8 <= N) {
+    const unsigned int a =
+        cupar_jit_pred_pred8(first.state.bytes, items[I], items[I + 1], items[I + 2], items[I + 3],
+                             items[I + 4], items[I + 5], items[I + 6], items[I + 7]);
+    const unsigned int b = cupar_jit_pred2_predm8(
+        second.state.bytes, ~a & 0xffu, items[I], items[I + 1], items[I + 2], items[I + 3],
+        items[I + 4], items[I + 5], items[I + 6], items[I + 7]);
+#pragma unroll
+    for (int k = 0; k < 8; ++k)
+      flags[I + k] = cupar_pack::pack(static_cast<cupar_partition_offset>((a >> k) & 1u),
+                                      static_cast<cupar_partition_offset>((b >> k) & 1u));
+    cupar_three_way_flags<I + 8, N>(first, second, items, flags);
+  } else if constexpr (cupar_pred_width >= 4 && I + 4 <= N) {
+    const unsigned int a =
+        cupar_jit_pred_pred4(first.state.bytes, items[I], items[I + 1], items[I + 2], items[I + 3]);
+    const unsigned int b = cupar_jit_pred2_predm4(second.state.bytes, ~a & 0xfu, items[I],
+                                                  items[I + 1], items[I + 2], items[I + 3]);
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      flags[I + k] = cupar_pack::pack(static_cast<cupar_partition_offset>((a >> k) & 1u),
+                                      static_cast<cupar_partition_offset>((b >> k) & 1u));
+    cupar_three_way_flags<I + 4, N>(first, second, items, flags);
+  } else if constexpr (I < N) {
+    const cupar_partition_offset f = first(items[I]);
+    flags[I] = cupar_pack::pack(f, f ? 0 : static_cast<cupar_partition_offset>(second(items[I])));
+    cupar_three_way_flags<I + 1, N>(first, second, items, flags);
+  }
+}
+
+CUB_NAMESPACE_BEGIN
+namespace detail {
+namespace three_way_partition {
+// CUB's Initialize for full tiles.
+template <>
+template <>
+__device__ __forceinline__ void cupar_agent::Initialize<false>(
+    cupar_partition_offset, InputT (&items)[ITEMS_PER_THREAD],
+    AccumPackT (&items_selection_flags)[ITEMS_PER_THREAD]) {
+  cupar_three_way_flags<0, ITEMS_PER_THREAD>(select_first_part_op, select_second_part_op, items,
+                                             items_selection_flags);
+}
+}  // namespace three_way_partition
+}  // namespace detail
+CUB_NAMESPACE_END
+#endif
+
 __global__ void cupar_three_way_partition_init(cupar_tile_state tile_state, int num_tiles,
                                                cupar_num_selected_out d_num_selected_out) {
   tile_state.InitializeStatus(num_tiles);

@@ -124,6 +124,11 @@ inline constexpr unsigned heads = 256;
 /// unsigned f, int last)`, the values of a warp's scan of such pairs and of the look-back's
 /// tail-segmented reduction of them (the flags combined by the caller).
 inline constexpr unsigned segmented = 512;
+/// Predicate In -> bool: `unsigned <symbol>_predm8(state, unsigned m, In x0, ..., In x7)` and
+/// `_predm4`, bit k the predicate of x_k where bit k of m is set (the predicate is not called
+/// for the others, whose bits are 0), the items by value (the three-way partition kernels: the
+/// second predicate only where the first was false, as CUB calls it).
+inline constexpr unsigned pred_masked = 1024;
 }  // namespace batch
 /// `slot` with the batched forms `batches` added.
 inline slot_spec with_batches(slot_spec slot, unsigned batches) {

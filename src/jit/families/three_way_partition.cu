@@ -15,7 +15,11 @@ std::string typedefs(const set_spec& s) {
 }
 
 std::vector<slot_spec> slots(const set_spec& s) {
-  return {predicate_slot(s.types[0], 1), predicate_slot(s.types[0], 2)};
+  // With their batched forms: the out-of-line kernels flag a thread's items eight or four a
+  // call, the second predicate only where the first was false
+  // (jit_ops/cupar_three_way_partition.cuh).
+  return {with_batches(predicate_slot(s.types[0], 1), batch::pred),
+          with_batches(predicate_slot(s.types[0], 2), batch::pred_masked)};
 }
 
 std::vector<std::string> names(const set_spec&) {
