@@ -107,6 +107,9 @@ bool sm90_words(const set_spec& s, int arch) {
   return arch == 90 && !s.types.empty() && s.types[0].is_scalar() &&
          (s.types[0].size == 4 || s.types[0].size == 8);
 }
+bool sm90_four_byte_words(const set_spec& s, int arch) {
+  return sm90_words(s, arch) && s.types[0].size == 4;
+}
 
 // --- precompile rules -------------------------------------------------------------------------
 

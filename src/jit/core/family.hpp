@@ -167,6 +167,19 @@ std::vector<std::string> sm90_words_operators(const set_spec& s, int arch) {
   if (!sm90_words(s, arch)) return {};
   return {register_limit(OperatorRegisters)};
 }
+/// The same for the sets of 4-byte arithmetic types alone (sm90_four_byte_words): those whose
+/// 8-byte forms run other block sizes or spill under the 4-byte forms' cap.
+bool sm90_four_byte_words(const set_spec& s, int arch);
+template <int Threads, int Registers>
+std::vector<std::string> sm90_four_byte_blocks(const set_spec& s, int arch) {
+  if (!sm90_four_byte_words(s, arch)) return {};
+  return {blocks_for_registers(Threads, Registers)};
+}
+template <int OperatorRegisters>
+std::vector<std::string> sm90_four_byte_operators(const set_spec& s, int arch) {
+  if (!sm90_four_byte_words(s, arch)) return {};
+  return {register_limit(OperatorRegisters)};
+}
 /// Whether the set's variant is "index" or "io" (the input is an iterator expression), or one of
 /// them with "_init" (the scans: seeded with an initial value).
 inline bool reads_expression(const set_spec& s) {

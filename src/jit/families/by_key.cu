@@ -55,6 +55,36 @@ std::size_t operator_and_equality_type(std::size_t slot) {
   return slot == 0 ? 1 : 0;
 }
 
+/// The tier-1 (out-of-line) sweeps of reduce_by_key, the inclusive scan by key and unique_by_key on
+/// 4-byte arithmetic keys and values on sm_90, at the optimised kernels' occupancy. Linked with an
+/// operator (CUPAR_JIT_DUMP_DIR, 2026-12-01) they took 168 registers (reduce_by_key: 1 block of
+/// 256 an SM; the optimised kernel 126, 2 blocks), 105 (the inclusive scan: 2 blocks of 288;
+/// optimised 71, 3 blocks) and 103 (unique_by_key, CUB's kernel: 1 block of 512; optimised 64, 2
+/// blocks). Capped: 128 registers (13 local stores), 72 (4) and 64 (31); the operators' batched
+/// forms within 32 registers spill nothing for these types. (The exclusive scan by key, 143
+/// registers, 1 block, gave 96 with 40 local stores at 2 blocks; it has no benchmark row yet and
+/// keeps its own.)
+bool word_pairs(const set_spec& s, int arch) {
+  return arch == 90 && s.variant.empty() && s.types.size() >= 2 && s.types[0].is_scalar() &&
+         s.types[1].is_scalar() && s.types[0].size == 4 && s.types[1].size == 4;
+}
+std::vector<std::string> reduce_by_key_blocks(const set_spec& s, int arch) {
+  if (!word_pairs(s, arch)) return {};
+  return {blocks_for_registers(256, 128)};
+}
+std::vector<std::string> scan_by_key_inclusive_blocks(const set_spec& s, int arch) {
+  if (!word_pairs(s, arch)) return {};
+  return {blocks_for_registers(288, 72)};
+}
+std::vector<std::string> unique_by_key_blocks(const set_spec& s, int arch) {
+  if (!word_pairs(s, arch)) return {};
+  return {blocks_for_registers(512, 64)};
+}
+std::vector<std::string> word_pairs_operators(const set_spec& s, int arch) {
+  if (!word_pairs(s, arch)) return {};
+  return {register_limit(out_of_line_registers)};
+}
+
 std::vector<std::string> unique_by_key_names(const set_spec&) {
   // CUB's own kernels (NVRTC-safe headers in 3.0.1).
   return {"cub::detail::scan::DeviceCompactInitKernel<cupar_tile_state, cupar_num_selected_out>",
@@ -122,6 +152,7 @@ extern const family_def unique_by_key_family =
                      equality_only, unique_by_key_names)
         .for_size_classes()
         .taking_states_by_reference()
+        .with_out_of_line_options(unique_by_key_blocks, word_pairs_operators)
         .precompiling(unique_by_key_rules);
 
 extern const family_def run_length_encode_family =
@@ -136,6 +167,7 @@ extern const family_def reduce_by_key_family =
                      operator_and_equality, reduce_by_key_names)
         .for_size_classes()
         .taking_states_by_reference()
+        .with_out_of_line_options(reduce_by_key_blocks, word_pairs_operators)
         .with_slot_types(operator_and_equality_type)
         .precompiling(reduce_by_key_rules);
 
@@ -144,6 +176,7 @@ extern const family_def scan_by_key_inclusive_family =
                      "cupar_scan_by_key.cuh", 2, typedefs, operator_and_equality, scan_by_key_names)
         .for_size_classes()
         .taking_states_by_reference()
+        .with_out_of_line_options(scan_by_key_inclusive_blocks, word_pairs_operators)
         .with_slot_types(operator_and_equality_type)
         .precompiling(scan_by_key_inclusive_rules);
 

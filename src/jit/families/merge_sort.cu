@@ -65,6 +65,13 @@ extern const family_def merge_sort_keys_family =
                      keys_typedefs, slots, names)
         .with_struct_classes(struct_position)
         .taking_states_by_reference()
+        // The tier-1 block-sort and merge kernels on 4- and 8-byte arithmetic keys on sm_90 (256
+        // threads a block) at 4 blocks an SM: linked with a comparator (CUPAR_JIT_DUMP_DIR,
+        // 2026-12-01) the block sort took 96 registers and the merge 64 for f32 (2 blocks; the
+        // optimised kernels 40, 6 blocks); capped, 63-64 without local memory for f32, 2 local
+        // stores for f64, 26 for u32.
+        .with_out_of_line_options(sm90_words_blocks<256, 64>,
+                                  sm90_words_operators<out_of_line_registers>)
         .precompiling(keys_rules);
 
 extern const family_def merge_sort_pairs_family =

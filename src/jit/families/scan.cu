@@ -101,6 +101,13 @@ extern const family_def scan_inclusive_family =
                      names)
         .with_occupancy(occupancy)
         .taking_states_by_reference()
+        // The tier-1 scan kernel on 4-byte arithmetic items on sm_90 (128 threads a block) at 6
+        // blocks an SM: linked with an operator (CUPAR_JIT_DUMP_DIR, 2026-12-01) it took 122
+        // registers, 4 blocks (the optimised kernel 64, 8 blocks); capped, 74 without local
+        // memory (at 8 blocks, 64 with 8 local stores). 8-byte items run 224 threads and spill
+        // under this cap (40 registers, 84 local stores): they keep their own.
+        .with_out_of_line_options(sm90_four_byte_blocks<128, 80>,
+                                  sm90_four_byte_operators<out_of_line_registers>)
         .with_struct_classes(struct_position)
         .precompiling(inclusive_rules);
 

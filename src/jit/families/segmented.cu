@@ -98,6 +98,13 @@ extern const family_def segmented_scan_inclusive_family =
                      "cupar_segmented_scan.cuh", 2, typedefs, slots, scan_names)
         .for_size_classes()
         .taking_states_by_reference()
+        // The tier-1 sweep on 4-byte arithmetic items on sm_90 (128 threads a block) at the
+        // optimised kernel's 8 blocks an SM: linked with an operator (CUPAR_JIT_DUMP_DIR,
+        // 2026-12-01) it took 96 registers, 5 blocks, where the optimised kernel takes 64-72;
+        // capped, 64 with 6 local stores. 8-byte items run other blocks (the same cap gave them
+        // 32 registers and 162 local stores) and keep their own.
+        .with_out_of_line_options(sm90_four_byte_blocks<128, 64>,
+                                  sm90_four_byte_operators<out_of_line_registers>)
         .precompiling(inclusive_rules);
 
 extern const family_def segmented_scan_exclusive_family =

@@ -118,6 +118,18 @@ const char* const unique_rules[] = {
     "precompile s=dp_structs: unique<$s>",
 };
 
+/// unique's tier-1 sweep (384 threads a block): 4-byte items at 3 blocks an SM, the optimised
+/// kernel's (56 registers: 39 local stores once linked, CUPAR_JIT_DUMP_DIR, 2026-12-01), 8-byte
+/// items at 2 (80 registers).
+std::vector<std::string> unique_blocks(const set_spec& s, int arch) {
+  if (!sm90_words(s, arch)) return {};
+  return {blocks_for_registers(384, s.types[0].size == 4 ? 56 : 80)};
+}
+std::vector<std::string> unique_operators(const set_spec& s, int arch) {
+  if (!sm90_words(s, arch)) return {};
+  return {register_limit(s.types[0].size == 4 ? out_of_line_registers : 80)};
+}
+
 }  // namespace
 
 extern const family_def select_if_family =
@@ -164,7 +176,7 @@ extern const family_def unique_family =
         // loads, compile only, cuobjdump), and tier 1 ran 1.17x / 1.20x faster at 2^24 / 2^28
         // (H200, 2026-11-30: docs/PERFORMANCE_NOTES.md, "Tier-1 kernels"). The equality's functions
         // are compiled within the same registers (a callee may not use more than its kernel).
-        .with_out_of_line_options(sm90_words_blocks<384, 80>, sm90_words_operators<80>)
+        .with_out_of_line_options(unique_blocks, unique_operators)
         .taking_states_by_reference()
         .precompiling(unique_rules);
 
