@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -384,11 +385,22 @@ TEST(JitCompile, DumpDirectoryReceivesEveryBuildsModules) {
   unsetenv("CUPAR_JIT_DUMP_DIR");
   (void)cupar::jit::compile_reduce<float>(op("a + b * 0.125f"), 90, false);  // not written
   ASSERT_EQ(quick.kernel_set, "reduce<f32>");
-  std::size_t tier1 = 0, tier2 = 0;
+  std::size_t tier1 = 0, tier2 = 0, sources = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();
     SCOPED_TRACE(name);
     EXPECT_EQ(name.rfind("reduce_f32_.sm90.tier", 0), 0u);
+    if (entry.path().extension() == ".cu") {
+      // The operator's source as NVRTC compiled it, its options first.
+      ++sources;
+      std::ifstream in(entry.path());
+      const std::string text((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
+      EXPECT_EQ(text.rfind("// NVRTC options: -arch=", 0), 0u);
+      EXPECT_NE(text.find("cupar_jit_op("), std::string::npos);
+      EXPECT_NE(text.find("a + b * 0.25f"), std::string::npos);
+      continue;
+    }
     EXPECT_EQ(entry.path().extension(), ".cubin");
     tier1 += name.find(".tier1.") != std::string::npos ? 1 : 0;
     tier2 += name.find(".tier2.") != std::string::npos ? 1 : 0;
@@ -402,6 +414,7 @@ TEST(JitCompile, DumpDirectoryReceivesEveryBuildsModules) {
   }
   EXPECT_EQ(tier1, 1u);
   EXPECT_EQ(tier2, optimised.kernels.size()) << "one module per kernel (linked one by one)";
+  EXPECT_EQ(sources, 2u) << "one operator source a build";
   fs::remove_all(dir);
 }
 

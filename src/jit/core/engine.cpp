@@ -381,9 +381,13 @@ int link_kernel_by_kernel(const std::vector<link_input>& inputs, int arch,
 /// to, for cuobjdump (registers, stack, local memory, SASS of the kernels a call runs):
 /// "<set key>.sm<arch>.tier<tier>.<build number>[.<module>].cubin", the key's characters other
 /// than letters, digits, '_', '-' and '.' written as '_', the build number counting the process's
-/// dumped builds (builds, not disk-cache hits). A diagnostic: a module it cannot write is reported
-/// on stderr and the build is served as usual.
-void dump_modules(const build_spec& spec, int arch, const built_binary& b) {
+/// dumped builds (builds, not disk-cache hits); and beside them "<...>.<build number>.cu", the
+/// source NVRTC compiled for the build (`compiled`: the operators of a build on precompiled
+/// kernels, the whole set for one from source; none when only precompiled named operators were
+/// linked), its options in a comment first. A diagnostic: a file it cannot write is reported on
+/// stderr and the build is served as usual.
+void dump_modules(const build_spec& spec, int arch, const built_binary& b,
+                  const compile_request* compiled) {
   const char* dir = std::getenv("CUPAR_JIT_DUMP_DIR");
   if (dir == nullptr || *dir == '\0') return;
   static std::atomic<unsigned> builds{0};
@@ -395,15 +399,24 @@ void dump_modules(const build_spec& spec, int arch, const built_binary& b) {
   }
   name += ".sm" + std::to_string(arch) + ".tier" + std::to_string(b.tier) + "." +
           std::to_string(builds++);
-  for (std::size_t k = 0; k < b.modules.size(); ++k) {
-    const std::string path = std::string(dir) + "/" + name +
-                             (b.modules.size() > 1 ? "." + std::to_string(k) : "") + ".cubin";
+  auto write = [](const std::string& path, const void* data, std::size_t size) {
     std::FILE* f = std::fopen(path.c_str(), "wb");
-    const bool written = f != nullptr && std::fwrite(b.modules[k].data(), 1, b.modules[k].size(),
-                                                     f) == b.modules[k].size();
+    const bool written = f != nullptr && std::fwrite(data, 1, size, f) == size;
     if (f != nullptr) std::fclose(f);
     if (!written)
       std::fprintf(stderr, "cupar: CUPAR_JIT_DUMP_DIR: could not write %s\n", path.c_str());
+  };
+  for (std::size_t k = 0; k < b.modules.size(); ++k) {
+    write(std::string(dir) + "/" + name + (b.modules.size() > 1 ? "." + std::to_string(k) : "") +
+              ".cubin",
+          b.modules[k].data(), b.modules[k].size());
+  }
+  if (compiled != nullptr && !compiled->source.empty()) {
+    std::string text = "// NVRTC options:";
+    for (const std::string& o : compiled->options)
+      text += " " + o;
+    text += "\n" + compiled->source;
+    write(std::string(dir) + "/" + name + ".cu", text.data(), text.size());
   }
 }
 
@@ -467,7 +480,7 @@ built_binary build_from_precompiled(const build_spec& spec, int arch, const prec
   }
   b.link_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  dump_modules(spec, arch, b);
+  dump_modules(spec, arch, b, compiled.empty() ? nullptr : &req);
   return b;
 }
 
@@ -494,7 +507,7 @@ built_binary build_from_source(const build_spec& spec, int arch) {
   b.meta = parse_meta(r.lowered_names.back());
   b.tier = 2;
   b.compile_ms = r.milliseconds;
-  dump_modules(spec, arch, b);
+  dump_modules(spec, arch, b, &req);
   return b;
 }
 
