@@ -370,6 +370,26 @@ TEST(JitCompile, OptimisedBuildsLinkTheirKernelsOneByOne) {
 // CUPAR_JIT_DUMP_DIR: every build writes its linked modules there (the optimised build one per
 // kernel, the tier-1 build one), named by set, architecture and tier, as ELF images cuobjdump
 // reads; with the variable unset nothing is written.
+// Operators compile with NVRTC's minimal front end, which leaves out the runtime API's
+// declarations; one that names them compiles in full instead, in both builds.
+TEST(JitCompile, AnOperatorNamingRuntimeApiTypesStillBuilds) {
+  if (!cupar::testing::precompiled_here("transform_unary<f32,f32>")) {
+    GTEST_SKIP() << "transform_unary<f32,f32> is not precompiled in this build";
+  }
+  const op uses_runtime_types("x + static_cast<float>(sizeof(cudaError_t) + sizeof(dim3))");
+  const auto quick = cupar::jit::compile_transform<float, float>(uses_runtime_types, 90, false);
+  const auto optimised = cupar::jit::compile_transform<float, float>(uses_runtime_types, 90, true);
+  EXPECT_EQ(quick.tier, 1);
+  EXPECT_EQ(optimised.tier, 2);
+  // A snippet that does not compile still reports the full compile's error.
+  try {
+    (void)cupar::jit::compile_transform<float, float>(op("x + no_such_name"), 90, false);
+    ADD_FAILURE() << "expected cupar::jit_error";
+  } catch (const cupar::jit_error& e) {
+    EXPECT_NE(std::string(e.what()).find("no_such_name"), std::string::npos) << e.what();
+  }
+}
+
 TEST(JitCompile, DumpDirectoryReceivesEveryBuildsModules) {
   namespace fs = std::filesystem;
   if (!cupar::testing::precompiled_here("reduce<f32>")) {
@@ -397,6 +417,8 @@ TEST(JitCompile, DumpDirectoryReceivesEveryBuildsModules) {
       const std::string text((std::istreambuf_iterator<char>(in)),
                              std::istreambuf_iterator<char>());
       EXPECT_EQ(text.rfind("// NVRTC options: -arch=", 0), 0u);
+      // No #include in it: compiled with NVRTC's minimal front end (engine.cpp).
+      EXPECT_NE(text.find(" -minimal"), std::string::npos);
       EXPECT_NE(text.find("cupar_jit_op("), std::string::npos);
       EXPECT_NE(text.find("a + b * 0.25f"), std::string::npos);
       continue;
