@@ -367,9 +367,6 @@ TEST(JitCompile, OptimisedBuildsLinkTheirKernelsOneByOne) {
               split.link_ms, whole.link_ms);
 }
 
-// CUPAR_JIT_DUMP_DIR: every build writes its linked modules there (the optimised build one per
-// kernel, the tier-1 build one), named by set, architecture and tier, as ELF images cuobjdump
-// reads; with the variable unset nothing is written.
 // Operators compile with NVRTC's minimal front end, which leaves out the runtime API's
 // declarations; one that names them compiles in full instead, in both builds.
 TEST(JitCompile, AnOperatorNamingRuntimeApiTypesStillBuilds) {
@@ -390,6 +387,9 @@ TEST(JitCompile, AnOperatorNamingRuntimeApiTypesStillBuilds) {
   }
 }
 
+// CUPAR_JIT_DUMP_DIR: every build writes its linked modules there (the optimised build one per
+// kernel, the tier-1 build one), named by set, architecture and tier, as ELF images cuobjdump
+// reads; with the variable unset nothing is written.
 TEST(JitCompile, DumpDirectoryReceivesEveryBuildsModules) {
   namespace fs = std::filesystem;
   if (!cupar::testing::precompiled_here("reduce<f32>")) {

@@ -676,40 +676,28 @@ std::string batch_functions(const slot_spec& slot) {
                       sym + "(cupar_state, cupar_y, cupar_x);\n" +
                       "      cupar_f |= cupar_g;\n    }\n");
   }
-  if (slot.batches & batch::pred) {
-    // A thread's selection flags, eight (or four) items a call, bit k the predicate of item k
-    // (jit_ops/cupar_select.cuh: the out-of-line kernels' InitializeSelections).
+  // A thread's selection flags, eight (or four) items a call, bit k the predicate of item k
+  // (jit_ops/cupar_select.cuh: the out-of-line kernels' InitializeSelections); `_predm` the same
+  // under a mask, the predicate called only for the items whose bit of cupar_m is set
+  // (jit_ops/cupar_three_way_partition.cuh: the second predicate where the first was false).
+  auto predicate_bits = [&](bool masked) {
     const std::string& in = slot.args[0].name;
     for (int width : {8, 4}) {
-      out << head << "unsigned int " << sym << "_pred" << width
-          << "(const unsigned char* cupar_state";
+      out << head << "unsigned int " << sym << (masked ? "_predm" : "_pred") << width
+          << "(const unsigned char* cupar_state" << (masked ? ", unsigned int cupar_m" : "");
       for (int k = 0; k < width; ++k)
         out << ", " << in << " cupar_x" << k;
       out << ") {\n  unsigned int cupar_r = 0u;\n";
       for (int k = 0; k < width; ++k) {
-        out << "  if (" << sym << "(cupar_state, cupar_x" << k << ")) cupar_r |= " << (1u << k)
-            << "u;\n";
+        out << "  if (";
+        if (masked) out << "(cupar_m & " << (1u << k) << "u) && ";
+        out << sym << "(cupar_state, cupar_x" << k << ")) cupar_r |= " << (1u << k) << "u;\n";
       }
       out << "  return cupar_r;\n}\n";
     }
-  }
-  if (slot.batches & batch::pred_masked) {
-    // The same under a mask: the predicate called only for the items whose bit of cupar_m is set
-    // (jit_ops/cupar_three_way_partition.cuh: the second predicate where the first was false).
-    const std::string& in = slot.args[0].name;
-    for (int width : {8, 4}) {
-      out << head << "unsigned int " << sym << "_predm" << width
-          << "(const unsigned char* cupar_state, unsigned int cupar_m";
-      for (int k = 0; k < width; ++k)
-        out << ", " << in << " cupar_x" << k;
-      out << ") {\n  unsigned int cupar_r = 0u;\n";
-      for (int k = 0; k < width; ++k) {
-        out << "  if ((cupar_m & " << (1u << k) << "u) && " << sym << "(cupar_state, cupar_x" << k
-            << ")) cupar_r |= " << (1u << k) << "u;\n";
-      }
-      out << "  return cupar_r;\n}\n";
-    }
-  }
+  };
+  if (slot.batches & batch::pred) predicate_bits(false);
+  if (slot.batches & batch::pred_masked) predicate_bits(true);
   if (slot.batches & batch::heads) {
     // A thread's head flags, eight (or four) items a call after their predecessor (the unique and
     // by-key kernels' BlockDiscontinuity::FlagHeads, jit_ops/cupar_prelude.cuh,

@@ -153,33 +153,36 @@ std::string blocks_for_registers(long long threads, int registers);
 /// Whether a set's first type is an arithmetic type (a size class of one) of 4 or 8 bytes and
 /// `arch` is sm_90: the sets whose tier-1 kernels the stream compaction records cap.
 bool sm90_words(const set_spec& s, int arch);
-/// Record options (out_of_line_options, out_of_line_operator_options) of a tier-1 kernel of
-/// `Threads` a block compiled for `Registers` a thread on sm_90, and of the operators it calls
-/// within `OperatorRegisters` (a callee may not use more than its kernel), for the sets of
-/// sm90_words; none for the others.
-template <int Threads, int Registers>
-std::vector<std::string> sm90_words_blocks(const set_spec& s, int arch) {
-  if (!sm90_words(s, arch)) return {};
-  return {blocks_for_registers(Threads, Registers)};
-}
-template <int OperatorRegisters>
-std::vector<std::string> sm90_words_operators(const set_spec& s, int arch) {
-  if (!sm90_words(s, arch)) return {};
-  return {register_limit(OperatorRegisters)};
-}
-/// The same for the sets of 4-byte arithmetic types alone (sm90_four_byte_words): those whose
-/// 8-byte forms run other block sizes or spill under the 4-byte forms' cap.
+/// Whether the set is one of sm90_words' of 4-byte types: the families whose 8-byte forms run
+/// other block sizes or spill under the 4-byte forms' cap.
 bool sm90_four_byte_words(const set_spec& s, int arch);
-template <int Threads, int Registers>
-std::vector<std::string> sm90_four_byte_blocks(const set_spec& s, int arch) {
-  if (!sm90_four_byte_words(s, arch)) return {};
+/// Record options (out_of_line_options, out_of_line_operator_options) for the sets `Applies`
+/// accepts, none for the others: a tier-1 kernel of `Threads` a block compiled for `Registers` a
+/// thread, and the operators it calls within `OperatorRegisters` (a callee may not use more than
+/// its kernel).
+template <bool (*Applies)(const set_spec&, int), int Threads, int Registers>
+std::vector<std::string> blocks_where(const set_spec& s, int arch) {
+  if (!Applies(s, arch)) return {};
   return {blocks_for_registers(Threads, Registers)};
 }
-template <int OperatorRegisters>
-std::vector<std::string> sm90_four_byte_operators(const set_spec& s, int arch) {
-  if (!sm90_four_byte_words(s, arch)) return {};
+template <bool (*Applies)(const set_spec&, int), int OperatorRegisters>
+std::vector<std::string> operators_where(const set_spec& s, int arch) {
+  if (!Applies(s, arch)) return {};
   return {register_limit(OperatorRegisters)};
 }
+/// The same for the sets of sm90_words, and of sm90_four_byte_words.
+template <int Threads, int Registers>
+inline constexpr family_def::options_fn sm90_words_blocks =
+    &blocks_where<sm90_words, Threads, Registers>;
+template <int OperatorRegisters>
+inline constexpr family_def::options_fn sm90_words_operators =
+    &operators_where<sm90_words, OperatorRegisters>;
+template <int Threads, int Registers>
+inline constexpr family_def::options_fn sm90_four_byte_blocks =
+    &blocks_where<sm90_four_byte_words, Threads, Registers>;
+template <int OperatorRegisters>
+inline constexpr family_def::options_fn sm90_four_byte_operators =
+    &operators_where<sm90_four_byte_words, OperatorRegisters>;
 /// Whether the set's variant is "index" or "io" (the input is an iterator expression), or one of
 /// them with "_init" (the scans: seeded with an initial value).
 inline bool reads_expression(const set_spec& s) {

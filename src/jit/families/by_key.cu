@@ -68,23 +68,6 @@ bool word_pairs(const set_spec& s, int arch) {
   return arch == 90 && s.variant.empty() && s.types.size() >= 2 && s.types[0].is_scalar() &&
          s.types[1].is_scalar() && s.types[0].size == 4 && s.types[1].size == 4;
 }
-std::vector<std::string> reduce_by_key_blocks(const set_spec& s, int arch) {
-  if (!word_pairs(s, arch)) return {};
-  return {blocks_for_registers(256, 128)};
-}
-std::vector<std::string> scan_by_key_inclusive_blocks(const set_spec& s, int arch) {
-  if (!word_pairs(s, arch)) return {};
-  return {blocks_for_registers(288, 72)};
-}
-std::vector<std::string> unique_by_key_blocks(const set_spec& s, int arch) {
-  if (!word_pairs(s, arch)) return {};
-  return {blocks_for_registers(512, 64)};
-}
-std::vector<std::string> word_pairs_operators(const set_spec& s, int arch) {
-  if (!word_pairs(s, arch)) return {};
-  return {register_limit(out_of_line_registers)};
-}
-
 std::vector<std::string> unique_by_key_names(const set_spec&) {
   // CUB's own kernels (NVRTC-safe headers in 3.0.1).
   return {"cub::detail::scan::DeviceCompactInitKernel<cupar_tile_state, cupar_num_selected_out>",
@@ -152,7 +135,8 @@ extern const family_def unique_by_key_family =
                      equality_only, unique_by_key_names)
         .for_size_classes()
         .taking_states_by_reference()
-        .with_out_of_line_options(unique_by_key_blocks, word_pairs_operators)
+        .with_out_of_line_options(blocks_where<word_pairs, 512, 64>,
+                                  operators_where<word_pairs, out_of_line_registers>)
         .precompiling(unique_by_key_rules);
 
 extern const family_def run_length_encode_family =
@@ -167,7 +151,8 @@ extern const family_def reduce_by_key_family =
                      operator_and_equality, reduce_by_key_names)
         .for_size_classes()
         .taking_states_by_reference()
-        .with_out_of_line_options(reduce_by_key_blocks, word_pairs_operators)
+        .with_out_of_line_options(blocks_where<word_pairs, 256, 128>,
+                                  operators_where<word_pairs, out_of_line_registers>)
         .with_slot_types(operator_and_equality_type)
         .precompiling(reduce_by_key_rules);
 
@@ -176,7 +161,8 @@ extern const family_def scan_by_key_inclusive_family =
                      "cupar_scan_by_key.cuh", 2, typedefs, operator_and_equality, scan_by_key_names)
         .for_size_classes()
         .taking_states_by_reference()
-        .with_out_of_line_options(scan_by_key_inclusive_blocks, word_pairs_operators)
+        .with_out_of_line_options(blocks_where<word_pairs, 288, 72>,
+                                  operators_where<word_pairs, out_of_line_registers>)
         .with_slot_types(operator_and_equality_type)
         .precompiling(scan_by_key_inclusive_rules);
 
