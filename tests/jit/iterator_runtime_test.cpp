@@ -7,6 +7,7 @@
 // checks. Compiled by g++.
 #include "../common/data.hpp"
 #include "../common/gpu.hpp"
+#include "../common/precompiled.hpp"
 #include "../common/streams.hpp"
 #include "iterator_helpers.hpp"
 
@@ -846,7 +847,10 @@ TEST(JitIterator, MixedAndStructTransformsCompileNoKernels) {
       ASSERT_EQ(merged[i].count, hs[i].count + 1) << i;
     }
   });
-  EXPECT_EQ(jit::get_stats().kernel_compiles, before.kernel_compiles);
+  // A build whose selection left the set out (a filtered development build) compiles it here.
+  if (cupar::testing::precompiled_here("for_each<u64>")) {
+    EXPECT_EQ(jit::get_stats().kernel_compiles, before.kernel_compiles);
+  }
 }
 
 TEST(JitIterator, TransformsCheckTheirArgumentsAndKeepWorking) {
