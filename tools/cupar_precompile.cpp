@@ -4,7 +4,8 @@
 //   cupar_precompile compile <set key> <arch> <output prefix> [<set key> <arch> <prefix>]...
 //       NVRTC-compiles each set twice (LTO-IR, and a relocatable cubin for the quick link) from
 //       the same generated source the library compiles at run time for other types, and writes
-//       <prefix>.ltoir, <prefix>.cubin and <prefix>.meta (kernel names, then "meta v1 v2 ...").
+//       <prefix>.ltoir, <prefix>.cubin and <prefix>.meta (kernel names, then "meta v1 v2 ...",
+//       then "calls s1 s2 ...": the operator symbols the cubin calls).
 //       The sets of one call share a precompiled header (below): CMake gives it a batch.
 //   cupar_precompile named <arch> <output dir>
 //       compiles every named-operator object of the data-processing families (kernel_set.hpp,
@@ -32,8 +33,10 @@
 
 #include <nvrtc.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <fstream>
 #include <iostream>
@@ -188,6 +191,41 @@ set_requests requests_of(const std::string& key, int arch) {
   return r;
 }
 
+/// The operator symbols (`cupar_jit_...`) a relocatable cubin calls but does not define: the
+/// batched forms the set's out-of-line kernels call. A new operator's quick build generates only
+/// these (codegen.cpp, operator_source), since the link drops the rest. Reads the ELF64 symbol
+/// table; throws when the cubin is not one.
+std::vector<std::string> called_operator_symbols(const std::vector<char>& elf) {
+  auto at = [&](std::size_t offset, std::size_t size) {
+    if (offset + size > elf.size()) throw std::runtime_error("cubin: truncated ELF");
+    std::uint64_t v = 0;
+    for (std::size_t k = 0; k < size; ++k)
+      v |= static_cast<std::uint64_t>(static_cast<unsigned char>(elf[offset + k])) << (8 * k);
+    return v;
+  };
+  if (elf.size() < 64 || elf[0] != 0x7f || elf[1] != 'E' || elf[4] != 2)
+    throw std::runtime_error("cubin: not an ELF64 file");
+  const std::uint64_t shoff = at(0x28, 8), shentsize = at(0x3a, 2), shnum = at(0x3c, 2);
+  std::vector<std::string> out;
+  for (std::uint64_t i = 0; i < shnum; ++i) {
+    const std::size_t sh = shoff + i * shentsize;
+    if (at(sh + 4, 4) != 2) continue;  // SHT_SYMTAB
+    const std::uint64_t off = at(sh + 0x18, 8), size = at(sh + 0x20, 8), entsize = at(sh + 0x38, 8);
+    const std::size_t strtab = shoff + at(sh + 0x28, 4) * shentsize;
+    const std::uint64_t str_off = at(strtab + 0x18, 8), str_size = at(strtab + 0x20, 8);
+    for (std::uint64_t e = off; entsize != 0 && e + entsize <= off + size; e += entsize) {
+      const std::uint64_t name = at(e, 4);
+      if (at(e + 6, 2) != 0 || name == 0 || name >= str_size) continue;  // defined, or no name
+      const char* n = elf.data() + str_off + name;
+      const std::string symbol(n, strnlen(n, str_size - name));
+      if (symbol.rfind("cupar_jit_", 0) == 0) out.push_back(symbol);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 int compile_set(const std::string& key, int arch, const std::string& prefix, shared_prefix& pch) {
   set_requests r = requests_of(key, arch);
   const jit::set_spec& spec = r.spec;
@@ -216,6 +254,9 @@ int compile_set(const std::string& key, int arch, const std::string& prefix, sha
   m << "meta";
   for (long long v : meta)
     m << " " << v;
+  m << "\ncalls";
+  for (const std::string& c : called_operator_symbols(cubin.binary))
+    m << " " << c;
   m << "\n";
   const std::string text = m.str();
   write_file(prefix + ".meta", std::vector<char>(text.begin(), text.end()));
@@ -248,7 +289,7 @@ std::uint64_t fnv1a(const std::string& s, std::uint64_t h) {
 /// What the outputs of a set are a function of, beyond NVRTC's inputs: the post-processing
 /// below (kernel names, parse_meta, the .meta format). Bump it when that changes, so that the
 /// build's fingerprint steps recompile every set.
-constexpr int set_output_format = 1;
+constexpr int set_output_format = 2;
 
 /// fingerprint <stamp file> <key> <arch> [<key> <arch>]...: writes, for each set, what its two
 /// compiles give NVRTC and what the prefix shared by a batch holds, to the stamp file, but only
@@ -354,10 +395,16 @@ int write_table(const std::string& output, const std::vector<std::string>& entri
     build = fnv1a(key + f[1], fnv1a(meta_text, build));
     std::vector<std::string> kernels;
     std::vector<long long> meta;
+    std::vector<std::string> calls;
     std::stringstream ms(meta_text);
     std::string line;
     while (std::getline(ms, line)) {
-      if (line.rfind("meta", 0) == 0) {
+      if (line.rfind("calls", 0) == 0) {
+        std::stringstream cs(line.substr(5));
+        std::string c;
+        while (cs >> c)
+          calls.push_back(c);
+      } else if (line.rfind("meta", 0) == 0) {
         std::stringstream vs(line.substr(4));
         long long v;
         while (vs >> v)
@@ -373,10 +420,13 @@ int write_table(const std::string& output, const std::vector<std::string>& entri
     cpp_part << "};\nconst long long meta_" << index << "[] = {";
     for (long long v : meta)
       cpp_part << v << ", ";
-    cpp_part << "};\n";
+    cpp_part << "};\nconst char* const calls_" << index << "[] = {";
+    for (const auto& c : calls)
+      cpp_part << "\"" << c << "\", ";
+    cpp_part << "nullptr};\n";
     table << "    {\"" << key << "\", " << arch << ", " << sym << ", " << fatbin.size()
           << "u, kernels_" << index << ", " << kernels.size() << ", meta_" << index << ", "
-          << meta.size() << "},\n";
+          << meta.size() << ", calls_" << index << ", " << calls.size() << "},\n";
     ++index;
   }
   std::ostringstream out;
@@ -393,7 +443,7 @@ int write_table(const std::string& output, const std::vector<std::string>& entri
     out << "const precompiled_set precompiled_sets[] = {\n" << table.str() << "};\n";
   } else {
     out << "const precompiled_set precompiled_sets[] = {{\"\", 0, nullptr, 0, nullptr, 0, nullptr, "
-           "0}};\n";
+           "0, nullptr, 0}};\n";
   }
   out << "const int precompiled_set_count = " << index << ";\n";
   if (named_index > 0) {

@@ -776,8 +776,36 @@ std::string batch_functions(const slot_spec& slot) {
   return out.str();
 }
 
+/// `text` (batch_functions' output) without the definitions of the symbols not in `called`.
+/// batch_functions writes each batched form as a definition that starts with a line
+/// `extern "C" __device__ <result> <symbol>(...` and ends with a line `}`; everything else
+/// (helpers under #ifndef guards) stays.
+std::string only_called(const std::string& text, const std::set<std::string>& called) {
+  static const std::string head = "extern \"C\" __device__ ";
+  std::istringstream in(text);
+  std::string out, line;
+  bool skipping = false;
+  while (std::getline(in, line)) {
+    if (skipping) {
+      skipping = line != "}";
+      continue;
+    }
+    if (line.rfind(head, 0) == 0 && line.back() == '{') {
+      const std::size_t paren = line.find('(');
+      const std::size_t name = line.rfind(' ', paren) + 1;
+      if (paren != std::string::npos && called.count(line.substr(name, paren - name)) == 0) {
+        skipping = true;
+        continue;
+      }
+    }
+    out += line;
+    out += '\n';
+  }
+  return out;
+}
+
 std::string slot_functions(const build_spec& spec, const std::vector<int>& which,
-                           bool batches = false) {
+                           bool batches = false, const std::set<std::string>* called = nullptr) {
   const std::vector<slot_spec> slots = slots_of(spec.set);
   std::string out;
   bool cast = false, storage = false;
@@ -798,8 +826,10 @@ std::string slot_functions(const build_spec& spec, const std::vector<int>& which
                              spec.slots[static_cast<std::size_t>(i)], i);
   }
   if (batches) {
-    for (int i : which)
-      out += batch_functions(slots[static_cast<std::size_t>(i)]);
+    for (int i : which) {
+      const std::string text = batch_functions(slots[static_cast<std::size_t>(i)]);
+      out += called != nullptr ? only_called(text, *called) : text;
+    }
   }
   return out;
 }
@@ -822,14 +852,15 @@ std::string slot_operator_source(const slot_spec& slot, const slot_binding& b, i
   return out.str();
 }
 
-std::string operator_source(const build_spec& spec, const std::vector<int>& which, bool batches) {
+std::string operator_source(const build_spec& spec, const std::vector<int>& which, bool batches,
+                            const std::set<std::string>* called) {
   std::ostringstream out;
   out << "// cupar: operators for " << spec.set.key() << "\n";
   // Errors in the code cupar writes around the snippets (their types' conversions included) are
   // reported against the first operator's role, not a line of this file.
   out << "#line 1 \"" << generated_file << "\"\n";
   out << types_block(spec.set, &spec, &which) << preambles(spec, which)
-      << slot_functions(spec, which, batches);
+      << slot_functions(spec, which, batches, called);
   return out.str();
 }
 

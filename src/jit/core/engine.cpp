@@ -443,7 +443,10 @@ built_binary build_from_precompiled(const build_spec& spec, int arch, const prec
   }
   compile_result op_bin;
   if (!compiled.empty()) {
-    req.source = operator_source(spec, compiled, !lto);
+    std::set<std::string> called;
+    for (int k = 0; k < pre.call_count; ++k)
+      called.insert(pre.calls[k]);
+    req.source = operator_source(spec, compiled, !lto, called.empty() ? nullptr : &called);
     req.name = "cupar_operator.cu";
     req.options = compile_options(arch, lto, true);
     if (const auto extra = describe(spec.set.fam).out_of_line_operator_options; extra && !lto) {

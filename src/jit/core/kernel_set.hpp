@@ -8,6 +8,7 @@
 #include <cupar/jit.hpp>
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -197,8 +198,12 @@ std::vector<long long> parse_meta(const std::string& lowered_name);
 std::string set_source(const set_spec& set, const build_spec* spec);
 /// Source of the operators of the slots `which` (indices into spec.slots), to be linked with a
 /// precompiled kernel set.
-/// `batches`: with the slots' batched forms (the out-of-line build, whose kernels call them).
-std::string operator_source(const build_spec& spec, const std::vector<int>& which, bool batches);
+/// `batches`: with the slots' batched forms (the out-of-line build, whose kernels call them);
+/// `called`, when not null, the symbols the kernels call (precompiled_set::calls): batched forms
+/// not among them are left out (their compile is a new operator's first-call time, and the link
+/// drops them anyway).
+std::string operator_source(const build_spec& spec, const std::vector<int>& which, bool batches,
+                            const std::set<std::string>* called = nullptr);
 /// What the operator of a slot must be, e.g. "a binary operator (float a, float b) -> float".
 std::string role_description(const slot_spec& slot, const slot_binding& binding);
 /// The snippet text compiled for `op` (a named operator's expression).

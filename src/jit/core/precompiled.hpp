@@ -17,6 +17,10 @@ struct precompiled_set {
   int kernel_count;
   const long long* meta;
   int meta_count;
+  /// The operator symbols its out-of-line (tier-1) kernels call: the batched forms a quick build
+  /// generates (the link would drop the others). Null-terminated; call_count 0: not recorded.
+  const char* const* calls;
+  int call_count;
 };
 
 /// A named operator precompiled for a slot of the data-processing families (kernel_set.hpp,
