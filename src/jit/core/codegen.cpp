@@ -749,7 +749,11 @@ std::string batch_functions(const slot_spec& slot) {
         c += ", cupar_in" + std::to_string(j) + "[" + index + "]";
       return c + ")";
     };
-    out << "  for (; i + 8 <= cupar_n; i += 8) {\n";
+    // The chunk loop is not unrolled further: NVVM unrolled it once more (16 shared loads and 16
+    // stores an iteration), on which ptxas spent 95-105 ms of a 150-175 ms operator compile
+    // (2-core machine; a new transform operator's first call). The tier-1 transforms ran as fast
+    // without that unrolling (H200, docs/JIT.md).
+    out << "#pragma unroll 1\n  for (; i + 8 <= cupar_n; i += 8) {\n";
     for (std::size_t j = 0; j < arity; ++j) {
       out << "    " << slot.args[j].name << " cupar_x" << j << "[8];\n"
           << "#pragma unroll\n    for (int k = 0; k < 8; ++k) cupar_x" << j << "[k] = cupar_in" << j
