@@ -38,11 +38,16 @@ typedef cupar_hub::max_policy cupar_policy;
 typedef cupar_policy::ActivePolicy cupar_active;
 
 #if defined(CUPAR_OUT_OF_LINE) && defined(_CUB_HAS_TRANSFORM_UBLKCP)
-// The out-of-line (tier-1) kernel. CUB's bulk-copy transform (sm_90's algorithm) copies a tile's
-// inputs to shared memory, then calls the operator once per item, which out of line is one call an
-// element. Here the copy is CUB's and each thread then transforms its items of the tile in one call
-// of the operator's batched form (eight shared-memory loads, the operator inlined eight times,
-// eight global stores): CUB's tile, items and order.
+// The out-of-line (tier-1) kernel. CUB's bulk-copy transform (sm_90's algorithm) copies a block's
+// tile of the inputs to shared memory, waits, then calls the operator once per item, which out of
+// line is one call an element; its bytes in flight come from the blocks an SM runs at once. Here
+// each thread transforms its items of a tile in one call of the operator's batched form (eight
+// shared-memory loads, the operator inlined eight times, eight global stores), and since that
+// call's registers leave the kernel 3-4 blocks an SM where CUB's runs 8, a block does not wait
+// for its tile alone: it walks the tiles blockIdx.x, blockIdx.x + gridDim.x, ... with two
+// buffers, the copy of its next tile in flight while it transforms the current one. With the
+// grid of CUB's geometry (a tile a block) it is CUB's kernel; the run code launches the tier-1
+// build with as many blocks as fit at once (families/transform.cu). CUB's tiles, items and order.
 CUB_NAMESPACE_BEGIN
 namespace detail {
 namespace transform {
@@ -61,78 +66,111 @@ __device__ __forceinline__ cupar_op_words cupar_state_words(const cupar_op_state
     w.words[i] = from[i];
   return w;
 }
-/// The first half of CUB's transform_kernel_ublkcp (CCCL 3.0.1, kernels/transform.cuh), unchanged:
-/// the block's tile of every input into `smem`, operand after operand, each at its head padding
-/// and `sizeof(T) * tile_stride + bulk_copy_alignment` bytes after the one before. Inner blocks
-/// use one bulk copy an operand (the TMA unit) and an mbarrier; the first and the last two blocks
-/// (whose tiles may reach past the arrays' aligned ends) copy with cooperative_groups.
-template <class Offset, class... InTs>
-__device__ __forceinline__ void cupar_tile_to_shared(Offset offset, int tile_stride, int tile_size,
-                                                     char* smem, uint64_t* bar,
-                                                     aligned_base_ptr<InTs>... aligned_ptrs) {
-  const bool inner_blocks = 0 < blockIdx.x && blockIdx.x + 2 < gridDim.x;
-  if (inner_blocks) {
-    if (elect_one()) {
-      ::cuda::ptx::mbarrier_init(bar, 1);
-      ::cuda::ptx::fence_proxy_async(::cuda::ptx::space_shared);
-      int smem_offset = 0;
-      ::cuda::std::uint32_t total_copied = 0;
-      auto bulk_copy_tile = [&](auto aligned_ptr) {
-        using T = typename decltype(aligned_ptr)::value_type;
-        static_assert(alignof(T) <= bulk_copy_alignment, "");
-        const char* src = aligned_ptr.ptr + offset * sizeof(T);
-        char* dst = smem + smem_offset;
-        const int bytes_to_copy = round_up_to_po2_multiple(
-            aligned_ptr.head_padding + static_cast<int>(sizeof(T)) * tile_stride,
-            bulk_copy_size_multiple);
-        ::cuda::ptx::cp_async_bulk(::cuda::ptx::space_cluster, ::cuda::ptx::space_global, dst, src,
-                                   bytes_to_copy, bar);
-        total_copied += bytes_to_copy;
-        smem_offset += static_cast<int>(sizeof(T)) * tile_stride + bulk_copy_alignment;
-      };
-      (..., bulk_copy_tile(aligned_ptrs));
-      ::cuda::ptx::mbarrier_arrive_expect_tx(::cuda::ptx::sem_release, ::cuda::ptx::scope_cta,
-                                             ::cuda::ptx::space_shared, bar, total_copied);
-    }
-    __syncthreads();
-    while (!::cuda::ptx::mbarrier_try_wait_parity(bar, 0))
-      ;
-  } else {
-    int smem_offset = 0;
-    auto copy_tile = [&](auto aligned_ptr) {
-      using T = typename decltype(aligned_ptr)::value_type;
-      const T* src = aligned_ptr.ptr_to_elements() + offset;
-      T* dst = reinterpret_cast<T*>(smem + smem_offset + aligned_ptr.head_padding);
-      cooperative_groups::memcpy_async(cooperative_groups::this_thread_block(), dst, src,
-                                       static_cast<int>(sizeof(T)) * tile_size);
-      smem_offset += static_cast<int>(sizeof(T)) * tile_stride + bulk_copy_alignment;
-    };
-    (..., copy_tile(aligned_ptrs));
-    cooperative_groups::wait(cooperative_groups::this_thread_block());
-  }
-}
-/// A block's tile, copied to shared memory (cupar_tile_to_shared), and the calling thread's share.
-struct cupar_tile {
-  const char* smem;     ///< the operands' copies, the first at smem + its head padding
-  cupar_offset offset;  ///< the tile's first item
-  int tile_stride;      ///< items a full tile holds
-  int n;                ///< the thread's items: threadIdx.x + k * block_dim for k < n
-};
-/// CUB's tile of this block (transform_kernel_ublkcp's geometry) copied to shared memory.
+/// Bytes of one buffer: every operand's tile, each at its head padding and
+/// `sizeof(T) * tile_stride + bulk_copy_alignment` bytes after the one before (CUB's layout).
 template <class... InTs>
-__device__ __forceinline__ cupar_tile cupar_load_tile(cupar_offset num_items,
-                                                      int num_elem_per_thread,
+__device__ __forceinline__ int cupar_buffer_bytes(int tile_stride) {
+  return (0 + ... + (static_cast<int>(sizeof(InTs)) * tile_stride + bulk_copy_alignment));
+}
+/// Whether tile `tile` of `tiles` is copied by the bulk-copy (TMA) unit: CUB's inner blocks. The
+/// first and the last two tiles (whose copies may reach past the arrays' aligned ends) are
+/// copied with cooperative_groups.
+__device__ __forceinline__ bool cupar_inner_tile(long long tile, long long tiles) {
+  return 0 < tile && tile + 2 < tiles;
+}
+/// Starts the bulk copy of inner tile `tile` into `buffer` (one elected thread; `bar` completes
+/// when every byte has landed): CUB's transform_kernel_ublkcp (CCCL 3.0.1), one copy an operand.
+template <class... InTs>
+__device__ __forceinline__ void cupar_start_copy(cupar_offset offset, int tile_stride, char* buffer,
+                                                 uint64_t* bar,
+                                                 aligned_base_ptr<InTs>... aligned_ptrs) {
+  if (!elect_one()) return;
+  // The buffer was last read through the generic proxy (the previous tile's transform).
+  ::cuda::ptx::fence_proxy_async(::cuda::ptx::space_shared);
+  int smem_offset = 0;
+  ::cuda::std::uint32_t total_copied = 0;
+  auto bulk_copy_tile = [&](auto aligned_ptr) {
+    using T = typename decltype(aligned_ptr)::value_type;
+    static_assert(alignof(T) <= bulk_copy_alignment, "");
+    const char* src = aligned_ptr.ptr + offset * static_cast<cupar_offset>(sizeof(T));
+    const int bytes_to_copy = round_up_to_po2_multiple(
+        aligned_ptr.head_padding + static_cast<int>(sizeof(T)) * tile_stride,
+        bulk_copy_size_multiple);
+    ::cuda::ptx::cp_async_bulk(::cuda::ptx::space_cluster, ::cuda::ptx::space_global,
+                               buffer + smem_offset, src, bytes_to_copy, bar);
+    total_copied += bytes_to_copy;
+    smem_offset += static_cast<int>(sizeof(T)) * tile_stride + bulk_copy_alignment;
+  };
+  (..., bulk_copy_tile(aligned_ptrs));
+  ::cuda::ptx::mbarrier_arrive_expect_tx(::cuda::ptx::sem_release, ::cuda::ptx::scope_cta,
+                                         ::cuda::ptx::space_shared, bar, total_copied);
+}
+/// Copies an edge tile (`tile_size` items at `offset`) into `buffer` with the whole block and
+/// waits for it: CUB's fallback for its first and last two blocks.
+template <class... InTs>
+__device__ __forceinline__ void cupar_copy_edge_tile(cupar_offset offset, int tile_stride,
+                                                     int tile_size, char* buffer,
+                                                     aligned_base_ptr<InTs>... aligned_ptrs) {
+  int smem_offset = 0;
+  auto copy_tile = [&](auto aligned_ptr) {
+    using T = typename decltype(aligned_ptr)::value_type;
+    const T* src = aligned_ptr.ptr_to_elements() + offset;
+    T* dst = reinterpret_cast<T*>(buffer + smem_offset + aligned_ptr.head_padding);
+    cooperative_groups::memcpy_async(cooperative_groups::this_thread_block(), dst, src,
+                                     static_cast<int>(sizeof(T)) * tile_size);
+    smem_offset += static_cast<int>(sizeof(T)) * tile_stride + bulk_copy_alignment;
+  };
+  (..., copy_tile(aligned_ptrs));
+  cooperative_groups::wait(cooperative_groups::this_thread_block());
+}
+/// The block's tiles through two shared-memory buffers; `body(buffer, offset, items)` transforms
+/// the calling thread's `items` of the tile at `offset` (its element k at threadIdx.x + k *
+/// block_dim of each operand's copy in `buffer`).
+template <class Body, class... InTs>
+__device__ __forceinline__ void cupar_pipelined_tiles(cupar_offset num_items,
+                                                      int num_elem_per_thread, Body body,
                                                       aligned_base_ptr<InTs>... aligned_ptrs) {
-  __shared__ uint64_t bar;
+  __shared__ uint64_t bars[2];
   extern __shared__ char __align__(bulk_copy_alignment) smem[];
   constexpr int block_dim = cupar_active::algo_policy::block_threads;
   const int tile_stride = block_dim * num_elem_per_thread;
-  const cupar_offset offset = static_cast<cupar_offset>(blockIdx.x) * tile_stride;
-  const int tile_size =
-      static_cast<int>((::cuda::std::min)(num_items - offset, cupar_offset{tile_stride}));
-  cupar_tile_to_shared(offset, tile_stride, tile_size, smem, &bar, aligned_ptrs...);
-  return {smem, offset, tile_stride,
-          cupar_thread_items(tile_size, static_cast<int>(threadIdx.x), block_dim)};
+  const int buffer_bytes = cupar_buffer_bytes<InTs...>(tile_stride);
+  const long long tiles = (num_items + tile_stride - 1) / tile_stride;
+  const long long step = gridDim.x;
+  if (elect_one()) {
+    ::cuda::ptx::mbarrier_init(&bars[0], 1);
+    ::cuda::ptx::mbarrier_init(&bars[1], 1);
+    ::cuda::ptx::fence_proxy_async(::cuda::ptx::space_shared);
+  }
+  __syncthreads();
+  long long tile = blockIdx.x;
+  if (tile < tiles && cupar_inner_tile(tile, tiles)) {
+    cupar_start_copy(static_cast<cupar_offset>(tile) * tile_stride, tile_stride, smem, &bars[0],
+                     aligned_ptrs...);
+  }
+  unsigned parity = 0u;  // bit b: the phase of bars[b] the next wait on it waits for
+  for (int b = 0; tile < tiles; tile += step, b ^= 1) {
+    const long long next = tile + step;
+    if (next < tiles && cupar_inner_tile(next, tiles)) {
+      cupar_start_copy(static_cast<cupar_offset>(next) * tile_stride, tile_stride,
+                       smem + (b ^ 1) * buffer_bytes, &bars[b ^ 1], aligned_ptrs...);
+    }
+    char* buffer = smem + b * buffer_bytes;
+    const cupar_offset offset = static_cast<cupar_offset>(tile) * tile_stride;
+    const int tile_size =
+        static_cast<int>((::cuda::std::min)(num_items - offset, cupar_offset{tile_stride}));
+    if (cupar_inner_tile(tile, tiles)) {
+      while (!::cuda::ptx::mbarrier_try_wait_parity(&bars[b], (parity >> b) & 1u))
+        ;
+      parity ^= 1u << b;
+    } else {
+      cupar_copy_edge_tile(offset, tile_stride, tile_size, buffer, aligned_ptrs...);
+    }
+    const int n = cupar_thread_items(tile_size, static_cast<int>(threadIdx.x), block_dim);
+    if (n > 0) body(static_cast<const char*>(buffer), offset, n);
+    // Every thread is done with `buffer` before the copy of the tile after next lands in it.
+    __syncthreads();
+  }
 }
 #if defined(CUPAR_TRANSFORM_BINARY)
 extern "C" __device__ void cupar_jit_op_transform(const unsigned char* state, const cupar_A* in0,
@@ -143,17 +181,20 @@ __device__ __forceinline__ void transform_kernel_ublkcp<
     cupar_active::algo_policy, cupar_offset, cupar_transform_op, cupar_Out*, cupar_A, cupar_B>(
     cupar_offset num_items, int num_elem_per_thread, cupar_transform_op f, cupar_Out* out,
     aligned_base_ptr<cupar_A> a, aligned_base_ptr<cupar_B> b) {
-  const cupar_tile t = cupar_load_tile(num_items, num_elem_per_thread, a, b);
-  if (t.n > 0) {
-    const int tid = static_cast<int>(threadIdx.x);
-    const cupar_A* in0 = reinterpret_cast<const cupar_A*>(t.smem + a.head_padding);
-    const cupar_B* in1 = reinterpret_cast<const cupar_B*>(
-        t.smem + static_cast<int>(sizeof(cupar_A)) * t.tile_stride + bulk_copy_alignment +
-        b.head_padding);
-    const cupar_op_words state = cupar_state_words(f.state);
-    cupar_jit_op_transform(state.bytes, in0 + tid, in1 + tid, out + t.offset + tid,
-                           cupar_active::algo_policy::block_threads, t.n);
-  }
+  constexpr int block_dim = cupar_active::algo_policy::block_threads;
+  const cupar_op_words state = cupar_state_words(f.state);
+  const int tile_stride = block_dim * num_elem_per_thread;
+  const int tid = static_cast<int>(threadIdx.x);
+  cupar_pipelined_tiles(
+      num_items, num_elem_per_thread,
+      [&](const char* buffer, cupar_offset offset, int n) {
+        const cupar_A* in0 = reinterpret_cast<const cupar_A*>(buffer + a.head_padding);
+        const cupar_B* in1 = reinterpret_cast<const cupar_B*>(
+            buffer + static_cast<int>(sizeof(cupar_A)) * tile_stride + bulk_copy_alignment +
+            b.head_padding);
+        cupar_jit_op_transform(state.bytes, in0 + tid, in1 + tid, out + offset + tid, block_dim, n);
+      },
+      a, b);
 }
 #else
 extern "C" __device__ void cupar_jit_op_transform(const unsigned char* state, const cupar_In* in0,
@@ -163,14 +204,16 @@ __device__ __forceinline__ void transform_kernel_ublkcp<cupar_active::algo_polic
                                                         cupar_transform_op, cupar_Out*, cupar_In>(
     cupar_offset num_items, int num_elem_per_thread, cupar_transform_op f, cupar_Out* out,
     aligned_base_ptr<cupar_In> in) {
-  const cupar_tile t = cupar_load_tile(num_items, num_elem_per_thread, in);
-  if (t.n > 0) {
-    const int tid = static_cast<int>(threadIdx.x);
-    const cupar_In* in0 = reinterpret_cast<const cupar_In*>(t.smem + in.head_padding);
-    const cupar_op_words state = cupar_state_words(f.state);
-    cupar_jit_op_transform(state.bytes, in0 + tid, out + t.offset + tid,
-                           cupar_active::algo_policy::block_threads, t.n);
-  }
+  constexpr int block_dim = cupar_active::algo_policy::block_threads;
+  const cupar_op_words state = cupar_state_words(f.state);
+  const int tid = static_cast<int>(threadIdx.x);
+  cupar_pipelined_tiles(
+      num_items, num_elem_per_thread,
+      [&](const char* buffer, cupar_offset offset, int n) {
+        const cupar_In* in0 = reinterpret_cast<const cupar_In*>(buffer + in.head_padding);
+        cupar_jit_op_transform(state.bytes, in0 + tid, out + offset + tid, block_dim, n);
+      },
+      in);
 }
 #endif
 }  // namespace transform

@@ -801,3 +801,61 @@ TEST(JitRecordClasses, GroupByStructKeysOfSevenColumnsTakeThePaddedClass) {
     EXPECT_EQ(cupar::jit::get_stats().kernel_compiles, before.kernel_compiles);
   }
 }
+
+// Records of 64, 96 and 128 bytes (the classes s64a8, s96a8, s128a8) through a transform's quick
+// (out-of-line) build: the 64-byte records walk a block's tiles through two shared-memory buffers,
+// the 96- and 128-byte ones, two tiles of which do not fit in a block's 48 KB, take a tile a
+// block (families/transform.cu). Sizes of one tile, of several tiles a block, odd.
+CUPAR_JIT_STRUCT(rec64, double v[8];)
+CUPAR_JIT_STRUCT(rec96, double v[12];)
+CUPAR_JIT_STRUCT(rec128, double v[16];)
+
+namespace {
+
+template <class R>
+void check_reversed_records(const char* text, owned_stream& s) {
+  constexpr int k = sizeof(R) / sizeof(double);
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(257), std::size_t(4353),
+                        cupar::testing::scaled(std::size_t(300001)),
+                        cupar::testing::scaled(std::size_t(1) << 21)}) {
+    SCOPED_TRACE("record of " + std::to_string(sizeof(R)) + " bytes, n = " + std::to_string(n));
+    std::vector<R> h(n), want(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      for (int j = 0; j < k; ++j) {
+        h[i].v[j] = static_cast<double>((i * 31 + static_cast<std::size_t>(j) * 7) % 1009) - 500.0;
+      }
+      for (int j = 0; j < k; ++j)
+        want[i].v[j] = h[i].v[k - 1 - j] * 2.0 + j;
+    }
+    cupar::device_buffer<R> in(h, s), out(n, s);
+    out.fill_bytes(0xAB);
+    cupar::transform(in.data(), out.data(), n, op(text), s);
+    const std::vector<R> got = out.to_host();
+    for (std::size_t i = 0; i < n; ++i)
+      ASSERT_TRUE(same_bytes(got[i], want[i])) << "record " << i;
+  }
+}
+
+}  // namespace
+
+TEST(JitRecordClasses, LargeRecordsThroughTheQuickTransform) {
+  CUPAR_REQUIRE_GPU();
+  struct restore_mode {
+    cupar::jit::mode m = cupar::jit::get_mode();
+    ~restore_mode() { cupar::jit::set_mode(m); }
+  } restore;
+  cupar::jit::set_mode(cupar::jit::mode::fast);  // the out-of-line kernels, not the inlined ones
+  owned_stream s;
+  check_reversed_records<rec64>(
+      "[](rec64 x) { rec64 r; for (int j = 0; j < 8; ++j) r.v[j] = x.v[7 - j] * 2.0 + j; "
+      "return r; }",
+      s);
+  check_reversed_records<rec96>(
+      "[](rec96 x) { rec96 r; for (int j = 0; j < 12; ++j) r.v[j] = x.v[11 - j] * 2.0 + j; "
+      "return r; }",
+      s);
+  check_reversed_records<rec128>(
+      "[](rec128 x) { rec128 r; for (int j = 0; j < 16; ++j) r.v[j] = x.v[15 - j] * 2.0 + j; "
+      "return r; }",
+      s);
+}
