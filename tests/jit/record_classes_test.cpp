@@ -368,7 +368,11 @@ TEST(JitRecordClasses, FourByteFieldRecordsInAlignedArraysTakeTheEightByteClass)
   ASSERT_EQ(runs, want.size());
   for (std::size_t r = 0; r < runs; ++r)
     ASSERT_TRUE(same_bytes(got[r], want[r])) << "misaligned, run " << r;
-  if (cupar::testing::precompiled_here("reduce_by_key<u32,s24a8>")) {
+  // Counted from the start of the test: the sets of the aligned calls above as well (a filtered
+  // build may leave them out and compile them from source).
+  if (cupar::testing::precompiled_here("reduce_by_key<u32,s24a8>") &&
+      cupar::testing::precompiled_here("select_if<s24a8>") &&
+      cupar::testing::precompiled_here("reduce<s48a8>")) {
     EXPECT_EQ(cupar::jit::get_stats().kernel_compiles, before.kernel_compiles);
   }
 }
