@@ -16,7 +16,8 @@ optimised build even in fast mode).
 --latency: cupar_jit_latency's `result` lines (scripts/gpu-evidence.sh tiers) for the cases of the
 table's rows (case reduce_f32 is row reduce_sum f32, partition_u32 row partition u32, otherwise
 case <family>_<type> is row <family> <type>): the first call of a new operator (the tier-1 build
-and the call, ms), the time from that call until its optimised build is ready (s), the optimised
+and the call, ms), the time from that call until its optimised build is ready (s), each the median
+of the case's result lines (scripts/gpu-evidence.sh tiers runs three fresh processes), the optimised
 build of a new operator alone (median, ms), and a burst of 8 new operators called back to back
 until every optimised build is done (s). Measured at the n the stage gives (2^24 by default), the
 same on each n's row.
@@ -54,8 +55,10 @@ def case_row(case):
 
 
 def read_latency(path):
-    """{(family, type): {(measure, field): value}} from cupar_jit_latency's result lines."""
-    out = {}
+    """{(family, type): {(measure, field): value}} from cupar_jit_latency's result lines. A case
+    measured several times (the first call in several fresh processes) gives the median of its
+    values (the lower middle one of an even count)."""
+    values = {}
     with open(path, encoding="utf-8") as f:
         for line in f:
             if not line.startswith("result "):
@@ -63,13 +66,15 @@ def read_latency(path):
             fields = dict(kv.split("=", 1) for kv in line.split()[1:] if "=" in kv)
             if "case" not in fields or "measure" not in fields:
                 continue
-            row = out.setdefault(case_row(fields["case"]), {})
+            row = values.setdefault(case_row(fields["case"]), {})
             for key, value in fields.items():
                 try:
-                    row[(fields["measure"], key)] = float(value)
+                    number = float(value)
                 except ValueError:
-                    pass
-    return out
+                    continue
+                row.setdefault((fields["measure"], key), []).append(number)
+    return {case: {k: sorted(v)[(len(v) - 1) // 2] for k, v in row.items()}
+            for case, row in values.items()}
 
 
 def fmt_latency(v, scale):
