@@ -631,7 +631,7 @@ namespace {
 /// first are never destroyed (link.cpp, nvrtc.cpp, codegen.cpp). Left open: another thread calling
 /// exit() while a first quick build waits for the warm-up.
 /// The warm-up links the kernel's LTO-IR precompiled with the named operators where the build
-/// has it for `arch` (kernel_set.hpp, warm_up_key): the link alone, 13-17 ms cold on the 2-core
+/// has it for `arch` (kernel_set.hpp, warm_up_key): the link alone, 15-26 ms cold on the 2-core
 /// machine, where compiling the kernel first took 34-46 ms in all, longer than a bare operator's
 /// quick build, which the first call waits for. Its own compile otherwise. A kernel's LTO-IR, not
 /// a device function's: a link of the latter registers 4 of nvJitLink's 5 destructors.
