@@ -159,26 +159,27 @@ cudaError_t run_transform(const loaded_module& m, const device_info& dev, launch
     // whose two tiles of 256 do not fit (records of 96 bytes and more) take CUB's grid, a tile a
     // block, in which the kernel uses one buffer.
     constexpr int alignment = 128;  // bulk_copy_alignment
-    int elem = 0, tile = 0, smem = 0;
+    // `resident`: blocks an SM at the chosen shared memory (0 where one tile holds every item).
+    int elem = 0, tile = 0, smem = 0, resident = 0;
     auto choose = [&](bool two_buffers) {
-      int last_elem = 0, last_tile = 0, last_smem = 0;
+      int last_elem = 0, last_tile = 0, last_smem = 0, last_resident = 0;
       for (int e = min_items; e < max_items; ++e) {
         const int t = block * e;
         const int buffer = t * loaded_bytes + arity * alignment;
         const int s = alignment + (two_buffers ? 2 * buffer : buffer);
         if (s > dev.max_smem_per_block) break;
         if (t >= n) {
-          elem = e, tile = t, smem = s;
+          elem = e, tile = t, smem = s, resident = 0;
           return;
         }
         const int occupancy = m.occupancy(kernel, block, static_cast<std::size_t>(s));
         if (min_bif <= occupancy * t * loaded_bytes) {
-          elem = e, tile = t, smem = s;
+          elem = e, tile = t, smem = s, resident = occupancy;
           return;
         }
-        last_elem = e, last_tile = t, last_smem = s;
+        last_elem = e, last_tile = t, last_smem = s, last_resident = occupancy;
       }
-      elem = last_elem, tile = last_tile, smem = last_smem;
+      elem = last_elem, tile = last_tile, smem = last_smem, resident = last_resident;
     };
     bool pipelined = m.tier() == 1;
     choose(pipelined);
@@ -195,7 +196,6 @@ cudaError_t run_transform(const loaded_module& m, const device_info& dev, launch
     }
     offset_t blocks = ceil_div(n, tile);
     if (pipelined) {
-      const int resident = m.occupancy(kernel, block, static_cast<std::size_t>(smem));
       blocks =
           std::min<offset_t>(blocks, static_cast<offset_t>(std::max(resident, 1)) * dev.sm_count);
     }
