@@ -343,28 +343,9 @@ int compile_named(int arch, const std::string& dir) {
     list << o.key << "|" << prefix << ".ltoir|" << prefix << ".cubin\n";
     ms += ltoir.milliseconds + cubin.milliseconds;
   }
-  {
-    // The background builds' warm-up kernel (its LTO-IR is what a process's warm-up links; the
-    // table's format wants a cubin beside it).
-    jit::compile_request req;
-    req.source = jit::warm_up_source;
-    req.name = "cupar_warm_up.cu";
-    req.options = jit::compile_options(arch, true, true);
-    req.kind = jit::output::ltoir;
-    const jit::compile_result ltoir = jit::compile(req);
-    req.options = jit::compile_options(arch, false, true);
-    req.kind = jit::output::cubin;
-    const jit::compile_result cubin = jit::compile(req);
-    const std::string prefix = dir + "/warm_up";
-    write_file(prefix + ".ltoir", ltoir.binary);
-    write_file(prefix + ".cubin", cubin.binary);
-    list << jit::warm_up_key << "|" << prefix << ".ltoir|" << prefix << ".cubin\n";
-    ms += ltoir.milliseconds + cubin.milliseconds;
-  }
   const std::string text = list.str();
   write_file(dir + "/named.list", std::vector<char>(text.begin(), text.end()));
-  std::printf("cupar_precompile: %d named operators and the warm-up kernel for sm_%d: %.0f ms\n",
-              index, arch, ms);
+  std::printf("cupar_precompile: %d named operators for sm_%d: %.0f ms\n", index, arch, ms);
   return 0;
 }
 

@@ -235,12 +235,6 @@ struct named_object_spec {
 };
 /// Every named-operator object the library precompiles.
 std::vector<named_object_spec> named_object_specs();
-/// The background builds' warm-up kernel (engine.cpp, warm_up_lto): its source, and the key its
-/// LTO-IR is precompiled under beside the named operators (tools/cupar_precompile.cpp), so that a
-/// process's warm-up is one LTO link and no compile.
-inline constexpr const char* warm_up_source =
-    "extern \"C\" __global__ void cupar_warm_up(int* p) { *p = 1; }\n";
-inline constexpr const char* warm_up_key = "cupar_warm_up";
 /// Source of one slot's operator alone (what operator_source writes for each slot it is given).
 std::string slot_operator_source(const slot_spec& slot, const slot_binding& binding, int index);
 
