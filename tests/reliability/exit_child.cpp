@@ -12,6 +12,11 @@
 
 #include <cuda_runtime_api.h>
 
+#include <execinfo.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +25,22 @@
 #include <vector>
 
 namespace {
+
+long main_thread = 0;
+
+/// On a crash: which thread (the main one or another) and its stack, on stderr (the test prints
+/// the output of the first failures), then the signal's default action.
+void report_crash(int sig) {
+  const long self = static_cast<long>(syscall(SYS_gettid));
+  char line[96];
+  const int len = std::snprintf(line, sizeof line, "cupar_exit_child: signal %d in %s thread\n",
+                                sig, self == main_thread ? "the main" : "another");
+  if (len > 0) (void)!write(2, line, static_cast<std::size_t>(len));
+  void* frames[48];
+  backtrace_symbols_fd(frames, backtrace(frames, 48), 2);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
 
 [[noreturn]] void end_with_exit() {
   std::exit(0);
@@ -32,6 +53,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: cupar_exit_child return|exit|after_error N DELAY_US SEED\n");
     return 2;
   }
+  main_thread = static_cast<long>(syscall(SYS_gettid));
+  {
+    void* warm[1];
+    (void)backtrace(warm, 1);  // loads libgcc before any crash
+  }
+  signal(SIGSEGV, report_crash);
+  signal(SIGABRT, report_crash);
+  signal(SIGBUS, report_crash);
   const std::string mode = argv[1];
   const int operators = std::atoi(argv[2]);
   const int delay_us = std::atoi(argv[3]);
