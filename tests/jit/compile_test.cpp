@@ -446,6 +446,45 @@ TEST(JitCompile, DumpDirectoryReceivesEveryBuildsModules) {
   fs::remove_all(dir);
 }
 
+// CUPAR_JIT_QUICK_OFC: a quick build's operator compile takes NVRTC's --Ofast-compile at the
+// level given (min, mid, max), read at each build; unset or any other value leaves it out, and
+// the optimised build never takes it. Read from the sources CUPAR_JIT_DUMP_DIR receives.
+TEST(JitCompile, QuickFastCompileLevelReachesOnlyTheQuickBuildsCompile) {
+  namespace fs = std::filesystem;
+  if (!cupar::testing::precompiled_here("reduce<f32>")) {
+    GTEST_SKIP() << "reduce<f32> is not precompiled in this build";
+  }
+  const fs::path dir =
+      fs::temp_directory_path() / ("cupar_ofc_test_" + std::to_string(::getpid()));
+  // The options line of the source of the one build made with `level` (nullptr: unset).
+  auto options_of = [&](const char* level, const std::string& text, bool optimized) {
+    fs::remove_all(dir);
+    EXPECT_TRUE(fs::create_directories(dir));
+    EXPECT_EQ(setenv("CUPAR_JIT_DUMP_DIR", dir.c_str(), 1), 0);
+    if (level != nullptr) EXPECT_EQ(setenv("CUPAR_JIT_QUICK_OFC", level, 1), 0);
+    (void)cupar::jit::compile_reduce<float>(op(text), 90, optimized);
+    unsetenv("CUPAR_JIT_QUICK_OFC");
+    unsetenv("CUPAR_JIT_DUMP_DIR");
+    std::string line;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      if (entry.path().extension() != ".cu") continue;
+      std::ifstream in(entry.path());
+      std::getline(in, line);
+    }
+    fs::remove_all(dir);
+    return line;
+  };
+  const std::string unset = options_of(nullptr, "a + b * 0.5f", false);
+  ASSERT_EQ(unset.rfind("// NVRTC options: -arch=", 0), 0u) << unset;
+  EXPECT_EQ(unset.find("Ofast-compile"), std::string::npos) << unset;
+  EXPECT_NE(options_of("min", "a + b * 0.75f", false).find(" --Ofast-compile=min"),
+            std::string::npos);
+  EXPECT_NE(options_of("max", "a + b * 0.875f", false).find(" --Ofast-compile=max"),
+            std::string::npos);
+  EXPECT_EQ(options_of("fast", "a + b * 0.625f", false).find("Ofast-compile"), std::string::npos);
+  EXPECT_EQ(options_of("min", "a + b * 0.375f", true).find("Ofast-compile"), std::string::npos);
+}
+
 TEST(JitCompile, EveryFamilyBuildsWithPrecompiledKernelsAndFromSource) {
   // Precompiled kernel sets: only the operator is compiled (tier 1 quick link, tier 2 LTO).
   const auto r1 = cupar::jit::compile_reduce<float>(op("a * b"), 90, false);

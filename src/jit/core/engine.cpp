@@ -289,6 +289,20 @@ bool split_links_enabled() {
   return v == nullptr || std::string(v) != "0";
 }
 
+/// The NVRTC option that trades optimisation for compile time in a quick (tier-1) build's
+/// operator compile: `--Ofast-compile=<level>` (NVRTC 12.8 and later) with the level of
+/// `CUPAR_JIT_QUICK_OFC` ("min", "mid" or "max"; unset, "0" or anything else leaves it out), read
+/// at each build. Off by default until the tier-1 kernels' speed with it is measured: "min" took
+/// a transform_reduce operator's compile from 52-58 to 38-43 ms on the 2-core machine (its batched
+/// map form less unrolled). Empty where the NVRTC predates it.
+std::string quick_fast_compile_option() {
+  static const bool supported = nvrtc_at_least(12, 8);
+  const char* v = std::getenv("CUPAR_JIT_QUICK_OFC");
+  const std::string level = v == nullptr ? std::string() : std::string(v);
+  if (!supported || (level != "min" && level != "mid" && level != "max")) return std::string();
+  return "--Ofast-compile=" + level;
+}
+
 /// One LTO link of `inputs` with `extra` options, tried under each occupancy target in turn (the
 /// first that ptxas reports no spills for kept), then without one.
 struct targeted_link {
@@ -454,6 +468,10 @@ built_binary build_from_precompiled(const build_spec& spec, int arch, const prec
         req.options.push_back(std::move(o));
     }
     req.kind = lto ? output::ltoir : output::cubin;
+    if (!lto) {
+      if (std::string ofc = quick_fast_compile_option(); !ofc.empty())
+        req.options.push_back(std::move(ofc));
+    }
     // NVRTC's -minimal front end leaves out the runtime API's declarations (cudaError_t, textures,
     // device-side launches), which operators do not use: a third of the front end's time, 4-13 ms
     // of a new operator's first compile (2-core machine), the same code (cubins compared byte for
@@ -630,6 +648,11 @@ namespace {
 /// nvJitLink's destructors under the link). cupar's own statics that a background build may touch
 /// first are never destroyed (link.cpp, nvrtc.cpp, codegen.cpp). Left open: another thread calling
 /// exit() while a first quick build waits for the warm-up.
+/// The warm-up compiles its kernel with NVRTC before it links: with a precompiled LTO-IR of the
+/// kernel linked instead (the link alone, 15-26 ms cold on the 2-core machine where the compile
+/// and link take 34-46), programs ending under background builds crashed in 1.1-2.2% of the exit
+/// runs on the H200, inside a build's nvrtcCompileProgram, however the program ended
+/// (docs/JIT.md, "A process's first tiered call waits for the pool's warm-up").
 void warm_up_lto(int arch) {
   try {
     compile_request req;

@@ -264,6 +264,12 @@ std::string nvrtc_version() {
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
+bool nvrtc_at_least(int major, int minor) {
+  int have_major = 0, have_minor = 0;
+  nvrtcVersion(&have_major, &have_minor);
+  return have_major > major || (have_major == major && have_minor >= minor);
+}
+
 namespace {
 
 /// The headers NVRTC is offered for `r`: every embedded jit_ops file (NVRTC reads only those

@@ -62,6 +62,9 @@ std::string compile_fingerprint(const compile_request& request);
 /// "major.minor" of the NVRTC library in use.
 std::string nvrtc_version();
 
+/// Whether the NVRTC in use is version major.minor or later.
+bool nvrtc_at_least(int major, int minor);
+
 /// Pseudo-file names used with #line in generated sources.
 inline constexpr const char* snippet_file = "cupar_snippet";
 inline constexpr const char* generated_file = "cupar_generated";
