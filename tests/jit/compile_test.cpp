@@ -461,7 +461,9 @@ TEST(JitCompile, QuickFastCompileLevelReachesOnlyTheQuickBuildsCompile) {
     fs::remove_all(dir);
     EXPECT_TRUE(fs::create_directories(dir));
     EXPECT_EQ(setenv("CUPAR_JIT_DUMP_DIR", dir.c_str(), 1), 0);
-    if (level != nullptr) EXPECT_EQ(setenv("CUPAR_JIT_QUICK_OFC", level, 1), 0);
+    if (level != nullptr) {
+      EXPECT_EQ(setenv("CUPAR_JIT_QUICK_OFC", level, 1), 0);
+    }
     (void)cupar::jit::compile_reduce<float>(op(text), 90, optimized);
     unsetenv("CUPAR_JIT_QUICK_OFC");
     unsetenv("CUPAR_JIT_DUMP_DIR");
