@@ -35,12 +35,22 @@
 #                                            its optimised build alone (3 operators) and a burst
 #                                            of 8 new operators until every optimised build is
 #                                            done, at $CUPAR_TIERS_N elements (default 2^24)
+#                                            With CUPAR_TIERS_AB="VAR=value ..." the tier-1 rows
+#                                            and the first calls run again with that environment
+#                                            (e.g. CUPAR_JIT_QUICK_OFC=min) and a second table,
+#                                            tiers_table_ab.md, compares them in the same run
+#   scripts/gpu-evidence.sh exit [RUNS]      issue 28 item 3: cupar_exit_tests with RUNS runs
+#                                            (default 1,000), 16 at a time, the disk cache off
+#                                            (build it first, e.g. CUPAR_LEAN_ARGS=
+#                                            "-DCUPAR_LIBRARY_TYPES=i32" lean '^reduce<i32>$'
+#                                            cupar_exit_tests: 93 s on the 16-core machine)
 #
 # During development, a filtered build of the work at hand (170-260 s instead of the full build):
 #   scripts/gpu-evidence.sh lean FILTER TARGET...  configure with CUPAR_JIT_PRECOMPILE_FILTER=FILTER
 #                                            (e.g. '^(join|group_by|reduce_by_key|for_each|
 #                                            transform)[<+]': the families' sets the targets use)
-#                                            and build the named targets (test suites, cupar_bench)
+#                                            and build the named targets (test suites, cupar_bench);
+#                                            $CUPAR_LEAN_ARGS: more cache arguments
 #   scripts/gpu-evidence.sh tests REGEX      ctest -R REGEX (suites built by `lean`), -j4, with each
 #                                            suite's time
 #   scripts/gpu-evidence.sh probe NAME ARGS...  docs/probes/NAME.cu built for sm_90 (nvcc -O3,
@@ -59,7 +69,7 @@
 # toolkit, CMake, ninja, and GoogleTest / Google Benchmark installed or packed into .testdeps
 # (../shared/device/pack-test-deps). Build directory: $CUPAR_BUILD_DIR (default build-gpu).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 export PATH=/usr/local/cuda/bin:$PATH
 out=${OUT:-$PWD/gpu-evidence}
 mkdir -p "$out"
@@ -138,8 +148,14 @@ case "$stage" in
     rows bench "$regex" CUPAR_DISABLE_DISK_CACHE=1
     # Tier 1: a disk-cache hit would serve the optimised build at once, even in fast mode.
     # (the rows' implementation group, the first "/(...)/" of REGEX, narrowed to cupar_jit)
-    rows tier1 "$(sed -E 's#/\([a-z_|]*\)/#/cupar_jit/#' <<<"$regex")" CUPAR_JIT_MODE=fast \
-      CUPAR_DISABLE_DISK_CACHE=1
+    tier1_regex=$(sed -E 's#/\([a-z_|]*\)/#/cupar_jit/#' <<<"$regex")
+    rows tier1 "$tier1_regex" CUPAR_JIT_MODE=fast CUPAR_DISABLE_DISK_CACHE=1
+    ab=()
+    if [ "$stage" = tiers ] && [ -n "${CUPAR_TIERS_AB:-}" ]; then
+      # shellcheck disable=SC2206  # CUPAR_TIERS_AB is a list of VAR=value words
+      ab=($CUPAR_TIERS_AB)
+      rows tier1_ab "$tier1_regex" CUPAR_JIT_MODE=fast CUPAR_DISABLE_DISK_CACHE=1 "${ab[@]}"
+    fi
     peer=()
     if [ "$stage" = peer ]; then
       if ls .whl/*.whl >/dev/null 2>&1; then
@@ -176,11 +192,22 @@ case "$stage" in
           >>"$out/tiers_latency.log" 2>&1 || rc=1
         rm -rf "$dir"
       }
+      # The same first call with the A/B environment, into its own log.
+      fresh_ab() {
+        local dir
+        dir=$(mktemp -d)
+        env "${ab[@]}" CUDA_CACHE_DISABLE=0 CUPAR_CACHE_DIR="$dir" "$lat" --case "$c" --n "$n" \
+          --measure first_call >>"$out/tiers_latency_ab.log" 2>&1 || rc=1
+        rm -rf "$dir"
+      }
       for c in "$@"; do
         # The first call in three fresh processes (the report takes the median: one process's
         # first call varied by up to 40 ms between runs); build and drain with distinct
         # operators (the same code would fold to one build).
-        for k in 1 2 3; do fresh 0 --measure first_call; done
+        for _ in 1 2 3; do
+          fresh 0 --measure first_call
+          [ ${#ab[@]} = 0 ] || fresh_ab
+        done
         fresh 1 --distinct --operators 3 --measure build
         fresh 1 --distinct --operators 8 --measure drain
       done
@@ -189,6 +216,12 @@ case "$stage" in
     fi
     python3 scripts/peer_report.py --bench "$out/bench.json" --tier1 "$out/tier1.json" \
       "${peer[@]}" "${latency[@]}" -o "$out/${stage}_table.md" || rc=1
+    if [ ${#ab[@]} -gt 0 ]; then
+      # The second table: tier 1 and first calls with the A/B environment, the rest the same run's.
+      python3 scripts/peer_report.py --bench "$out/bench.json" --tier1 "$out/tier1_ab.json" \
+        --latency "$out/tiers_latency_ab.log" -o "$out/${stage}_table_ab.md" || rc=1
+      echo "A/B ($CUPAR_TIERS_AB): $out/${stage}_table_ab.md"
+    fi
     exit $rc
     ;;
   latency)
@@ -237,12 +270,23 @@ case "$stage" in
     shift
     [ $# -gt 0 ] || { echo "lean: name the targets (test suites, cupar_bench)"; exit 2; }
     nvidia-smi -L
-    configure -DCUPAR_JIT_PRECOMPILE_FILTER="$filter"
+    # shellcheck disable=SC2086  # CUPAR_LEAN_ARGS is a list of cache arguments
+    configure -DCUPAR_JIT_PRECOMPILE_FILTER="$filter" ${CUPAR_LEAN_ARGS:-}
     grep "precompiling" "$out/configure.log"
     cmake --build "$build" -j "$(nproc)" --target "$@" >"$out/build.log" 2>&1
     rc=$?
     echo "lean build of $*: rc=$rc in $(($(date +%s) - start)) s"
     [ $rc = 0 ] || grep -B3 -A15 "error" "$out/build.log" | head -60
+    exit $rc
+    ;;
+  exit)
+    runs=${1:-1000}
+    bin=$(find "$build" -type f -name cupar_exit_tests -perm -u+x | head -1)
+    [ -n "$bin" ] || { echo "exit: no cupar_exit_tests under $build (build it with the lean stage)"; exit 2; }
+    CUPAR_DISABLE_DISK_CACHE=1 CUPAR_EXIT_RUNS=$runs CUPAR_EXIT_PARALLEL=16 "$bin" >"$out/exit.log" 2>&1
+    rc=$?
+    echo "exit: rc=$rc in $(($(date +%s) - start)) s"
+    grep -E "cupar_exit_child:|^  [0-9]+:|PASSED|FAILED" "$out/exit.log"
     exit $rc
     ;;
   tests)
