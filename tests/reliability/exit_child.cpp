@@ -2,7 +2,8 @@
 // 28). Started by exit_test.cpp, many times at once. It makes new run-time operators (each one's
 // quick build, then its optimised build queued on the background thread), checks their results,
 // waits `delay_us`, then ends the way `mode` says; it prints "ok" before it ends, and exits 0,
-// 1 for a wrong result, 77 without a GPU.
+// 1 for a wrong result, 77 without a GPU. On SIGSEGV, SIGABRT or SIGBUS it prints which thread
+// crashed (the main one or another) and that thread's stack before it dies of the signal.
 //
 //   cupar_exit_child return|exit|after_error <operators> <delay_us> <seed>
 //     return       returns from main

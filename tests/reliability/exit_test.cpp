@@ -48,7 +48,7 @@ TEST(Exit, WhileOptimisedBuildsAreQueuedOrRunningIsClean) {
   const std::string path = child_path();
   std::vector<running> live;
   std::map<std::string, int> failures;  // what went wrong -> count
-  std::string first_failure;
+  std::string first_failures;
   int reported = 0;
   int started = 0, finished = 0;
   const auto start = std::chrono::steady_clock::now();
@@ -89,7 +89,7 @@ TEST(Exit, WhileOptimisedBuildsAreQueuedOrRunningIsClean) {
         // By the way the run ended and what went wrong (the first word of `what` is the mode).
         ++failures[live[i].what.substr(0, live[i].what.find(' ')) + ": " + verdict];
         if (++reported <= 4) {  // the first failures' output (a crash's stack among it)
-          first_failure += "cupar_exit_child " + live[i].what + ": " + verdict + "\n" + output;
+          first_failures += "cupar_exit_child " + live[i].what + ": " + verdict + "\n" + output;
         }
       }
       ++finished;
@@ -106,7 +106,7 @@ TEST(Exit, WhileOptimisedBuildsAreQueuedOrRunningIsClean) {
               failed, seconds);
   for (const auto& [what, count] : failures)
     std::printf("  %d: %s\n", count, what.c_str());
-  EXPECT_EQ(failed, 0) << first_failure;
+  EXPECT_EQ(failed, 0) << first_failures;
 }
 
 }  // namespace
