@@ -454,8 +454,7 @@ TEST(JitCompile, QuickFastCompileLevelReachesOnlyTheQuickBuildsCompile) {
   if (!cupar::testing::precompiled_here("reduce<f32>")) {
     GTEST_SKIP() << "reduce<f32> is not precompiled in this build";
   }
-  const fs::path dir =
-      fs::temp_directory_path() / ("cupar_ofc_test_" + std::to_string(::getpid()));
+  const fs::path dir = fs::temp_directory_path() / ("cupar_ofc_test_" + std::to_string(::getpid()));
   // The options line of the source of the one build made with `level` (nullptr: unset).
   auto options_of = [&](const char* level, const std::string& text, bool optimized) {
     fs::remove_all(dir);
