@@ -24,14 +24,15 @@
 //   binary_search<s16a8,u32>). reduce_point's struct is class s8a4: precompiled in the default
 //   build (CUPAR_JIT_STRUCT_CLASSES=all), compiled from source in builds without it.
 //   sum_of_squares_f32: transform_reduce with a new transform "x * x" and the named plus (issue
-//   10's fused sum of squares). dot_f32, argmax_f32: reduces over iterator expressions
-//   (jit_iterator.hpp), transform<float>(zip(a, b), "x._0 * x._1") with a new transform each, and
-//   zip(counting(0ll), x) into a struct with a new reduction each. scan_squares_f32: an inclusive
-//   scan of the expression transform(x, "x * x"), a new transform each time (the "+index" scan
-//   sets). transform_rec16_f32: a binary transform (rec16, f32) -> f64, a new operator each time
-//   (no CUB transform set for the types: the "for_each" kernels). select_expr_f32: select_if of
-//   transform(x, "x * 2.0f"), a new transform each time (the
-//   "+index" stream compaction sets); sort_computed_u32: a radix sort of the keys
+//   10's fused sum of squares). count_where_f32: transform_reduce into a u64 count, a new
+//   predicate "x > 0.5f ? 1ull : 0ull" each time (transform_reduce<f32,u64>). dot_f32, argmax_f32:
+//   reduces over iterator expressions (jit_iterator.hpp), transform<float>(zip(a, b), "x._0 *
+//   x._1") with a new transform each, and zip(counting(0ll), x) into a struct with a new reduction
+//   each. scan_squares_f32: an inclusive scan of the expression transform(x, "x * x"), a new
+//   transform each time (the "+index" scan sets). transform_rec16_f32: a binary transform (rec16,
+//   f32) -> f64, a new operator each time (no CUB transform set for the types: the "for_each"
+//   kernels). select_expr_f32: select_if of transform(x, "x * 2.0f"), a new transform each time
+//   (the "+index" stream compaction sets); sort_computed_u32: a radix sort of the keys
 //   transform(v, "(x * 7u) % 1000003u"), a new transform each time (written by the "for_each"
 //   kernels, then sorted). select_output_f32: select_if of x by "x > 0.5f" written through
 //   transform_output(out, "x * 2.0f"), a new output transform each time (the stream compaction
@@ -364,6 +365,37 @@ class sum_of_squares_f32 final : public workload {
  private:
   std::vector<float> host_;
   cupar::device_buffer<float> in_, out_;
+};
+
+/// transform_reduce into a wider accumulator: how many elements exceed 0.5 (f32 -> u64, the
+/// transform_reduce<f32,u64> set), a new predicate each time, the named plus.
+class count_where_f32 final : public workload {
+ public:
+  count_where_f32(std::size_t n, cudaStream_t s)
+      : workload(s), host_(host_values<float>(n, 1, {-1.0, 1.0})), in_(host_, s), out_(1, s) {}
+  op make_op(int i) const override {
+    return op(i == 0 ? std::string("x > 0.5f ? 1ull : 0ull")
+                     : "x > 0.5f + 0.0f * " + std::to_string(i) + " ? 1ull : 0ull");
+  }
+  void call(const op& o) override {
+    cupar::transform_reduce(in_.data(), out_.data(), in_.size(), o, cupar::jit::plus, 0ull,
+                            stream_);
+  }
+  void check() override {
+    const unsigned long long got = out_.to_host()[0];
+    unsigned long long ref = 0;
+    for (float x : host_)
+      ref += x > 0.5f ? 1 : 0;
+    if (got != ref) {
+      throw std::runtime_error("count_where_f32: wrong count " + std::to_string(got) +
+                               " (expected " + std::to_string(ref) + ")");
+    }
+  }
+
+ private:
+  std::vector<float> host_;
+  cupar::device_buffer<float> in_;
+  cupar::device_buffer<unsigned long long> out_;
 };
 
 /// Iterator expressions (jit_iterator.hpp): the dot product, a new transform of zip(a, b) each
@@ -1200,6 +1232,7 @@ const char* const case_names[] = {"reduce_f32",
                                   "reduce_by_key_u32_rec28",
                                   "lower_bound_event16",
                                   "sum_of_squares_f32",
+                                  "count_where_f32",
                                   "dot_f32",
                                   "argmax_f32",
                                   "scan_squares_f32",
@@ -1233,6 +1266,7 @@ std::unique_ptr<workload> make_workload(const std::string& name, std::size_t n, 
   if (name == "reduce_by_key_u32_rec28") return std::make_unique<reduce_by_key_rec28>(n, s);
   if (name == "lower_bound_event16") return std::make_unique<lower_bound_event16>(n, s);
   if (name == "sum_of_squares_f32") return std::make_unique<sum_of_squares_f32>(n, s);
+  if (name == "count_where_f32") return std::make_unique<count_where_f32>(n, s);
   if (name == "dot_f32") return std::make_unique<dot_f32>(n, s);
   if (name == "argmax_f32") return std::make_unique<argmax_f32>(n, s);
   if (name == "scan_squares_f32") return std::make_unique<scan_squares_f32>(n, s);
