@@ -177,6 +177,17 @@ std::string number(double v) {
 }
 
 /// The engine's counters accumulated between two snapshots, as key=value fields.
+/// Where the quick (tier-1) builds between `a` and `b` spent their time, the mean a build in
+/// milliseconds (stats::quick_*): none when there were none.
+std::string quick_fields(const cupar::jit::stats& a, const cupar::jit::stats& b) {
+  if (b.quick_builds <= a.quick_builds) return std::string();
+  const double n = static_cast<double>(b.quick_builds - a.quick_builds);
+  return " quick_compile_ms=" + number((b.quick_compile_ms - a.quick_compile_ms) / n) +
+         " quick_link_ms=" + number((b.quick_link_ms - a.quick_link_ms) / n) +
+         " quick_load_ms=" + number((b.quick_load_ms - a.quick_load_ms) / n) +
+         " quick_pool_wait_ms=" + number((b.quick_pool_wait_ms - a.quick_pool_wait_ms) / n);
+}
+
 std::string stats_fields(const cupar::jit::stats& a, const cupar::jit::stats& b) {
   auto field = [](const char* name, std::uint64_t before, std::uint64_t after) {
     return std::string(" ") + name + "=" + std::to_string(after - before);
@@ -193,7 +204,8 @@ std::string stats_fields(const cupar::jit::stats& a, const cupar::jit::stats& b)
               ? " optimized_build_ms_mean=" +
                     number((b.optimized_build_ms - a.optimized_build_ms) /
                            static_cast<double>(b.optimized_builds - a.optimized_builds))
-              : std::string());
+              : std::string()) +
+         quick_fields(a, b);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -363,6 +363,14 @@ struct stats {
   /// threads of their own, each kernel a module of its own (`CUPAR_JIT_SPLIT_LINKS=0`: the set in
   /// one link, as before; docs/JIT.md, "Where a tier-2 link's time goes").
   std::uint64_t kernel_links = 0;
+  /// Out-of-line (tier-1) builds made for calls (a new operator's first call in the tiered and
+  /// fast modes; compile-only builds do not count), and where their time went, in milliseconds
+  /// in all: the operator's NVRTC compile, the link to the precompiled kernels, the driver's
+  /// load, and the time the calls then spent handing the optimised build to the background pool
+  /// (a process's first tiered call waits there for the pool's warm-up: docs/JIT.md). What a
+  /// first call costs besides these is its kernels' first launch and run.
+  std::uint64_t quick_builds = 0;
+  double quick_compile_ms = 0, quick_link_ms = 0, quick_load_ms = 0, quick_pool_wait_ms = 0;
 };
 CUPAR_EXPORT stats get_stats() noexcept;
 

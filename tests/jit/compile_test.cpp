@@ -486,6 +486,19 @@ TEST(JitCompile, QuickFastCompileLevelReachesOnlyTheQuickBuildsCompile) {
   EXPECT_EQ(options_of("min", "a + b * 0.375f", true).find("Ofast-compile"), std::string::npos);
 }
 
+// stats::quick_* count the quick builds made for calls: a compile-only build is not one.
+TEST(JitCompile, CompileOnlyBuildsAreNotCountedAsCallsQuickBuilds) {
+  const auto before = cupar::jit::get_stats();
+  const auto r = cupar::jit::compile_reduce<float>(op("a + b * 0.0625f"), 90, false);
+  const auto after = cupar::jit::get_stats();
+  EXPECT_EQ(r.tier, r.precompiled_kernels ? 1 : 2);
+  EXPECT_EQ(after.quick_builds, before.quick_builds);
+  EXPECT_EQ(after.quick_compile_ms, before.quick_compile_ms);
+  EXPECT_EQ(after.quick_link_ms, before.quick_link_ms);
+  EXPECT_EQ(after.quick_load_ms, before.quick_load_ms);
+  EXPECT_EQ(after.quick_pool_wait_ms, before.quick_pool_wait_ms);
+}
+
 TEST(JitCompile, EveryFamilyBuildsWithPrecompiledKernelsAndFromSource) {
   // Precompiled kernel sets: only the operator is compiled (tier 1 quick link, tier 2 LTO).
   const auto r1 = cupar::jit::compile_reduce<float>(op("a * b"), 90, false);

@@ -153,6 +153,13 @@ TEST(JitRuntime, TieredBuildUpgradesToTheOptimisedKernels) {
   EXPECT_GE(mid.loads, before.loads + 2) << "the quick build and the optimised one";
   EXPECT_EQ(after.upgrades, mid.upgrades + 1) << "the next call switches to the optimised build";
   EXPECT_EQ(after.loads, mid.loads) << "the switching call loaded a binary itself";
+  // Where the first call's quick build spent its time (stats::quick_*).
+  EXPECT_EQ(mid.quick_builds, before.quick_builds + 1);
+  EXPECT_GT(mid.quick_compile_ms, before.quick_compile_ms);
+  EXPECT_GT(mid.quick_link_ms, before.quick_link_ms);
+  EXPECT_GT(mid.quick_load_ms, before.quick_load_ms);
+  EXPECT_GE(mid.quick_pool_wait_ms, before.quick_pool_wait_ms);
+  EXPECT_EQ(after.quick_builds, mid.quick_builds) << "the switching call made a quick build";
 }
 
 // Issue 28, item 1: once a set's optimised build has been timed within the direct budget, a

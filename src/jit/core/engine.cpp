@@ -807,8 +807,19 @@ void build_initial(const std::shared_ptr<program_entry>& entry, const build_spec
   // The background thread's warm-up overlaps the quick build (worker: exit safety).
   if (m == cupar::jit::mode::tiered) worker().start(arch);
   std::unique_ptr<loaded_module> quick;
+  // stats::quick_*: where a quick build's time goes.
+  auto us_since = [](std::chrono::steady_clock::time_point t) {
+    return static_cast<std::uint64_t>(
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t).count());
+  };
   try {
-    quick = std::make_unique<loaded_module>(build_from_precompiled(spec, arch, *pre, 1));
+    const built_binary b = build_from_precompiled(spec, arch, *pre, 1);
+    const auto loading = std::chrono::steady_clock::now();
+    quick = std::make_unique<loaded_module>(b);
+    c.quick_load_us += us_since(loading);
+    c.quick_compile_us += static_cast<std::uint64_t>(b.compile_ms * 1000.0);
+    c.quick_link_us += static_cast<std::uint64_t>(b.link_ms * 1000.0);
+    c.quick_builds++;
   } catch (...) {
     if (m == cupar::jit::mode::tiered) worker().settle();
     throw;
@@ -817,6 +828,7 @@ void build_initial(const std::shared_ptr<program_entry>& entry, const build_spec
   if (m != cupar::jit::mode::tiered) return;
   std::weak_ptr<program_entry> weak = entry;
   const int ordinal = dev.ordinal;
+  const auto submitting = std::chrono::steady_clock::now();
   worker().submit(
       [weak, spec, arch, pre, key2, ordinal, timing] {
         {
@@ -850,6 +862,7 @@ void build_initial(const std::shared_ptr<program_entry>& entry, const build_spec
         }
       },
       arch);
+  c.quick_pool_wait_us += us_since(submitting);
 }
 
 }  // namespace
@@ -1028,6 +1041,11 @@ stats get_stats() noexcept {
   s.optimized_build_ms = static_cast<double>(c.optimized_build_us.load()) / 1000.0;
   s.expression_code_reuses = c.expression_code_reuses;
   s.kernel_links = c.kernel_links;
+  s.quick_builds = c.quick_builds;
+  s.quick_compile_ms = static_cast<double>(c.quick_compile_us.load()) / 1000.0;
+  s.quick_link_ms = static_cast<double>(c.quick_link_us.load()) / 1000.0;
+  s.quick_load_ms = static_cast<double>(c.quick_load_us.load()) / 1000.0;
+  s.quick_pool_wait_ms = static_cast<double>(c.quick_pool_wait_us.load()) / 1000.0;
   return s;
 }
 

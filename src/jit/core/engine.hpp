@@ -152,7 +152,9 @@ struct counters {
   std::atomic<std::uint64_t> operator_compiles{0}, kernel_compiles{0}, links{0}, loads{0},
       memory_hits{0}, disk_hits{0}, disk_writes{0}, disk_rejects{0}, background_builds{0},
       background_failures{0}, background_skipped{0}, expression_code_reuses{0}, upgrades{0},
-      direct_builds{0}, optimized_builds{0}, optimized_build_us{0}, kernel_links{0};
+      direct_builds{0}, optimized_builds{0}, optimized_build_us{0}, kernel_links{0},
+      quick_builds{0}, quick_compile_us{0}, quick_link_us{0}, quick_load_us{0},
+      quick_pool_wait_us{0};
 };
 counters& engine_counters();
 
