@@ -176,7 +176,6 @@ std::string number(double v) {
   return buf;
 }
 
-/// The engine's counters accumulated between two snapshots, as key=value fields.
 /// Where the quick (tier-1) builds between `a` and `b` spent their time, the mean a build in
 /// milliseconds (stats::quick_*): none when there were none.
 std::string quick_fields(const cupar::jit::stats& a, const cupar::jit::stats& b) {
@@ -188,6 +187,7 @@ std::string quick_fields(const cupar::jit::stats& a, const cupar::jit::stats& b)
          " quick_pool_wait_ms=" + number((b.quick_pool_wait_ms - a.quick_pool_wait_ms) / n);
 }
 
+/// The engine's counters accumulated between two snapshots, as key=value fields.
 std::string stats_fields(const cupar::jit::stats& a, const cupar::jit::stats& b) {
   auto field = [](const char* name, std::uint64_t before, std::uint64_t after) {
     return std::string(" ") + name + "=" + std::to_string(after - before);

@@ -292,9 +292,9 @@ bool split_links_enabled() {
 /// The NVRTC option that trades optimisation for compile time in a quick (tier-1) build's
 /// operator compile: `--Ofast-compile=<level>` (NVRTC 12.8 and later) with the level of
 /// `CUPAR_JIT_QUICK_OFC` ("min", "mid" or "max"; unset, "0" or anything else leaves it out), read
-/// at each build. Off by default until the tier-1 kernels' speed with it is measured: "min" took
-/// a transform_reduce operator's compile from 52-58 to 38-43 ms on the 2-core machine (its batched
-/// map form less unrolled). Empty where the NVRTC predates it.
+/// at each build. Off by default: "min" took a transform_reduce operator's compile from 52-58 to
+/// 38-43 ms on the 2-core machine, but on the H200 it made dot's tier-1 kernel 1.40-1.43x slower
+/// and first calls no faster (bench/TIERS.md). Empty where the NVRTC predates it.
 std::string quick_fast_compile_option() {
   static const bool supported = nvrtc_at_least(12, 8);
   const char* v = std::getenv("CUPAR_JIT_QUICK_OFC");
