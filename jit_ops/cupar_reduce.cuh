@@ -99,15 +99,26 @@ struct cupar_transform_op {
 #if defined(CUPAR_OUT_OF_LINE) && defined(CUPAR_TRANSFORM_REDUCE)
 // The out-of-line (tier-1) kernels: transform_reduce's agent loads a full tile's items with
 // load_transform_direct_striped, which calls the transform once per item; these overloads (found
-// by argument-dependent lookup, more specialised than CUB's) compute a thread's items in one call
-// of the transform's batched form instead (cupar_prelude.cuh says why; the thread-level
-// reduction that follows takes the fold).
+// by argument-dependent lookup, more specialised than CUB's) compute a thread's items with the
+// transform's batched forms instead: an array's items eight or four a call, the items and the
+// results by value, in registers; an iterator expression's in one call (cupar_prelude.cuh says
+// why; the thread-level reduction that follows takes the fold).
+// Through local memory (a `_map` of the items' addresses) such a batch ran at half the speed of
+// the calls per item (docs/PERFORMANCE_NOTES.md).
+/// Items a call of the transform's by-value batch (`_items`): eight, or four, where that many
+/// items and results fit in eight words each (cupar_items: registers under the call ABI); 0: none
+/// fits.
+constexpr int cupar_xform_width(unsigned long long bytes) {
+  return 8 * bytes <= 32 ? 8 : 4 * bytes <= 32 ? 4 : 0;
+}
 #if defined(CUPAR_INDEX_INPUT)
 extern "C" __device__ void cupar_jit_xform_strided(const unsigned char* state,
                                                    unsigned long long first,
                                                    unsigned long long stride, cupar_T* out, int n);
 /// A full tile's items of the "+index" sets: element base + tid + k * BlockThreads of the
-/// iterator expression into items[k], all in one call.
+/// iterator expression into items[k], all in one call. (Eight or four elements a call with the
+/// results by value ran dot's tier 1 1.18x slower on the H200: a call returns only once its loads
+/// have landed, so the tile's loads no longer overlap; docs/PERFORMANCE_NOTES.md.)
 template <int BlockThreads, int N>
 __device__ __forceinline__ void load_transform_direct_striped(int tid, cupar_index_iterator src,
                                                               cupar_T (&items)[N],
@@ -116,9 +127,44 @@ __device__ __forceinline__ void load_transform_direct_striped(int tid, cupar_ind
                           BlockThreads, items, N);
 }
 #else
-extern "C" __device__ void cupar_jit_xform_map(const unsigned char* state, const cupar_In* in,
-                                               cupar_T* out, int n);
-/// A full tile's items loaded (striped, as CUB's own), then transformed in one call.
+extern "C" __device__ cupar_items<cupar_T, 8> cupar_jit_xform_items8(const unsigned char* state,
+                                                                     cupar_In x0, cupar_In x1,
+                                                                     cupar_In x2, cupar_In x3,
+                                                                     cupar_In x4, cupar_In x5,
+                                                                     cupar_In x6, cupar_In x7);
+extern "C" __device__ cupar_items<cupar_T, 4> cupar_jit_xform_items4(const unsigned char* state,
+                                                                     cupar_In x0, cupar_In x1,
+                                                                     cupar_In x2, cupar_In x3);
+/// out[k] = transform(in[k]) for k from I on, in calls of cupar_xform_width items (of the wider
+/// of cupar_In and cupar_T) by value, the rest a call each. The indices are constants once
+/// unrolled, so the items stay in registers.
+template <int I, int N>
+__device__ __forceinline__ void cupar_transform_items(const cupar_transform_op& op,
+                                                      const cupar_In (&in)[N], cupar_T (&out)[N]) {
+  constexpr int width =
+      cupar_xform_width(sizeof(cupar_In) > sizeof(cupar_T) ? sizeof(cupar_In) : sizeof(cupar_T));
+  if constexpr (width == 8 && I + 8 <= N) {
+    const cupar_items<cupar_T, 8> r =
+        cupar_jit_xform_items8(op.state.bytes, in[I], in[I + 1], in[I + 2], in[I + 3], in[I + 4],
+                               in[I + 5], in[I + 6], in[I + 7]);
+#pragma unroll
+    for (int k = 0; k < 8; ++k)
+      out[I + k] = r.v[k];
+    cupar_transform_items<I + 8, N>(op, in, out);
+  } else if constexpr (width >= 4 && I + 4 <= N) {
+    const cupar_items<cupar_T, 4> r =
+        cupar_jit_xform_items4(op.state.bytes, in[I], in[I + 1], in[I + 2], in[I + 3]);
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      out[I + k] = r.v[k];
+    cupar_transform_items<I + 4, N>(op, in, out);
+  } else if constexpr (I < N) {
+    out[I] = op(in[I]);
+    cupar_transform_items<I + 1, N>(op, in, out);
+  }
+}
+/// A full tile's items loaded (striped, as CUB's own: a misaligned array), then transformed
+/// eight or four a call, the items and results by value.
 template <int BlockThreads, class It, int N>
 __device__ __forceinline__ void load_transform_direct_striped(int tid, It src, cupar_T (&items)[N],
                                                               cupar_transform_op op) {
@@ -126,7 +172,7 @@ __device__ __forceinline__ void load_transform_direct_striped(int tid, It src, c
 #pragma unroll
   for (int k = 0; k < N; ++k)
     loaded[k] = src[tid + k * BlockThreads];
-  cupar_jit_xform_map(op.state.bytes, loaded, items, N);
+  cupar_transform_items<0>(op, loaded, items);
 }
 #endif
 #endif
@@ -139,6 +185,61 @@ typedef unsigned long long cupar_offset;
 typedef cub::detail::reduce::policy_hub<cupar_T, cupar_offset, cupar_reduce_op>::MaxPolicy
     cupar_policy;
 typedef cupar_policy::ActivePolicy cupar_active;
+
+#if defined(CUPAR_OUT_OF_LINE) && defined(CUPAR_TRANSFORM_REDUCE) && !defined(CUPAR_INDEX_INPUT)
+// The out-of-line (tier-1) kernels: a full tile of an aligned array takes CUB's vector loads, after
+// which CUB calls the transform once an item (eight out-of-line calls a tile, each item taken
+// through the kernel's stack frame); here a thread's loaded items go to the transform's batched
+// form eight (or four) at a time by value and its results come back by value, in registers
+// (cupar_items, jit_ops/cupar_prelude.cuh: up to eight words each way), then CUB's thread
+// reduction (the operator's fold). CUB's tiles, items and order.
+CUB_NAMESPACE_BEGIN
+namespace detail {
+namespace reduce {
+typedef AgentReduce<cupar_active::ReducePolicy, const cupar_In*, cupar_T*, cupar_offset,
+                    cupar_reduce_op, cupar_T, cupar_transform_op>
+    cupar_transform_agent;
+/// CUB's AgentReduce::ConsumeTile for a full tile with vector loads, the transform by value.
+template <bool IsFirstTile>
+__device__ __forceinline__ void cupar_consume_vectorized(cupar_transform_agent& agent,
+                                                         cupar_T& thread_aggregate,
+                                                         cupar_offset block_offset) {
+  typedef cupar_transform_agent A;
+  constexpr int words = A::ITEMS_PER_THREAD / A::VECTOR_LOAD_LENGTH;
+  cupar_In* first =
+      const_cast<cupar_In*>(agent.d_in) + block_offset + (threadIdx.x * A::VECTOR_LOAD_LENGTH);
+  CacheModifiedInputIterator<A::LOAD_MODIFIER, typename A::VectorT, cupar_offset> vectors(
+      reinterpret_cast<typename A::VectorT*>(first));
+  cupar_In loaded[A::ITEMS_PER_THREAD];
+  typename A::VectorT* loaded_vectors = reinterpret_cast<typename A::VectorT*>(loaded);
+#pragma unroll
+  for (int i = 0; i < words; ++i)
+    loaded_vectors[i] = vectors[A::BLOCK_THREADS * i];
+  cupar_T items[A::ITEMS_PER_THREAD];
+  ::cupar_transform_items<0>(agent.transform_op, loaded, items);
+  thread_aggregate = IsFirstTile ? cub::ThreadReduce(items, agent.reduction_op)
+                                 : cub::ThreadReduce(items, agent.reduction_op, thread_aggregate);
+}
+template <>
+template <>
+__device__ __forceinline__ void cupar_transform_agent::ConsumeTile<1>(cupar_T& thread_aggregate,
+                                                                      cupar_offset block_offset,
+                                                                      int, ::cuda::std::true_type,
+                                                                      ::cuda::std::true_type) {
+  cupar_consume_vectorized<true>(*this, thread_aggregate, block_offset);
+}
+template <>
+template <>
+__device__ __forceinline__ void cupar_transform_agent::ConsumeTile<0>(cupar_T& thread_aggregate,
+                                                                      cupar_offset block_offset,
+                                                                      int, ::cuda::std::true_type,
+                                                                      ::cuda::std::true_type) {
+  cupar_consume_vectorized<false>(*this, thread_aggregate, block_offset);
+}
+}  // namespace reduce
+}  // namespace detail
+CUB_NAMESPACE_END
+#endif
 
 #if defined(CUPAR_OUT_OF_LINE)
 // The out-of-line (tier-1) kernels: thread 0 combines the warps' aggregates of a full tile with

@@ -499,6 +499,64 @@ TEST(JitCompile, CompileOnlyBuildsAreNotCountedAsCallsQuickBuilds) {
   EXPECT_EQ(after.quick_pool_wait_ms, before.quick_pool_wait_ms);
 }
 
+// transform_reduce's quick build hands a thread's items to the transform by value, eight or four
+// a call, where the items and the results fit the call's registers (jit_ops/cupar_reduce.cuh):
+// f32 -> f32 eight a call, f32 -> u64 four (eight 8-byte results would come back through local
+// memory); an iterator expression's elements stay one call a tile (`_strided`); the quick build
+// compiles only the forms the set's kernels call. Read from the sources CUPAR_JIT_DUMP_DIR receives.
+TEST(JitCompile, TransformReduceQuickBuildsTakeTheItemsByValue) {
+  namespace fs = std::filesystem;
+  for (const char* set : {"transform_reduce<f32,f32>", "transform_reduce<f32,u64>"}) {
+    if (!cupar::testing::precompiled_here(set)) GTEST_SKIP() << set << " is not precompiled here";
+  }
+  const fs::path dir =
+      fs::temp_directory_path() / ("cupar_by_value_test_" + std::to_string(::getpid()));
+  // The operator source of the one build `build` makes.
+  auto source_of = [&](auto build) {
+    fs::remove_all(dir);
+    EXPECT_TRUE(fs::create_directories(dir));
+    EXPECT_EQ(setenv("CUPAR_JIT_DUMP_DIR", dir.c_str(), 1), 0);
+    build();
+    unsetenv("CUPAR_JIT_DUMP_DIR");
+    std::string text;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      if (entry.path().extension() != ".cu") continue;
+      std::ifstream in(entry.path());
+      text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    fs::remove_all(dir);
+    return text;
+  };
+  const std::string squares = source_of([] {
+    (void)cupar::jit::compile_transform_reduce<float, float>(op("x * x + 0.5f"), cupar::jit::plus,
+                                                             90, false);
+  });
+  EXPECT_NE(squares.find("cupar_jit_xform_items8("), std::string::npos) << squares;
+  EXPECT_EQ(squares.find("_map("), std::string::npos);
+  const std::string counts = source_of([] {
+    (void)cupar::jit::compile_transform_reduce<float, unsigned long long>(
+        op("x > 0.25f ? 1ull : 0ull"), cupar::jit::plus, 90, false);
+  });
+  EXPECT_NE(counts.find("cupar_jit_xform_items4("), std::string::npos) << counts;
+  EXPECT_EQ(counts.find("cupar_jit_xform_items8("), std::string::npos);
+  if (cupar::testing::precompiled_here("transform_reduce<u64,f32>+index")) {
+    const float* none = nullptr;  // compile-only: never read
+    const std::string dot = source_of([&] {
+      (void)cupar::jit::compile_reduce<float>(
+          cupar::jit::transform<float>(cupar::jit::zip(none, none), op("x._0 * x._1 + 0.5f")),
+          cupar::jit::plus, 90, false);
+    });
+    EXPECT_NE(dot.find("cupar_jit_xform_strided("), std::string::npos) << dot;
+    EXPECT_EQ(dot.find("_items"), std::string::npos);
+  }
+  // The optimised build inlines the transform: no batched form.
+  const std::string inlined = source_of([] {
+    (void)cupar::jit::compile_transform_reduce<float, unsigned long long>(
+        op("x > 0.375f ? 1ull : 0ull"), cupar::jit::plus, 90, true);
+  });
+  EXPECT_EQ(inlined.find("_items"), std::string::npos);
+}
+
 TEST(JitCompile, EveryFamilyBuildsWithPrecompiledKernelsAndFromSource) {
   // Precompiled kernel sets: only the operator is compiled (tier 1 quick link, tier 2 LTO).
   const auto r1 = cupar::jit::compile_reduce<float>(op("a * b"), 90, false);

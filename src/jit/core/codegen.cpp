@@ -696,6 +696,23 @@ std::string batch_functions(const slot_spec& slot) {
       out << "  return cupar_r;\n}\n";
     }
   };
+  if (slot.batches & batch::items) {
+    // A thread's items of a tile transformed in one call, the items and the results by value
+    // (jit_ops/cupar_reduce.cuh: transform_reduce's out-of-line kernels, after CUB's vector
+    // loads), so that nothing goes through local memory.
+    out << items_definition;
+    const std::string& in = slot.args[0].name;
+    for (int width : {8, 4}) {
+      out << head << "cupar_items<" << t << ", " << width << "> " << sym << "_items" << width
+          << "(const unsigned char* cupar_state";
+      for (int k = 0; k < width; ++k)
+        out << ", " << in << " cupar_x" << k;
+      out << ") {\n  cupar_items<" << t << ", " << width << "> cupar_r;\n";
+      for (int k = 0; k < width; ++k)
+        out << "  cupar_r.v[" << k << "] = " << sym << "(cupar_state, cupar_x" << k << ");\n";
+      out << "  return cupar_r;\n}\n";
+    }
+  }
   if (slot.batches & batch::pred) predicate_bits(false);
   if (slot.batches & batch::pred_masked) predicate_bits(true);
   if (slot.batches & batch::heads) {
@@ -723,7 +740,8 @@ std::string batch_functions(const slot_spec& slot) {
     // The loop of eight-item chunks is not unrolled further (as the transform batch's below):
     // NVVM unrolled it once more, which cost the operator's compile time and no kernel time.
     for (int chunk : {8, 4, 1}) {
-      out << (chunk == 8 ? "#pragma unroll 1\n" : "") << "  for (; i + " << chunk << " <= cupar_n; i += " << chunk << ") {\n"
+      out << (chunk == 8 ? "#pragma unroll 1\n" : "") << "  for (; i + " << chunk
+          << " <= cupar_n; i += " << chunk << ") {\n"
           << "    " << t << " cupar_r[" << chunk << "];\n"
           << "#pragma unroll\n    for (int k = 0; k < " << chunk << "; ++k) cupar_r[k] = " << sym
           << "(cupar_state, " << arg << ");\n"
@@ -771,9 +789,6 @@ std::string batch_functions(const slot_spec& slot) {
            "cupar_r[k];\n  }\n"
         << "  for (; i < cupar_n; ++i) cupar_out[i * cupar_stride] = " << call("i * cupar_stride")
         << ";\n}\n";
-  }
-  if (slot.batches & batch::map) {
-    mapped("map", "const " + slot.args[0].name + "* cupar_in", "cupar_in[i + k]");
   }
   if (slot.batches & batch::strided) {
     mapped("strided", "unsigned long long cupar_first, unsigned long long cupar_stride",

@@ -86,8 +86,6 @@ namespace batch {
 /// it does not know), the items by value; `_fold_upto8(state, T acc, T x0, ..., T x7, int m)` and
 /// `_fold_upto4` fold only the first m items.
 inline constexpr unsigned fold = 1;
-/// Unary operator In -> T: `void <symbol>_map(state, const In* in, T* out, int n)`.
-inline constexpr unsigned map = 4;
 /// Iterator expression (index) -> T: `void <symbol>_strided(state, unsigned long long first,
 /// unsigned long long stride, T* out, int n)`, element first + k * stride into out[k].
 inline constexpr unsigned strided = 8;
@@ -130,6 +128,11 @@ inline constexpr unsigned segmented = 512;
 /// for the others, whose bits are 0), the items by value (the three-way partition kernels: the
 /// second predicate only where the first was false, as CUB calls it).
 inline constexpr unsigned pred_masked = 1024;
+/// Unary operator In -> T: `cupar_items<T, 8> <symbol>_items8(state, In x0, ..., In x7)` and
+/// `_items4`, the operator of each item, the items and the results by value (registers for up to
+/// eight words each way: transform_reduce's out-of-line kernels after CUB's vector loads,
+/// jit_ops/cupar_reduce.cuh).
+inline constexpr unsigned items = 2048;
 }  // namespace batch
 /// `slot` with the batched forms `batches` added.
 inline slot_spec with_batches(slot_spec slot, unsigned batches) {
