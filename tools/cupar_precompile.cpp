@@ -20,7 +20,8 @@
 //       (src/jit/families/*.cu; CMake expands the same rules, cmake/cupar_sets.cmake, and the
 //       test cupar_precompiled_set_list compares the two), one a line.
 //   cupar_precompile table <output.cpp> <entry>...
-//       entry = <set key>|<arch>|<fatbin path>|<meta path>, or named|<arch>|<named.list path>;
+//       entry = <set key>|<arch>|<cubin fatbin path>|<LTO-IR fatbin path>|<meta path>, or
+//       named|<arch>|<named.list path>;
 //       writes the C++ table embedding every file (assembler .incbin) with the sets' kernel names
 //       and metadata.
 #include "jit/core/family.hpp"
@@ -387,11 +388,11 @@ int write_table(const std::string& output, const std::vector<std::string>& entri
       }
       continue;
     }
-    if (f.size() != 4) throw std::runtime_error("bad table entry " + e);
+    if (f.size() != 5) throw std::runtime_error("bad table entry " + e);
     const std::string& key = f[0];
     const int arch = std::stoi(f[1]);
-    const std::string fatbin = read_file(f[2]);
-    const std::string meta_text = read_file(f[3]);
+    const std::string cubin_fatbin = read_file(f[2]), ltoir_fatbin = read_file(f[3]);
+    const std::string meta_text = read_file(f[4]);
     build = fnv1a(key + f[1], fnv1a(meta_text, build));
     std::vector<std::string> kernels;
     std::vector<long long> meta;
@@ -413,7 +414,7 @@ int write_table(const std::string& output, const std::vector<std::string>& entri
         kernels.push_back(line);
       }
     }
-    const std::string sym = embed(f[2], fatbin);
+    const std::string cubin_sym = embed(f[2], cubin_fatbin), ltoir_sym = embed(f[3], ltoir_fatbin);
     cpp_part << "const char* const kernels_" << index << "[] = {";
     for (const auto& k : kernels)
       cpp_part << "\"" << k << "\", ";
@@ -424,9 +425,10 @@ int write_table(const std::string& output, const std::vector<std::string>& entri
     for (const auto& c : calls)
       cpp_part << "\"" << c << "\", ";
     cpp_part << "nullptr};\n";
-    table << "    {\"" << key << "\", " << arch << ", " << sym << ", " << fatbin.size()
-          << "u, kernels_" << index << ", " << kernels.size() << ", meta_" << index << ", "
-          << meta.size() << ", calls_" << index << ", " << calls.size() << "},\n";
+    table << "    {\"" << key << "\", " << arch << ", " << cubin_sym << ", " << cubin_fatbin.size()
+          << "u, " << ltoir_sym << ", " << ltoir_fatbin.size() << "u, kernels_" << index << ", "
+          << kernels.size() << ", meta_" << index << ", " << meta.size() << ", calls_" << index
+          << ", " << calls.size() << "},\n";
     ++index;
   }
   std::ostringstream out;
@@ -443,7 +445,7 @@ int write_table(const std::string& output, const std::vector<std::string>& entri
     out << "const precompiled_set precompiled_sets[] = {\n" << table.str() << "};\n";
   } else {
     out << "const precompiled_set precompiled_sets[] = {{\"\", 0, nullptr, 0, nullptr, 0, nullptr, "
-           "0, nullptr, 0}};\n";
+           "0, nullptr, 0, nullptr, 0}};\n";
   }
   out << "const int precompiled_set_count = " << index << ";\n";
   if (named_index > 0) {
@@ -497,7 +499,8 @@ int main(int argc, char** argv) {
                  "       cupar_precompile named <arch> <output dir>\n"
                  "       cupar_precompile fingerprint <stamp file> <key> <arch> [<key> <arch>]...\n"
                  "       cupar_precompile list [<output file>]\n"
-                 "       cupar_precompile table <output.cpp> <key|arch|fatbin|meta>...\n";
+                 "       cupar_precompile table <output.cpp> <key|arch|cubin fatbin|LTO-IR "
+                 "fatbin|meta>...\n";
     return 2;
   } catch (const cupar::jit_error& e) {
     std::cerr << "cupar_precompile: " << e.what() << "\n--- log ---\n"

@@ -163,8 +163,14 @@ TEST(JitCompile, MalformedOperatorsGiveJitErrorsThatExplain) {
   const auto cases = bad_cases();
   ASSERT_GE(cases.size(), 50u);
   int index = 0;
+  // The link-stage cases of reduce<f32> need its precompiled kernels (the operator linked to
+  // them); a build whose CUPAR_JIT_PRECOMPILE_FILTER leaves the set out compiles it whole, where
+  // an undefined extern is NVRTC's error or none.
+  const bool reduce_precompiled = cupar::testing::precompiled_here("reduce<f32>");
   for (const auto& c : cases) {
     SCOPED_TRACE(std::to_string(index++) + ": " + c.what);
+    if (c.stage == cupar::jit_stage::link && c.r == role::reduce_f32 && !reduce_precompiled)
+      continue;
     try {
       (void)build(c.r, c.o);
       ADD_FAILURE() << "expected cupar::jit_error";
@@ -559,13 +565,15 @@ TEST(JitCompile, TransformReduceQuickBuildsTakeTheItemsByValue) {
 
 TEST(JitCompile, EveryFamilyBuildsWithPrecompiledKernelsAndFromSource) {
   // Precompiled kernel sets: only the operator is compiled (tier 1 quick link, tier 2 LTO).
+  // (A build whose CUPAR_JIT_PRECOMPILE_FILTER leaves reduce<f32> out compiles it from source.)
+  const bool reduce_precompiled = cupar::testing::precompiled_here("reduce<f32>");
   const auto r1 = cupar::jit::compile_reduce<float>(op("a * b"), 90, false);
-  EXPECT_TRUE(r1.precompiled_kernels);
+  EXPECT_EQ(r1.precompiled_kernels, reduce_precompiled);
   EXPECT_EQ(r1.kernels.size(), 3u);
   EXPECT_GT(r1.cubin_bytes, 0u);
   const auto r2 = cupar::jit::compile_reduce<float>(op("a * b"), 90, true);
   EXPECT_EQ(r2.tier, 2);
-  EXPECT_TRUE(r2.precompiled_kernels);
+  EXPECT_EQ(r2.precompiled_kernels, reduce_precompiled);
   EXPECT_EQ(cupar::jit::compile_scan<int>(op("a ^ b"), true, 90, false).kernels.size(), 2u);
   EXPECT_EQ(cupar::jit::compile_scan<unsigned char>(op("a | b"), false, 90, false).kernels.size(),
             2u);

@@ -212,6 +212,63 @@ TEST(BuildPool, SettleWithoutStartReturnsAtOnce) {
   EXPECT_EQ(settled.load(), 1);
 }
 
+// The engine's first tiered quick build links with LTO itself (engine.cpp): the pool then runs
+// no warm-up, and the first submit settles at once, on the submitting thread.
+TEST(BuildPool, WarmedHereSkipsTheWarmUpAndSettlesOnTheSubmittingThread) {
+  std::atomic<int> warm_ups{0}, settled{0}, ran{0};
+  std::thread::id settled_on;
+  std::mutex id_mutex;
+  build_pool pool(
+      2, [&](int) { warm_ups.fetch_add(1); },
+      [&] {
+        settled.fetch_add(1);
+        std::lock_guard<std::mutex> lock(id_mutex);
+        settled_on = std::this_thread::get_id();
+      });
+  pool.warmed_here();
+  for (int i = 0; i < 4; ++i)
+    pool.submit([&] { ran.fetch_add(1); }, 90);
+  pool.wait_idle();
+  EXPECT_EQ(ran.load(), 4);
+  EXPECT_EQ(warm_ups.load(), 0) << "the warm-up ran after warmed_here";
+  EXPECT_EQ(settled.load(), 1);
+  {
+    std::lock_guard<std::mutex> lock(id_mutex);
+    EXPECT_EQ(settled_on, std::this_thread::get_id());
+  }
+  pool.stop();
+}
+
+// warmed_here while the first thread's warm-up runs: settle() no longer waits for it, and stop()
+// still joins it.
+TEST(BuildPool, WarmedHereDuringAWarmUpLetsSettleGoOnAndStopJoinsIt) {
+  std::atomic<bool> release{false}, warm_started{false}, warm_finished{false};
+  std::atomic<int> settled{0};
+  build_pool pool(
+      1,
+      [&](int) {
+        warm_started = true;
+        while (!release.load())
+          std::this_thread::sleep_for(1ms);
+        warm_finished = true;
+      },
+      [&] { settled.fetch_add(1); });
+  pool.start(90);
+  while (!warm_started.load())
+    std::this_thread::sleep_for(1ms);
+  pool.warmed_here();
+  pool.settle();  // returns with the warm-up still running
+  EXPECT_EQ(settled.load(), 1);
+  EXPECT_FALSE(warm_finished.load());
+  std::thread releaser([&] {
+    std::this_thread::sleep_for(20ms);
+    release = true;
+  });
+  pool.stop();
+  EXPECT_TRUE(warm_finished.load()) << "stop() returned before the warm-up ended";
+  releaser.join();
+}
+
 TEST(BuildPool, AThrowingJobLeavesThePoolWorking) {
   build_pool pool(1, nullptr, nullptr);
   std::atomic<int> done{0};

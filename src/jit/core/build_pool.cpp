@@ -30,6 +30,12 @@ void build_pool::settle() {
   if (!threads_.empty()) settle(lock);
 }
 
+void build_pool::warmed_here() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  warmed_ = true;
+  warmed_cv_.notify_all();
+}
+
 void build_pool::submit(std::function<void()> job, int arch) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (stopping_) return;
@@ -91,6 +97,10 @@ bool build_pool::settle(std::unique_lock<std::mutex>& lock) {
 }
 
 void build_pool::run(int arch, bool warm_up) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (warmed_) warm_up = false;  // warmed_here() came first
+  }
   if (warm_up && warm_up_) warm_up_(arch);
   std::unique_lock<std::mutex> lock(mutex_);
   if (warm_up) {

@@ -20,7 +20,8 @@ namespace cupar::detail::jit {
 ///
 /// Threads start lazily: the first by start() or the first submit(); another whenever a job is
 /// queued that no idle thread will take, up to `threads`. The first thread runs `warm_up(arch)`
-/// before any job; the first submit() or settle() after start waits for that warm-up and then
+/// before any job (unless warmed_here() came first); the first submit() or settle() after start
+/// waits for that warm-up and then
 /// calls `on_settled` once, on its own thread (the engine registers its exit handler there, so
 /// that the handler runs before the destructors nvJitLink registers during its first link).
 class build_pool {
@@ -37,6 +38,10 @@ class build_pool {
   /// Waits for the warm-up of a started first thread and calls `on_settled` if not yet done
   /// (idempotent; returns at once when nothing was started).
   void settle();
+  /// The caller did what the warm-up does (the engine: a quick build linked with LTO on the
+  /// caller's thread): a first thread not yet warming up skips it, and settle() waits for none
+  /// (a warm-up already running finishes as a job would: stop() joins it).
+  void warmed_here();
   /// Queues `job`; starts the first thread if needed and waits for its warm-up (settle()). A job
   /// submitted after stop() is dropped.
   void submit(std::function<void()> job, int arch);

@@ -434,21 +434,45 @@ void dump_modules(const build_spec& spec, int arch, const built_binary& b,
   }
 }
 
-built_binary build_from_precompiled(const build_spec& spec, int arch, const precompiled_set& pre,
-                                    int tier) {
-  auto& c = engine_counters();
-  const bool lto = tier == 2;
+/// Whether a build of the set on its precompiled kernels compiles an operator (some slot is not
+/// a precompiled named operator).
+bool compiles_an_operator(const build_spec& spec, int arch) {
   const std::vector<slot_spec> slots = slots_of(spec.set);
-  std::vector<link_input> inputs = {
-      {pre.fatbin, pre.fatbin_size, NVJITLINK_INPUT_FATBIN, "cupar_kernels"}};
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    if (named_object_for(spec, slots[i], i, arch) == nullptr) return true;
+  }
+  return false;
+}
+
+/// A build on the set's precompiled kernels: tier 1 links the out-of-line kernels (relocatable
+/// cubin) with the operators compiled to cubin; tier 2 inlines the operators (both LTO-IR, an
+/// LTO link). `lto_quick` (tier 1): the operators compiled to LTO-IR and linked with the same
+/// out-of-line kernels in an LTO link that compiles only them, the same kernels and calls. That
+/// is the process's first tiered quick build (build_initial): its NVRTC compile to LTO-IR and
+/// its LTO link are what the exit handler has to follow, so it stands in for the pool's warm-up.
+built_binary build_from_precompiled(const build_spec& spec, int arch, const precompiled_set& pre,
+                                    int tier, bool lto_quick = false) {
+  auto& c = engine_counters();
+  const bool inlined = tier == 2;
+  const bool lto = inlined || lto_quick;
+  const std::vector<slot_spec> slots = slots_of(spec.set);
+  std::vector<link_input> inputs = {inlined ? link_input{pre.ltoir_fatbin, pre.ltoir_fatbin_size,
+                                                         NVJITLINK_INPUT_FATBIN, "cupar_kernels"}
+                                            : link_input{pre.cubin_fatbin, pre.cubin_fatbin_size,
+                                                         NVJITLINK_INPUT_FATBIN, "cupar_kernels"}};
+  // Options of the quick LTO link: no split compilation (link.cpp splits LTO links without
+  // options; these compile only small operators), and the operators' register limit (an NVRTC
+  // option of the non-LTO quick build).
+  std::vector<std::string> quick_link_options;
+  if (lto_quick) quick_link_options.emplace_back("-split-compile=1");
   // Named operators on arithmetic types come precompiled; the others are compiled together.
   std::vector<int> compiled;
   compile_request req;
   for (std::size_t i = 0; i < slots.size(); ++i) {
     if (const precompiled_named* named = named_object_for(spec, slots[i], i, arch)) {
-      inputs.push_back({lto ? named->ltoir : named->cubin,
-                        lto ? named->ltoir_size : named->cubin_size,
-                        lto ? NVJITLINK_INPUT_LTOIR : NVJITLINK_INPUT_CUBIN, named->key});
+      inputs.push_back({inlined ? named->ltoir : named->cubin,
+                        inlined ? named->ltoir_size : named->cubin_size,
+                        inlined ? NVJITLINK_INPUT_LTOIR : NVJITLINK_INPUT_CUBIN, named->key});
       continue;
     }
     check_not_empty(spec.slots[i].op, slots[i], slots.size() > 1);
@@ -460,12 +484,12 @@ built_binary build_from_precompiled(const build_spec& spec, int arch, const prec
     std::set<std::string> called;
     for (int k = 0; k < pre.call_count; ++k)
       called.insert(pre.calls[k]);
-    req.source = operator_source(spec, compiled, !lto, called.empty() ? nullptr : &called);
+    req.source = operator_source(spec, compiled, !inlined, called.empty() ? nullptr : &called);
     req.name = "cupar_operator.cu";
     req.options = compile_options(arch, lto, true);
-    if (const auto extra = describe(spec.set.fam).out_of_line_operator_options; extra && !lto) {
+    if (const auto extra = describe(spec.set.fam).out_of_line_operator_options; extra && !inlined) {
       for (std::string& o : extra(spec.set, arch))
-        req.options.push_back(std::move(o));
+        (lto_quick ? quick_link_options : req.options).push_back(std::move(o));
     }
     req.kind = lto ? output::ltoir : output::cubin;
     if (!lto) {
@@ -496,21 +520,21 @@ built_binary build_from_precompiled(const build_spec& spec, int arch, const prec
   b.tier = tier;
   b.precompiled = true;
   // The set's out-of-line cubin (tier 1) was compiled with its family's state form.
-  b.states_by_reference = !lto && describe(spec.set.fam).states_by_reference;
+  b.states_by_reference = !inlined && describe(spec.set.fam).states_by_reference;
   b.compile_ms = op_bin.milliseconds;
   const auto start = std::chrono::steady_clock::now();
-  if (lto && b.kernels.size() > 1 && split_links_enabled()) {
+  if (!inlined) {
+    b.modules.push_back(link(inputs, arch, lto_quick, quick_link_options).cubin);
+    c.links++;
+  } else if (b.kernels.size() > 1 && split_links_enabled()) {
     const int rounds =
         link_kernel_by_kernel(inputs, arch, occupancy_options(spec.set, pre, arch), b);
     c.links += static_cast<std::uint64_t>(rounds);
-  } else if (lto) {
+  } else {
     targeted_link t = link_with_targets(inputs, arch, occupancy_options(spec.set, pre, arch), {});
     c.links += static_cast<std::uint64_t>(t.attempts);
     b.register_capped = t.capped;
     b.modules.push_back(std::move(t.linked.cubin));
-  } else {
-    b.modules.push_back(link(inputs, arch, false).cubin);
-    c.links++;
   }
   b.link_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -639,20 +663,29 @@ namespace {
 /// torn down. Exit handlers and static destructors run in reverse order of registration, and
 /// nvJitLink registers the destructors of some statics during its first LTO link (five, counted
 /// with an __cxa_atexit shim): a handler registered before that link would run after them. The
-/// first thread therefore starts with one tiny LTO link (the warm-up), begun when the first quick
-/// build starts so that the two overlap, and the first submit (or a first quick build that
-/// failed) waits for it and only then registers the handler, on the caller's thread: the handler
-/// runs before those destructors, and a program cannot end inside the call that waits (until
-/// 2026-11-27 the handler was registered when the thread started and again after the warm-up, so
-/// a program ending during the warm-up, such as the quickstart with its three new operators, ran
-/// nvJitLink's destructors under the link). cupar's own statics that a background build may touch
-/// first are never destroyed (link.cpp, nvrtc.cpp, codegen.cpp). Left open: another thread calling
-/// exit() while a first quick build waits for the warm-up.
+/// handler is therefore registered by the first submit, on the caller's thread, only once an LTO
+/// link has been made in the process with an operator compiled by NVRTC to LTO-IR (the warm-up
+/// below links such a tiny kernel): the handler runs before those destructors, and a program
+/// cannot end inside the call that registers it. The process's first tiered quick build that
+/// compiles an operator makes that link itself, on the caller's thread (build_initial: its
+/// operator to LTO-IR, linked with the set's out-of-line cubin in an LTO link that compiles only
+/// the operator); the pool then skips its warm-up (build_pool::warmed_here), and the first call
+/// waits for nothing else. A first quick build that compiles no operator (precompiled named
+/// operators only) or whose LTO-linked build failed starts the pool's first thread, whose
+/// warm-up overlaps the build, and the first submit (or the failed call) waits for the warm-up
+/// before registering the handler. Until 2026-11-27 the handler was registered when the thread
+/// started and again after the warm-up, so a program ending during the warm-up, such as the
+/// quickstart with its three new operators, ran nvJitLink's destructors under the link. Until
+/// 2026-12-02 every first tiered quick build waited for the warm-up: 20-33 ms of a first call's
+/// 45-60 on the H200 (stats::quick_pool_wait_ms; the warm-up and the quick build's compile do not
+/// overlap there). cupar's own statics that a background build may touch first are never
+/// destroyed (link.cpp, nvrtc.cpp, codegen.cpp). Left open: another thread calling exit() while
+/// a first quick build makes that link or waits for the warm-up.
 /// The warm-up compiles its kernel with NVRTC before it links: with a precompiled LTO-IR of the
 /// kernel linked instead (the link alone, 15-26 ms cold on the 2-core machine where the compile
 /// and link take 34-46), programs ending under background builds crashed in 1.1-2.2% of the exit
 /// runs on the H200, inside a build's nvrtcCompileProgram, however the program ended
-/// (docs/JIT.md, "A process's first tiered call waits for the pool's warm-up").
+/// (docs/JIT.md, "A process's first tiered call links its operator with LTO").
 void warm_up_lto(int arch) {
   try {
     compile_request req;
@@ -669,6 +702,13 @@ void warm_up_lto(int arch) {
 }
 
 void stop_at_exit();
+
+/// Whether a quick build of this process compiled an operator to LTO-IR and linked it with LTO
+/// (build_initial): what the warm-up does, so the pool skips it (build_pool::warmed_here).
+std::atomic<bool>& quick_lto_done() {
+  static std::atomic<bool> done{false};
+  return done;
+}
 
 build_pool& worker() {
   // Leaked: its threads are stopped by the exit handler, not by a static destructor.
@@ -804,8 +844,16 @@ void build_initial(const std::shared_ptr<program_entry>& entry, const build_spec
     if (direct) c.direct_builds++;
     return;
   }
-  // The background thread's warm-up overlaps the quick build (worker: exit safety).
-  if (m == cupar::jit::mode::tiered) worker().start(arch);
+  // Exit safety (worker): until a quick build here has compiled an operator to LTO-IR and linked
+  // it with LTO, the process's first tiered quick build does so itself, on this thread; one that
+  // compiles no operator (precompiled named operators only) starts the pool's warm-up, which
+  // then overlaps it.
+  const bool tiered = m == cupar::jit::mode::tiered;
+  bool lto_quick = false;
+  if (tiered && !quick_lto_done().load(std::memory_order_acquire)) {
+    lto_quick = compiles_an_operator(spec, arch);
+    if (!lto_quick) worker().start(arch);
+  }
   std::unique_ptr<loaded_module> quick;
   // stats::quick_*: where a quick build's time goes.
   auto us_since = [](std::chrono::steady_clock::time_point t) {
@@ -813,7 +861,22 @@ void build_initial(const std::shared_ptr<program_entry>& entry, const build_spec
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t).count());
   };
   try {
-    const built_binary b = build_from_precompiled(spec, arch, *pre, 1);
+    built_binary b;
+    try {
+      b = build_from_precompiled(spec, arch, *pre, 1, lto_quick);
+    } catch (const jit_error&) {
+      if (!lto_quick) throw;
+      // An operator that fails there is built the usual way, which reports its error as every
+      // other quick build does (the LTO link would find some of NVRTC's errors itself), with the
+      // pool's warm-up meanwhile.
+      lto_quick = false;
+      worker().start(arch);
+      b = build_from_precompiled(spec, arch, *pre, 1);
+    }
+    if (lto_quick) {
+      quick_lto_done().store(true, std::memory_order_release);
+      worker().warmed_here();
+    }
     const auto loading = std::chrono::steady_clock::now();
     quick = std::make_unique<loaded_module>(b);
     c.quick_load_us += us_since(loading);
@@ -821,7 +884,7 @@ void build_initial(const std::shared_ptr<program_entry>& entry, const build_spec
     c.quick_link_us += static_cast<std::uint64_t>(b.link_ms * 1000.0);
     c.quick_builds++;
   } catch (...) {
-    if (m == cupar::jit::mode::tiered) worker().settle();
+    if (tiered) worker().settle();
     throw;
   }
   publish(*entry, std::move(quick));

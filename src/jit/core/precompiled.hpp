@@ -1,6 +1,6 @@
 // cupar internal: kernel sets compiled when the library was built (tools/cupar_precompile), as
-// compressed fatbins holding both a relocatable cubin (for the quick out-of-line link) and LTO-IR
-// (for the inlined link).
+// two compressed fatbins each: a relocatable cubin (the quick out-of-line links) and LTO-IR (the
+// inlined link).
 #pragma once
 
 #include <cstddef>
@@ -11,8 +11,13 @@ namespace cupar::detail::jit {
 struct precompiled_set {
   const char* key;  // set_spec::key()
   int arch;
-  const unsigned char* fatbin;
-  std::size_t fatbin_size;
+  /// The out-of-line kernels as a relocatable cubin: tier 1's links, the non-LTO one and the LTO
+  /// link that compiles only the operator (engine.cpp, the process's first tiered quick build).
+  const unsigned char* cubin_fatbin;
+  std::size_t cubin_fatbin_size;
+  /// The kernels as LTO-IR: tier 2's links (the operators inlined).
+  const unsigned char* ltoir_fatbin;
+  std::size_t ltoir_fatbin_size;
   const char* const* kernels;  // lowered names, role order
   int kernel_count;
   const long long* meta;
