@@ -184,7 +184,8 @@ std::string quick_fields(const cupar::jit::stats& a, const cupar::jit::stats& b)
   return " quick_compile_ms=" + number((b.quick_compile_ms - a.quick_compile_ms) / n) +
          " quick_link_ms=" + number((b.quick_link_ms - a.quick_link_ms) / n) +
          " quick_load_ms=" + number((b.quick_load_ms - a.quick_load_ms) / n) +
-         " quick_pool_wait_ms=" + number((b.quick_pool_wait_ms - a.quick_pool_wait_ms) / n);
+         " quick_pool_wait_ms=" + number((b.quick_pool_wait_ms - a.quick_pool_wait_ms) / n) +
+         " quick_lto_links=" + std::to_string(b.quick_lto_links - a.quick_lto_links);
 }
 
 /// The engine's counters accumulated between two snapshots, as key=value fields.

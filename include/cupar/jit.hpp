@@ -367,10 +367,16 @@ struct stats {
   /// fast modes; compile-only builds do not count), and where their time went, in milliseconds
   /// in all: the operator's NVRTC compile, the link to the precompiled kernels, the driver's
   /// load, and the time the calls then spent handing the optimised build to the background pool
-  /// (a process's first tiered call waits there for the pool's warm-up: docs/JIT.md). What a
-  /// first call costs besides these is its kernels' first launch and run.
+  /// (where a process's first tiered call waits for the pool's warm-up when its own build did
+  /// not stand in for it: docs/JIT.md, "Tiered by default"). What a first call costs besides
+  /// these is its kernels' first launch and run.
   std::uint64_t quick_builds = 0;
   double quick_compile_ms = 0, quick_link_ms = 0, quick_load_ms = 0, quick_pool_wait_ms = 0;
+  /// Quick builds linked with LTO in place of the pool's warm-up (a process's first tiered call
+  /// that compiles an operator: its operator as LTO-IR, the kernels as the cubin); one a process,
+  /// or a few where several threads make their first calls at once. 0 after such a call means
+  /// that build failed and the usual one served (the call then waited for the warm-up).
+  std::uint64_t quick_lto_links = 0;
 };
 CUPAR_EXPORT stats get_stats() noexcept;
 

@@ -503,13 +503,15 @@ TEST(JitCompile, CompileOnlyBuildsAreNotCountedAsCallsQuickBuilds) {
   EXPECT_EQ(after.quick_link_ms, before.quick_link_ms);
   EXPECT_EQ(after.quick_load_ms, before.quick_load_ms);
   EXPECT_EQ(after.quick_pool_wait_ms, before.quick_pool_wait_ms);
+  EXPECT_EQ(after.quick_lto_links, before.quick_lto_links);
 }
 
 // transform_reduce's quick build hands a thread's items to the transform by value, eight or four
 // a call, where the items and the results fit the call's registers (jit_ops/cupar_reduce.cuh):
 // f32 -> f32 eight a call, f32 -> u64 four (eight 8-byte results would come back through local
 // memory); an iterator expression's elements stay one call a tile (`_strided`); the quick build
-// compiles only the forms the set's kernels call. Read from the sources CUPAR_JIT_DUMP_DIR receives.
+// compiles only the forms the set's kernels call. Read from the sources CUPAR_JIT_DUMP_DIR
+// receives.
 TEST(JitCompile, TransformReduceQuickBuildsTakeTheItemsByValue) {
   namespace fs = std::filesystem;
   for (const char* set : {"transform_reduce<f32,f32>", "transform_reduce<f32,u64>"}) {

@@ -160,6 +160,10 @@ TEST(JitRuntime, TieredBuildUpgradesToTheOptimisedKernels) {
   EXPECT_GT(mid.quick_load_ms, before.quick_load_ms);
   EXPECT_GE(mid.quick_pool_wait_ms, before.quick_pool_wait_ms);
   EXPECT_EQ(after.quick_builds, mid.quick_builds) << "the switching call made a quick build";
+  // The process's first tiered quick build with an operator to compile (this one, or one of an
+  // earlier test) was linked with LTO in place of the pool's warm-up; 0 would mean that build
+  // failed and fell back to the usual one.
+  EXPECT_GE(mid.quick_lto_links, 1u);
 }
 
 // Issue 28, item 1: once a set's optimised build has been timed within the direct budget, a

@@ -876,6 +876,7 @@ void build_initial(const std::shared_ptr<program_entry>& entry, const build_spec
     if (lto_quick) {
       quick_lto_done().store(true, std::memory_order_release);
       worker().warmed_here();
+      c.quick_lto_links++;
     }
     const auto loading = std::chrono::steady_clock::now();
     quick = std::make_unique<loaded_module>(b);
@@ -1109,6 +1110,7 @@ stats get_stats() noexcept {
   s.quick_link_ms = static_cast<double>(c.quick_link_us.load()) / 1000.0;
   s.quick_load_ms = static_cast<double>(c.quick_load_us.load()) / 1000.0;
   s.quick_pool_wait_ms = static_cast<double>(c.quick_pool_wait_us.load()) / 1000.0;
+  s.quick_lto_links = c.quick_lto_links;
   return s;
 }
 

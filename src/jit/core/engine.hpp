@@ -154,7 +154,7 @@ struct counters {
       background_failures{0}, background_skipped{0}, expression_code_reuses{0}, upgrades{0},
       direct_builds{0}, optimized_builds{0}, optimized_build_us{0}, kernel_links{0},
       quick_builds{0}, quick_compile_us{0}, quick_link_us{0}, quick_load_us{0},
-      quick_pool_wait_us{0};
+      quick_pool_wait_us{0}, quick_lto_links{0};
 };
 counters& engine_counters();
 
