@@ -508,6 +508,24 @@ struct generator {
     }
     return name;
   }
+  /// `array` (a pointer the host gave: device, managed or mapped pinned memory, all global) told
+  /// to be global memory, so that an out-of-line operator, which reads it through the state's
+  /// bytes, loads and stores it with LDG / STG rather than generic LD / ST (an inlined build
+  /// infers that from the kernel's parameters). CUPAR_JIT_GENERIC_ARRAYS=1 (read once a process)
+  /// leaves the arrays generic: the other half of the A/B in docs/PERFORMANCE_NOTES.md.
+  std::string global_array(const std::string& array) {
+    static const bool generic = [] {
+      const char* g = std::getenv("CUPAR_JIT_GENERIC_ARRAYS");
+      return g != nullptr && g[0] == '1';
+    }();
+    if (generic) return array;
+    if (defined.insert("cupar_global_array").second) {
+      pre << "#ifndef CUPAR_GLOBAL_ARRAY\n#define CUPAR_GLOBAL_ARRAY\ntemplate <class T>\n"
+             "__device__ __forceinline__ T* cupar_global_array(T* p) {\n"
+             "  __builtin_assume(__isGlobal(p));\n  return p;\n}\n#endif\n";
+    }
+    return "cupar_global_array(" + array + ")";
+  }
   void define(const jit_type& t) {
     if (!emit || t.definition == nullptr || !defined.insert(t.name).second) return;
     pre << type_definition_block(type_ref::of(t), expression_file);
@@ -545,7 +563,7 @@ struct generator {
         if (!emit) return std::string();
         const std::string array = std::string("(*reinterpret_cast<const ") + type +
                                   "* const*>(cupar_state + " + std::to_string(off) + "))";
-        if (x.load == 0) return array + "[" + i + "]";
+        if (x.load == 0) return global_array(array) + "[" + i + "]";
         return cache_load(x.type, x.load) + "(" + array + " + (" + i + "))";
       }
       case kind::counting: {
@@ -730,8 +748,9 @@ struct generator {
         define(o.type);
         const std::size_t off = pointer(o.pointer);
         if (!emit) return std::string();
-        return "(*reinterpret_cast<" + std::string(o.type.name) + "* const*>(cupar_state + " +
-               std::to_string(off) + "))[" + i + "] = " + value + ";";
+        return global_array("(*reinterpret_cast<" + std::string(o.type.name) +
+                            "* const*>(cupar_state + " + std::to_string(off) + "))") +
+               "[" + i + "] = " + value + ";";
       }
       case kind::out_discard:
         if (!emit) return std::string();
