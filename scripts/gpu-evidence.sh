@@ -3,7 +3,10 @@
 # (10 minutes a call; the machine keeps the build between calls made within 30 s of each other).
 #
 #   scripts/gpu-evidence.sh build            configure and build everything (425 s on 16 cores)
-#   scripts/gpu-evidence.sh ctest K N        part K of N of `ctest -LE large` (-I K,,N), -j8
+#   scripts/gpu-evidence.sh ctest K N        part K of N of `ctest -LE large` (-I K,,N), -j8;
+#                                            $CUPAR_CTEST_SECONDS: stop starting and running tests
+#                                            that many seconds from now (ctest --stop-time), so a
+#                                            call's time limit does not cut the summary off
 #   scripts/gpu-evidence.sh sanitize         scripts/sanitize.sh, logs packed in one file
 #   scripts/gpu-evidence.sh bench REGEX      cupar_bench rows matching REGEX, 5 repetitions, JSON
 #   scripts/gpu-evidence.sh builds CASE...   issue 28 item 2: the optimised build of new operators
@@ -104,7 +107,11 @@ case "$stage" in
   ctest)
     part=${1:?part}
     parts=${2:?parts}
-    ctest --test-dir "$build" -LE large -j8 -I "$part,,$parts" --output-on-failure \
+    stop=()
+    if [ -n "${CUPAR_CTEST_SECONDS:-}" ]; then
+      stop=(--stop-time "$(date -d "+${CUPAR_CTEST_SECONDS} seconds" +%H:%M:%S)")
+    fi
+    ctest --test-dir "$build" -LE large -j8 -I "$part,,$parts" --output-on-failure "${stop[@]}" \
       >"$out/ctest$part.log" 2>&1
     rc=$?
     echo "ctest part $part of $parts: rc=$rc in $(($(date +%s) - start)) s"
