@@ -199,26 +199,39 @@ namespace reduce {
 typedef AgentReduce<cupar_active::ReducePolicy, const cupar_In*, cupar_T*, cupar_offset,
                     cupar_reduce_op, cupar_T, cupar_transform_op>
     cupar_transform_agent;
-/// CUB's AgentReduce::ConsumeTile for a full tile with vector loads, the transform by value.
-template <bool IsFirstTile>
-__device__ __forceinline__ void cupar_consume_vectorized(cupar_transform_agent& agent,
-                                                         cupar_T& thread_aggregate,
-                                                         cupar_offset block_offset) {
+/// A thread's items of the full tile at `block_offset`, CUB's vector loads.
+__device__ __forceinline__ void cupar_load_vectorized(const cupar_transform_agent& agent,
+                                                      cupar_offset block_offset,
+                                                      cupar_In (&loaded)[cupar_transform_agent::ITEMS_PER_THREAD]) {
   typedef cupar_transform_agent A;
   constexpr int words = A::ITEMS_PER_THREAD / A::VECTOR_LOAD_LENGTH;
   cupar_In* first =
       const_cast<cupar_In*>(agent.d_in) + block_offset + (threadIdx.x * A::VECTOR_LOAD_LENGTH);
   CacheModifiedInputIterator<A::LOAD_MODIFIER, typename A::VectorT, cupar_offset> vectors(
       reinterpret_cast<typename A::VectorT*>(first));
-  cupar_In loaded[A::ITEMS_PER_THREAD];
   typename A::VectorT* loaded_vectors = reinterpret_cast<typename A::VectorT*>(loaded);
 #pragma unroll
   for (int i = 0; i < words; ++i)
     loaded_vectors[i] = vectors[A::BLOCK_THREADS * i];
-  cupar_T items[A::ITEMS_PER_THREAD];
+}
+/// The loaded items transformed by value, then folded into the thread's aggregate (CUB's order).
+template <bool IsFirstTile>
+__device__ __forceinline__ void cupar_reduce_loaded(cupar_transform_agent& agent,
+                                                    cupar_T& thread_aggregate,
+                                                    const cupar_In (&loaded)[cupar_transform_agent::ITEMS_PER_THREAD]) {
+  cupar_T items[cupar_transform_agent::ITEMS_PER_THREAD];
   ::cupar_transform_items<0>(agent.transform_op, loaded, items);
   thread_aggregate = IsFirstTile ? cub::ThreadReduce(items, agent.reduction_op)
                                  : cub::ThreadReduce(items, agent.reduction_op, thread_aggregate);
+}
+/// CUB's AgentReduce::ConsumeTile for a full tile with vector loads, the transform by value.
+template <bool IsFirstTile>
+__device__ __forceinline__ void cupar_consume_vectorized(cupar_transform_agent& agent,
+                                                         cupar_T& thread_aggregate,
+                                                         cupar_offset block_offset) {
+  cupar_In loaded[cupar_transform_agent::ITEMS_PER_THREAD];
+  cupar_load_vectorized(agent, block_offset, loaded);
+  cupar_reduce_loaded<IsFirstTile>(agent, thread_aggregate, loaded);
 }
 template <>
 template <>
@@ -235,6 +248,69 @@ __device__ __forceinline__ void cupar_transform_agent::ConsumeTile<0>(cupar_T& t
                                                                       int, ::cuda::std::true_type,
                                                                       ::cuda::std::true_type) {
   cupar_consume_vectorized<false>(*this, thread_aggregate, block_offset);
+}
+/// Whether a block's full tiles go two at a time (below): where a thread's items of one tile are
+/// at most 32 bytes (four words: transform_reduce<f32,u64>'s eight floats, the counts).
+constexpr bool cupar_tile_pairs =
+    sizeof(cupar_In) * cupar_transform_agent::ITEMS_PER_THREAD <= 32;
+/// CUB's AgentReduce::ConsumeFullTileRange of the vectorized path (a block's full tiles, strip
+/// mined: block_offset, + block_stride, ...), with two full tiles at a time where the tile is
+/// small: both tiles' loads are issued before the first out-of-line call (a call waits for the
+/// loads in flight), so a thread keeps twice the bytes in flight at the 3 blocks an SM the calls
+/// leave. CUB's tiles, items and order of the fold.
+template <>
+template <>
+__device__ __forceinline__ void cupar_transform_agent::ConsumeFullTileRange<true>(
+    cupar_T& thread_aggregate, GridEvenShare<cupar_offset>& even_share,
+    ::cuda::std::true_type can_vectorize) {
+  if constexpr (!cupar_tile_pairs) {
+    ConsumeTile<true>(thread_aggregate, even_share.block_offset, TILE_ITEMS,
+                      ::cuda::std::true_type(), can_vectorize);
+    if (even_share.block_end - even_share.block_offset < even_share.block_stride) return;
+    even_share.block_offset += even_share.block_stride;
+    while (even_share.block_offset <= even_share.block_end - TILE_ITEMS) {
+      ConsumeTile<false>(thread_aggregate, even_share.block_offset, TILE_ITEMS,
+                         ::cuda::std::true_type(), can_vectorize);
+      if (even_share.block_end - even_share.block_offset < even_share.block_stride) return;
+      even_share.block_offset += even_share.block_stride;
+    }
+  } else {
+    const cupar_offset end = even_share.block_end;
+    const cupar_offset stride = even_share.block_stride;
+    cupar_offset& offset = even_share.block_offset;
+    // Whether the tile after the one at `offset` (full: offset <= end - TILE_ITEMS) is full too.
+    auto second_full = [&] { return end - offset >= stride && end - offset - stride >= TILE_ITEMS; };
+    cupar_In loaded[2][ITEMS_PER_THREAD];
+    if (second_full()) {
+      cupar_load_vectorized(*this, offset, loaded[0]);
+      cupar_load_vectorized(*this, offset + stride, loaded[1]);
+      cupar_reduce_loaded<true>(*this, thread_aggregate, loaded[0]);
+      cupar_reduce_loaded<false>(*this, thread_aggregate, loaded[1]);
+      offset += stride;
+    } else {
+      cupar_consume_vectorized<true>(*this, thread_aggregate, offset);
+    }
+    for (;;) {
+      if (end - offset < stride) return;
+      offset += stride;
+      if (offset > end - TILE_ITEMS) break;
+      if (second_full()) {
+        cupar_load_vectorized(*this, offset, loaded[0]);
+        cupar_load_vectorized(*this, offset + stride, loaded[1]);
+        cupar_reduce_loaded<false>(*this, thread_aggregate, loaded[0]);
+        cupar_reduce_loaded<false>(*this, thread_aggregate, loaded[1]);
+        offset += stride;
+      } else {
+        cupar_consume_vectorized<false>(*this, thread_aggregate, offset);
+      }
+    }
+  }
+  // A partially full tile.
+  if (even_share.block_offset < even_share.block_end) {
+    const int valid_items = static_cast<int>(even_share.block_end - even_share.block_offset);
+    ConsumeTile<false>(thread_aggregate, even_share.block_offset, valid_items,
+                       ::cuda::std::false_type(), can_vectorize);
+  }
 }
 }  // namespace reduce
 }  // namespace detail

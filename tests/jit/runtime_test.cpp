@@ -11,6 +11,7 @@
 
 #include <unistd.h>
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -125,6 +126,73 @@ TEST(JitRuntime, TiersGiveBitIdenticalResults) {
   const float inlined = cupar::reduce_value(in.data(), n, op(source), 0.0f, s);
   cupar::jit::set_mode(mode);
   EXPECT_EQ(std::memcmp(&quick, &inlined, sizeof(float)), 0) << quick << " vs " << inlined;
+}
+
+/// transform_reduce into a wider accumulator (the transform_reduce<f32,u64>, <u32,u64>, <f32,f64>
+/// and <i32,i64> sets) against the CPU, in both tiers: the out-of-line kernels take a block's
+/// full tiles two at a time where a thread's items of a tile are at most 32 bytes
+/// (jit_ops/cupar_reduce.cuh), so the sizes give blocks one, two and three full tiles with and
+/// without a partial one, and the misaligned arrays take the striped path. Integer-valued data:
+/// the results are exact whatever the order.
+TEST(JitRuntime, WideningTransformReduceMatchesTheCpuInBothTiers) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  const std::size_t tile = 256 * 8;  // the sets' tile: 256 threads, 8 items
+  const std::size_t grid = 5 * 132;  // the tier-1 grid on 132 SMs (others differ: sizes vary)
+  const std::vector<std::size_t> sizes = cupar::testing::scaled(std::vector<std::size_t>{
+      0, 1, 7, tile - 1, tile, tile + 1, 2 * tile + 3, grid * tile, grid * tile * 2 + 5,
+      grid * tile * 3 + 5 * tile + 37, (std::size_t(1) << 24) + 5});
+  const std::size_t most = sizes.back() + 1;
+  std::vector<float> hf(most);
+  std::vector<std::int32_t> hi(most);
+  std::vector<std::uint32_t> hu(most);
+  for (std::size_t i = 0; i < most; ++i) {
+    hf[i] = static_cast<float>(static_cast<int>((i * 2654435761u) % 13) - 6);
+    hi[i] = static_cast<std::int32_t>((i * 2654435761u) % 2000000001u) - 1000000000;
+    hu[i] = static_cast<std::uint32_t>(i * 2246822519u);
+  }
+  cupar::device_buffer<float> df(hf, s);
+  cupar::device_buffer<std::int32_t> di(hi, s);
+  cupar::device_buffer<std::uint32_t> du(hu, s);
+  const std::string salt = std::to_string(::getpid());
+  const op count_f("x > 0.5f ? 1ull : 0ull + 0 * " + salt);
+  const op wide_f("(double)x * 2.0 + 0 * " + salt);
+  const op wide_i("(long long)x * 3 + 0 * " + salt);
+  const op count_u("x % 3u == 0u ? 1ull : 0ull + 0 * " + salt);
+  const auto mode = cupar::jit::get_mode();
+  for (const auto m : {cupar::jit::mode::fast, cupar::jit::mode::optimized}) {
+    cupar::jit::clear_memory_cache();
+    cupar::jit::set_mode(m);
+    for (std::size_t n : sizes) {
+      for (std::size_t skip : {std::size_t(0), std::size_t(1)}) {
+        if (n + skip > most) continue;
+        SCOPED_TRACE("mode " + std::to_string(static_cast<int>(m)) + ", n = " +
+                     std::to_string(n) + ", offset " + std::to_string(skip));
+        unsigned long long cf = 0, cu = 0;
+        double sf = 0;
+        long long si = 0;
+        for (std::size_t i = skip; i < skip + n; ++i) {
+          cf += hf[i] > 0.5f ? 1 : 0;
+          sf += static_cast<double>(hf[i]) * 2.0;
+          si += static_cast<long long>(hi[i]) * 3;
+          cu += hu[i] % 3u == 0u ? 1 : 0;
+        }
+        EXPECT_EQ((cupar::transform_reduce_value<float, unsigned long long>(
+                      df.data() + skip, n, count_f, cupar::jit::plus, 7ull, s)),
+                  cf + 7);
+        EXPECT_EQ((cupar::transform_reduce_value<float, double>(df.data() + skip, n, wide_f,
+                                                                cupar::jit::plus, 0.0, s)),
+                  sf);
+        EXPECT_EQ((cupar::transform_reduce_value<std::int32_t, long long>(
+                      di.data() + skip, n, wide_i, cupar::jit::plus, 0ll, s)),
+                  si);
+        EXPECT_EQ((cupar::transform_reduce_value<std::uint32_t, unsigned long long>(
+                      du.data() + skip, n, count_u, cupar::jit::plus, 0ull, s)),
+                  cu);
+      }
+    }
+  }
+  cupar::jit::set_mode(mode);
 }
 
 TEST(JitRuntime, TieredBuildUpgradesToTheOptimisedKernels) {
