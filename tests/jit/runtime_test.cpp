@@ -129,11 +129,12 @@ TEST(JitRuntime, TiersGiveBitIdenticalResults) {
 }
 
 /// transform_reduce into a wider accumulator (the transform_reduce<f32,u64>, <u32,u64>, <f32,f64>
-/// and <i32,i64> sets) against the CPU, in both tiers: the out-of-line kernels take a block's
-/// full tiles two at a time where a thread's items of a tile are at most 32 bytes
-/// (jit_ops/cupar_reduce.cuh), so the sizes give blocks one, two and three full tiles with and
-/// without a partial one, and the misaligned arrays take the striped path. Integer-valued data:
-/// the results are exact whatever the order.
+/// and <i32,i64> sets) and on 1- and 2-byte elements (<u8,u8>, <u16,u16>) against the CPU, in both
+/// tiers: the out-of-line kernels take a block's full tiles two at a time where a thread's items
+/// of a tile are at most 32 bytes (jit_ops/cupar_reduce.cuh), so the sizes give blocks one, two
+/// and three full tiles with and without a partial one, and the misaligned arrays take the
+/// striped path. Integer-valued data and wrapping unsigned sums: the results are exact whatever
+/// the order.
 TEST(JitRuntime, WideningTransformReduceMatchesTheCpuInBothTiers) {
   CUPAR_REQUIRE_GPU();
   owned_stream s;
@@ -146,7 +147,11 @@ TEST(JitRuntime, WideningTransformReduceMatchesTheCpuInBothTiers) {
   std::vector<float> hf(most);
   std::vector<std::int32_t> hi(most);
   std::vector<std::uint32_t> hu(most);
+  std::vector<std::uint8_t> h8(most);
+  std::vector<std::uint16_t> h16(most);
   for (std::size_t i = 0; i < most; ++i) {
+    h8[i] = static_cast<std::uint8_t>(i * 2654435761u >> 7);
+    h16[i] = static_cast<std::uint16_t>(i * 2246822519u >> 5);
     hf[i] = static_cast<float>(static_cast<int>((i * 2654435761u) % 13) - 6);
     hi[i] = static_cast<std::int32_t>((i * 2654435761u) % 2000000001u) - 1000000000;
     hu[i] = static_cast<std::uint32_t>(i * 2246822519u);
@@ -154,11 +159,14 @@ TEST(JitRuntime, WideningTransformReduceMatchesTheCpuInBothTiers) {
   cupar::device_buffer<float> df(hf, s);
   cupar::device_buffer<std::int32_t> di(hi, s);
   cupar::device_buffer<std::uint32_t> du(hu, s);
+  cupar::device_buffer<std::uint8_t> d8(h8, s);
+  cupar::device_buffer<std::uint16_t> d16(h16, s);
   const std::string salt = std::to_string(::getpid());
   const op count_f("x > 0.5f ? 1ull : 0ull + 0 * " + salt);
   const op wide_f("(double)x * 2.0 + 0 * " + salt);
   const op wide_i("(long long)x * 3 + 0 * " + salt);
   const op count_u("x % 3u == 0u ? 1ull : 0ull + 0 * " + salt);
+  const op thrice("x * 3 + 0 * " + salt);
   const auto mode = cupar::jit::get_mode();
   for (const auto m : {cupar::jit::mode::fast, cupar::jit::mode::optimized}) {
     cupar::jit::clear_memory_cache();
@@ -171,7 +179,11 @@ TEST(JitRuntime, WideningTransformReduceMatchesTheCpuInBothTiers) {
         unsigned long long cf = 0, cu = 0;
         double sf = 0;
         long long si = 0;
+        std::uint8_t s8 = 5;
+        std::uint16_t s16 = 5;
         for (std::size_t i = skip; i < skip + n; ++i) {
+          s8 = static_cast<std::uint8_t>(s8 + static_cast<std::uint8_t>(h8[i] * 3));
+          s16 = static_cast<std::uint16_t>(s16 + static_cast<std::uint16_t>(h16[i] * 3));
           cf += hf[i] > 0.5f ? 1 : 0;
           sf += static_cast<double>(hf[i]) * 2.0;
           si += static_cast<long long>(hi[i]) * 3;
@@ -189,6 +201,12 @@ TEST(JitRuntime, WideningTransformReduceMatchesTheCpuInBothTiers) {
         EXPECT_EQ((cupar::transform_reduce_value<std::uint32_t, unsigned long long>(
                       du.data() + skip, n, count_u, cupar::jit::plus, 0ull, s)),
                   cu);
+        EXPECT_EQ((cupar::transform_reduce_value<std::uint8_t, std::uint8_t>(
+                      d8.data() + skip, n, thrice, cupar::jit::plus, std::uint8_t(5), s)),
+                  s8);
+        EXPECT_EQ((cupar::transform_reduce_value<std::uint16_t, std::uint16_t>(
+                      d16.data() + skip, n, thrice, cupar::jit::plus, std::uint16_t(5), s)),
+                  s16);
       }
     }
   }
