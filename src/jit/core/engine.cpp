@@ -200,16 +200,23 @@ std::atomic<cupar::jit::mode>& mode_flag() {
 
 // --- builds -----------------------------------------------------------------------------------
 
+/// A hash of the JIT's own sources (src/jit), generated at build time
+/// (cmake/jit_runtime_hash.cmake); part of every disk cache key.
+extern const char* const runtime_sources_hash;
+
 namespace {
 
 std::string cache_key(const build_spec& spec, int arch, int tier) {
-  // cupar-jit/5: optimised builds linked kernel by kernel (several modules); /4: operator slots
-  // (several operators per build, size classes); /3: reduce linked with an occupancy target as
-  // well; /2: scans only; /1: neither.
-  std::string k = "cupar-jit/5 cupar=";
+  // cupar-jit/6: the JIT's sources' hash (runtime=; cmake/jit_runtime_hash.cmake); /5: optimised
+  // builds linked kernel by kernel (several modules); /4: operator slots (several operators per
+  // build, size classes); /3: reduce linked with an occupancy target as well; /2: scans only;
+  // /1: neither.
+  std::string k = "cupar-jit/6 cupar=";
   k += cupar::version();
   k += " build=";
   k += precompiled_build_id;
+  k += " runtime=";
+  k += runtime_sources_hash;
   k += " cccl=" + std::to_string(CCCL_VERSION) + " nvrtc=" + nvrtc_version() +
        " nvjitlink=" + nvjitlink_version() + " arch=" + std::to_string(arch) +
        " tier=" + std::to_string(tier) + "\nset=" + spec.set.key() + "\n";
