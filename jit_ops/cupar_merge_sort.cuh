@@ -30,3 +30,40 @@ typedef cub::detail::merge_sort::merge_sort_vsmem_helper_t<
     cupar_policy::ActivePolicy::MergeSortPolicy, const cupar_K*, cupar_value_in, cupar_K*,
     cupar_value_out, cupar_offset, cupar_sort_compare, cupar_K, cupar_value>
     cupar_vsmem_helper;
+
+#if defined(CUPAR_OUT_OF_LINE)
+// The out-of-line (tier-1) kernels' serial merges (the block sort's merge rounds and the merge
+// kernel: a thread's keys from two sorted runs in shared memory, one comparison a key) in one call
+// of the comparator's generated SerialMerge (codegen.cpp, batch::serial_merge), the comparator
+// inlined there. The same comparisons, reads and results as CUB's. Found by argument-dependent
+// lookup, more specialised than CUB's template.
+extern "C" __device__ void cupar_jit_op_serial_merge(const unsigned char* state,
+                                                     const cupar_K* keys, int begin1, int begin2,
+                                                     int count1, int count2, cupar_K* out,
+                                                     int* indices, int n);
+template <int N>
+__device__ __forceinline__ void SerialMerge(cupar_K* keys_shared, int keys1_beg, int keys2_beg,
+                                            int keys1_count, int keys2_count, cupar_K (&output)[N],
+                                            int (&indices)[N], cupar_sort_compare compare_op) {
+  static_assert(N <= 17, "batch::serial_merge merges at most oddeven_max (17) keys");
+  cupar_jit_op_serial_merge(compare_op.state.bytes, keys_shared, keys1_beg, keys2_beg, keys1_count,
+                            keys2_count, output, indices, N);
+}
+#endif
+
+#if defined(CUPAR_OUT_OF_LINE) && !defined(CUPAR_SORT_PAIRS)
+// The out-of-line (tier-1) block sort: a thread's keys sorted by CUB's stable odd-even
+// transposition sort (StableOddEvenSort, cub/thread/thread_sort.cuh) in one call of the
+// comparator's generated network (codegen.cpp, batch::oddeven), the comparator inlined there,
+// instead of one out-of-line call per compare-swap (17 passes of 8 for 4-byte keys): the
+// tier-1 block sort was issue-bound on those calls (2.4x the optimised kernel's instructions,
+// docs/PERFORMANCE_NOTES.md). The same compare-swaps in the same order. Found by
+// argument-dependent lookup (cupar_sort_compare), more specialised than CUB's template.
+extern "C" __device__ void cupar_jit_op_oddeven(const unsigned char* state, cupar_K* keys, int n);
+template <int N>
+__device__ __forceinline__ void StableOddEvenSort(cupar_K (&keys)[N], cub::NullType (&)[N],
+                                                  cupar_sort_compare compare_op) {
+  static_assert(N <= 17, "batch::oddeven sorts at most oddeven_max (17) keys");
+  cupar_jit_op_oddeven(compare_op.state.bytes, keys, N);
+}
+#endif

@@ -604,6 +604,35 @@ TEST(JitCompile, EveryFamilyBuildsWithPrecompiledKernelsAndFromSource) {
 // operator to the class's kernels, as an operator on a float does: only the operator compiles,
 // tier 1 first. Classes the build did not precompile, and structs of no class, compile the kernels
 // from source.
+// A merge sort's tier-1 kernels call the comparator's generated odd-even network (the block sort
+// of keys) and serial merge (both kernels that merge; codegen.cpp, batch::oddeven and
+// batch::serial_merge): a tier-1 build links only if the operator's compile defined what the
+// kernels call, with the keys of every size merge sort's sets take (17, 8 and 4 a thread), and
+// for pairs, whose kernels call only the merge.
+TEST(JitCompile, MergeSortTierOneBuildsLinkTheComparatorsNetworkAndMerge) {
+  auto expect_tier_one = [](const char* set, const cupar::jit::build_report& r) {
+    if (!cupar::testing::precompiled_here(set)) return;  // compiled from source: tier 2
+    EXPECT_EQ(r.tier, 1) << set;
+    EXPECT_TRUE(r.precompiled_kernels) << set;
+    EXPECT_EQ(r.kernels.size(), 3u) << set;
+  };
+  expect_tier_one("merge_sort_keys<f32>", cupar::jit::compile_sort<float>(op("a > b"), 90, false));
+  expect_tier_one("merge_sort_keys<u32>",
+                  cupar::jit::compile_sort<unsigned>(op("(a & 7u) < (b & 7u)"), 90, false));
+  expect_tier_one("merge_sort_keys<u64>",
+                  cupar::jit::compile_sort<unsigned long long>(op("a < b"), 90, false));
+  expect_tier_one("merge_sort_keys<f64>", cupar::jit::compile_sort<double>(op("a < b"), 90, false));
+  expect_tier_one("merge_sort_keys<i32>", cupar::jit::compile_sort<int>(op("a < b"), 90, false));
+  expect_tier_one("merge_sort_keys<u8>",
+                  cupar::jit::compile_sort<unsigned char>(op("a < b"), 90, false));
+  expect_tier_one("merge_sort_keys<s8a4>",
+                  cupar::jit::compile_sort<point>(op("a.x < b.x"), 90, false));
+  expect_tier_one("merge_sort_keys<s16a8>",
+                  cupar::jit::compile_sort<counted>(op("a.sum < b.sum"), 90, false));
+  expect_tier_one("merge_sort_pairs<u32,s4a4>",
+                  cupar::jit::compile_sort<unsigned, int>(op("a < b"), 90, false));
+}
+
 TEST(JitCompile, StructsOfAPrecompiledClassLinkTheClassKernels) {
   const op sum_counted("counted{a.count + b.count, a.sum + b.sum}");
   const op max_tag("padded{a.tag > b.tag ? a.tag : b.tag, a.value + b.value}");

@@ -163,8 +163,8 @@ TEST(JitConcurrency, WaitReturnsWhileAnotherThreadKeepsQueueing) {
       for (int k = 0; !stop.load(); ++k) {
         cupar::jit::clear_memory_cache();
         // A new operator each round: a quick build now, an optimised one queued.
-        wrong += cupar::reduce_value(pin.data(), n, op("a + b + " + std::to_string(k) + " - " +
-                                                       std::to_string(k)),
+        wrong += cupar::reduce_value(pin.data(), n,
+                                     op("a + b + " + std::to_string(k) + " - " + std::to_string(k)),
                                      0, ps) != static_cast<int>(n);
         ++queued;
       }

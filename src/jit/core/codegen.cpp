@@ -790,6 +790,78 @@ std::string batch_functions(const slot_spec& slot) {
         << "  for (; i < cupar_n; ++i) cupar_out[i * cupar_stride] = " << call("i * cupar_stride")
         << ";\n}\n";
   }
+  if (slot.batches & batch::oddeven) {
+    // The network unrolled for up to oddeven_max keys with the count's guards uniform across the
+    // warp: the keys' indices are constants, so they stay in registers (CUB's loops, its order of
+    // compare-swaps: pass i compares (j, j + 1) for j = i & 1, i & 1 + 2, ... < n - 1). The keys
+    // are the calling thread's array (local memory once its address is taken): told so, they
+    // load and store as local memory rather than through generic addresses.
+    const std::string& k = slot.args[0].name;
+    const int m = oddeven_max;
+    out << head << "void " << sym << "_oddeven(const unsigned char* cupar_state, " << k
+        << "* cupar_keys, int cupar_n) {\n  __builtin_assume(__isLocal(cupar_keys));\n  " << k
+        << " cupar_x[" << m << "];\n";
+    for (int j = 0; j < m; ++j)
+      out << "  if (cupar_n > " << j << ") cupar_x[" << j << "] = cupar_keys[" << j << "];\n";
+    out << "#pragma unroll\n  for (int i = 0; i < " << m << "; ++i) {\n"
+        << "    if (i >= cupar_n) break;\n"
+        << "#pragma unroll\n    for (int j = 1 & i; j < " << m - 1 << "; j += 2) {\n"
+        << "      if (j + 1 < cupar_n && " << sym
+        << "(cupar_state, cupar_x[j + 1], cupar_x[j])) {\n"
+        << "        const " << k << " cupar_t = cupar_x[j];\n"
+        << "        cupar_x[j] = cupar_x[j + 1];\n        cupar_x[j + 1] = cupar_t;\n      }\n"
+        << "    }\n  }\n";
+    for (int j = 0; j < m; ++j)
+      out << "  if (cupar_n > " << j << ") cupar_keys[" << j << "] = cupar_x[" << j << "];\n";
+    out << "}\n";
+  }
+  if (slot.batches & batch::serial_merge) {
+    // CUB's SerialMerge unrolled for up to oddeven_max keys (the count's guards uniform across the
+    // warp), the merged keys and their positions in registers until the end: the same calls of the
+    // comparator (none once either run is exhausted) and the same reads of the runs' keys (one
+    // past a run's end included, as CUB's: the tile's keys have a slot after the last). Each step
+    // waits for the previous step's load, so the runs are read as shared memory where they are
+    // (CUB's tile; its virtual shared memory, when the tile does not fit, is global), and the
+    // outputs are the calling thread's arrays (local memory).
+    const std::string& k = slot.args[0].name;
+    const int m = oddeven_max;
+    const std::string body = sym + "_serial_merge_body";
+    out << "#ifndef CUPAR_DEFINED_" << body << "\n#define CUPAR_DEFINED_" << body << "\n"
+        << "template <bool Shared>\n__device__ __forceinline__ void " << body
+        << "(const unsigned char* cupar_state, const " << k
+        << "* cupar_keys, int cupar_b1, int cupar_b2, int cupar_c1, int cupar_c2, " << k
+        << "* cupar_out, int* cupar_indices, int cupar_n) {\n"
+        << "  if (Shared) __builtin_assume(__isShared(cupar_keys));\n"
+        << "  __builtin_assume(__isLocal(cupar_out));\n"
+        << "  __builtin_assume(__isLocal(cupar_indices));\n"
+        << "  const int cupar_e1 = cupar_b1 + cupar_c1;\n"
+        << "  const int cupar_e2 = cupar_b2 + cupar_c2;\n"
+        << "  " << k << " cupar_k1 = cupar_keys[cupar_b1];\n"
+        << "  " << k << " cupar_k2 = cupar_keys[cupar_b2];\n"
+        << "  " << k << " cupar_o[" << m << "];\n  int cupar_i[" << m << "];\n"
+        << "#pragma unroll\n  for (int item = 0; item < " << m << "; ++item) {\n"
+        << "    if (item >= cupar_n) break;\n"
+        << "    const bool cupar_p = cupar_b2 < cupar_e2 && (cupar_b1 >= cupar_e1 || " << sym
+        << "(cupar_state, cupar_k2, cupar_k1));\n"
+        << "    cupar_o[item] = cupar_p ? cupar_k2 : cupar_k1;\n"
+        << "    cupar_i[item] = cupar_p ? cupar_b2++ : cupar_b1++;\n"
+        << "    if (cupar_p) {\n      cupar_k2 = cupar_keys[cupar_b2];\n    } else {\n"
+        << "      cupar_k1 = cupar_keys[cupar_b1];\n    }\n  }\n";
+    for (int j = 0; j < m; ++j) {
+      out << "  if (cupar_n > " << j << ") {\n    cupar_out[" << j << "] = cupar_o[" << j
+          << "];\n    cupar_indices[" << j << "] = cupar_i[" << j << "];\n  }\n";
+    }
+    out << "}\n#endif\n";
+    out << head << "void " << sym << "_serial_merge(const unsigned char* cupar_state, const " << k
+        << "* cupar_keys, int cupar_b1, int cupar_b2, int cupar_c1, int cupar_c2, " << k
+        << "* cupar_out, int* cupar_indices, int cupar_n) {\n"
+        << "  if (__isShared(cupar_keys)) {\n    " << body
+        << "<true>(cupar_state, cupar_keys, cupar_b1, cupar_b2, cupar_c1, cupar_c2, cupar_out, "
+           "cupar_indices, cupar_n);\n  } else {\n    "
+        << body
+        << "<false>(cupar_state, cupar_keys, cupar_b1, cupar_b2, cupar_c1, cupar_c2, cupar_out, "
+           "cupar_indices, cupar_n);\n  }\n}\n";
+  }
   if (slot.batches & batch::strided) {
     mapped("strided", "unsigned long long cupar_first, unsigned long long cupar_stride",
            "cupar_first + static_cast<unsigned long long>(i + k) * cupar_stride");

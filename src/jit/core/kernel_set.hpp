@@ -133,7 +133,21 @@ inline constexpr unsigned pred_masked = 1024;
 /// eight words each way: transform_reduce's out-of-line kernels after CUB's vector loads,
 /// jit_ops/cupar_reduce.cuh).
 inline constexpr unsigned items = 2048;
+/// Comparator (K, K) -> bool: `void <symbol>_oddeven(state, K* keys, int n)`, CUB's stable
+/// odd-even transposition sort (StableOddEvenSort) of keys[0..n) for n <= oddeven_max, the
+/// comparator inlined into the network (the out-of-line merge sort's block sort: one call for a
+/// thread's items instead of one per compare-swap).
+inline constexpr unsigned oddeven = 4096;
+/// Comparator (K, K) -> bool: `void <symbol>_serial_merge(state, const K* keys, int begin1, int
+/// begin2, int count1, int count2, K* out, int* indices, int n)`, CUB's SerialMerge of n <=
+/// oddeven_max keys from the two sorted runs keys[begin1..begin1 + count1) and keys[begin2..begin2
+/// + count2) into out, their positions into indices, the comparator inlined (the out-of-line
+/// merge sort's block sort and merge kernels: one call a merge instead of one per key).
+inline constexpr unsigned serial_merge = 8192;
 }  // namespace batch
+/// The most keys batch::oddeven sorts: CUB's merge sort takes at most 17 items a thread
+/// (Nominal4BItemsToItems of 17 nominal 4-byte items).
+inline constexpr int oddeven_max = 17;
 /// `slot` with the batched forms `batches` added.
 inline slot_spec with_batches(slot_spec slot, unsigned batches) {
   slot.batches |= batches;

@@ -21,7 +21,12 @@ std::string pairs_typedefs(const set_spec& s) {
 }
 
 std::vector<slot_spec> slots(const set_spec& s) {
-  return {op_slot({s.types[0], s.types[0]}, type_ref::boolean(), {"a", "b"}, "comparator")};
+  // The out-of-line kernels call the comparator's serial merge, and the block sort of keys its
+  // odd-even network (jit_ops/cupar_merge_sort.cuh; a build generates only what its kernels
+  // call).
+  return {
+      with_batches(op_slot({s.types[0], s.types[0]}, type_ref::boolean(), {"a", "b"}, "comparator"),
+                   batch::oddeven | batch::serial_merge)};
 }
 
 std::vector<std::string> names(const set_spec&) {
@@ -69,9 +74,10 @@ extern const family_def merge_sort_keys_family =
         // threads a block) at 4 blocks an SM: linked with a comparator (CUPAR_JIT_DUMP_DIR,
         // 2026-12-01) the block sort took 96 registers and the merge 64 for f32 (2 blocks; the
         // optimised kernels 40, 6 blocks); capped, 63-64 without local memory for f32, 2 local
-        // stores for f64, 26 for u32.
-        .with_out_of_line_options(sm90_words_blocks<256, 64>,
-                                  sm90_words_operators<out_of_line_registers>)
+        // stores for f64, 26 for u32. The comparator's functions within the same 64 registers:
+        // its odd-even network and serial merge hold a thread's 17 keys (and the merge their 17
+        // positions) in registers.
+        .with_out_of_line_options(sm90_words_blocks<256, 64>, sm90_words_operators<64>)
         .precompiling(keys_rules);
 
 extern const family_def merge_sort_pairs_family =
