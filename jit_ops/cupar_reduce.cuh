@@ -200,9 +200,9 @@ typedef AgentReduce<cupar_active::ReducePolicy, const cupar_In*, cupar_T*, cupar
                     cupar_reduce_op, cupar_T, cupar_transform_op>
     cupar_transform_agent;
 /// A thread's items of the full tile at `block_offset`, CUB's vector loads.
-__device__ __forceinline__ void cupar_load_vectorized(const cupar_transform_agent& agent,
-                                                      cupar_offset block_offset,
-                                                      cupar_In (&loaded)[cupar_transform_agent::ITEMS_PER_THREAD]) {
+__device__ __forceinline__ void cupar_load_vectorized(
+    const cupar_transform_agent& agent, cupar_offset block_offset,
+    cupar_In (&loaded)[cupar_transform_agent::ITEMS_PER_THREAD]) {
   typedef cupar_transform_agent A;
   constexpr int words = A::ITEMS_PER_THREAD / A::VECTOR_LOAD_LENGTH;
   cupar_In* first =
@@ -216,9 +216,9 @@ __device__ __forceinline__ void cupar_load_vectorized(const cupar_transform_agen
 }
 /// The loaded items transformed by value, then folded into the thread's aggregate (CUB's order).
 template <bool IsFirstTile>
-__device__ __forceinline__ void cupar_reduce_loaded(cupar_transform_agent& agent,
-                                                    cupar_T& thread_aggregate,
-                                                    const cupar_In (&loaded)[cupar_transform_agent::ITEMS_PER_THREAD]) {
+__device__ __forceinline__ void cupar_reduce_loaded(
+    cupar_transform_agent& agent, cupar_T& thread_aggregate,
+    const cupar_In (&loaded)[cupar_transform_agent::ITEMS_PER_THREAD]) {
   cupar_T items[cupar_transform_agent::ITEMS_PER_THREAD];
   ::cupar_transform_items<0>(agent.transform_op, loaded, items);
   thread_aggregate = IsFirstTile ? cub::ThreadReduce(items, agent.reduction_op)
@@ -251,8 +251,7 @@ __device__ __forceinline__ void cupar_transform_agent::ConsumeTile<0>(cupar_T& t
 }
 /// Whether a block's full tiles go two at a time (below): where a thread's items of one tile are
 /// at most 32 bytes (four words: transform_reduce<f32,u64>'s eight floats, the counts).
-constexpr bool cupar_tile_pairs =
-    sizeof(cupar_In) * cupar_transform_agent::ITEMS_PER_THREAD <= 32;
+constexpr bool cupar_tile_pairs = sizeof(cupar_In) * cupar_transform_agent::ITEMS_PER_THREAD <= 32;
 /// CUB's AgentReduce::ConsumeFullTileRange of the vectorized path (a block's full tiles, strip
 /// mined: block_offset, + block_stride, ...), with two full tiles at a time where the tile is
 /// small: both tiles' loads are issued before the first out-of-line call (a call waits for the
@@ -279,30 +278,30 @@ __device__ __forceinline__ void cupar_transform_agent::ConsumeFullTileRange<true
     const cupar_offset stride = even_share.block_stride;
     cupar_offset& offset = even_share.block_offset;
     // Whether the tile after the one at `offset` (full: offset <= end - TILE_ITEMS) is full too.
-    auto second_full = [&] { return end - offset >= stride && end - offset - stride >= TILE_ITEMS; };
+    auto second_full = [&] {
+      return end - offset >= stride && end - offset - stride >= TILE_ITEMS;
+    };
     cupar_In loaded[2][ITEMS_PER_THREAD];
-    if (second_full()) {
-      cupar_load_vectorized(*this, offset, loaded[0]);
-      cupar_load_vectorized(*this, offset + stride, loaded[1]);
-      cupar_reduce_loaded<true>(*this, thread_aggregate, loaded[0]);
-      cupar_reduce_loaded<false>(*this, thread_aggregate, loaded[1]);
-      offset += stride;
-    } else {
-      cupar_consume_vectorized<true>(*this, thread_aggregate, offset);
-    }
+    // The full tile at `offset` and, where it is full too, the next one (offset left on the last
+    // tile taken); `first`: whether the first of them starts the thread's aggregate.
+    auto consume = [&](auto first) {
+      constexpr bool First = decltype(first)::value;
+      if (second_full()) {
+        cupar_load_vectorized(*this, offset, loaded[0]);
+        cupar_load_vectorized(*this, offset + stride, loaded[1]);
+        cupar_reduce_loaded<First>(*this, thread_aggregate, loaded[0]);
+        cupar_reduce_loaded<false>(*this, thread_aggregate, loaded[1]);
+        offset += stride;
+      } else {
+        cupar_consume_vectorized<First>(*this, thread_aggregate, offset);
+      }
+    };
+    consume(::cuda::std::true_type());
     for (;;) {
       if (end - offset < stride) return;
       offset += stride;
       if (offset > end - TILE_ITEMS) break;
-      if (second_full()) {
-        cupar_load_vectorized(*this, offset, loaded[0]);
-        cupar_load_vectorized(*this, offset + stride, loaded[1]);
-        cupar_reduce_loaded<false>(*this, thread_aggregate, loaded[0]);
-        cupar_reduce_loaded<false>(*this, thread_aggregate, loaded[1]);
-        offset += stride;
-      } else {
-        cupar_consume_vectorized<false>(*this, thread_aggregate, offset);
-      }
+      consume(::cuda::std::false_type());
     }
   }
   // A partially full tile.
