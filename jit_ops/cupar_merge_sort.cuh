@@ -49,6 +49,19 @@ __device__ __forceinline__ void SerialMerge(cupar_K* keys_shared, int keys1_beg,
   cupar_jit_op_serial_merge(compare_op.state.bytes, keys_shared, keys1_beg, keys2_beg, keys1_count,
                             keys2_count, output, indices, N);
 }
+// The merge path searches of the same kernels (over their tile: int offsets; the partition
+// kernel's searches over global memory with 64-bit offsets keep CUB's template) in one call of
+// the comparator's generated MergePath (batch::merge_path), the comparator inlined. A
+// non-template overload found by argument-dependent lookup: preferred to CUB's template where the
+// arguments match it exactly.
+extern "C" __device__ int cupar_jit_op_merge_path(const unsigned char* state, const cupar_K* keys1,
+                                                  const cupar_K* keys2, int count1, int count2,
+                                                  int diag);
+__device__ __forceinline__ int MergePath(cupar_K* keys1, cupar_K* keys2, int keys1_count,
+                                         int keys2_count, int diag, cupar_sort_compare compare_op) {
+  return cupar_jit_op_merge_path(compare_op.state.bytes, keys1, keys2, keys1_count, keys2_count,
+                                 diag);
+}
 #endif
 
 #if defined(CUPAR_OUT_OF_LINE) && !defined(CUPAR_SORT_PAIRS)

@@ -862,6 +862,34 @@ std::string batch_functions(const slot_spec& slot) {
         << "<false>(cupar_state, cupar_keys, cupar_b1, cupar_b2, cupar_c1, cupar_c2, cupar_out, "
            "cupar_indices, cupar_n);\n  }\n}\n";
   }
+  if (slot.batches & batch::merge_path) {
+    // CUB's MergePath: a binary search whose every step waits for its two loads, so the runs are
+    // read as shared memory where they are (CUB's tile), generic otherwise.
+    const std::string& k = slot.args[0].name;
+    const std::string body = sym + "_merge_path_body";
+    const std::string params = "(const unsigned char* cupar_state, const " + k +
+                               "* cupar_keys1, const " + k +
+                               "* cupar_keys2, int cupar_c1, int cupar_c2, int cupar_diag)";
+    out << "#ifndef CUPAR_DEFINED_" << body << "\n#define CUPAR_DEFINED_" << body << "\n"
+        << "template <bool Shared>\n__device__ __forceinline__ int " << body << params << " {\n"
+        << "  if (Shared) {\n    __builtin_assume(__isShared(cupar_keys1));\n"
+        << "    __builtin_assume(__isShared(cupar_keys2));\n  }\n"
+        << "  int cupar_b = cupar_diag < cupar_c2 ? 0 : cupar_diag - cupar_c2;\n"
+        << "  int cupar_e = cupar_diag < cupar_c1 ? cupar_diag : cupar_c1;\n"
+        << "  while (cupar_b < cupar_e) {\n"
+        << "    const int cupar_mid = cupar_b + (cupar_e - cupar_b) / 2;\n"
+        << "    const " << k << " cupar_k1 = cupar_keys1[cupar_mid];\n"
+        << "    const " << k << " cupar_k2 = cupar_keys2[cupar_diag - 1 - cupar_mid];\n"
+        << "    if (" << sym << "(cupar_state, cupar_k2, cupar_k1)) {\n"
+        << "      cupar_e = cupar_mid;\n    } else {\n      cupar_b = cupar_mid + 1;\n    }\n"
+        << "  }\n  return cupar_b;\n}\n#endif\n";
+    out << head << "int " << sym << "_merge_path" << params << " {\n"
+        << "  if (__isShared(cupar_keys1) && __isShared(cupar_keys2)) {\n"
+        << "    return " << body
+        << "<true>(cupar_state, cupar_keys1, cupar_keys2, cupar_c1, cupar_c2, cupar_diag);\n  }\n"
+        << "  return " << body
+        << "<false>(cupar_state, cupar_keys1, cupar_keys2, cupar_c1, cupar_c2, cupar_diag);\n}\n";
+  }
   if (slot.batches & batch::strided) {
     mapped("strided", "unsigned long long cupar_first, unsigned long long cupar_stride",
            "cupar_first + static_cast<unsigned long long>(i + k) * cupar_stride");

@@ -144,6 +144,11 @@ inline constexpr unsigned oddeven = 4096;
 /// + count2) into out, their positions into indices, the comparator inlined (the out-of-line
 /// merge sort's block sort and merge kernels: one call a merge instead of one per key).
 inline constexpr unsigned serial_merge = 8192;
+/// Comparator (K, K) -> bool: `int <symbol>_merge_path(state, const K* keys1, const K* keys2, int
+/// count1, int count2, int diag)`, CUB's MergePath (the binary search for where diagonal `diag`
+/// crosses the merge of two sorted runs) with the comparator inlined (the out-of-line merge
+/// sort's block sort and merge kernels, over their tile in shared memory).
+inline constexpr unsigned merge_path = 16384;
 }  // namespace batch
 /// The most keys batch::oddeven sorts: CUB's merge sort takes at most 17 items a thread
 /// (Nominal4BItemsToItems of 17 nominal 4-byte items).

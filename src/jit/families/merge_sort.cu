@@ -21,12 +21,12 @@ std::string pairs_typedefs(const set_spec& s) {
 }
 
 std::vector<slot_spec> slots(const set_spec& s) {
-  // The out-of-line kernels call the comparator's serial merge, and the block sort of keys its
-  // odd-even network (jit_ops/cupar_merge_sort.cuh; a build generates only what its kernels
-  // call).
+  // The out-of-line kernels call the comparator's serial merge and merge path search, and the
+  // block sort of keys its odd-even network (jit_ops/cupar_merge_sort.cuh; a build generates only
+  // what its kernels call).
   return {
       with_batches(op_slot({s.types[0], s.types[0]}, type_ref::boolean(), {"a", "b"}, "comparator"),
-                   batch::oddeven | batch::serial_merge)};
+                   batch::oddeven | batch::serial_merge | batch::merge_path)};
 }
 
 std::vector<std::string> names(const set_spec&) {
