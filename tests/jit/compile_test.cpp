@@ -631,6 +631,8 @@ TEST(JitCompile, MergeSortTierOneBuildsLinkTheComparatorsNetworkAndMerge) {
                   cupar::jit::compile_sort<counted>(op("a.sum < b.sum"), 90, false));
   expect_tier_one("merge_sort_pairs<u32,s4a4>",
                   cupar::jit::compile_sort<unsigned, int>(op("a < b"), 90, false));
+  expect_tier_one("merge_sort_pairs<s8a4,s4a4>",
+                  cupar::jit::compile_sort<point, int>(op("a.y < b.y"), 90, false));
 }
 
 TEST(JitCompile, StructsOfAPrecompiledClassLinkTheClassKernels) {
