@@ -9,6 +9,9 @@
 #                                            call's time limit does not cut the summary off
 #   scripts/gpu-evidence.sh sanitize         scripts/sanitize.sh, logs packed in one file
 #   scripts/gpu-evidence.sh bench REGEX      cupar_bench rows matching REGEX, 5 repetitions, JSON
+#   scripts/gpu-evidence.sh profile ROW KERNELS  Nsight Compute on one cupar_bench row's kernels
+#                                            (names matching KERNELS) in tier 1 and optimised:
+#                                            time, registers, occupancy, IPC, stalls, DRAM
 #   scripts/gpu-evidence.sh builds CASE...   issue 28 item 2: the optimised build of new operators
 #                                            per case (cupar_jit_latency --distinct --measure
 #                                            build,drain, $CUPAR_LATENCY_OPERATORS of each, default
@@ -124,6 +127,29 @@ case "$stage" in
     echo "sanitize: rc=$rc in $(($(date +%s) - start)) s"
     tail -60 "$out/sanitize.log"
     (cd "$build/sanitize" && tar czf "$out/sanitize-logs.tgz" ./*.log summary.json 2>/dev/null)
+    exit $rc
+    ;;
+  profile)
+    # Nsight Compute on the kernels (names matching KERNELS) of one cupar_bench row, in tier 1
+    # (CUPAR_JIT_MODE=fast) and in the default mode once the optimised build serves: launches
+    # after the first $CUPAR_PROFILE_SKIP (default 20) matching ones, $CUPAR_PROFILE_COUNT of them
+    # (default 2); the disk cache off. Logs profile_fast.log, profile_default.log.
+    regex=${1:?regex of one cupar_bench row}
+    kernels=${2:?regex of the kernel names to profile}
+    rc=0
+    for mode in fast default; do
+      env_mode=(CUPAR_DISABLE_DISK_CACHE=1)
+      [ "$mode" = fast ] && env_mode+=(CUPAR_JIT_MODE=fast)
+      env "${env_mode[@]}" timeout 250 ncu --clock-control none -k "regex:$kernels" \
+        --launch-skip "${CUPAR_PROFILE_SKIP:-20}" --launch-count "${CUPAR_PROFILE_COUNT:-2}" \
+        --section SpeedOfLight --section Occupancy --section LaunchStats \
+        --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis \
+        --section MemoryWorkloadAnalysis "$build/bench/cupar_bench" --benchmark_filter="$regex" \
+        --benchmark_min_time=0.05 >"$out/profile_$mode.log" 2>&1 || rc=1
+      echo "profile $mode: rc=$rc at $(($(date +%s) - start)) s"
+      grep -E "^  [^ ].*\(|Duration|Registers Per|Achieved Occupancy|Executed Ipc Active|SM Active Cycles|No Eligible|DRAM Throughput" \
+        "$out/profile_$mode.log" | cut -c1-150 | head -40
+    done
     exit $rc
     ;;
   bench)
