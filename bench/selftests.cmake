@@ -46,6 +46,12 @@ add_test(NAME gpu_evidence_tiers_selftest
          COMMAND bash ${PROJECT_SOURCE_DIR}/bench/testdata/gpu_evidence_tiers_selftest.sh
                  ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/bench/gpu_evidence_tiers_selftest)
 set_tests_properties(gpu_evidence_tiers_selftest PROPERTIES LABELS "cpu" TIMEOUT 60)
+# scripts/gpu-evidence.sh's `profile` stage with a stand-in for ncu: tier 1 then the default mode,
+# the row's filter, the kernels, the launches skipped and counted, a log each.
+add_test(NAME gpu_evidence_profile_selftest
+         COMMAND bash ${PROJECT_SOURCE_DIR}/bench/testdata/gpu_evidence_profile_selftest.sh
+                 ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/bench/gpu_evidence_profile_selftest)
+set_tests_properties(gpu_evidence_profile_selftest PROPERTIES LABELS "cpu" TIMEOUT 60)
 # scripts/run-benchmarks.sh --part (the suite in two runs that each fit a 10-minute limit), with a
 # stand-in cupar_bench: the filters, the JSON each part keeps, the report made from both.
 add_test(NAME run_benchmarks_parts_selftest
