@@ -9,10 +9,10 @@
 //   g++ -std=c++17 -O2 -Iinclude -Ibuild-lean/cupar_generated -I/usr/local/cuda/include
 //     docs/probes/sort_tiers.cpp -o sort_tiers -Lbuild-lean/src -lcupar
 //     -L/usr/local/cuda/lib64 -lcudart -Wl,-rpath,$PWD/build-lean/src
-#include <cupar/cupar.hpp>
 #include <cuda_runtime.h>
 #include <algorithm>
 #include <cstdio>
+#include <cupar/cupar.hpp>
 #include <random>
 #include <string>
 #include <vector>
@@ -20,7 +20,8 @@ template <class T>
 int run(const char* name, const char* cmp, std::size_t n, bool time_it, int salt) {
   std::vector<T> h(n);
   std::mt19937_64 g(n * 31 + salt);
-  for (auto& x : h) x = static_cast<T>(g() % (n / 3 + 7)) - static_cast<T>(time_it ? 0 : 3);
+  for (auto& x : h)
+    x = static_cast<T>(g() % (n / 3 + 7)) - static_cast<T>(time_it ? 0 : 3);
   T *in = nullptr, *out = nullptr;
   cudaMalloc(&in, (n + 1) * sizeof(T));
   cudaMalloc(&out, (n + 1) * sizeof(T));
@@ -55,8 +56,7 @@ int run(const char* name, const char* cmp, std::size_t n, bool time_it, int salt
   else
     std::stable_sort(ref.begin(), ref.end());
   const bool ok = r == ref && cudaGetLastError() == cudaSuccess;
-  std::printf("%s n=%zu %s: %s%s", name, n, cmp, ok ? "ok" : "WRONG",
-              time_it ? "" : "\n");
+  std::printf("%s n=%zu %s: %s%s", name, n, cmp, ok ? "ok" : "WRONG", time_it ? "" : "\n");
   if (time_it) std::printf(" median %.1f us\n", ms[3] * 1000);
   cudaFree(in);
   cudaFree(out);
@@ -66,12 +66,12 @@ int run(const char* name, const char* cmp, std::size_t n, bool time_it, int salt
 int main(int argc, char**) {
   int bad = 0, salt = 0;
   if (argc == 1)
-  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{17}, std::size_t{4351},
-                        std::size_t{4352}, std::size_t{4353}, std::size_t{1000003}}) {
-    bad += run<float>("f32", "a < b", n, false, ++salt);
-    bad += run<unsigned>("u32", "a > b", n, false, ++salt);
-    bad += run<double>("f64", "a < b", n, false, ++salt);
-  }
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{17}, std::size_t{4351},
+                          std::size_t{4352}, std::size_t{4353}, std::size_t{1000003}}) {
+      bad += run<float>("f32", "a < b", n, false, ++salt);
+      bad += run<unsigned>("u32", "a > b", n, false, ++salt);
+      bad += run<double>("f64", "a < b", n, false, ++salt);
+    }
   bad += run<float>("f32", "a < b", std::size_t{1} << 24, true, ++salt);
   bad += run<unsigned>("u32", "a < b", std::size_t{1} << 24, true, ++salt);
   std::printf("%s\n", bad ? "FAILED" : "all ok");

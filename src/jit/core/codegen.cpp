@@ -815,80 +815,86 @@ std::string batch_functions(const slot_spec& slot) {
       out << "  if (cupar_n > " << j << ") cupar_keys[" << j << "] = cupar_x[" << j << "];\n";
     out << "}\n";
   }
+  // A batched form over runs that are in shared memory where CUB's tile is and global otherwise
+  // (its virtual shared memory, when the tile does not fit): `<symbol>_<name>` asks where
+  // `shared_test`'s pointers are and calls `body` compiled for shared memory (Shared true: the
+  // body tells NVVM so, and its loads are shared loads, on a path where each step waits for the
+  // last one's load) or for generic addresses.
+  auto shared_or_generic = [&](const std::string& result, const std::string& name,
+                               const std::string& params, const std::string& args,
+                               const std::string& shared_test, const std::string& body) {
+    const std::string t = sym + "_" + name + "_body";
+    out << "#ifndef CUPAR_DEFINED_" << t << "\n#define CUPAR_DEFINED_" << t << "\n"
+        << "template <bool Shared>\n__device__ __forceinline__ " << result << " " << t << params
+        << " {\n"
+        << body << "}\n#endif\n";
+    out << head << result << " " << sym << "_" << name << params << " {\n  if (" << shared_test
+        << ") {\n    return " << t << "<true>" << args << ";\n  }\n  return " << t << "<false>"
+        << args << ";\n}\n";
+  };
   if (slot.batches & batch::serial_merge) {
     // CUB's SerialMerge unrolled for up to oddeven_max keys (the count's guards uniform across the
     // warp), the merged keys and their positions in registers until the end: the same calls of the
     // comparator (none once either run is exhausted) and the same reads of the runs' keys (one
-    // past a run's end included, as CUB's: the tile's keys have a slot after the last). Each step
-    // waits for the previous step's load, so the runs are read as shared memory where they are
-    // (CUB's tile; its virtual shared memory, when the tile does not fit, is global), and the
+    // past a run's end included, as CUB's: the tile's keys have a slot after the last). The
     // outputs are the calling thread's arrays (local memory).
     const std::string& k = slot.args[0].name;
     const int m = oddeven_max;
-    const std::string body = sym + "_serial_merge_body";
-    out << "#ifndef CUPAR_DEFINED_" << body << "\n#define CUPAR_DEFINED_" << body << "\n"
-        << "template <bool Shared>\n__device__ __forceinline__ void " << body
-        << "(const unsigned char* cupar_state, const " << k
-        << "* cupar_keys, int cupar_b1, int cupar_b2, int cupar_c1, int cupar_c2, " << k
-        << "* cupar_out, int* cupar_indices, int cupar_n) {\n"
-        << "  if (Shared) __builtin_assume(__isShared(cupar_keys));\n"
-        << "  __builtin_assume(__isLocal(cupar_out));\n"
-        << "  __builtin_assume(__isLocal(cupar_indices));\n"
-        << "  const int cupar_e1 = cupar_b1 + cupar_c1;\n"
-        << "  const int cupar_e2 = cupar_b2 + cupar_c2;\n"
-        << "  " << k << " cupar_k1 = cupar_keys[cupar_b1];\n"
-        << "  " << k << " cupar_k2 = cupar_keys[cupar_b2];\n"
-        << "  " << k << " cupar_o[" << m << "];\n  int cupar_i[" << m << "];\n"
-        << "#pragma unroll\n  for (int item = 0; item < " << m << "; ++item) {\n"
-        << "    if (item >= cupar_n) break;\n"
-        << "    const bool cupar_p = cupar_b2 < cupar_e2 && (cupar_b1 >= cupar_e1 || " << sym
-        << "(cupar_state, cupar_k2, cupar_k1));\n"
-        << "    cupar_o[item] = cupar_p ? cupar_k2 : cupar_k1;\n"
-        << "    cupar_i[item] = cupar_p ? cupar_b2++ : cupar_b1++;\n"
-        << "    if (cupar_p) {\n      cupar_k2 = cupar_keys[cupar_b2];\n    } else {\n"
-        << "      cupar_k1 = cupar_keys[cupar_b1];\n    }\n  }\n";
+    std::ostringstream body;
+    body << "  if (Shared) __builtin_assume(__isShared(cupar_keys));\n"
+         << "  __builtin_assume(__isLocal(cupar_out));\n"
+         << "  __builtin_assume(__isLocal(cupar_indices));\n"
+         << "  const int cupar_e1 = cupar_b1 + cupar_c1;\n"
+         << "  const int cupar_e2 = cupar_b2 + cupar_c2;\n"
+         << "  " << k << " cupar_k1 = cupar_keys[cupar_b1];\n"
+         << "  " << k << " cupar_k2 = cupar_keys[cupar_b2];\n"
+         << "  " << k << " cupar_o[" << m << "];\n  int cupar_i[" << m << "];\n"
+         << "#pragma unroll\n  for (int item = 0; item < " << m << "; ++item) {\n"
+         << "    if (item >= cupar_n) break;\n"
+         << "    const bool cupar_p = cupar_b2 < cupar_e2 && (cupar_b1 >= cupar_e1 || " << sym
+         << "(cupar_state, cupar_k2, cupar_k1));\n"
+         << "    cupar_o[item] = cupar_p ? cupar_k2 : cupar_k1;\n"
+         << "    cupar_i[item] = cupar_p ? cupar_b2++ : cupar_b1++;\n"
+         << "    if (cupar_p) {\n      cupar_k2 = cupar_keys[cupar_b2];\n    } else {\n"
+         << "      cupar_k1 = cupar_keys[cupar_b1];\n    }\n  }\n";
     for (int j = 0; j < m; ++j) {
-      out << "  if (cupar_n > " << j << ") {\n    cupar_out[" << j << "] = cupar_o[" << j
-          << "];\n    cupar_indices[" << j << "] = cupar_i[" << j << "];\n  }\n";
+      body << "  if (cupar_n > " << j << ") {\n    cupar_out[" << j << "] = cupar_o[" << j
+           << "];\n    cupar_indices[" << j << "] = cupar_i[" << j << "];\n  }\n";
     }
-    out << "}\n#endif\n";
-    out << head << "void " << sym << "_serial_merge(const unsigned char* cupar_state, const " << k
-        << "* cupar_keys, int cupar_b1, int cupar_b2, int cupar_c1, int cupar_c2, " << k
-        << "* cupar_out, int* cupar_indices, int cupar_n) {\n"
-        << "  if (__isShared(cupar_keys)) {\n    " << body
-        << "<true>(cupar_state, cupar_keys, cupar_b1, cupar_b2, cupar_c1, cupar_c2, cupar_out, "
-           "cupar_indices, cupar_n);\n  } else {\n    "
-        << body
-        << "<false>(cupar_state, cupar_keys, cupar_b1, cupar_b2, cupar_c1, cupar_c2, cupar_out, "
-           "cupar_indices, cupar_n);\n  }\n}\n";
+    shared_or_generic("void", "serial_merge",
+                      "(const unsigned char* cupar_state, const " + k +
+                          "* cupar_keys, int cupar_b1, int cupar_b2, int cupar_c1, int cupar_c2, " +
+                          k + "* cupar_out, int* cupar_indices, int cupar_n)",
+                      "(cupar_state, cupar_keys, cupar_b1, cupar_b2, cupar_c1, cupar_c2, "
+                      "cupar_out, cupar_indices, cupar_n)",
+                      "__isShared(cupar_keys)", body.str());
   }
   if (slot.batches & batch::merge_path) {
-    // CUB's MergePath: a binary search whose every step waits for its two loads, so the runs are
-    // read as shared memory where they are (CUB's tile), generic otherwise.
+    // CUB's MergePath: a binary search whose every step waits for its two loads.
     const std::string& k = slot.args[0].name;
-    const std::string body = sym + "_merge_path_body";
-    const std::string params = "(const unsigned char* cupar_state, const " + k +
-                               "* cupar_keys1, const " + k +
-                               "* cupar_keys2, int cupar_c1, int cupar_c2, int cupar_diag)";
-    out << "#ifndef CUPAR_DEFINED_" << body << "\n#define CUPAR_DEFINED_" << body << "\n"
-        << "template <bool Shared>\n__device__ __forceinline__ int " << body << params << " {\n"
-        << "  if (Shared) {\n    __builtin_assume(__isShared(cupar_keys1));\n"
-        << "    __builtin_assume(__isShared(cupar_keys2));\n  }\n"
-        << "  int cupar_b = cupar_diag < cupar_c2 ? 0 : cupar_diag - cupar_c2;\n"
-        << "  int cupar_e = cupar_diag < cupar_c1 ? cupar_diag : cupar_c1;\n"
-        << "  while (cupar_b < cupar_e) {\n"
-        << "    const int cupar_mid = cupar_b + (cupar_e - cupar_b) / 2;\n"
-        << "    const " << k << " cupar_k1 = cupar_keys1[cupar_mid];\n"
-        << "    const " << k << " cupar_k2 = cupar_keys2[cupar_diag - 1 - cupar_mid];\n"
-        << "    if (" << sym << "(cupar_state, cupar_k2, cupar_k1)) {\n"
-        << "      cupar_e = cupar_mid;\n    } else {\n      cupar_b = cupar_mid + 1;\n    }\n"
-        << "  }\n  return cupar_b;\n}\n#endif\n";
-    out << head << "int " << sym << "_merge_path" << params << " {\n"
-        << "  if (__isShared(cupar_keys1) && __isShared(cupar_keys2)) {\n"
-        << "    return " << body
-        << "<true>(cupar_state, cupar_keys1, cupar_keys2, cupar_c1, cupar_c2, cupar_diag);\n  }\n"
-        << "  return " << body
-        << "<false>(cupar_state, cupar_keys1, cupar_keys2, cupar_c1, cupar_c2, cupar_diag);\n}\n";
+    shared_or_generic(
+        "int", "merge_path",
+        "(const unsigned char* cupar_state, const " + k + "* cupar_keys1, const " + k +
+            "* cupar_keys2, int cupar_c1, int cupar_c2, int cupar_diag)",
+        "(cupar_state, cupar_keys1, cupar_keys2, cupar_c1, cupar_c2, cupar_diag)",
+        "__isShared(cupar_keys1) && __isShared(cupar_keys2)",
+        "  if (Shared) {\n    __builtin_assume(__isShared(cupar_keys1));\n"
+        "    __builtin_assume(__isShared(cupar_keys2));\n  }\n"
+        "  int cupar_b = cupar_diag < cupar_c2 ? 0 : cupar_diag - cupar_c2;\n"
+        "  int cupar_e = cupar_diag < cupar_c1 ? cupar_diag : cupar_c1;\n"
+        "  while (cupar_b < cupar_e) {\n"
+        "    const int cupar_mid = cupar_b + (cupar_e - cupar_b) / 2;\n"
+        "    const " +
+            k +
+            " cupar_k1 = cupar_keys1[cupar_mid];\n"
+            "    const " +
+            k +
+            " cupar_k2 = cupar_keys2[cupar_diag - 1 - cupar_mid];\n"
+            "    if (" +
+            sym +
+            "(cupar_state, cupar_k2, cupar_k1)) {\n"
+            "      cupar_e = cupar_mid;\n    } else {\n      cupar_b = cupar_mid + 1;\n    }\n"
+            "  }\n  return cupar_b;\n");
   }
   if (slot.batches & batch::strided) {
     mapped("strided", "unsigned long long cupar_first, unsigned long long cupar_stride",
