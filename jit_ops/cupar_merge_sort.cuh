@@ -32,28 +32,11 @@ typedef cub::detail::merge_sort::merge_sort_vsmem_helper_t<
     cupar_vsmem_helper;
 
 #if defined(CUPAR_OUT_OF_LINE)
-// The out-of-line (tier-1) kernels' serial merges (the block sort's merge rounds and the merge
-// kernel: a thread's keys from two sorted runs in shared memory, one comparison a key) in one call
-// of the comparator's generated SerialMerge (codegen.cpp, batch::serial_merge), the comparator
-// inlined there. The same comparisons, reads and results as CUB's. Found by argument-dependent
-// lookup, more specialised than CUB's template.
-extern "C" __device__ void cupar_jit_op_serial_merge(const unsigned char* state,
-                                                     const cupar_K* keys, int begin1, int begin2,
-                                                     int count1, int count2, cupar_K* out,
-                                                     int* indices, int n);
-template <int N>
-__device__ __forceinline__ void SerialMerge(cupar_K* keys_shared, int keys1_beg, int keys2_beg,
-                                            int keys1_count, int keys2_count, cupar_K (&output)[N],
-                                            int (&indices)[N], cupar_sort_compare compare_op) {
-  static_assert(N <= 17, "batch::serial_merge merges at most oddeven_max (17) keys");
-  cupar_jit_op_serial_merge(compare_op.state.bytes, keys_shared, keys1_beg, keys2_beg, keys1_count,
-                            keys2_count, output, indices, N);
-}
-// The merge path searches of the same kernels (over their tile: int offsets; the partition
-// kernel's searches over global memory with 64-bit offsets keep CUB's template) in one call of
-// the comparator's generated MergePath (batch::merge_path), the comparator inlined. A
-// non-template overload found by argument-dependent lookup: preferred to CUB's template where the
-// arguments match it exactly.
+// The out-of-line (tier-1) block sort's and merge kernel's merge path searches (over their tile:
+// int offsets; the partition kernel's searches over global memory with 64-bit offsets keep CUB's
+// template) in one call of the comparator's generated MergePath (batch::merge_path), the comparator
+// inlined. A non-template overload found by argument-dependent lookup: preferred to CUB's template
+// where the arguments match it exactly.
 extern "C" __device__ int cupar_jit_op_merge_path(const unsigned char* state, const cupar_K* keys1,
                                                   const cupar_K* keys2, int count1, int count2,
                                                   int diag);
@@ -71,12 +54,24 @@ __device__ __forceinline__ int MergePath(cupar_K* keys1, cupar_K* keys2, int key
 // instead of one out-of-line call per compare-swap (17 passes of 8 for 4-byte keys): the
 // tier-1 block sort was issue-bound on those calls (2.4x the optimised kernel's instructions,
 // docs/PERFORMANCE_NOTES.md). The same compare-swaps in the same order. Found by
-// argument-dependent lookup (cupar_sort_compare), more specialised than CUB's template.
+// argument-dependent lookup (cupar_sort_compare), more specialised than CUB's template. The
+// network reads and writes a copy of the keys: only the copy's address is taken, so the caller's
+// array stays in registers through the block sort (with `keys` passed itself, the whole array
+// lived in local memory: f32's kernel had 130 local stores and 70 loads, 18 and 18 now). Where
+// CUB's serial merge was likewise one call a merge, its outputs through the caller's local
+// memory, tier 1 was 1.6x slower (H200, 2026-12-03): the serial merge keeps CUB's loop.
 extern "C" __device__ void cupar_jit_op_oddeven(const unsigned char* state, cupar_K* keys, int n);
 template <int N>
 __device__ __forceinline__ void StableOddEvenSort(cupar_K (&keys)[N], cub::NullType (&)[N],
                                                   cupar_sort_compare compare_op) {
   static_assert(N <= 17, "batch::oddeven sorts at most oddeven_max (17) keys");
-  cupar_jit_op_oddeven(compare_op.state.bytes, keys, N);
+  cupar_K k[N];
+#pragma unroll
+  for (int i = 0; i < N; ++i)
+    k[i] = keys[i];
+  cupar_jit_op_oddeven(compare_op.state.bytes, k, N);
+#pragma unroll
+  for (int i = 0; i < N; ++i)
+    keys[i] = k[i];
 }
 #endif

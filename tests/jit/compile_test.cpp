@@ -605,11 +605,11 @@ TEST(JitCompile, EveryFamilyBuildsWithPrecompiledKernelsAndFromSource) {
 // tier 1 first. Classes the build did not precompile, and structs of no class, compile the kernels
 // from source.
 // A merge sort's tier-1 kernels call the comparator's generated odd-even network (the block sort
-// of keys) and serial merge (both kernels that merge; codegen.cpp, batch::oddeven and
-// batch::serial_merge): a tier-1 build links only if the operator's compile defined what the
+// of keys) and merge path search (both kernels that merge; codegen.cpp, batch::oddeven and
+// batch::merge_path): a tier-1 build links only if the operator's compile defined what the
 // kernels call, with the keys of every size merge sort's sets take (17, 8 and 4 a thread), and
-// for pairs, whose kernels call only the merge.
-TEST(JitCompile, MergeSortTierOneBuildsLinkTheComparatorsNetworkAndMerge) {
+// for pairs, whose kernels call only the search.
+TEST(JitCompile, MergeSortTierOneBuildsLinkTheComparatorsNetworkAndMergePath) {
   auto expect_tier_one = [](const char* set, const cupar::jit::build_report& r) {
     if (!cupar::testing::precompiled_here(set)) return;  // compiled from source: tier 2
     EXPECT_EQ(r.tier, 1) << set;

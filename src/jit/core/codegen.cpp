@@ -832,43 +832,6 @@ std::string batch_functions(const slot_spec& slot) {
         << ") {\n    return " << t << "<true>" << args << ";\n  }\n  return " << t << "<false>"
         << args << ";\n}\n";
   };
-  if (slot.batches & batch::serial_merge) {
-    // CUB's SerialMerge unrolled for up to oddeven_max keys (the count's guards uniform across the
-    // warp), the merged keys and their positions in registers until the end: the same calls of the
-    // comparator (none once either run is exhausted) and the same reads of the runs' keys (one
-    // past a run's end included, as CUB's: the tile's keys have a slot after the last). The
-    // outputs are the calling thread's arrays (local memory).
-    const std::string& k = slot.args[0].name;
-    const int m = oddeven_max;
-    std::ostringstream body;
-    body << "  if (Shared) __builtin_assume(__isShared(cupar_keys));\n"
-         << "  __builtin_assume(__isLocal(cupar_out));\n"
-         << "  __builtin_assume(__isLocal(cupar_indices));\n"
-         << "  const int cupar_e1 = cupar_b1 + cupar_c1;\n"
-         << "  const int cupar_e2 = cupar_b2 + cupar_c2;\n"
-         << "  " << k << " cupar_k1 = cupar_keys[cupar_b1];\n"
-         << "  " << k << " cupar_k2 = cupar_keys[cupar_b2];\n"
-         << "  " << k << " cupar_o[" << m << "];\n  int cupar_i[" << m << "];\n"
-         << "#pragma unroll\n  for (int item = 0; item < " << m << "; ++item) {\n"
-         << "    if (item >= cupar_n) break;\n"
-         << "    const bool cupar_p = cupar_b2 < cupar_e2 && (cupar_b1 >= cupar_e1 || " << sym
-         << "(cupar_state, cupar_k2, cupar_k1));\n"
-         << "    cupar_o[item] = cupar_p ? cupar_k2 : cupar_k1;\n"
-         << "    cupar_i[item] = cupar_p ? cupar_b2++ : cupar_b1++;\n"
-         << "    if (cupar_p) {\n      cupar_k2 = cupar_keys[cupar_b2];\n    } else {\n"
-         << "      cupar_k1 = cupar_keys[cupar_b1];\n    }\n  }\n";
-    for (int j = 0; j < m; ++j) {
-      body << "  if (cupar_n > " << j << ") {\n    cupar_out[" << j << "] = cupar_o[" << j
-           << "];\n    cupar_indices[" << j << "] = cupar_i[" << j << "];\n  }\n";
-    }
-    shared_or_generic("void", "serial_merge",
-                      "(const unsigned char* cupar_state, const " + k +
-                          "* cupar_keys, int cupar_b1, int cupar_b2, int cupar_c1, int cupar_c2, " +
-                          k + "* cupar_out, int* cupar_indices, int cupar_n)",
-                      "(cupar_state, cupar_keys, cupar_b1, cupar_b2, cupar_c1, cupar_c2, "
-                      "cupar_out, cupar_indices, cupar_n)",
-                      "__isShared(cupar_keys)", body.str());
-  }
   if (slot.batches & batch::merge_path) {
     // CUB's MergePath: a binary search whose every step waits for its two loads.
     const std::string& k = slot.args[0].name;

@@ -138,12 +138,6 @@ inline constexpr unsigned items = 2048;
 /// comparator inlined into the network (the out-of-line merge sort's block sort: one call for a
 /// thread's items instead of one per compare-swap).
 inline constexpr unsigned oddeven = 4096;
-/// Comparator (K, K) -> bool: `void <symbol>_serial_merge(state, const K* keys, int begin1, int
-/// begin2, int count1, int count2, K* out, int* indices, int n)`, CUB's SerialMerge of n <=
-/// oddeven_max keys from the two sorted runs keys[begin1..begin1 + count1) and keys[begin2..begin2
-/// + count2) into out, their positions into indices, the comparator inlined (the out-of-line
-/// merge sort's block sort and merge kernels: one call a merge instead of one per key).
-inline constexpr unsigned serial_merge = 8192;
 /// Comparator (K, K) -> bool: `int <symbol>_merge_path(state, const K* keys1, const K* keys2, int
 /// count1, int count2, int diag)`, CUB's MergePath (the binary search for where diagonal `diag`
 /// crosses the merge of two sorted runs) with the comparator inlined (the out-of-line merge

@@ -21,12 +21,13 @@ std::string pairs_typedefs(const set_spec& s) {
 }
 
 std::vector<slot_spec> slots(const set_spec& s) {
-  // The out-of-line kernels call the comparator's serial merge and merge path search, and the
-  // block sort of keys its odd-even network (jit_ops/cupar_merge_sort.cuh; a build generates only
-  // what its kernels call).
+  // The out-of-line kernels call the comparator's merge path search, and the block sort of keys
+  // its odd-even network (jit_ops/cupar_merge_sort.cuh; a build generates only what its kernels
+  // call). CUB's serial merge keeps one call a key: one call a merge, its keys and positions
+  // written to the caller's local memory, made tier 1 1.6x slower (docs/PERFORMANCE_NOTES.md).
   return {
       with_batches(op_slot({s.types[0], s.types[0]}, type_ref::boolean(), {"a", "b"}, "comparator"),
-                   batch::oddeven | batch::serial_merge | batch::merge_path)};
+                   batch::oddeven | batch::merge_path)};
 }
 
 std::vector<std::string> names(const set_spec&) {
@@ -75,8 +76,7 @@ extern const family_def merge_sort_keys_family =
         // 2026-12-01) the block sort took 96 registers and the merge 64 for f32 (2 blocks; the
         // optimised kernels 40, 6 blocks); capped, 63-64 without local memory for f32, 2 local
         // stores for f64, 26 for u32. The comparator's functions within the same 64 registers:
-        // its odd-even network and serial merge hold a thread's 17 keys (and the merge their 17
-        // positions) in registers.
+        // its odd-even network holds a thread's 17 keys in registers.
         .with_out_of_line_options(sm90_words_blocks<256, 64>, sm90_words_operators<64>)
         .precompiling(keys_rules);
 
