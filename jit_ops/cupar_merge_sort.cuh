@@ -48,6 +48,56 @@ __device__ __forceinline__ int MergePath(cupar_K* keys1, cupar_K* keys2, int key
 #endif
 
 #if defined(CUPAR_OUT_OF_LINE) && !defined(CUPAR_SORT_PAIRS)
+// The out-of-line (tier-1) serial merges of a sort of keys (the block sort's merge rounds and the
+// merge kernel: a thread's keys from two sorted runs in shared memory, one comparison a key) in
+// chunks of the comparator's generated merge (codegen.cpp, batch::merge_chunk), the comparator
+// inlined there: each chunk's keys and the first run's new begin come back by value, in registers
+// (at most 12 words under the sm_90 call ABI: 11 4-byte keys, two calls for 17; 5 8-byte keys),
+// and the thread's array stays in registers. The same comparisons, reads and keys as CUB's. The
+// positions are not computed: a sort of keys never reads them (cub/block/block_merge_sort.cuh and
+// cub/agent/agent_merge_sort.cuh read them only for items). Found by argument-dependent lookup,
+// more specialised than CUB's template. (One call a whole merge, its keys and positions through
+// the caller's local memory, made tier 1 1.6x slower: docs/PERFORMANCE_NOTES.md.)
+#ifndef CUPAR_MERGED_DEFINED
+#define CUPAR_MERGED_DEFINED
+template <class K>
+struct cupar_merge_chunk {
+  static constexpr int value = sizeof(K) > 44        ? 1
+                               : 44 / sizeof(K) > 17 ? 17
+                                                     : static_cast<int>(44 / sizeof(K));
+};
+template <class K, int N>
+struct cupar_merged {
+  K k[N];
+  int b1;
+};
+#endif
+extern "C" __device__ cupar_merged<cupar_K, cupar_merge_chunk<cupar_K>::value>
+cupar_jit_op_merge_chunk(const unsigned char* state, const cupar_K* keys, int begin1, int begin2,
+                         int end1, int end2, int n);
+template <int N>
+__device__ __forceinline__ void SerialMerge(cupar_K* keys_shared, int keys1_beg, int keys2_beg,
+                                            int keys1_count, int keys2_count, cupar_K (&output)[N],
+                                            int (&indices)[N], cupar_sort_compare compare_op) {
+  constexpr int chunk = cupar_merge_chunk<cupar_K>::value;
+  const int keys1_end = keys1_beg + keys1_count;
+  const int keys2_end = keys2_beg + keys2_count;
+#pragma unroll
+  for (int c = 0; c < N; c += chunk) {
+    const int n = N - c < chunk ? N - c : chunk;
+    const cupar_merged<cupar_K, chunk> r = cupar_jit_op_merge_chunk(
+        compare_op.state.bytes, keys_shared, keys1_beg, keys2_beg, keys1_end, keys2_end, n);
+#pragma unroll
+    for (int j = 0; j < chunk; ++j)
+      if (c + j < N) output[c + j] = r.k[j];
+    keys2_beg += n - (r.b1 - keys1_beg);
+    keys1_beg = r.b1;
+  }
+#pragma unroll
+  for (int i = 0; i < N; ++i)
+    indices[i] = 0;
+}
+
 // The out-of-line (tier-1) block sort: a thread's keys sorted by CUB's stable odd-even
 // transposition sort (StableOddEvenSort, cub/thread/thread_sort.cuh) in one call of the
 // comparator's generated network (codegen.cpp, batch::oddeven), the comparator inlined there,

@@ -176,6 +176,14 @@ constexpr const char* items_definition =
     "#ifndef CUPAR_ITEMS_DEFINED\n#define CUPAR_ITEMS_DEFINED\n"
     "template <class T, int N>\nstruct cupar_items {\n  T v[N];\n};\n#endif\n";
 
+/// cupar_merged and cupar_merge_chunk as jit_ops/cupar_merge_sort.cuh defines them: a serial
+/// merge's chunk of keys and where its first run stands, returned by value (at most 12 words).
+constexpr const char* merged_definition =
+    "#ifndef CUPAR_MERGED_DEFINED\n#define CUPAR_MERGED_DEFINED\n"
+    "template <class K>\nstruct cupar_merge_chunk {\n  static constexpr int value =\n"
+    "      sizeof(K) > 44 ? 1 : 44 / sizeof(K) > 17 ? 17 : static_cast<int>(44 / sizeof(K));\n};\n"
+    "template <class K, int N>\nstruct cupar_merged {\n  K k[N];\n  int b1;\n};\n#endif\n";
+
 bool uses_storage(const slot_spec& slot) {
   auto storage = [](const type_ref& t) {
     return !t.is_scalar() && t.definition.empty() && !t.is_boolean();
@@ -832,6 +840,34 @@ std::string batch_functions(const slot_spec& slot) {
         << ") {\n    return " << t << "<true>" << args << ";\n  }\n  return " << t << "<false>"
         << args << ";\n}\n";
   };
+  if (slot.batches & batch::merge_chunk) {
+    // CUB's SerialMerge for up to cupar_merge_chunk<K>::value keys, resumed where the last chunk
+    // ended: the runs' next keys read again (positions CUB reads too), the same comparator calls
+    // (none once either run is exhausted) and reads, one past a run's end included as CUB's.
+    const std::string& k = slot.args[0].name;
+    // The result's type named without parentheses (only_called reads a function's name before
+    // its first one).
+    const std::string r = sym + "_merged";
+    out << merged_definition << "typedef cupar_merged<" << k << ", cupar_merge_chunk<" << k
+        << ">::value> " << r << ";\n";
+    shared_or_generic(
+        r, "merge_chunk",
+        "(const unsigned char* cupar_state, const " + k +
+            "* cupar_keys, int cupar_b1, int cupar_b2, int cupar_e1, int cupar_e2, int cupar_n)",
+        "(cupar_state, cupar_keys, cupar_b1, cupar_b2, cupar_e1, cupar_e2, cupar_n)",
+        "__isShared(cupar_keys)",
+        "  if (Shared) __builtin_assume(__isShared(cupar_keys));\n  " + k +
+            " cupar_k1 = cupar_keys[cupar_b1];\n  " + k + " cupar_k2 = cupar_keys[cupar_b2];\n  " +
+            r + " cupar_r;\n#pragma unroll\n  for (int item = 0; item < cupar_merge_chunk<" + k +
+            ">::value; ++item) {\n    if (item >= cupar_n) break;\n"
+            "    const bool cupar_p = cupar_b2 < cupar_e2 && (cupar_b1 >= cupar_e1 || " +
+            sym +
+            "(cupar_state, cupar_k2, cupar_k1));\n"
+            "    cupar_r.k[item] = cupar_p ? cupar_k2 : cupar_k1;\n"
+            "    if (cupar_p) {\n      cupar_k2 = cupar_keys[++cupar_b2];\n    } else {\n"
+            "      cupar_k1 = cupar_keys[++cupar_b1];\n    }\n  }\n"
+            "  cupar_r.b1 = cupar_b1;\n  return cupar_r;\n");
+  }
   if (slot.batches & batch::merge_path) {
     // CUB's MergePath: a binary search whose every step waits for its two loads.
     const std::string& k = slot.args[0].name;

@@ -138,6 +138,14 @@ inline constexpr unsigned items = 2048;
 /// comparator inlined into the network (the out-of-line merge sort's block sort: one call for a
 /// thread's items instead of one per compare-swap).
 inline constexpr unsigned oddeven = 4096;
+/// Comparator (K, K) -> bool: `cupar_merged<K, cupar_merge_chunk<K>::value>
+/// <symbol>_merge_chunk(state, const K* keys, int begin1, int begin2, int end1, int end2, int n)`,
+/// n (at most the chunk) steps of CUB's SerialMerge of the sorted runs keys[begin1..end1) and
+/// keys[begin2..end2): the merged keys and the first run's new begin returned by value, in
+/// registers (at most 12 words: 11 4-byte keys, 5 8-byte ones), the comparator inlined (the
+/// out-of-line merge sort of keys: its block sort's and merge kernel's serial merges in two calls
+/// of 17 keys instead of 17).
+inline constexpr unsigned merge_chunk = 8192;
 /// Comparator (K, K) -> bool: `int <symbol>_merge_path(state, const K* keys1, const K* keys2, int
 /// count1, int count2, int diag)`, CUB's MergePath (the binary search for where diagonal `diag`
 /// crosses the merge of two sorted runs) with the comparator inlined (the out-of-line merge

@@ -21,13 +21,14 @@ std::string pairs_typedefs(const set_spec& s) {
 }
 
 std::vector<slot_spec> slots(const set_spec& s) {
-  // The out-of-line kernels call the comparator's merge path search, and the block sort of keys
-  // its odd-even network (jit_ops/cupar_merge_sort.cuh; a build generates only what its kernels
-  // call). CUB's serial merge keeps one call a key: one call a merge, its keys and positions
-  // written to the caller's local memory, made tier 1 1.6x slower (docs/PERFORMANCE_NOTES.md).
+  // The out-of-line kernels call the comparator's merge path search, and those of keys its
+  // odd-even network and serial merge in chunks returned by value (jit_ops/cupar_merge_sort.cuh;
+  // a build generates only what its kernels call). One call a whole merge, its keys and
+  // positions written to the caller's local memory, made tier 1 1.6x slower
+  // (docs/PERFORMANCE_NOTES.md).
   return {
       with_batches(op_slot({s.types[0], s.types[0]}, type_ref::boolean(), {"a", "b"}, "comparator"),
-                   batch::oddeven | batch::merge_path)};
+                   batch::oddeven | batch::merge_chunk | batch::merge_path)};
 }
 
 std::vector<std::string> names(const set_spec&) {
