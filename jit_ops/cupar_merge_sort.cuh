@@ -107,9 +107,7 @@ __device__ __forceinline__ void SerialMerge(cupar_K* keys_shared, int keys1_beg,
 // argument-dependent lookup (cupar_sort_compare), more specialised than CUB's template. The
 // network reads and writes a copy of the keys: only the copy's address is taken, so the caller's
 // array stays in registers through the block sort (with `keys` passed itself, the whole array
-// lived in local memory: f32's kernel had 130 local stores and 70 loads, 18 and 18 now). Where
-// CUB's serial merge was likewise one call a merge, its outputs through the caller's local
-// memory, tier 1 was 1.6x slower (H200, 2026-12-03): the serial merge keeps CUB's loop.
+// lived in local memory: f32's kernel had 130 local stores and 70 loads, 18 and 18 now).
 extern "C" __device__ void cupar_jit_op_oddeven(const unsigned char* state, cupar_K* keys, int n);
 template <int N>
 __device__ __forceinline__ void StableOddEvenSort(cupar_K (&keys)[N], cub::NullType (&)[N],
