@@ -147,8 +147,9 @@ case "$stage" in
         --section MemoryWorkloadAnalysis "$build/bench/cupar_bench" --benchmark_filter="$regex" \
         --benchmark_min_time=0.05 >"$out/profile_$mode.log" 2>&1 || rc=1
       echo "profile $mode: rc=$rc at $(($(date +%s) - start)) s"
+      # (the kernels' names, not Google Benchmark's "L1 Data 48 KiB (x16)" lines)
       grep -E "^  [^ ].*\(|Duration|Registers Per|Achieved Occupancy|Executed Ipc Active|SM Active Cycles|No Eligible|DRAM Throughput" \
-        "$out/profile_$mode.log" | cut -c1-150 | head -40
+        "$out/profile_$mode.log" | grep -v " KiB (x" | cut -c1-150 | head -40
     done
     exit $rc
     ;;
