@@ -53,10 +53,21 @@ const float* no_floats = nullptr;  // compile-only: arrays are never read
 
 const op sum_op("a + b");
 
+/// The set a reduction of `transform(array of In, f)` into Acc takes: transform_reduce's array
+/// set <In,Acc> where it is precompiled (the expression is that set's transform), else the
+/// "+index" set of Acc.
+std::string transformed_array_set(const char* in, const char* acc) {
+  const std::string array = std::string("transform_reduce<") + in + "," + acc + ">";
+  return cupar::testing::precompiled_here(array)
+             ? array
+             : std::string("transform_reduce<u64,") + acc + ">+index";
+}
+
 TEST(JitIteratorCompile, SumOfSquaresDotAndCountWhereLinkToTheIndexSets) {
+  // A transform of one array: served like transform_reduce on the array (its array set).
   const jit::iterator squares = jit::transform<float>(no_floats, op("x * x"));
   const cupar::testing::class_case sum_of_squares{
-      "transform_reduce<u64,f32>+index", jit::compile_reduce<float>(squares, sum_op, 90, false),
+      transformed_array_set("f32", "f32"), jit::compile_reduce<float>(squares, sum_op, 90, false),
       jit::compile_reduce<float>(squares, sum_op, 90, true)};
   EXPECT_EQ(sum_of_squares.quick.kernel_set, sum_of_squares.set);
   if (cupar::testing::precompiled_here(sum_of_squares.set)) {
@@ -73,9 +84,51 @@ TEST(JitIteratorCompile, SumOfSquaresDotAndCountWhereLinkToTheIndexSets) {
   const auto count = jit::compile_reduce<unsigned long long>(
       jit::transform<unsigned long long>(no_floats, op("x > t ? 1ull : 0ull").param("t", 0.5f)),
       jit::plus, 90, false);
-  EXPECT_EQ(count.kernel_set, "transform_reduce<u64,u64>+index");
-  EXPECT_EQ(count.precompiled_kernels,
-            cupar::testing::precompiled_here("transform_reduce<u64,u64>+index"));
+  EXPECT_EQ(count.kernel_set, transformed_array_set("f32", "u64"));
+  EXPECT_EQ(count.precompiled_kernels, cupar::testing::precompiled_here(count.kernel_set));
+}
+
+TEST(JitIteratorCompile, ReductionsOfOneTransformedArrayTakeTheArraySets) {
+  if (!cupar::testing::precompiled_here("transform_reduce<f32,f32>") ||
+      !cupar::testing::precompiled_here("transform_reduce<f32,u64>")) {
+    GTEST_SKIP() << "transform_reduce<f32,f32> or <f32,u64> is not precompiled here";
+  }
+  // jit::transform<R>(array, f) reduced into R: transform_reduce(array, f) on the array set, its
+  // parameters carried by f, in both tiers and in a plan's build.
+  const op over("x > t ? 1ull : 0ull");
+  for (bool optimized : {false, true}) {
+    EXPECT_EQ(
+        jit::compile_reduce<float>(jit::transform(no_floats, op("x * x")), sum_op, 90, optimized)
+            .kernel_set,
+        "transform_reduce<f32,f32>");
+    EXPECT_EQ(jit::compile_reduce<unsigned long long>(
+                  jit::transform<unsigned long long>(no_floats, op(over).param("t", 0.5f)),
+                  jit::plus, 90, optimized)
+                  .kernel_set,
+              "transform_reduce<f32,u64>");
+  }
+  // The set transform_reduce on the array itself takes.
+  const auto direct =
+      jit::compile_transform_reduce<float, float>(op("x * 3.0f"), sum_op, 90, false);
+  EXPECT_EQ(direct.kernel_set, "transform_reduce<f32,f32>");
+  // Every other shape stays on the "+index" sets: a result type other than the accumulator's,
+  // a cache-modified array, two arrays, a transform of a transform, a reversal, no transform.
+  const auto index_set = [](const jit::iterator& e) {
+    return jit::compile_reduce<float>(e, sum_op, 90, false).kernel_set;
+  };
+  const std::string plus_index = "transform_reduce<u64,f32>+index";
+  EXPECT_EQ(
+      jit::compile_reduce<double>(jit::transform(no_floats, op("x * x")), jit::plus, 90, false)
+          .kernel_set,
+      "transform_reduce<u64,f64>+index");
+  EXPECT_EQ(index_set(jit::transform(jit::cache_modified(no_floats, jit::load::cs), op("x * x"))),
+            plus_index);
+  EXPECT_EQ(index_set(jit::transform<float>(jit::zip(no_floats, no_floats), op("x._0 * x._1"))),
+            plus_index);
+  EXPECT_EQ(index_set(jit::transform(jit::transform(no_floats, op("x + 1.0f")), op("x * x"))),
+            plus_index);
+  EXPECT_EQ(index_set(jit::transform(jit::reverse(no_floats), op("x * x"))), plus_index);
+  EXPECT_EQ(index_set(jit::iterator(no_floats)), plus_index);
 }
 
 TEST(JitIteratorCompile, ArgmaxOverAZipWithACountingIndexIsAStructClass) {

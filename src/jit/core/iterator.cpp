@@ -1036,6 +1036,14 @@ sole_array sole_array_of(const cupar::jit::iterator& it) {
   return {pointer, type};
 }
 
+array_transform array_transform_of(const cupar::jit::iterator& it) {
+  const iterator_node* x = it.node().get();
+  if (x == nullptr || x->k != kind::transform || x->children.size() != 1 || !x->op) return {};
+  const iterator_node& in = *x->children[0];
+  if (in.k != kind::pointer || in.load != 0) return {};
+  return {in.pointer, &in.type, &x->type, x->op.get()};
+}
+
 cupar::jit::iterator with_sole_array(const cupar::jit::iterator& it, const void* array) {
   const sole_array a = sole_array_of(it);
   if (a.type == nullptr) {

@@ -44,6 +44,18 @@ sole_array sole_array_of(const cupar::jit::iterator& it);
 /// same type and at least as long: the same shape, so expression_op gives the same definition.
 cupar::jit::iterator with_sole_array(const cupar::jit::iterator& it, const void* array);
 
+/// An expression that is one transform of a plain device array, `jit::transform<R>(array, f)`
+/// (no cache modifier): the array, its element type, R and f (pointers into the expression's
+/// nodes, valid while `it` lives); all null otherwise. Its element i is f applied to array[i],
+/// which an array set taking f as its transform computes the same way.
+struct array_transform {
+  const void* array = nullptr;
+  const jit_type* element = nullptr;
+  const jit_type* result = nullptr;
+  const cupar::jit::op* f = nullptr;
+};
+array_transform array_transform_of(const cupar::jit::iterator& it);
+
 /// The type of the "+index" sets' input (unsigned long long indices).
 const jit_type& index_type();
 

@@ -285,6 +285,8 @@ using jit::family;
 using jit::resolve;
 using jit::set_request;
 
+extern const jit_call transform_reduce_jit_call;
+
 namespace {
 
 /// The request of a reduction of an iterator expression into `t`: reduce's "+index" sets are
@@ -295,6 +297,38 @@ set_request index_request(const jit_type& t, const cupar::jit::op& loader,
   r.t[0] = &jit::index_type();
   r.t[1] = &t;
   return r;
+}
+
+/// A reduction of an expression that is one transform of an array of an arithmetic type into the
+/// accumulator's type (`jit::transform<T>(array, f)`: array_transform_of; f a snippet) is
+/// transform_reduce(array, f, reduction) on transform_reduce's array sets where the library
+/// precompiled the set: the same elements (f applied to each once), the same operator. The array
+/// sets' tier-1 kernels load a thread's items vectorised, two tiles at a time, and take them to
+/// the transform by value; the "+index" sets' tier 1 loads them inside the expression's
+/// out-of-line call, and ran this shape at 0.29-0.49 of the optimised build where the array sets
+/// run at 0.80-0.85 (docs/PERFORMANCE_NOTES.md). `b`: the arguments of that call. The run and the
+/// request of a compile-only build or a plan take the same route (it does not depend on the
+/// arrays).
+bool as_array_transform_reduce(const jit_args& a, jit_args& b) {
+  if (a.call->fam != family::reduce || a.in_iter[0] == nullptr) return false;
+  const jit::array_transform x = jit::array_transform_of(*a.in_iter[0]);
+  const jit_type& t = *a.types[0];
+  if (x.f == nullptr || x.f->is_named() || x.element->is_struct() || x.result->is_struct() ||
+      t.is_struct() || x.result->kind != t.kind) {
+    return false;
+  }
+  const std::string set = std::string("transform_reduce<") + scalar_name(x.element->kind) + "," +
+                          scalar_name(t.kind) + ">";
+  if (!jit::precompiled_for_any_arch(set)) return false;
+  b = a;
+  b.call = &transform_reduce_jit_call;
+  b.types[0] = x.element;
+  b.types[1] = &t;
+  b.in[0] = x.array;
+  b.in_iter[0] = nullptr;
+  b.ops[0] = x.f;
+  b.ops[1] = a.ops[0];
+  return true;
 }
 
 /// Reduces into `out`, or into a slot of the temporary allocation copied to `host_out`.
@@ -321,6 +355,12 @@ void reduce_with_result(const jit_args& a, const jit_type& t, stream_ref s, memo
 /// reduction}): an array or an expression in, a device result (out[0]) or a host one (host_out).
 void run_reduce(const jit_args& a, stream_ref s, memory_resource& mr, const pending_inputs*) {
   const char* fn = a.function;
+  // (A null array with elements keeps the expression's own message, from expression_op.)
+  if (jit_args b; (a.n == 0 || a.in_iter[0] == nullptr ||
+                   jit::array_transform_of(*a.in_iter[0]).array != nullptr) &&
+                  as_array_transform_reduce(a, b)) {
+    return run_reduce(b, s, mr, nullptr);
+  }
   const bool transform_reduce = a.call->fam == family::transform_reduce;
   const jit_type& t = *a.types[transform_reduce ? 1 : 0];  // the accumulator's
   if (a.out_iter[0] != nullptr) {
@@ -412,6 +452,7 @@ void run_reduce(const jit_args& a, stream_ref s, memory_resource& mr, const pend
 
 /// The request of a compile-only build or a plan: as run_reduce builds it.
 set_request reduce_request(const jit_args& a, request_scratch& scratch) {
+  if (jit_args b; as_array_transform_reduce(a, b)) return reduce_request(b, scratch);
   const bool transform_reduce = a.call->fam == family::transform_reduce;
   const jit_type& t = *a.types[transform_reduce ? 1 : 0];
   if (a.in_iter[0] != nullptr) {
