@@ -322,7 +322,8 @@ bool as_array_transform_reduce(const jit_args& a, jit_args& b) {
   if (!jit::precompiled_for_any_arch(set)) return false;
   b = a;
   b.call = &transform_reduce_jit_call;
-  b.types[0] = x.element;
+  // The element type's static description (not the node's copy): a plan keeps its request.
+  b.types[0] = &jit::scalar_type(x.element->kind);
   b.types[1] = &t;
   b.in[0] = x.array;
   b.in_iter[0] = nullptr;
