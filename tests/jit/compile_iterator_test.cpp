@@ -63,7 +63,7 @@ std::string transformed_array_set(const char* in, const char* acc) {
              : std::string("transform_reduce<u64,") + acc + ">+index";
 }
 
-TEST(JitIteratorCompile, SumOfSquaresDotAndCountWhereLinkToTheIndexSets) {
+TEST(JitIteratorCompile, SumOfSquaresDotAndCountWhereLinkToTheArrayAndIndexSets) {
   // A transform of one array: served like transform_reduce on the array (its array set).
   const jit::iterator squares = jit::transform<float>(no_floats, op("x * x"));
   const cupar::testing::class_case sum_of_squares{
@@ -94,7 +94,7 @@ TEST(JitIteratorCompile, ReductionsOfOneTransformedArrayTakeTheArraySets) {
     GTEST_SKIP() << "transform_reduce<f32,f32> or <f32,u64> is not precompiled here";
   }
   // jit::transform<R>(array, f) reduced into R: transform_reduce(array, f) on the array set, its
-  // parameters carried by f, in both tiers and in a plan's build.
+  // parameters carried by f, in both tiers.
   const op over("x > t ? 1ull : 0ull");
   for (bool optimized : {false, true}) {
     EXPECT_EQ(

@@ -307,8 +307,7 @@ set_request index_request(const jit_type& t, const cupar::jit::op& loader,
 /// the transform by value; the "+index" sets' tier 1 loads them inside the expression's
 /// out-of-line call, and ran this shape at 0.29-0.49 of the optimised build where the array sets
 /// run at 0.80-0.85 (docs/PERFORMANCE_NOTES.md). `b`: the arguments of that call. The run and the
-/// request of a compile-only build or a plan take the same route (it does not depend on the
-/// arrays).
+/// request of a compile-only build take the same route (it does not depend on the arrays).
 bool as_array_transform_reduce(const jit_args& a, jit_args& b) {
   if (a.call->fam != family::reduce || a.in_iter[0] == nullptr) return false;
   const jit::array_transform x = jit::array_transform_of(*a.in_iter[0]);
@@ -322,7 +321,7 @@ bool as_array_transform_reduce(const jit_args& a, jit_args& b) {
   if (!jit::precompiled_for_any_arch(set)) return false;
   b = a;
   b.call = &transform_reduce_jit_call;
-  // The element type's static description (not the node's copy): a plan keeps its request.
+  // The element type's static description rather than the expression node's copy.
   b.types[0] = &jit::scalar_type(x.element->kind);
   b.types[1] = &t;
   b.in[0] = x.array;
