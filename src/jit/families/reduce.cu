@@ -303,11 +303,12 @@ set_request index_request(const jit_type& t, const cupar::jit::op& loader,
 /// accumulator's type (`jit::transform<T>(array, f)`: array_transform_of; f a snippet) is
 /// transform_reduce(array, f, reduction) on transform_reduce's array sets where the library
 /// precompiled the set: the same elements (f applied to each once), the same operator. The array
-/// sets' tier-1 kernels load a thread's items vectorised, two tiles at a time, and take them to
-/// the transform by value; the "+index" sets' tier 1 loads them inside the expression's
-/// out-of-line call, and ran this shape at 0.29-0.49 of the optimised build where the array sets
-/// run at 0.80-0.85 (docs/PERFORMANCE_NOTES.md). `b`: the arguments of that call. The run and the
-/// request of a compile-only build take the same route (it does not depend on the arrays).
+/// sets' tier-1 kernels load a thread's items vectorised (two tiles at a time where a tile's
+/// items are at most 32 bytes a thread) and take them to the transform by value; the "+index"
+/// sets' tier 1 loads them inside the expression's out-of-line call, and ran this shape at
+/// 0.29-0.49 of the optimised build where the array sets run at 0.80-0.85
+/// (docs/PERFORMANCE_NOTES.md). `b`: the arguments of that call. The run and the request of a
+/// compile-only build take the same route (it does not depend on the arrays).
 bool as_array_transform_reduce(const jit_args& a, jit_args& b) {
   if (a.call->fam != family::reduce || a.in_iter[0] == nullptr) return false;
   const jit::array_transform x = jit::array_transform_of(*a.in_iter[0]);
