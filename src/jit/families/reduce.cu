@@ -167,6 +167,7 @@ extern const family_def transform_reduce_family =
 #include <cub/device/dispatch/dispatch_reduce.cuh>
 
 #include <cuda_runtime_api.h>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -309,6 +310,24 @@ set_request index_request(const jit_type& t, const cupar::jit::op& loader,
 /// 0.29-0.49 of the optimised build where the array sets run at 0.80-0.85
 /// (docs/PERFORMANCE_NOTES.md). `b`: the arguments of that call. The run and the request of a
 /// compile-only build take the same route (it does not depend on the arrays).
+/// Whether the library precompiled transform_reduce<In,Acc> for the arithmetic types `in` and
+/// `acc`: a table made once, so that a call routes without building a key or scanning the sets.
+bool array_pair_precompiled(scalar in, scalar acc) {
+  using row = std::array<bool, scalar_count>;
+  static const std::array<row, scalar_count> table = [] {
+    std::array<row, scalar_count> t{};
+    for (int i = 0; i < scalar_count; ++i) {
+      for (int j = 0; j < scalar_count; ++j) {
+        t[i][j] = jit::precompiled_for_any_arch(std::string("transform_reduce<") +
+                                                scalar_name(static_cast<scalar>(i + 1)) + "," +
+                                                scalar_name(static_cast<scalar>(j + 1)) + ">");
+      }
+    }
+    return t;
+  }();
+  return table[static_cast<int>(in) - 1][static_cast<int>(acc) - 1];
+}
+
 bool as_array_transform_reduce(const jit_args& a, jit_args& b) {
   if (a.call->fam != family::reduce || a.in_iter[0] == nullptr) return false;
   const jit::array_transform x = jit::array_transform_of(*a.in_iter[0]);
@@ -317,9 +336,7 @@ bool as_array_transform_reduce(const jit_args& a, jit_args& b) {
       t.is_struct() || x.result->kind != t.kind) {
     return false;
   }
-  const std::string set = std::string("transform_reduce<") + scalar_name(x.element->kind) + "," +
-                          scalar_name(t.kind) + ">";
-  if (!jit::precompiled_for_any_arch(set)) return false;
+  if (!array_pair_precompiled(x.element->kind, t.kind)) return false;
   b = a;
   b.call = &transform_reduce_jit_call;
   // The element type's static description rather than the expression node's copy.
@@ -357,9 +374,7 @@ void reduce_with_result(const jit_args& a, const jit_type& t, stream_ref s, memo
 void run_reduce(const jit_args& a, stream_ref s, memory_resource& mr, const pending_inputs*) {
   const char* fn = a.function;
   // (A null array with elements keeps the expression's own message, from expression_op.)
-  if (jit_args b; (a.n == 0 || a.in_iter[0] == nullptr ||
-                   jit::array_transform_of(*a.in_iter[0]).array != nullptr) &&
-                  as_array_transform_reduce(a, b)) {
+  if (jit_args b; as_array_transform_reduce(a, b) && (b.in[0] != nullptr || a.n == 0)) {
     return run_reduce(b, s, mr, nullptr);
   }
   const bool transform_reduce = a.call->fam == family::transform_reduce;
