@@ -88,7 +88,7 @@ TEST(JitIteratorCompile, SumOfSquaresDotAndCountWhereLinkToTheArrayAndIndexSets)
   EXPECT_EQ(count.precompiled_kernels, cupar::testing::precompiled_here(count.kernel_set));
 }
 
-TEST(JitIteratorCompile, ReductionsOfOneTransformedArrayTakeTheArraySets) {
+TEST(JitIteratorCompile, ReductionsAndScansOfArrayExpressionsTakeTheArraySets) {
   if (!cupar::testing::precompiled_here("transform_reduce<f32,f32>") ||
       !cupar::testing::precompiled_here("transform_reduce<f32,u64>")) {
     GTEST_SKIP() << "transform_reduce<f32,f32> or <f32,u64> is not precompiled here";
@@ -111,8 +111,29 @@ TEST(JitIteratorCompile, ReductionsOfOneTransformedArrayTakeTheArraySets) {
   const auto direct =
       jit::compile_transform_reduce<float, float>(op("x * 3.0f"), sum_op, 90, false);
   EXPECT_EQ(direct.kernel_set, "transform_reduce<f32,f32>");
+  // A plain array of the accumulator's type is reduced, and scanned into an array, as the array
+  // itself; into an output expression its scan stays on the "+io" sets.
+  for (bool optimized : {false, true}) {
+    EXPECT_EQ(
+        jit::compile_reduce<float>(jit::iterator(no_floats), sum_op, 90, optimized).kernel_set,
+        jit::compile_reduce<float>(sum_op, 90, optimized).kernel_set);
+    EXPECT_EQ(
+        jit::compile_scan<float>(jit::iterator(no_floats), sum_op, true, 90, optimized).kernel_set,
+        jit::compile_scan<float>(sum_op, true, 90, optimized).kernel_set);
+    EXPECT_EQ(
+        jit::compile_scan<float>(jit::iterator(no_floats), sum_op, false, 90, optimized).kernel_set,
+        jit::compile_scan<float>(sum_op, false, 90, optimized).kernel_set);
+  }
+  EXPECT_EQ(jit::compile_reduce<float>(sum_op, 90, false).kernel_set, "reduce<f32>");
+  EXPECT_EQ(jit::compile_scan<float>(sum_op, true, 90, false).kernel_set, "scan_inclusive<f32>");
+  EXPECT_EQ(
+      jit::compile_scan<float>(jit::iterator(no_floats), jit::output(static_cast<float*>(nullptr)),
+                               sum_op, true, 90, false)
+          .kernel_set,
+      "scan_inclusive<f32>+io");
   // Every other shape stays on the "+index" sets: a result type other than the accumulator's,
-  // a cache-modified array, two arrays, a transform of a transform, a reversal, no transform.
+  // a cache-modified array, two arrays, a transform of a transform, a reversal, a plain array of
+  // another type.
   const auto index_set = [](const jit::iterator& e) {
     return jit::compile_reduce<float>(e, sum_op, 90, false).kernel_set;
   };
@@ -128,7 +149,8 @@ TEST(JitIteratorCompile, ReductionsOfOneTransformedArrayTakeTheArraySets) {
   EXPECT_EQ(index_set(jit::transform(jit::transform(no_floats, op("x + 1.0f")), op("x * x"))),
             plus_index);
   EXPECT_EQ(index_set(jit::transform(jit::reverse(no_floats), op("x * x"))), plus_index);
-  EXPECT_EQ(index_set(jit::iterator(no_floats)), plus_index);
+  const int* no_ints = nullptr;
+  EXPECT_EQ(index_set(jit::iterator(no_ints)), plus_index);
 }
 
 TEST(JitIteratorCompile, ArgmaxOverAZipWithACountingIndexIsAStructClass) {
@@ -265,12 +287,15 @@ TEST(JitIteratorCompile, ZipAndReverseOutputsCompileForTransformsAndScans) {
 }
 
 TEST(JitIteratorCompile, StructArraysAndStructAccumulatorsCompileTogether) {
-  // A struct read from an array and reduced as itself: its definition is in both the
+  // A struct read from an array (reversed) and reduced as itself: its definition is in both the
   // expression's code and the operator's (from source here unless its class is precompiled).
   const rec12* records = nullptr;
-  const auto b = jit::compile_reduce<rec12>(
-      jit::iterator(records), op("rec12{a.x + b.x, a.y + b.y, a.w < b.w ? a.w : b.w}"), 90, false);
+  const op merge("rec12{a.x + b.x, a.y + b.y, a.w < b.w ? a.w : b.w}");
+  const auto b = jit::compile_reduce<rec12>(jit::reverse(records), merge, 90, false);
   EXPECT_EQ(b.kernel_set.rfind("transform_reduce<u64,", 0), 0u) << b.kernel_set;
+  // The array itself, not reversed: reduce's own sets.
+  const auto plain = jit::compile_reduce<rec12>(jit::iterator(records), merge, 90, false);
+  EXPECT_EQ(plain.kernel_set.rfind("reduce<", 0), 0u) << plain.kernel_set;
   // A field of a struct array, projected by a transform.
   const auto field = jit::compile_reduce<float>(jit::transform<float>(records, op("x.x * x.w")),
                                                 sum_op, 90, false);

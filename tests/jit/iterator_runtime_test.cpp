@@ -319,9 +319,9 @@ TEST(JitIterator, ScansOfExpressionsMatchTheCpu) {
     cupar::device_buffer<double> x(h, s), out(n, s);
     cupar::device_buffer<unsigned> idx(hidx, s);
     cupar::device_buffer<unsigned long long> counts(n, s);
-    std::vector<double> squares(n), gathered_max(n);
+    std::vector<double> squares(n), gathered_max(n), prefix_max(n), sums_from(n);
     std::vector<unsigned long long> running(n);
-    double acc = 0, mx = -1e300;
+    double acc = 0, mx = -1e300, own_max = -1e300, sum = 1.5;
     unsigned long long c = 0;
     for (std::size_t i = 0; i < n; ++i) {
       acc += h[i] * h[i];
@@ -330,8 +330,20 @@ TEST(JitIterator, ScansOfExpressionsMatchTheCpu) {
       gathered_max[i] = mx;
       running[i] = c;  // exclusive: the count before i
       c += h[i] > 0 ? 1 : 0;
+      own_max = std::max(own_max, h[i]);
+      prefix_max[i] = own_max;
+      sums_from[i] = sum;  // exclusive, from 1.5
+      sum += h[i];
     }
     both_tiers([&] {
+      // A plain array given as an expression: scanned (and reduced) as the array itself.
+      cupar::inclusive_scan(jit::iterator(x.data()), out.data(), n, op("a < b ? b : a"), s);
+      EXPECT_EQ(out.to_host(), prefix_max);
+      cupar::exclusive_scan(jit::iterator(x.data()), out.data(), n, jit::plus, 1.5, s);
+      EXPECT_EQ(out.to_host(), sums_from);
+      EXPECT_EQ(cupar::reduce_value(jit::iterator(x.data()), n, op("a < b ? b : a"), -1e300, s),
+                own_max);
+      EXPECT_EQ(cupar::reduce_value(jit::iterator(x.data()), n, jit::plus, 1.5, s), sum);
       cupar::inclusive_scan(jit::transform(x.data(), op("x * x")), out.data(), n, jit::plus, s);
       EXPECT_EQ(out.to_host(), squares);
       cupar::inclusive_scan(jit::permutation(x.data(), idx.data()), out.data(), n, jit::maximum, s);

@@ -1366,10 +1366,14 @@ bool same_type(const jit_type& a, const jit_type& b) {
 }
 }  // namespace
 
-const void* plain_input(const cupar::jit::iterator& in, const jit_type& t) {
+bool is_plain_array(const cupar::jit::iterator& in, const jit_type& t) {
   const iterator_node& i = *in.node();
   // A cache_modified array is not plain: the kernels would read it with their own loads.
-  return i.k == kind::pointer && i.load == 0 && same_type(i.type, t) ? i.pointer : nullptr;
+  return i.k == kind::pointer && i.load == 0 && same_type(i.type, t);
+}
+
+const void* plain_input(const cupar::jit::iterator& in, const jit_type& t) {
+  return is_plain_array(in, t) ? in.node()->pointer : nullptr;
 }
 
 void* plain_output(const cupar::jit::output& out, const jit_type& t) {

@@ -272,9 +272,29 @@ using jit::set_request;
 
 namespace {
 
+/// A scan of a plain array expression of the scan's type (`jit::iterator(array)`) into an array
+/// is the scan of the array itself (a named operator on an arithmetic type then runs the
+/// library's compiled CUB call, the others the array sets): `b`, its arguments. Not with an
+/// output expression (the "+io" sets read an expression). The run and the request of a
+/// compile-only build take the same route.
+bool as_array_scan(const jit_args& a, jit_args& b) {
+  if (a.in_iter[0] == nullptr || a.out_iter[0] != nullptr ||
+      !jit::is_plain_array(*a.in_iter[0], *a.types[0])) {
+    return false;
+  }
+  b = a;
+  b.in[0] = jit::input_array(*a.in_iter[0]).first;
+  b.in_iter[0] = nullptr;
+  return true;
+}
+
 /// inclusive_scan and exclusive_scan (types {T}, ops {op}, init for exclusive): an array or an
 /// expression in, an array or (with an input expression) an output expression out.
 void run_scan(const jit_args& a, stream_ref s, memory_resource& mr, const pending_inputs*) {
+  // (A null array with elements keeps the expression's own message, from expression_op.)
+  if (jit_args b; as_array_scan(a, b) && (b.in[0] != nullptr || a.n == 0)) {
+    return run_scan(b, s, mr, nullptr);
+  }
   const char* fn = a.function;
   const family f = a.call->fam;
   const jit_type& t = *a.types[0];
@@ -359,6 +379,7 @@ void run_scan(const jit_args& a, stream_ref s, memory_resource& mr, const pendin
 
 /// The request of a compile-only build or a plan: as run_scan builds it.
 set_request scan_request(const jit_args& a, request_scratch& scratch) {
+  if (jit_args b; as_array_scan(a, b)) return scan_request(b, scratch);
   const family f = a.call->fam;
   const jit_type& t = *a.types[0];
   const bool seeded = f == family::scan_inclusive && (a.init != nullptr || a.d_init != nullptr);
