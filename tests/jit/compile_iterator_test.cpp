@@ -8,7 +8,13 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -151,6 +157,53 @@ TEST(JitIteratorCompile, ReductionsAndScansOfArrayExpressionsTakeTheArraySets) {
   EXPECT_EQ(index_set(jit::transform(jit::reverse(no_floats), op("x * x"))), plus_index);
   const int* no_ints = nullptr;
   EXPECT_EQ(index_set(jit::iterator(no_ints)), plus_index);
+}
+
+// The tier-1 "+index" reduce computes a thread's items in one call of the expression's strided
+// form, in chunks whose loads are in flight together: 8 items for up to four arrays, 4 for up to
+// eight, 2 for up to sixteen, 1 beyond (codegen.cpp; chunks of 8 of a zip of sixteen took 163
+// registers and ran 3.9x slower than chunks of 2 on the H200). Read from the source of the build
+// (CUPAR_JIT_DUMP_DIR), each expression new to the process (its snippet carries the pid).
+TEST(JitIteratorCompile, StridedChunksShrinkWithTheExpressionsArrays) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("cupar_chunk_test_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  ASSERT_TRUE(fs::create_directories(dir));
+  ASSERT_EQ(setenv("CUPAR_JIT_DUMP_DIR", dir.c_str(), 1), 0);
+  const std::string salt = " + 0.0f * " + std::to_string(::getpid() % 1000) + ".0f";
+  struct width_case {
+    int arrays;
+    int chunk;
+  };
+  std::vector<std::string> sources;
+  for (const width_case c : {width_case{2, 8}, {4, 8}, {5, 4}, {8, 4}, {16, 2}, {17, 1}}) {
+    std::vector<jit::field> columns;
+    std::string sum;
+    for (int k = 0; k < c.arrays; ++k) {
+      columns.push_back({"_" + std::to_string(k), no_floats});
+      sum += (k ? " + x._" : "x._") + std::to_string(k);
+    }
+    (void)jit::compile_reduce<float>(jit::transform<float>(jit::zip(columns), op(sum + salt)),
+                                     jit::plus, 90, false);
+    std::string text;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      if (entry.path().extension() != ".cu") continue;
+      std::ifstream in(entry.path());
+      const std::string t((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (t.find(sum + salt) != std::string::npos) text = t;
+    }
+    SCOPED_TRACE(std::to_string(c.arrays) + " arrays");
+    ASSERT_FALSE(text.empty()) << "no dumped source of the build";
+    const std::string widest = "for (; i + " + std::to_string(c.chunk) + " <= cupar_n;";
+    EXPECT_NE(text.find("#pragma unroll 1\n  " + widest), std::string::npos);
+    for (int wider = c.chunk * 2; wider <= 8; wider *= 2) {
+      EXPECT_EQ(text.find("for (; i + " + std::to_string(wider) + " <= cupar_n;"),
+                std::string::npos);
+    }
+  }
+  unsetenv("CUPAR_JIT_DUMP_DIR");
+  fs::remove_all(dir);
 }
 
 TEST(JitIteratorCompile, ArgmaxOverAZipWithACountingIndexIsAStructClass) {

@@ -1,5 +1,6 @@
 // cupar internal: generated device source for kernel sets and operators.
 #include "family.hpp"
+#include "iterator_expr.hpp"
 #include "kernel_set.hpp"
 
 #include "nvrtc.hpp"
@@ -519,7 +520,9 @@ std::string preambles(const build_spec& spec, const std::vector<int>& which) {
 /// The batched forms of a slot's operator the out-of-line kernels call (kernel_set.hpp, namespace
 /// batch), each a loop around the slot's function, which NVVM inlines into it: one call per
 /// thread's items instead of one per item.
-std::string batch_functions(const slot_spec& slot) {
+/// `binding`: the operator bound to the slot (the strided form's chunk size depends on the
+/// expression's reads).
+std::string batch_functions(const slot_spec& slot, const slot_binding& binding) {
   // Each loop handles the items in chunks of 8 (then 4, then one at a time) whose loads come
   // first, then the operator's calls, then the stores: a rolled loop with a run-time count would
   // wait for each item's load (from local memory, or global memory for the transforms) before
@@ -742,13 +745,17 @@ std::string batch_functions(const slot_spec& slot) {
       out << "  return cupar_r;\n}\n";
     }
   }
-  auto mapped = [&](const std::string& name, const std::string& params, const std::string& arg) {
+  auto mapped = [&](const std::string& name, const std::string& params, const std::string& arg,
+                    int widest) {
     out << head << "void " << sym << "_" << name << "(const unsigned char* cupar_state, " << params
         << ", " << t << "* cupar_out, int cupar_n) {\n  int i = 0;\n";
-    // The loop of eight-item chunks is not unrolled further (as the transform batch's below):
+    // The loop of the widest chunks is not unrolled further (as the transform batch's below):
     // NVVM unrolled it once more, which cost the operator's compile time and no kernel time.
-    for (int chunk : {8, 4, 1}) {
-      out << (chunk == 8 ? "#pragma unroll 1\n" : "") << "  for (; i + " << chunk
+    std::vector<int> chunks{widest};
+    if (widest == 8) chunks.push_back(4);
+    if (widest > 1) chunks.push_back(1);
+    for (int chunk : chunks) {
+      out << (chunk == widest ? "#pragma unroll 1\n" : "") << "  for (; i + " << chunk
           << " <= cupar_n; i += " << chunk << ") {\n"
           << "    " << t << " cupar_r[" << chunk << "];\n"
           << "#pragma unroll\n    for (int k = 0; k < " << chunk << "; ++k) cupar_r[k] = " << sym
@@ -896,8 +903,15 @@ std::string batch_functions(const slot_spec& slot) {
             "  }\n  return cupar_b;\n");
   }
   if (slot.batches & batch::strided) {
+    // Chunks of at most 32 array reads (8 items, fewer for wide expressions): a chunk's loads
+    // are in flight together, and chunks of 8 of a zip of sixteen held 128 loaded values at once
+    // (163 registers in the linked tier-1 reduce kernel, one block an SM). H200, tier 1 at 2^24
+    // in chunks of 8 / 4 / 2 / 1 items: dot (2 arrays) 57.0 / 64.9 / 91.4 / 151.4 us, zip8
+    // 203.5 / 188.2 / 219.1 / 230.3, zip16 1,397 / 402.6 / 357.5 / 521.9 (docs/JIT.md).
+    const std::size_t reads = expression_array_reads(binding.op.source());
+    const int widest = reads <= 4 ? 8 : reads <= 8 ? 4 : reads <= 16 ? 2 : 1;
     mapped("strided", "unsigned long long cupar_first, unsigned long long cupar_stride",
-           "cupar_first + static_cast<unsigned long long>(i + k) * cupar_stride");
+           "cupar_first + static_cast<unsigned long long>(i + k) * cupar_stride", widest);
   }
   return out.str();
 }
@@ -953,7 +967,8 @@ std::string slot_functions(const build_spec& spec, const std::vector<int>& which
   }
   if (batches) {
     for (int i : which) {
-      const std::string text = batch_functions(slots[static_cast<std::size_t>(i)]);
+      const std::string text = batch_functions(slots[static_cast<std::size_t>(i)],
+                                               spec.slots[static_cast<std::size_t>(i)]);
       out += called != nullptr ? only_called(text, *called) : text;
     }
   }
@@ -974,7 +989,7 @@ std::string slot_operator_source(const slot_spec& slot, const slot_binding& b, i
   if (needs_bit_cast(slot, b)) out << bit_cast_definition;
   if (needs_pad_cast(slot, b)) out << pad_cast_definition;
   out << operator_function(slot, b, index);
-  if (slot.batches != 0) out << batch_functions(slot);
+  if (slot.batches != 0) out << batch_functions(slot, b);
   return out.str();
 }
 

@@ -562,7 +562,7 @@ struct generator {
         const std::size_t off = pointer(x.pointer);
         if (!emit) return std::string();
         const std::string array = std::string("(*reinterpret_cast<const ") + type +
-                                  "* const*>(cupar_state + " + std::to_string(off) + "))";
+                                  pointer_leaf_marker + std::to_string(off) + "))";
         if (x.load == 0) return global_array(array) + "[" + i + "]";
         return cache_load(x.type, x.load) + "(" + array + " + (" + i + "))";
       }

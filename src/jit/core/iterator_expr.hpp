@@ -7,6 +7,7 @@
 #include <cupar/jit_iterator.hpp>
 
 #include <cstddef>
+#include <string>
 #include <utility>
 
 namespace cupar::detail::jit {
@@ -55,6 +56,24 @@ struct array_transform {
   const cupar::jit::op* f = nullptr;
 };
 array_transform array_transform_of(const cupar::jit::iterator& it);
+
+/// What follows the element type in an expression's code reading a pointer leaf's array from
+/// the state (`(*reinterpret_cast<const T* const*>(cupar_state + offset))`, iterator.cpp), and
+/// nowhere else in its source: expression_array_reads counts it.
+inline constexpr const char* pointer_leaf_marker = "* const*>(cupar_state + ";
+
+/// How many array elements (pointer leaves, a cache-modified one included) the source of an
+/// expression_op reads for one element of the expression: 2 for a dot product's zip of two
+/// arrays, 16 for a zip of sixteen. For the strided form's chunk size (codegen.cpp), which keeps
+/// a chunk's loads in flight without the registers of too many at once.
+/// (Inline: the precompile tool's codegen does not link the expressions.)
+inline std::size_t expression_array_reads(const std::string& source) {
+  std::size_t reads = 0;
+  for (std::size_t at = source.find(pointer_leaf_marker); at != std::string::npos;
+       at = source.find(pointer_leaf_marker, at + 1))
+    ++reads;
+  return reads;
+}
 
 /// The type of the "+index" sets' input (unsigned long long indices).
 const jit_type& index_type();
