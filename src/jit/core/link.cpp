@@ -79,6 +79,15 @@ link_result link_here(const std::vector<link_input>& inputs, int arch, bool lto,
   if (log_links && std::find(options.begin(), options.end(), "-Xptxas=-v") == options.end()) {
     options.emplace_back("-Xptxas=-v");
   }
+  // A link whose ptxas report is read (the occupancy targets' spill check, the link log) makes
+  // its code anew: where a CUDA driver is present nvJitLink keeps a cache of its own (the
+  // driver's compute cache, across processes), and a link it serves from there has no ptxas
+  // report, so a register cap that spilled looked like one that held (H200, 2026-12-03: the
+  // reduce kernel of a 16-column expression kept at 32 registers with an 864-byte stack frame,
+  // 1.8-2.2x slower, in every process but the machine's first).
+  if (std::find(options.begin(), options.end(), "-Xptxas=-v") != options.end()) {
+    options.emplace_back("-no-cache");
+  }
   std::vector<const char*> argv;
   for (const auto& o : options)
     argv.push_back(o.c_str());

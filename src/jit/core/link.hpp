@@ -24,7 +24,8 @@ struct link_result {
 
 /// Links `inputs` into a cubin for sm_<arch>. With `lto`, LTO-IR inputs are optimised together
 /// (the operator is inlined into the kernels); without, relocatable cubins are linked as they are.
-/// `extra_options` go to nvJitLink after cupar's own.
+/// `extra_options` go to nvJitLink after cupar's own. A link given "-Xptxas=-v" bypasses
+/// nvJitLink's own cache, so that its info_log always holds ptxas's report.
 /// Throws cupar::jit_error (stage link) with nvJitLink's full log.
 link_result link(const std::vector<link_input>& inputs, int arch, bool lto,
                  const std::vector<std::string>& extra_options = {});
