@@ -20,6 +20,7 @@ namespace {
 
 using cupar::detail::jit::link;
 using cupar::detail::jit::link_input;
+using cupar::detail::jit::reports_registers;
 using cupar::detail::jit::reports_spills;
 
 /// nvJitLink caches only once the driver is initialised: cuInit where libcuda is present.
@@ -68,10 +69,10 @@ TEST(JitLinkLog, EveryVerboseLinkCarriesPtxasReportAndItsSpills) {
       SCOPED_TRACE("link " + std::to_string(k));
       const auto capped = link(in, 90, true, {"-maxrregcount=24", "-Xptxas=-v"});
       EXPECT_FALSE(capped.cubin.empty());
-      EXPECT_NE(capped.info_log.find("Used "), std::string::npos) << capped.info_log;
+      EXPECT_TRUE(reports_registers(capped.info_log)) << capped.info_log;
       EXPECT_TRUE(reports_spills(capped.info_log)) << capped.info_log;
       const auto free = link(in, 90, true, {"-Xptxas=-v"});
-      EXPECT_NE(free.info_log.find("Used "), std::string::npos) << free.info_log;
+      EXPECT_TRUE(reports_registers(free.info_log)) << free.info_log;
       EXPECT_FALSE(reports_spills(free.info_log)) << free.info_log;
     }
   }
@@ -85,6 +86,10 @@ TEST(JitLinkLog, SpillReportsAreReadFromPtxasLines) {
       reports_spills("ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 "
                      "bytes spill loads\n"));
   EXPECT_FALSE(reports_spills(""));
+  EXPECT_TRUE(reports_registers("ptxas info    : Used 32 registers, used 1 barriers\n"));
+  EXPECT_FALSE(reports_registers("info    : 16 bytes gmem\n"));  // a link the cache served
+  EXPECT_FALSE(reports_registers("Used registers"));
+  EXPECT_FALSE(reports_registers(""));
 }
 
 }  // namespace

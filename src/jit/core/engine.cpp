@@ -311,7 +311,8 @@ std::string quick_fast_compile_option() {
 }
 
 /// One LTO link of `inputs` with `extra` options, tried under each occupancy target in turn (the
-/// first that ptxas reports no spills for kept), then without one.
+/// first that ptxas reports no spills for kept), then without one. A link whose log has no
+/// ptxas report counts as spilled: a cap is kept only where ptxas said it held.
 struct targeted_link {
   link_result linked;
   int attempts = 0;
@@ -326,7 +327,7 @@ targeted_link link_with_targets(const std::vector<link_input>& inputs, int arch,
     options.emplace_back("-Xptxas=-v");
     t.linked = link(inputs, arch, true, options);
     t.attempts++;
-    t.capped = !reports_spills(t.linked.info_log);
+    t.capped = reports_registers(t.linked.info_log) && !reports_spills(t.linked.info_log);
     if (t.capped) return t;
   }
   t.linked = link(inputs, arch, true, extra);

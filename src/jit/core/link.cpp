@@ -161,4 +161,16 @@ bool reports_spills(const std::string& info_log) {
   return false;
 }
 
+bool reports_registers(const std::string& info_log) {
+  static const std::string& used = *new std::string("Used ");  // never destroyed, as above
+  for (std::size_t at = info_log.find(used); at != std::string::npos;
+       at = info_log.find(used, at + 1)) {
+    std::size_t end = at + used.size();
+    while (end < info_log.size() && info_log[end] >= '0' && info_log[end] <= '9')
+      ++end;
+    if (end > at + used.size() && info_log.compare(end, 10, " registers") == 0) return true;
+  }
+  return false;
+}
+
 }  // namespace cupar::detail::jit

@@ -34,6 +34,10 @@ link_result link(const std::vector<link_input>& inputs, int arch, bool lto,
 /// -Xptxas=-v ("... N bytes spill stores ..." with N > 0 for some function).
 bool reports_spills(const std::string& info_log);
 
+/// Whether the information log holds ptxas's report of a function's registers ("Used N
+/// registers"): a link made with -Xptxas=-v whose code ptxas generated.
+bool reports_registers(const std::string& info_log);
+
 std::string nvjitlink_version();
 
 }  // namespace cupar::detail::jit
