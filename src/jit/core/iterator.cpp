@@ -1364,16 +1364,25 @@ namespace {
 bool same_type(const jit_type& a, const jit_type& b) {
   return a.size == b.size && std::strcmp(a.name, b.name) == 0;
 }
-}  // namespace
 
+/// Whether `in` is a plain array of exactly type `t`, null or not.
 bool is_plain_array(const cupar::jit::iterator& in, const jit_type& t) {
   const iterator_node& i = *in.node();
   // A cache_modified array is not plain: the kernels would read it with their own loads.
   return i.k == kind::pointer && i.load == 0 && same_type(i.type, t);
 }
+}  // namespace
 
 const void* plain_input(const cupar::jit::iterator& in, const jit_type& t) {
   return is_plain_array(in, t) ? in.node()->pointer : nullptr;
+}
+
+bool with_plain_first_input(const jit_args& a, jit_args& b) {
+  if (a.in_iter[0] == nullptr || !is_plain_array(*a.in_iter[0], *a.types[0])) return false;
+  b = a;
+  b.in[0] = a.in_iter[0]->node()->pointer;
+  b.in_iter[0] = nullptr;
+  return true;
 }
 
 void* plain_output(const cupar::jit::output& out, const jit_type& t) {

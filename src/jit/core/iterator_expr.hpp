@@ -156,8 +156,10 @@ bool output_may_overlap(const cupar::jit::output& out, std::size_t n,
                         std::size_t array_element_size);
 /// Whether `out` stores through a reverse_output (writes element i at n - 1 - i).
 bool output_has_reverse(const cupar::jit::output& out);
-/// Whether `in` is a plain array (no cache modifier) of exactly type `t`, null or not.
-bool is_plain_array(const cupar::jit::iterator& in, const jit_type& t);
+/// `a` with its first input, an expression that is a plain array (no cache modifier) of exactly
+/// `*a.types[0]`, null or not, given as that array instead (reduce and the scans then run the call
+/// on the array): true and `b` filled; false, `b` untouched, for any other first input.
+bool with_plain_first_input(const jit_args& a, jit_args& b);
 /// The array of an expression that is a plain array of exactly type `t` (a call then takes the
 /// array itself), else null.
 const void* plain_input(const cupar::jit::iterator& in, const jit_type& t);

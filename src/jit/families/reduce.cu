@@ -300,17 +300,6 @@ set_request index_request(const jit_type& t, const cupar::jit::op& loader,
   return r;
 }
 
-/// A reduction of an expression that is one transform of an array of an arithmetic type into the
-/// accumulator's type (`jit::transform<T>(array, f)`: array_transform_of; f a snippet) is
-/// transform_reduce(array, f, reduction) on transform_reduce's array sets where the library
-/// precompiled the set: the same elements (f applied to each once), the same operator. The array
-/// sets' tier-1 kernels load a thread's items vectorised (two tiles at a time where a tile's
-/// items are at most 32 bytes a thread) and take them to the transform by value; the "+index"
-/// sets' tier 1 loads them inside the expression's out-of-line call, and ran this shape at
-/// 0.29-0.49 of the optimised build where the array sets run at 0.80-0.85
-/// (docs/PERFORMANCE_NOTES.md). A reduction of a plain array expression is the reduction of the
-/// array. `b`: the arguments of that call. The run and the request of a compile-only build take
-/// the same route (it does not depend on the arrays).
 /// Whether the library precompiled transform_reduce<In,Acc> for the arithmetic types `in` and
 /// `acc`: a table made once, so that a call routes without building a key or scanning the sets.
 bool array_pair_precompiled(scalar in, scalar acc) {
@@ -329,17 +318,23 @@ bool array_pair_precompiled(scalar in, scalar acc) {
   return table[static_cast<int>(in) - 1][static_cast<int>(acc) - 1];
 }
 
+/// A reduction of an expression that is one transform of an array of an arithmetic type into the
+/// accumulator's type (`jit::transform<T>(array, f)`: array_transform_of; f a snippet) is
+/// transform_reduce(array, f, reduction) on transform_reduce's array sets where the library
+/// precompiled the set: the same elements (f applied to each once), the same operator. The array
+/// sets' tier-1 kernels load a thread's items vectorised (two tiles at a time where a tile's
+/// items are at most 32 bytes a thread) and take them to the transform by value; the "+index"
+/// sets' tier 1 loads them inside the expression's out-of-line call, and ran this shape at
+/// 0.29-0.49 of the optimised build where the array sets run at 0.80-0.85
+/// (docs/PERFORMANCE_NOTES.md). A reduction of a plain array expression is the reduction of the
+/// array. `b`: the arguments of that call. The run and the request of a compile-only build take
+/// the same route (it does not depend on the arrays).
 bool as_array_transform_reduce(const jit_args& a, jit_args& b) {
   if (a.call->fam != family::reduce || a.in_iter[0] == nullptr) return false;
+  // A plain array of the accumulator's type (`jit::iterator(array)`): reduce of the array
+  // itself (a named operator on an arithmetic type then runs the library's compiled CUB call).
+  if (jit::with_plain_first_input(a, b)) return true;
   const jit_type& t = *a.types[0];
-  if (jit::is_plain_array(*a.in_iter[0], t)) {
-    // A plain array of the accumulator's type (`jit::iterator(array)`): reduce of the array
-    // itself (a named operator on an arithmetic type then runs the library's compiled CUB call).
-    b = a;
-    b.in[0] = jit::input_array(*a.in_iter[0]).first;
-    b.in_iter[0] = nullptr;
-    return true;
-  }
   const jit::array_transform x = jit::array_transform_of(*a.in_iter[0]);
   if (x.f == nullptr || x.f->is_named() || x.element->is_struct() || x.result->is_struct() ||
       t.is_struct() || x.result->kind != t.kind) {

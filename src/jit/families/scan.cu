@@ -278,14 +278,7 @@ namespace {
 /// output expression (the "+io" sets read an expression). The run and the request of a
 /// compile-only build take the same route.
 bool as_array_scan(const jit_args& a, jit_args& b) {
-  if (a.in_iter[0] == nullptr || a.out_iter[0] != nullptr ||
-      !jit::is_plain_array(*a.in_iter[0], *a.types[0])) {
-    return false;
-  }
-  b = a;
-  b.in[0] = jit::input_array(*a.in_iter[0]).first;
-  b.in_iter[0] = nullptr;
-  return true;
+  return a.out_iter[0] == nullptr && jit::with_plain_first_input(a, b);
 }
 
 /// inclusive_scan and exclusive_scan (types {T}, ops {op}, init for exclusive): an array or an
