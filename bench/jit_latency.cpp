@@ -67,6 +67,9 @@
 // --distinct: the further operators of reduce_f32, merge_sort_keys_f32 and the data-processing
 // cases differ in their code too (an inline-assembly comment that reaches the PTX): without it
 // they fold to one operator's code, and a link may then cost what a repeated link costs.
+// --salt S: every operator of the cases that take --distinct, the first one included, carries S
+// in its code: with S new in each process (scripts/gpu-evidence.sh tiers), no link of an earlier
+// process can serve it from nvJitLink's cache, which a CUDA driver keeps across processes.
 // Each time runs from just before the cupar call to the return of cudaStreamSynchronize on the
 // call's stream, with CUDA initialised, the data on the device and cupar's memory pool grown
 // beforehand: the JIT's work (compile, link, load, cache lookups) and the kernels.
@@ -239,13 +242,19 @@ std::vector<T> host_values(std::size_t n, std::uint64_t seed, cupar_bench::value
 /// --distinct: operators whose code differs, not only their text (an inline-assembly comment
 /// carried into the PTX, which optimisation keeps), so that no build of an earlier operator can
 /// serve a later one's link. The snippet becomes a generic lambda over the names it uses.
+/// --salt S: every operator, the first included, carries S in that comment, so that no link of
+/// an earlier process can serve this one's either (nvJitLink keeps a cache of links across
+/// processes wherever a CUDA driver is: a new operator's first call would otherwise be measured
+/// as a repeated program's).
 bool g_distinct = false;
+std::string g_salt;
 std::string salted(const std::string& expr, int i) {
-  if (!g_distinct || i == 0) return expr;
+  if (g_salt.empty() && (!g_distinct || i == 0)) return expr;
   const bool unary = expr.find('x') != std::string::npos && expr.find('a') == std::string::npos;
+  const std::string run = g_salt.empty() ? std::string() : "run " + g_salt + " ";
   return std::string("[](") + (unary ? "auto x" : "auto a, auto b") +
-         ") { asm volatile(\"// cupar_jit_latency operator " + std::to_string(i) + "\"); return " +
-         expr + "; }";
+         ") { asm volatile(\"// cupar_jit_latency " + run + "operator " + std::to_string(i) +
+         "\"); return " + expr + "; }";
 }
 
 class reduce_f32 final : public workload {
@@ -358,7 +367,7 @@ class sum_of_squares_f32 final : public workload {
   sum_of_squares_f32(std::size_t n, cudaStream_t s)
       : workload(s), host_(host_values<float>(n, 1, {-1.0, 1.0})), in_(host_, s), out_(1, s) {}
   op make_op(int i) const override {
-    return op(i == 0 ? std::string("x * x") : "x * x + 0.0f * " + std::to_string(i));
+    return op(salted(i == 0 ? std::string("x * x") : "x * x + 0.0f * " + std::to_string(i), i));
   }
   void call(const op& o) override {
     cupar::transform_reduce(in_.data(), out_.data(), in_.size(), o, cupar::jit::plus, 0.0f,
@@ -387,8 +396,9 @@ class count_where_f32 final : public workload {
   count_where_f32(std::size_t n, cudaStream_t s)
       : workload(s), host_(host_values<float>(n, 1, {-1.0, 1.0})), in_(host_, s), out_(1, s) {}
   op make_op(int i) const override {
-    return op(i == 0 ? std::string("x > 0.5f ? 1ull : 0ull")
-                     : "x > 0.5f + 0.0f * " + std::to_string(i) + " ? 1ull : 0ull");
+    return op(salted(i == 0 ? std::string("x > 0.5f ? 1ull : 0ull")
+                            : "x > 0.5f + 0.0f * " + std::to_string(i) + " ? 1ull : 0ull",
+                     i));
   }
   void call(const op& o) override {
     cupar::transform_reduce(in_.data(), out_.data(), in_.size(), o, cupar::jit::plus, 0ull,
@@ -423,7 +433,8 @@ class dot_f32 final : public workload {
         b_(b_host_, s),
         out_(1, s) {}
   op make_op(int i) const override {
-    return op(i == 0 ? std::string("x._0 * x._1") : "x._0 * x._1 + 0.0f * " + std::to_string(i));
+    return op(salted(
+        i == 0 ? std::string("x._0 * x._1") : "x._0 * x._1 + 0.0f * " + std::to_string(i), i));
   }
   void call(const op& o) override {
     cupar::reduce(cupar::jit::transform<float>(cupar::jit::zip(a_.data(), b_.data()), o),
@@ -481,7 +492,7 @@ class scan_squares_f32 final : public workload {
   scan_squares_f32(std::size_t n, cudaStream_t s)
       : workload(s), host_(host_values<float>(n, 1, {-1.0, 1.0})), in_(host_, s), out_(n, s) {}
   op make_op(int i) const override {
-    return op(i == 0 ? std::string("x * x") : "x * x + 0.0f * " + std::to_string(i));
+    return op(salted(i == 0 ? std::string("x * x") : "x * x + 0.0f * " + std::to_string(i), i));
   }
   void call(const op& o) override {
     cupar::inclusive_scan(cupar::jit::transform(in_.data(), o), out_.data(), in_.size(),
@@ -511,7 +522,8 @@ class select_expr_f32 final : public workload {
   select_expr_f32(std::size_t n, cudaStream_t s)
       : workload(s), host_(host_values<float>(n, 5, {-1.0, 1.0})), in_(host_, s), out_(n, s) {}
   op make_op(int i) const override {
-    return op(i == 0 ? std::string("x * 2.0f") : "x * 2.0f + 0.0f * " + std::to_string(i));
+    return op(
+        salted(i == 0 ? std::string("x * 2.0f") : "x * 2.0f + 0.0f * " + std::to_string(i), i));
   }
   void call(const op& o) override {
     count_ = cupar::select_if_count(cupar::jit::transform(in_.data(), o), out_.data(), in_.size(),
@@ -545,8 +557,9 @@ class sort_computed_u32 final : public workload {
         in_(host_, s),
         out_(n, s) {}
   op make_op(int i) const override {
-    return op(i == 0 ? std::string("(x * 7u) % 1000003u")
-                     : "(x * 7u) % 1000003u + 0u * " + std::to_string(i) + "u");
+    return op(salted(i == 0 ? std::string("(x * 7u) % 1000003u")
+                            : "(x * 7u) % 1000003u + 0u * " + std::to_string(i) + "u",
+                     i));
   }
   void call(const op& o) override {
     cupar::sort_keys(cupar::jit::transform(in_.data(), o), out_.data(), in_.size(),
@@ -572,7 +585,8 @@ class select_output_f32 final : public workload {
   select_output_f32(std::size_t n, cudaStream_t s)
       : workload(s), host_(host_values<float>(n, 7, {-1.0, 1.0})), in_(host_, s), out_(n, s) {}
   op make_op(int i) const override {
-    return op(i == 0 ? std::string("x * 2.0f") : "x * 2.0f + 0.0f * " + std::to_string(i));
+    return op(
+        salted(i == 0 ? std::string("x * 2.0f") : "x * 2.0f + 0.0f * " + std::to_string(i), i));
   }
   void call(const op& o) override {
     count_ = cupar::select_if_count<float>(in_.data(), cupar::jit::transform_output(out_.data(), o),
@@ -1498,15 +1512,16 @@ class session {
 };
 
 void usage(std::FILE* f) {
-  std::fprintf(f,
-               "usage: cupar_jit_latency --case CASE [--measure first_call,warm,new_operator,"
-               "new_operator_quiet,switch,build,drain]\n"
-               "                         [--operators N] [--calls N] [--n N] [--distinct]\n"
-               "       cupar_jit_latency --list\n"
-               "CASE: see --list. Default measure: "
-               "first_call; --operators 20, --calls 1000, --n 1048576.\n"
-               "Environment: CUPAR_CACHE_DIR, CUPAR_DISABLE_DISK_CACHE, CUPAR_JIT_MODE (as for "
-               "any cupar program), CUDA_CACHE_DISABLE.\n");
+  std::fprintf(
+      f,
+      "usage: cupar_jit_latency --case CASE [--measure first_call,warm,new_operator,"
+      "new_operator_quiet,switch,build,drain]\n"
+      "                         [--operators N] [--calls N] [--n N] [--distinct] [--salt S]\n"
+      "       cupar_jit_latency --list\n"
+      "CASE: see --list. Default measure: "
+      "first_call; --operators 20, --calls 1000, --n 1048576.\n"
+      "Environment: CUPAR_CACHE_DIR, CUPAR_DISABLE_DISK_CACHE, CUPAR_JIT_MODE (as for "
+      "any cupar program), CUDA_CACHE_DISABLE.\n");
 }
 
 bool parse_positive(const char* text, long long& out) {
@@ -1535,6 +1550,14 @@ int parse(int argc, char** argv, options& o) {
       return 0;
     } else if (a == "--distinct") {
       g_distinct = true;
+    } else if (a == "--salt") {
+      const char* t = value();
+      if (t == nullptr) return exit_usage;
+      g_salt = t;
+      if (g_salt.empty() || g_salt.find_first_of("\"\\\n") != std::string::npos) {
+        std::fprintf(stderr, "cupar_jit_latency: --salt wants a word, not '%s'\n", t);
+        return exit_usage;
+      }
     } else if (a == "--list") {
       for (const char* c : case_names)
         std::printf("%s\n", c);

@@ -218,11 +218,13 @@ case "$stage" in
       lat="$build/bench/cupar_jit_latency"
       n=${CUPAR_TIERS_N:-16777216}
       # Case $c in a fresh process on an empty disk cache, the driver's cache per $1 (0: on,
-      # 1: off), the measure's arguments after it.
+      # 1: off), the measure's arguments after it; its operators salted anew (--salt), so that
+      # nvJitLink's cache, which a driver keeps across processes, holds no link of them.
       fresh() {
         local dir
         dir=$(mktemp -d)
-        CUDA_CACHE_DISABLE=$1 CUPAR_CACHE_DIR=$dir "$lat" --case "$c" --n "$n" "${@:2}" \
+        CUDA_CACHE_DISABLE=$1 CUPAR_CACHE_DIR=$dir "$lat" --case "$c" --n "$n" \
+          --salt "$(date +%s%N)" "${@:2}" \
           >>"$out/tiers_latency.log" 2>&1 || rc=1
         rm -rf "$dir"
       }
@@ -231,7 +233,7 @@ case "$stage" in
         local dir
         dir=$(mktemp -d)
         env "${ab[@]}" CUDA_CACHE_DISABLE=0 CUPAR_CACHE_DIR="$dir" "$lat" --case "$c" --n "$n" \
-          --measure first_call >>"$out/tiers_latency_ab.log" 2>&1 || rc=1
+          --salt "$(date +%s%N)" --measure first_call >>"$out/tiers_latency_ab.log" 2>&1 || rc=1
         rm -rf "$dir"
       }
       for c in "$@"; do
