@@ -197,6 +197,16 @@ TEST(JitIteratorCompile, StridedChunksShrinkWithTheExpressionsArrays) {
     ASSERT_FALSE(text.empty()) << "no dumped source of the build";
     const std::string widest = "for (; i + " + std::to_string(c.chunk) + " <= cupar_n;";
     EXPECT_NE(text.find("#pragma unroll 1\n  " + widest), std::string::npos);
+    // No chunk loop is unrolled further: the narrower ones run at most a few times a call, and
+    // NVVM's unrolling of them cost compile time and no kernel time.
+    auto count = [&](const std::string& what) {
+      std::size_t n = 0;
+      for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+        ++n;
+      return n;
+    };
+    EXPECT_GT(count("for (; i + "), 0u);
+    EXPECT_EQ(count("#pragma unroll 1\n  for (; i + "), count("for (; i + "));
     for (int wider = c.chunk * 2; wider <= 8; wider *= 2) {
       EXPECT_EQ(text.find("for (; i + " + std::to_string(wider) + " <= cupar_n;"),
                 std::string::npos);
