@@ -326,7 +326,10 @@ TEST(JitCompileByKey, JoinsWithOperatorsLinkTheStructClassKernels) {
   const op same("a.key == b.key && a.tag == b.tag");
   const auto quick = cupar::jit::compile_join<tagged_key>(hash, same, 90, false);
   EXPECT_EQ(quick.kernels.size(), 14u);
-  EXPECT_EQ(quick.kernel_set, "join<s8a4>");
+  // (A filtered build without the class's set compiles the kernels for tagged_key itself.)
+  if (cupar::testing::precompiled_here("join<s8a4>")) {
+    EXPECT_EQ(quick.kernel_set, "join<s8a4>");
+  }
   EXPECT_EQ(quick.precompiled_kernels, cupar::testing::precompiled_here("join<s8a4>"));
   try {
     (void)cupar::jit::compile_join<tagged_key>(hash, op("a.key == b.nope"), 90, false);
