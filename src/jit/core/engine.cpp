@@ -310,6 +310,23 @@ std::string quick_fast_compile_option() {
   return "--Ofast-compile=" + level;
 }
 
+/// The threads over which a quick (tier-1) build spreads the code generation of its operators
+/// and their batched forms (NVRTC's `--split-compile` for a cubin, nvJitLink's `-split-compile`
+/// for the first quick build's LTO link): half the cores, at most 8, as the optimised LTO links;
+/// `CUPAR_JIT_QUICK_SPLIT` sets the count ("1": one thread, as before 2026-12-03), read at each
+/// build. The batched forms, which inline the operator many times, are most of a new operator's
+/// first call (bench/TIERS.md); the functions compile apart, each with its own inlined operator
+/// (merge sort's forms on the 2-core machine: the same SASS, instruction for instruction, but
+/// for the form of a predicate, 96-98 ms instead of 117).
+unsigned quick_split_threads() {
+  if (const char* v = std::getenv("CUPAR_JIT_QUICK_SPLIT"); v != nullptr && *v != '\0') {
+    char* end = nullptr;
+    const long n = std::strtol(v, &end, 10);
+    if (*end == '\0' && n >= 1 && n <= 64) return static_cast<unsigned>(n);
+  }
+  return std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u);
+}
+
 /// One LTO link of `inputs` with `extra` options, tried under each occupancy target in turn (the
 /// first that ptxas reports no spills for kept), then without one. A link whose log has no
 /// ptxas report counts as spilled: a cap is kept only where ptxas said it held.
@@ -468,11 +485,12 @@ built_binary build_from_precompiled(const build_spec& spec, int arch, const prec
                                                          NVJITLINK_INPUT_FATBIN, "cupar_kernels"}
                                             : link_input{pre.cubin_fatbin, pre.cubin_fatbin_size,
                                                          NVJITLINK_INPUT_FATBIN, "cupar_kernels"}};
-  // Options of the quick LTO link: no split compilation (link.cpp splits LTO links without
-  // options; these compile only small operators), and the operators' register limit (an NVRTC
+  // Options of the quick LTO link: its split compilation (quick_split_threads; link.cpp would
+  // split a link without options by its own rule), and the operators' register limit (an NVRTC
   // option of the non-LTO quick build).
+  const unsigned split = quick_split_threads();
   std::vector<std::string> quick_link_options;
-  if (lto_quick) quick_link_options.emplace_back("-split-compile=1");
+  if (lto_quick) quick_link_options.emplace_back("-split-compile=" + std::to_string(split));
   // Named operators on arithmetic types come precompiled; the others are compiled together.
   std::vector<int> compiled;
   compile_request req;
@@ -503,6 +521,9 @@ built_binary build_from_precompiled(const build_spec& spec, int arch, const prec
     if (!lto) {
       if (std::string ofc = quick_fast_compile_option(); !ofc.empty())
         req.options.push_back(std::move(ofc));
+      static const bool nvrtc_splits = nvrtc_at_least(12, 8);
+      if (split > 1 && nvrtc_splits)
+        req.options.push_back("--split-compile=" + std::to_string(split));
     }
     // NVRTC's -minimal front end leaves out the runtime API's declarations (cudaError_t, textures,
     // device-side launches), which operators do not use: a third of the front end's time, 4-13 ms
