@@ -635,6 +635,41 @@ TEST(JitCompile, MergeSortTierOneBuildsLinkTheComparatorsNetworkAndMergePath) {
                   cupar::jit::compile_sort<point, int>(op("a.y < b.y"), 90, false));
 }
 
+// A merge sort's tier-1 forms compile in as little code as their kernels need (codegen.cpp): the
+// odd-even network's passes go two at a time in a loop that is not unrolled, and the serial merge
+// over global memory (CUB's virtual shared memory) is not unrolled either, while the one over
+// shared memory is. All m passes unrolled took a third of a new comparator's first call to
+// compile. Read from the source of the build (CUPAR_JIT_DUMP_DIR), the comparator new to the
+// process.
+TEST(JitCompile, MergeSortTierOneFormsAreCompact) {
+  if (!cupar::testing::precompiled_here("merge_sort_keys<f32>")) {
+    GTEST_SKIP() << "merge_sort_keys<f32> not precompiled in this build (a filtered build)";
+  }
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("cupar_sort_forms_test_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  ASSERT_TRUE(fs::create_directories(dir));
+  ASSERT_EQ(setenv("CUPAR_JIT_DUMP_DIR", dir.c_str(), 1), 0);
+  const std::string text_of_op = "a > b + 0.0f * " + std::to_string(::getpid() % 1000) + ".0f";
+  const auto r = cupar::jit::compile_sort<float>(op(text_of_op), 90, false);
+  unsetenv("CUPAR_JIT_DUMP_DIR");
+  EXPECT_EQ(r.tier, 1);
+  std::string text;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() != ".cu") continue;
+    std::ifstream in(entry.path());
+    const std::string t((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (t.find(text_of_op) != std::string::npos) text = t;
+  }
+  fs::remove_all(dir);
+  ASSERT_FALSE(text.empty()) << "no dumped source of the build";
+  EXPECT_NE(text.find("#pragma unroll 1\n  for (int i = 0; i < 17; i += 2) {"), std::string::npos);
+  EXPECT_EQ(text.find("for (int i = 0; i < 17; ++i)"), std::string::npos);
+  EXPECT_NE(text.find("#pragma unroll 1\n    for (int item = 0;"), std::string::npos);
+  EXPECT_NE(text.find("#pragma unroll\n    for (int item = 0;"), std::string::npos);
+}
+
 TEST(JitCompile, StructsOfAPrecompiledClassLinkTheClassKernels) {
   const op sum_counted("counted{a.count + b.count, a.sum + b.sum}");
   const op max_tag("padded{a.tag > b.tag ? a.tag : b.tag, a.value + b.value}");

@@ -758,8 +758,7 @@ std::string batch_functions(const slot_spec& slot, const slot_binding& binding) 
     if (widest == 8) chunks.push_back(4);
     if (widest > 1) chunks.push_back(1);
     for (int chunk : chunks) {
-      out << "#pragma unroll 1\n  for (; i + " << chunk
-          << " <= cupar_n; i += " << chunk << ") {\n"
+      out << "#pragma unroll 1\n  for (; i + " << chunk << " <= cupar_n; i += " << chunk << ") {\n"
           << "    " << t << " cupar_r[" << chunk << "];\n"
           << "#pragma unroll\n    for (int k = 0; k < " << chunk << "; ++k) cupar_r[k] = " << sym
           << "(cupar_state, " << arg << ");\n"
@@ -806,15 +805,14 @@ std::string batch_functions(const slot_spec& slot, const slot_binding& binding) 
            "= "
            "cupar_r[k];\n  }\n"
         << "#pragma unroll 1\n  for (; i < cupar_n; ++i) cupar_out[i * cupar_stride] = "
-        << call("i * cupar_stride")
-        << ";\n}\n";
+        << call("i * cupar_stride") << ";\n}\n";
   }
   if (slot.batches & batch::oddeven) {
-    // The network unrolled for up to oddeven_max keys with the count's guards uniform across the
-    // warp: the keys' indices are constants, so they stay in registers (CUB's loops, its order of
-    // compare-swaps: pass i compares (j, j + 1) for j = i & 1, i & 1 + 2, ... < n - 1). The keys
-    // are the calling thread's array (local memory once its address is taken): told so, they
-    // load and store as local memory rather than through generic addresses.
+    // The network for up to oddeven_max keys, each pass unrolled, with the count's guards uniform
+    // across the warp: the keys' indices are constants, so they stay in registers (CUB's loops, its
+    // order of compare-swaps: pass i compares (j, j + 1) for j = i & 1, i & 1 + 2, ... < n - 1).
+    // The keys are the calling thread's array (local memory once its address is taken): told so,
+    // they load and store as local memory rather than through generic addresses.
     const std::string& k = slot.args[0].name;
     const int m = oddeven_max;
     out << head << "void " << sym << "_oddeven(const unsigned char* cupar_state, " << k
@@ -822,14 +820,25 @@ std::string batch_functions(const slot_spec& slot, const slot_binding& binding) 
         << " cupar_x[" << m << "];\n";
     for (int j = 0; j < m; ++j)
       out << "  if (cupar_n > " << j << ") cupar_x[" << j << "] = cupar_keys[" << j << "];\n";
-    out << "#pragma unroll\n  for (int i = 0; i < " << m << "; ++i) {\n"
-        << "    if (i >= cupar_n) break;\n"
-        << "#pragma unroll\n    for (int j = 1 & i; j < " << m - 1 << "; j += 2) {\n"
-        << "      if (j + 1 < cupar_n && " << sym
-        << "(cupar_state, cupar_x[j + 1], cupar_x[j])) {\n"
-        << "        const " << k << " cupar_t = cupar_x[j];\n"
-        << "        cupar_x[j] = cupar_x[j + 1];\n        cupar_x[j + 1] = cupar_t;\n      }\n"
-        << "    }\n  }\n";
+    // The passes go two at a time (an even one, then an odd one) in a loop that is not unrolled:
+    // the same compare-swaps in the same order, each pass's indices still constants, and an
+    // eighth of the code NVVM and ptxas had to compile with all m passes unrolled (merge sort's
+    // batched forms: 87 ms instead of 120 to a cubin on the 2-core machine, of a new comparator's
+    // first call).
+    auto pass = [&](int first) {
+      out << "#pragma unroll\n    for (int j = " << first << "; j < " << m - 1 << "; j += 2) {\n"
+          << "      if (j + 1 < cupar_n && " << sym
+          << "(cupar_state, cupar_x[j + 1], cupar_x[j])) {\n"
+          << "        const " << k << " cupar_t = cupar_x[j];\n"
+          << "        cupar_x[j] = cupar_x[j + 1];\n        cupar_x[j + 1] = cupar_t;\n"
+          << "      }\n    }\n";
+    };
+    out << "#pragma unroll 1\n  for (int i = 0; i < " << m << "; i += 2) {\n"
+        << "    if (i >= cupar_n) break;\n";
+    pass(0);
+    out << "    if (i + 1 >= cupar_n || i + 1 >= " << m << ") break;\n";
+    pass(1);
+    out << "  }\n";
     for (int j = 0; j < m; ++j)
       out << "  if (cupar_n > " << j << ") cupar_keys[" << j << "] = cupar_x[" << j << "];\n";
     out << "}\n";
@@ -861,6 +870,21 @@ std::string batch_functions(const slot_spec& slot, const slot_binding& binding) 
     const std::string r = sym + "_merged";
     out << merged_definition << "typedef cupar_merged<" << k << ", cupar_merge_chunk<" << k
         << ">::value> " << r << ";\n";
+    // The runs in shared memory (CUB's tile) take the loop unrolled; in global memory (CUB's
+    // virtual shared memory, for tiles too large for shared memory: large keys, whose chunks
+    // are short) rolled: the same steps, and 9 of the 90 ms that 4-byte keys' batched forms
+    // took to compile (2-core machine) saved on a path their tiles do not take.
+    auto chunk_loop = [&](const char* unroll) {
+      return std::string("#pragma unroll") + unroll +
+             "\n    for (int item = 0; item < cupar_merge_chunk<" + k +
+             ">::value; ++item) {\n      if (item >= cupar_n) break;\n"
+             "      const bool cupar_p = cupar_b2 < cupar_e2 && (cupar_b1 >= cupar_e1 || " +
+             sym +
+             "(cupar_state, cupar_k2, cupar_k1));\n"
+             "      cupar_r.k[item] = cupar_p ? cupar_k2 : cupar_k1;\n"
+             "      if (cupar_p) {\n        cupar_k2 = cupar_keys[++cupar_b2];\n      } else {\n"
+             "        cupar_k1 = cupar_keys[++cupar_b1];\n      }\n    }\n";
+    };
     shared_or_generic(
         r, "merge_chunk",
         "(const unsigned char* cupar_state, const " + k +
@@ -869,15 +893,8 @@ std::string batch_functions(const slot_spec& slot, const slot_binding& binding) 
         "__isShared(cupar_keys)",
         "  if (Shared) __builtin_assume(__isShared(cupar_keys));\n  " + k +
             " cupar_k1 = cupar_keys[cupar_b1];\n  " + k + " cupar_k2 = cupar_keys[cupar_b2];\n  " +
-            r + " cupar_r;\n#pragma unroll\n  for (int item = 0; item < cupar_merge_chunk<" + k +
-            ">::value; ++item) {\n    if (item >= cupar_n) break;\n"
-            "    const bool cupar_p = cupar_b2 < cupar_e2 && (cupar_b1 >= cupar_e1 || " +
-            sym +
-            "(cupar_state, cupar_k2, cupar_k1));\n"
-            "    cupar_r.k[item] = cupar_p ? cupar_k2 : cupar_k1;\n"
-            "    if (cupar_p) {\n      cupar_k2 = cupar_keys[++cupar_b2];\n    } else {\n"
-            "      cupar_k1 = cupar_keys[++cupar_b1];\n    }\n  }\n"
-            "  cupar_r.b1 = cupar_b1;\n  return cupar_r;\n");
+            r + " cupar_r;\n  if (Shared) {\n" + chunk_loop("") + "  } else {\n" +
+            chunk_loop(" 1") + "  }\n  cupar_r.b1 = cupar_b1;\n  return cupar_r;\n");
   }
   if (slot.batches & batch::merge_path) {
     // CUB's MergePath: a binary search whose every step waits for its two loads.
