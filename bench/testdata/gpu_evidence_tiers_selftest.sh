@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Self-test of scripts/gpu-evidence.sh's `tiers` stage with stand-ins for cupar_bench and
 # cupar_jit_latency: the rows run twice (the second time in tier 1: CUPAR_JIT_MODE=fast, the disk
-# cache off, the filter narrowed to cupar_jit), each case's latency measured three times (the first
-# call on an empty cache, the optimised build of 3 distinct operators, a burst of 8), and one
-# table with the latency columns beside the rows.
+# cache off, the filter narrowed to cupar_jit), each case's latency measured in fresh processes (the
+# first call on an empty cache three times, the optimised build of 3 distinct operators, a burst
+# of 8), each process's operators salted anew, and one table with the latency columns beside the
+# rows.
 #   gpu_evidence_tiers_selftest.sh <repo> <work dir>
 set -euo pipefail
 repo=$1
@@ -54,8 +55,11 @@ OUT="$work/out" CUPAR_BUILD_DIR="$work/build" "$repo/scripts/gpu-evidence.sh" ti
 [ "$(sed -n 2p "$work/filters")" = "^reduce_sum/cupar_jit/f32/(16777216)/ mode=fast disk=1" ] ||
   fail "tier-1 rows: $(sed -n 2p "$work/filters")"
 calls=$(cat "$work/latency_calls")
-grep -q -- "--case reduce_f32 --n 16777216 --measure first_call cache=set" <<<"$calls" ||
-  fail "first call: $calls"
+grep -qE -- "--case reduce_f32 --n 16777216 --salt [0-9]+ --measure first_call cache=set" \
+  <<<"$calls" || fail "first call: $calls"
+# Each fresh process's operators carry a salt of their own (nvJitLink's cache holds no link of
+# them): five processes, five salts.
+[ "$(grep -oE -- "--salt [0-9]+" <<<"$calls" | sort -u | wc -l)" = 5 ] || fail "salts: $calls"
 grep -q -- "--distinct --operators 3 --measure build cache=set" <<<"$calls" || fail "build: $calls"
 grep -q -- "--distinct --operators 8 --measure drain cache=set" <<<"$calls" || fail "burst: $calls"
 row=$(grep '^| reduce_sum | f32 | 2^24 |' "$work/out/tiers_table.md") ||
