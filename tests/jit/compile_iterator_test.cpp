@@ -1,6 +1,7 @@
 // cupar tests: run-time iterator expressions (jit_iterator.hpp), compile only (NVRTC and
 // nvJitLink, no GPU): the expression's generated code and the operator linked to the "+index"
 // reduce sets, the builders' argument checks, and errors in the transforms' snippets.
+#include "common/dumped_source.hpp"
 #include "common/precompiled.hpp"
 #include "jit/class_sets.hpp"
 
@@ -165,12 +166,6 @@ TEST(JitIteratorCompile, ReductionsAndScansOfArrayExpressionsTakeTheArraySets) {
 // registers and ran 3.9x slower than chunks of 2 on the H200). Read from the source of the build
 // (CUPAR_JIT_DUMP_DIR), each expression new to the process (its snippet carries the pid).
 TEST(JitIteratorCompile, StridedChunksShrinkWithTheExpressionsArrays) {
-  namespace fs = std::filesystem;
-  const fs::path dir =
-      fs::temp_directory_path() / ("cupar_chunk_test_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  ASSERT_TRUE(fs::create_directories(dir));
-  ASSERT_EQ(setenv("CUPAR_JIT_DUMP_DIR", dir.c_str(), 1), 0);
   const std::string salt = " + 0.0f * " + std::to_string(::getpid() % 1000) + ".0f";
   struct width_case {
     int arrays;
@@ -184,15 +179,10 @@ TEST(JitIteratorCompile, StridedChunksShrinkWithTheExpressionsArrays) {
       columns.push_back({"_" + std::to_string(k), no_floats});
       sum += (k ? " + x._" : "x._") + std::to_string(k);
     }
-    (void)jit::compile_reduce<float>(jit::transform<float>(jit::zip(columns), op(sum + salt)),
-                                     jit::plus, 90, false);
-    std::string text;
-    for (const auto& entry : fs::directory_iterator(dir)) {
-      if (entry.path().extension() != ".cu") continue;
-      std::ifstream in(entry.path());
-      const std::string t((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      if (t.find(sum + salt) != std::string::npos) text = t;
-    }
+    const std::string text = cupar::testing::dumped_source(sum + salt, [&] {
+      (void)jit::compile_reduce<float>(jit::transform<float>(jit::zip(columns), op(sum + salt)),
+                                       jit::plus, 90, false);
+    });
     SCOPED_TRACE(std::to_string(c.arrays) + " arrays");
     ASSERT_FALSE(text.empty()) << "no dumped source of the build";
     const std::string widest = "for (; i + " + std::to_string(c.chunk) + " <= cupar_n;";
@@ -212,8 +202,6 @@ TEST(JitIteratorCompile, StridedChunksShrinkWithTheExpressionsArrays) {
                 std::string::npos);
     }
   }
-  unsetenv("CUPAR_JIT_DUMP_DIR");
-  fs::remove_all(dir);
 }
 
 TEST(JitIteratorCompile, ArgmaxOverAZipWithACountingIndexIsAStructClass) {

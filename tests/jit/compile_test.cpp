@@ -1,6 +1,7 @@
 // cupar tests: run-time operators, compile only (NVRTC and nvJitLink, no GPU): these run in CI.
 // Malformed operators must give cupar::jit_error with the stage, the compiler's log and the
 // offending line, never crash, and leave the JIT working for the next operator.
+#include "common/dumped_source.hpp"
 #include "common/precompiled.hpp"
 #include "jit/class_sets.hpp"
 
@@ -645,24 +646,10 @@ TEST(JitCompile, MergeSortTierOneFormsAreCompact) {
   if (!cupar::testing::precompiled_here("merge_sort_keys<f32>")) {
     GTEST_SKIP() << "merge_sort_keys<f32> not precompiled in this build (a filtered build)";
   }
-  namespace fs = std::filesystem;
-  const fs::path dir =
-      fs::temp_directory_path() / ("cupar_sort_forms_test_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  ASSERT_TRUE(fs::create_directories(dir));
-  ASSERT_EQ(setenv("CUPAR_JIT_DUMP_DIR", dir.c_str(), 1), 0);
   const std::string text_of_op = "a > b + 0.0f * " + std::to_string(::getpid() % 1000) + ".0f";
-  const auto r = cupar::jit::compile_sort<float>(op(text_of_op), 90, false);
-  unsetenv("CUPAR_JIT_DUMP_DIR");
-  EXPECT_EQ(r.tier, 1);
-  std::string text;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    if (entry.path().extension() != ".cu") continue;
-    std::ifstream in(entry.path());
-    const std::string t((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (t.find(text_of_op) != std::string::npos) text = t;
-  }
-  fs::remove_all(dir);
+  const std::string text = cupar::testing::dumped_source(text_of_op, [&] {
+    EXPECT_EQ(cupar::jit::compile_sort<float>(op(text_of_op), 90, false).tier, 1);
+  });
   ASSERT_FALSE(text.empty()) << "no dumped source of the build";
   EXPECT_NE(text.find("#pragma unroll 1\n  for (int i = 0; i < 17; i += 2) {"), std::string::npos);
   EXPECT_EQ(text.find("for (int i = 0; i < 17; ++i)"), std::string::npos);
