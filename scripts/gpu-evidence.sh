@@ -22,7 +22,8 @@
 #                                            disk cache: a first process (first call), a second
 #                                            one on the disk cache it left, a third timing new
 #                                            operators with and without background builds running
-#                                            ($CUPAR_LATENCY_OPERATORS of each, default 10)
+#                                            ($CUPAR_LATENCY_OPERATORS of each, default 10); the
+#                                            driver's cache off (nvJitLink's cache lives there)
 #
 #   scripts/gpu-evidence.sh peer [REGEX]     issue 28 items 5-6: the cupar_bench rows (cupar, cupar_jit,
 #                                            cub) of the families cuda.compute has, the cupar_jit rows
@@ -37,7 +38,8 @@
 #                                            cupar_jit_latency CASE (reduce_f32, select_if_u32,
 #                                            ...: the rows' families), a new operator's first call
 #                                            and the time until its optimised build is ready (the
-#                                            median of three fresh processes, empty disk caches),
+#                                            median of three fresh processes, empty disk caches,
+#                                            each process's operators salted anew: --salt),
 #                                            its optimised build alone (3 operators) and a burst
 #                                            of 8 new operators until every optimised build is
 #                                            done, at $CUPAR_TIERS_N elements (default 2^24)
@@ -265,16 +267,18 @@ case "$stage" in
     lat="$build/bench/cupar_jit_latency"
     ops=${CUPAR_LATENCY_OPERATORS:-10}
     rc=0
+    # The driver's cache off: nvJitLink keeps its links there across processes, and a case run
+    # on the machine before (this stage, the tiers stage, cupar_bench's rows) would be served.
     for c in "$@"; do
       dir=$(mktemp -d)
       {
         echo "## $c: empty disk cache"
-        CUPAR_CACHE_DIR=$dir "$lat" --case "$c" --measure first_call || rc=1
+        CUDA_CACHE_DISABLE=1 CUPAR_CACHE_DIR=$dir "$lat" --case "$c" --measure first_call || rc=1
         echo "## $c: second process, disk cache"
-        CUPAR_CACHE_DIR=$dir "$lat" --case "$c" --measure first_call || rc=1
+        CUDA_CACHE_DISABLE=1 CUPAR_CACHE_DIR=$dir "$lat" --case "$c" --measure first_call || rc=1
         echo "## $c: new operators ($ops each), fresh process"
-        CUPAR_CACHE_DIR=$dir "$lat" --case "$c" --measure new_operator,new_operator_quiet \
-          --operators "$ops" || rc=1
+        CUDA_CACHE_DISABLE=1 CUPAR_CACHE_DIR=$dir "$lat" --case "$c" \
+          --measure new_operator,new_operator_quiet --operators "$ops" || rc=1
       } >>"$out/latency.log" 2>&1
       rm -rf "$dir"
     done
