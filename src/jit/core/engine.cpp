@@ -521,7 +521,9 @@ built_binary build_from_precompiled(const build_spec& spec, int arch, const prec
     if (!lto) {
       if (std::string ofc = quick_fast_compile_option(); !ofc.empty())
         req.options.push_back(std::move(ofc));
-      static const bool nvrtc_splits = nvrtc_at_least(12, 8);
+      // (NVRTC 13.0, the toolkit it was tried with; an NVRTC that rejected the option would fail
+      // every quick build, so older ones compile on one thread.)
+      static const bool nvrtc_splits = nvrtc_at_least(13, 0);
       if (split > 1 && nvrtc_splits)
         req.options.push_back("--split-compile=" + std::to_string(split));
     }
