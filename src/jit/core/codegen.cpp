@@ -870,21 +870,6 @@ std::string batch_functions(const slot_spec& slot, const slot_binding& binding) 
     const std::string r = sym + "_merged";
     out << merged_definition << "typedef cupar_merged<" << k << ", cupar_merge_chunk<" << k
         << ">::value> " << r << ";\n";
-    // The runs in shared memory (CUB's tile) take the loop unrolled; in global memory (CUB's
-    // virtual shared memory, for tiles too large for shared memory: large keys, whose chunks
-    // are short) rolled: the same steps, and 9 of the 90 ms that 4-byte keys' batched forms
-    // took to compile (2-core machine) saved on a path their tiles do not take.
-    auto chunk_loop = [&](const char* unroll) {
-      return std::string("#pragma unroll") + unroll +
-             "\n    for (int item = 0; item < cupar_merge_chunk<" + k +
-             ">::value; ++item) {\n      if (item >= cupar_n) break;\n"
-             "      const bool cupar_p = cupar_b2 < cupar_e2 && (cupar_b1 >= cupar_e1 || " +
-             sym +
-             "(cupar_state, cupar_k2, cupar_k1));\n"
-             "      cupar_r.k[item] = cupar_p ? cupar_k2 : cupar_k1;\n"
-             "      if (cupar_p) {\n        cupar_k2 = cupar_keys[++cupar_b2];\n      } else {\n"
-             "        cupar_k1 = cupar_keys[++cupar_b1];\n      }\n    }\n";
-    };
     shared_or_generic(
         r, "merge_chunk",
         "(const unsigned char* cupar_state, const " + k +
@@ -893,8 +878,15 @@ std::string batch_functions(const slot_spec& slot, const slot_binding& binding) 
         "__isShared(cupar_keys)",
         "  if (Shared) __builtin_assume(__isShared(cupar_keys));\n  " + k +
             " cupar_k1 = cupar_keys[cupar_b1];\n  " + k + " cupar_k2 = cupar_keys[cupar_b2];\n  " +
-            r + " cupar_r;\n  if (Shared) {\n" + chunk_loop("") + "  } else {\n" +
-            chunk_loop(" 1") + "  }\n  cupar_r.b1 = cupar_b1;\n  return cupar_r;\n");
+            r + " cupar_r;\n#pragma unroll\n  for (int item = 0; item < cupar_merge_chunk<" + k +
+            ">::value; ++item) {\n    if (item >= cupar_n) break;\n"
+            "    const bool cupar_p = cupar_b2 < cupar_e2 && (cupar_b1 >= cupar_e1 || " +
+            sym +
+            "(cupar_state, cupar_k2, cupar_k1));\n"
+            "    cupar_r.k[item] = cupar_p ? cupar_k2 : cupar_k1;\n"
+            "    if (cupar_p) {\n      cupar_k2 = cupar_keys[++cupar_b2];\n    } else {\n"
+            "      cupar_k1 = cupar_keys[++cupar_b1];\n    }\n  }\n"
+            "  cupar_r.b1 = cupar_b1;\n  return cupar_r;\n");
   }
   if (slot.batches & batch::merge_path) {
     // CUB's MergePath: a binary search whose every step waits for its two loads.
