@@ -312,7 +312,7 @@ std::string quick_fast_compile_option() {
 
 /// The threads over which a quick (tier-1) build spreads the code generation of its operators
 /// and their batched forms (NVRTC's `--split-compile` for a cubin, nvJitLink's `-split-compile`
-/// for the first quick build's LTO link): half the cores, at most 8, as the optimised LTO links;
+/// for the first quick build's LTO link): split_compile_threads, as the optimised LTO links;
 /// `CUPAR_JIT_QUICK_SPLIT` sets the count ("1": one thread, as before 2026-12-03), read at each
 /// build. The batched forms, which inline the operator many times, are most of a new operator's
 /// first call (bench/TIERS.md); the functions compile apart, each with its own inlined operator
@@ -324,7 +324,7 @@ unsigned quick_split_threads() {
     const long n = std::strtol(v, &end, 10);
     if (*end == '\0' && n >= 1 && n <= 64) return static_cast<unsigned>(n);
   }
-  return std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u);
+  return split_compile_threads();
 }
 
 /// One LTO link of `inputs` with `extra` options, tried under each occupancy target in turn (the

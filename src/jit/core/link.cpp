@@ -69,8 +69,9 @@ link_result link_here(const std::vector<link_input>& inputs, int arch, bool lto,
     // code, and the 4-byte three-way partition spilled under -maxrregcount=64 with 8 threads
     // (the 16-core GPU machine) but not with 1 (a 2-core machine), so whether the target held
     // depended on the machine's core count.
-    const unsigned threads = std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u);
-    if (extra_options.empty()) options.push_back("-split-compile=" + std::to_string(threads));
+    if (extra_options.empty()) {
+      options.push_back("-split-compile=" + std::to_string(split_compile_threads()));
+    }
   }
   options.insert(options.end(), extra_options.begin(), extra_options.end());
   // CUPAR_JIT_LINK_LOG=1: every link's options and nvJitLink's info log on stderr, with ptxas's
@@ -159,6 +160,10 @@ bool reports_spills(const std::string& info_log) {
     }
   }
   return false;
+}
+
+unsigned split_compile_threads() {
+  return std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u);
 }
 
 bool reports_registers(const std::string& info_log) {

@@ -38,6 +38,10 @@ bool reports_spills(const std::string& info_log);
 /// registers"): a link made with -Xptxas=-v whose code ptxas generated.
 bool reports_registers(const std::string& info_log);
 
+/// The threads a compile spreads its code generation over (`-split-compile`): half the cores,
+/// at most 8. LTO links without extra options use it, and so do quick builds (engine.cpp).
+unsigned split_compile_threads();
+
 std::string nvjitlink_version();
 
 }  // namespace cupar::detail::jit
