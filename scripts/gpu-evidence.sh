@@ -39,7 +39,7 @@
 #                                            ...: the rows' families), a new operator's first call
 #                                            and the time until its optimised build is ready (the
 #                                            median of three fresh processes, empty disk caches,
-#                                            each process's operators salted anew: --salt),
+#                                            the driver's cache off: CUDA_CACHE_DISABLE=1),
 #                                            its optimised build alone (3 operators) and a burst
 #                                            of 8 new operators until every optimised build is
 #                                            done, at $CUPAR_TIERS_N elements (default 2^24)
@@ -219,14 +219,15 @@ case "$stage" in
       [ $# -gt 0 ] || { echo "tiers: name the cupar_jit_latency cases of the rows"; exit 2; }
       lat="$build/bench/cupar_jit_latency"
       n=${CUPAR_TIERS_N:-16777216}
-      # Case $c in a fresh process on an empty disk cache, the driver's cache per $1 (0: on,
-      # 1: off), the measure's arguments after it; its operators salted anew (--salt), so that
-      # nvJitLink's cache, which a driver keeps across processes, holds no link of them.
+      # Case $c in a fresh process on an empty disk cache and with the driver's cache off
+      # (CUDA_CACHE_DISABLE=1: nvJitLink keeps its links there across processes, and an
+      # operator run on the machine before would have its links served, a repeated program's
+      # first call, not a new operator's), the measure's arguments after it. No salt: a salted
+      # operator's text (an asm comment) costs merge sort's first call 16% more than the plain one.
       fresh() {
         local dir
         dir=$(mktemp -d)
-        CUDA_CACHE_DISABLE=$1 CUPAR_CACHE_DIR=$dir "$lat" --case "$c" --n "$n" \
-          --salt "$(date +%s%N)" "${@:2}" \
+        CUDA_CACHE_DISABLE=1 CUPAR_CACHE_DIR=$dir "$lat" --case "$c" --n "$n" "$@" \
           >>"$out/tiers_latency.log" 2>&1 || rc=1
         rm -rf "$dir"
       }
@@ -234,8 +235,8 @@ case "$stage" in
       fresh_ab() {
         local dir
         dir=$(mktemp -d)
-        env "${ab[@]}" CUDA_CACHE_DISABLE=0 CUPAR_CACHE_DIR="$dir" "$lat" --case "$c" --n "$n" \
-          --salt "$(date +%s%N)" --measure first_call >>"$out/tiers_latency_ab.log" 2>&1 || rc=1
+        env "${ab[@]}" CUDA_CACHE_DISABLE=1 CUPAR_CACHE_DIR="$dir" "$lat" --case "$c" --n "$n" \
+          --measure first_call >>"$out/tiers_latency_ab.log" 2>&1 || rc=1
         rm -rf "$dir"
       }
       for c in "$@"; do
@@ -243,11 +244,11 @@ case "$stage" in
         # first call varied by up to 40 ms between runs); build and drain with distinct
         # operators (the same code would fold to one build).
         for _ in 1 2 3; do
-          fresh 0 --measure first_call
+          fresh --measure first_call
           [ ${#ab[@]} = 0 ] || fresh_ab
         done
-        fresh 1 --distinct --operators 3 --measure build
-        fresh 1 --distinct --operators 8 --measure drain
+        fresh --distinct --operators 3 --measure build
+        fresh --distinct --operators 8 --measure drain
       done
       echo "latency: rc=$rc at $(($(date +%s) - start)) s"
       latency=(--latency "$out/tiers_latency.log")

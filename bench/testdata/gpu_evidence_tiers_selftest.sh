@@ -3,7 +3,7 @@
 # cupar_jit_latency: the rows run twice (the second time in tier 1: CUPAR_JIT_MODE=fast, the disk
 # cache off, the filter narrowed to cupar_jit), each case's latency measured in fresh processes (the
 # first call on an empty cache three times, the optimised build of 3 distinct operators, a burst
-# of 8), each process's operators salted anew, and one table with the latency columns beside the
+# of 8), each with the driver's cache off, and one table with the latency columns beside the
 # rows.
 #   gpu_evidence_tiers_selftest.sh <repo> <work dir>
 set -euo pipefail
@@ -30,7 +30,7 @@ row() { printf '{"name": "%s/manual_time_median", "run_name": "%s/manual_time", 
 STUB
 cat >"$work/build/bench/cupar_jit_latency" <<STUB
 #!/usr/bin/env bash
-echo "\$* cache=\${CUPAR_CACHE_DIR:+set}" >>"$work/latency_calls"
+echo "\$* cache=\${CUPAR_CACHE_DIR:+set} driver_cache_off=\${CUDA_CACHE_DISABLE:-}" >>"$work/latency_calls"
 measure=
 while [ \$# -gt 0 ]; do
   case "\$1" in
@@ -55,13 +55,14 @@ OUT="$work/out" CUPAR_BUILD_DIR="$work/build" "$repo/scripts/gpu-evidence.sh" ti
 [ "$(sed -n 2p "$work/filters")" = "^reduce_sum/cupar_jit/f32/(16777216)/ mode=fast disk=1" ] ||
   fail "tier-1 rows: $(sed -n 2p "$work/filters")"
 calls=$(cat "$work/latency_calls")
-grep -qE -- "--case reduce_f32 --n 16777216 --salt [0-9]+ --measure first_call cache=set" \
+grep -qE -- "^--case reduce_f32 --n 16777216 --measure first_call cache=set driver_cache_off=1\$" \
   <<<"$calls" || fail "first call: $calls"
-# Each fresh process's operators carry a salt of their own (nvJitLink's cache holds no link of
-# them): five processes, five salts.
-[ "$(grep -oE -- "--salt [0-9]+" <<<"$calls" | sort -u | wc -l)" = 5 ] || fail "salts: $calls"
-grep -q -- "--distinct --operators 3 --measure build cache=set" <<<"$calls" || fail "build: $calls"
-grep -q -- "--distinct --operators 8 --measure drain cache=set" <<<"$calls" || fail "burst: $calls"
+[ "$(grep -c -- "--measure first_call" <<<"$calls")" = 3 ] || fail "first calls: $calls"
+# nvJitLink keeps links in the driver's cache across processes: every fresh process runs with it
+# off, so that no link of an earlier process serves a new operator's first call or builds.
+[ "$(grep -c "driver_cache_off=1$" <<<"$calls")" = 5 ] || fail "driver cache: $calls"
+grep -q -- "--distinct --operators 3 --measure build cache=set driver_cache_off=1" <<<"$calls" || fail "build: $calls"
+grep -q -- "--distinct --operators 8 --measure drain cache=set driver_cache_off=1" <<<"$calls" || fail "burst: $calls"
 row=$(grep '^| reduce_sum | f32 | 2^24 |' "$work/out/tiers_table.md") ||
   fail "no reduce_sum row: $(cat "$work/out/tiers_table.md")"
 [ "$row" = "| reduce_sum | f32 | 2^24 | 33.0 | 22.0 | 21.0 | 0.67x | 41.2 | 0.61 | 512 | 1.7 |" ] ||
