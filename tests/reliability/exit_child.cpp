@@ -5,10 +5,19 @@
 // 1 for a wrong result, 77 without a GPU. On SIGSEGV, SIGABRT or SIGBUS it prints which thread
 // crashed (the main one or another) and that thread's stack before it dies of the signal.
 //
-//   cupar_exit_child return|exit|after_error <operators> <delay_us> <seed>
-//     return       returns from main
-//     exit         calls std::exit(0) from a function
-//     after_error  the first operator is malformed (its typed error caught), then returns
+// Every operator's code is new to the machine: an inline-assembly comment with the process id and
+// the time, so that nvJitLink's cache (which a CUDA driver keeps across processes) serves none of
+// its links and every build really runs nvJitLink's LTO when the program ends. Operators that
+// differ only in text (`a + b + 7 * 0`) compile to the same code, and after the first process
+// every link was served from that cache.
+//
+//   cupar_exit_child return|exit|after_error|repeated_first <operators> <delay_us> <seed>
+//     return          returns from main
+//     exit            calls std::exit(0) from a function
+//     after_error     the first operator is malformed (its typed error caught), then returns
+//     repeated_first  the first operator is the same `a + b` in every process (its links served
+//                     from nvJitLink's cache after the first process: the process's first LTO
+//                     link may be served), the others new; returns from main
 #include <cupar/cupar.hpp>
 
 #include <cuda_runtime_api.h>
@@ -51,7 +60,8 @@ void report_crash(int sig) {
 
 int main(int argc, char** argv) {
   if (argc != 5) {
-    std::fprintf(stderr, "usage: cupar_exit_child return|exit|after_error N DELAY_US SEED\n");
+    std::fprintf(stderr,
+                 "usage: cupar_exit_child return|exit|after_error|repeated_first N DELAY_US SEED\n");
     return 2;
   }
   main_thread = static_cast<long>(syscall(SYS_gettid));
@@ -83,9 +93,17 @@ int main(int argc, char** argv) {
     } catch (const cupar::jit_error&) {
     }
   }
+  const std::string nonce =
+      std::to_string(::getpid()) + "-" +
+      std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
   for (int i = 0; i < operators; ++i) {
-    // A new operator each time (the seed keeps concurrent children's texts apart as well).
-    const std::string text = "a + b + " + std::to_string(seed * 100 + i) + " * 0";
+    // A new operator each time, new to this machine (the seed and the nonce keep concurrent and
+    // earlier children's code apart), but for repeated_first's first one.
+    const std::string text =
+        mode == "repeated_first" && i == 0
+            ? std::string("a + b")
+            : "[](auto a, auto b) { asm volatile(\"// cupar_exit_child " + nonce + " " +
+                  std::to_string(seed) + " " + std::to_string(i) + "\"); return a + b; }";
     const int sum = cupar::reduce_value(d, n, cupar::jit::op(text), 0, s);
     if (sum != static_cast<int>(n)) {
       std::printf("wrong sum %d for %s\n", sum, text.c_str());
