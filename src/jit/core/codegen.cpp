@@ -755,7 +755,7 @@ std::string batch_functions(const slot_spec& slot, const slot_binding& binding) 
     // (their trip counts unknown to it): 9 of the 70 ms of dot's operator compile, 2-core
     // machine.
     std::vector<int> chunks{widest};
-    if (widest == 8) chunks.push_back(4);
+    if (widest >= 8) chunks.push_back(4);
     if (widest > 1) chunks.push_back(1);
     for (int chunk : chunks) {
       out << "#pragma unroll 1\n  for (; i + " << chunk << " <= cupar_n; i += " << chunk << ") {\n"
@@ -922,7 +922,15 @@ std::string batch_functions(const slot_spec& slot, const slot_binding& binding) 
     // in chunks of 8 / 4 / 2 / 1 items: dot (2 arrays) 57.0 / 64.9 / 91.4 / 151.4 us, zip8
     // 203.5 / 188.2 / 219.1 / 230.3, zip16 1,397 / 402.6 / 357.5 / 521.9 (docs/JIT.md).
     const std::size_t reads = expression_array_reads(binding.op.source());
-    const int widest = reads <= 4 ? 8 : reads <= 8 ? 4 : reads <= 16 ? 2 : 1;
+    // CUPAR_JIT_STRIDED_ITEMS=16 (read once a process; 1, 2, 4, 8 or 16): the widest chunk of
+    // an expression of up to 4 array reads, for an A/B of whole-tile chunks (a 16-item tile's
+    // loads all in flight in one chunk) against the default 8.
+    static const int narrow_widest = [] {
+      const char* v = std::getenv("CUPAR_JIT_STRIDED_ITEMS");
+      const int n = v != nullptr ? std::atoi(v) : 0;
+      return n == 1 || n == 2 || n == 4 || n == 8 || n == 16 ? n : 8;
+    }();
+    const int widest = reads <= 4 ? narrow_widest : reads <= 8 ? 4 : reads <= 16 ? 2 : 1;
     mapped("strided", "unsigned long long cupar_first, unsigned long long cupar_stride",
            "cupar_first + static_cast<unsigned long long>(i + k) * cupar_stride", widest);
   }
