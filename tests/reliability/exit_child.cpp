@@ -60,8 +60,8 @@ void report_crash(int sig) {
 
 int main(int argc, char** argv) {
   if (argc != 5) {
-    std::fprintf(stderr,
-                 "usage: cupar_exit_child return|exit|after_error|repeated_first N DELAY_US SEED\n");
+    std::fprintf(
+        stderr, "usage: cupar_exit_child return|exit|after_error|repeated_first N DELAY_US SEED\n");
     return 2;
   }
   main_thread = static_cast<long>(syscall(SYS_gettid));
@@ -99,11 +99,11 @@ int main(int argc, char** argv) {
   for (int i = 0; i < operators; ++i) {
     // A new operator each time, new to this machine (the seed and the nonce keep concurrent and
     // earlier children's code apart), but for repeated_first's first one.
-    const std::string text =
-        mode == "repeated_first" && i == 0
-            ? std::string("a + b")
-            : "[](auto a, auto b) { asm volatile(\"// cupar_exit_child " + nonce + " " +
-                  std::to_string(seed) + " " + std::to_string(i) + "\"); return a + b; }";
+    std::string text = "a + b";
+    if (mode != "repeated_first" || i > 0) {
+      text = "[](auto a, auto b) { asm volatile(\"// cupar_exit_child " + nonce + " " +
+             std::to_string(seed) + " " + std::to_string(i) + "\"); return a + b; }";
+    }
     const int sum = cupar::reduce_value(d, n, cupar::jit::op(text), 0, s);
     if (sum != static_cast<int>(n)) {
       std::printf("wrong sum %d for %s\n", sum, text.c_str());

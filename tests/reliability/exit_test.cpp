@@ -3,9 +3,9 @@
 // each making new operators and then ending at a different moment after its calls (0 to 20 ms,
 // while the background thread warms up, links, or has builds queued), by returning from main, by
 // std::exit, after a caught compile error, or after a first operator whose links nvJitLink's
-// cache may serve (the same in every process; the others new to the machine). Every run must print "ok" and exit 0: no crash, no
-// hang. CUPAR_EXIT_RUNS (default 96) and CUPAR_EXIT_PARALLEL (default 8) set the count; the
-// issue's acceptance run is 1,000 runs, 16 at a time.
+// cache may serve (the same in every process; the others new to the machine). Every run must print
+// "ok" and exit 0: no crash, no hang. CUPAR_EXIT_RUNS (default 96) and CUPAR_EXIT_PARALLEL (default
+// 8) set the count; the acceptance run is 1,000 runs, 16 at a time.
 #include "common/child_process.hpp"
 #include "common/gpu.hpp"
 
