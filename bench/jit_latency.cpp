@@ -68,8 +68,9 @@
 // cases differ in their code too (an inline-assembly comment that reaches the PTX): without it
 // they fold to one operator's code, and a link may then cost what a repeated link costs.
 // --salt S: every operator of the cases that take --distinct, the first one included, carries S
-// in its code: with S new in each process (scripts/gpu-evidence.sh tiers), no link of an earlier
-// process can serve it from nvJitLink's cache, which a CUDA driver keeps across processes.
+// in its code: with S new in each process, no link of an earlier process can serve it from
+// nvJitLink's cache, which a CUDA driver keeps across processes. (scripts/gpu-evidence.sh turns
+// that cache off instead, CUDA_CACHE_DISABLE=1: the salt's comment lengthens some builds.)
 // Each time runs from just before the cupar call to the return of cudaStreamSynchronize on the
 // call's stream, with CUDA initialised, the data on the device and cupar's memory pool grown
 // beforehand: the JIT's work (compile, link, load, cache lookups) and the kernels.
