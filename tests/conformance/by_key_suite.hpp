@@ -15,7 +15,8 @@
 // is exact (integers wrap, floating point is integer-valued and small), so results compare
 // bitwise.
 //
-// Splitting: CUPAR_SUITE_TYPES / CUPAR_SUITE_UNTYPED as in scan_suite.hpp.
+// Splitting: CUPAR_SUITE_TYPES / CUPAR_SUITE_UNTYPED as in scan_suite.hpp, and
+// CUPAR_SUITE_TYPED defined to 0 leaves out the typed tests (a unit of the untyped tests alone).
 #pragma once
 
 #include "../common/group_stats.hpp"
@@ -197,6 +198,8 @@ inline std::vector<std::pair<std::size_t, int>> cases() {
 }
 
 }  // namespace by_key_ref
+
+#if !defined(CUPAR_SUITE_TYPED) || CUPAR_SUITE_TYPED
 
 template <class T>
 class ByKey : public ::testing::Test {};
@@ -488,6 +491,8 @@ TYPED_TEST(ByKey, BadArgumentsThrowBeforeAnyWorkAndTheNextCallWorks) {
   EXPECT_TRUE(
       bitwise_equal(ao.to_host(3), (std::vector<T>{T(3), T(12), T(6)})));
 }
+
+#endif  // CUPAR_SUITE_TYPED
 
 #if !defined(CUPAR_SUITE_UNTYPED) || CUPAR_SUITE_UNTYPED
 

@@ -6,7 +6,8 @@
 // value with its key: the values are input positions, so they must form a permutation whose keys
 // are the output keys bit for bit.
 //
-// Splitting: CUPAR_SUITE_TYPES / CUPAR_SUITE_UNTYPED as in scan_suite.hpp.
+// Splitting: CUPAR_SUITE_TYPES / CUPAR_SUITE_UNTYPED as in scan_suite.hpp, and
+// CUPAR_SUITE_TYPED defined to 0 leaves out the typed tests (a unit of the untyped tests alone).
 #pragma once
 
 #include "common.hpp"
@@ -204,6 +205,8 @@ void check_sort_pairs(const std::vector<T>& h, Comp comp, CpuComp cpu_comp, stre
 
 }  // namespace merge_sort_ref
 
+#if !defined(CUPAR_SUITE_TYPED) || CUPAR_SUITE_TYPED
+
 template <class T>
 class MergeSort : public ::testing::Test {};
 TYPED_TEST_SUITE(MergeSort, merge_sort_types, type_names);
@@ -342,6 +345,8 @@ TYPED_TEST(MergeSort, EmptyInputWritesNothing) {
   EXPECT_TRUE(bitwise_equal(keys.to_host(), poisoned_keys));
   EXPECT_TRUE(bitwise_equal(values.to_host(), poisoned_values));
 }
+
+#endif  // CUPAR_SUITE_TYPED
 
 #if !defined(CUPAR_SUITE_UNTYPED) || CUPAR_SUITE_UNTYPED
 
