@@ -135,14 +135,15 @@ case "$stage" in
     # Nsight Compute on the kernels (names matching KERNELS) of one cupar_bench row, in tier 1
     # (CUPAR_JIT_MODE=fast) and in the default mode once the optimised build serves: launches
     # after the first $CUPAR_PROFILE_SKIP (default 20) matching ones, $CUPAR_PROFILE_COUNT of them
-    # (default 2); the disk cache off. Logs profile_fast.log, profile_default.log.
+    # (default 2); the disk cache off. Logs profile_fast.log, profile_default.log. $CUPAR_NCU: the
+    # ncu to run (default the one on PATH, where /usr/local/cuda/bin comes first).
     regex=${1:?regex of one cupar_bench row}
     kernels=${2:?regex of the kernel names to profile}
     rc=0
     for mode in fast default; do
       env_mode=(CUPAR_DISABLE_DISK_CACHE=1)
       [ "$mode" = fast ] && env_mode+=(CUPAR_JIT_MODE=fast)
-      env "${env_mode[@]}" timeout 250 ncu --clock-control none -k "regex:$kernels" \
+      env "${env_mode[@]}" timeout 250 "${CUPAR_NCU:-ncu}" --clock-control none -k "regex:$kernels" \
         --launch-skip "${CUPAR_PROFILE_SKIP:-20}" --launch-count "${CUPAR_PROFILE_COUNT:-2}" \
         --section SpeedOfLight --section Occupancy --section LaunchStats \
         --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis \
