@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <numeric>
 #include <string>
 #include <thread>
@@ -76,8 +77,16 @@ TEST(JitConcurrency, CompileOnlyBuildsFromManyThreads) {
   EXPECT_EQ(wrong.load(), 0);
 }
 
+// Every call after a clear builds its operator anew (the disk cache is off in the suites), so the
+// work grows with a quick build's cost: the race is time-boxed. Each thread runs at least
+// kMinRounds rounds and starts no round past kRaceSeconds (at most kMaxRounds); a hang still
+// hangs (ctest's timeout), and a line every 30 s says how far the threads got. The test took 36 s
+// on the H100 when quick builds were simpler, 195 s on the H200 on 2026-12-03, and ran past
+// ctest's 300 s on 2026-12-04 (the whole suite at -j8 on a host that compiled 32% slower).
 TEST(JitConcurrency, CallsRaceBackgroundBuildsAndCacheClears) {
   CUPAR_REQUIRE_GPU();
+  constexpr int kMinRounds = 4, kMaxRounds = 30;
+  constexpr auto kRaceSeconds = std::chrono::seconds(60);
   const auto mode = cupar::jit::get_mode();
   cupar::jit::set_mode(cupar::jit::mode::tiered);  // background builds finish while calls run
   const int threads = thread_count();
@@ -85,9 +94,25 @@ TEST(JitConcurrency, CallsRaceBackgroundBuildsAndCacheClears) {
   std::vector<op> ops;
   for (int k = 0; k < operators; ++k)
     ops.emplace_back("a + b + " + std::to_string(k) + " - " + std::to_string(k));
+  const auto start = std::chrono::steady_clock::now();
+  const auto seconds = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
   std::atomic<bool> stop{false};
-  std::atomic<int> wrong{0}, clears{0};
+  std::atomic<int> wrong{0}, clears{0}, rounds{0}, running{threads};
+  const auto progress = [&](const char* when) {
+    const cupar::jit::stats st = cupar::jit::get_stats();
+    std::printf(
+        "[ race ] %s %.0f s: %d of %d rounds, %d threads running, %d clears, %llu quick builds, "
+        "%llu background builds, %llu skipped\n",
+        when, seconds(), rounds.load(), threads * kMaxRounds, running.load(), clears.load(),
+        static_cast<unsigned long long>(st.quick_builds),
+        static_cast<unsigned long long>(st.background_builds),
+        static_cast<unsigned long long>(st.background_skipped));
+    std::fflush(stdout);
+  };
   std::thread chaos([&] {
+    double reported = 0;
     while (!stop.load()) {
       cupar::jit::clear_memory_cache();
       ++clears;
@@ -98,6 +123,10 @@ TEST(JitConcurrency, CallsRaceBackgroundBuildsAndCacheClears) {
       } catch (const std::exception& e) {
         ADD_FAILURE() << e.what();
         ++wrong;
+      }
+      if (seconds() >= reported + 30) {
+        reported = seconds();
+        progress("at");
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
@@ -112,7 +141,10 @@ TEST(JitConcurrency, CallsRaceBackgroundBuildsAndCacheClears) {
         std::iota(h.begin(), h.end(), t);
         const int sum = std::accumulate(h.begin(), h.end(), 0);
         device_buffer<int> in(h, s), out(n, s);
-        for (int round = 0; round < 30; ++round) {
+        for (int round = 0; round < kMaxRounds; ++round) {
+          if (round >= kMinRounds && std::chrono::steady_clock::now() - start > kRaceSeconds) {
+            break;
+          }
           const op& o = ops[static_cast<std::size_t>((t + round) % operators)];
           wrong += cupar::reduce_value(in.data(), n, o, 0, s) != sum;
           cupar::inclusive_scan(in.data(), out.data(), n, o, s);
@@ -122,11 +154,13 @@ TEST(JitConcurrency, CallsRaceBackgroundBuildsAndCacheClears) {
           if (round % 10 == 0) cupar::jit::wait_for_background_builds();
           const cupar::jit::reduce_plan<int> plan(o);
           wrong += plan.value(in.data(), n, 0, s) != sum;
+          ++rounds;
         }
       } catch (const std::exception& e) {
         ADD_FAILURE() << e.what();
         ++wrong;
       }
+      --running;
     });
   }
   for (auto& th : pool)
@@ -134,9 +168,11 @@ TEST(JitConcurrency, CallsRaceBackgroundBuildsAndCacheClears) {
   stop = true;
   chaos.join();
   cupar::jit::wait_for_background_builds();
+  progress("done in");
   cupar::jit::set_mode(mode);
   EXPECT_EQ(wrong.load(), 0);
   EXPECT_GT(clears.load(), 0);
+  EXPECT_GE(rounds.load(), threads * kMinRounds);
   EXPECT_EQ(cupar::jit::get_stats().background_failures, 0u);
 }
 
