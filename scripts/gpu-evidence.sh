@@ -33,7 +33,9 @@
 #                                            wheel in .whl/ (carry it; installed into /tmp/site)
 #   scripts/gpu-evidence.sh tier1 REGEX      the same without the peer: the rows of REGEX, their
 #                                            cupar_jit rows again in tier 1, and the table of tier 1
-#                                            against the optimised build
+#                                            against the optimised build (an implementation group
+#                                            naming cupar_jit_expr adds an iterator expression's
+#                                            rows, e.g. scan_squares: "<family> (expression)")
 #   scripts/gpu-evidence.sh tiers REGEX CASE...  issue 28 item 6: tier1's table with, for each
 #                                            cupar_jit_latency CASE (reduce_f32, select_if_u32,
 #                                            ...: the rows' families), a new operator's first call
@@ -184,8 +186,12 @@ case "$stage" in
     }
     rows bench "$regex" CUPAR_DISABLE_DISK_CACHE=1
     # Tier 1: a disk-cache hit would serve the optimised build at once, even in fast mode.
-    # (the rows' implementation group, the first "/(...)/" of REGEX, narrowed to cupar_jit)
-    tier1_regex=$(sed -E 's#/\([a-z_|]*\)/#/cupar_jit/#' <<<"$regex")
+    # (the rows' implementation group, the first "/(...)/" of REGEX, narrowed to cupar_jit and,
+    # where the group names it, cupar_jit_expr: an iterator expression's rows)
+    impls=$(sed -nE 's#^[^/]*/\(([a-z_|]*)\)/.*#\1#p' <<<"$regex" | tr '|' '\n' |
+      grep -xE 'cupar_jit(_expr)?' | paste -sd'|')
+    [ "$impls" = cupar_jit ] || [ -z "$impls" ] || impls="($impls)"
+    tier1_regex=$(sed -E "s#/\\([a-z_|]*\\)/#/${impls:-cupar_jit}/#" <<<"$regex")
     rows tier1 "$tier1_regex" CUPAR_JIT_MODE=fast CUPAR_DISABLE_DISK_CACHE=1
     ab=()
     if [ "$stage" = tiers ] && [ -n "${CUPAR_TIERS_AB:-}" ]; then

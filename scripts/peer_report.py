@@ -39,7 +39,11 @@ HEADERS = {"cupar": "cupar (C++)", "cupar_jit_tier1": "cupar_jit tier 1",
 
 
 # Latency cases whose bench rows are named otherwise.
-CASE_ROWS = {"reduce_f32": ("reduce_sum", "f32")}
+CASE_ROWS = {"reduce_f32": ("reduce_sum", "f32"),
+             "scan_squares_f32": ("scan_squares (expression)", "f32")}
+# An iterator expression's rows (cupar_bench's cupar_jit_expr implementation) are a row of their
+# own, "<family> (expression)", its cupar_jit columns the expression's, the others the family's.
+EXPR_IMPL, EXPR_SUFFIX = "cupar_jit_expr", " (expression)"
 LATENCY = [("first_call", "seconds", "first call (ms)", 1e3),
            ("first_call", "optimized_ready_seconds", "optimised ready (s)", 1),
            ("build", "seconds", "optimised build (ms)", 1e3),
@@ -117,10 +121,18 @@ def main():
         _, t_rows, t_errors = bench_report.load([a.tier1])
         errors += t_errors
         tier1 = {(k[0], k[2], k[3]): r for k, r in t_rows.items() if k[1] == "cupar_jit"}
+        tier1.update({(k[0] + EXPR_SUFFIX, k[2], k[3]): r for k, r in t_rows.items()
+                      if k[1] == EXPR_IMPL})
     table = {}
     for (family, impl, type_, n), row in rows.items():
         if impl in COLUMNS:
             table.setdefault((family, type_, n), {})[impl] = row
+    for (family, impl, type_, n), row in rows.items():
+        if impl == EXPR_IMPL:
+            own = table.setdefault((family + EXPR_SUFFIX, type_, n), {})
+            own.update({c: r for c, r in table.get((family, type_, n), {}).items()
+                        if not c.startswith("cupar_jit")})
+            own["cupar_jit"] = row
     for key, row in tier1.items():
         table.setdefault(key, {})["cupar_jit_tier1"] = row
     subject = "cuda_compute" if a.peer else "cupar_jit_tier1"
@@ -129,6 +141,8 @@ def main():
         sys.exit(f"peer_report: no {subject} rows")
     # Families in the order of the peer's rows (or the benchmark's).
     order = {f: i for i, f in enumerate(dict.fromkeys(k[0] for k in (builds if a.peer else rows)))}
+    for f in list(order):  # an expression's row after its family's
+        order[f + EXPR_SUFFIX] = order[f] + 0.5
     cols = [c for c in COLUMNS if any(c in table[k] for k in keys)]
     latency = read_latency(a.latency) if a.latency else {}
     extra = ["tier 1 / optimised"] + (
