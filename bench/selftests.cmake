@@ -1,6 +1,6 @@
 # cupar benchmarks: self-tests of scripts/bench_report.py, bench_repeats.py, peer_report.py and
-# gpu-evidence.sh's tiers stage, included from bench/CMakeLists.txt, or from the top-level
-# CMakeLists.txt when the benchmarks are not built (CUPAR_BUILD_BENCHMARKS=OFF, as scripts/test.sh
+# gpu-evidence.sh's tiers, profile and ctest-rest stages, included from bench/CMakeLists.txt, or
+# from the top-level CMakeLists.txt when the benchmarks are not built (CUPAR_BUILD_BENCHMARKS=OFF, as scripts/test.sh
 # does on machines without a GPU).
 # Self-test of scripts/bench_report.py on a synthetic Google Benchmark JSON file. Needs a Python 3
 # with matplotlib (Debian: python3-matplotlib); skipped (exit code 77) where none has it.
@@ -59,3 +59,9 @@ add_test(NAME run_benchmarks_parts_selftest
                  ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/bench/run_benchmarks_selftest)
 set_tests_properties(run_benchmarks_parts_selftest PROPERTIES LABELS "cpu" TIMEOUT 120
                      ENVIRONMENT "PYTHON=${_cupar_report_python}")
+# scripts/gpu-evidence.sh's `ctest` and `ctest-rest` stages with a stand-in for ctest: the suites
+# that failed or never started (a call cut by its time) run again, and only those.
+add_test(NAME gpu_evidence_ctest_rest_selftest
+         COMMAND bash ${PROJECT_SOURCE_DIR}/bench/testdata/gpu_evidence_ctest_rest_selftest.sh
+                 ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/bench/gpu_evidence_ctest_rest_selftest)
+set_tests_properties(gpu_evidence_ctest_rest_selftest PROPERTIES LABELS "cpu" TIMEOUT 60)

@@ -7,6 +7,11 @@
 #                                            $CUPAR_CTEST_SECONDS: stop starting and running tests
 #                                            that many seconds from now (ctest --stop-time), so a
 #                                            call's time limit does not cut the summary off
+#   scripts/gpu-evidence.sh ctest-rest       the suites of `ctest -LE large` that neither passed
+#                                            nor skipped in the build directory's last ctest or
+#                                            ctest-rest run (failed, timed out or never started:
+#                                            a call cut by its time), -j8, $CUPAR_CTEST_SECONDS as
+#                                            above ($CUPAR_CTEST: the ctest to run)
 #   scripts/gpu-evidence.sh sanitize         scripts/sanitize.sh, logs packed in one file
 #   scripts/gpu-evidence.sh bench REGEX      cupar_bench rows matching REGEX, 5 repetitions, JSON
 #   scripts/gpu-evidence.sh profile ROW KERNELS  Nsight Compute on one cupar_bench row's kernels
@@ -118,11 +123,38 @@ case "$stage" in
     if [ -n "${CUPAR_CTEST_SECONDS:-}" ]; then
       stop=(--stop-time "$(date -d "+${CUPAR_CTEST_SECONDS} seconds" +%H:%M:%S)")
     fi
-    ctest --test-dir "$build" -LE large -j8 -I "$part,,$parts" --output-on-failure "${stop[@]}" \
-      >"$out/ctest$part.log" 2>&1
+    "${CUPAR_CTEST:-ctest}" --test-dir "$build" -LE large -j8 -I "$part,,$parts" \
+      --output-on-failure "${stop[@]}" >"$out/ctest$part.log" 2>&1
     rc=$?
+    # What passed, for ctest-rest (the build directory stays on the machine between calls).
+    grep -E "Test +#[0-9]+: " "$out/ctest$part.log" >"$build/ctest_last.log"
     echo "ctest part $part of $parts: rc=$rc in $(($(date +%s) - start)) s"
     grep -E "Test +#|tests passed|Total Test" "$out/ctest$part.log" | tail -30
+    exit $rc
+    ;;
+  ctest-rest)
+    [ -f "$build/ctest_last.log" ] || { echo "ctest-rest: no earlier ctest in $build"; exit 2; }
+    stop=()
+    if [ -n "${CUPAR_CTEST_SECONDS:-}" ]; then
+      stop=(--stop-time "$(date -d "+${CUPAR_CTEST_SECONDS} seconds" +%H:%M:%S)")
+    fi
+    passed=$(grep -oE "Test +#[0-9]+: [A-Za-z0-9_.-]+ \.+ *(Passed|\*\*\*Skipped)" "$build/ctest_last.log" |
+      sed -E 's/.*: ([^ ]+) .*/\1/' | sort -u)
+    rest=$("${CUPAR_CTEST:-ctest}" --test-dir "$build" -LE large -N |
+      sed -nE 's/^ *Test +#[0-9]+: ([^ ]+)$/\1/p' | sort -u | comm -23 - <(echo "$passed"))
+    if [ -z "$rest" ]; then
+      echo "ctest-rest: every suite passed (or skipped) in the last runs"
+      exit 0
+    fi
+    echo "ctest-rest: $(wc -w <<<"$rest") suites: $(echo $rest)"
+    "${CUPAR_CTEST:-ctest}" --test-dir "$build" -LE large -j8 -R "^($(echo $rest | tr ' ' '|'))\$" \
+      --output-on-failure "${stop[@]}" >"$out/ctest_rest.log" 2>&1
+    rc=$?
+    # Passed (or skipped) now or before: the next ctest-rest runs what is still left.
+    { echo "$passed" | sed -E 's/^(.+)$/Test #0: \1 ... Passed/'; grep -E "Test +#[0-9]+: " "$out/ctest_rest.log"; } \
+      >"$build/ctest_last.log.new" && mv "$build/ctest_last.log.new" "$build/ctest_last.log"
+    echo "ctest-rest: rc=$rc in $(($(date +%s) - start)) s"
+    grep -E "Test +#|tests passed|Total Test" "$out/ctest_rest.log" | tail -30
     exit $rc
     ;;
   sanitize)
