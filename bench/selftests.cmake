@@ -1,7 +1,7 @@
 # cupar benchmarks: self-tests of scripts/bench_report.py, bench_repeats.py, peer_report.py and
 # gpu-evidence.sh's tiers, profile and ctest-rest stages, included from bench/CMakeLists.txt, or
-# from the top-level CMakeLists.txt when the benchmarks are not built (CUPAR_BUILD_BENCHMARKS=OFF, as scripts/test.sh
-# does on machines without a GPU).
+# from the top-level CMakeLists.txt when the benchmarks are not built (CUPAR_BUILD_BENCHMARKS=OFF,
+# as scripts/test.sh does on machines without a GPU).
 # Self-test of scripts/bench_report.py on a synthetic Google Benchmark JSON file. Needs a Python 3
 # with matplotlib (Debian: python3-matplotlib); skipped (exit code 77) where none has it.
 find_package(Python3 COMPONENTS Interpreter)
