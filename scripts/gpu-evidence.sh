@@ -138,8 +138,8 @@ case "$stage" in
     if [ -n "${CUPAR_CTEST_SECONDS:-}" ]; then
       stop=(--stop-time "$(date -d "+${CUPAR_CTEST_SECONDS} seconds" +%H:%M:%S)")
     fi
-    passed=$(grep -oE "Test +#[0-9]+: [A-Za-z0-9_.-]+ \.+ *(Passed|\*\*\*Skipped)" "$build/ctest_last.log" |
-      sed -E 's/.*: ([^ ]+) .*/\1/' | sort -u)
+    done_re="Test +#[0-9]+: [A-Za-z0-9_.-]+ \.+ *(Passed|\*\*\*Skipped)"
+    passed=$(grep -oE "$done_re" "$build/ctest_last.log" | sed -E 's/.*: ([^ ]+) .*/\1/' | sort -u)
     rest=$("${CUPAR_CTEST:-ctest}" --test-dir "$build" -LE large -N |
       sed -nE 's/^ *Test +#[0-9]+: ([^ ]+)$/\1/p' | sort -u | comm -23 - <(echo "$passed"))
     if [ -z "$rest" ]; then
@@ -151,8 +151,10 @@ case "$stage" in
       --output-on-failure "${stop[@]}" >"$out/ctest_rest.log" 2>&1
     rc=$?
     # Passed (or skipped) now or before: the next ctest-rest runs what is still left.
-    { echo "$passed" | sed -E 's/^(.+)$/Test #0: \1 ... Passed/'; grep -E "Test +#[0-9]+: " "$out/ctest_rest.log"; } \
-      >"$build/ctest_last.log.new" && mv "$build/ctest_last.log.new" "$build/ctest_last.log"
+    {
+      echo "$passed" | sed -E 's/^(.+)$/Test #0: \1 ... Passed/'
+      grep -E "Test +#[0-9]+: " "$out/ctest_rest.log"
+    } >"$build/ctest_last.log.new" && mv "$build/ctest_last.log.new" "$build/ctest_last.log"
     echo "ctest-rest: rc=$rc in $(($(date +%s) - start)) s"
     grep -E "Test +#|tests passed|Total Test" "$out/ctest_rest.log" | tail -30
     exit $rc
