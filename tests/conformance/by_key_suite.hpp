@@ -420,8 +420,7 @@ TYPED_TEST(ByKey, AllKeysEqualMakeOneRunAndAllDistinctMakeOneRunEach) {
       EXPECT_TRUE(bitwise_equal(ao.to_host(runs), want.values));
       ASSERT_EQ(cupar::unique_by_key_count(k.data(), v.data(), ko.data(), ao.data(), n, stream),
                 runs);
-      EXPECT_TRUE(bitwise_equal(ao.to_host(runs),
-                                ref::unique(keys, values, ref::equal<T>).values));
+      EXPECT_TRUE(bitwise_equal(ao.to_host(runs), ref::unique(keys, values, ref::equal<T>).values));
       ASSERT_EQ(cupar::run_length_encode_count(k.data(), ko.data(), counts.data(), n, stream),
                 runs);
       EXPECT_TRUE(value_equal(counts.to_host(runs),
@@ -488,8 +487,7 @@ TYPED_TEST(ByKey, BadArgumentsThrowBeforeAnyWorkAndTheNextCallWorks) {
   ASSERT_EQ(cupar::reduce_by_key_count(k.data(), v.data(), ko.data(), ao.data(), 6,
                                        Ops::template plus<T>(), stream),
             3u);
-  EXPECT_TRUE(
-      bitwise_equal(ao.to_host(3), (std::vector<T>{T(3), T(12), T(6)})));
+  EXPECT_TRUE(bitwise_equal(ao.to_host(3), (std::vector<T>{T(3), T(12), T(6)})));
 }
 
 #endif  // CUPAR_SUITE_TYPED
@@ -526,16 +524,16 @@ void check_nan_and_signed_zero_keys(const char* label) {
                                                  Ops::template plus<F>(), stream);
     ASSERT_EQ(runs, last_keys.size());
     EXPECT_TRUE(bitwise_equal(ko.to_host(runs), last_keys));
-    EXPECT_TRUE(bitwise_equal(ao.to_host(runs),
-                              (std::vector<F>{F(1), F(2), F(3), F(30), F(9), F(21)})));
+    EXPECT_TRUE(
+        bitwise_equal(ao.to_host(runs), (std::vector<F>{F(1), F(2), F(3), F(30), F(9), F(21)})));
     ASSERT_EQ(explicit_eq
                   ? cupar::unique_by_key_count(k.data(), v.data(), ko.data(), ao.data(), n,
                                                Ops::template equal_to<F>(), stream)
                   : cupar::unique_by_key_count(k.data(), v.data(), ko.data(), ao.data(), n, stream),
               first_keys.size());
     EXPECT_TRUE(bitwise_equal(ko.to_host(runs), first_keys));
-    EXPECT_TRUE(bitwise_equal(ao.to_host(runs),
-                              (std::vector<F>{F(1), F(2), F(3), F(4), F(9), F(10)})));
+    EXPECT_TRUE(
+        bitwise_equal(ao.to_host(runs), (std::vector<F>{F(1), F(2), F(3), F(4), F(9), F(10)})));
     if (explicit_eq) {
       cupar::inclusive_scan_by_key(k.data(), v.data(), out.data(), n, Ops::template plus<F>(),
                                    Ops::template equal_to<F>(), stream);
@@ -614,7 +612,8 @@ TEST(ByKeyStruct, MatrixProductsByKeyKeepTheOperandOrder) {
   CUPAR_REQUIRE_GPU();
   namespace ref = by_key_ref;
   owned_stream stream;
-  for (std::size_t n : scaled({std::size_t(0), std::size_t(1), std::size_t(1001), std::size_t(100003)})) {
+  for (std::size_t n :
+       scaled({std::size_t(0), std::size_t(1), std::size_t(1001), std::size_t(100003)})) {
     SCOPED_TRACE("n = " + std::to_string(n));
     const auto keys = ref::run_keys<std::uint32_t>(n, 23 + n, 50);
     const auto entries = random_values<std::uint32_t>(4 * n, 24 + n, 0, 3);
