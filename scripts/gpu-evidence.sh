@@ -99,6 +99,17 @@ configure() {
   cmake --preset gpu -B "$build" "${prefix[@]}" -DCMAKE_CUDA_ARCHITECTURES=90 "$@" \
     >"$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 }
+# $CUPAR_CTEST_SECONDS as ctest's --stop-time (the ctest stages).
+ctest_stop=()
+if [ -n "${CUPAR_CTEST_SECONDS:-}" ]; then
+  ctest_stop=(--stop-time "$(date -d "+${CUPAR_CTEST_SECONDS} seconds" +%H:%M:%S)")
+fi
+# Appends to $build/ctest_last.log the suites that passed or skipped in ctest's output $1: what
+# ctest-rest leaves out (the build directory stays on the machine between calls).
+record_done() {
+  grep -oE "Test +#[0-9]+: [A-Za-z0-9_.-]+ \.+ *(Passed|\*\*\*Skipped)" "$1" |
+    sed -E 's/.*: ([^ ]+) .*/\1/' >>"$build/ctest_last.log"
+}
 stage=${1:-}
 shift || true
 start=$(date +%s)
@@ -119,42 +130,29 @@ case "$stage" in
   ctest)
     part=${1:?part}
     parts=${2:?parts}
-    stop=()
-    if [ -n "${CUPAR_CTEST_SECONDS:-}" ]; then
-      stop=(--stop-time "$(date -d "+${CUPAR_CTEST_SECONDS} seconds" +%H:%M:%S)")
-    fi
     "${CUPAR_CTEST:-ctest}" --test-dir "$build" -LE large -j8 -I "$part,,$parts" \
-      --output-on-failure "${stop[@]}" >"$out/ctest$part.log" 2>&1
+      --output-on-failure "${ctest_stop[@]}" >"$out/ctest$part.log" 2>&1
     rc=$?
-    # What passed, for ctest-rest (the build directory stays on the machine between calls).
-    grep -E "Test +#[0-9]+: " "$out/ctest$part.log" >"$build/ctest_last.log"
+    : >"$build/ctest_last.log"
+    record_done "$out/ctest$part.log"
     echo "ctest part $part of $parts: rc=$rc in $(($(date +%s) - start)) s"
     grep -E "Test +#|tests passed|Total Test" "$out/ctest$part.log" | tail -30
     exit $rc
     ;;
   ctest-rest)
     [ -f "$build/ctest_last.log" ] || { echo "ctest-rest: no earlier ctest in $build"; exit 2; }
-    stop=()
-    if [ -n "${CUPAR_CTEST_SECONDS:-}" ]; then
-      stop=(--stop-time "$(date -d "+${CUPAR_CTEST_SECONDS} seconds" +%H:%M:%S)")
-    fi
-    done_re="Test +#[0-9]+: [A-Za-z0-9_.-]+ \.+ *(Passed|\*\*\*Skipped)"
-    passed=$(grep -oE "$done_re" "$build/ctest_last.log" | sed -E 's/.*: ([^ ]+) .*/\1/' | sort -u)
     rest=$("${CUPAR_CTEST:-ctest}" --test-dir "$build" -LE large -N |
-      sed -nE 's/^ *Test +#[0-9]+: ([^ ]+)$/\1/p' | sort -u | comm -23 - <(echo "$passed"))
+      sed -nE 's/^ *Test +#[0-9]+: ([^ ]+)$/\1/p' | sort -u |
+      comm -23 - <(sort -u "$build/ctest_last.log"))
     if [ -z "$rest" ]; then
       echo "ctest-rest: every suite passed (or skipped) in the last runs"
       exit 0
     fi
     echo "ctest-rest: $(wc -w <<<"$rest") suites: $(echo $rest)"
     "${CUPAR_CTEST:-ctest}" --test-dir "$build" -LE large -j8 -R "^($(echo $rest | tr ' ' '|'))\$" \
-      --output-on-failure "${stop[@]}" >"$out/ctest_rest.log" 2>&1
+      --output-on-failure "${ctest_stop[@]}" >"$out/ctest_rest.log" 2>&1
     rc=$?
-    # Passed (or skipped) now or before: the next ctest-rest runs what is still left.
-    {
-      echo "$passed" | sed -E 's/^(.+)$/Test #0: \1 ... Passed/'
-      grep -E "Test +#[0-9]+: " "$out/ctest_rest.log"
-    } >"$build/ctest_last.log.new" && mv "$build/ctest_last.log.new" "$build/ctest_last.log"
+    record_done "$out/ctest_rest.log"
     echo "ctest-rest: rc=$rc in $(($(date +%s) - start)) s"
     grep -E "Test +#|tests passed|Total Test" "$out/ctest_rest.log" | tail -30
     exit $rc
