@@ -14,7 +14,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <numeric>
 #include <string>
 #include <thread>
@@ -80,8 +82,10 @@ TEST(JitConcurrency, CompileOnlyBuildsFromManyThreads) {
 // Every call after a clear builds its operator anew (the disk cache is off in the suites), so the
 // work grows with a quick build's cost: the race is time-boxed. Each thread runs at least
 // kMinRounds rounds and starts no round past kRaceSeconds (at most kMaxRounds); a hang still
-// hangs (ctest's timeout), and a line every 30 s says how far the threads got. Untimed, the race
-// ran 36 s to over 300 s as quick builds and hosts varied (docs/RELIABILITY.md).
+// hangs (ctest's timeout), and a line every 30 s says how far the threads got. Those lines showed
+// why it once ran past 300 s: every thread stood in its wait_for_background_builds for minutes
+// behind optimised builds that plans had let go and that the clears should have dropped (the
+// test after this one; docs/RELIABILITY.md).
 TEST(JitConcurrency, CallsRaceBackgroundBuildsAndCacheClears) {
   CUPAR_REQUIRE_GPU();
   constexpr int kMinRounds = 4, kMaxRounds = 30;
@@ -173,6 +177,57 @@ TEST(JitConcurrency, CallsRaceBackgroundBuildsAndCacheClears) {
   EXPECT_GT(clears.load(), 0);
   EXPECT_GE(rounds.load(), threads * kMinRounds);
   EXPECT_EQ(cupar::jit::get_stats().background_failures, 0u);
+}
+
+// A plan holds its entry across clear_memory_cache: the optimised build queued when it was made
+// is still made after a clear (and the plan's next call picks it up), while the builds of plans
+// let go before the clear are dropped unless they had begun. The plans used to count no hold
+// when made but give one back when destroyed, so a plan's build was dropped after a clear and a
+// dropped plan's entry (its count below zero) was built anyway: the race above then waited
+// minutes behind a queue of builds that nothing could use.
+TEST(JitConcurrency, ClearKeepsTheOptimisedBuildsOfHeldPlansOnly) {
+  CUPAR_REQUIRE_GPU();
+  const auto mode = cupar::jit::get_mode();
+  cupar::jit::set_mode(cupar::jit::mode::tiered);
+  owned_stream s;
+  const std::size_t n = 4099;
+  std::vector<int> h(n, 1);
+  device_buffer<int> in(h, s);
+  // Operators new to this process and to any disk cache: every plan queues an optimised build.
+  const std::string salt =
+      std::to_string(std::chrono::system_clock::now().time_since_epoch().count() % 1000000007);
+  const auto fresh = [&](int k) {
+    return op("a + b + " + salt + " - " + salt + " + " + std::to_string(k) + " - " +
+              std::to_string(k));
+  };
+  cupar::jit::wait_for_background_builds();
+  const cupar::jit::stats before = cupar::jit::get_stats();
+  // 48 plans let go at once: their builds fill the queue ahead of the held plan's (the pool has
+  // at most 4 threads unless CUPAR_JIT_BUILD_THREADS says more; an optimised build takes
+  // hundreds of milliseconds, a quick one tens), so the clear comes before the held plan's began.
+  constexpr int dropped = 48;
+  for (int k = 0; k < dropped; ++k) {
+    const cupar::jit::reduce_plan<int> plan(fresh(k));
+    (void)plan;
+  }
+  const cupar::jit::reduce_plan<int> held(fresh(dropped));
+  cupar::jit::clear_memory_cache();
+  cupar::jit::wait_for_background_builds();
+  const cupar::jit::stats after = cupar::jit::get_stats();
+  EXPECT_EQ(held.value(in.data(), n, 0, s), static_cast<int>(n));
+  const cupar::jit::stats used = cupar::jit::get_stats();
+  cupar::jit::set_mode(mode);
+  EXPECT_EQ(after.background_failures, before.background_failures);
+  // Every build queued before the wait was made or dropped.
+  EXPECT_EQ((after.background_builds - before.background_builds) +
+                (after.background_skipped - before.background_skipped),
+            static_cast<std::uint64_t>(dropped + 1));
+  EXPECT_EQ(used.upgrades - after.upgrades, 1u)
+      << "the held plan's optimised build was dropped by the clear";
+  if (std::getenv("CUPAR_JIT_BUILD_THREADS") == nullptr) {
+    EXPECT_GT(after.background_skipped, before.background_skipped)
+        << "the builds of plans let go before the clear were all made";
+  }
 }
 
 // wait_for_background_builds waits for what was queued before it, not for an empty queue: with

@@ -90,9 +90,11 @@ std::shared_ptr<plan_state> jit_make_plan(const jit_args& given) {
   plan->device = &dev;
   const auto served = a.call->served_by_library;
   if (served == nullptr || !served(plan->request, *a.ops[0])) {
+    // for_plan: the plan holds the entry from here (its destructor lets it go), so that a
+    // clear_memory_cache before its optimised build began does not drop that build.
     plan->entry = jit::obtain_entry(
         plan->request.key(dev.arch), [&] { return plan->request.spec(); }, plan->request.anchor(),
-        dev);
+        dev, /*for_plan=*/true);
   }
   // The plan's calls pass their operator; the request's pointers are not kept past its making.
   plan->request.ops[0] = plan->request.ops[1] = nullptr;
