@@ -28,8 +28,11 @@ std::vector<slot_spec> slots(const set_spec& s) {
       with_batches(op_slot({t[0], t[0]}, t[0], {"a", "b"}, "operator"), batch::fold | batch::scan);
   if (reads_expression(s)) {
     // The iterator expression first: it anchors the cache entry. "+io": the output expression's
-    // store last.
-    std::vector<slot_spec> out = {expression_slot(t[0]), scan_op};
+    // store last. The out-of-line kernels read a full tile's items of the expression in one
+    // call of its strided form (jit_ops/cupar_scan.cuh, LoadDirectWarpStriped), not one call an
+    // item (tier 1 of the scan of transform(x, "x * x") on the H100: 0.45 -> 0.52 of the
+    // optimised build).
+    std::vector<slot_spec> out = {with_batches(expression_slot(t[0]), batch::strided), scan_op};
     if (writes_expression(s)) out.push_back(store_slot(t[0]));
     return out;
   }
