@@ -754,9 +754,17 @@ std::string batch_functions(const slot_spec& slot, const slot_binding& binding) 
     // the narrower ones, which run at most once (4) or three times (1) a call, four times over
     // (their trip counts unknown to it): 9 of the 70 ms of dot's operator compile, 2-core
     // machine.
+    // CUPAR_JIT_STRIDED_TAIL=guarded (read once a process): the items past the last whole chunk
+    // in one chunk of the widest size whose calls are guarded (their loads in flight together),
+    // instead of chunks of 4 and 1 (a scan thread's 15 items: 8 + 7 in two rounds of loads
+    // instead of 8 + 4 + 1 + 1 + 1 in five).
+    static const bool guarded_tail = [] {
+      const char* v = std::getenv("CUPAR_JIT_STRIDED_TAIL");
+      return v != nullptr && std::string(v) == "guarded";
+    }();
     std::vector<int> chunks{widest};
-    if (widest >= 8) chunks.push_back(4);
-    if (widest > 1) chunks.push_back(1);
+    if (!guarded_tail && widest >= 8) chunks.push_back(4);
+    if (!guarded_tail && widest > 1) chunks.push_back(1);
     for (int chunk : chunks) {
       out << "#pragma unroll 1\n  for (; i + " << chunk << " <= cupar_n; i += " << chunk << ") {\n"
           << "    " << t << " cupar_r[" << chunk << "];\n"
@@ -764,6 +772,13 @@ std::string batch_functions(const slot_spec& slot, const slot_binding& binding) 
           << "(cupar_state, " << arg << ");\n"
           << "#pragma unroll\n    for (int k = 0; k < " << chunk
           << "; ++k) cupar_out[i + k] = cupar_r[k];\n  }\n";
+    }
+    if (guarded_tail && widest > 1) {
+      out << "  if (i < cupar_n) {\n    " << t << " cupar_r[" << widest << "];\n"
+          << "#pragma unroll\n    for (int k = 0; k < " << widest
+          << "; ++k) if (i + k < cupar_n) cupar_r[k] = " << sym << "(cupar_state, " << arg
+          << ");\n#pragma unroll\n    for (int k = 0; k < " << widest
+          << "; ++k) if (i + k < cupar_n) cupar_out[i + k] = cupar_r[k];\n  }\n";
     }
     out << "}\n";
   };
