@@ -754,10 +754,12 @@ std::string batch_functions(const slot_spec& slot, const slot_binding& binding) 
     // the narrower ones, which run at most once (4) or three times (1) a call, four times over
     // (their trip counts unknown to it): 9 of the 70 ms of dot's operator compile, 2-core
     // machine.
-    // CUPAR_JIT_STRIDED_TAIL=guarded (read once a process): the items past the last whole chunk
-    // in one chunk of the widest size whose calls are guarded (their loads in flight together),
-    // instead of chunks of 4 and 1 (a scan thread's 15 items: 8 + 7 in two rounds of loads
-    // instead of 8 + 4 + 1 + 1 + 1 in five).
+    // CUPAR_JIT_STRIDED_TAIL=guarded (read once a process), an A/B: the items past the last
+    // whole chunk in one chunk of the widest size whose calls are guarded (their loads in flight
+    // together), instead of chunks of 4 and 1 (a scan thread's 15 items: 8 + 7 in two rounds of
+    // loads instead of 8 + 4 + 1 + 1 + 1 in five). H100, tier 1 at 2^24 / 2^28 (docs/JIT.md):
+    // the scan of transform(x, "x * x") 120.2 / 1,677 -> 114.8 / 1,590 us, but dot 62.8 / 839.2
+    // -> 68.0 / 901.5: off by default.
     static const bool guarded_tail = [] {
       const char* v = std::getenv("CUPAR_JIT_STRIDED_TAIL");
       return v != nullptr && std::string(v) == "guarded";
