@@ -43,11 +43,16 @@ struct cupar_join_empty {
   static constexpr R value = static_cast<R>(~static_cast<R>(0));
 };
 
+// The kernels take the operators as __grid_constant__ parameters: the out-of-line (tier-1)
+// operators take the state's address, and a plain by-value parameter whose address is taken is
+// copied into each thread's local memory first (64 bytes an operator, for one probe row a thread;
+// the for_each kernel's tier 1 ran 2.8-4.0x faster without that copy: docs/JIT.md).
+
 /// Inserts build rows [0, n): each claims the first empty slot from its hash, then writes its tag.
 template <class R>
 __global__ void cupar_join_build(const cupar_K* keys, unsigned long long n,
                                  cupar_join_slot<R>* slots, unsigned long long mask,
-                                 cupar_join_hash hash) {
+                                 const __grid_constant__ cupar_join_hash hash) {
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
   for (unsigned long long i =
            static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -82,7 +87,8 @@ __device__ __forceinline__ void cupar_join_probe(const cupar_K* build,
 template <class R>
 __global__ void cupar_join_count(const cupar_K* build, const cupar_K* probe, unsigned long long n,
                                  const cupar_join_slot<R>* slots, unsigned long long mask,
-                                 cupar_join_hash hash, cupar_join_eq eq,
+                                 const __grid_constant__ cupar_join_hash hash,
+                                 const __grid_constant__ cupar_join_eq eq,
                                  unsigned long long* counts) {
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
   for (unsigned long long i =
@@ -101,7 +107,8 @@ __global__ void cupar_join_count(const cupar_K* build, const cupar_K* probe, uns
 template <class R, class I>
 __global__ void cupar_join_fill(const cupar_K* build, const cupar_K* probe, unsigned long long n,
                                 const cupar_join_slot<R>* slots, unsigned long long mask,
-                                cupar_join_hash hash, cupar_join_eq eq,
+                                const __grid_constant__ cupar_join_hash hash,
+                                const __grid_constant__ cupar_join_eq eq,
                                 const unsigned long long* offsets, I* build_out, I* probe_out) {
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
   for (unsigned long long i =
@@ -121,7 +128,8 @@ __global__ void cupar_join_fill(const cupar_K* build, const cupar_K* probe, unsi
 template <class R>
 __global__ void cupar_join_flag(const cupar_K* build, const cupar_K* probe, unsigned long long n,
                                 const cupar_join_slot<R>* slots, unsigned long long mask,
-                                cupar_join_hash hash, cupar_join_eq eq, int matched,
+                                const __grid_constant__ cupar_join_hash hash,
+                                const __grid_constant__ cupar_join_eq eq, int matched,
                                 unsigned char* flags) {
   const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
   for (unsigned long long i =
