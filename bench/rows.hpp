@@ -408,6 +408,7 @@
   X(group_by_16m, cupar_sort, pair_stats, gpu)                                 \
   X(join, cupar, u32, gpu)                                                     \
   X(join, cupar_sort, u32, gpu)                                                \
+  X(join, cupar_jit, pair, gpu)                                                \
   X(top_k_1, cupar, u32, gpu)                                                  \
   X(top_k_100, cupar, u32, gpu)                                                \
   X(top_k_65536, cupar, u32, gpu)                                              \
