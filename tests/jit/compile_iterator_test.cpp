@@ -407,6 +407,29 @@ TEST(JitIteratorCompile, ScansOfExpressionsLinkToTheIndexScanSets) {
   }
 }
 
+// The tier-1 scan over an expression reads a thread's full-tile items in one call of the
+// expression's strided form (jit_ops/cupar_scan.cuh overloads CUB's LoadDirectWarpStriped for
+// the expression iterator; an overload CUB stopped choosing would leave the form uncalled, and
+// the quick build compiles only the forms the set's kernels call). Partial tiles keep calling the
+// expression an item at a time. Read from the quick build's source (CUPAR_JIT_DUMP_DIR).
+TEST(JitIteratorCompile, ScansOfExpressionsReadFullTilesInOneStridedCall) {
+  for (const char* set : {"scan_inclusive<f32>+index", "scan_exclusive<f32>+index"}) {
+    if (!cupar::testing::precompiled_here(set)) GTEST_SKIP() << set << " is not precompiled here";
+  }
+  for (bool inclusive : {true, false}) {
+    SCOPED_TRACE(inclusive ? "inclusive" : "exclusive");
+    // New to the process (the pid in the text), so that the build is made and dumped.
+    const std::string text =
+        "x * x + " + std::to_string(::getpid() % 1000) + (inclusive ? ".0f" : ".5f");
+    const std::string source = cupar::testing::dumped_source(text, [&] {
+      (void)jit::compile_scan<float>(jit::transform<float>(no_floats, op(text)), sum_op, inclusive,
+                                     90, false);
+    });
+    ASSERT_FALSE(source.empty()) << "no dumped source of the quick build";
+    EXPECT_NE(source.find("cupar_jit_xform_strided("), std::string::npos) << source;
+  }
+}
+
 TEST(JitIteratorCompile, BuildersCheckTheirArguments) {
   EXPECT_THROW(jit::zip(std::vector<jit::field>{}), std::invalid_argument);
   EXPECT_THROW(jit::zip({{"a", no_floats}, {"a", no_floats}}), std::invalid_argument);
