@@ -3,7 +3,9 @@
 // CUPAR_INDEX_INPUT ("+index" sets) also the iterator expression
 // cupar_jit_xform(const unsigned char* state, unsigned long long i) -> cupar_T, and with
 // CUPAR_INDEX_OUTPUT ("+io" sets: both) the output expression's
-// cupar_jit_store(const unsigned char* state, unsigned long long i, cupar_T v) -> int.
+// cupar_jit_store(const unsigned char* state, unsigned long long i, cupar_T v) -> int; with
+// CUPAR_XFORM_INPUT ("+xform" sets) the transform of an array's elements
+// cupar_jit_xform(const unsigned char* state, cupar_T x) -> cupar_T.
 #pragma once
 
 #include <cub/device/dispatch/kernels/scan.cuh>
@@ -75,6 +77,94 @@ __device__ __forceinline__ void LoadDirectWarpStriped(int linear_tid, cupar_expr
   for (int k = 0; k < N; ++k)
     items[k] = loaded[k];
 }
+#endif
+
+#if defined(CUPAR_XFORM_INPUT)
+/// The input of the "+xform" sets: element i is the first slot's transform (cupar_jit_xform) of
+/// in[i], an array of cupar_T (jit::transform<T>(array, f) with the array's elements of the
+/// scan's type). The host passes it by value in the layout of the "+index" sets' input (80
+/// bytes: the transform's state, then the array's address; src/jit/core/launch.hpp,
+/// expression_input).
+struct cupar_xform_iterator {
+  typedef cupar_T value_type;
+  typedef long long difference_type;
+  typedef const cupar_T* pointer;
+  typedef cupar_T reference;
+  typedef ::cuda::std::random_access_iterator_tag iterator_category;
+  cupar_functor_state state;
+  const cupar_T* in;
+  __device__ __forceinline__ cupar_T operator*() const { return cupar_jit_xform(state.bytes, *in); }
+  __device__ __forceinline__ cupar_T operator[](difference_type i) const {
+    return cupar_jit_xform(state.bytes, in[i]);
+  }
+  __host__ __device__ __forceinline__ cupar_xform_iterator operator+(difference_type i) const {
+    cupar_xform_iterator r = *this;
+    r.in += i;
+    return r;
+  }
+  __host__ __device__ __forceinline__ cupar_xform_iterator& operator+=(difference_type i) {
+    in += i;
+    return *this;
+  }
+  __host__ __device__ __forceinline__ difference_type
+  operator-(const cupar_xform_iterator& o) const {
+    return static_cast<difference_type>(in - o.in);
+  }
+};
+#if defined(CUPAR_OUT_OF_LINE)
+extern "C" __device__ cupar_items<cupar_T, 8> cupar_jit_xform_items8(const unsigned char* state,
+                                                                     cupar_T x0, cupar_T x1,
+                                                                     cupar_T x2, cupar_T x3,
+                                                                     cupar_T x4, cupar_T x5,
+                                                                     cupar_T x6, cupar_T x7);
+extern "C" __device__ cupar_items<cupar_T, 4> cupar_jit_xform_items4(const unsigned char* state,
+                                                                     cupar_T x0, cupar_T x1,
+                                                                     cupar_T x2, cupar_T x3);
+/// items[k] = transform(items[k]) for k from I on, in calls of eight (or four) items by value
+/// where that many fit in eight words (cupar_items: registers under the call ABI), the rest a
+/// call each. The indices are constants once unrolled, so the items stay in registers.
+template <int I, int N>
+__device__ __forceinline__ void cupar_xform_in_place(const unsigned char* state,
+                                                     cupar_T (&items)[N]) {
+  constexpr int width = 8 * sizeof(cupar_T) <= 32 ? 8 : 4 * sizeof(cupar_T) <= 32 ? 4 : 0;
+  if constexpr (width == 8 && I + 8 <= N) {
+    const cupar_items<cupar_T, 8> r =
+        cupar_jit_xform_items8(state, items[I], items[I + 1], items[I + 2], items[I + 3],
+                               items[I + 4], items[I + 5], items[I + 6], items[I + 7]);
+#pragma unroll
+    for (int k = 0; k < 8; ++k)
+      items[I + k] = r.v[k];
+    cupar_xform_in_place<I + 8, N>(state, items);
+  } else if constexpr (width >= 4 && I + 4 <= N) {
+    const cupar_items<cupar_T, 4> r =
+        cupar_jit_xform_items4(state, items[I], items[I + 1], items[I + 2], items[I + 3]);
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      items[I + k] = r.v[k];
+    cupar_xform_in_place<I + 4, N>(state, items);
+  } else if constexpr (I < N) {
+    items[I] = cupar_jit_xform(state, items[I]);
+    cupar_xform_in_place<I + 1, N>(state, items);
+  }
+}
+/// The out-of-line (tier-1) kernels' full tiles of a transformed array: CUB's warp-striped load
+/// (BLOCK_LOAD_WARP_TRANSPOSE, as LoadDirectWarpStriped above) of a thread's N elements, all in
+/// flight together as the optimised build's, then the transform eight items a call by value (the
+/// "+index" sets read the same shape inside one out-of-line call of the expression's strided
+/// form, in chunks of 8 loads through the callee's writes to local memory: 0.50-0.55 of the
+/// optimised build, docs/PERFORMANCE_NOTES.md). Partial tiles keep CUB's guarded loads.
+template <int N>
+__device__ __forceinline__ void LoadDirectWarpStriped(int linear_tid, cupar_xform_iterator it,
+                                                      cupar_T (&items)[N]) {
+  const int lane = linear_tid & 31;
+  const int warp = linear_tid >> 5;
+  const cupar_T* p = it.in + warp * 32 * N + lane;
+#pragma unroll
+  for (int k = 0; k < N; ++k)
+    items[k] = p[32 * k];
+  cupar_xform_in_place<0, N>(it.state.bytes, items);
+}
+#endif
 #endif
 
 /// The initial value of an exclusive scan, or of an inclusive one's "+init" sets: a host value

@@ -391,7 +391,9 @@ TEST(JitIteratorCompile, ScansOfExpressionsLinkToTheIndexScanSets) {
     SCOPED_TRACE(inclusive ? "inclusive" : "exclusive");
     const std::string set =
         std::string(inclusive ? "scan_inclusive" : "scan_exclusive") + "<f32>+index";
-    const jit::iterator above = jit::transform<float>(no_floats, op("x > 0.5f ? 1.0f : 0.0f"));
+    // (Of a zip: one transform of an array of the scan's type takes the "+xform" sets.)
+    const jit::iterator above =
+        jit::transform<float>(jit::zip(no_floats, no_floats), op("x._0 > x._1 ? 1.0f : 0.0f"));
     const cupar::testing::class_case c{
         set, jit::compile_scan<float>(above, sum_op, inclusive, 90, false),
         jit::compile_scan<float>(above, sum_op, inclusive, 90, true)};
@@ -420,13 +422,49 @@ TEST(JitIteratorCompile, ScansOfExpressionsReadFullTilesInOneStridedCall) {
     SCOPED_TRACE(inclusive ? "inclusive" : "exclusive");
     // New to the process (the pid in the text), so that the build is made and dumped.
     const std::string text =
-        "x * x + " + std::to_string(::getpid() % 1000) + (inclusive ? ".0f" : ".5f");
+        "x._0 * x._1 + " + std::to_string(::getpid() % 1000) + (inclusive ? ".0f" : ".5f");
     const std::string source = cupar::testing::dumped_source(text, [&] {
-      (void)jit::compile_scan<float>(jit::transform<float>(no_floats, op(text)), sum_op, inclusive,
-                                     90, false);
+      (void)jit::compile_scan<float>(
+          jit::transform<float>(jit::zip(no_floats, no_floats), op(text)), sum_op, inclusive, 90,
+          false);
     });
     ASSERT_FALSE(source.empty()) << "no dumped source of the quick build";
     EXPECT_NE(source.find("cupar_jit_xform_strided("), std::string::npos) << source;
+  }
+}
+
+// A scan of one transform of an array of the scan's type (jit::transform<T>(array, f)) takes the
+// "+xform" sets where they are precompiled: their tier-1 kernels load a thread's items as CUB
+// loads an array's and transform them eight a call by value (the operator's _items8 form in the
+// quick build's source, not the expression's strided form). Elsewhere, and for an array of
+// another type, the "+index" sets as before.
+TEST(JitIteratorCompile, ScansOfTransformedArraysTakeTheXformSets) {
+  const int* no_ints = nullptr;
+  for (bool inclusive : {true, false}) {
+    SCOPED_TRACE(inclusive ? "inclusive" : "exclusive");
+    const std::string family = inclusive ? "scan_inclusive" : "scan_exclusive";
+    const std::string xform_set = family + "<f32>+xform";
+    const bool here = cupar::testing::precompiled_here(xform_set);
+    const std::string text =
+        "x * x + " + std::to_string(::getpid() % 1000) + (inclusive ? ".25f" : ".75f");
+    const jit::iterator squares = jit::transform<float>(no_floats, op(text));
+    cupar::jit::build_report quick;
+    const std::string source = cupar::testing::dumped_source(
+        text, [&] { quick = jit::compile_scan<float>(squares, sum_op, inclusive, 90, false); });
+    EXPECT_EQ(quick.kernel_set, here ? xform_set : family + "<f32>+index");
+    if (here) {
+      const cupar::testing::class_case c{
+          xform_set, quick, jit::compile_scan<float>(squares, sum_op, inclusive, 90, true)};
+      cupar::testing::expect_served_by_set(c);
+      EXPECT_EQ(c.quick.kernels.size(), 2u);
+      ASSERT_FALSE(source.empty()) << "no dumped source of the quick build";
+      EXPECT_NE(source.find("cupar_jit_xform_items8("), std::string::npos) << source;
+      EXPECT_EQ(source.find("cupar_jit_xform_strided("), std::string::npos) << source;
+    }
+    // Integers transformed into floats: the expression's sets.
+    const auto mixed = jit::compile_scan<float>(jit::transform<float>(no_ints, op("x * 0.5f")),
+                                                sum_op, inclusive, 90, false);
+    EXPECT_EQ(mixed.kernel_set, family + "<f32>+index");
   }
 }
 

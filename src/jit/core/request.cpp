@@ -164,6 +164,7 @@ build_spec set_request::spec_as(bool widen) const {
   }
   if (plus) sp.set.types[1] = type_ref::of(*t[1]);  // the values' own type
   if (index) sp.set.variant = io ? "io" : "index";
+  if (xform) sp.set.variant = "xform";
   if (init) sp.set.variant += sp.set.variant.empty() ? "init" : "_init";
   // Structs served by their precompiled class: the kernels move storage of their size and
   // alignment; the operator's wrapper bit-casts to and from the structs the snippet sees.

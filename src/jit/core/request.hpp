@@ -39,6 +39,9 @@ struct set_request {
   /// Scans, select_if, partition_if, unique: the "+io" sets (also the output is an expression,
   /// its store in the last slot: ops[2]).
   bool io = false;
+  /// The scans: the "+xform" sets (the input is an array of t[0] that the transform ops[0] maps
+  /// into t[0] element by element; the scan's operator follows it).
+  bool xform = false;
   /// Inclusive scans: the "+init" sets ("+index_init", "+io_init" with expressions), seeded with
   /// an initial value.
   bool init = false;
@@ -52,11 +55,11 @@ struct set_request {
   const cupar::jit::op* ops[3] = {nullptr, nullptr, nullptr};
 
   fast_key key(int arch) const;
-  /// The variant flags as bits (aligned8 6, in_place 5, wide 4, plus 3, index 2, io 1, init 0),
-  /// as keys and the precompiled-set memo tell requests apart.
+  /// The variant flags as bits (xform 7, aligned8 6, in_place 5, wide 4, plus 3, index 2, io 1,
+  /// init 0), as keys and the precompiled-set memo tell requests apart.
   unsigned variant_bits() const {
-    return (aligned8 ? 64u : 0u) | (in_place ? 32u : 0u) | (wide ? 16u : 0u) | (plus ? 8u : 0u) |
-           (index ? 4u : 0u) | (io ? 2u : 0u) | (init ? 1u : 0u);
+    return (xform ? 128u : 0u) | (aligned8 ? 64u : 0u) | (in_place ? 32u : 0u) | (wide ? 16u : 0u) |
+           (plus ? 8u : 0u) | (index ? 4u : 0u) | (io ? 2u : 0u) | (init ? 1u : 0u);
   }
   build_spec spec() const;
   /// spec() with structs of alignment below 8 and a size a multiple of 8 compiled as the

@@ -1,7 +1,9 @@
 // cupar family: inclusive and exclusive scans. Device code: jit_ops/cupar_scan.cuh. Types {T}.
 // "+index": the input is an iterator expression (read through cupar_expr_iterator); "+io": the
 // output too (cupar_expr_output), its store in the last slot. Inclusive scans seeded with an
-// initial value: "+init", "+index_init", "+io_init" (CUB's ForceInclusive kernels).
+// initial value: "+init", "+index_init", "+io_init" (CUB's ForceInclusive kernels). "+xform": the
+// input is an array of T transformed element by element by the first slot (a scan of
+// jit::transform<T>(array, f), read as CUB reads an array: cupar_xform_iterator).
 //
 // One file holds the family: its record (what the core and the precompile tool read), then,
 // outside the record-only build of the precompile tool, its host dispatch (launches the
@@ -16,6 +18,7 @@ std::string typedefs(const set_spec& s) {
   std::string out;
   if (reads_expression(s)) out += "#define CUPAR_INDEX_INPUT 1\n";
   if (writes_expression(s)) out += "#define CUPAR_INDEX_OUTPUT 1\n";
+  if (reads_transformed_array(s)) out += "#define CUPAR_XFORM_INPUT 1\n";
   return out + "typedef " + s.types[0].name + " cupar_T;\n";
 }
 
@@ -36,6 +39,12 @@ std::vector<slot_spec> slots(const set_spec& s) {
     if (writes_expression(s)) out.push_back(store_slot(t[0]));
     return out;
   }
+  if (reads_transformed_array(s)) {
+    // The transform first (it anchors the cache entry): the out-of-line kernels load a full
+    // tile's items as the optimised build does, all in flight, then transform them eight a call
+    // by value (jit_ops/cupar_scan.cuh, cupar_xform_iterator).
+    return {{"cupar_jit_xform", "transform", {t[0]}, t[0], {"x"}, batch::items}, scan_op};
+  }
   return {scan_op};
 }
 
@@ -46,7 +55,9 @@ std::vector<std::string> names(const set_spec& set) {
       set.fam == family::scan_inclusive && !seeded_inclusive ? "cub::NullType" : "cupar_scan_init";
   return {"cub::detail::scan::DeviceScanInitKernel<cupar_tile_state>",
           "cub::detail::scan::DeviceScanKernel<cupar_policy, " +
-              std::string(reads_expression(set) ? "cupar_expr_iterator" : "const cupar_T*") +
+              std::string(reads_expression(set)          ? "cupar_expr_iterator"
+                          : reads_transformed_array(set) ? "cupar_xform_iterator"
+                                                         : "const cupar_T*") +
               (writes_expression(set) ? ", cupar_expr_output" : ", cupar_T*") +
               ", cupar_tile_state, cupar_scan_op, " + init + ", cupar_offset, cupar_T, " +
               (seeded_inclusive ? "true>" : "false>"),
@@ -83,6 +94,7 @@ const char* const inclusive_rules[] = {
     "precompile t=types: scan_inclusive<$t>",
     "precompile t=types: scan_inclusive<$t>+index",
     "precompile t=types: scan_inclusive<$t>+io",
+    "precompile t=types: scan_inclusive<$t>+xform",
     "precompile s=structs: scan_inclusive<$s>",
     // Seeded with an initial value (inclusive_scan with init).
     "precompile t=types: scan_inclusive<$t>+init",
@@ -90,12 +102,16 @@ const char* const inclusive_rules[] = {
     "precompile t=types: scan_inclusive<$t>+io_init",
     "precompile s=structs: scan_inclusive<$s>+init",
 };
+// One rule a line: cmake/cupar_sets.cmake reads them line by line.
+// clang-format off
 const char* const exclusive_rules[] = {
     "precompile t=types: scan_exclusive<$t>",
     "precompile t=types: scan_exclusive<$t>+index",
     "precompile t=types: scan_exclusive<$t>+io",
+    "precompile t=types: scan_exclusive<$t>+xform",
     "precompile s=structs: scan_exclusive<$s>",
 };
+// clang-format on
 
 }  // namespace
 
@@ -144,11 +160,13 @@ extern const family_def scan_exclusive_family =
 #include <cub/device/dispatch/dispatch_scan.cuh>
 
 #include <cuda_runtime_api.h>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <string>
 
 // ---- host dispatch: launch arguments --------------------------------------------------
 
@@ -156,13 +174,14 @@ namespace cupar::detail::jit {
 
 /// Scans; with an iterator expression's state (the "+index" sets) the input is the expression
 /// (`in` unused), and with an output expression's state too (the "+io" sets) the output (`out`
-/// unused). `init`: the bytes of the kernels' cupar_init argument (jit_init_value, launch.hpp),
-/// or null for an inclusive scan without one.
+/// unused); with `transformed_array` (the "+xform" sets) `expression_state` is the transform's
+/// state and the input the array `in` it transforms. `init`: the bytes of the kernels' cupar_init
+/// argument (jit_init_value, launch.hpp), or null for an inclusive scan without one.
 cudaError_t run_scan(const loaded_module& m, const device_info& dev, launch_status& st, void* temp,
                      std::size_t& temp_bytes, const void* in, void* out, std::size_t n,
                      const void* op_state, const void* init /* null: inclusive */,
                      cudaStream_t stream, const void* expression_state = nullptr,
-                     const void* output_state = nullptr);
+                     const void* output_state = nullptr, bool transformed_array = false);
 
 }  // namespace cupar::detail::jit
 
@@ -237,7 +256,8 @@ using scan_dispatch =
 cudaError_t run_scan(const loaded_module& m, const device_info& dev, launch_status& st, void* temp,
                      std::size_t& temp_bytes, const void* in, void* out, std::size_t n,
                      const void* op_state, const void* init, cudaStream_t stream,
-                     const void* expression_state, const void* output_state) {
+                     const void* expression_state, const void* output_state,
+                     bool transformed_array) {
   const scan_policy policy{{static_cast<int>(m.meta(0)), static_cast<int>(m.meta(1))}};
   const auto count = static_cast<unsigned long long>(n);
   // One dispatch for every form: the input and output as arrays or, for the "+index" and "+io"
@@ -254,7 +274,13 @@ cudaError_t run_scan(const loaded_module& m, const device_info& dev, launch_stat
         temp, temp_bytes, input, output, erased_arg{op_state}, erased_arg{init}, count, stream,
         scan_kernels{&m}, jit_launcher_factory{&dev, &m, &st}, policy);
   };
-  const expression_input e = expression_input::of(expression_state);
+  expression_input e = expression_input::of(expression_state);
+  if (transformed_array) {
+    // cupar_xform_iterator: the transform's state, then the array's address where the "+index"
+    // input has its first index.
+    e.base = static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(in));
+    return dispatch(erased_arg{&e}, out);
+  }
   if (output_state != nullptr) {
     const expression_input o = expression_input::of(output_state);
     return dispatch(erased_arg{&e}, erased_arg{&o});
@@ -284,6 +310,55 @@ bool as_array_scan(const jit_args& a, jit_args& b) {
   return a.out_iter[0] == nullptr && jit::with_plain_first_input(a, b);
 }
 
+/// Whether the library precompiled the "+xform" set of the scan family `f` for the arithmetic type
+/// `t`: a table made once, so that a call routes without building a key or scanning the sets.
+bool xform_precompiled(family f, scalar t) {
+  using row = std::array<bool, scalar_count>;
+  static const std::array<row, 2> table = [] {
+    std::array<row, 2> r{};
+    for (int i = 0; i < scalar_count; ++i) {
+      const std::string type = scalar_name(static_cast<scalar>(i + 1));
+      r[0][i] = jit::precompiled_for_any_arch("scan_inclusive<" + type + ">+xform");
+      r[1][i] = jit::precompiled_for_any_arch("scan_exclusive<" + type + ">+xform");
+    }
+    return r;
+  }();
+  return table[f == family::scan_inclusive ? 0 : 1][static_cast<int>(t) - 1];
+}
+
+/// The transform and the array of a scan into an array (not an output expression, not seeded)
+/// whose input expression is one transform of an array of the scan's arithmetic type into that
+/// type (`jit::transform<T>(array, f)`: array_transform_of; f a snippet), where the library
+/// precompiled the family's "+xform" set for the type; otherwise none (f null). Those sets read
+/// the array as CUB reads one (the tier-1 kernels: a thread's items all in flight, then the
+/// transform eight a call by value), where the "+index" sets compute each element in the
+/// expression's out-of-line code (tier 1 of the scan of transform(x, "x * x") at 0.50-0.55 of the
+/// optimised build). The same elements (f applied to each once), the same operator. The run and
+/// the request of a compile-only build take the same route (it does not depend on the arrays).
+jit::array_transform transformed_array_of(const jit_args& a) {
+  if (a.in_iter[0] == nullptr || a.out_iter[0] != nullptr) return {};
+  const family f = a.call->fam;
+  if (f == family::scan_inclusive && (a.init != nullptr || a.d_init != nullptr)) return {};
+  const jit_type& t = *a.types[0];
+  if (t.is_struct()) return {};
+  const jit::array_transform x = jit::array_transform_of(*a.in_iter[0]);
+  if (x.f == nullptr || x.f->is_named() || x.element->is_struct() || x.result->is_struct() ||
+      x.element->kind != t.kind || x.result->kind != t.kind || !xform_precompiled(f, t.kind)) {
+    return {};
+  }
+  return x;
+}
+
+/// The request of the "+xform" set: the transform in the first slot, the scan's operator next.
+set_request xform_request(family f, const jit_type& t, const cupar::jit::op& transform,
+                          const cupar::jit::op* op) {
+  set_request r{f, {&t}};
+  r.xform = true;
+  r.ops[0] = &transform;
+  r.ops[1] = op;
+  return r;
+}
+
 /// inclusive_scan and exclusive_scan (types {T}, ops {op}, init for exclusive): an array or an
 /// expression in, an array or (with an input expression) an output expression out.
 void run_scan(const jit_args& a, stream_ref s, memory_resource& mr, const pending_inputs*) {
@@ -311,11 +386,21 @@ void run_scan(const jit_args& a, stream_ref s, memory_resource& mr, const pendin
   if (!expression) {
     require_same_or_disjoint(fn, "d_in", d_in, a.n * t.size, "d_out", d_out, a.n * t.size);
   }
+  // A transformed array of the scan's type: the "+xform" sets (transformed_array_of), the
+  // array read as the array sets read theirs. A null array with elements takes the expression's
+  // route, for its message.
+  jit::array_transform xform = transformed_array_of(a);
+  if (xform.array == nullptr && a.n > 0) xform = {};
+  const bool transformed = xform.f != nullptr;
+  if (transformed) {
+    require_same_or_disjoint(fn, "the transformed array", xform.array, a.n * t.size, "d_out", d_out,
+                             a.n * t.size);
+  }
   // An iterator expression: the "+index" sets, whose input computes element i with the
   // generated operator in the first slot (its arrays are checked as it is generated); with an
   // output expression the "+io" sets, whose third slot stores element i through it.
   std::optional<cupar::jit::op> loader, store;
-  if (expression) loader.emplace(jit::expression_op(*a.in_iter[0], t, a.n, fn));
+  if (expression && !transformed) loader.emplace(jit::expression_op(*a.in_iter[0], t, a.n, fn));
   if (output) store.emplace(jit::store_op(*a.out_iter[0], t, a.n, true, fn));
   if (a.n == 0) return;
   if (output && jit::output_may_overlap(*a.out_iter[0], a.n, a.in_iter[0], nullptr, 0)) {
@@ -342,7 +427,8 @@ void run_scan(const jit_args& a, stream_ref s, memory_resource& mr, const pendin
     });
     if (done) return;
   }
-  set_request req = output       ? jit::expression_request(f, t, *loader, &op, *store)
+  set_request req = transformed  ? xform_request(f, t, *xform.f, &op)
+                    : output     ? jit::expression_request(f, t, *loader, &op, *store)
                     : expression ? jit::expression_request(f, t, *loader, &op)
                                  : set_request{f, {&t}};
   if (!expression) req.ops[0] = &op;
@@ -355,19 +441,23 @@ void run_scan(const jit_args& a, stream_ref s, memory_resource& mr, const pendin
   const placed_state placed_loader(loader, s, mr);
   const placed_state placed_store(store, s, mr);
   jit::launch_status st;
-  const kernel_states states(
-      *module,
-      {op.state(), expression ? loader->state() : nullptr, output ? store->state() : nullptr}, s,
-      mr);
+  const kernel_states states(*module,
+                             {op.state(),
+                              transformed  ? xform.f->state()
+                              : expression ? loader->state()
+                                           : nullptr,
+                              output ? store->state() : nullptr},
+                             s, mr);
   const void* expression_state = states[1];
   const void* output_state = states[2];
   const jit::jit_init_value init_value(a.init, a.d_init, t.size, t.align);
   const void* const init = has_init ? init_value.bytes() : nullptr;
   run_with_temp_storage("cupar scan (run-time operator)", mr, s, {a.n, module->serial()},
                         [&](void* temp, std::size_t& bytes) {
-                          const cudaError_t e = jit::run_scan(*module, dev, st, temp, bytes, d_in,
-                                                              d_out, a.n, states[0], init, s.get(),
-                                                              expression_state, output_state);
+                          const cudaError_t e = jit::run_scan(
+                              *module, dev, st, temp, bytes, transformed ? xform.array : d_in,
+                              d_out, a.n, states[0], init, s.get(), expression_state, output_state,
+                              transformed);
                           jit::check_dispatch(e, st, "cupar scan (run-time operator)");
                           return cudaSuccess;
                         });
@@ -380,6 +470,9 @@ set_request scan_request(const jit_args& a, request_scratch& scratch) {
   const jit_type& t = *a.types[0];
   const bool seeded = f == family::scan_inclusive && (a.init != nullptr || a.d_init != nullptr);
   set_request r{f, {&t}};
+  if (const jit::array_transform x = transformed_array_of(a); x.f != nullptr) {
+    return xform_request(f, t, *x.f, a.ops[0]);  // (not seeded: transformed_array_of)
+  }
   if (a.in_iter[0] == nullptr) {
     r.ops[0] = a.ops[0];
   } else {
