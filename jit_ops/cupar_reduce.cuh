@@ -102,15 +102,7 @@ struct cupar_transform_op {
 // by argument-dependent lookup, more specialised than CUB's) compute a thread's items with the
 // transform's batched forms instead: an array's items eight or four a call, the items and the
 // results by value, in registers; an iterator expression's in one call (cupar_prelude.cuh says
-// why; the thread-level reduction that follows takes the fold).
-// Through local memory (a `_map` of the items' addresses) such a batch ran at half the speed of
-// the calls per item (docs/PERFORMANCE_NOTES.md).
-/// Items a call of the transform's by-value batch (`_items`): eight, or four, where that many
-/// items and results fit in eight words each (cupar_items: registers under the call ABI); 0: none
-/// fits.
-constexpr int cupar_xform_width(unsigned long long bytes) {
-  return 8 * bytes <= 32 ? 8 : 4 * bytes <= 32 ? 4 : 0;
-}
+// why; the thread-level reduction that follows takes the fold; cupar_xform_items.cuh).
 #if defined(CUPAR_INDEX_INPUT)
 extern "C" __device__ void cupar_jit_xform_strided(const unsigned char* state,
                                                    unsigned long long first,
@@ -127,42 +119,7 @@ __device__ __forceinline__ void load_transform_direct_striped(int tid, cupar_ind
                           BlockThreads, items, N);
 }
 #else
-extern "C" __device__ cupar_items<cupar_T, 8> cupar_jit_xform_items8(const unsigned char* state,
-                                                                     cupar_In x0, cupar_In x1,
-                                                                     cupar_In x2, cupar_In x3,
-                                                                     cupar_In x4, cupar_In x5,
-                                                                     cupar_In x6, cupar_In x7);
-extern "C" __device__ cupar_items<cupar_T, 4> cupar_jit_xform_items4(const unsigned char* state,
-                                                                     cupar_In x0, cupar_In x1,
-                                                                     cupar_In x2, cupar_In x3);
-/// out[k] = transform(in[k]) for k from I on, in calls of cupar_xform_width items (of the wider
-/// of cupar_In and cupar_T) by value, the rest a call each. The indices are constants once
-/// unrolled, so the items stay in registers.
-template <int I, int N>
-__device__ __forceinline__ void cupar_transform_items(const cupar_transform_op& op,
-                                                      const cupar_In (&in)[N], cupar_T (&out)[N]) {
-  constexpr int width =
-      cupar_xform_width(sizeof(cupar_In) > sizeof(cupar_T) ? sizeof(cupar_In) : sizeof(cupar_T));
-  if constexpr (width == 8 && I + 8 <= N) {
-    const cupar_items<cupar_T, 8> r =
-        cupar_jit_xform_items8(op.state.bytes, in[I], in[I + 1], in[I + 2], in[I + 3], in[I + 4],
-                               in[I + 5], in[I + 6], in[I + 7]);
-#pragma unroll
-    for (int k = 0; k < 8; ++k)
-      out[I + k] = r.v[k];
-    cupar_transform_items<I + 8, N>(op, in, out);
-  } else if constexpr (width >= 4 && I + 4 <= N) {
-    const cupar_items<cupar_T, 4> r =
-        cupar_jit_xform_items4(op.state.bytes, in[I], in[I + 1], in[I + 2], in[I + 3]);
-#pragma unroll
-    for (int k = 0; k < 4; ++k)
-      out[I + k] = r.v[k];
-    cupar_transform_items<I + 4, N>(op, in, out);
-  } else if constexpr (I < N) {
-    out[I] = op(in[I]);
-    cupar_transform_items<I + 1, N>(op, in, out);
-  }
-}
+#include "cupar_xform_items.cuh"
 /// A full tile's items loaded (striped, as CUB's own: a misaligned array), then transformed
 /// eight or four a call, the items and results by value.
 template <int BlockThreads, class It, int N>
@@ -172,7 +129,7 @@ __device__ __forceinline__ void load_transform_direct_striped(int tid, It src, c
 #pragma unroll
   for (int k = 0; k < N; ++k)
     loaded[k] = src[tid + k * BlockThreads];
-  cupar_transform_items<0>(op, loaded, items);
+  cupar_transform_items<0>(op.state.bytes, loaded, items);
 }
 #endif
 #endif
@@ -220,7 +177,7 @@ __device__ __forceinline__ void cupar_reduce_loaded(
     cupar_transform_agent& agent, cupar_T& thread_aggregate,
     const cupar_In (&loaded)[cupar_transform_agent::ITEMS_PER_THREAD]) {
   cupar_T items[cupar_transform_agent::ITEMS_PER_THREAD];
-  ::cupar_transform_items<0>(agent.transform_op, loaded, items);
+  ::cupar_transform_items<0>(agent.transform_op.state.bytes, loaded, items);
   thread_aggregate = IsFirstTile ? cub::ThreadReduce(items, agent.reduction_op)
                                  : cub::ThreadReduce(items, agent.reduction_op, thread_aggregate);
 }

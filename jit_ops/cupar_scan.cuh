@@ -112,41 +112,7 @@ struct cupar_xform_iterator {
   }
 };
 #if defined(CUPAR_OUT_OF_LINE)
-extern "C" __device__ cupar_items<cupar_T, 8> cupar_jit_xform_items8(const unsigned char* state,
-                                                                     cupar_T x0, cupar_T x1,
-                                                                     cupar_T x2, cupar_T x3,
-                                                                     cupar_T x4, cupar_T x5,
-                                                                     cupar_T x6, cupar_T x7);
-extern "C" __device__ cupar_items<cupar_T, 4> cupar_jit_xform_items4(const unsigned char* state,
-                                                                     cupar_T x0, cupar_T x1,
-                                                                     cupar_T x2, cupar_T x3);
-/// items[k] = transform(items[k]) for k from I on, in calls of eight (or four) items by value
-/// where that many fit in eight words (cupar_items: registers under the call ABI), the rest a
-/// call each. The indices are constants once unrolled, so the items stay in registers.
-template <int I, int N>
-__device__ __forceinline__ void cupar_xform_in_place(const unsigned char* state,
-                                                     cupar_T (&items)[N]) {
-  constexpr int width = 8 * sizeof(cupar_T) <= 32 ? 8 : 4 * sizeof(cupar_T) <= 32 ? 4 : 0;
-  if constexpr (width == 8 && I + 8 <= N) {
-    const cupar_items<cupar_T, 8> r =
-        cupar_jit_xform_items8(state, items[I], items[I + 1], items[I + 2], items[I + 3],
-                               items[I + 4], items[I + 5], items[I + 6], items[I + 7]);
-#pragma unroll
-    for (int k = 0; k < 8; ++k)
-      items[I + k] = r.v[k];
-    cupar_xform_in_place<I + 8, N>(state, items);
-  } else if constexpr (width >= 4 && I + 4 <= N) {
-    const cupar_items<cupar_T, 4> r =
-        cupar_jit_xform_items4(state, items[I], items[I + 1], items[I + 2], items[I + 3]);
-#pragma unroll
-    for (int k = 0; k < 4; ++k)
-      items[I + k] = r.v[k];
-    cupar_xform_in_place<I + 4, N>(state, items);
-  } else if constexpr (I < N) {
-    items[I] = cupar_jit_xform(state, items[I]);
-    cupar_xform_in_place<I + 1, N>(state, items);
-  }
-}
+#include "cupar_xform_items.cuh"  // (cupar_In is cupar_T: scan.cu's typedefs)
 /// The out-of-line (tier-1) kernels' full tiles of a transformed array: CUB's warp-striped load
 /// (BLOCK_LOAD_WARP_TRANSPOSE, as LoadDirectWarpStriped above) of a thread's N elements, all in
 /// flight together as the optimised build's, then the transform eight items a call by value (the
@@ -162,7 +128,7 @@ __device__ __forceinline__ void LoadDirectWarpStriped(int linear_tid, cupar_xfor
 #pragma unroll
   for (int k = 0; k < N; ++k)
     items[k] = p[32 * k];
-  cupar_xform_in_place<0, N>(it.state.bytes, items);
+  cupar_transform_items<0>(it.state.bytes, items, items);
 }
 #endif
 #endif

@@ -193,11 +193,6 @@ inline bool reads_expression(const set_spec& s) {
 inline bool writes_expression(const set_spec& s) {
   return s.variant == "io" || s.variant == "io_init";
 }
-/// Whether the set's variant is "xform" (the scans: the input is an array of the scan's type
-/// transformed by the first slot).
-inline bool reads_transformed_array(const set_spec& s) {
-  return s.variant == "xform";
-}
 /// Whether the set's variant is "init", "index_init" or "io_init" (an inclusive scan seeded with
 /// an initial value).
 inline bool seeded(const set_spec& s) {

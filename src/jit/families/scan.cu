@@ -14,12 +14,21 @@
 namespace cupar::detail::jit {
 namespace {
 
+/// Whether the set's variant is "xform" (the input is an array of the scan's type transformed by
+/// the first slot).
+bool reads_transformed_array(const set_spec& s) {
+  return s.variant == "xform";
+}
+
 std::string typedefs(const set_spec& s) {
   std::string out;
   if (reads_expression(s)) out += "#define CUPAR_INDEX_INPUT 1\n";
   if (writes_expression(s)) out += "#define CUPAR_INDEX_OUTPUT 1\n";
   if (reads_transformed_array(s)) out += "#define CUPAR_XFORM_INPUT 1\n";
-  return out + "typedef " + s.types[0].name + " cupar_T;\n";
+  out += "typedef " + s.types[0].name + " cupar_T;\n";
+  // The "+xform" sets' transform maps the scan's type to itself.
+  if (reads_transformed_array(s)) out += "typedef cupar_T cupar_In;\n";
+  return out;
 }
 
 std::vector<slot_spec> slots(const set_spec& s) {
