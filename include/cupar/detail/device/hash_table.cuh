@@ -32,6 +32,22 @@
 #include <cuda/std/cstdint>
 #include <cuda/std/type_traits>
 
+/// A kernel's operator parameter (the combining operator; key_table.cuh: the hash and the
+/// equality). In the run-time path's kernels (NVRTC) a `const __grid_constant__` parameter: their
+/// out-of-line (tier-1) operators take the state's address, and a by-value parameter whose address
+/// is taken is copied into each thread's local memory first (64 bytes an operator; the join
+/// kernels' tier 1 ran 0.49 -> 0.95 of the optimised build without that copy: jit_ops/
+/// cupar_join.cuh). The C++ path's kernels take the callable as declared (inlined; its call
+/// operator need not be const). CUPAR_KERNEL_OPERATOR_HELD(T): an operator kept in a kernel's
+/// iterator, a reference to that parameter in the run-time path.
+#if defined(__CUDACC_RTC__)
+#define CUPAR_KERNEL_OPERATOR const __grid_constant__
+#define CUPAR_KERNEL_OPERATOR_HELD(T) const T&
+#else
+#define CUPAR_KERNEL_OPERATOR
+#define CUPAR_KERNEL_OPERATOR_HELD(T) T
+#endif
+
 namespace cupar::detail::hash {
 
 enum : unsigned int { slot_empty = 0, slot_writing = 1, slot_ready = 2, slot_locked = 3 };
@@ -381,8 +397,9 @@ template <int Threads, int WarpSlots, class KeyIt, class ValueIt, class K, class
           class Offset>
 __global__ void __launch_bounds__(Threads)
     aggregate_kernel(KeyIt keys, ValueIt values, Offset n, const unsigned long long* d_n,
-                     slot<K, V>* table, unsigned long long mask, Op op, unsigned int* overflow,
-                     slot<K, V>* partials, unsigned long long* partial_count) {
+                     slot<K, V>* table, unsigned long long mask, CUPAR_KERNEL_OPERATOR Op op,
+                     unsigned int* overflow, slot<K, V>* partials,
+                     unsigned long long* partial_count) {
   if (d_n != nullptr) n = static_cast<Offset>(*d_n);
   constexpr int warps = Threads / 32;
   __shared__ alignas(
@@ -868,7 +885,8 @@ template <int Threads, int Unroll, class K, class V, class Rows, class Op>
 __global__ void __launch_bounds__(Threads)
     block_table_kernel(Rows rows, unsigned long long n, const unsigned long long* starts,
                        unsigned int blocks_per_part, unsigned int table_slots, int shift,
-                       slot<K, V>* table, unsigned long long mask, Op op, unsigned int* overflow) {
+                       slot<K, V>* table, unsigned long long mask, CUPAR_KERNEL_OPERATOR Op op,
+                       unsigned int* overflow) {
   extern __shared__ __align__(16) unsigned char block_table_bytes[];
   using local_table = block_table<K, V>;
   const local_table local{block_table_bytes, table_slots};

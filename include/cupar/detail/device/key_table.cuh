@@ -26,7 +26,7 @@ inline constexpr int encode_threads = 256;
 template <class KeyIt, class Hash>
 struct hashed_keys {
   KeyIt keys;
-  Hash hash;
+  CUPAR_KERNEL_OPERATOR_HELD(Hash) hash;
   __device__ __forceinline__ unsigned long long operator[](unsigned long long i) const {
     return hash(keys[i]);
   }
@@ -36,7 +36,8 @@ struct hashed_keys {
 /// HyperLogLog registers (hash::hll_registers words, zeroed before) of the keys' hashes.
 template <class KeyIt, class Hash>
 __global__ void __launch_bounds__(hash::block_threads)
-    sketch_kernel(KeyIt keys, unsigned long long n, Hash hash, unsigned int* registers) {
+    sketch_kernel(KeyIt keys, unsigned long long n, CUPAR_KERNEL_OPERATOR Hash hash,
+                  unsigned int* registers) {
   hash::hll_block<hash::block_threads, hashed_keys<KeyIt, Hash>, unsigned long long>(
       hashed_keys<KeyIt, Hash>{keys, hash}, n, registers);
 }
@@ -48,7 +49,8 @@ __global__ void __launch_bounds__(hash::block_threads)
 template <class KeyIt, class Hash, class Eq, class R>
 __global__ void __launch_bounds__(encode_threads)
     encode_kernel(KeyIt keys, unsigned long long n, unsigned long long* table,
-                  unsigned long long mask, Hash hash, Eq eq, R* reps, unsigned long long* counts) {
+                  unsigned long long mask, CUPAR_KERNEL_OPERATOR Hash hash,
+                  CUPAR_KERNEL_OPERATOR Eq eq, R* reps, unsigned long long* counts) {
   constexpr bool tagged = sizeof(R) == 4;
   unsigned long long claimed = 0;
   bool full = false;
