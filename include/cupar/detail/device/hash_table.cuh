@@ -32,8 +32,9 @@
 #include <cuda/std/cstdint>
 #include <cuda/std/type_traits>
 
-/// A kernel's operator parameter (the combining operator; key_table.cuh: the hash and the
-/// equality). In the run-time path's kernels (NVRTC) a `const __grid_constant__` parameter: their
+/// A kernel's operator parameter (the combining operator, the values' iterator, which holds an
+/// iterator expression's state in the "+index" sets; key_table.cuh: the hash and the equality).
+/// In the run-time path's kernels (NVRTC) a `const __grid_constant__` parameter: their
 /// out-of-line (tier-1) operators take the state's address, and a by-value parameter whose address
 /// is taken is copied into each thread's local memory first (64 bytes an operator; the join
 /// kernels' tier 1 ran 0.49 -> 0.95 of the optimised build without that copy: jit_ops/
@@ -396,9 +397,9 @@ __global__ void __launch_bounds__(Threads)
 template <int Threads, int WarpSlots, class KeyIt, class ValueIt, class K, class V, class Op,
           class Offset>
 __global__ void __launch_bounds__(Threads)
-    aggregate_kernel(KeyIt keys, ValueIt values, Offset n, const unsigned long long* d_n,
-                     slot<K, V>* table, unsigned long long mask, CUPAR_KERNEL_OPERATOR Op op,
-                     unsigned int* overflow, slot<K, V>* partials,
+    aggregate_kernel(KeyIt keys, CUPAR_KERNEL_OPERATOR ValueIt values, Offset n,
+                     const unsigned long long* d_n, slot<K, V>* table, unsigned long long mask,
+                     CUPAR_KERNEL_OPERATOR Op op, unsigned int* overflow, slot<K, V>* partials,
                      unsigned long long* partial_count) {
   if (d_n != nullptr) n = static_cast<Offset>(*d_n);
   constexpr int warps = Threads / 32;
@@ -883,9 +884,10 @@ __global__ void appended_index_kernel(const unsigned int* appended, unsigned lon
 /// global_full when the global table does.
 template <int Threads, int Unroll, class K, class V, class Rows, class Op>
 __global__ void __launch_bounds__(Threads)
-    block_table_kernel(Rows rows, unsigned long long n, const unsigned long long* starts,
-                       unsigned int blocks_per_part, unsigned int table_slots, int shift,
-                       slot<K, V>* table, unsigned long long mask, CUPAR_KERNEL_OPERATOR Op op,
+    block_table_kernel(CUPAR_KERNEL_OPERATOR Rows rows, unsigned long long n,
+                       const unsigned long long* starts, unsigned int blocks_per_part,
+                       unsigned int table_slots, int shift, slot<K, V>* table,
+                       unsigned long long mask, CUPAR_KERNEL_OPERATOR Op op,
                        unsigned int* overflow) {
   extern __shared__ __align__(16) unsigned char block_table_bytes[];
   using local_table = block_table<K, V>;
