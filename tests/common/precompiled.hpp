@@ -24,6 +24,9 @@
 #ifndef CUPAR_TEST_PRECOMPILE_FILTER
 #define CUPAR_TEST_PRECOMPILE_FILTER ""
 #endif
+#ifndef CUPAR_TEST_LIBRARY_TYPES
+#define CUPAR_TEST_LIBRARY_TYPES "all"
+#endif
 
 namespace cupar::testing {
 
@@ -49,11 +52,23 @@ inline bool precompiled_here(const std::string& set_key) {
 
 }  // namespace cupar::testing
 
+#include <cupar/detail/type_id.hpp>
+
 #include <cstdint>
 #include <initializer_list>
 #include <type_traits>
 
 namespace cupar::testing {
+
+/// Whether the compiled library of this build has element type T (CUPAR_LIBRARY_TYPES: the
+/// radix sorts, histograms, joins and group-by routes over T throw where it does not).
+template <class T>
+bool library_has() {
+  const std::string types = std::string(",") + CUPAR_TEST_LIBRARY_TYPES + ",";
+  return types == ",all," ||
+         types.find(std::string(",") + cupar::detail::scalar_name(cupar::detail::scalar_of<T>()) +
+                    ",") != std::string::npos;
+}
 
 /// The data-processing families' size class of an arithmetic type: "u8" .. "u64".
 template <class T>
