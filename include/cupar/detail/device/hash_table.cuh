@@ -803,6 +803,18 @@ struct block_table {
   }
 };
 
+/// The rows a lane of block_table_kernel loads before it combines the first of them: Unroll, or
+/// Op::block_table_batch where the operator names fewer (the JIT's out-of-line build, whose calls
+/// of the operator would keep Unroll rows' values and buckets in local memory).
+template <class Op, int Unroll, class = void>
+struct table_batch {
+  static constexpr int value = Unroll;
+};
+template <class Op, int Unroll>
+struct table_batch<Op, Unroll, ::cuda::std::void_t<decltype(Op::block_table_batch)>> {
+  static constexpr int value = Op::block_table_batch < Unroll ? Op::block_table_batch : Unroll;
+};
+
 /// Flags of the table kernel's *overflow.
 enum : unsigned int { global_full = 1, block_full = 2 };
 
@@ -905,39 +917,46 @@ __global__ void __launch_bounds__(Threads)
   const unsigned long long warp_rows =
       static_cast<unsigned long long>(threadIdx.x / 32) * 32 * Unroll;
   bool failed = false;
+  // Rows in flight: a lane's Unroll rows are loaded, in groups of `batch`, before the group's
+  // first row is combined (table_batch: fewer where the operator asks).
+  constexpr int batch = table_batch<Op, Unroll>::value;
+  static_assert(batch > 0 && Unroll % batch == 0, "block_table_kernel: the batch divides Unroll");
   for (unsigned long long c = begin + slice * chunk; c < end; c += blocks_per_part * chunk) {
-    const unsigned long long row = c + warp_rows + lane;  // this lane's first row
-    K ks[Unroll];
-    unsigned long long hs[Unroll];
-    V vs[Unroll];
+#pragma unroll 1
+    for (int b = 0; b < Unroll; b += batch) {
+      const unsigned long long row = c + warp_rows + lane + b * 32u;  // this batch's first row
+      K ks[batch];
+      unsigned long long hs[batch];
+      V vs[batch];
 #pragma unroll
-    for (int u = 0; u < Unroll; ++u)
-      if (row + u * 32u < end) rows.load(row + u * 32u, ks[u], hs[u], vs[u]);
-    if constexpr (local_table::split) {
-      const unsigned int bucket_mask = table_slots / 4 - 1;
-      uint4 first[Unroll];
+      for (int u = 0; u < batch; ++u)
+        if (row + u * 32u < end) rows.load(row + u * 32u, ks[u], hs[u], vs[u]);
+      if constexpr (local_table::split) {
+        const unsigned int bucket_mask = table_slots / 4 - 1;
+        uint4 first[batch];
 #pragma unroll
-      for (int u = 0; u < Unroll; ++u) {
-        if (row + u * 32u < end)
-          first[u] = local.bucket((static_cast<unsigned int>(hs[u]) >> shift) & bucket_mask);
-      }
-#pragma unroll
-      for (int u = 0; u < Unroll; ++u) {
-        const unsigned int w = static_cast<unsigned int>(hs[u]);
-        if (row + u * 32u < end && !failed &&
-            !local.update(w, (w >> shift) & bucket_mask, first[u], vs[u], op)) {
-          failed = true;
+        for (int u = 0; u < batch; ++u) {
+          if (row + u * 32u < end)
+            first[u] = local.bucket((static_cast<unsigned int>(hs[u]) >> shift) & bucket_mask);
         }
-        // The lanes meet again after each row: probes and compare-and-swap loops of different
-        // lengths would otherwise leave the warp divided for the rest of the loop.
-        __syncwarp();
-      }
-    } else {
 #pragma unroll
-      for (int u = 0; u < Unroll; ++u) {
-        if (row + u * 32u < end && !failed && !local.update(hs[u] >> shift, ks[u], vs[u], op))
-          failed = true;
-        __syncwarp();
+        for (int u = 0; u < batch; ++u) {
+          const unsigned int w = static_cast<unsigned int>(hs[u]);
+          if (row + u * 32u < end && !failed &&
+              !local.update(w, (w >> shift) & bucket_mask, first[u], vs[u], op)) {
+            failed = true;
+          }
+          // The lanes meet again after each row: probes and compare-and-swap loops of different
+          // lengths would otherwise leave the warp divided for the rest of the loop.
+          __syncwarp();
+        }
+      } else {
+#pragma unroll
+        for (int u = 0; u < batch; ++u) {
+          if (row + u * 32u < end && !failed && !local.update(hs[u] >> shift, ks[u], vs[u], op))
+            failed = true;
+          __syncwarp();
+        }
       }
     }
     if (failed) full = 1;
