@@ -17,7 +17,9 @@
 //   records, class s16a4), merge_sort_rec32 (32 bytes, s32a8), reduce_rec36 (36 bytes: no
 //   class, kernels compiled from source), reduce_by_key_u32_rec16 (a group-by: u32 keys, rec16
 //   values; the data-processing class set reduce_by_key<u32,s16a4>), group_by_u32_rec16 (the same
-//   accumulators aggregated by group_by's hash method: group_by<u32,s16a4>),
+//   accumulators aggregated by group_by's hash method: group_by<u32,s16a4>), group_by_u32_stats
+//   (bench/group_by_jit.cpp's u32_stats rows: statistics from a float column by an expression,
+//   1,024 groups: group_by<u32,s16a4>+index),
 //   reduce_by_key_u32_acc56 (56-byte accumulators: reduce_by_key<u32,s56a8>),
 //   reduce_by_key_u32_rec28 (seven floats, 28 bytes: no class of its size, its arrays padded to
 //   the class s32a8, entry.cpp) and lower_bound_event16 (16-byte records searched by a comparator:
@@ -111,6 +113,9 @@ CUPAR_JIT_TYPE(point, "point", "struct point { float x, y; };")
 CUPAR_JIT_STRUCT(acc56, long long count; double sum; double min; double max; double sumsq;
                  long long first; long long last;)
 CUPAR_JIT_STRUCT(event16, unsigned day; unsigned id; double amount;)
+// COUNT, SUM, MIN, MAX of a group (16 bytes, class s16a4): bench/group_by_runners.hpp's
+// bench_stats.
+CUPAR_JIT_STRUCT(lat_stats, unsigned count; float sum; float min; float max;)
 
 // Records of the struct size classes (issue 11): rec16 (16 bytes aligned to 4) and rec32 (32
 // bytes aligned to 8) of records.hpp, and 36 bytes (no class: compiled from source, the
@@ -1134,6 +1139,79 @@ class group_by_rec16 final : public workload {
   std::size_t n_;
 };
 
+/// group_by as bench/group_by_jit.cpp's u32_stats rows run it (a query engine's shape): u32 keys
+/// from 1,024 groups, the 16-byte statistics computed from a float column by an iterator
+/// expression (`lat_stats{1u, x, x, x}`) and combined by a snippet, whose distinct variants are
+/// the case's operators: the group_by<u32,s16a4>+index set; the expression and the operator
+/// compile.
+class group_by_u32_stats final : public workload {
+ public:
+  group_by_u32_stats(std::size_t n, cudaStream_t s)
+      : workload(s),
+        host_keys_(keys_of(n)),
+        host_values_(host_values<float>(n, 3, {-1.0, 1.0})),
+        keys_(host_keys_, s),
+        values_(host_values_, s),
+        to_stats_("lat_stats{1u, x, x, x}") {}
+  op make_op(int i) const override {
+    const std::string merge =
+        "lat_stats{a.count + b.count, a.sum + b.sum, fminf(a.min, b.min), fmaxf(a.max, b.max)";
+    return op(salted(i == 0 ? merge + "}" : merge + " + 0.0f * " + std::to_string(i) + "}", i));
+  }
+  void call(const op& o) override {
+    groups_ = cupar::group_by<std::uint32_t, lat_stats>(
+        keys_.data(),
+        cupar::jit::transform<lat_stats>(cupar::jit::iterator(values_.data()), to_stats_),
+        host_keys_.size(), o, stream_);
+  }
+  void check() override {
+    const std::size_t n = host_keys_.size();
+    std::vector<lat_stats> want(groups);
+    std::vector<double> sums(groups, 0.0);
+    std::vector<bool> seen(groups, false);
+    for (std::size_t i = 0; i < n; ++i) {
+      lat_stats& w = want[host_keys_[i]];
+      const float v = host_values_[i];
+      if (!seen[host_keys_[i]]) {
+        w = lat_stats{0u, 0.0f, v, v};
+        seen[host_keys_[i]] = true;
+      }
+      ++w.count;
+      sums[host_keys_[i]] += v;
+      w.min = std::min(w.min, v);
+      w.max = std::max(w.max, v);
+    }
+    const std::size_t expected = static_cast<std::size_t>(std::count(seen.begin(), seen.end(), true));
+    if (groups_.size() != expected) throw std::runtime_error("group_by_u32_stats: wrong group count");
+    const std::vector<std::uint32_t> keys = groups_.keys.to_host();
+    const std::vector<lat_stats> got = groups_.values.to_host();
+    for (std::size_t g = 0; g < got.size(); ++g) {
+      const std::uint32_t k = keys[g];
+      if (k >= groups || !seen[k] || got[g].count != want[k].count || got[g].min != want[k].min ||
+          got[g].max != want[k].max ||
+          !(std::fabs(got[g].sum - sums[k]) <= 1e-3 * want[k].count + 1e-3)) {
+        throw std::runtime_error("group_by_u32_stats: wrong group " + std::to_string(k) + ": sum " +
+                                 number(got[g].sum) + " (expected " + number(sums[k]) + ")");
+      }
+    }
+  }
+
+ private:
+  static constexpr std::size_t groups = 1024;
+  static std::vector<std::uint32_t> keys_of(std::size_t n) {
+    std::vector<std::uint32_t> k(n);
+    for (std::size_t i = 0; i < n; ++i)
+      k[i] = static_cast<std::uint32_t>((i * 2654435761u) % groups);
+    return k;
+  }
+  std::vector<std::uint32_t> host_keys_;
+  std::vector<float> host_values_;
+  cupar::device_buffer<std::uint32_t> keys_;
+  cupar::device_buffer<float> values_;
+  op to_stats_;
+  cupar::groups<std::uint32_t, lat_stats> groups_;
+};
+
 /// reduce_by_key of 56-byte accumulators (seven 8-byte fields: a count, sums, a range and the
 /// first and last rows) by u32 keys in runs of 4: the data-processing class set
 /// reduce_by_key<u32,s56a8>; only the operator compiles.
@@ -1256,6 +1334,7 @@ const char* const case_names[] = {"reduce_f32",
                                   "reduce_rec36",
                                   "reduce_by_key_u32_rec16",
                                   "group_by_u32_rec16",
+                                  "group_by_u32_stats",
                                   "reduce_by_key_u32_acc56",
                                   "reduce_by_key_u32_rec28",
                                   "lower_bound_event16",
@@ -1290,6 +1369,7 @@ std::unique_ptr<workload> make_workload(const std::string& name, std::size_t n, 
   if (name == "reduce_rec36") return std::make_unique<reduce_rec36>(n, s);
   if (name == "reduce_by_key_u32_rec16") return std::make_unique<reduce_by_key_rec16>(n, s);
   if (name == "group_by_u32_rec16") return std::make_unique<group_by_rec16>(n, s);
+  if (name == "group_by_u32_stats") return std::make_unique<group_by_u32_stats>(n, s);
   if (name == "reduce_by_key_u32_acc56") return std::make_unique<reduce_by_key_acc56>(n, s);
   if (name == "reduce_by_key_u32_rec28") return std::make_unique<reduce_by_key_rec28>(n, s);
   if (name == "lower_bound_event16") return std::make_unique<lower_bound_event16>(n, s);

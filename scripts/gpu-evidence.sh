@@ -2,7 +2,8 @@
 # The evidence runs of a GPU session, in stages that each fit one call of the team's GPU machine
 # (10 minutes a call; the machine keeps the build between calls made within 30 s of each other).
 #
-#   scripts/gpu-evidence.sh build            configure and build everything (425 s on 16 cores)
+#   scripts/gpu-evidence.sh build            configure and build everything (312-546 s on 16
+#                                            cores); $CUPAR_BUILD_TARGETS: those targets only
 #   scripts/gpu-evidence.sh ctest K N        part K of N of `ctest -LE large` (-I K,,N), -j8;
 #                                            $CUPAR_CTEST_SECONDS: stop starting and running tests
 #                                            that many seconds from now (ctest --stop-time), so a
@@ -118,7 +119,11 @@ case "$stage" in
     nvidia-smi -L
     # CMakePresets.json's "gpu" preset: every precompiled set, every test type, benchmarks.
     configure
-    cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1
+    # $CUPAR_BUILD_TARGETS: only those targets (e.g. "cupar_bench cupar_jit_latency" for the tiers
+    # stage: the library with every set and the benchmarks, no tests).
+    targets=()
+    for t in ${CUPAR_BUILD_TARGETS:-}; do targets+=(--target "$t"); done
+    cmake --build "$build" -j "$(nproc)" "${targets[@]}" >"$out/build.log" 2>&1
     rc=$?
     echo "build: rc=$rc in $(($(date +%s) - start)) s"
     # Where the time went (CPU-seconds by part, the longest steps), and the log for later.

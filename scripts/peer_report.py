@@ -14,8 +14,8 @@ tier-1 kernels (`CUPAR_JIT_MODE=fast CUPAR_DISABLE_DISK_CACHE=1`: a disk-cache h
 optimised build even in fast mode).
 
 --latency: cupar_jit_latency's `result` lines (scripts/gpu-evidence.sh tiers) for the cases of the
-table's rows (case reduce_f32 is row reduce_sum f32, partition_u32 row partition u32, otherwise
-case <family>_<type> is row <family> <type>): the first call of a new operator (the tier-1 build
+table's rows (case reduce_f32 is row reduce_sum f32, group_by_u32_stats row group_by_1k u32_stats,
+partition_u32 row partition u32, otherwise case <family>_<type> is row <family> <type>): the first call of a new operator (the tier-1 build
 and the call, ms), the time from that call until its optimised build is ready (s), each the median
 of the case's result lines (scripts/gpu-evidence.sh tiers runs three fresh processes), the optimised
 build of a new operator alone (median, ms), and a burst of 8 new operators called back to back
@@ -40,7 +40,8 @@ HEADERS = {"cupar": "cupar (C++)", "cupar_jit_tier1": "cupar_jit tier 1",
 
 # Latency cases whose bench rows are named otherwise.
 CASE_ROWS = {"reduce_f32": ("reduce_sum", "f32"),
-             "scan_squares_f32": ("scan_squares (expression)", "f32")}
+             "scan_squares_f32": ("scan_squares (expression)", "f32"),
+             "group_by_u32_stats": ("group_by_1k", "u32_stats")}
 # An iterator expression's rows (cupar_bench's cupar_jit_expr implementation) are a row of their
 # own, "<family> (expression)", its cupar_jit columns the expression's, the others the family's.
 EXPR_IMPL, EXPR_SUFFIX = "cupar_jit_expr", " (expression)"
