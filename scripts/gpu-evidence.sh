@@ -2,8 +2,9 @@
 # The evidence runs of a GPU session, in stages that each fit one call of the team's GPU machine
 # (10 minutes a call; the machine keeps the build between calls made within 30 s of each other).
 #
-#   scripts/gpu-evidence.sh build            configure and build everything (312-546 s on 16
-#                                            cores); $CUPAR_BUILD_TARGETS: those targets only
+#   scripts/gpu-evidence.sh build [ARGS]     configure (ARGS: more cache arguments) and build
+#                                            everything (312-546 s on 16 cores);
+#                                            $CUPAR_BUILD_TARGETS: those targets only
 #   scripts/gpu-evidence.sh ctest K N        part K of N of `ctest -LE large` (-I K,,N), -j8;
 #                                            $CUPAR_CTEST_SECONDS: stop starting and running tests
 #                                            that many seconds from now (ctest --stop-time), so a
@@ -117,8 +118,9 @@ start=$(date +%s)
 case "$stage" in
   build)
     nvidia-smi -L
-    # CMakePresets.json's "gpu" preset: every precompiled set, every test type, benchmarks.
-    configure
+    # CMakePresets.json's "gpu" preset: every precompiled set, every test type, benchmarks (the
+    # arguments: more cache arguments, e.g. -DCUPAR_LIBRARY_TYPES=...).
+    configure "$@"
     # $CUPAR_BUILD_TARGETS: only those targets (e.g. "cupar_bench cupar_jit_latency" for the tiers
     # stage: the library with every set and the benchmarks, no tests).
     targets=()
