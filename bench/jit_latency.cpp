@@ -1181,8 +1181,10 @@ class group_by_u32_stats final : public workload {
       w.min = std::min(w.min, v);
       w.max = std::max(w.max, v);
     }
-    const std::size_t expected = static_cast<std::size_t>(std::count(seen.begin(), seen.end(), true));
-    if (groups_.size() != expected) throw std::runtime_error("group_by_u32_stats: wrong group count");
+    const std::size_t expected =
+        static_cast<std::size_t>(std::count(seen.begin(), seen.end(), true));
+    if (groups_.size() != expected)
+      throw std::runtime_error("group_by_u32_stats: wrong group count");
     const std::vector<std::uint32_t> keys = groups_.keys.to_host();
     const std::vector<lat_stats> got = groups_.values.to_host();
     for (std::size_t g = 0; g < got.size(); ++g) {

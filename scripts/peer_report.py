@@ -15,11 +15,11 @@ optimised build even in fast mode).
 
 --latency: cupar_jit_latency's `result` lines (scripts/gpu-evidence.sh tiers) for the cases of the
 table's rows (case reduce_f32 is row reduce_sum f32, group_by_u32_stats row group_by_1k u32_stats,
-partition_u32 row partition u32, otherwise case <family>_<type> is row <family> <type>): the first call of a new operator (the tier-1 build
-and the call, ms), the time from that call until its optimised build is ready (s), each the median
-of the case's result lines (scripts/gpu-evidence.sh tiers runs three fresh processes), the optimised
-build of a new operator alone (median, ms), and a burst of 8 new operators called back to back
-until every optimised build is done (s). Measured at the n the stage gives (2^24 by default), the
+partition_u32 row partition u32, otherwise case <family>_<type> is row <family> <type>): the first
+call of a new operator (the tier-1 build and the call, ms), the time from that call until its
+optimised build is ready (s), each the median of the case's result lines (scripts/gpu-evidence.sh
+tiers runs three fresh processes), the optimised build of a new operator alone (median, ms), and a
+burst of 8 new operators called back to back until every optimised build is done (s). Measured at the n the stage gives (2^24 by default), the
 same on each n's row.
 """
 
