@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -58,7 +59,14 @@ std::vector<std::int64_t> sizes_of(size_set s) {
   return {};
 }
 
-void register_rows() {
+/// GPU rows at n <= small_rows_max_n run for small_min_time seconds of GPU time instead of
+/// --benchmark_min_time (a tenth of it unless --cupar_small_min_time says otherwise): one call
+/// there takes 5-20 us of GPU time and 30-60 us of the host's (the hold, the events, the wait), so
+/// Google Benchmark's rule ran 8,000-11,000 calls a row for 0.05 s, most of the suite's time, where
+/// the median of about a thousand calls is the same figure.
+constexpr std::int64_t small_rows_max_n = std::int64_t{1} << 20;
+
+void register_rows(double small_min_time) {
   for (const row& r : all_rows) {
     const std::string name = std::string(r.family) + "/" + r.impl + "/" + r.type;
     // Thrust synchronises inside some calls (a reduce returns its value to the host), and so
@@ -75,24 +83,61 @@ void register_rows() {
                       std::string(r.family).rfind("group_by", 0) != 0 &&
                       std::string(r.family) != "join" && !jit_top_k;
     void (*fn)(benchmark::State&) = r.fn;
-    benchmark::internal::Benchmark* b =
-        benchmark::RegisterBenchmark(name.c_str(), [fn, hold](benchmark::State& state) {
-          set_hold_stream(hold);
-          fn(state);
-        });
-    for (const std::int64_t n : sizes_of(r.sizes))
-      b->Arg(n);
-    b->Unit(benchmark::kMicrosecond);
-    if (r.sizes == size_set::host_overhead) {
-      b->UseRealTime();
-    } else if (r.sizes == size_set::once) {
-      // A measurement made outside the benchmark loop (jit_latency: fresh processes): one
-      // iteration, its time set by the row.
-      b->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
-    } else {
-      b->UseManualTime();
+    auto add = [&] {
+      benchmark::internal::Benchmark* b =
+          benchmark::RegisterBenchmark(name.c_str(), [fn, hold](benchmark::State& state) {
+            set_hold_stream(hold);
+            fn(state);
+          });
+      b->Unit(benchmark::kMicrosecond);
+      if (r.sizes == size_set::host_overhead) {
+        b->UseRealTime();
+      } else if (r.sizes == size_set::once) {
+        // A measurement made outside the benchmark loop (jit_latency: fresh processes): one
+        // iteration, its time set by the row.
+        b->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+      } else {
+        b->UseManualTime();
+      }
+      return b;
+    };
+    if (r.sizes != size_set::gpu) {
+      benchmark::internal::Benchmark* b = add();
+      for (const std::int64_t n : sizes_of(r.sizes))
+        b->Arg(n);
+      continue;
+    }
+    // One registration per size (Google Benchmark's minimum time is a registration's), in the
+    // same order, under the same names.
+    for (const std::int64_t n : sizes_of(r.sizes)) {
+      benchmark::internal::Benchmark* b = add()->Arg(n);
+      if (n <= small_rows_max_n) b->MinTime(small_min_time);
     }
   }
+}
+
+/// The value of `--flag=S` (seconds) in argv, or `fallback`; with `remove`, the argument is taken
+/// out of argv (cupar_bench's own flags, which Google Benchmark would report as unrecognised).
+double seconds_flag(int& argc, char** argv, const char* flag, double fallback, bool remove) {
+  const std::size_t len = std::strlen(flag);
+  double value = fallback;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], flag, len) != 0 || argv[i][len] != '=') continue;
+    char* end = nullptr;
+    const double v = std::strtod(argv[i] + len + 1, &end);
+    if (end == argv[i] + len + 1 || *end != '\0' || !(v > 0)) {
+      throw std::invalid_argument(std::string(flag) + ": a positive number of seconds, not '" +
+                                  (argv[i] + len + 1) + "'");
+    }
+    value = v;
+    if (remove) {
+      for (int j = i; j + 1 < argc; ++j)
+        argv[j] = argv[j + 1];
+      --argc;
+      --i;
+    }
+  }
+  return value;
 }
 
 // ---- the machine ------------------------------------------------------------------------------
@@ -286,9 +331,19 @@ int main(int argc, char** argv) {
     context("invocation", invocation);  // set by scripts/run-benchmarks.sh
   }
 
+  double small_min_time = 0;
+  try {
+    // Google Benchmark's default minimum time is 0.5 s.
+    const double min_time = seconds_flag(argc, argv, "--benchmark_min_time", 0.5, false);
+    small_min_time = seconds_flag(argc, argv, "--cupar_small_min_time", min_time / 10, true);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cupar_bench: %s\n", e.what());
+    return 2;
+  }
+  context("small_min_time", std::to_string(small_min_time));
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  register_rows();
+  register_rows(small_min_time);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   if (!listing) {

@@ -676,8 +676,14 @@ def write_results(report, out_dir, plots, json_paths):
                   "out-of-line (tier-1) build, not the optimised one")
     md.append(f"- Data: {', '.join('`' + os.path.basename(p) + '`' for p in json_paths)}")
     md.append("")
+    small_min = c.get("small_min_time")
+    runs = "timed runs after warm-up runs"
+    if small_min:
+        runs += (f" (GPU rows at n <= 2^20 run for {float(small_min):g} s of GPU time, the others "
+                 "for the command's minimum time: a call there takes 5-20 us, and about a "
+                 "thousand calls give the same median as ten thousand)")
     md.append("Method: GPU time from CUDA events on the benchmark's own stream, median of the "
-              "timed runs after warm-up runs; the stream is held by a spinning kernel while the "
+              + runs + "; the stream is held by a spinning kernel while the "
               "start event, the call and the stop event are enqueued (nvbench's method), so launch "
               "latency and host work are not in it: the host-overhead rows measure those; Thrust "
               "rows, which synchronise inside some calls, are timed on an idle stream (launch "

@@ -22,7 +22,7 @@
 #                        every other results*.json of DIR); each part's report is written from
 #                        every results*.json of DIR, so the last part's report covers the run
 #   --split F1[,F2...]   the first families of "kernels-2", "kernels-3", ... (default
-#                        merge_sort_keys,histogram_even: three kernel parts)
+#                        merge_sort_keys,histogram_even,group_by_100: four kernel parts)
 #   --readme FILE        also refresh the headline block of FILE (between the markers
 #                        <!-- cupar-bench:begin --> and <!-- cupar-bench:end -->)
 #   -h, --help           this text
@@ -59,7 +59,7 @@ min_time=0.05
 repetitions=1
 readme=""
 part=""
-split=merge_sort_keys,histogram_even
+split=merge_sort_keys,histogram_even,group_by_100
 passthrough=()
 # The command line as typed, for the report: arguments with shell characters in single quotes.
 quote() {

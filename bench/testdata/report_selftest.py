@@ -17,6 +17,8 @@ EXPECTED = [
     # header
     "NVIDIA H100 80GB HBM3 (synthetic fixture)",
     "Command: `scripts/run-benchmarks.sh --fixture`",
+    # the context's small_min_time (cupar_bench's GPU rows at n <= 2^20)
+    "GPU rows at n <= 2^20 run for 0.005 s of GPU time",
     # reduce_sum f32 at 2^20: cupar 1425 GB/s vs cub 1500 (0.950), 95% of copy bandwidth;
     # at 2^24: 333x over cpu_seq, 39x over cpu_omp; cupar_jit/cub 0.950 at 2^24
     "| 2^20 | 1,425 | 1,500 | 1,500 | 1,500 | 600 | 9.00 | 60.0 | 95% | 100% | 100% | 0.950 |",
