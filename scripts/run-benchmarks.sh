@@ -30,18 +30,18 @@
 # "% of copy bandwidth" column):
 #   scripts/run-benchmarks.sh --benchmark_filter='^(copy|reduce_sum|radix_sort_keys)/'
 #
-# Expected duration (the H100 machine, 16 cores, 2026-11-27, commit 3536565): the library and the
-# benchmarks from scratch 331 s (the gpu preset's targets cupar_bench and cupar_jit_latency, which
-# building cupar_bench builds too, since its jit_latency rows run it); the suite 940 s: kernels-1
-# 204 s (621 rows, the CPU baselines' sequential radix sorts of 2^26 keys among them), kernels-2
-# 318 s (864 rows), kernels-3 324 s (794 rows), latency 94 s (102 rows, fresh processes; the 7
-# switch_in_process rows added since: a third process per case, 5 new operators, not yet timed);
-# the report about 10 s. Where one command may run at most 10 minutes, build and run apart, and the
-# suite in four parts (neither the whole suite nor the kernels part fits 560 s):
+# Expected duration (the H100 machine, 16 cores, 2026-12-06, commit 5e37ce9): the library and the
+# benchmarks from scratch 272 s (the gpu preset's targets cupar_bench and cupar_jit_latency, which
+# building cupar_bench builds too, since its jit_latency rows run it); the suite 731 s: kernels-1
+# 145 s (the CPU baselines' sequential radix sorts of 2^26 keys among its rows), kernels-2 177 s,
+# kernels-3 233 s, kernels-4 66 s (group-by, join, top-k), latency 110 s (129 rows, fresh
+# processes); the report about 10 s. Where one command may run at most 10 minutes, build and run
+# apart, and the suite in parts:
 #   scripts/run-benchmarks.sh --build-only
 #   scripts/run-benchmarks.sh --no-build --part kernels-1
 #   scripts/run-benchmarks.sh --no-build --part kernels-2
 #   scripts/run-benchmarks.sh --no-build --part kernels-3
+#   scripts/run-benchmarks.sh --no-build --part kernels-4
 #   scripts/run-benchmarks.sh --no-build --part latency
 #
 # Environment: CMAKE_ARGS (extra CMake arguments), PYTHON (interpreter for the report; default:
