@@ -489,21 +489,27 @@ class Report:
         return md_table(header, body)
 
     # -- headline: cupar at 2^20 / 2^24 / 2^28 and its ratio to CUB
+    # A headline row's reference: CUB where it has the algorithm, else what the suite times
+    # beside cupar (CUB over the rows' bytes as one array, CUB's scan by key on materialised
+    # keys, the sort route called by hand, Thrust).
+    HEADLINE_PEERS = ("cub", "cub_flat", "cub_scan_by_key", "cupar_sort", "thrust")
+
     def headline(self):
         points = [1 << 20, 1 << 24, 1 << 28]
-        header = ["family", "type", "unit"]
+        header = ["family", "type", "unit", "peer"]
         for p in points:
-            header += [f"cupar @{fmt_n(p)}", f"/cub @{fmt_n(p)}"]
+            header += [f"cupar @{fmt_n(p)}", f"/peer @{fmt_n(p)}"]
         body = []
         for family in self.kernel_families():
             for type_ in sorted(self.families[family]):
                 impls = self.families[family][type_]
                 if "cupar" not in impls:
                     continue
-                line = [family, type_, unit_of(family)]
+                peer = next((i for i in self.HEADLINE_PEERS if i in impls), None)
+                line = [family, type_, unit_of(family), peer or "-"]
                 for p in points:
                     a = throughput(self.get(family, type_, "cupar", p), family)
-                    b = throughput(self.get(family, type_, "cub", p), family)
+                    b = throughput(self.get(family, type_, peer, p), family) if peer else None
                     line += [fmt_num(a), fmt_ratio(ratio(a, b))]
                 body.append(line)
         return md_table(header, body) if body else ""
@@ -729,6 +735,8 @@ def write_results(report, out_dir, plots, json_paths):
     if headline:
         md.append("## Headline")
         md.append("")
+        md.append(HEADLINE_NOTE)
+        md.append("")
         md.append(headline)
         md.append("")
 
@@ -813,6 +821,12 @@ def write_results(report, out_dir, plots, json_paths):
     return path
 
 
+HEADLINE_NOTE = ("`cupar`: the C++-callable path. `/peer`: cupar's throughput over the peer's: "
+                 "CUB called directly where it has the algorithm, else CUB over the rows' bytes "
+                 "as one array (`cub_flat`), CUB's scan by key on materialised segment ids "
+                 "(`cub_scan_by_key`), the sort route called by hand (`cupar_sort`: sort_pairs, "
+                 "then reduce_by_key), or Thrust.")
+
 README_BEGIN = "<!-- cupar-bench:begin -->"
 README_END = "<!-- cupar-bench:end -->"
 
@@ -830,6 +844,7 @@ def update_readme(report, readme, plots, results_path):
     block = [README_BEGIN, "",
              f"Measured {report.context.get('date', '?')} on {report.machine()} with "
              f"`{report.command()}` (full results: {relpath(results_path, base)}).", "",
+             HEADLINE_NOTE, "",
              report.headline() or "(no cupar rows in this run)", ""]
     for family in ("reduce_sum", "radix_sort_keys"):
         if family in plots:
