@@ -13,7 +13,8 @@ for a in "\$@"; do
   case "\$a" in
     --benchmark_list_tests=true)
       printf '%s\n' copy/cuda_memcpy/u32/1024 reduce_sum/cupar/f32/1024 merge_sort_keys/cupar/f32/1024 \
-        histogram_even/cupar/u8/1024 select_if/cupar/u32/1024 jit_latency/first_call/reduce
+        histogram_even/cupar/u8/1024 select_if/cupar/u32/1024 group_by_100/cupar/u32_stats/1024 \
+        join/cupar/u32/1024 jit_latency/first_call/reduce
       exit 0 ;;
     --benchmark_out=*) out=\${a#*=} ;;
     --benchmark_filter=*) echo "\${a#*=}" >>"$work/filters" ;;
@@ -37,9 +38,9 @@ grep -q 'results.json`, `results_latency.json' "$work/out/RESULTS.md" || fail "t
 if "$repo/scripts/run-benchmarks.sh" --no-build -B "$work/build" -o "$work/out" --part other >"$work/log3" 2>&1; then
   fail "an unknown part was accepted"
 fi
-# The kernels rows in three runs, cut before merge_sort_keys and histogram_even (the default
-# --split), then the latency rows: four JSON files, one report; kernels-1 starts a run (drops the
-# earlier parts' JSON).
+# The kernels rows in four runs, cut before merge_sort_keys, histogram_even and group_by_100 (the
+# default --split), then the latency rows: five JSON files, one report; kernels-1 starts a run
+# (drops the earlier parts' JSON).
 run() { "$repo/scripts/run-benchmarks.sh" --no-build -B "$work/build" -o "$work/out" "$@"; }
 run --part kernels-1 >"$work/log4" 2>&1 || fail "kernels-1 failed: $(tail -5 "$work/log4")"
 [ "$(sed -n 3p "$work/filters")" = "^(copy|reduce_sum)/" ] || fail "kernels-1 filter: $(sed -n 3p "$work/filters")"
@@ -51,18 +52,21 @@ run --part kernels-2 >"$work/log5" 2>&1 || fail "kernels-2 failed: $(tail -5 "$w
 run --part kernels-3 >"$work/log6" 2>&1 || fail "kernels-3 failed: $(tail -5 "$work/log6")"
 [ "$(sed -n 5p "$work/filters")" = "^(histogram_even|select_if)/" ] ||
   fail "kernels-3 filter: $(sed -n 5p "$work/filters")"
-run --part latency >"$work/log7" 2>&1 || fail "latency after kernels-3 failed: $(tail -5 "$work/log7")"
-grep -q 'results_kernels-1.json`, `results_kernels-2.json`, `results_kernels-3.json`, `results_latency.json' \
+run --part kernels-4 >"$work/log7" 2>&1 || fail "kernels-4 failed: $(tail -5 "$work/log7")"
+[ "$(sed -n 6p "$work/filters")" = "^(group_by_100|join)/" ] ||
+  fail "kernels-4 filter: $(sed -n 6p "$work/filters")"
+run --part latency >"$work/log8" 2>&1 || fail "latency after kernels-4 failed: $(tail -5 "$work/log8")"
+grep -q 'results_kernels-1.json`, `results_kernels-2.json`, `results_kernels-3.json`, `results_kernels-4.json`, `results_latency.json' \
   "$work/out/RESULTS.md" ||
-  fail "the report is not made from the four parts: $(grep -m1 results_ "$work/out/RESULTS.md")"
-if run --part kernels-4 >"$work/log8" 2>&1; then
-  fail "a fourth kernels part was accepted with two split families"
+  fail "the report is not made from the five parts: $(grep -m1 results_ "$work/out/RESULTS.md")"
+if run --part kernels-5 >"$work/log8b" 2>&1; then
+  fail "a fifth kernels part was accepted with three split families"
 fi
 # One split family: two parts.
 run --part kernels-2 --split histogram_even >"$work/log9" 2>&1 ||
   fail "kernels-2 --split histogram_even failed: $(tail -5 "$work/log9")"
-[ "$(sed -n 7p "$work/filters")" = "^(histogram_even|select_if)/" ] ||
-  fail "kernels-2 --split histogram_even filter: $(sed -n 7p "$work/filters")"
+[ "$(sed -n 8p "$work/filters")" = "^(histogram_even|select_if|group_by_100|join)/" ] ||
+  fail "kernels-2 --split histogram_even filter: $(sed -n 8p "$work/filters")"
 if run --part kernels-1 --split no_such_family >"$work/log10" 2>&1; then
   fail "an unknown --split family was accepted"
 fi
