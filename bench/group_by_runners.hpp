@@ -29,18 +29,24 @@ struct bench_pair {
 void make_pair_keys(const std::uint32_t* keys, bench_pair* pairs, std::uint64_t* packed,
                     std::size_t n, cudaStream_t stream);
 
-/// Whether `found` groups are what n rows of keys drawn uniformly from `groups` give: every group
-/// where n >= 32 groups (a group is missed with probability e^-(n/groups), so 16x left about two of
-/// 2^24 groups unseen at 2^28 rows, and every route found the same 16,777,214), else no more
-/// than `groups` and, from 4 rows a group, no more missing than three times the expected number
-/// plus 10.
-inline bool plausible_groups(std::size_t found, std::size_t groups, std::size_t n) {
-  if (found > groups) return false;
+/// Throws unless `found` groups are what n rows of keys drawn uniformly from `groups` give: every
+/// group where n >= 32 groups (a group is missed with probability e^-(n/groups), so 16x left about
+/// two of 2^24 groups unseen at 2^28 rows, and every route found the same 16,777,214), else no
+/// more than `groups` and, from 4 rows a group, no more missing than three times the expected
+/// number plus 10.
+inline void require_plausible_groups(std::size_t found, std::size_t groups, std::size_t n) {
   const double per_group = static_cast<double>(n) / static_cast<double>(groups);
-  if (per_group >= 32) return found == groups;
-  if (per_group < 4) return true;
-  const double expected_missing = static_cast<double>(groups) * std::exp(-per_group);
-  return static_cast<double>(groups - found) <= 3 * expected_missing + 10;
+  bool plausible = found <= groups;
+  if (plausible && per_group >= 32) {
+    plausible = found == groups;
+  } else if (plausible && per_group >= 4) {
+    const double expected_missing = static_cast<double>(groups) * std::exp(-per_group);
+    plausible = static_cast<double>(groups - found) <= 3 * expected_missing + 10;
+  }
+  if (!plausible) {
+    throw std::runtime_error("found " + std::to_string(found) + " groups of " +
+                             std::to_string(groups) + " in " + std::to_string(n) + " rows");
+  }
 }
 
 /// n keys in [0, groups) and n values; call(keys, values, n, stream) -> number of groups, which
@@ -57,10 +63,7 @@ void group_by_runner(benchmark::State& state, std::size_t groups, Call call) {
     std::size_t found = 0;
     time_gpu(state, {n, static_cast<double>(n * (sizeof(std::uint32_t) + sizeof(float)))}, sets,
              [&](std::size_t s) { found = call(keys[s], values[s], n, bench_stream()); });
-    if (!plausible_groups(found, groups, n)) {
-      throw std::runtime_error("found " + std::to_string(found) + " groups of " +
-                               std::to_string(groups) + " in " + std::to_string(n) + " rows");
-    }
+    require_plausible_groups(found, groups, n);
     state.counters["groups"] = static_cast<double>(found);
   });
 }
@@ -85,10 +88,7 @@ void group_by_pair_runner(benchmark::State& state, std::size_t groups, Call call
     time_gpu(
         state, {n, static_cast<double>(n * (sizeof(bench_pair) + sizeof(float)))}, sets,
         [&](std::size_t s) { found = call(pairs[s], packed[s], values[s], n, bench_stream()); });
-    if (!plausible_groups(found, groups, n)) {
-      throw std::runtime_error("found " + std::to_string(found) + " groups of " +
-                               std::to_string(groups) + " in " + std::to_string(n) + " rows");
-    }
+    require_plausible_groups(found, groups, n);
     state.counters["groups"] = static_cast<double>(found);
   });
 }

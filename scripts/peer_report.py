@@ -19,8 +19,8 @@ partition_u32 row partition u32, otherwise case <family>_<type> is row <family> 
 call of a new operator (the tier-1 build and the call, ms), the time from that call until its
 optimised build is ready (s), each the median of the case's result lines (scripts/gpu-evidence.sh
 tiers runs three fresh processes), the optimised build of a new operator alone (median, ms), and a
-burst of 8 new operators called back to back until every optimised build is done (s). Measured at the n the stage gives (2^24 by default), the
-same on each n's row.
+burst of 8 new operators called back to back until every optimised build is done (s). Measured at
+the n the stage gives (2^24 by default), the same on each n's row.
 """
 
 import argparse
