@@ -493,6 +493,19 @@ class Report:
     # beside cupar (CUB over the rows' bytes as one array, CUB's scan by key on materialised
     # keys, the sort route called by hand, Thrust).
     HEADLINE_PEERS = ("cub", "cub_flat", "cub_scan_by_key", "cupar_sort", "thrust")
+    # Families without a peer of their own, and the rows of another family that do the same work
+    # on the same data (same type and size): top-k against sorting all n keys with CUB (what
+    # ORDER BY ... LIMIT k costs without top-k; CUB 3.0.1 has no top-k). Their ratio is one of
+    # times: the peer's time over cupar's.
+    HEADLINE_BORROWED = (("top_k", "radix_sort_keys", "cub"),)
+
+    def borrowed_peer(self, family, type_):
+        """(family, impl) of the rows that stand in for `family`'s missing peer, or None."""
+        for prefix, other, impl in self.HEADLINE_BORROWED:
+            if family == prefix or family.startswith(prefix + "_"):
+                if impl in self.families.get(other, {}).get(type_, {}):
+                    return other, impl
+        return None
 
     def headline(self):
         points = [1 << 20, 1 << 24, 1 << 28]
@@ -506,11 +519,19 @@ class Report:
                 if "cupar" not in impls:
                     continue
                 peer = next((i for i in self.HEADLINE_PEERS if i in impls), None)
-                line = [family, type_, unit_of(family), peer or "-"]
+                borrowed = None if peer else self.borrowed_peer(family, type_)
+                label = peer or (f"{borrowed[1]} {borrowed[0]}" if borrowed else "-")
+                line = [family, type_, unit_of(family), label]
                 for p in points:
-                    a = throughput(self.get(family, type_, "cupar", p), family)
-                    b = throughput(self.get(family, type_, peer, p), family) if peer else None
-                    line += [fmt_num(a), fmt_ratio(ratio(a, b))]
+                    mine = self.get(family, type_, "cupar", p)
+                    a = throughput(mine, family)
+                    if borrowed:
+                        theirs = self.get(borrowed[0], type_, borrowed[1], p)
+                        r = ratio(theirs.time_us, mine.time_us) if theirs and mine else None
+                    else:
+                        r = ratio(a, throughput(self.get(family, type_, peer, p), family)
+                                  if peer else None)
+                    line += [fmt_num(a), fmt_ratio(r)]
                 body.append(line)
         return md_table(header, body) if body else ""
 
@@ -825,7 +846,8 @@ HEADLINE_NOTE = ("`cupar`: the C++-callable path. `/peer`: cupar's throughput ov
                  "CUB called directly where it has the algorithm, else CUB over the rows' bytes "
                  "as one array (`cub_flat`), CUB's scan by key on materialised segment ids "
                  "(`cub_scan_by_key`), the sort route called by hand (`cupar_sort`: sort_pairs, "
-                 "then reduce_by_key), or Thrust.")
+                 "then reduce_by_key), or Thrust; top-k, which CUB lacks, against CUB's radix "
+                 "sort of all n keys (`cub radix_sort_keys`: a ratio of times).")
 
 README_BEGIN = "<!-- cupar-bench:begin -->"
 README_END = "<!-- cupar-bench:end -->"
