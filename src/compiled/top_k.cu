@@ -19,8 +19,19 @@
 // no bin was small enough). One radix sort of the k (ordered key, position) items gives the
 // output order; the outputs are gathered by position. No host synchronisation: every choice stays
 // in device memory and the kernels of a step that has nothing to do return at once.
+//
+// A sampled threshold first (from sample_min_keys keys, k <= n / 64): one block radix-selects,
+// among 4,096 evenly spaced keys, the key at sample_threshold_rank (top_k_sample.hpp), a bound T_s
+// above the k-th key with a wide margin; one pass over the keys (eight loads a thread before any
+// append) buffers every item whose ordered key is at most T_s. When the buffer holds at least k
+// items and did not overflow (decided on the device) the passes read only it: every item outside
+// has a key above T_s, above every buffered one, so the k wanted items are all inside. Otherwise
+// the buffer is dropped and the passes read the keys as above. Below sample_min_keys keys there
+// are no passes: one radix sort of every (ordered key, position) item on the key's bits (stable,
+// so equal keys stay in position order), the first k taken.
 #include "compiled/index_gather.hpp"
 #include "compiled/library_types.hpp"
+#include "compiled/top_k_sample.hpp"
 
 #include <cupar/detail/checks.hpp>
 #include <cupar/detail/cuda_check.hpp>
@@ -48,6 +59,15 @@ constexpr int kBins = 256;
 constexpr int kThreads = 256;
 using ull = unsigned long long;
 
+/// The sampled threshold: from this many keys, where k <= n / sample_max_fraction; its sample's
+/// keys (one block of sample_threads, sample_items a thread); the buffering pass's loads a thread.
+constexpr ull sample_min_keys = ull(1) << 16;
+constexpr ull sample_max_fraction = 64;
+constexpr int sample_threads = 1024;
+constexpr int sample_items = 4;
+constexpr ull sample_keys = static_cast<ull>(sample_threads) * sample_items;
+constexpr int buffer_loads = 8;
+
 /// What the passes decide, in device memory (the temporary storage's first bytes).
 struct select_state {
   ull prefix;        // the ordered key's bytes chosen so far (then T)
@@ -56,6 +76,7 @@ struct select_state {
   ull index_need;
   ull taken;            // items appended to the output
   ull buffered;         // items in the compaction buffer
+  ull bound;            // the sampled threshold T_s (an ordered key)
   unsigned all_ties;    // every tie is taken: the position passes do nothing
   unsigned compacted;   // the passes read the buffer
   unsigned compacting;  // the chosen bin is small enough: the next kernel compacts
@@ -135,29 +156,63 @@ __global__ void __launch_bounds__(kThreads)
   flush_bins(bins, st);
 }
 
-/// One thread: the bin holding the `need`-th item fixes the byte at `shift`; clears the bins.
+/// One warp: the bin of `bins` (kBins counts) holding the `need`-th item (from 1), and how many
+/// items the bins before it hold; lane l reads bins [8 l, 8 l + 8), a scan of the lanes' sums
+/// finds the lane. Every lane returns the answer.
+template <class Count>
+__device__ __forceinline__ void find_bin(const Count* bins, ull need, int& digit, ull& before) {
+  const unsigned lane = threadIdx.x & 31u;
+  ull mine[8];
+  ull sum = 0;
+  for (int b = 0; b < 8; ++b) {
+    mine[b] = static_cast<ull>(bins[lane * 8 + b]);
+    sum += mine[b];
+  }
+  ull inclusive = sum;
+  for (int o = 1; o < 32; o <<= 1) {
+    const ull up = __shfl_up_sync(0xFFFFFFFFu, inclusive, o);
+    if (lane >= static_cast<unsigned>(o)) inclusive += up;
+  }
+  // The total is at least `need` (the caller's invariant); the last lane otherwise.
+  const unsigned reached = __ballot_sync(0xFFFFFFFFu, inclusive >= need);
+  const int holder = reached != 0 ? __ffs(static_cast<int>(reached)) - 1 : 31;
+  ull at = inclusive - sum;
+  int d = 7;
+  for (int b = 0; b < 8; ++b) {
+    if (at + mine[b] >= need) {
+      d = b;
+      break;
+    }
+    at += mine[b];
+  }
+  digit = __shfl_sync(0xFFFFFFFFu, static_cast<int>(lane) * 8 + d, holder);
+  before = __shfl_sync(0xFFFFFFFFu, at, holder);
+}
+
+/// One warp: the bin holding the `need`-th item fixes the byte at `shift`; clears the bins.
 /// Key passes move prefix / need and, when the chosen bin holds at most `capacity` items and
 /// nothing is compacted yet, ask the next kernel to compact; after the last one (`last`), whether
 /// every tie is taken. Position passes move index_prefix / index_need.
-__global__ void choose_digit(select_state* st, int shift, bool positions, bool last, ull capacity) {
+__global__ void __launch_bounds__(32)
+    choose_digit(select_state* st, int shift, bool positions, bool last, ull capacity) {
   // The compaction asked for by the previous choice has run by now.
   const unsigned compacted = st->compacted | st->compacting;
-  st->compacted = compacted;
-  st->compacting = 0;
+  __syncwarp();
+  if (threadIdx.x == 0) {
+    st->compacted = compacted;
+    st->compacting = 0;
+  }
   if (positions && st->all_ties != 0) return;
   ull need = positions ? st->index_need : st->need;
+  int digit = 0;
   ull before = 0;
-  int digit = kBins - 1;
-  for (int d = 0; d < kBins; ++d) {
-    const ull c = st->hist[d];
-    if (before + c >= need) {
-      digit = d;
-      break;
-    }
-    before += c;
-  }
+  find_bin(st->hist, need, digit, before);
   const ull in_bin = st->hist[digit];
   need -= before;
+  __syncwarp();
+  for (int d = threadIdx.x; d < kBins; d += 32)
+    st->hist[d] = 0;
+  if (threadIdx.x != 0) return;
   if (positions) {
     st->index_prefix |= static_cast<ull>(digit) << shift;
     st->index_need = need;
@@ -170,22 +225,109 @@ __global__ void choose_digit(select_state* st, int shift, bool positions, bool l
       st->index_need = need;
     }
   }
-  for (int d = 0; d < kBins; ++d)
-    st->hist[d] = 0;
 }
 
-/// Appends to `out` the items of the warp's lanes that `take`, one atomic per warp.
+/// Appends to `out` the items of the warp's lanes that `take`, one atomic per warp. The counter
+/// counts every item; slots from `capacity` on are not written (the caller sees the overflow as
+/// a count above it).
 template <class U, class Index>
-__device__ __forceinline__ void append(bool take, ull u, ull i, ull* counter,
-                                       chosen<U, Index>* out) {
+__device__ __forceinline__ void append(bool take, ull u, ull i, ull* counter, chosen<U, Index>* out,
+                                       ull capacity = ~0ull) {
   const unsigned mask = __ballot_sync(0xFFFFFFFFu, take);
   if (mask == 0) return;
   const unsigned lane = threadIdx.x & 31u;
   ull slot = 0;
   if (lane == 0) slot = atomicAdd(counter, static_cast<ull>(__popc(mask)));
-  slot = __shfl_sync(0xFFFFFFFFu, slot, 0);
-  if (take)
-    out[slot + __popc(mask & ((1u << lane) - 1u))] = {static_cast<U>(u), static_cast<Index>(i)};
+  slot = __shfl_sync(0xFFFFFFFFu, slot, 0) + __popc(mask & ((1u << lane) - 1u));
+  if (take && slot < capacity) out[slot] = {static_cast<U>(u), static_cast<Index>(i)};
+}
+
+/// One block of sample_threads: the ordered key of rank `rank` (from 0) among sample_keys keys
+/// spaced `stride` apart, radix-selected in shared memory a byte at a time, to st->bound.
+template <class K>
+__global__ void __launch_bounds__(sample_threads)
+    sample_bound(const K* keys, ull stride, ull rank, bool descending, select_state* st) {
+  using U = uint_of_t<K>;
+  constexpr int key_bits = 8 * sizeof(K);
+  __shared__ unsigned bins[kBins];
+  __shared__ ull chosen_prefix;
+  __shared__ ull chosen_need;
+  U v[sample_items];
+  for (int j = 0; j < sample_items; ++j) {
+    const ull at = (static_cast<ull>(j) * sample_threads + threadIdx.x) * stride;
+    v[j] = ordered_bits(keys[at], descending);
+  }
+  if (threadIdx.x == 0) {
+    chosen_prefix = 0;
+    chosen_need = rank + 1;
+  }
+  for (int shift = key_bits - 8; shift >= 0; shift -= 8) {
+    for (int t = threadIdx.x; t < kBins; t += blockDim.x)
+      bins[t] = 0;
+    __syncthreads();
+    const ull high = shift + 8 >= key_bits ? 0ull : ~0ull << (shift + 8);
+    const ull prefix = chosen_prefix;
+    for (int j = 0; j < sample_items; ++j) {
+      if ((static_cast<ull>(v[j]) & high) == prefix) atomicAdd(&bins[(v[j] >> shift) & 0xFF], 1u);
+    }
+    __syncthreads();
+    if (threadIdx.x < 32) {
+      const ull need = chosen_need;
+      int digit = 0;
+      ull before = 0;
+      find_bin(bins, need, digit, before);
+      if (threadIdx.x == 0) {
+        chosen_prefix = prefix | (static_cast<ull>(digit) << shift);
+        chosen_need = need - before;
+      }
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) st->bound = chosen_prefix;
+}
+
+/// Buffers every item whose ordered key is at most the sampled threshold (slots below
+/// `capacity`): buffer_loads keys a thread loaded before any append.
+template <class K, class Index>
+__global__ void __launch_bounds__(kThreads)
+    sample_buffer(const K* keys, ull n, select_state* st, bool descending,
+                  chosen<uint_of_t<K>, Index>* buffer, ull capacity) {
+  using U = uint_of_t<K>;
+  constexpr ull tile = static_cast<ull>(kThreads) * buffer_loads;
+  const ull bound = st->bound;
+  for (ull base = static_cast<ull>(blockIdx.x) * tile; base < n;
+       base += static_cast<ull>(gridDim.x) * tile) {
+    U u[buffer_loads];
+    for (int j = 0; j < buffer_loads; ++j) {
+      const ull i = base + static_cast<ull>(j) * kThreads + threadIdx.x;
+      u[j] = i < n ? ordered_bits(keys[i], descending) : U(0);
+    }
+    for (int j = 0; j < buffer_loads; ++j) {
+      const ull i = base + static_cast<ull>(j) * kThreads + threadIdx.x;
+      append<U, Index>(i < n && static_cast<ull>(u[j]) <= bound, u[j], i, &st->buffered, buffer,
+                       capacity);
+    }
+  }
+}
+
+/// One thread: the passes read the buffer when it holds at least k items and did not overflow;
+/// else it is emptied and they read the keys.
+__global__ void sample_check(select_state* st, ull k, ull capacity) {
+  const ull buffered = st->buffered;
+  if (buffered >= k && buffered <= capacity) {
+    st->compacted = 1;
+  } else {
+    st->buffered = 0;
+    st->compacted = 0;
+  }
+}
+
+/// Every key as an (ordered key, position) item, for the sort of all n.
+template <class K, class Index>
+__global__ void __launch_bounds__(kThreads)
+    all_items(const K* keys, ull n, bool descending, chosen<uint_of_t<K>, Index>* items) {
+  const ull i = static_cast<ull>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) items[i] = {ordered_bits(keys[i], descending), static_cast<Index>(i)};
 }
 
 /// When the last choice asked for it: the items of the chosen bin (ordered key's bits under
@@ -239,6 +381,63 @@ unsigned pass_blocks(ull n) {
   return static_cast<unsigned>(std::max(1ull, std::min(tiles, 8ull * count)));
 }
 
+/// The sorted items' positions to the caller's and the gathers of keys and values.
+template <class K, class Index>
+void write_outputs(const top_k_args& a, const chosen<uint_of_t<K>, Index>* sorted, Index* positions,
+                   stream_ref stream) {
+  const cudaStream_t s = stream.get();
+  const ull k = a.k;
+  const unsigned grid = static_cast<unsigned>((k + kThreads - 1) / kThreads);
+  if (a.positions_out != nullptr && a.position_size == 4) {
+    write_positions<<<grid, kThreads, 0, s>>>(sorted, positions,
+                                              static_cast<std::uint32_t*>(a.positions_out), k);
+  } else {
+    write_positions<<<grid, kThreads, 0, s>>>(sorted, positions,
+                                              static_cast<std::uint64_t*>(a.positions_out), k);
+  }
+  check_cuda(cudaGetLastError(), "cupar top_k kernel launch");
+  if (a.keys_out != nullptr) {
+    index_gather(a.keys_in, a.keys_out, positions, sizeof(Index), sizeof(K), k, stream);
+  }
+  if (a.value_size != 0) {
+    index_gather(a.values_in, a.values_out, positions, sizeof(Index), a.value_size, k, stream);
+  }
+}
+
+/// Below sample_min_keys keys: one radix sort of every (ordered key, position) item on the key's
+/// bits only (stable, and the items are written in position order, so equal keys keep it).
+template <class K, class Index>
+void sort_all(const top_k_args& a, stream_ref stream, memory_resource& mr) {
+  using U = uint_of_t<K>;
+  using item = chosen<U, Index>;
+  const cudaStream_t s = stream.get();
+  const ull n = a.n;
+  constexpr int begin_bit = 8 * sizeof(Index);
+  constexpr int end_bit = 8 * (sizeof(U) + sizeof(Index));
+  auto sizing = [&](void* temp, std::size_t& bytes) {
+    return cub::DeviceRadixSort::SortKeys(temp, bytes, static_cast<const item*>(nullptr),
+                                          static_cast<item*>(nullptr), n, chosen_decomposer{},
+                                          begin_bit, end_bit, s);
+  };
+  std::size_t cub_bytes = required_temp_bytes("cub::DeviceRadixSort::SortKeys", {n}, sizing);
+  carve parts;
+  const std::size_t items_at = parts.add(n * sizeof(item));
+  const std::size_t sorted_at = parts.add(n * sizeof(item));
+  const std::size_t pos_at = parts.add(a.k * sizeof(Index));
+  const std::size_t cub_at = parts.add(cub_bytes);
+  temp_storage temp(mr, parts.total, stream);
+  auto* base = static_cast<unsigned char*>(temp.get());
+  auto* items = reinterpret_cast<item*>(base + items_at);
+  auto* sorted = reinterpret_cast<item*>(base + sorted_at);
+  all_items<K, Index><<<static_cast<unsigned>((n + kThreads - 1) / kThreads), kThreads, 0, s>>>(
+      static_cast<const K*>(a.keys_in), n, a.order == sort_order::descending, items);
+  check_cuda(cudaGetLastError(), "cupar top_k kernel launch");
+  check_cuda(cub::DeviceRadixSort::SortKeys(base + cub_at, cub_bytes, items, sorted, n,
+                                            chosen_decomposer{}, begin_bit, end_bit, s),
+             "cub::DeviceRadixSort::SortKeys");
+  write_outputs<K, Index>(a, sorted, reinterpret_cast<Index*>(base + pos_at), stream);
+}
+
 template <class K, class Index>
 void select(const top_k_args& a, stream_ref stream, memory_resource& mr) {
   using U = uint_of_t<K>;
@@ -247,7 +446,14 @@ void select(const top_k_args& a, stream_ref stream, memory_resource& mr) {
   const bool descending = a.order == sort_order::descending;
   const auto* keys = static_cast<const K*>(a.keys_in);
   const ull n = a.n, k = a.k;
+  if constexpr (std::is_same_v<Index, std::uint32_t>) {
+    if (n < sample_min_keys) {
+      sort_all<K, Index>(a, stream, mr);
+      return;
+    }
+  }
   const ull capacity = n / 16;  // the compaction buffer's items
+  const bool sampled = k <= n / sample_max_fraction;
 
   // Temporary storage: the state, the compaction buffer, the k chosen items twice (the sort's
   // input and output), their positions, CUB's storage.
@@ -277,13 +483,19 @@ void select(const top_k_args& a, stream_ref stream, memory_resource& mr) {
   check_cuda(cudaMemcpyAsync(st, &init, sizeof(init), cudaMemcpyHostToDevice, s),
              "cudaMemcpyAsync");
   const unsigned blocks = pass_blocks(n);
+  if (sampled) {
+    sample_bound<K><<<1, sample_threads, 0, s>>>(
+        keys, n / sample_keys, sample_threshold_rank(n, k, sample_keys), descending, st);
+    sample_buffer<K, Index><<<blocks, kThreads, 0, s>>>(keys, n, st, descending, buffer, capacity);
+    sample_check<<<1, 1, 0, s>>>(st, k, capacity);
+  }
   constexpr int key_bits = 8 * sizeof(K);
   const ull key_mask = ~0ull >> (64 - key_bits);
   for (int shift = key_bits - 8; shift >= 0; shift -= 8) {
     const ull high = shift + 8 >= key_bits ? 0ull : (~0ull << (shift + 8)) & key_mask;
     histogram<K, Index>
         <<<blocks, kThreads, 0, s>>>(keys, n, buffer, st, shift, high, false, descending);
-    choose_digit<<<1, 1, 0, s>>>(st, shift, false, shift == 0, capacity);
+    choose_digit<<<1, 32, 0, s>>>(st, shift, false, shift == 0, capacity);
     compact<K, Index><<<blocks, kThreads, 0, s>>>(keys, n, st, (~0ull << shift) & key_mask,
                                                   descending, buffer, items);
   }
@@ -295,28 +507,14 @@ void select(const top_k_args& a, stream_ref stream, memory_resource& mr) {
     const ull high = shift + 8 >= 64 ? 0ull : ~0ull << (shift + 8);
     histogram<K, Index>
         <<<blocks, kThreads, 0, s>>>(keys, n, buffer, st, shift, high, true, descending);
-    choose_digit<<<1, 1, 0, s>>>(st, shift, true, false, capacity);
+    choose_digit<<<1, 32, 0, s>>>(st, shift, true, false, capacity);
   }
   collect<K, Index><<<blocks, kThreads, 0, s>>>(keys, n, st, descending, buffer, items);
   check_cuda(cudaGetLastError(), "cupar top_k kernel launch");
   check_cuda(cub::DeviceRadixSort::SortKeys(base + cub_at, cub_bytes, items, sorted, k,
                                             chosen_decomposer{}, s),
              "cub::DeviceRadixSort::SortKeys");
-  const unsigned grid = static_cast<unsigned>((k + kThreads - 1) / kThreads);
-  if (a.positions_out != nullptr && a.position_size == 4) {
-    write_positions<<<grid, kThreads, 0, s>>>(sorted, positions,
-                                              static_cast<std::uint32_t*>(a.positions_out), k);
-  } else {
-    write_positions<<<grid, kThreads, 0, s>>>(sorted, positions,
-                                              static_cast<std::uint64_t*>(a.positions_out), k);
-  }
-  check_cuda(cudaGetLastError(), "cupar top_k kernel launch");
-  if (a.keys_out != nullptr) {
-    index_gather(a.keys_in, a.keys_out, positions, sizeof(Index), sizeof(K), k, stream);
-  }
-  if (a.value_size != 0) {
-    index_gather(a.values_in, a.values_out, positions, sizeof(Index), a.value_size, k, stream);
-  }
+  write_outputs<K, Index>(a, sorted, positions, stream);
 }
 
 }  // namespace

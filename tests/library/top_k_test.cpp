@@ -145,6 +145,40 @@ TEST(TopKLarge, TiesLongerThanKTakeTheLowestPositions) {
   }
 }
 
+// 2^20 keys whose evenly spaced ones (every 256th: the 4,096 the sampled threshold draws) are
+// the smallest: ascending, the buffer up to the sampled threshold holds 10 keys (k = 1 and 10:
+// kept, the second exactly k), 12 for k = 100 and 105 for k = n / 64 (fewer than k: the passes
+// read every key); descending, it holds nearly every key and overflows (read every key too).
+TEST(TopKLarge, AMisleadingSampleFallsBackToEveryKey) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream stream;
+  const std::size_t n = std::size_t(1) << 20;
+  std::vector<std::uint32_t> h(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    h[i] = i % 256 == 0 ? static_cast<std::uint32_t>(i / 256)
+                        : 4096u + static_cast<std::uint32_t>((i * 2654435761u) % 4000000000u);
+  }
+  device_buffer<std::uint32_t> keys(h, stream), out(n, stream), positions(n, stream);
+  for (sort_order order : {sort_order::ascending, sort_order::descending}) {
+    std::vector<std::uint32_t> want(n);
+    std::iota(want.begin(), want.end(), 0u);
+    std::stable_sort(want.begin(), want.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return order == sort_order::ascending ? h[a] < h[b] : h[a] > h[b];
+    });
+    for (std::size_t k : {std::size_t(1), std::size_t(10), std::size_t(100), n / 64}) {
+      SCOPED_TRACE("k = " + std::to_string(k) +
+                   (order == sort_order::ascending ? ", ascending" : ", descending"));
+      cupar::top_k_positions(keys.data(), out.data(), positions.data(), n, k, order, stream);
+      const auto got_keys = out.to_host();
+      const auto got = positions.to_host();
+      for (std::size_t j = 0; j < k; ++j) {
+        ASSERT_EQ(got[j], want[j]) << j;
+        ASSERT_EQ(got_keys[j], h[want[j]]) << j;
+      }
+    }
+  }
+}
+
 TEST(TopKArguments, AreCheckedBeforeAnythingRuns) {
   const float* none = nullptr;
   float* out_none = nullptr;

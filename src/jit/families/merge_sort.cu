@@ -101,6 +101,7 @@ extern const family_def merge_sort_pairs_family =
 
 #include "compiled/index_gather.hpp"
 #include "compiled/library_types.hpp"
+#include "compiled/top_k_sample.hpp"
 
 #include <cupar/detail/checks.hpp>
 #include <cupar/detail/device_guard.hpp>
@@ -448,16 +449,9 @@ __global__ void strided_sample_kernel(const unsigned char* keys, std::size_t siz
   }
 }
 
-/// The keys of a sample top_k draws (evenly spaced), and the rank in it of the threshold whose
-/// keys not after it hold the k first keys with a margin: p s + 4 sqrt(p s) + 8 of s sampled keys
-/// for the fraction p = k / n (the sample's count below the k-th key has mean p s and about that
-/// variance). Used where k <= n / 16: the threshold then sits in the sample's first 7% at most.
+/// The keys of a sample the comparator route draws (evenly spaced): its threshold's rank is
+/// sample_threshold_rank's (compiled/top_k_sample.hpp), used where k <= n / 16.
 constexpr std::size_t top_k_sample = std::size_t(1) << 16;
-std::size_t threshold_rank(std::size_t n, std::size_t k, std::size_t samples) {
-  const double ps = static_cast<double>(k) * static_cast<double>(samples) / static_cast<double>(n);
-  const double r = std::ceil(ps + 4.0 * std::sqrt(ps) + 8.0);
-  return std::min(samples - 1, static_cast<std::size_t>(r));
-}
 
 /// top_k, top_k_pairs and top_k_positions with a run-time comparator (top_k.hpp): types {Key, the
 /// values as moved (null: none), Position (null: none)}; in {keys, values}; out {keys (may be
@@ -560,7 +554,7 @@ void run_top_k(const jit_args& a, stream_ref s, memory_resource& mr, const pendi
     sorted.ops[0] = &comp;
     sort_arrays(sorted, s, mr);
     const void* threshold =
-        static_cast<unsigned char*>(sample.get()) + threshold_rank(n, k, samples) * key.size;
+        static_cast<unsigned char*>(sample.get()) + sample_threshold_rank(n, k, samples) * key.size;
     const cupar::jit::op keep = jit::not_after_predicate(comp, key, a.in[0], threshold, fn);
     const cupar::jit::iterator all =
         index.size == 8 ? cupar::jit::counting(0ull) : cupar::jit::counting(0u);
