@@ -346,24 +346,23 @@ void hash_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, O
   cudaStream_t s = stream.get();
   const auto aggregate =
       hash::aggregate_kernel<threads, warp_slots, KeyIt, ValueIt, K, V, Op, std::size_t>;
-  const int grid = resident_grid(aggregate, threads, n, fn);
   // Few groups (each warp's private table holds them all): the warps' groups go through a
-  // second pass with a small grid instead of thousands of updates on each global slot.
-  const bool second_pass = two_pass(expected, warp_slots, grid);
-  const std::size_t partial_slots =
-      second_pass ? static_cast<std::size_t>(grid) * (threads / 32) * warp_slots : 0;
+  // second pass with a small grid instead of thousands of updates on each global slot, the first
+  // pass's grid capped so that the warps' groups stay far fewer than the rows (plan_hash_pass).
+  const hash_pass pass =
+      plan_hash_pass(n, expected, threads, warp_slots, resident_grid(aggregate, threads, n, fn));
   (void)table_groups<K, V>(
-      fn, n, max_groups, expected, partial_slots, false, stream, mr, emit,
+      fn, n, max_groups, expected, pass.partial_slots, false, stream, mr, emit,
       [&](slot* table, unsigned long long mask, unsigned int* overflow, slot* partials,
           unsigned long long* partial_count) {
-        aggregate<<<grid, threads, 0, s>>>(keys, values, n, nullptr, table, mask, op, overflow,
-                                           partials, partial_count);
-        if (!second_pass) return;
+        aggregate<<<pass.grid, threads, 0, s>>>(keys, values, n, nullptr, table, mask, op, overflow,
+                                                partials, partial_count);
+        if (!pass.second_pass) return;
         check_cuda(cudaGetLastError(), fn);
         const auto second = hash::aggregate_kernel<threads, warp_slots, hash::slot_keys<K, V>,
                                                    hash::slot_values<K, V>, K, V, Op, std::size_t>;
         second<<<16, threads, 0, s>>>(hash::slot_keys<K, V>{partials},
-                                      hash::slot_values<K, V>{partials}, partial_slots,
+                                      hash::slot_values<K, V>{partials}, pass.partial_slots,
                                       partial_count, table, mask, op, overflow, nullptr, nullptr);
       });
 }
@@ -700,8 +699,9 @@ void group_by_keys_of(const char* fn, KeyIt keys, ValueIt values, std::size_t n,
 /// Memory (temporary, given back before return): hash: 2 to 4.4 slots per distinct key (at least
 /// 1,024), each 4 + sizeof(K) + the accumulator's word (4, 8 or 16 bytes, or sizeof(V) above 16)
 /// rounded to its alignment, plus 8 bytes a slot for the compaction (with options.max_groups: 2 to
-/// 4 slots per max_groups), and for up to 128 expected groups 1,024 slots per resident block (the
-/// warps' groups for a second pass: about 30 MB on an H100); tables a block: the global table as
+/// 4 slots per max_groups), and for up to 128 expected groups 1,024 slots per block of the first
+/// pass (the warps' groups for a second pass; at most a resident grid, about 30 MB on an H100,
+/// and at most n / (64 x the expected groups) blocks); tables a block: the global table as
 /// hash's, and when partitioned n * (2 sizeof(W) + 2 sizeof(P)) bytes (W the 4- or 8-byte mixed
 /// key, P as below; one sizeof(P) less when the payload is an array already) plus the radix
 /// sort's own; sort: at most n * (2 sizeof(K) +
