@@ -472,14 +472,16 @@ bool table_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, 
 }
 
 /// Aggregates rows [0, n) into found_groups and calls emit with them (synchronises the stream): by
-/// `method`, automatic choosing from max_groups or a HyperLogLog sketch of the keys. The sort
-/// route writes the groups to keys_out / values_out directly when they are given (room for n),
-/// else where `outputs(count)` says once it counted them (sort_aggregate).
+/// the method `asked`, automatic taking the sort route below group_by_sort_below_rows rows
+/// (method_for_rows) and otherwise choosing from max_groups or a HyperLogLog sketch of the keys.
+/// The sort route writes the groups to keys_out / values_out directly when they are given (room
+/// for n), else where `outputs(count)` says once it counted them (sort_aggregate).
 template <class K, class V, class KeyIt, class ValueIt, class Op, class Emit,
           class Outputs = no_outputs>
 void aggregate_groups(const char* fn, KeyIt keys, ValueIt values, std::size_t n, Op op,
-                      std::size_t max_groups, group_by_method method, K* keys_out, V* values_out,
+                      std::size_t max_groups, group_by_method asked, K* keys_out, V* values_out,
                       stream_ref stream, memory_resource& mr, Emit&& emit, Outputs&& outputs = {}) {
+  const group_by_method method = method_for_rows(asked, n);  // before any sketch
   double estimate = -1;  // unknown
   if (max_groups == 0 && method != group_by_method::sort)
     estimate = sketch_groups(fn, keys, n, stream, mr);
@@ -660,8 +662,9 @@ void group_by_keys_of(const char* fn, KeyIt keys, ValueIt values, std::size_t n,
 
 /// GROUP BY: for each distinct key of d_keys[0, n), the key and the values d_values[i] of its rows
 /// combined with `op`. Keys and values need not be sorted or grouped. Three methods
-/// (options.method; automatic by default, choosing by the number of groups: options.max_groups,
-/// else a HyperLogLog sketch of the keys, one extra read of them):
+/// (options.method; automatic by default: the sort route below group_by_sort_below_rows = 2^21
+/// rows, from there the method by the number of groups: options.max_groups, else a HyperLogLog
+/// sketch of the keys, one extra read of them):
 /// - hash (up to group_by_hash_limit = 128 groups, fewer above 32-byte groups): one pass over the
 ///   rows, the rows of a warp with equal keys combined in registers first, each warp's groups in
 ///   its table in shared memory, then the warps' groups combined by a second, small pass;
@@ -721,7 +724,9 @@ void group_by_keys_of(const char* fn, KeyIt keys, ValueIt values, std::size_t n,
 /// @throws std::length_error when options.max_groups is set and the keys have more distinct
 ///         values (after the aggregation; nothing is returned)
 /// @throws cupar::out_of_memory, cupar::cuda_error
-/// Synchronises `stream` (to learn the number of groups; once more for the sketch).
+/// Synchronises `stream` (to learn the number of groups; once more for the sketch, made without
+/// options.max_groups by the hash method, and by the automatic method from
+/// group_by_sort_below_rows rows).
 template <class KeyIt, class ValueIt, class Op,
           std::enable_if_t<detail::is_iterator_v<KeyIt> && detail::is_iterator_v<ValueIt> &&
                                detail::is_callable_op_v<Op>,

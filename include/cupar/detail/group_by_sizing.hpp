@@ -75,6 +75,16 @@ inline double expected_groups(std::size_t n, std::size_t max_groups, double esti
   return max_groups != 0 ? static_cast<double>(max_groups < n ? max_groups : n) : estimate;
 }
 
+/// The method that serves n rows: group_by_method::automatic's sort route below
+/// group_by_sort_below_rows rows, decided before the sketch of the keys (which the sort route
+/// does not make); otherwise `method` (automatic then chooses by the groups; hash and sort as
+/// asked).
+constexpr group_by_method method_for_rows(group_by_method method, std::size_t n) {
+  return method == group_by_method::automatic && n < group_by_sort_below_rows
+             ? group_by_method::sort
+             : method;
+}
+
 /// Whether the rows go to the sort route.
 inline bool by_sort(group_by_method method, double expected, std::size_t limit) {
   return method == group_by_method::sort ||

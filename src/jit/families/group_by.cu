@@ -926,7 +926,8 @@ void group_rows(const jit_args& a, const group_by_params& p, bool keyed, group_o
     check_cuda(cudaGetLastError(), fn);
     keys = bits.get();
   }
-  const group_by_method method = p.options.method;
+  // automatic's sort route below group_by_sort_below_rows rows, decided before any sketch.
+  const group_by_method method = method_for_rows(p.options.method, a.n);
   const std::size_t max_groups = p.options.max_groups;
   double estimate = -1;  // unknown
   if (max_groups == 0 && method != group_by_method::sort)
