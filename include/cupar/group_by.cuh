@@ -481,7 +481,8 @@ template <class K, class V, class KeyIt, class ValueIt, class Op, class Emit,
 void aggregate_groups(const char* fn, KeyIt keys, ValueIt values, std::size_t n, Op op,
                       std::size_t max_groups, group_by_method asked, K* keys_out, V* values_out,
                       stream_ref stream, memory_resource& mr, Emit&& emit, Outputs&& outputs = {}) {
-  const group_by_method method = method_for_rows(asked, n);  // before any sketch
+  // Before any sketch; a build without the key's type keeps the hash routes.
+  const group_by_method method = method_for_rows(asked, n, library_sorts(scalar_of<K>()));
   double estimate = -1;  // unknown
   if (max_groups == 0 && method != group_by_method::sort)
     estimate = sketch_groups(fn, keys, n, stream, mr);

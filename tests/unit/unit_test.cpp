@@ -443,6 +443,9 @@ TEST(GroupBySizing, AutomaticTakesTheSortRouteBelowItsRowCount) {
     EXPECT_EQ(method_for_rows(group_by_method::automatic, n), group_by_method::sort) << n;
     EXPECT_EQ(method_for_rows(group_by_method::hash, n), group_by_method::hash) << n;
     EXPECT_EQ(method_for_rows(group_by_method::sort, n), group_by_method::sort) << n;
+    // A build without the key's type (CUPAR_LIBRARY_TYPES) keeps automatic's hash routes.
+    EXPECT_EQ(method_for_rows(group_by_method::automatic, n, false), group_by_method::automatic)
+        << n;
   }
   for (std::size_t n : {limit, limit + 1, std::size_t(1) << 31}) {
     EXPECT_EQ(method_for_rows(group_by_method::automatic, n), group_by_method::automatic) << n;

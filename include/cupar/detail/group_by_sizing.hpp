@@ -76,11 +76,13 @@ inline double expected_groups(std::size_t n, std::size_t max_groups, double esti
 }
 
 /// The method that serves n rows: group_by_method::automatic's sort route below
-/// group_by_sort_below_rows rows, decided before the sketch of the keys (which the sort route
-/// does not make); otherwise `method` (automatic then chooses by the groups; hash and sort as
-/// asked).
-constexpr group_by_method method_for_rows(group_by_method method, std::size_t n) {
-  return method == group_by_method::automatic && n < group_by_sort_below_rows
+/// group_by_sort_below_rows rows where the library sorts the keys (`sorts`: a build without the
+/// key's type, CUPAR_LIBRARY_TYPES, keeps the hash routes), decided before the sketch of the keys
+/// (which the sort route does not make); otherwise `method` (automatic then chooses by the
+/// groups; hash and sort as asked).
+constexpr group_by_method method_for_rows(group_by_method method, std::size_t n,
+                                          bool sorts = true) {
+  return method == group_by_method::automatic && n < group_by_sort_below_rows && sorts
              ? group_by_method::sort
              : method;
 }
