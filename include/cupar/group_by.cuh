@@ -350,7 +350,8 @@ void hash_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, O
   // second pass with a small grid instead of thousands of updates on each global slot, the first
   // pass's grid capped so that the warps' groups stay far fewer than the rows (plan_hash_pass).
   const hash_pass pass =
-      plan_hash_pass(n, expected, threads, warp_slots, resident_grid(aggregate, threads, n, fn));
+      plan_hash_pass(n, expected, threads, warp_slots, resident_grid(aggregate, threads, n, fn),
+                     current_multiprocessor_count());
   (void)table_groups<K, V>(
       fn, n, max_groups, expected, pass.partial_slots, false, stream, mr, emit,
       [&](slot* table, unsigned long long mask, unsigned int* overflow, slot* partials,

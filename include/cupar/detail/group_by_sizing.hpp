@@ -129,15 +129,20 @@ inline constexpr double hash_pass_rows_per_group = 16;
 /// H100's 132 SMs) 2^20 rows of 100 groups made hundreds of thousands of them, a sizeable share
 /// of the rows. Capped, the partials stay an order of magnitude below n (at most n / 16: 2^20
 /// rows of 100 groups in 163 blocks, 65,200 partials); at 2^24 rows of up to 128 groups the cap
-/// (2,048 blocks or more) is above an H100's resident grid, which runs unchanged.
-inline int hash_pass_grid(std::size_t n, double expected, int warps_per_block, int resident) {
+/// (2,048 blocks or more) is above an H100's resident grid, which runs unchanged. Never fewer
+/// than `least` blocks (the SMs: one each) where the resident grid has them: a pass of a few
+/// blocks leaves the GPU idle (H100, 2026-12-07: 2^12-2^16 rows of 100 groups capped to 1-10
+/// blocks ran 1.3x slower than at the resident grid).
+inline int hash_pass_grid(std::size_t n, double expected, int warps_per_block, int resident,
+                          int least) {
   const double groups = expected > 1 ? expected : 1;
   const double warps = warps_per_block > 0 ? warps_per_block : 1;
   const double blocks =
       std::floor(static_cast<double>(n) / (hash_pass_rows_per_group * groups * warps));
   const int most = resident > 0 ? resident : 1;
+  const int fewest = least < 1 ? 1 : (least < most ? least : most);
   if (blocks >= most) return most;
-  return blocks < 1 ? 1 : static_cast<int>(blocks);
+  return blocks < fewest ? fewest : static_cast<int>(blocks);
 }
 
 /// The hash method's first pass: its blocks, and whether the warps' groups go to a second pass
@@ -153,15 +158,15 @@ struct hash_pass {
 /// the regime decided at the resident grid (two_pass: few groups and more than 16 blocks), then
 /// in the two-pass regime the grid capped (hash_pass_grid; the second pass reads the partials'
 /// count, so a capped grid of 16 blocks or fewer still works) and the partials sized for the grid
-/// launched (a warp's table each).
+/// launched (a warp's table each); `sms` the GPU's multiprocessors (hash_pass_grid's floor).
 inline hash_pass plan_hash_pass(std::size_t n, double expected, int threads, int warp_slots,
-                                int resident) {
+                                int resident, int sms) {
   hash_pass pass;
   pass.grid = resident > 0 ? resident : 1;
   pass.second_pass = two_pass(expected, warp_slots, pass.grid);
   if (!pass.second_pass) return pass;
   const int warps = threads / 32 > 0 ? threads / 32 : 1;
-  pass.grid = hash_pass_grid(n, expected, warps, pass.grid);
+  pass.grid = hash_pass_grid(n, expected, warps, pass.grid, sms);
   pass.partial_slots = static_cast<std::size_t>(pass.grid) * static_cast<std::size_t>(warps) *
                        static_cast<std::size_t>(warp_slots);
   return pass;

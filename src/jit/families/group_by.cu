@@ -491,7 +491,8 @@ void hash_route(const jit_args& a, const group_by_params& p, const void* keys,
   // The first pass's grid and the second pass's partials as the C++ path's (plan_hash_pass).
   const hash_pass pass = plan_hash_pass(
       a.n, expected, threads, warp_slots,
-      resident_blocks(a.n, threads, m.occupancy(m.kernel(0), threads, 0), resolved.dev->sm_count));
+      resident_blocks(a.n, threads, m.occupancy(m.kernel(0), threads, 0), resolved.dev->sm_count),
+      resolved.dev->sm_count);
   const jit::erased_arg op{a.ops[0]->state()};
   const unsigned long long rows = a.n, partial_rows = pass.partial_slots;
   cudaStream_t s = stream.get();
