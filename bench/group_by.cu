@@ -1,9 +1,10 @@
 // cupar benchmarks: group-by (issue 29's shape): n rows of u32 keys drawn uniformly from G groups
 // and f32 values, aggregated into count, sum, min and max per group (a 16-byte struct).
 //
-//   cupar       group_by, group_by_method::automatic (the hash table up to
-//               group_by_hash_limit groups by the sketch of the keys, the sort route above;
-//               groups in exactly sized buffers)
+//   cupar       group_by, group_by_method::automatic (the sort route below
+//               group_by_sort_below_rows = 2^21 rows; from there the hash table up to
+//               group_by_hash_limit groups by the sketch of the keys, the table method and the
+//               sort route above; groups in exactly sized buffers)
 //   cupar_into  the same into caller arrays with room for n groups (as cupar_sort writes)
 //   cupar_hash  group_by with group_by_method::hash at every group count
 //   cupar_sort  the sort-based route a query engine had before: sort_pairs of the keys and values,

@@ -346,24 +346,24 @@ void hash_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, O
   cudaStream_t s = stream.get();
   const auto aggregate =
       hash::aggregate_kernel<threads, warp_slots, KeyIt, ValueIt, K, V, Op, std::size_t>;
-  const int grid = resident_grid(aggregate, threads, n, fn);
   // Few groups (each warp's private table holds them all): the warps' groups go through a
-  // second pass with a small grid instead of thousands of updates on each global slot.
-  const bool second_pass = two_pass(expected, warp_slots, grid);
-  const std::size_t partial_slots =
-      second_pass ? static_cast<std::size_t>(grid) * (threads / 32) * warp_slots : 0;
+  // second pass with a small grid instead of thousands of updates on each global slot, the first
+  // pass's grid capped so that the warps' groups stay far fewer than the rows (plan_hash_pass).
+  const hash_pass pass =
+      plan_hash_pass(n, expected, threads, warp_slots, resident_grid(aggregate, threads, n, fn),
+                     current_multiprocessor_count());
   (void)table_groups<K, V>(
-      fn, n, max_groups, expected, partial_slots, false, stream, mr, emit,
+      fn, n, max_groups, expected, pass.partial_slots, false, stream, mr, emit,
       [&](slot* table, unsigned long long mask, unsigned int* overflow, slot* partials,
           unsigned long long* partial_count) {
-        aggregate<<<grid, threads, 0, s>>>(keys, values, n, nullptr, table, mask, op, overflow,
-                                           partials, partial_count);
-        if (!second_pass) return;
+        aggregate<<<pass.grid, threads, 0, s>>>(keys, values, n, nullptr, table, mask, op, overflow,
+                                                partials, partial_count);
+        if (!pass.second_pass) return;
         check_cuda(cudaGetLastError(), fn);
         const auto second = hash::aggregate_kernel<threads, warp_slots, hash::slot_keys<K, V>,
                                                    hash::slot_values<K, V>, K, V, Op, std::size_t>;
         second<<<16, threads, 0, s>>>(hash::slot_keys<K, V>{partials},
-                                      hash::slot_values<K, V>{partials}, partial_slots,
+                                      hash::slot_values<K, V>{partials}, pass.partial_slots,
                                       partial_count, table, mask, op, overflow, nullptr, nullptr);
       });
 }
@@ -473,14 +473,17 @@ bool table_aggregate(const char* fn, KeyIt keys, ValueIt values, std::size_t n, 
 }
 
 /// Aggregates rows [0, n) into found_groups and calls emit with them (synchronises the stream): by
-/// `method`, automatic choosing from max_groups or a HyperLogLog sketch of the keys. The sort
-/// route writes the groups to keys_out / values_out directly when they are given (room for n),
-/// else where `outputs(count)` says once it counted them (sort_aggregate).
+/// the method `asked`, automatic taking the sort route below group_by_sort_below_rows rows
+/// (method_for_rows) and otherwise choosing from max_groups or a HyperLogLog sketch of the keys.
+/// The sort route writes the groups to keys_out / values_out directly when they are given (room
+/// for n), else where `outputs(count)` says once it counted them (sort_aggregate).
 template <class K, class V, class KeyIt, class ValueIt, class Op, class Emit,
           class Outputs = no_outputs>
 void aggregate_groups(const char* fn, KeyIt keys, ValueIt values, std::size_t n, Op op,
-                      std::size_t max_groups, group_by_method method, K* keys_out, V* values_out,
+                      std::size_t max_groups, group_by_method asked, K* keys_out, V* values_out,
                       stream_ref stream, memory_resource& mr, Emit&& emit, Outputs&& outputs = {}) {
+  // Before any sketch; a build without the key's type keeps the hash routes.
+  const group_by_method method = method_for_rows(asked, n, library_sorts(scalar_of<K>()));
   double estimate = -1;  // unknown
   if (max_groups == 0 && method != group_by_method::sort)
     estimate = sketch_groups(fn, keys, n, stream, mr);
@@ -661,8 +664,9 @@ void group_by_keys_of(const char* fn, KeyIt keys, ValueIt values, std::size_t n,
 
 /// GROUP BY: for each distinct key of d_keys[0, n), the key and the values d_values[i] of its rows
 /// combined with `op`. Keys and values need not be sorted or grouped. Three methods
-/// (options.method; automatic by default, choosing by the number of groups: options.max_groups,
-/// else a HyperLogLog sketch of the keys, one extra read of them):
+/// (options.method; automatic by default: the sort route below group_by_sort_below_rows = 2^21
+/// rows, from there the method by the number of groups: options.max_groups, else a HyperLogLog
+/// sketch of the keys, one extra read of them):
 /// - hash (up to group_by_hash_limit = 128 groups, fewer above 32-byte groups): one pass over the
 ///   rows, the rows of a warp with equal keys combined in registers first, each warp's groups in
 ///   its table in shared memory, then the warps' groups combined by a second, small pass;
@@ -700,8 +704,9 @@ void group_by_keys_of(const char* fn, KeyIt keys, ValueIt values, std::size_t n,
 /// Memory (temporary, given back before return): hash: 2 to 4.4 slots per distinct key (at least
 /// 1,024), each 4 + sizeof(K) + the accumulator's word (4, 8 or 16 bytes, or sizeof(V) above 16)
 /// rounded to its alignment, plus 8 bytes a slot for the compaction (with options.max_groups: 2 to
-/// 4 slots per max_groups), and for up to 128 expected groups 1,024 slots per resident block (the
-/// warps' groups for a second pass: about 30 MB on an H100); tables a block: the global table as
+/// 4 slots per max_groups), and for up to 128 expected groups 1,024 slots per block of the first
+/// pass (the warps' groups for a second pass; at most a resident grid, about 30 MB on an H100,
+/// and at most n / (64 x the expected groups) blocks); tables a block: the global table as
 /// hash's, and when partitioned n * (2 sizeof(W) + 2 sizeof(P)) bytes (W the 4- or 8-byte mixed
 /// key, P as below; one sizeof(P) less when the payload is an array already) plus the radix
 /// sort's own; sort: at most n * (2 sizeof(K) +
@@ -721,7 +726,9 @@ void group_by_keys_of(const char* fn, KeyIt keys, ValueIt values, std::size_t n,
 /// @throws std::length_error when options.max_groups is set and the keys have more distinct
 ///         values (after the aggregation; nothing is returned)
 /// @throws cupar::out_of_memory, cupar::cuda_error
-/// Synchronises `stream` (to learn the number of groups; once more for the sketch).
+/// Synchronises `stream` (to learn the number of groups; once more for the sketch, made without
+/// options.max_groups by the hash method, and by the automatic method from
+/// group_by_sort_below_rows rows).
 template <class KeyIt, class ValueIt, class Op,
           std::enable_if_t<detail::is_iterator_v<KeyIt> && detail::is_iterator_v<ValueIt> &&
                                detail::is_callable_op_v<Op>,

@@ -17,12 +17,15 @@ namespace cupar {
 
 /// How cupar::group_by aggregates.
 enum class group_by_method {
-  /// By the number of groups (options.max_groups, else the sketch of the keys): the warps' hash
-  /// tables up to group_by_hash_limit groups (fewer for groups above 32 bytes: as many as half a
-  /// warp's table in shared memory holds); above, the table method (a table a block in shared
-  /// memory, the rows partitioned by a hash of their keys beyond what one table holds) while it
-  /// has 3 rows or more a group and at most 4,096 parts of up to 0.6 of a table (about 6-20
-  /// million groups by the groups' size); the sort route beyond.
+  /// Below group_by_sort_below_rows rows (2^21) the sort route, whatever the number of groups
+  /// (no sketch of arithmetic keys is made; keys under a hash and an equality still have their
+  /// hashes sketched, to size the table of their representatives). From there by the number of
+  /// groups (options.max_groups, else the sketch of the keys): the warps' hash tables up to
+  /// group_by_hash_limit groups (fewer for groups above 32 bytes: as many as half a warp's table
+  /// in shared memory holds); above, the table method (a table a block in shared memory, the
+  /// rows partitioned by a hash of their keys beyond what one table holds) while it has 3 rows or
+  /// more a group and at most 4,096 parts of up to 0.6 of a table (about 6-20 million groups by
+  /// the groups' size); the sort route beyond.
   automatic,
   /// A hash table whatever the number of groups: the warps' tables up to group_by_hash_limit
   /// groups, the table method above, and where that does not serve, the global table behind the
@@ -40,19 +43,30 @@ enum class group_by_method {
 /// 100 groups 1.05x / 1.6x faster than the sort route by hand at 2^24 / 2^26 rows).
 inline constexpr std::size_t group_by_hash_limit = 128;
 
+/// The fewest rows for which group_by_method::automatic chooses by the number of groups; below,
+/// it takes the sort route without the sketch of the keys (one read of them and a
+/// synchronisation fewer). On an H100 (bench/group_by.cu, 2026-12-06) every route of the call
+/// took 0.13 ms at 2^10 rows and 0.25-0.42 ms at 2^20 where the sort route by hand took 38 us and
+/// 124-140 us (not profiled); 2^21 lies between the sizes measured (2^22: 0.60-0.95x of by hand
+/// or above; from 2^24 mostly 1.25-5.2x faster) and is not measured itself
+/// (docs/PERFORMANCE_NOTES.md, Open).
+inline constexpr std::size_t group_by_sort_below_rows = std::size_t(1) << 21;
+
 /// Options of group_by.
 struct group_by_options {
   /// An upper bound on the number of distinct keys, when the caller knows one: the table is then
-  /// sized from it (2 to 4 slots a group) and no pass over the keys estimates their number. A
-  /// call that finds more distinct keys throws std::length_error (nothing is written). 0: the
-  /// table is sized from an estimate (a HyperLogLog sketch of the keys, one more read of them),
-  /// and grown and the rows aggregated again in the rare case the estimate was too low.
+  /// sized from it (2 to 4 slots a group) and no pass over the keys estimates their number (the
+  /// sort route, automatic's below group_by_sort_below_rows rows, counts the groups in the sorted
+  /// keys and checks them against it). A call that finds more distinct keys throws
+  /// std::length_error (nothing is written). 0: the table is sized from an estimate (a
+  /// HyperLogLog sketch of the keys, one more read of them), and grown and the rows aggregated
+  /// again in the rare case the estimate was too low.
   std::size_t max_groups = 0;
   /// Sort the groups by key, ascending (a radix sort of the keys; the values follow). Otherwise
   /// the groups come in the tables' order, which depends on the keys and on the order the GPU's
   /// threads and blocks reached the tables: it may differ from one call to the next.
   bool sort_by_key = false;
-  /// The strategy (group_by_method::automatic chooses by the number of groups).
+  /// The strategy (group_by_method::automatic chooses by the number of rows, then of groups).
   group_by_method method = group_by_method::automatic;
 };
 
@@ -141,7 +155,8 @@ std::size_t group_by_call(const ::cupar::jit::input<K>& keys, const ::cupar::jit
 /// table in shared memory for up to group_by_hash_limit groups (fewer above 32-byte groups),
 /// tables a block above (the rows partitioned by a mix of their keys first for more groups than
 /// a block's table holds), the keys radix-sorted with the values and reduce_by_key over the runs
-/// beyond (more groups than a third of the rows, or than 4,096 tables hold); the operator linked
+/// beyond (more groups than a third of the rows, or than 4,096 tables hold) and, by the automatic
+/// method, below group_by_sort_below_rows rows whatever the groups; the operator linked
 /// into the precompiled kernels of the keys' and values' size classes (one NVRTC compile of the
 /// operator, tens of milliseconds).
 ///
@@ -174,7 +189,9 @@ std::size_t group_by_call(const ::cupar::jit::input<K>& keys, const ::cupar::jit
 ///         values (after the aggregation; nothing is returned)
 /// @throws cupar::jit_error when the operator does not compile (log and line inside)
 /// @throws cupar::out_of_memory, cupar::cuda_error
-/// Synchronises `stream` (to learn the number of groups; once more for the sketch).
+/// Synchronises `stream` (to learn the number of groups; once more for the sketch, made without
+/// options.max_groups by the hash method, and by the automatic method from
+/// group_by_sort_below_rows rows).
 template <class K, class V>
 groups<K, V> group_by(jit::input_t<K> d_keys, jit::input_t<V> d_values, std::size_t n,
                       const jit::op& op, stream_ref stream, group_by_options options = {},
@@ -303,9 +320,9 @@ namespace jit {
 /// keys K and values V with the combining operator `combine`: the set of K's and V's size
 /// classes (floating-point keys by their bits), precompiled for 4- and 8-byte keys with every
 /// value class and the data-processing struct classes, so that only the operator compiles. The
-/// sort route (above group_by_hash_limit groups) runs reduce_by_key with the same operator on the
-/// keys' unsigned integer: compile_reduce_by_key<unsigned of K's size, V>(combine, nullptr) builds
-/// that one.
+/// sort route (above group_by_hash_limit groups, or below group_by_sort_below_rows rows) runs
+/// reduce_by_key with the same operator on the keys' unsigned integer:
+/// compile_reduce_by_key<unsigned of K's size, V>(combine, nullptr) builds that one.
 /// @throws std::invalid_argument for struct keys; cupar::jit_error when the operator does not
 ///         compile. Needs no GPU.
 template <class K, class V>

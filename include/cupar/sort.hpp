@@ -40,6 +40,10 @@ struct radix_sort_args {
 
 CUPAR_EXPORT void radix_sort(const radix_sort_args& args, stream_ref stream, memory_resource& mr);
 
+/// Whether the compiled library is built for `key` (CUPAR_LIBRARY_TYPES): what radix_sort and
+/// the calls on it accept. Lets header code (group_by.cuh) avoid a route the build lacks.
+CUPAR_EXPORT bool library_sorts(scalar key) noexcept;
+
 }  // namespace detail
 
 /// Radix-sorts `n` keys from `d_keys_in` into `d_keys_out` (stable).

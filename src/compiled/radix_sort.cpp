@@ -9,6 +9,11 @@
 
 namespace cupar::detail {
 
+bool library_sorts(scalar key) noexcept {
+  const int i = static_cast<int>(key);
+  return i > 0 && i < 11 && library_types[i];
+}
+
 void radix_sort(const radix_sort_args& a, stream_ref stream, memory_resource& mr) {
   const char* fn = a.function;
   const device_guard device(stream);

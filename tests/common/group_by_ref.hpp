@@ -3,6 +3,8 @@
 // group_by groups them.
 #pragma once
 
+#include "data.hpp"
+
 #include <cupar/group_by.hpp>
 
 #include <gtest/gtest.h>
@@ -77,6 +79,20 @@ void for_each_many_groups_case(std::size_t large, F&& f) {
       f(n, groups, exact_group_keys<K>(n, groups, static_cast<unsigned>(n + groups)),
         small_floats(n, static_cast<unsigned>(5 * n + groups)));
     }
+  }
+}
+
+/// The cases of both paths' tests of automatic's row count (group_by_sort_below_rows): 1,001 rows,
+/// the count less one and the count itself (each through scaled(): all below it at
+/// CUPAR_TEST_SCALE=small), 100 groups drawn; f(n, below, keys, values), `below` whether n is
+/// under the count, the keys by group_keys and the values by small_floats.
+template <class K, class F>
+void for_each_sort_below_case(F&& f) {
+  const std::size_t limit = cupar::group_by_sort_below_rows;
+  for (std::size_t n : {std::size_t(1001), scaled(limit - 1), scaled(limit)}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    f(n, n < limit, group_keys<K>(n, 100, static_cast<unsigned>(n)),
+      small_floats(n, static_cast<unsigned>(n + 1)));
   }
 }
 

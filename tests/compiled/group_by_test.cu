@@ -235,14 +235,18 @@ TEST(GroupByCompiled, IteratorsAndCallerArrays) {
   EXPECT_THROW(
       (void)cupar::group_by(keys, ones, n, ::cuda::std::plus<unsigned long long>{}, s, tight),
       std::length_error);
-  tight.method = group_by_method::automatic;
   // n distinct keys in a table of 1,024 slots (the smallest): the table overflows, the rest of
-  // the rows are skipped, std::length_error.
+  // the rows are skipped, std::length_error (the hash method; automatic the same at full scale,
+  // the sort route's count of the sorted keys below group_by_sort_below_rows rows).
   tight.max_groups = 10;
-  CUPAR_EXPECT_THROW_WITH(
-      (void)cupar::group_by(thrust::counting_iterator<std::uint32_t>(0), ones, n,
-                            ::cuda::std::plus<unsigned long long>{}, s, tight),
-      std::length_error, "more than max_groups = 10 distinct values");
+  for (group_by_method method : {group_by_method::hash, group_by_method::automatic}) {
+    SCOPED_TRACE(method_name(method));
+    tight.method = method;
+    CUPAR_EXPECT_THROW_WITH(
+        (void)cupar::group_by(thrust::counting_iterator<std::uint32_t>(0), ones, n,
+                              ::cuda::std::plus<unsigned long long>{}, s, tight),
+        std::length_error, "more than max_groups = 10 distinct values");
+  }
   const auto g = cupar::group_by(keys, ones, n, ::cuda::std::plus<unsigned long long>{}, s);
   EXPECT_EQ(g.size(), 997u);
 }
@@ -478,6 +482,38 @@ TEST(GroupByCompiled, EveryRowItsOwnGroup) {
       ASSERT_EQ(sorted[i], static_cast<std::int64_t>(i));
     EXPECT_EQ(upstream.live_allocations(), 2u);  // the result's two buffers
   }
+}
+
+// group_by_method::automatic below group_by_sort_below_rows rows takes the sort route without the
+// sketch (method_for_rows): 100 groups come in key order though sort_by_key is off, a max_groups
+// of their count gives the same, one below throws std::length_error (the sorted keys' count). At
+// that row count (full scale only) it chooses by the groups again: the hash method's table order.
+TEST(GroupByCompiled, AutomaticTakesTheSortRouteBelowItsRowCount) {
+  CUPAR_REQUIRE_GPU();
+  owned_stream s;
+  cupar::testing::for_each_sort_below_case<std::uint32_t>([&](std::size_t n, bool below,
+                                                              const std::vector<std::uint32_t>& hk,
+                                                              const std::vector<float>& hv) {
+    const auto want = cpu_groups(hk, hv);
+    device_buffer<std::uint32_t> dk(hk, s);
+    device_buffer<float> dv(hv, s);
+    const auto values = thrust::make_transform_iterator(dv.data(), to_stats{});
+    const auto g = cupar::group_by(dk.data(), values, n, merge_stats{}, s);
+    const auto keys = g.keys.to_host();
+    expect_groups(keys, g.values.to_host(), below, want);
+    if (!below) {
+      EXPECT_FALSE(std::is_sorted(keys.begin(), keys.end())) << "the hash method's order";
+      return;
+    }
+    group_by_options bounded;
+    bounded.max_groups = want.size();
+    const auto b = cupar::group_by(dk.data(), values, n, merge_stats{}, s, bounded);
+    expect_groups(b.keys.to_host(), b.values.to_host(), true, want);
+    bounded.max_groups = want.size() - 1;
+    CUPAR_EXPECT_THROW_WITH(
+        (void)cupar::group_by(dk.data(), values, n, merge_stats{}, s, bounded), std::length_error,
+        "more than max_groups = " + std::to_string(want.size() - 1) + " distinct values");
+  });
 }
 
 // Groups of three quarters of the rows to every row (the sort route, chosen or forced): counted

@@ -260,6 +260,51 @@ TEST(GroupByJit, ManyGroupsAreCountedThenWrittenWhereTheyGo) {
   check_many_groups<double>("f64");
 }
 
+// group_by_method::automatic below group_by_sort_below_rows rows takes the sort route without the
+// sketch (method_for_rows): 100 groups come in key order though sort_by_key is off, a max_groups
+// of their count gives the same, one below throws std::length_error (the sorted keys' count). At
+// that row count (full scale only) it chooses by the groups again: the hash method's table order.
+TEST(GroupByJit, AutomaticTakesTheSortRouteBelowItsRowCount) {
+  CUPAR_REQUIRE_GPU();
+  if (!library_has<std::uint32_t>())
+    GTEST_SKIP() << "u32 is not in this build of the library (CUPAR_LIBRARY_TYPES)";
+  owned_stream s;
+  cupar::testing::for_each_sort_below_case<std::uint32_t>([&](std::size_t n, bool below,
+                                                              const std::vector<std::uint32_t>& hk,
+                                                              const std::vector<float>& hv) {
+    cpu_map<std::uint32_t, gb_stats> want;
+    std::vector<gb_stats> hs(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      hs[i] = stats_of(hv[i]);
+      const auto [it, fresh] = want.try_emplace(hk[i], hs[i]);
+      if (!fresh) it->second = merge(it->second, hs[i]);
+    }
+    cupar::device_buffer<std::uint32_t> dk(hk, s);
+    cupar::device_buffer<gb_stats> ds(hs, s);
+    // The values as an expression of the float column too (the sort route moves the column).
+    cupar::device_buffer<float> dv(hv, s);
+    const auto rows = cupar::jit::transform<gb_stats>(cupar::jit::iterator(dv.data()), to_stats());
+    const auto g = cupar::group_by(dk.data(), ds.data(), n, merge_stats(), s);
+    const auto keys = g.keys.to_host();
+    expect_groups(keys, g.values.to_host(), below, want, same_stats);
+    const auto e = cupar::group_by<std::uint32_t, gb_stats>(dk.data(), rows, n, merge_stats(), s);
+    expect_groups(e.keys.to_host(), e.values.to_host(), below, want, same_stats);
+    if (!below) {
+      EXPECT_FALSE(std::is_sorted(keys.begin(), keys.end())) << "the hash method's order";
+      return;
+    }
+    group_by_options bounded;
+    bounded.max_groups = want.size();
+    const auto b = cupar::group_by(dk.data(), ds.data(), n, merge_stats(), s, bounded);
+    expect_groups(b.keys.to_host(), b.values.to_host(), true, want, same_stats);
+    bounded.max_groups = want.size() - 1;
+    CUPAR_EXPECT_THROW_WITH(
+        (void)cupar::group_by(dk.data(), ds.data(), n, merge_stats(), s, bounded),
+        std::length_error,
+        "more than max_groups = " + std::to_string(want.size() - 1) + " distinct values");
+  });
+}
+
 // -0.0 and +0.0 are one group, every NaN is one group (SQL's GROUP BY), by both methods.
 TEST(GroupByJit, SignedZerosAndNaNsAreOneKeyEach) {
   CUPAR_REQUIRE_GPU();
@@ -354,12 +399,19 @@ TEST(GroupByJit, ExpressionValuesCallerArraysAndErrors) {
         (void)cupar::group_by(dk.data(), dx.data(), n, cupar::jit::plus, s, tight),
         std::length_error, "more than max_groups = 500 distinct values");
   }
-  // n distinct keys, max_groups 10: the table (1,024 slots) overflows; std::length_error.
-  group_by_options tight;
-  tight.max_groups = 10;
-  CUPAR_EXPECT_THROW_WITH(((void)cupar::group_by<std::uint32_t, float>(
-                              cupar::jit::counting(0u), dx.data(), n, cupar::jit::plus, s, tight)),
-                          std::length_error, "more than max_groups = 10 distinct values");
+  // n distinct keys, max_groups 10: std::length_error. The hash method: the table (1,024 slots)
+  // overflows; automatic: the same at full scale, the sort route's count of the sorted keys
+  // below group_by_sort_below_rows rows (CUPAR_TEST_SCALE=small).
+  for (group_by_method method : {group_by_method::hash, group_by_method::automatic}) {
+    SCOPED_TRACE(method_name(method));
+    group_by_options tight;
+    tight.max_groups = 10;
+    tight.method = method;
+    CUPAR_EXPECT_THROW_WITH(
+        ((void)cupar::group_by<std::uint32_t, float>(cupar::jit::counting(0u), dx.data(), n,
+                                                     cupar::jit::plus, s, tight)),
+        std::length_error, "more than max_groups = 10 distinct values");
+  }
   // Refused before anything runs.
   EXPECT_THROW((void)cupar::group_by(static_cast<const std::uint32_t*>(nullptr), dx.data(), n,
                                      cupar::jit::plus, s),
@@ -412,7 +464,11 @@ TEST(GroupByJit, ExpressionValuesOnEveryRoute) {
   cupar::device_buffer<float> dx(hx, s), dy(hy, s);
   const op make("gb_stats{1u, x._0 + x._1, x._0 - x._1, x._0 * x._1}");
   const auto rows = cupar::jit::transform<gb_stats>(cupar::jit::zip(dx.data(), dy.data()), make);
-  const bool fused = cupar::testing::precompiled_here("group_by<u32,s16a4>+index");
+  // The routes' memory is checked at the full size: at CUPAR_TEST_SCALE=small the tables and the
+  // second pass's partials, sized by the groups and the grid, outweigh a quarter of n
+  // accumulators (65,540 rows: 262 KB).
+  const bool fused = cupar::testing::precompiled_here("group_by<u32,s16a4>+index") &&
+                     n == (std::size_t(1) << 23) + 3;
   struct route {
     const char* what;
     std::size_t groups;
@@ -420,11 +476,12 @@ TEST(GroupByJit, ExpressionValuesOnEveryRoute) {
     bool reads_expression;  // no temporary of the values (where the "+index" set is built)
   };
   // Below 128 groups the hash method; 4,096 one block table each (rows as given); 2^17 the
-  // partitioned tables (64 rows a group); the sort route.
+  // partitioned tables (64 rows a group); the sort route. Named, not automatic: below
+  // group_by_sort_below_rows rows (CUPAR_TEST_SCALE=small) automatic takes the sort route.
   const route routes[] = {
-      {"hash", 100, group_by_method::automatic, true},
-      {"block tables", 4096, group_by_method::automatic, true},
-      {"partitioned tables", std::size_t(1) << 17, group_by_method::automatic, false},
+      {"hash", 100, group_by_method::hash, true},
+      {"block tables", 4096, group_by_method::hash, true},
+      {"partitioned tables", std::size_t(1) << 17, group_by_method::hash, false},
       {"sort", 4096, group_by_method::sort, false}};
   for (const route& r : routes) {
     SCOPED_TRACE(r.what);

@@ -4,6 +4,7 @@
 #include "../conformance/common.hpp"
 
 #include <cupar/cupar.hpp>
+#include <cupar/detail/group_by_sizing.hpp>
 #include <cupar/detail/temp_storage.hpp>
 
 #include <cuda_runtime_api.h>
@@ -429,6 +430,98 @@ TEST(TempSizeCache, AsksTheCallOnceThenRemembers) {
   EXPECT_EQ(asked, 2);
   auto failing = [](void*, std::size_t&) { return cudaErrorInvalidValue; };
   EXPECT_THROW(cupar::detail::required_temp_bytes("test", {5, 0, 0}, failing), cupar::cuda_error);
+}
+
+// --- group_by's host-side decisions (detail/group_by_sizing.hpp) -----------------------------
+
+TEST(GroupBySizing, AutomaticTakesTheSortRouteBelowItsRowCount) {
+  using cupar::group_by_method;
+  using cupar::detail::method_for_rows;
+  static_assert(cupar::group_by_sort_below_rows == std::size_t(1) << 21);
+  const std::size_t limit = cupar::group_by_sort_below_rows;
+  for (std::size_t n : {std::size_t(1), std::size_t(1000), limit - 1}) {
+    EXPECT_EQ(method_for_rows(group_by_method::automatic, n), group_by_method::sort) << n;
+    EXPECT_EQ(method_for_rows(group_by_method::hash, n), group_by_method::hash) << n;
+    EXPECT_EQ(method_for_rows(group_by_method::sort, n), group_by_method::sort) << n;
+    // A build without the key's type (CUPAR_LIBRARY_TYPES) keeps automatic's hash routes.
+    EXPECT_EQ(method_for_rows(group_by_method::automatic, n, false), group_by_method::automatic)
+        << n;
+  }
+  for (std::size_t n : {limit, limit + 1, std::size_t(1) << 31}) {
+    EXPECT_EQ(method_for_rows(group_by_method::automatic, n), group_by_method::automatic) << n;
+    EXPECT_EQ(method_for_rows(group_by_method::hash, n), group_by_method::hash) << n;
+    EXPECT_EQ(method_for_rows(group_by_method::sort, n), group_by_method::sort) << n;
+  }
+}
+
+// Blocks of 4 warps (128 threads), 924 of them resident: each warp reads at least 16 rows a group.
+TEST(GroupBySizing, TheTwoPassGridGivesEachWarpSixteenRowsAGroup) {
+  using cupar::detail::hash_pass_grid;
+  const std::size_t mi = std::size_t(1) << 20;
+  EXPECT_EQ(hash_pass_grid(mi, 100, 4, 924, 1), 163);  // 2^20 / 6,400 = 163.84
+  EXPECT_EQ(hash_pass_grid(mi, 100.5, 4, 924, 1), 163);
+  EXPECT_EQ(hash_pass_grid(mi, 128, 4, 924, 1), 128);
+  EXPECT_EQ(hash_pass_grid(std::size_t(1) << 22, 128, 4, 924, 1), 512);
+  EXPECT_EQ(hash_pass_grid(std::size_t(1) << 24, 100, 4, 924, 1), 924);  // wants 2,621
+  EXPECT_EQ(hash_pass_grid(std::size_t(1) << 24, 128, 4, 924, 1), 924);  // wants 2,048
+  EXPECT_EQ(hash_pass_grid(12800, 100, 4, 924, 1), 2);
+  EXPECT_EQ(hash_pass_grid(12799, 100, 4, 924, 1), 1);
+  EXPECT_EQ(hash_pass_grid(5000, 100, 4, 924, 1), 1);  // at least one block
+  EXPECT_EQ(hash_pass_grid(mi, 0, 4, 924, 1), 924);    // below one group: one
+  EXPECT_EQ(hash_pass_grid(mi, 1, 4, 100, 1), 100);
+  EXPECT_EQ(hash_pass_grid(mi, 1, 1, 2000, 1), 2000);  // 65,536 > 2,000
+  // The partials (warps x groups) stay at most n / 16.
+  for (std::size_t n : {std::size_t(6400), std::size_t(100000), mi, std::size_t(1) << 22}) {
+    const int grid = hash_pass_grid(n, 100, 4, 1 << 20, 1);
+    EXPECT_LE(static_cast<std::size_t>(grid) * 4 * 100, n / 16) << n;
+  }
+  // Never fewer blocks than the SMs where the resident grid has them.
+  EXPECT_EQ(hash_pass_grid(std::size_t(1) << 14, 100, 4, 128, 132), 128);  // wants 2
+  EXPECT_EQ(hash_pass_grid(std::size_t(1) << 18, 100, 4, 924, 132), 132);  // wants 40
+  EXPECT_EQ(hash_pass_grid(mi, 100, 4, 924, 132), 163);
+  EXPECT_EQ(hash_pass_grid(mi, 100, 4, 924, 0), 163);
+}
+
+TEST(GroupBySizing, TheHashPassDecidesTheRegimeAtTheResidentGridThenCapsIt) {
+  using cupar::detail::hash_pass;
+  using cupar::detail::plan_hash_pass;
+  const std::size_t mi = std::size_t(1) << 20;
+  // Few groups: two passes, 163 blocks, partials of a warp's table (256 slots) for each warp.
+  hash_pass p = plan_hash_pass(mi, 100, 128, 256, 924, 1);
+  EXPECT_EQ(p.grid, 163);
+  EXPECT_TRUE(p.second_pass);
+  EXPECT_EQ(p.partial_slots, std::size_t(163) * 4 * 256);
+  // From 2^24 rows the cap is above the resident grid.
+  p = plan_hash_pass(std::size_t(1) << 24, 100, 128, 256, 924, 1);
+  EXPECT_EQ(p.grid, 924);
+  EXPECT_TRUE(p.second_pass);
+  EXPECT_EQ(p.partial_slots, std::size_t(924) * 4 * 256);
+  // Capped to 16 blocks or fewer, still two passes (the second reads the partials' count).
+  p = plan_hash_pass(20000, 100, 128, 256, 157, 1);
+  EXPECT_EQ(p.grid, 3);
+  EXPECT_TRUE(p.second_pass);
+  EXPECT_EQ(p.partial_slots, std::size_t(3) * 4 * 256);
+  // ... and at least one block an SM where the resident grid has them.
+  p = plan_hash_pass(20000, 100, 128, 256, 157, 132);
+  EXPECT_EQ(p.grid, 132);
+  EXPECT_TRUE(p.second_pass);
+  EXPECT_EQ(p.partial_slots, std::size_t(132) * 4 * 256);
+  // More groups than half a warp's table: one pass at the resident grid, no partials.
+  p = plan_hash_pass(mi, 129, 128, 256, 924, 1);
+  EXPECT_EQ(p.grid, 924);
+  EXPECT_FALSE(p.second_pass);
+  EXPECT_EQ(p.partial_slots, 0u);
+  // Larger slots (a warp's table of 32): up to 16 groups in two passes.
+  p = plan_hash_pass(mi, 16, 128, 32, 924, 1);
+  EXPECT_EQ(p.grid, 924);  // 2^20 / 1,024 = 1,024 blocks wanted
+  EXPECT_TRUE(p.second_pass);
+  EXPECT_EQ(p.partial_slots, std::size_t(924) * 4 * 32);
+  EXPECT_FALSE(plan_hash_pass(mi, 17, 128, 32, 924, 1).second_pass);
+  // A resident grid of 16 blocks or fewer (2,048 rows or fewer): one pass, as it is.
+  p = plan_hash_pass(2000, 100, 128, 256, 16, 1);
+  EXPECT_EQ(p.grid, 16);
+  EXPECT_FALSE(p.second_pass);
+  EXPECT_EQ(p.partial_slots, 0u);
 }
 
 }  // namespace

@@ -75,6 +75,18 @@ inline double expected_groups(std::size_t n, std::size_t max_groups, double esti
   return max_groups != 0 ? static_cast<double>(max_groups < n ? max_groups : n) : estimate;
 }
 
+/// The method that serves n rows: group_by_method::automatic's sort route below
+/// group_by_sort_below_rows rows where the library sorts the keys (`sorts`: a build without the
+/// key's type, CUPAR_LIBRARY_TYPES, keeps the hash routes), decided before the sketch of the keys
+/// (which the sort route does not make); otherwise `method` (automatic then chooses by the
+/// groups; hash and sort as asked).
+constexpr group_by_method method_for_rows(group_by_method method, std::size_t n,
+                                          bool sorts = true) {
+  return method == group_by_method::automatic && n < group_by_sort_below_rows && sorts
+             ? group_by_method::sort
+             : method;
+}
+
 /// Whether the rows go to the sort route.
 inline bool by_sort(group_by_method method, double expected, std::size_t limit) {
   return method == group_by_method::sort ||
@@ -103,6 +115,61 @@ inline int resident_blocks(std::size_t n, int threads, int per_sm, int sms) {
                      static_cast<std::size_t>(sms > 0 ? sms : 1);
   if (wanted < grid) grid = wanted;
   return static_cast<int>(grid > 0 ? grid : 1);
+}
+
+/// The fewest rows a warp of the hash method's first pass reads for each expected group in the
+/// two-pass regime (hash_pass_grid).
+inline constexpr double hash_pass_rows_per_group = 16;
+
+/// The first pass's blocks in the two-pass regime, for n rows of `expected` groups in blocks of
+/// `warps_per_block` warps: as many as give each warp at least hash_pass_rows_per_group rows a
+/// group (warps <= n / (16 * expected)), at least one, at most `resident` (resident_blocks).
+/// Each warp appends every group it saw to the partials that the second pass (16 blocks)
+/// combines, warps x groups entries: at a resident grid (several blocks of 4 warps on each of an
+/// H100's 132 SMs) 2^20 rows of 100 groups made hundreds of thousands of them, a sizeable share
+/// of the rows. Capped, the partials stay an order of magnitude below n (at most n / 16: 2^20
+/// rows of 100 groups in 163 blocks, 65,200 partials); at 2^24 rows of up to 128 groups the cap
+/// (2,048 blocks or more) is above an H100's resident grid, which runs unchanged. Never fewer
+/// than `least` blocks (the SMs: one each) where the resident grid has them: a pass of a few
+/// blocks leaves the GPU idle (H100, 2026-12-07: 2^12-2^16 rows of 100 groups capped to 1-10
+/// blocks ran 1.3x slower than at the resident grid).
+inline int hash_pass_grid(std::size_t n, double expected, int warps_per_block, int resident,
+                          int least) {
+  const double groups = expected > 1 ? expected : 1;
+  const double warps = warps_per_block > 0 ? warps_per_block : 1;
+  const double blocks =
+      std::floor(static_cast<double>(n) / (hash_pass_rows_per_group * groups * warps));
+  const int most = resident > 0 ? resident : 1;
+  const int fewest = least < 1 ? 1 : (least < most ? least : most);
+  if (blocks >= most) return most;
+  return blocks < fewest ? fewest : static_cast<int>(blocks);
+}
+
+/// The hash method's first pass: its blocks, and whether the warps' groups go to a second pass
+/// through `partial_slots` partials (0: each warp adds its groups to the global table).
+struct hash_pass {
+  int grid = 1;
+  bool second_pass = false;
+  std::size_t partial_slots = 0;
+};
+
+/// The hash method's first pass for n rows of `expected` groups, blocks of `threads` threads whose
+/// warps have tables of `warp_slots` slots, `resident` blocks filling the GPU (resident_blocks):
+/// the regime decided at the resident grid (two_pass: few groups and more than 16 blocks), then
+/// in the two-pass regime the grid capped (hash_pass_grid; the second pass reads the partials'
+/// count, so a capped grid of 16 blocks or fewer still works) and the partials sized for the grid
+/// launched (a warp's table each); `sms` the GPU's multiprocessors (hash_pass_grid's floor).
+inline hash_pass plan_hash_pass(std::size_t n, double expected, int threads, int warp_slots,
+                                int resident, int sms) {
+  hash_pass pass;
+  pass.grid = resident > 0 ? resident : 1;
+  pass.second_pass = two_pass(expected, warp_slots, pass.grid);
+  if (!pass.second_pass) return pass;
+  const int warps = threads / 32 > 0 ? threads / 32 : 1;
+  pass.grid = hash_pass_grid(n, expected, warps, pass.grid, sms);
+  pass.partial_slots = static_cast<std::size_t>(pass.grid) * static_cast<std::size_t>(warps) *
+                       static_cast<std::size_t>(warp_slots);
+  return pass;
 }
 
 /// The slots of a block's table in shared memory (the table method): the largest power of two

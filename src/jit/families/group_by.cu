@@ -488,25 +488,25 @@ void hash_route(const jit_args& a, const group_by_params& p, const void* keys,
   const jit::loaded_module& m = *resolved.module;
   const int threads = static_cast<int>(m.meta(0));
   const int warp_slots = static_cast<int>(m.meta(1));
-  const int grid =
-      resident_blocks(a.n, threads, m.occupancy(m.kernel(0), threads, 0), resolved.dev->sm_count);
-  const bool second_pass = two_pass(expected, warp_slots, grid);
-  const std::size_t partial_slots =
-      second_pass ? static_cast<std::size_t>(grid) * (threads / 32) * warp_slots : 0;
+  // The first pass's grid and the second pass's partials as the C++ path's (plan_hash_pass).
+  const hash_pass pass = plan_hash_pass(
+      a.n, expected, threads, warp_slots,
+      resident_blocks(a.n, threads, m.occupancy(m.kernel(0), threads, 0), resolved.dev->sm_count),
+      resolved.dev->sm_count);
   const jit::erased_arg op{a.ops[0]->state()};
-  const unsigned long long rows = a.n, partial_rows = partial_slots;
+  const unsigned long long rows = a.n, partial_rows = pass.partial_slots;
   cudaStream_t s = stream.get();
   (void)table_groups(
-      a, p, expected, partial_slots, false, resolved, out, stream, mr,
+      a, p, expected, pass.partial_slots, false, resolved, out, stream, mr,
       [&](const jit::jit_launcher_factory& launch, void* table, unsigned long long mask,
           unsigned int* overflow, void* partials, unsigned long long* partial_count) {
         const unsigned long long* no_count = nullptr;
         values.with_kernel_values([&](const auto& in) {
-          launch(grid, threads, 0, s)
+          launch(pass.grid, threads, 0, s)
               .doit(m.kernel(0), keys, in, rows, no_count, table, mask, op, overflow, partials,
                     partial_count);
         });
-        if (!second_pass) return;
+        if (!pass.second_pass) return;
         const void* none = nullptr;
         launch(16, threads, 0, s)
             .doit(m.kernel(1), static_cast<const void*>(partials),
@@ -927,7 +927,8 @@ void group_rows(const jit_args& a, const group_by_params& p, bool keyed, group_o
     check_cuda(cudaGetLastError(), fn);
     keys = bits.get();
   }
-  const group_by_method method = p.options.method;
+  // automatic's sort route below group_by_sort_below_rows rows, decided before any sketch.
+  const group_by_method method = method_for_rows(p.options.method, a.n);
   const std::size_t max_groups = p.options.max_groups;
   double estimate = -1;  // unknown
   if (max_groups == 0 && method != group_by_method::sort)
