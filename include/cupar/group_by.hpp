@@ -45,11 +45,13 @@ inline constexpr std::size_t group_by_hash_limit = 128;
 
 /// The fewest rows for which group_by_method::automatic chooses by the number of groups; below,
 /// it takes the sort route without the sketch of the keys (one read of them and a
-/// synchronisation fewer). On an H100 (bench/group_by.cu, 2026-12-06) every route of the call
-/// took 0.13 ms at 2^10 rows and 0.25-0.42 ms at 2^20 where the sort route by hand took 38 us and
-/// 124-140 us (not profiled); 2^21 lies between the sizes measured (2^22: 0.60-0.95x of by hand
-/// or above; from 2^24 mostly 1.25-5.2x faster) and is not measured itself
-/// (docs/PERFORMANCE_NOTES.md, Open).
+/// synchronisation fewer). On an H100 (bench/group_by.cu, 2026-12-07, u32 keys, 100 to 2^20
+/// groups) automatic took 55-57 us at 2^10 rows and 152-167 us at 2^20, where choosing by the
+/// groups had taken 109-130 and 238-426 us (1.5-2.8x); the sort route by hand (sort_pairs, then
+/// reduce_by_key) took 31-33 and 124-137 us (0.56-0.82x of it: the library's count of the groups
+/// and its synchronisation). At 2^22 rows the routes by the groups run 0.64x (100 groups) to 1.20x
+/// (1,024 groups) of the sort route by hand; 2^21 itself is not measured
+/// (docs/PERFORMANCE_NOTES.md, "Group-by below 2^22 rows").
 inline constexpr std::size_t group_by_sort_below_rows = std::size_t(1) << 21;
 
 /// Options of group_by.
