@@ -1,9 +1,9 @@
 // cupar benchmarks: group_by with a run-time combining operator (plain C++): the group_by.cu
 // workload, the rows' statistics computed by an iterator expression from the float column (a
 // query engine's shape: the hash method and the block tables read the expression in their
-// kernels, partitioned rows over the float column moved with the keys; the sort route writes it
-// to a temporary array of the 16-byte struct first) and combined by a snippet, timed once its
-// optimised build serves (jit_rows.hpp).
+// kernels; partitioned rows and the sort route move the float column with the keys, the
+// expression read from it after) and combined by a snippet, timed once its optimised build
+// serves (jit_rows.hpp).
 //
 //   cupar_jit  group_by, automatic method, exactly sized buffers
 #include "group_by_runners.hpp"
