@@ -4,8 +4,8 @@
 // -0.0 as +0.0, inverted for a descending order), so that the k items wanted are those with the
 // k smallest (ordered key, position) pairs. Pass d (from the most significant byte) counts, over
 // the keys whose higher bytes equal the digits chosen so far, how many have each value of byte d
-// (a histogram of 256 bins per block, added to one in device memory); one thread then walks the
-// bins to the one holding the k-th item, which fixes byte d and how many of that bin are still
+// (a histogram of 256 bins per block, added to one in device memory); one warp then scans the
+// bins for the one holding the k-th item, which fixes byte d and how many of that bin are still
 // needed. After the key's bytes the threshold key T is exact; the items with ordered < T are all
 // taken, and of the keys equal to T (the ties) the `need` lowest positions, found the same way on
 // the positions' bytes (skipped, on the device, when every tie is taken).
