@@ -705,16 +705,16 @@ void group_by_keys_of(const char* fn, KeyIt keys, ValueIt values, std::size_t n,
 /// 1,024), each 4 + sizeof(K) + the accumulator's word (4, 8 or 16 bytes, or sizeof(V) above 16)
 /// rounded to its alignment, plus 8 bytes a slot for the compaction (with options.max_groups: 2 to
 /// 4 slots per max_groups), and for up to 128 expected groups 1,024 slots per block of the first
-/// pass (the warps' groups for a second pass; at most a resident grid, about 30 MB on an H100,
-/// and at most n / (64 x the expected groups) blocks); tables a block: the global table as
-/// hash's, and when partitioned n * (2 sizeof(W) + 2 sizeof(P)) bytes (W the 4- or 8-byte mixed
-/// key, P as below; one sizeof(P) less when the payload is an array already) plus the radix
-/// sort's own; sort: at most n * (2 sizeof(K) +
-/// 2 sizeof(P)) bytes, P the payload sorted with the keys (the values, a transform iterator's
-/// underlying values, or a 4- or 8-byte row position), plus the radix sort's and the reduce's
-/// own (less where the keys or the payload are arrays already); the groups are counted in the
-/// sorted keys (one more read of them) and written where they go, except into caller arrays
-/// when the values are read through the positions (a temporary of the groups first, copied).
+/// pass (the warps' groups for a second pass; at most a resident grid, about 30 MB on an H100, and
+/// at most n / (64 x the expected groups) blocks or one an SM, whichever is more); tables a block:
+/// the global table as hash's, and when partitioned n * (2 sizeof(W) + 2 sizeof(P)) bytes (W the 4-
+/// or 8-byte mixed key, P as below; one sizeof(P) less when the payload is an array already) plus
+/// the radix sort's own; sort: at most n * (2 sizeof(K) + 2 sizeof(P)) bytes, P the payload sorted
+/// with the keys (the values, a transform iterator's underlying values, or a 4- or 8-byte row
+/// position), plus the radix sort's and the reduce's own (less where the keys or the payload are
+/// arrays already); the groups are counted in the sorted keys (one more read of them) and written
+/// where they go, except into caller arrays when the values are read through the positions (a
+/// temporary of the groups first, copied).
 ///
 /// @param d_keys, d_values  device inputs (pointers, null only when n == 0, or iterators)
 /// @param n        rows (64-bit)
