@@ -4,11 +4,12 @@
 // -0.0 as +0.0, inverted for a descending order), so that the k items wanted are those with the
 // k smallest (ordered key, position) pairs. Pass d (from the most significant byte) counts, over
 // the keys whose higher bytes equal the digits chosen so far, how many have each value of byte d
-// (a histogram of 256 bins per block, added to one in device memory); one warp then scans the
-// bins for the one holding the k-th item, which fixes byte d and how many of that bin are still
-// needed. After the key's bytes the threshold key T is exact; the items with ordered < T are all
-// taken, and of the keys equal to T (the ties) the `need` lowest positions, found the same way on
-// the positions' bytes (skipped, on the device, when every tie is taken).
+// (a histogram of 256 bins per block, added to one in device memory); the pass's last block to
+// finish then finds, with a warp's scan of the bins, the one holding the k-th item, which fixes
+// byte d and how many of that bin are still needed. After the key's bytes the threshold key T is
+// exact; the items with ordered < T are all taken, and of the keys equal to T (the ties) the `need`
+// lowest positions, found the same way on the positions' bytes (skipped, on the device, when every
+// tie is taken).
 //
 // Compaction: after the first pass whose chosen bin holds at most n / 16 items, one pass over the
 // keys writes the items of that bin (ordered key, position) to a buffer and the items of the bins
@@ -80,7 +81,7 @@ struct select_state {
   unsigned all_ties;    // every tie is taken: the position passes do nothing
   unsigned compacted;   // the passes read the buffer
   unsigned compacting;  // the chosen bin is small enough: the next kernel compacts
-  unsigned pad;
+  unsigned done;        // blocks of the running pass that finished (last_block)
   ull hist[kBins];
 };
 
@@ -127,13 +128,31 @@ __device__ __forceinline__ void flush_bins(const unsigned* bins, select_state* s
   }
 }
 
+/// Whether this block is the last of its grid to finish, every block's writes to device memory
+/// before the call (atomics included) then visible to it: each block takes a ticket after a
+/// fence; the last one resets the counter for the next pass.
+__device__ __forceinline__ bool last_block(select_state* st) {
+  __shared__ bool last;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    last = atomicAdd(&st->done, 1u) == gridDim.x - 1;
+    if (last) st->done = 0;
+  }
+  __syncthreads();
+  return last;
+}
+
+__device__ void choose_digit(select_state* st, int shift, bool positions, bool last, ull capacity);
+
 /// Histogram of the byte at `shift` of the ordered keys whose bits under `high` equal the
 /// prefix (positions: of the positions of the ties, ordered key == T, whose position bits under
-/// `high` equal the position prefix; nothing when every tie is taken).
+/// `high` equal the position prefix; nothing when every tie is taken); the grid's last block then
+/// chooses the digit (choose_digit).
 template <class K, class Index>
 __global__ void __launch_bounds__(kThreads)
     histogram(const K* keys, ull n, const chosen<uint_of_t<K>, Index>* buffer, select_state* st,
-              int shift, ull high, bool positions, bool descending) {
+              int shift, ull high, bool positions, bool last, ull capacity, bool descending) {
   if (positions && st->all_ties != 0) return;
   __shared__ unsigned bins[kBins];
   for (int t = threadIdx.x; t < kBins; t += blockDim.x)
@@ -154,6 +173,7 @@ __global__ void __launch_bounds__(kThreads)
                             }
                           });
   flush_bins(bins, st);
+  if (last_block(st) && threadIdx.x < 32) choose_digit(st, shift, positions, last, capacity);
 }
 
 /// One warp: the bin of `bins` (kBins counts) holding the `need`-th item (from 1), and how many
@@ -189,30 +209,28 @@ __device__ __forceinline__ void find_bin(const Count* bins, ull need, int& digit
   before = __shfl_sync(0xFFFFFFFFu, at, holder);
 }
 
-/// One warp: the bin holding the `need`-th item fixes the byte at `shift`; clears the bins.
-/// Key passes move prefix / need and, when the chosen bin holds at most `capacity` items and
-/// nothing is compacted yet, ask the next kernel to compact; after the last one (`last`), whether
-/// every tie is taken. Position passes move index_prefix / index_need.
-__global__ void __launch_bounds__(32)
-    choose_digit(select_state* st, int shift, bool positions, bool last, ull capacity) {
+/// Warp 0 of a pass's last block: the bin holding the `need`-th item fixes the byte at `shift`;
+/// clears the bins. Key passes move prefix / need and, when the chosen bin holds at most
+/// `capacity` items and nothing is compacted yet, ask the next kernel to compact; after the last
+/// one (`last`), whether every tie is taken. Position passes move index_prefix / index_need.
+__device__ void choose_digit(select_state* st, int shift, bool positions, bool last, ull capacity) {
+  __shared__ ull counts[kBins];
   // The compaction asked for by the previous choice has run by now.
   const unsigned compacted = st->compacted | st->compacting;
-  __syncwarp();
-  if (threadIdx.x == 0) {
-    st->compacted = compacted;
-    st->compacting = 0;
+  for (int d = threadIdx.x; d < kBins; d += 32) {
+    counts[d] = __ldcg(&st->hist[d]);  // the other blocks' atomics, not a cached copy
+    st->hist[d] = 0;
   }
-  if (positions && st->all_ties != 0) return;
+  __syncwarp();
   ull need = positions ? st->index_need : st->need;
   int digit = 0;
   ull before = 0;
-  find_bin(st->hist, need, digit, before);
-  const ull in_bin = st->hist[digit];
-  need -= before;
-  __syncwarp();
-  for (int d = threadIdx.x; d < kBins; d += 32)
-    st->hist[d] = 0;
+  find_bin(counts, need, digit, before);
   if (threadIdx.x != 0) return;
+  const ull in_bin = counts[digit];
+  need -= before;
+  st->compacted = compacted;
+  st->compacting = 0;
   if (positions) {
     st->index_prefix |= static_cast<ull>(digit) << shift;
     st->index_need = need;
@@ -287,11 +305,13 @@ __global__ void __launch_bounds__(sample_threads)
 }
 
 /// Buffers every item whose ordered key is at most the sampled threshold (slots below
-/// `capacity`): buffer_loads keys a thread loaded before any append.
+/// `capacity`): buffer_loads keys a thread loaded before any append. The grid's last block then
+/// keeps the buffer for the passes when it holds at least k items and did not overflow, else
+/// empties it (the passes then read the keys).
 template <class K, class Index>
 __global__ void __launch_bounds__(kThreads)
     sample_buffer(const K* keys, ull n, select_state* st, bool descending,
-                  chosen<uint_of_t<K>, Index>* buffer, ull capacity) {
+                  chosen<uint_of_t<K>, Index>* buffer, ull capacity, ull k) {
   using U = uint_of_t<K>;
   constexpr ull tile = static_cast<ull>(kThreads) * buffer_loads;
   const ull bound = st->bound;
@@ -308,17 +328,14 @@ __global__ void __launch_bounds__(kThreads)
                        capacity);
     }
   }
-}
-
-/// One thread: the passes read the buffer when it holds at least k items and did not overflow;
-/// else it is emptied and they read the keys.
-__global__ void sample_check(select_state* st, ull k, ull capacity) {
-  const ull buffered = st->buffered;
-  if (buffered >= k && buffered <= capacity) {
-    st->compacted = 1;
-  } else {
-    st->buffered = 0;
-    st->compacted = 0;
+  if (last_block(st) && threadIdx.x == 0) {
+    const ull buffered = __ldcg(&st->buffered);
+    if (buffered >= k && buffered <= capacity) {
+      st->compacted = 1;
+    } else {
+      st->buffered = 0;
+      st->compacted = 0;
+    }
   }
 }
 
@@ -486,16 +503,15 @@ void select(const top_k_args& a, stream_ref stream, memory_resource& mr) {
   if (sampled) {
     sample_bound<K><<<1, sample_threads, 0, s>>>(
         keys, n / sample_keys, sample_threshold_rank(n, k, sample_keys), descending, st);
-    sample_buffer<K, Index><<<blocks, kThreads, 0, s>>>(keys, n, st, descending, buffer, capacity);
-    sample_check<<<1, 1, 0, s>>>(st, k, capacity);
+    sample_buffer<K, Index>
+        <<<blocks, kThreads, 0, s>>>(keys, n, st, descending, buffer, capacity, k);
   }
   constexpr int key_bits = 8 * sizeof(K);
   const ull key_mask = ~0ull >> (64 - key_bits);
   for (int shift = key_bits - 8; shift >= 0; shift -= 8) {
     const ull high = shift + 8 >= key_bits ? 0ull : (~0ull << (shift + 8)) & key_mask;
-    histogram<K, Index>
-        <<<blocks, kThreads, 0, s>>>(keys, n, buffer, st, shift, high, false, descending);
-    choose_digit<<<1, 32, 0, s>>>(st, shift, false, shift == 0, capacity);
+    histogram<K, Index><<<blocks, kThreads, 0, s>>>(keys, n, buffer, st, shift, high, false,
+                                                    shift == 0, capacity, descending);
     compact<K, Index><<<blocks, kThreads, 0, s>>>(keys, n, st, (~0ull << shift) & key_mask,
                                                   descending, buffer, items);
   }
@@ -505,9 +521,8 @@ void select(const top_k_args& a, stream_ref stream, memory_resource& mr) {
     position_bits += 8;
   for (int shift = position_bits - 8; shift >= 0; shift -= 8) {
     const ull high = shift + 8 >= 64 ? 0ull : ~0ull << (shift + 8);
-    histogram<K, Index>
-        <<<blocks, kThreads, 0, s>>>(keys, n, buffer, st, shift, high, true, descending);
-    choose_digit<<<1, 32, 0, s>>>(st, shift, true, false, capacity);
+    histogram<K, Index><<<blocks, kThreads, 0, s>>>(keys, n, buffer, st, shift, high, true, false,
+                                                    capacity, descending);
   }
   collect<K, Index><<<blocks, kThreads, 0, s>>>(keys, n, st, descending, buffer, items);
   check_cuda(cudaGetLastError(), "cupar top_k kernel launch");
