@@ -41,6 +41,8 @@
 #include <cupar/detail/temp_storage.hpp>
 #include <cupar/top_k.hpp>
 
+#include <cub/block/block_radix_sort.cuh>
+#include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cuda/std/tuple>
 
@@ -347,6 +349,131 @@ __global__ void __launch_bounds__(kThreads)
   if (i < n) items[i] = {ordered_bits(keys[i], descending), static_cast<Index>(i)};
 }
 
+/// Below sample_min_keys keys with k <= small_max_k: one block of small_threads does the whole
+/// selection (small_select).
+constexpr int small_threads = 1024;
+constexpr int small_items = 2;  // a thread's items in the block sort of the k taken
+constexpr ull small_max_k = static_cast<ull>(small_threads) * small_items;
+constexpr int small_scan_items = 8;  // a thread's consecutive keys in a step of the collection
+constexpr int small_loads = 8;       // a thread's keys in flight in a histogram pass
+
+/// One block: the threshold key T a byte at a time (a shared histogram of the keys matching the
+/// bytes chosen so far; the warp's find_bin), then the k items in position order (keys < T, and
+/// of the keys == T the lowest positions), a block-wide scan per step of small_threads x
+/// small_scan_items consecutive keys placing them, and a stable block radix sort of the k taken
+/// on the ordered key alone, which keeps equal keys in position order. Writes the positions
+/// (`positions`, for the values' gather, and the caller's), and the keys gathered by position.
+template <class K, class Position>
+__global__ void __launch_bounds__(small_threads)
+    small_select(const K* keys, unsigned n, unsigned k, bool descending, K* keys_out,
+                 std::uint32_t* positions, Position* positions_out) {
+  using U = uint_of_t<K>;
+  constexpr int key_bits = 8 * sizeof(K);
+  using block_sort = cub::BlockRadixSort<U, small_threads, small_items, std::uint32_t>;
+  using block_scan = cub::BlockScan<unsigned, small_threads>;
+  struct taken_items {
+    U key[small_max_k];
+    std::uint32_t position[small_max_k];
+  };
+  __shared__ union {
+    taken_items taken;  // until each thread holds its items
+    typename block_sort::TempStorage sort;
+  } shared;
+  __shared__ typename block_scan::TempStorage scan;
+  __shared__ unsigned bins[kBins];
+  __shared__ ull chosen_prefix;
+  __shared__ ull chosen_need;
+  const unsigned t = threadIdx.x;
+  ull prefix = 0;
+  ull need = k;
+  for (int shift = key_bits - 8; shift >= 0; shift -= 8) {
+    if (t < kBins) bins[t] = 0;
+    __syncthreads();
+    const ull high = shift + 8 >= key_bits ? 0ull : ~0ull << (shift + 8);
+    // small_loads keys a thread in flight before any count (one key at a time waits on each).
+    for (unsigned base = 0; base < n; base += small_threads * small_loads) {
+      U u[small_loads];
+#pragma unroll
+      for (int j = 0; j < small_loads; ++j) {
+        const unsigned i = base + j * small_threads + t;
+        u[j] = i < n ? ordered_bits(keys[i], descending) : U(0);
+      }
+#pragma unroll
+      for (int j = 0; j < small_loads; ++j) {
+        const unsigned i = base + j * small_threads + t;
+        if (i < n && (static_cast<ull>(u[j]) & high) == prefix)
+          atomicAdd(&bins[(u[j] >> shift) & 0xFF], 1u);
+      }
+    }
+    __syncthreads();
+    if (t < 32) {
+      int digit = 0;
+      ull before = 0;
+      find_bin(bins, need, digit, before);
+      if (t == 0) {
+        chosen_prefix = prefix | (static_cast<ull>(digit) << shift);
+        chosen_need = need - before;
+      }
+    }
+    __syncthreads();
+    prefix = chosen_prefix;
+    need = chosen_need;
+  }
+  // prefix is T; `need` of the keys equal to it are taken, the lowest positions.
+  constexpr unsigned step = static_cast<unsigned>(small_threads) * small_scan_items;
+  unsigned below = 0, ties = 0;  // keys < T and == T in the steps before
+  for (unsigned base = 0; base < n && below + (ties < need ? ties : need) < k; base += step) {
+    const unsigned first = base + t * small_scan_items;
+    U u[small_scan_items];
+#pragma unroll
+    for (int j = 0; j < small_scan_items; ++j)
+      u[j] = first + j < n ? ordered_bits(keys[first + j], descending) : U(0);
+    unsigned mine = 0;  // keys < T in the low half, keys == T in the high half
+#pragma unroll
+    for (int j = 0; j < small_scan_items; ++j) {
+      if (first + j < n) mine += u[j] < prefix ? 1u : (u[j] == prefix ? 0x10000u : 0u);
+    }
+    unsigned before = 0, total = 0;
+    block_scan(scan).ExclusiveSum(mine, before, total);
+    unsigned lt = below + (before & 0xFFFFu);
+    unsigned eq = ties + (before >> 16);
+#pragma unroll
+    for (int j = 0; j < small_scan_items; ++j) {
+      const bool valid = first + j < n;
+      const bool less = valid && u[j] < prefix;
+      const bool tie = valid && u[j] == prefix;
+      if (less || (tie && eq < need)) {
+        const unsigned slot = lt + (eq < need ? eq : static_cast<unsigned>(need));
+        shared.taken.key[slot] = static_cast<U>(u[j]);
+        shared.taken.position[slot] = first + j;
+      }
+      lt += less ? 1u : 0u;
+      eq += tie ? 1u : 0u;
+    }
+    below += total & 0xFFFFu;
+    ties += total >> 16;
+    __syncthreads();  // the scan's storage is used again
+  }
+  U sort_keys[small_items];
+  std::uint32_t sort_positions[small_items];
+  for (int j = 0; j < small_items; ++j) {
+    const unsigned at = t * small_items + j;
+    // Past k: the largest key, after every taken item (the sort is stable).
+    sort_keys[j] = at < k ? shared.taken.key[at] : static_cast<U>(~U(0));
+    sort_positions[j] = at < k ? shared.taken.position[at] : 0u;
+  }
+  __syncthreads();  // the sort's storage overlays the taken items
+  block_sort(shared.sort).Sort(sort_keys, sort_positions, 0, key_bits);
+  for (int j = 0; j < small_items; ++j) {
+    const unsigned at = t * small_items + j;
+    if (at >= k) continue;
+    const std::uint32_t p = sort_positions[j];
+    if (positions != nullptr) positions[at] = p;
+    if (positions_out != nullptr) positions_out[at] = static_cast<Position>(p);
+    if (keys_out != nullptr) keys_out[at] = keys[p];
+  }
+}
+
 /// When the last choice asked for it: the items of the chosen bin (ordered key's bits under
 /// `decided` equal to the prefix) to the buffer, those of the bins before it to `out`.
 template <class K, class Index>
@@ -421,6 +548,31 @@ void write_outputs(const top_k_args& a, const chosen<uint_of_t<K>, Index>* sorte
   }
 }
 
+/// Below sample_min_keys keys with k <= small_max_k: small_select, then the values' gather.
+template <class K>
+void small_top_k(const top_k_args& a, stream_ref stream, memory_resource& mr) {
+  const cudaStream_t s = stream.get();
+  const bool with_values = a.value_size != 0;
+  temp_storage temp(mr, with_values ? a.k * sizeof(std::uint32_t) : 0, stream);
+  auto* positions = with_values ? static_cast<std::uint32_t*>(temp.get()) : nullptr;
+  const auto* keys = static_cast<const K*>(a.keys_in);
+  auto* keys_out = static_cast<K*>(a.keys_out);
+  const auto n = static_cast<unsigned>(a.n), k = static_cast<unsigned>(a.k);
+  const bool descending = a.order == sort_order::descending;
+  if (a.positions_out != nullptr && a.position_size == 4) {
+    small_select<K><<<1, small_threads, 0, s>>>(keys, n, k, descending, keys_out, positions,
+                                                static_cast<std::uint32_t*>(a.positions_out));
+  } else {
+    small_select<K><<<1, small_threads, 0, s>>>(keys, n, k, descending, keys_out, positions,
+                                                static_cast<std::uint64_t*>(a.positions_out));
+  }
+  check_cuda(cudaGetLastError(), "cupar top_k kernel launch");
+  if (with_values) {
+    index_gather(a.values_in, a.values_out, positions, sizeof(std::uint32_t), a.value_size, a.k,
+                 stream);
+  }
+}
+
 /// Below sample_min_keys keys: one radix sort of every (ordered key, position) item on the key's
 /// bits only (stable, and the items are written in position order, so equal keys keep it).
 template <class K, class Index>
@@ -465,7 +617,11 @@ void select(const top_k_args& a, stream_ref stream, memory_resource& mr) {
   const ull n = a.n, k = a.k;
   if constexpr (std::is_same_v<Index, std::uint32_t>) {
     if (n < sample_min_keys) {
-      sort_all<K, Index>(a, stream, mr);
+      if (k <= small_max_k) {
+        small_top_k<K>(a, stream, mr);
+      } else {
+        sort_all<K, Index>(a, stream, mr);
+      }
       return;
     }
   }

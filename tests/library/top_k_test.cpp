@@ -35,7 +35,8 @@ payload payload_of(std::size_t i) {
 }
 
 std::vector<std::size_t> ks_for(std::size_t n) {
-  std::vector<std::size_t> ks = {0, 1, 7, 100, n / 2, n};
+  // 2,048 and 2,049: the most and one more than the one-block route below 2^16 keys takes.
+  std::vector<std::size_t> ks = {0, 1, 7, 100, 2048, 2049, n / 2, n};
   ks.erase(std::remove_if(ks.begin(), ks.end(), [n](std::size_t k) { return k > n; }), ks.end());
   std::sort(ks.begin(), ks.end());
   ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
@@ -51,8 +52,9 @@ TYPED_TEST(TopK, IsTheFirstKOfAStableSort) {
   CUPAR_REQUIRE_GPU();
   using K = TypeParam;
   owned_stream stream;
-  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(2), std::size_t(1001),
-                        std::size_t(65537), scaled((std::size_t(1) << 20) + 3)}) {
+  for (std::size_t n :
+       {std::size_t(0), std::size_t(1), std::size_t(2), std::size_t(1001), std::size_t(40000),
+        std::size_t(65535), std::size_t(65537), scaled((std::size_t(1) << 20) + 3)}) {
     for (bool duplicates : {false, true}) {
       const auto h = duplicates ? duplicate_keys<K>(n, 40 + n) : radix_keys<K>(n, 30 + n);
       std::vector<payload> values(n);
