@@ -349,8 +349,9 @@ __global__ void __launch_bounds__(kThreads)
   if (i < n) items[i] = {ordered_bits(keys[i], descending), static_cast<Index>(i)};
 }
 
-/// Below sample_min_keys keys with k <= small_max_k: one block of small_threads does the whole
+/// Below small_max_keys keys with k <= small_max_k: one block of small_threads does the whole
 /// selection (small_select).
+constexpr ull small_max_keys = ull(1) << 16;
 constexpr int small_threads = 1024;
 constexpr int small_items = 2;  // a thread's items in the block sort of the k taken
 constexpr ull small_max_k = static_cast<ull>(small_threads) * small_items;
@@ -548,7 +549,7 @@ void write_outputs(const top_k_args& a, const chosen<uint_of_t<K>, Index>* sorte
   }
 }
 
-/// Below sample_min_keys keys with k <= small_max_k: small_select, then the values' gather.
+/// Below small_max_keys keys with k <= small_max_k: small_select, then the values' gather.
 template <class K>
 void small_top_k(const top_k_args& a, stream_ref stream, memory_resource& mr) {
   const cudaStream_t s = stream.get();
@@ -616,12 +617,12 @@ void select(const top_k_args& a, stream_ref stream, memory_resource& mr) {
   const auto* keys = static_cast<const K*>(a.keys_in);
   const ull n = a.n, k = a.k;
   if constexpr (std::is_same_v<Index, std::uint32_t>) {
+    if (n < small_max_keys && k <= small_max_k) {
+      small_top_k<K>(a, stream, mr);
+      return;
+    }
     if (n < sample_min_keys) {
-      if (k <= small_max_k) {
-        small_top_k<K>(a, stream, mr);
-      } else {
-        sort_all<K, Index>(a, stream, mr);
-      }
+      sort_all<K, Index>(a, stream, mr);
       return;
     }
   }
