@@ -28,8 +28,12 @@
 // items and did not overflow (decided on the device) the passes read only it: every item outside
 // has a key above T_s, above every buffered one, so the k wanted items are all inside. Otherwise
 // the buffer is dropped and the passes read the keys as above. Below sample_min_keys keys there
-// are no passes: one radix sort of every (ordered key, position) item on the key's bits (stable,
-// so equal keys stay in position order), the first k taken.
+// are no passes: from 2^12 keys with k <= 2,048 one block does the whole selection
+// (small_select: the same byte-at-a-time threshold with its histograms in shared memory, the k
+// items placed there in position order by block-wide scans, a block radix sort of them), one
+// launch where a device-wide radix sort of every item takes several; otherwise one radix sort of
+// every (ordered key, position) item on the key's bits (stable, so equal keys stay in position
+// order), the first k taken.
 #include "compiled/index_gather.hpp"
 #include "compiled/library_types.hpp"
 #include "compiled/top_k_sample.hpp"
@@ -349,8 +353,12 @@ __global__ void __launch_bounds__(kThreads)
   if (i < n) items[i] = {ordered_bits(keys[i], descending), static_cast<Index>(i)};
 }
 
-/// Below small_max_keys keys with k <= small_max_k: one block of small_threads does the whole
-/// selection (small_select).
+/// From small_min_keys to below small_max_keys keys with k <= small_max_k: one block of
+/// small_threads does the whole selection (small_select). Below small_min_keys one sort of every
+/// item is faster: its block radix sort of the k taken costs about 20 us for 4-byte keys and 40 for
+/// 8-byte ones whatever k is, where the sort of all 2^10 items took 18 and 28 (H100, 2026-12-07;
+/// at 2^12 the sort took 55 and 87 against 25 and 49).
+constexpr ull small_min_keys = ull(1) << 12;
 constexpr ull small_max_keys = ull(1) << 16;
 constexpr int small_threads = 1024;
 constexpr int small_items = 2;  // a thread's items in the block sort of the k taken
@@ -549,7 +557,8 @@ void write_outputs(const top_k_args& a, const chosen<uint_of_t<K>, Index>* sorte
   }
 }
 
-/// Below small_max_keys keys with k <= small_max_k: small_select, then the values' gather.
+/// From small_min_keys to below small_max_keys keys with k <= small_max_k: small_select, then
+/// the values' gather.
 template <class K>
 void small_top_k(const top_k_args& a, stream_ref stream, memory_resource& mr) {
   const cudaStream_t s = stream.get();
@@ -617,7 +626,7 @@ void select(const top_k_args& a, stream_ref stream, memory_resource& mr) {
   const auto* keys = static_cast<const K*>(a.keys_in);
   const ull n = a.n, k = a.k;
   if constexpr (std::is_same_v<Index, std::uint32_t>) {
-    if (n < small_max_keys && k <= small_max_k) {
+    if (n >= small_min_keys && n < small_max_keys && k <= small_max_k) {
       small_top_k<K>(a, stream, mr);
       return;
     }
