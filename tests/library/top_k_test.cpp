@@ -35,7 +35,7 @@ payload payload_of(std::size_t i) {
 }
 
 std::vector<std::size_t> ks_for(std::size_t n) {
-  // 2,048 and 2,049: the most and one more than the one-block route below 2^16 keys takes.
+  // 2,048 and 2,049: the most and one more than the one-block route (2^12 to 2^16 keys) takes.
   std::vector<std::size_t> ks = {0, 1, 7, 100, 2048, 2049, n / 2, n};
   ks.erase(std::remove_if(ks.begin(), ks.end(), [n](std::size_t k) { return k > n; }), ks.end());
   std::sort(ks.begin(), ks.end());
