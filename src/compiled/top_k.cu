@@ -215,6 +215,41 @@ __device__ __forceinline__ void find_bin(const Count* bins, ull need, int& digit
   before = __shfl_sync(0xFFFFFFFFu, at, holder);
 }
 
+/// A block's radix select, a byte at a time from the most significant: the ordered key of the
+/// `need`-th (from 1) smallest of its candidates. `count(shift, high, chosen, bins)` adds to the
+/// shared `bins` the byte at `shift` of every candidate whose bits under `high` equal `chosen`
+/// (the bytes chosen so far);
+/// warp 0 then finds the bin (find_bin). Every thread of the block calls it and gets the key;
+/// `need` is left as how many of the candidates equal to it are wanted.
+template <int KeyBits, class Count>
+__device__ __forceinline__ ull block_radix_select(ull& need, Count&& count) {
+  __shared__ unsigned bins[kBins];
+  __shared__ ull chosen_prefix;
+  __shared__ ull chosen_need;
+  ull prefix = 0;
+  for (int shift = KeyBits - 8; shift >= 0; shift -= 8) {
+    for (int t = threadIdx.x; t < kBins; t += blockDim.x)
+      bins[t] = 0;
+    __syncthreads();
+    const ull high = shift + 8 >= KeyBits ? 0ull : ~0ull << (shift + 8);
+    count(shift, high, prefix, bins);
+    __syncthreads();
+    if (threadIdx.x < 32) {
+      int digit = 0;
+      ull before = 0;
+      find_bin(bins, need, digit, before);
+      if (threadIdx.x == 0) {
+        chosen_prefix = prefix | (static_cast<ull>(digit) << shift);
+        chosen_need = need - before;
+      }
+    }
+    __syncthreads();
+    prefix = chosen_prefix;
+    need = chosen_need;
+  }
+  return prefix;
+}
+
 /// Warp 0 of a pass's last block: the bin holding the `need`-th item fixes the byte at `shift`;
 /// clears the bins. Key passes move prefix / need and, when the chosen bin holds at most
 /// `capacity` items and nothing is compacted yet, ask the next kernel to compact; after the last
@@ -272,42 +307,20 @@ template <class K>
 __global__ void __launch_bounds__(sample_threads)
     sample_bound(const K* keys, ull stride, ull rank, bool descending, select_state* st) {
   using U = uint_of_t<K>;
-  constexpr int key_bits = 8 * sizeof(K);
-  __shared__ unsigned bins[kBins];
-  __shared__ ull chosen_prefix;
-  __shared__ ull chosen_need;
   U v[sample_items];
   for (int j = 0; j < sample_items; ++j) {
     const ull at = (static_cast<ull>(j) * sample_threads + threadIdx.x) * stride;
     v[j] = ordered_bits(keys[at], descending);
   }
-  if (threadIdx.x == 0) {
-    chosen_prefix = 0;
-    chosen_need = rank + 1;
-  }
-  for (int shift = key_bits - 8; shift >= 0; shift -= 8) {
-    for (int t = threadIdx.x; t < kBins; t += blockDim.x)
-      bins[t] = 0;
-    __syncthreads();
-    const ull high = shift + 8 >= key_bits ? 0ull : ~0ull << (shift + 8);
-    const ull prefix = chosen_prefix;
-    for (int j = 0; j < sample_items; ++j) {
-      if ((static_cast<ull>(v[j]) & high) == prefix) atomicAdd(&bins[(v[j] >> shift) & 0xFF], 1u);
-    }
-    __syncthreads();
-    if (threadIdx.x < 32) {
-      const ull need = chosen_need;
-      int digit = 0;
-      ull before = 0;
-      find_bin(bins, need, digit, before);
-      if (threadIdx.x == 0) {
-        chosen_prefix = prefix | (static_cast<ull>(digit) << shift);
-        chosen_need = need - before;
-      }
-    }
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) st->bound = chosen_prefix;
+  ull need = rank + 1;
+  const ull bound =
+      block_radix_select<8 * sizeof(K)>(need, [&](int shift, ull high, ull chosen, unsigned* bins) {
+        for (int j = 0; j < sample_items; ++j) {
+          if ((static_cast<ull>(v[j]) & high) == chosen)
+            atomicAdd(&bins[(v[j] >> shift) & 0xFF], 1u);
+        }
+      });
+  if (threadIdx.x == 0) st->bound = bound;
 }
 
 /// Buffers every item whose ordered key is at most the sampled threshold (slots below
@@ -366,12 +379,12 @@ constexpr ull small_max_k = static_cast<ull>(small_threads) * small_items;
 constexpr int small_scan_items = 8;  // a thread's consecutive keys in a step of the collection
 constexpr int small_loads = 8;       // a thread's keys in flight in a histogram pass
 
-/// One block: the threshold key T a byte at a time (a shared histogram of the keys matching the
-/// bytes chosen so far; the warp's find_bin), then the k items in position order (keys < T, and
-/// of the keys == T the lowest positions), a block-wide scan per step of small_threads x
-/// small_scan_items consecutive keys placing them, and a stable block radix sort of the k taken
-/// on the ordered key alone, which keeps equal keys in position order. Writes the positions
-/// (`positions`, for the values' gather, and the caller's), and the keys gathered by position.
+/// One block: the threshold key T a byte at a time (block_radix_select over the n keys), then the
+/// k items in position order (keys < T, and of the keys == T the lowest positions), a block-wide
+/// scan per step of small_threads x small_scan_items consecutive keys placing them, and a stable
+/// block radix sort of the k taken on the ordered key alone, which keeps equal keys in position
+/// order. Writes the positions (`positions`, for the values' gather, and the caller's), and the
+/// keys gathered by position.
 template <class K, class Position>
 __global__ void __launch_bounds__(small_threads)
     small_select(const K* keys, unsigned n, unsigned k, bool descending, K* keys_out,
@@ -389,45 +402,26 @@ __global__ void __launch_bounds__(small_threads)
     typename block_sort::TempStorage sort;
   } shared;
   __shared__ typename block_scan::TempStorage scan;
-  __shared__ unsigned bins[kBins];
-  __shared__ ull chosen_prefix;
-  __shared__ ull chosen_need;
   const unsigned t = threadIdx.x;
-  ull prefix = 0;
   ull need = k;
-  for (int shift = key_bits - 8; shift >= 0; shift -= 8) {
-    if (t < kBins) bins[t] = 0;
-    __syncthreads();
-    const ull high = shift + 8 >= key_bits ? 0ull : ~0ull << (shift + 8);
-    // small_loads keys a thread in flight before any count (one key at a time waits on each).
-    for (unsigned base = 0; base < n; base += small_threads * small_loads) {
-      U u[small_loads];
+  const ull prefix =
+      block_radix_select<key_bits>(need, [&](int shift, ull high, ull chosen, unsigned* bins) {
+        // small_loads keys a thread in flight before any count (one key at a time waits on each).
+        for (unsigned base = 0; base < n; base += small_threads * small_loads) {
+          U u[small_loads];
 #pragma unroll
-      for (int j = 0; j < small_loads; ++j) {
-        const unsigned i = base + j * small_threads + t;
-        u[j] = i < n ? ordered_bits(keys[i], descending) : U(0);
-      }
+          for (int j = 0; j < small_loads; ++j) {
+            const unsigned i = base + j * small_threads + t;
+            u[j] = i < n ? ordered_bits(keys[i], descending) : U(0);
+          }
 #pragma unroll
-      for (int j = 0; j < small_loads; ++j) {
-        const unsigned i = base + j * small_threads + t;
-        if (i < n && (static_cast<ull>(u[j]) & high) == prefix)
-          atomicAdd(&bins[(u[j] >> shift) & 0xFF], 1u);
-      }
-    }
-    __syncthreads();
-    if (t < 32) {
-      int digit = 0;
-      ull before = 0;
-      find_bin(bins, need, digit, before);
-      if (t == 0) {
-        chosen_prefix = prefix | (static_cast<ull>(digit) << shift);
-        chosen_need = need - before;
-      }
-    }
-    __syncthreads();
-    prefix = chosen_prefix;
-    need = chosen_need;
-  }
+          for (int j = 0; j < small_loads; ++j) {
+            const unsigned i = base + j * small_threads + t;
+            if (i < n && (static_cast<ull>(u[j]) & high) == chosen)
+              atomicAdd(&bins[(u[j] >> shift) & 0xFF], 1u);
+          }
+        }
+      });
   // prefix is T; `need` of the keys equal to it are taken, the lowest positions.
   constexpr unsigned step = static_cast<unsigned>(small_threads) * small_scan_items;
   unsigned below = 0, ties = 0;  // keys < T and == T in the steps before
