@@ -378,13 +378,17 @@ constexpr int small_items = 2;  // a thread's items in the block sort of the k t
 constexpr ull small_max_k = static_cast<ull>(small_threads) * small_items;
 constexpr int small_scan_items = 8;  // a thread's consecutive keys in a step of the collection
 constexpr int small_loads = 8;       // a thread's keys in flight in a histogram pass
+/// Up to this many taken items are ordered by counting, for each, the items before it (k^2
+/// comparisons over the block); more by a block radix sort (its passes over the key's bits cost
+/// about 20 us for 4-byte keys and 40 for 8-byte ones on an H100 whatever k is).
+constexpr unsigned small_rank_max_k = 512;
 
 /// One block: the threshold key T a byte at a time (block_radix_select over the n keys), then the
 /// k items in position order (keys < T, and of the keys == T the lowest positions), a block-wide
-/// scan per step of small_threads x small_scan_items consecutive keys placing them, and a stable
-/// block radix sort of the k taken on the ordered key alone, which keeps equal keys in position
-/// order. Writes the positions (`positions`, for the values' gather, and the caller's), and the
-/// keys gathered by position.
+/// scan per step of small_threads x small_scan_items consecutive keys placing them; then their
+/// order: up to small_rank_max_k items each one's rank by counting, more by a stable block radix
+/// sort on the ordered key alone (equal keys stay in position order). Writes the positions
+/// (`positions`, for the values' gather, and the caller's), and the keys gathered by position.
 template <class K, class Position>
 __global__ void __launch_bounds__(small_threads)
     small_select(const K* keys, unsigned n, unsigned k, bool descending, K* keys_out,
@@ -457,6 +461,37 @@ __global__ void __launch_bounds__(small_threads)
     ties += total >> 16;
     __syncthreads();  // the scan's storage is used again
   }
+  __syncthreads();  // every taken item is in place
+  auto write = [&](unsigned at, std::uint32_t p) {
+    if (positions != nullptr) positions[at] = p;
+    if (positions_out != nullptr) positions_out[at] = static_cast<Position>(p);
+    if (keys_out != nullptr) keys_out[at] = keys[p];
+  };
+  if (k <= small_rank_max_k) {
+    // Each item's rank among the k: the items before it in (ordered key, position) order, the
+    // taken items being in position order. A group of small_threads / k threads an item, each
+    // comparing it with every group-th item.
+    __shared__ unsigned rank[small_rank_max_k];
+    for (unsigned i = t; i < k; i += small_threads)
+      rank[i] = 0;
+    __syncthreads();
+    const unsigned groups = small_threads / k;
+    if (t < groups * k) {
+      const unsigned i = t % k;
+      const U key = shared.taken.key[i];
+      unsigned before = 0;
+      for (unsigned j = t / k; j < k; j += groups) {
+        const U other = shared.taken.key[j];
+        before += other < key || (other == key && j < i) ? 1u : 0u;
+      }
+      atomicAdd(&rank[i], before);
+    }
+    __syncthreads();
+    for (unsigned i = t; i < k; i += small_threads)
+      write(rank[i], shared.taken.position[i]);
+    return;
+  }
+  // More: a stable block radix sort on the ordered key alone.
   U sort_keys[small_items];
   std::uint32_t sort_positions[small_items];
   for (int j = 0; j < small_items; ++j) {
@@ -469,11 +504,7 @@ __global__ void __launch_bounds__(small_threads)
   block_sort(shared.sort).Sort(sort_keys, sort_positions, 0, key_bits);
   for (int j = 0; j < small_items; ++j) {
     const unsigned at = t * small_items + j;
-    if (at >= k) continue;
-    const std::uint32_t p = sort_positions[j];
-    if (positions != nullptr) positions[at] = p;
-    if (positions_out != nullptr) positions_out[at] = static_cast<Position>(p);
-    if (keys_out != nullptr) keys_out[at] = keys[p];
+    if (at < k) write(at, sort_positions[j]);
   }
 }
 

@@ -36,8 +36,9 @@ payload payload_of(std::size_t i) {
 }
 
 std::vector<std::size_t> ks_for(std::size_t n) {
-  // 2,048 and 2,049: the most and one more than the one-block route (2^12 to 2^16 keys) takes.
-  std::vector<std::size_t> ks = {0, 1, 7, 100, 2048, 2049, n / 2, n};
+  // The one-block route (2^12 to 2^16 keys): 512 and 513 are the most it orders by counting and
+  // one more, 2,048 and 2,049 the most it takes and one more.
+  std::vector<std::size_t> ks = {0, 1, 7, 100, 512, 513, 2048, 2049, n / 2, n};
   ks.erase(std::remove_if(ks.begin(), ks.end(), [n](std::size_t k) { return k > n; }), ks.end());
   std::sort(ks.begin(), ks.end());
   ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
