@@ -324,15 +324,39 @@ __global__ void __launch_bounds__(sample_threads)
 }
 
 /// Buffers every item whose ordered key is at most the sampled threshold (slots below
-/// `capacity`): buffer_loads keys a thread loaded before any append. The grid's last block then
-/// keeps the buffer for the passes when it holds at least k items and did not overflow, else
-/// empties it (the passes then read the keys).
+/// `capacity`): buffer_loads keys a thread loaded before any append. The items go to a stage in
+/// shared memory first (a tile's at most, kThreads x buffer_loads), which goes to the buffer with
+/// one atomic on the buffer's counter when the next tile's would not fit, and at the end (where
+/// each warp took its slots with an atomic on that one counter, about every other warp's tile
+/// did at k = 100 of 2^28 keys). The grid's last block then keeps the buffer for the passes when it
+/// holds at least k items and did not overflow, else empties it (the passes then read the keys).
 template <class K, class Index>
 __global__ void __launch_bounds__(kThreads)
     sample_buffer(const K* keys, ull n, select_state* st, bool descending,
                   chosen<uint_of_t<K>, Index>* buffer, ull capacity, ull k) {
   using U = uint_of_t<K>;
-  constexpr ull tile = static_cast<ull>(kThreads) * buffer_loads;
+  using item = chosen<U, Index>;
+  constexpr unsigned tile = static_cast<unsigned>(kThreads) * buffer_loads;
+  __shared__ item stage[tile];
+  __shared__ unsigned staged;      // items in the stage
+  __shared__ unsigned tile_count;  // items of the tile being placed
+  __shared__ ull flush_at;         // the buffer's slot of the stage's first item
+  const unsigned lane = threadIdx.x & 31u;
+  if (threadIdx.x == 0) {
+    staged = 0;
+    tile_count = 0;
+  }
+  __syncthreads();
+  // The stage to the buffer (every thread; between barriers).
+  auto flush = [&](unsigned count) {
+    if (threadIdx.x == 0) flush_at = atomicAdd(&st->buffered, static_cast<ull>(count));
+    __syncthreads();
+    const ull at = flush_at;
+    for (unsigned i = threadIdx.x; i < count; i += kThreads) {
+      if (at + i < capacity) buffer[at + i] = stage[i];
+    }
+    __syncthreads();
+  };
   const ull bound = st->bound;
   for (ull base = static_cast<ull>(blockIdx.x) * tile; base < n;
        base += static_cast<ull>(gridDim.x) * tile) {
@@ -341,12 +365,47 @@ __global__ void __launch_bounds__(kThreads)
       const ull i = base + static_cast<ull>(j) * kThreads + threadIdx.x;
       u[j] = i < n ? ordered_bits(keys[i], descending) : U(0);
     }
+    unsigned mask = 0;  // bit j: item j is taken
     for (int j = 0; j < buffer_loads; ++j) {
       const ull i = base + static_cast<ull>(j) * kThreads + threadIdx.x;
-      append<U, Index>(i < n && static_cast<ull>(u[j]) <= bound, u[j], i, &st->buffered, buffer,
-                       capacity);
+      mask |= i < n && static_cast<ull>(u[j]) <= bound ? 1u << j : 0u;
     }
+    // The lane's first slot among the warp's items, and the warp's among the tile's.
+    const unsigned mine = static_cast<unsigned>(__popc(mask));
+    unsigned before = mine;
+    for (int o = 1; o < 32; o <<= 1) {
+      const unsigned up = __shfl_up_sync(0xFFFFFFFFu, before, o);
+      if (lane >= static_cast<unsigned>(o)) before += up;
+    }
+    const unsigned warp_total = __shfl_sync(0xFFFFFFFFu, before, 31);
+    before -= mine;
+    unsigned warp_at = 0;
+    if (lane == 0 && warp_total != 0) warp_at = atomicAdd(&tile_count, warp_total);
+    warp_at = __shfl_sync(0xFFFFFFFFu, warp_at, 0);
+    __syncthreads();
+    const unsigned count = tile_count, held = staged;
+    if (count != 0) {
+      unsigned from = held;
+      if (held + count > tile) {  // no room: the stage goes first
+        flush(held);
+        from = 0;
+      }
+      unsigned slot = from + warp_at + before;
+      for (int j = 0; j < buffer_loads; ++j) {
+        if ((mask >> j) & 1u) {
+          const ull i = base + static_cast<ull>(j) * kThreads + threadIdx.x;
+          stage[slot++] = {u[j], static_cast<Index>(i)};
+        }
+      }
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        staged = from + count;
+        tile_count = 0;
+      }
+    }
+    __syncthreads();
   }
+  if (staged != 0) flush(staged);
   if (last_block(st) && threadIdx.x == 0) {
     const ull buffered = __ldcg(&st->buffered);
     if (buffered >= k && buffered <= capacity) {
