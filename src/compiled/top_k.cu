@@ -45,9 +45,12 @@
 #include <cupar/detail/temp_storage.hpp>
 #include <cupar/top_k.hpp>
 
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 #include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_scan.cuh>
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
 #include <cuda/std/tuple>
 
 #include <cuda_runtime_api.h>
@@ -641,6 +644,50 @@ void write_outputs(const top_k_args& a, const chosen<uint_of_t<K>, Index>* sorte
   }
 }
 
+/// k = 1: the smallest (ordered key, position) item, one CUB reduction over the keys read once.
+template <class K, class Index>
+struct ordered_item {
+  const K* keys;
+  bool descending;
+  __device__ chosen<uint_of_t<K>, Index> operator()(Index i) const {
+    return {ordered_bits(keys[i], descending), i};
+  }
+};
+struct smaller_item {
+  template <class U, class Index>
+  __host__ __device__ chosen<U, Index> operator()(const chosen<U, Index>& a,
+                                                  const chosen<U, Index>& b) const {
+    return b.key < a.key || (b.key == a.key && b.position < a.position) ? b : a;
+  }
+};
+
+template <class K, class Index>
+void smallest(const top_k_args& a, stream_ref stream, memory_resource& mr) {
+  using U = uint_of_t<K>;
+  using item = chosen<U, Index>;
+  const cudaStream_t s = stream.get();
+  const auto in = thrust::make_transform_iterator(
+      thrust::counting_iterator<Index>(0),
+      ordered_item<K, Index>{static_cast<const K*>(a.keys_in), a.order == sort_order::descending});
+  const item largest{static_cast<U>(~U(0)), static_cast<Index>(~Index(0))};
+  auto sizing = [&](void* temp, std::size_t& bytes) {
+    return cub::DeviceReduce::Reduce(temp, bytes, in, static_cast<item*>(nullptr), a.n,
+                                     smaller_item{}, largest, s);
+  };
+  std::size_t cub_bytes = required_temp_bytes("cub::DeviceReduce::Reduce", {a.n}, sizing);
+  carve parts;
+  const std::size_t item_at = parts.add(sizeof(item));
+  const std::size_t pos_at = parts.add(sizeof(Index));
+  const std::size_t cub_at = parts.add(cub_bytes);
+  temp_storage temp(mr, parts.total, stream);
+  auto* base = static_cast<unsigned char*>(temp.get());
+  auto* result = reinterpret_cast<item*>(base + item_at);
+  check_cuda(cub::DeviceReduce::Reduce(base + cub_at, cub_bytes, in, result, a.n, smaller_item{},
+                                       largest, s),
+             "cub::DeviceReduce::Reduce");
+  write_outputs<K, Index>(a, result, reinterpret_cast<Index*>(base + pos_at), stream);
+}
+
 /// From small_min_keys to below small_max_keys keys with k <= small_max_k: small_select, then
 /// the values' gather.
 template <class K>
@@ -709,6 +756,10 @@ void select(const top_k_args& a, stream_ref stream, memory_resource& mr) {
   const bool descending = a.order == sort_order::descending;
   const auto* keys = static_cast<const K*>(a.keys_in);
   const ull n = a.n, k = a.k;
+  if (k == 1) {
+    smallest<K, Index>(a, stream, mr);
+    return;
+  }
   if constexpr (std::is_same_v<Index, std::uint32_t>) {
     if (n >= small_min_keys && n < small_max_keys && k <= small_max_k) {
       small_top_k<K>(a, stream, mr);
