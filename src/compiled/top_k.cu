@@ -428,11 +428,12 @@ __global__ void __launch_bounds__(kThreads)
   if (i < n) items[i] = {ordered_bits(keys[i], descending), static_cast<Index>(i)};
 }
 
-/// From small_min_keys to below small_max_keys keys with k <= small_max_k: one block of
-/// small_threads does the whole selection (small_select). Below small_min_keys one sort of every
-/// item is faster: its block radix sort of the k taken costs about 20 us for 4-byte keys and 40 for
-/// 8-byte ones whatever k is, where the sort of all 2^10 items took 18 and 28 (H100, 2026-12-07;
-/// at 2^12 the sort took 55 and 87 against 25 and 49).
+/// Below small_max_keys keys one block of small_threads does the whole selection (small_select)
+/// from small_min_keys with k <= small_max_k, and from small_rank_min_keys with
+/// k <= small_rank_max_k. Under those bounds one sort of every item is faster: the block radix
+/// sort of the k taken (k > small_rank_max_k) costs about 20 us for 4-byte keys and 40 for 8-byte
+/// ones whatever k is, where the sort of all 2^10 items took 18 and 28 (H100, 2026-12-07; at 2^12
+/// the sort took 55 and 87 against 25 and 49).
 constexpr ull small_min_keys = ull(1) << 12;
 constexpr ull small_max_keys = ull(1) << 16;
 constexpr int small_threads = 1024;
@@ -444,6 +445,10 @@ constexpr int small_loads = 8;       // a thread's keys in flight in a histogram
 /// comparisons over the block); more by a block radix sort (its passes over the key's bits cost
 /// about 20 us for 4-byte keys and 40 for 8-byte ones on an H100 whatever k is).
 constexpr unsigned small_rank_max_k = 512;
+/// With k <= small_rank_max_k (no block sort) the one block is faster from 2^10 keys: at 2^10,
+/// k = 100, 12.5 / 13.9 / 21.3 us for u32 / f32 / u64 keys against 17.7 / 17.7 / 28.0 for the sort
+/// of every item (H100, 2026-12-07).
+constexpr ull small_rank_min_keys = ull(1) << 10;
 
 /// One block: the threshold key T a byte at a time (block_radix_select over the n keys), then the
 /// k items in position order (keys < T, and of the keys == T the lowest positions), a block-wide
@@ -688,8 +693,8 @@ void smallest(const top_k_args& a, stream_ref stream, memory_resource& mr) {
   write_outputs<K, Index>(a, result, reinterpret_cast<Index*>(base + pos_at), stream);
 }
 
-/// From small_min_keys to below small_max_keys keys with k <= small_max_k: small_select, then
-/// the values' gather.
+/// Below small_max_keys keys, under the bounds at small_min_keys: small_select, then the values'
+/// gather.
 template <class K>
 void small_top_k(const top_k_args& a, stream_ref stream, memory_resource& mr) {
   const cudaStream_t s = stream.get();
@@ -761,7 +766,8 @@ void select(const top_k_args& a, stream_ref stream, memory_resource& mr) {
     return;
   }
   if constexpr (std::is_same_v<Index, std::uint32_t>) {
-    if (n >= small_min_keys && n < small_max_keys && k <= small_max_k) {
+    if (n < small_max_keys && ((n >= small_min_keys && k <= small_max_k) ||
+                               (n >= small_rank_min_keys && k <= small_rank_max_k))) {
       small_top_k<K>(a, stream, mr);
       return;
     }
