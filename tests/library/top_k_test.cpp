@@ -55,10 +55,9 @@ TYPED_TEST(TopK, IsTheFirstKOfAStableSort) {
   using K = TypeParam;
   if (!library_has<K>()) GTEST_SKIP() << "key type not in this build's CUPAR_LIBRARY_TYPES";
   owned_stream stream;
-  for (std::size_t n :
-       {std::size_t(0), std::size_t(1), std::size_t(2), std::size_t(1001), std::size_t(3001),
-        std::size_t(40000), std::size_t(65535), std::size_t(65537),
-        scaled((std::size_t(1) << 20) + 3)}) {
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(2), std::size_t(1001),
+                        std::size_t(3001), std::size_t(40000), std::size_t(65535),
+                        std::size_t(65537), scaled((std::size_t(1) << 20) + 3)}) {
     for (bool duplicates : {false, true}) {
       const auto h = duplicates ? duplicate_keys<K>(n, 40 + n) : radix_keys<K>(n, 30 + n);
       std::vector<payload> values(n);
