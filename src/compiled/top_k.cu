@@ -766,8 +766,9 @@ void select(const top_k_args& a, stream_ref stream, memory_resource& mr) {
     return;
   }
   if constexpr (std::is_same_v<Index, std::uint32_t>) {
-    if (n < small_max_keys && ((n >= small_min_keys && k <= small_max_k) ||
-                               (n >= small_rank_min_keys && k <= small_rank_max_k))) {
+    // The one block's lower bound: lower where no block sort of the k taken is needed.
+    const ull small_from = k <= small_rank_max_k ? small_rank_min_keys : small_min_keys;
+    if (n >= small_from && n < small_max_keys && k <= small_max_k) {
       small_top_k<K>(a, stream, mr);
       return;
     }
