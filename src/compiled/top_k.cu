@@ -309,8 +309,12 @@ __device__ __forceinline__ void append(bool take, ull u, ull i, ull* counter, ch
 /// spaced `stride` apart, radix-selected in shared memory a byte at a time, to st->bound.
 template <class K>
 __global__ void __launch_bounds__(sample_threads)
-    sample_bound(const K* keys, ull stride, ull rank, bool descending, select_state* st) {
+    sample_bound(const K* keys, ull stride, ull rank, bool descending, select_state* st,
+                 ull k) {
   using U = uint_of_t<K>;
+  // The passes' state, set here instead of copied from the host (one step fewer a call).
+  for (int t = threadIdx.x; t < kBins; t += blockDim.x)
+    st->hist[t] = 0;
   U v[sample_items];
   for (int j = 0; j < sample_items; ++j) {
     const ull at = (static_cast<ull>(j) * sample_threads + threadIdx.x) * stride;
@@ -324,7 +328,19 @@ __global__ void __launch_bounds__(sample_threads)
             atomicAdd(&bins[(v[j] >> shift) & 0xFF], 1u);
         }
       });
-  if (threadIdx.x == 0) st->bound = bound;
+  if (threadIdx.x == 0) {
+    st->prefix = 0;
+    st->need = k;
+    st->index_prefix = 0;
+    st->index_need = 0;
+    st->taken = 0;
+    st->buffered = 0;
+    st->bound = bound;
+    st->all_ties = 0;
+    st->compacted = 0;
+    st->compacting = 0;
+    st->done = 0;
+  }
 }
 
 /// Buffers every item whose ordered key is at most the sampled threshold (slots below
@@ -813,14 +829,16 @@ void select(const top_k_args& a, stream_ref stream, memory_resource& mr) {
   auto* sorted = reinterpret_cast<item*>(base + sorted_at);
   auto* positions = reinterpret_cast<Index*>(base + pos_at);
 
-  select_state init{};
-  init.need = k;
-  check_cuda(cudaMemcpyAsync(st, &init, sizeof(init), cudaMemcpyHostToDevice, s),
-             "cudaMemcpyAsync");
   const unsigned blocks = pass_blocks(n);
-  if (sampled) {
+  if (!sampled) {
+    select_state init{};
+    init.need = k;
+    check_cuda(cudaMemcpyAsync(st, &init, sizeof(init), cudaMemcpyHostToDevice, s),
+               "cudaMemcpyAsync");
+  } else {
+    // sample_bound sets the state.
     sample_bound<K><<<1, sample_threads, 0, s>>>(
-        keys, n / sample_keys, sample_threshold_rank(n, k, sample_keys), descending, st);
+        keys, n / sample_keys, sample_threshold_rank(n, k, sample_keys), descending, st, k);
     sample_buffer<K, Index>
         <<<buffer_grid, kThreads, 0, s>>>(keys, n, st, descending, buffer, capacity, k);
   }
