@@ -309,8 +309,7 @@ __device__ __forceinline__ void append(bool take, ull u, ull i, ull* counter, ch
 /// spaced `stride` apart, radix-selected in shared memory a byte at a time, to st->bound.
 template <class K>
 __global__ void __launch_bounds__(sample_threads)
-    sample_bound(const K* keys, ull stride, ull rank, bool descending, select_state* st,
-                 ull k) {
+    sample_bound(const K* keys, ull stride, ull rank, bool descending, select_state* st, ull k) {
   using U = uint_of_t<K>;
   // The passes' state, set here instead of copied from the host (one step fewer a call).
   for (int t = threadIdx.x; t < kBins; t += blockDim.x)
@@ -378,8 +377,7 @@ __global__ void __launch_bounds__(kThreads)
   };
   const ull bound = st->bound;
   const ull stride = static_cast<ull>(gridDim.x) * warps * tile;
-  for (ull base = (static_cast<ull>(blockIdx.x) * warps + warp) * tile; base < n;
-       base += stride) {
+  for (ull base = (static_cast<ull>(blockIdx.x) * warps + warp) * tile; base < n; base += stride) {
     U u[buffer_loads];
     for (int j = 0; j < buffer_loads; ++j) {
       const ull i = base + static_cast<ull>(j) * 32u + lane;
