@@ -628,24 +628,16 @@ unsigned pass_blocks(ull n) {
 
 /// sample_buffer's grid: the blocks resident at once, at most one a block's worth of warp tiles
 /// (a second wave of its grid-stride loop would run its share after the first, on idle SMs).
-/// The occupancy is asked once a device.
 template <class K, class Index>
 unsigned buffer_blocks(ull n) {
   static std::atomic<int> known[64] = {};
-  int device = 0;
-  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
-  int per_sm = known[device & 63].load(std::memory_order_relaxed);
-  if (per_sm == 0) {
-    check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sample_buffer<K, Index>,
-                                                             kThreads, 0),
-               "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-    per_sm = std::max(per_sm, 1);
-    known[device & 63].store(per_sm, std::memory_order_relaxed);
-  }
+  int per_sm = 0;
+  check_cuda(current_occupancy(reinterpret_cast<const void*>(sample_buffer<K, Index>), kThreads,
+                               known, per_sm),
+             "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
   const int sms = current_multiprocessor_count();
-  const ull count = sms != 0 ? static_cast<ull>(sms) : 132;
-  const ull tiles = (n + kThreads * buffer_loads - 1) / (kThreads * buffer_loads);
-  return static_cast<unsigned>(std::max(1ull, std::min(tiles, static_cast<ull>(per_sm) * count)));
+  return static_cast<unsigned>(
+      resident_blocks(n, kThreads * buffer_loads, per_sm, sms != 0 ? sms : 132));
 }
 
 /// The sorted items' positions to the caller's and the gathers of keys and values.

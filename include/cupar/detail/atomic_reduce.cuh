@@ -102,17 +102,11 @@ cudaError_t atomic_sum(InIt in, T* out, std::size_t n, Init init, cudaStream_t s
     const auto kernel = atomic_sum_kernel<policy, InIt, T, offset, Init, Transform>;
     constexpr int threads = policy::BLOCK_THREADS;
     constexpr int tile = policy::BLOCK_THREADS * policy::ITEMS_PER_THREAD;
-    // Asked once per device (a kernel's occupancy is a property of the device's model).
     static std::atomic<int> known[64] = {};
-    int device = 0;
-    cudaError_t e = cudaGetDevice(&device);
+    int occupancy = 0;
+    cudaError_t e =
+        current_occupancy(reinterpret_cast<const void*>(kernel), threads, known, occupancy);
     if (e != cudaSuccess) return e;
-    int occupancy = known[device & 63].load(std::memory_order_relaxed);
-    if (occupancy == 0) {
-      e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occupancy, kernel, threads, 0);
-      if (e != cudaSuccess) return e;
-      known[device & 63].store(occupancy, std::memory_order_relaxed);
-    }
     const int sms = current_multiprocessor_count();
     // n == 0: one block stores init (DispatchInit would divide by its zero grid size).
     cub::GridEvenShare<offset> share;

@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include <atomic>
+#include <cstddef>
 
 namespace cupar::detail {
 
@@ -28,6 +29,34 @@ inline int current_device_attribute(cudaDeviceAttr attribute,
   }
   slot.store(value, std::memory_order_relaxed);
   return value;
+}
+
+/// How many blocks of `kernel` (`threads` threads, no dynamic shared memory) one multiprocessor
+/// of the current device holds at once, asked once per device and kept in `known` (one table a
+/// kernel, one slot a device; a kernel's occupancy is a property of the device's model). Returns
+/// the error of the question, if any (`per_sm` is then 0).
+inline cudaError_t current_occupancy(const void* kernel, int threads, std::atomic<int> (&known)[64],
+                                     int& per_sm) noexcept {
+  per_sm = 0;
+  int device = 0;
+  cudaError_t e = cudaGetDevice(&device);
+  if (e != cudaSuccess) return e;
+  per_sm = known[device & 63].load(std::memory_order_relaxed);
+  if (per_sm != 0) return cudaSuccess;
+  e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0);
+  if (e != cudaSuccess) return e;
+  known[device & 63].store(per_sm, std::memory_order_relaxed);
+  return cudaSuccess;
+}
+
+/// Blocks of `threads` for n rows that keep every SM busy (per_sm blocks on each of sms) without
+/// more blocks than the rows need; at least one.
+inline int resident_blocks(std::size_t n, int threads, int per_sm, int sms) {
+  const std::size_t wanted = (n + static_cast<std::size_t>(threads) - 1) / threads;
+  std::size_t grid = static_cast<std::size_t>(per_sm > 0 ? per_sm : 1) *
+                     static_cast<std::size_t>(sms > 0 ? sms : 1);
+  if (wanted < grid) grid = wanted;
+  return static_cast<int>(grid > 0 ? grid : 1);
 }
 
 /// The current device's multiprocessor count (for sizing resident grids); 0 when it cannot be

@@ -3,6 +3,7 @@
 // a HyperLogLog sketch describes, the table's size, the choice of method.
 #pragma once
 
+#include <cupar/detail/device_guard.hpp>
 #include <cupar/group_by.hpp>
 
 #include <cmath>
@@ -105,16 +106,6 @@ inline std::size_t grown_capacity(std::size_t capacity, std::size_t n) {
   const std::size_t bound = next_pow2(2 * n);
   if (capacity >= bound) return 0;
   return capacity * 4 < bound ? capacity * 4 : bound;
-}
-
-/// Blocks of `threads` for n rows that keep every SM busy (per_sm blocks on each of sms) without
-/// more blocks than the rows need; at least one.
-inline int resident_blocks(std::size_t n, int threads, int per_sm, int sms) {
-  const std::size_t wanted = (n + static_cast<std::size_t>(threads) - 1) / threads;
-  std::size_t grid = static_cast<std::size_t>(per_sm > 0 ? per_sm : 1) *
-                     static_cast<std::size_t>(sms > 0 ? sms : 1);
-  if (wanted < grid) grid = wanted;
-  return static_cast<int>(grid > 0 ? grid : 1);
 }
 
 /// The fewest rows a warp of the hash method's first pass reads for each expected group in the
