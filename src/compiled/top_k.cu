@@ -311,9 +311,11 @@ template <class K>
 __global__ void __launch_bounds__(sample_threads)
     sample_bound(const K* keys, ull stride, ull rank, bool descending, select_state* st, ull k) {
   using U = uint_of_t<K>;
-  // The passes' state, set here instead of copied from the host (one step fewer a call).
-  for (int t = threadIdx.x; t < kBins; t += blockDim.x)
-    st->hist[t] = 0;
+  // The passes' state as the host would copy it (value-initialised, need = k), set here instead:
+  // one step fewer a call. Zeroed word by word now, need and the bound after the barriers below.
+  static_assert(sizeof(select_state) % sizeof(ull) == 0, "select_state is whole words");
+  for (unsigned t = threadIdx.x; t < sizeof(select_state) / sizeof(ull); t += blockDim.x)
+    reinterpret_cast<ull*>(st)[t] = 0;
   U v[sample_items];
   for (int j = 0; j < sample_items; ++j) {
     const ull at = (static_cast<ull>(j) * sample_threads + threadIdx.x) * stride;
@@ -328,17 +330,8 @@ __global__ void __launch_bounds__(sample_threads)
         }
       });
   if (threadIdx.x == 0) {
-    st->prefix = 0;
     st->need = k;
-    st->index_prefix = 0;
-    st->index_need = 0;
-    st->taken = 0;
-    st->buffered = 0;
     st->bound = bound;
-    st->all_ties = 0;
-    st->compacted = 0;
-    st->compacting = 0;
-    st->done = 0;
   }
 }
 
@@ -346,11 +339,10 @@ __global__ void __launch_bounds__(sample_threads)
 /// `capacity`). Each warp reads its own tiles of 32 x buffer_loads keys (loaded before any
 /// append) and stages its items in its part of shared memory (a tile's worth at most), which goes
 /// to the buffer with one atomic on the buffer's counter when the next tile's would not fit, and
-/// at the end: no block-wide barrier until the end, where a stage a block (barriers between its
-/// tiles) ran the keys at 72% of DRAM bandwidth (k = 100 of 2^28 u32 keys, H100), and each warp's
-/// atomic on the one counter before it about every other warp's tile. The grid's last block then
-/// keeps the buffer for the passes when it holds at least k items and did not overflow, else
-/// empties it (the passes then read the keys).
+/// at the end; no block-wide barrier until the end (a stage a block, with barriers between its
+/// tiles, was slower: docs/PERFORMANCE_NOTES.md, "Top-k on arithmetic keys"). The grid's last
+/// block then keeps the buffer for the passes when it holds at least k items and did not
+/// overflow, else empties it (the passes then read the keys).
 template <class K, class Index>
 __global__ void __launch_bounds__(kThreads)
     sample_buffer(const K* keys, ull n, select_state* st, bool descending,
