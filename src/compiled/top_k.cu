@@ -138,15 +138,17 @@ __device__ __forceinline__ void flush_bins(const unsigned* bins, select_state* s
   }
 }
 
-/// Whether this block is the last of its grid to finish, every block's writes to device memory
-/// before the call (atomics included) then visible to it: each block takes a ticket after a
-/// fence; the last one resets the counter for the next pass.
-__device__ __forceinline__ bool last_block(select_state* st) {
+/// Whether this block is the last of the `blocks` first blocks of its grid (all of them by
+/// default) to finish, every such block's writes to device memory before the call (atomics
+/// included) then visible to it: each block takes a ticket after a fence; the last one resets
+/// the counter for the next pass.
+__device__ __forceinline__ bool last_block(select_state* st, unsigned blocks = 0) {
   __shared__ bool last;
+  const unsigned counted = blocks != 0 ? blocks : gridDim.x;
   __threadfence();
   __syncthreads();
   if (threadIdx.x == 0) {
-    last = atomicAdd(&st->done, 1u) == gridDim.x - 1;
+    last = atomicAdd(&st->done, 1u) == counted - 1;
     if (last) st->done = 0;
   }
   __syncthreads();
@@ -164,11 +166,21 @@ __global__ void __launch_bounds__(kThreads)
     histogram(const K* keys, ull n, const chosen<uint_of_t<K>, Index>* buffer, select_state* st,
               int shift, ull high, bool positions, bool last, ull capacity, bool descending) {
   if (positions && st->all_ties != 0) return;
+  // Over a buffer of fewer items than the grid has threads, only the blocks with items take part
+  // (a grid sized for the n keys over a few thousand buffered items: the others return at once).
+  // A block that starts after the last one chose the digit (one that does not take part) reads
+  // the same count: a buffer once read stays read and its size does not change during a pass,
+  // and a pass over the n keys has every block take part (pass_blocks: at most one per 4 tiles).
+  const bool from_buffer = (st->compacted | st->compacting) != 0;
+  const ull count = from_buffer ? st->buffered : n;
+  const ull needed = (count + blockDim.x - 1) / blockDim.x;
+  const unsigned taking_part =
+      needed < gridDim.x ? static_cast<unsigned>(needed > 0 ? needed : 1) : gridDim.x;
+  if (blockIdx.x >= taking_part) return;
   __shared__ unsigned bins[kBins];
   for (int t = threadIdx.x; t < kBins; t += blockDim.x)
     bins[t] = 0;
   __syncthreads();
-  const bool from_buffer = (st->compacted | st->compacting) != 0;
   const ull threshold = st->prefix;
   const ull prefix = (positions ? st->index_prefix : st->prefix) & high;
   for_each_item<K, Index>(keys, n, buffer, from_buffer, st->buffered, descending,
@@ -183,7 +195,9 @@ __global__ void __launch_bounds__(kThreads)
                             }
                           });
   flush_bins(bins, st);
-  if (last_block(st) && threadIdx.x < 32) choose_digit(st, shift, positions, last, capacity);
+  if (last_block(st, taking_part) && threadIdx.x < 32) {
+    choose_digit(st, shift, positions, last, capacity);
+  }
 }
 
 /// One warp: the bin of `bins` (kBins counts) holding the `need`-th item (from 1), and how many
