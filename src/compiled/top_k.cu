@@ -19,7 +19,10 @@
 // two later. The last pass takes the rest of the k items from the buffer (or from the keys when
 // no bin was small enough). One radix sort of the k (ordered key, position) items gives the
 // output order; the outputs are gathered by position. No host synchronisation: every choice stays
-// in device memory and the kernels of a step that has nothing to do return at once.
+// in device memory and a step that has nothing to do returns at once. The passes run in one
+// cooperative launch (select_passes: its blocks resident at once, a grid-wide barrier between
+// passes), or, while the stream captures a graph or where the device has no cooperative launch,
+// as a chain of kernels, one a pass.
 //
 // A sampled threshold first (from sample_min_keys keys, k <= n / 64): one block radix-selects,
 // among 4,096 evenly spaced keys, the key at sample_threshold_rank (top_k_sample.hpp), a bound T_s
@@ -45,6 +48,7 @@
 #include <cupar/detail/temp_storage.hpp>
 #include <cupar/top_k.hpp>
 
+#include <cooperative_groups.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 #include <cub/block/block_radix_sort.cuh>
@@ -162,9 +166,11 @@ __device__ void choose_digit(select_state* st, int shift, bool positions, bool l
 /// `high` equal the position prefix; nothing when every tie is taken); the grid's last block then
 /// chooses the digit (choose_digit).
 template <class K, class Index>
-__global__ void __launch_bounds__(kThreads)
-    histogram(const K* keys, ull n, const chosen<uint_of_t<K>, Index>* buffer, select_state* st,
-              int shift, ull high, bool positions, bool last, ull capacity, bool descending) {
+__device__ __forceinline__ void histogram_pass(const K* keys, ull n,
+                                               const chosen<uint_of_t<K>, Index>* buffer,
+                                               select_state* st, int shift, ull high,
+                                               bool positions, bool last, ull capacity,
+                                               bool descending) {
   if (positions && st->all_ties != 0) return;
   // Over a buffer of fewer items than the grid has threads, only the blocks with items take part
   // (a grid sized for the n keys over a few thousand buffered items: the others return at once).
@@ -198,6 +204,12 @@ __global__ void __launch_bounds__(kThreads)
   if (last_block(st, taking_part) && threadIdx.x < 32) {
     choose_digit(st, shift, positions, last, capacity);
   }
+}
+template <class K, class Index>
+__global__ void __launch_bounds__(kThreads)
+    histogram(const K* keys, ull n, const chosen<uint_of_t<K>, Index>* buffer, select_state* st,
+              int shift, ull high, bool positions, bool last, ull capacity, bool descending) {
+  histogram_pass<K, Index>(keys, n, buffer, st, shift, high, positions, last, capacity, descending);
 }
 
 /// One warp: the bin of `bins` (kBins counts) holding the `need`-th item (from 1), and how many
@@ -319,17 +331,32 @@ __device__ __forceinline__ void append(bool take, ull u, ull i, ull* counter, ch
   if (take && slot < capacity) out[slot] = {static_cast<U>(u), static_cast<Index>(i)};
 }
 
+/// The passes' state as the host would copy it (value-initialised, need = k), set on the device
+/// instead (one step fewer a call, and nothing from pageable memory in a captured graph). Every
+/// thread of one block calls it.
+__device__ __forceinline__ void set_state(select_state* st, ull k, ull bound) {
+  static_assert(sizeof(select_state) % sizeof(ull) == 0, "select_state is whole words");
+  for (unsigned t = threadIdx.x; t < sizeof(select_state) / sizeof(ull); t += blockDim.x)
+    reinterpret_cast<ull*>(st)[t] = 0;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    st->need = k;
+    st->bound = bound;
+  }
+}
+
+/// The state of a call without the sampled threshold.
+__global__ void __launch_bounds__(kBins) init_state(select_state* st, ull k) {
+  set_state(st, k, 0);
+}
+
 /// One block of sample_threads: the ordered key of rank `rank` (from 0) among sample_keys keys
-/// spaced `stride` apart, radix-selected in shared memory a byte at a time, to st->bound.
+/// spaced `stride` apart, radix-selected in shared memory a byte at a time, to st->bound; it also
+/// sets the rest of the passes' state.
 template <class K>
 __global__ void __launch_bounds__(sample_threads)
     sample_bound(const K* keys, ull stride, ull rank, bool descending, select_state* st, ull k) {
   using U = uint_of_t<K>;
-  // The passes' state as the host would copy it (value-initialised, need = k), set here instead:
-  // one step fewer a call. Zeroed word by word now, need and the bound after the barriers below.
-  static_assert(sizeof(select_state) % sizeof(ull) == 0, "select_state is whole words");
-  for (unsigned t = threadIdx.x; t < sizeof(select_state) / sizeof(ull); t += blockDim.x)
-    reinterpret_cast<ull*>(st)[t] = 0;
   U v[sample_items];
   for (int j = 0; j < sample_items; ++j) {
     const ull at = (static_cast<ull>(j) * sample_threads + threadIdx.x) * stride;
@@ -343,10 +370,7 @@ __global__ void __launch_bounds__(sample_threads)
             atomicAdd(&bins[(v[j] >> shift) & 0xFF], 1u);
         }
       });
-  if (threadIdx.x == 0) {
-    st->need = k;
-    st->bound = bound;
-  }
+  set_state(st, k, bound);
 }
 
 /// Buffers every item whose ordered key is at most the sampled threshold (slots below
@@ -584,9 +608,9 @@ __global__ void __launch_bounds__(small_threads)
 /// When the last choice asked for it: the items of the chosen bin (ordered key's bits under
 /// `decided` equal to the prefix) to the buffer, those of the bins before it to `out`.
 template <class K, class Index>
-__global__ void __launch_bounds__(kThreads)
-    compact(const K* keys, ull n, select_state* st, ull decided, bool descending,
-            chosen<uint_of_t<K>, Index>* buffer, chosen<uint_of_t<K>, Index>* out) {
+__device__ __forceinline__ void compact_pass(const K* keys, ull n, select_state* st, ull decided,
+                                             bool descending, chosen<uint_of_t<K>, Index>* buffer,
+                                             chosen<uint_of_t<K>, Index>* out) {
   using U = uint_of_t<K>;
   if (st->compacting == 0) return;
   const ull prefix = st->prefix & decided;
@@ -596,13 +620,20 @@ __global__ void __launch_bounds__(kThreads)
     append<U, Index>(valid && bits == prefix, u, i, &st->buffered, buffer);
   });
 }
+template <class K, class Index>
+__global__ void __launch_bounds__(kThreads)
+    compact(const K* keys, ull n, select_state* st, ull decided, bool descending,
+            chosen<uint_of_t<K>, Index>* buffer, chosen<uint_of_t<K>, Index>* out) {
+  compact_pass<K, Index>(keys, n, st, decided, descending, buffer, out);
+}
 
 /// Appends the rest of the k items to `out` (all of them when nothing was compacted), in no
 /// order: ordered key < T, or == T at a position <= I.
 template <class K, class Index>
-__global__ void __launch_bounds__(kThreads)
-    collect(const K* keys, ull n, select_state* st, bool descending,
-            const chosen<uint_of_t<K>, Index>* buffer, chosen<uint_of_t<K>, Index>* out) {
+__device__ __forceinline__ void collect_pass(const K* keys, ull n, select_state* st,
+                                             bool descending,
+                                             const chosen<uint_of_t<K>, Index>* buffer,
+                                             chosen<uint_of_t<K>, Index>* out) {
   using U = uint_of_t<K>;
   const ull threshold = st->prefix;
   const ull last = st->all_ties != 0 ? ~0ull : st->index_prefix;
@@ -612,6 +643,40 @@ __global__ void __launch_bounds__(kThreads)
         append<U, Index>(valid && (u < threshold || (u == threshold && i <= last)), u, i,
                          &st->taken, out);
       });
+}
+template <class K, class Index>
+__global__ void __launch_bounds__(kThreads)
+    collect(const K* keys, ull n, select_state* st, bool descending,
+            const chosen<uint_of_t<K>, Index>* buffer, chosen<uint_of_t<K>, Index>* out) {
+  collect_pass<K, Index>(keys, n, st, descending, buffer, out);
+}
+
+/// Every pass of select() after the sampling in one cooperative launch (its blocks resident at
+/// once): the key passes (histogram, then compaction), the position passes and the collection,
+/// a grid-wide barrier between them where the chain of kernels had a launch each (3-8 us each
+/// however little a pass does, about 12 of them for 4-byte keys).
+template <class K, class Index>
+__global__ void __launch_bounds__(kThreads)
+    select_passes(const K* keys, ull n, select_state* st, bool descending,
+                  chosen<uint_of_t<K>, Index>* buffer, chosen<uint_of_t<K>, Index>* items,
+                  ull capacity, int position_bits) {
+  const auto grid = cooperative_groups::this_grid();
+  constexpr int key_bits = 8 * sizeof(K);
+  const ull key_mask = ~0ull >> (64 - key_bits);
+  for (int shift = key_bits - 8; shift >= 0; shift -= 8) {
+    const ull high = shift + 8 >= key_bits ? 0ull : (~0ull << (shift + 8)) & key_mask;
+    histogram_pass<K, Index>(keys, n, buffer, st, shift, high, false, shift == 0, capacity,
+                             descending);
+    grid.sync();
+    compact_pass<K, Index>(keys, n, st, (~0ull << shift) & key_mask, descending, buffer, items);
+    grid.sync();
+  }
+  for (int shift = position_bits - 8; shift >= 0; shift -= 8) {
+    const ull high = shift + 8 >= 64 ? 0ull : ~0ull << (shift + 8);
+    histogram_pass<K, Index>(keys, n, buffer, st, shift, high, true, false, capacity, descending);
+    grid.sync();
+  }
+  collect_pass<K, Index>(keys, n, st, descending, buffer, items);
 }
 
 /// The sorted items' positions, as the gathers take them and as the caller's positions.
@@ -687,6 +752,26 @@ unsigned buffer_blocks(ull n) {
   const int sms = current_multiprocessor_count();
   return static_cast<unsigned>(
       resident_blocks(n, kThreads * buffer_loads, per_sm, sms != 0 ? sms : 132));
+}
+
+/// select_passes' grid (pass_blocks, at most the blocks resident at once: a cooperative launch
+/// needs them all resident), or 0 for the chain of kernels: where the device has no cooperative
+/// launch, or while the stream captures a graph (the chain is what a captured call records).
+template <class K, class Index>
+unsigned passes_blocks(ull n, cudaStream_t s) {
+  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+  check_cuda(cudaStreamIsCapturing(s, &capturing), "cudaStreamIsCapturing");
+  if (capturing != cudaStreamCaptureStatusNone) return 0;
+  static std::atomic<int> cooperative[64] = {};
+  if (current_device_attribute(cudaDevAttrCooperativeLaunch, cooperative) == 0) return 0;
+  static std::atomic<int> known[64] = {};
+  int per_sm = 0;
+  check_cuda(current_occupancy(reinterpret_cast<const void*>(select_passes<K, Index>), kThreads,
+                               known, per_sm),
+             "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  const int sms = current_multiprocessor_count();
+  return std::min(pass_blocks(n), static_cast<unsigned>(
+                                      resident_blocks(n, kThreads, per_sm, sms != 0 ? sms : 132)));
 }
 
 /// The sorted items' positions to the caller's and the gathers of keys and values.
@@ -842,8 +927,9 @@ void select(const top_k_args& a, stream_ref stream, memory_resource& mr) {
   }
   const ull capacity = n / 16;  // the compaction buffer's items
   const bool sampled = k <= n / sample_max_fraction;
-  // Asked before anything is allocated or queued (it may throw).
+  // Asked before anything is allocated or queued (they may throw).
   const unsigned buffer_grid = sampled ? buffer_blocks<K, Index>(n) : 0u;
+  const unsigned passes_grid = passes_blocks<K, Index>(n, s);
 
   // Temporary storage: the state, the compaction buffer, the k chosen items (twice where CUB sorts
   // them: its input and output), their positions, CUB's storage.
@@ -873,10 +959,7 @@ void select(const top_k_args& a, stream_ref stream, memory_resource& mr) {
 
   const unsigned blocks = pass_blocks(n);
   if (!sampled) {
-    select_state init{};
-    init.need = k;
-    check_cuda(cudaMemcpyAsync(st, &init, sizeof(init), cudaMemcpyHostToDevice, s),
-               "cudaMemcpyAsync");
+    init_state<<<1, kBins, 0, s>>>(st, k);
   } else {
     // sample_bound sets the state.
     sample_bound<K><<<1, sample_threads, 0, s>>>(
@@ -884,25 +967,46 @@ void select(const top_k_args& a, stream_ref stream, memory_resource& mr) {
     sample_buffer<K, Index>
         <<<buffer_grid, kThreads, 0, s>>>(keys, n, st, descending, buffer, capacity, k);
   }
-  constexpr int key_bits = 8 * sizeof(K);
-  const ull key_mask = ~0ull >> (64 - key_bits);
-  for (int shift = key_bits - 8; shift >= 0; shift -= 8) {
-    const ull high = shift + 8 >= key_bits ? 0ull : (~0ull << (shift + 8)) & key_mask;
-    histogram<K, Index><<<blocks, kThreads, 0, s>>>(keys, n, buffer, st, shift, high, false,
-                                                    shift == 0, capacity, descending);
-    compact<K, Index><<<blocks, kThreads, 0, s>>>(keys, n, st, (~0ull << shift) & key_mask,
-                                                  descending, buffer, items);
-  }
   // The positions' bytes, for the ties that do not all fit.
   int position_bits = 8;
   while (position_bits < 64 && (n - 1) >> position_bits != 0)
     position_bits += 8;
-  for (int shift = position_bits - 8; shift >= 0; shift -= 8) {
-    const ull high = shift + 8 >= 64 ? 0ull : ~0ull << (shift + 8);
-    histogram<K, Index><<<blocks, kThreads, 0, s>>>(keys, n, buffer, st, shift, high, true, false,
-                                                    capacity, descending);
+  // The passes as a chain of kernels.
+  auto chain = [&] {
+    constexpr int key_bits = 8 * sizeof(K);
+    const ull key_mask = ~0ull >> (64 - key_bits);
+    for (int shift = key_bits - 8; shift >= 0; shift -= 8) {
+      const ull high = shift + 8 >= key_bits ? 0ull : (~0ull << (shift + 8)) & key_mask;
+      histogram<K, Index><<<blocks, kThreads, 0, s>>>(keys, n, buffer, st, shift, high, false,
+                                                      shift == 0, capacity, descending);
+      compact<K, Index><<<blocks, kThreads, 0, s>>>(keys, n, st, (~0ull << shift) & key_mask,
+                                                    descending, buffer, items);
+    }
+    for (int shift = position_bits - 8; shift >= 0; shift -= 8) {
+      const ull high = shift + 8 >= 64 ? 0ull : ~0ull << (shift + 8);
+      histogram<K, Index><<<blocks, kThreads, 0, s>>>(keys, n, buffer, st, shift, high, true, false,
+                                                      capacity, descending);
+    }
+    collect<K, Index><<<blocks, kThreads, 0, s>>>(keys, n, st, descending, buffer, items);
+  };
+  if (passes_grid == 0) {
+    chain();
+  } else {
+    // Every pass in one cooperative launch; where the device cannot hold the grid at once after
+    // all (a share of it given to other processes), the chain.
+    const K* in = keys;
+    ull count = n, slots = capacity;
+    bool down = descending;
+    void* args[] = {&in, &count, &st, &down, &buffer, &items, &slots, &position_bits};
+    const cudaError_t launched = cudaLaunchCooperativeKernel(
+        reinterpret_cast<const void*>(select_passes<K, Index>), passes_grid, kThreads, args, 0, s);
+    if (launched == cudaErrorCooperativeLaunchTooLarge) {
+      (void)cudaGetLastError();  // not sticky: clears it
+      chain();
+    } else {
+      check_cuda(launched, "cudaLaunchCooperativeKernel");
+    }
   }
-  collect<K, Index><<<blocks, kThreads, 0, s>>>(keys, n, st, descending, buffer, items);
   check_cuda(cudaGetLastError(), "cupar top_k kernel launch");
   if (ranked) {
     // Ordered by counting ranks, positions and keys written by the same kernel.

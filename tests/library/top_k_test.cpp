@@ -185,6 +185,48 @@ TEST(TopKLarge, AMisleadingSampleFallsBackToEveryKey) {
   }
 }
 
+// A call captured into a CUDA graph records the passes as a chain of kernels (a direct call runs
+// them in one cooperative launch): both give the first k of the stable order, sampled (k = 100,
+// with duplicates: the position passes run) and not (k = n / 8), and the graph runs again.
+TEST(TopKLarge, CapturedIntoAGraphMatchesTheDirectCall) {
+  CUPAR_REQUIRE_GPU();
+  if (!library_has<std::uint32_t>()) GTEST_SKIP() << "u32 not in this build's CUPAR_LIBRARY_TYPES";
+  owned_stream stream;
+  const std::size_t n = (std::size_t(1) << 20) + 5;
+  const auto h = duplicate_keys<std::uint32_t>(n, 77);
+  device_buffer<std::uint32_t> keys(h, stream), direct(n, stream), captured(n, stream);
+  device_buffer<std::uint32_t> direct_positions(n, stream), captured_positions(n, stream);
+  for (std::size_t k : {std::size_t(100), n / 8}) {
+    SCOPED_TRACE("k = " + std::to_string(k));
+    const auto want = radix_order(h, cupar::descending);
+    cupar::top_k_positions(keys.data(), direct.data(), direct_positions.data(), n, k,
+                           sort_order::descending, stream);
+    ASSERT_EQ(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal), cudaSuccess);
+    cupar::top_k_positions(keys.data(), captured.data(), captured_positions.data(), n, k,
+                           sort_order::descending, stream);
+    cudaGraph_t graph = nullptr;
+    ASSERT_EQ(cudaStreamEndCapture(stream.get(), &graph), cudaSuccess);
+    cudaGraphExec_t exec = nullptr;
+    ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+    for (int launch = 0; launch < 2; ++launch) {
+      captured_positions.fill_bytes(0xFF);
+      ASSERT_EQ(cudaGraphLaunch(exec, stream.get()), cudaSuccess);
+      const auto got = captured_positions.to_host();
+      const auto direct_got = direct_positions.to_host();
+      for (std::size_t j = 0; j < k; ++j) {
+        ASSERT_EQ(got[j], want[j]) << "captured, launch " << launch << ", " << j;
+        ASSERT_EQ(direct_got[j], want[j]) << "direct, " << j;
+      }
+      const auto got_keys = captured.to_host();
+      for (std::size_t j = 0; j < k; ++j)
+        ASSERT_EQ(got_keys[j], h[want[j]]) << "captured key " << j;
+    }
+    EXPECT_EQ(cudaGraphExecDestroy(exec), cudaSuccess);
+    EXPECT_EQ(cudaGraphDestroy(graph), cudaSuccess);
+  }
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
+
 TEST(TopKArguments, AreCheckedBeforeAnythingRuns) {
   const float* none = nullptr;
   float* out_none = nullptr;
