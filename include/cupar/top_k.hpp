@@ -22,15 +22,18 @@
 // the passes read the keys instead, and as soon as the keys in contention are at most n / 16 one
 // pass copies them to the buffer. Each pass's last block to finish chooses its digit (no kernel
 // of its own); a warp stages the items it copies to the buffer in shared memory and takes the
-// buffer's slots with one atomic. The k chosen items are then sorted (k items, not n) and their
-// keys, values or positions gathered. Below 2^16 keys one block does all of it in one launch
-// (from 2^12 keys with k <= 2,048, and from 2^10 with k <= 512, where it orders the k items by
-// counting each one's rank); below that, or for more k, one radix sort of every (key, position)
+// buffer's slots with one atomic. The passes after the sampling run in one cooperative launch, a
+// grid-wide barrier between them (while the stream captures a graph, or where the device has no
+// cooperative launch, one launch a pass). Up to 512 chosen items are then ordered by one block
+// that counts each one's rank and writes their keys and positions; more are sorted (k items, not
+// n) and their keys, values or positions gathered. Below 2^16 keys one block does all of it in one
+// launch (from 2^12 keys with k <= 2,048, and from 2^10 with k <= 512, where it orders the k items
+// by counting each one's rank); below that, or for more k, one radix sort of every (key, position)
 // item. k = 1 is one reduction to the smallest (key, position) item. Nothing synchronises: every
 // choice is made on the device. On an H100 (bench rows top_k_*, 2026-12-07): the 100 largest of
-// 2^28 32-bit keys in 0.47 ms where sorting them takes 6.4 ms, of 2^28 64-bit keys in 0.86 ms
-// against 16.8; of 2^20 keys in 79 us, what the sort takes; of 2^14 keys in 22 us against 47;
-// the largest of 2^28 keys in 0.35 ms; for k close to n, sort_keys is faster.
+// 2^28 32-bit keys in 0.44 ms where sorting them takes 6.4 ms, of 2^28 64-bit keys in 0.81 ms
+// against 16.8; of 2^20 keys in 56 us against 79; of 2^14 keys in 22 us against 47; the largest
+// of 2^28 keys in 0.35 ms; for k close to n, sort_keys is faster.
 //
 //   // the 100 largest prices and their rows
 //   cupar::top_k_positions(d_price, d_top_price, d_rows, n, 100, cupar::sort_order::descending,

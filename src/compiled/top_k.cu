@@ -17,12 +17,13 @@
 // instead of the n keys. On keys spread over the range that happens after the first pass, so two
 // passes read the n keys whatever the key's width; on keys sharing their high bytes, a pass or
 // two later. The last pass takes the rest of the k items from the buffer (or from the keys when
-// no bin was small enough). One radix sort of the k (ordered key, position) items gives the
-// output order; the outputs are gathered by position. No host synchronisation: every choice stays
-// in device memory and a step that has nothing to do returns at once. The passes run in one
-// cooperative launch (select_passes: its blocks resident at once, a grid-wide barrier between
-// passes), or, while the stream captures a graph or where the device has no cooperative launch,
-// as a chain of kernels, one a pass.
+// no bin was small enough). Up to small_rank_max_k taken items are ordered by one block that
+// counts each one's rank and writes the keys and positions (rank_taken); more by one radix sort
+// of the k (ordered key, position) items, the outputs then gathered by position. No host
+// synchronisation: every choice stays in device memory and a step that has nothing to do returns at
+// once. The passes run in one cooperative launch (select_passes: its blocks resident at once, a
+// grid-wide barrier between passes), or, while the stream captures a graph or where the device has
+// no cooperative launch, as a chain of kernels, one a pass.
 //
 // A sampled threshold first (from sample_min_keys keys, k <= n / 64): one block radix-selects,
 // among 4,096 evenly spaced keys, the key at sample_threshold_rank (top_k_sample.hpp), a bound T_s
