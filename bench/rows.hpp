@@ -281,6 +281,9 @@
   X(partition, thrust, u32, gpu)                                               \
   X(partition, cpu_seq, u32, cpu_seq)                                          \
   X(partition_in_order, cupar, u32, gpu)                                       \
+  X(partition_copy, cupar, u32, gpu)                                           \
+  X(partition_copy, cub, u32, gpu)                                             \
+  X(partition_copy, thrust, u32, gpu)                                          \
   X(three_way_partition, cupar, u32, gpu)                                      \
   X(three_way_partition, cupar_jit, u32, gpu)                                  \
   X(three_way_partition, cupar_jit_literal, u32, gpu)                          \

@@ -237,6 +237,44 @@ void partition_in_order_cupar_u32(benchmark::State& state) {
       });
 }
 
+// --- partition_copy: a stable partition into two arrays ------------------------------------------
+// The selected items to one array and the rejected ones to another, each in input order (what
+// Thrust's stable_partition_copy writes). cupar: a three-way partition whose second part takes
+// nothing, so the rejected items are its unselected part, in order (the second part's array is
+// never written but must hold n items, as partition_in_order says); cub: CUB's partition into two
+// distinct outputs (DispatchSelectIf over partition_distinct_output_t, what Thrust runs), the
+// count left on the device: what a call of its own would run; thrust: stable_partition_copy,
+// which reads the count back to the host (a synchronisation a call).
+
+void partition_copy_cupar_u32(benchmark::State& state) {
+  device_array<u32> unused(size_arg(state));
+  partition_copy_runner<u32>(state, [&](const u32* in, u32* selected, u32* rejected,
+                                        std::size_t* counts, std::size_t n, cudaStream_t s) {
+    cupar::three_way_partition(in, selected, unused.get(), rejected, counts, n,
+                               below{select_threshold}, never{}, s);
+  });
+}
+void partition_copy_cub_u32(benchmark::State& state) {
+  using out_t = cub::detail::select::partition_distinct_output_t<u32*, u32*>;
+  using dispatch_t = cub::DispatchSelectIf<const u32*, cub::NullType*, out_t, std::size_t*, below,
+                                           cub::NullType, int, cub::SelectImpl::Partition>;
+  cub_temp temp;
+  partition_copy_runner<u32>(state, [&](const u32* in, u32* selected, u32* rejected,
+                                        std::size_t* counts, std::size_t n, cudaStream_t s) {
+    temp.run([&](void* t, std::size_t& bytes) {
+      return dispatch_t::Dispatch(t, bytes, in, nullptr, out_t{selected, rejected}, counts,
+                                  below{select_threshold}, cub::NullType{}, static_cast<int>(n), s);
+    });
+  });
+}
+void partition_copy_thrust_u32(benchmark::State& state) {
+  partition_copy_runner<u32>(state, [](const u32* in, u32* selected, u32* rejected, std::size_t*,
+                                       std::size_t n, cudaStream_t s) {
+    thrust::stable_partition_copy(thrust::cuda::par.on(s), in, in + n, selected, rejected,
+                                  below{select_threshold});
+  });
+}
+
 // --- three_way_partition ----------------------------------------------------------------------
 
 void three_way_partition_cupar_u32(benchmark::State& state) {

@@ -59,6 +59,22 @@ void select_flagged_runner(benchmark::State& state, Call call) {
   });
 }
 
+/// call(const T* in, T* selected, T* rejected, std::size_t* d_counts, n, stream): a stable
+/// partition into two arrays (every item read once and written once; d_counts has room for 2).
+template <class T, class Call>
+void partition_copy_runner(benchmark::State& state, Call call) {
+  run_guarded(state, true, [&] {
+    const std::size_t n = size_arg(state);
+    const std::size_t sets = rotation_sets(3 * padded_bytes<T>(n) + padded_bytes<std::size_t>(2));
+    rotating<T> in(n, sets), selected(n, sets), rejected(n, sets);
+    rotating<std::size_t> counts(2, sets);
+    in.fill(seed_input, full_bits, bench_stream());
+    time_gpu(state, {n, 2.0 * n * sizeof(T)}, sets, [&](std::size_t s) {
+      call(in[s], selected[s], rejected[s], counts[s], n, bench_stream());
+    });
+  });
+}
+
 /// call(const T* in, T* first, T* second, T* rest, std::size_t* d_counts, n, stream)
 template <class T, class Call>
 void three_way_runner(benchmark::State& state, Call call) {
