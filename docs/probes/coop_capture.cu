@@ -7,6 +7,7 @@
 // attribute captured; the same direct (no capture). Each kernel: every block adds 1 to a counter,
 // grid.sync(), then every block checks that it sees all blocks' additions (a broken barrier shows
 // as a block that saw fewer) and the last pass writes what it saw.
+// Last: whether a launch refused under capture leaves the capture usable.
 // Build and run: scripts/gpu-evidence.sh probe coop_capture "" (no arguments).
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
@@ -122,6 +123,30 @@ int main() {
     std::printf("grid %u + 1 (too large), %s:\n", grid, capture ? "captured" : "direct");
     const bool ok = run(0, capture, grid + 1, counter, wrong, s);
     std::printf("  %s\n", ok ? "ran (unexpected)" : "refused");
+    cudaGetLastError();
+  }
+  // After a refused launch under capture: is the capture still usable (top_k then records the
+  // chain of launches), or invalidated?
+  {
+    std::printf("a refused launch under capture, then a plain kernel:\n");
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
+    unsigned rounds = 1, too_large = grid + 1;
+    void* args[] = {&counter, &wrong, &rounds};
+    const cudaError_t refused = cudaLaunchCooperativeKernel(
+        reinterpret_cast<const void*>(barrier_check), too_large, 256, args, 0, s);
+    cudaGetLastError();
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    cudaStreamIsCapturing(s, &status);
+    const cudaError_t memset = cudaMemsetAsync(counter, 0, sizeof(unsigned), s);
+    cudaGraph_t graph = nullptr;
+    const cudaError_t ended = cudaStreamEndCapture(s, &graph);
+    std::printf("  launch %s, capture status after it %s, next operation %s, end of capture %s\n",
+                cudaGetErrorName(refused),
+                status == cudaStreamCaptureStatusActive        ? "active"
+                : status == cudaStreamCaptureStatusInvalidated ? "invalidated"
+                                                               : "none",
+                cudaGetErrorName(memset), cudaGetErrorName(ended));
+    if (graph != nullptr) cudaGraphDestroy(graph);
     cudaGetLastError();
   }
   std::printf("coop_capture: %d of 4 ways failed\n", failed);
