@@ -203,10 +203,10 @@ void partition_thrust_u32(benchmark::State& state) {
                      });
 }
 
-// What keeping the rejected items in input order would cost (docs/NOTES.md): a three-way
-// partition with a second part that takes nothing writes the selected items to `out` and the
-// rejected ones, in order, to a scratch array, which a second kernel appends after the selected
-// ones (the number selected stays on the device). Compare with partition/cupar.
+// What keeping the rejected items in input order would cost (docs/CUB_NOTES.md, "Partition order"):
+// a three-way partition with a second part that takes nothing writes the selected items to `out`
+// and the rejected ones, in order, to a scratch array, which a second kernel appends after the
+// selected ones (the number selected stays on the device). Compare with partition/cupar.
 namespace {
 struct never {
   __device__ bool operator()(std::uint32_t) const { return false; }

@@ -38,9 +38,9 @@ struct cupar_canonical_level<L, false> {
 typedef cupar_canonical_level<cupar_L>::type cupar_level;
 typedef long long cupar_offset;
 
-/// The type CUB bins (docs/NOTES.md: CUB 3.0.1 drops negative int8 samples and wraps bin indices
-/// of 16-bit samples with many bins): int8 results are binned as unsigned values x ^ 0x80 (the
-/// host shifts the levels by 128), 16-bit results as int.
+/// The type CUB bins (docs/CUB_NOTES.md, "Histogram bugs": CUB 3.0.1 drops negative int8 samples
+/// and wraps bin indices of 16-bit samples with many bins): int8 results are binned as unsigned
+/// values x ^ 0x80 (the host shifts the levels by 128), 16-bit results as int.
 typedef ::cuda::std::conditional_t<
     ::cuda::std::is_integral<cupar_L>::value&& ::cuda::std::is_signed<cupar_L>::value &&
         sizeof(cupar_L) == 1,

@@ -226,7 +226,7 @@ std::size_t select_flagged_count(jit::input_t<T> d_in, jit::input_t<Flag> flags,
 /// select_if) into d_out by the run-time predicate `pred` (argument `x`): the items
 /// for which it is true first, in their input order, then the others in REVERSE input order (CUB's
 /// single-pass partition writes them from the back; keeping their order would take another pass
-/// over them, docs/NOTES.md). Writes the number selected to *d_num_selected.
+/// over them, docs/CUB_NOTES.md). Writes the number selected to *d_num_selected.
 ///
 /// @param d_out  device output of n items; must not overlap d_in
 /// Other parameters, exceptions and synchronisation as select_if.

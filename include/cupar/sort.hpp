@@ -10,7 +10,7 @@
 // With a partial bit range (radix_options), a floating-point key's digits are those of its
 // order-preserving transform; -0.0 and +0.0 then take the digits of one of the two zeros, which
 // one being CUB's choice (it differs between its single-tile and multi-pass paths and between the
-// two directions, docs/NOTES.md): where zeros go among keys that tie on the other bits of the
+// two directions, docs/CUB_NOTES.md): where zeros go among keys that tie on the other bits of the
 // range is unspecified.
 #pragma once
 

@@ -6,7 +6,7 @@
 // signed integers; for floating point all bits flipped for negative values and the sign bit
 // flipped for the others), bits [begin_bit, end_bit) of it. So NaNs sort by bit pattern: -NaNs
 // before -inf, +NaNs after +inf. -0.0 and +0.0 are one key; which zero's bits they take under a
-// partial bit range is unspecified (sort.hpp, docs/NOTES.md): tests accept either.
+// partial bit range is unspecified (sort.hpp, docs/CUB_NOTES.md): tests accept either.
 // Descending is the reverse order of the digits, equal digits still in input order.
 #include "../common/radix_ref.hpp"
 #include "../conformance/common.hpp"
@@ -385,8 +385,8 @@ TEST(LibraryRadixSortFloat, NaNInfinitiesAndSignedZerosInTheDocumentedOrder) {
 }
 
 // -0.0 and +0.0 are one key; under a partial bit range it matters which one's digits they take,
-// and that is unspecified (docs/NOTES.md; CUB's choice depends on the direction and on whether it
-// sorts in one tile, up to 4864 keys, or in passes); everything else is the stable radix order.
+// and that is unspecified (docs/CUB_NOTES.md; CUB's choice depends on the direction and on whether
+// it sorts in one tile, up to 4864 keys, or in passes); everything else is the stable radix order.
 template <class F>
 void check_zeros_under_bit_range(std::size_t n, radix_options o) {
   SCOPED_TRACE(type_label<F>() + ", n = " + std::to_string(n) + ", " + describe(o));

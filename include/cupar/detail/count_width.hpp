@@ -12,8 +12,8 @@ namespace cupar::detail {
 ///
 /// CUB instantiates its kernels and its host dispatch on the count's type. With 64-bit counts its
 /// merge sort runs about 2% slower and its reduce spends up to 0.5 us more on the host per call
-/// (docs/NOTES.md, "Offset width"); a 32-bit count cannot reach n >= 2^31. Thrust makes the same
-/// choice. The price is two instantiations per call site, so only the families where the width
+/// (docs/CUB_NOTES.md, "Offset width"); a 32-bit count cannot reach n >= 2^31. Thrust makes the
+/// same choice. The price is two instantiations per call site, so only the families where the width
 /// was measured to matter use it.
 template <class F>
 auto with_count_width(std::size_t n, F&& f) {

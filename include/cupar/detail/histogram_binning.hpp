@@ -1,6 +1,7 @@
 // cupar internal: how samples are presented to CUB's histogram so that three CUB 3.0.1 bugs do not
-// show (docs/NOTES.md): negative int8 samples dropped, bin indices wrapping for 16-bit samples with
-// many bins, and floating-point samples just below `upper` binned one past the last bin.
+// show (docs/CUB_NOTES.md, "Histogram bugs"): negative int8 samples dropped, bin indices wrapping
+// for 16-bit samples with many bins, and floating-point samples just below `upper` binned one past
+// the last bin.
 #pragma once
 
 #include <cupar/detail/checks.hpp>

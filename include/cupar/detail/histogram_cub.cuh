@@ -24,7 +24,8 @@ template <class Counter>
 using counter_storage_t =
     std::conditional_t<sizeof(Counter) == 4, unsigned int, unsigned long long>;
 
-// Sample adjustments of histogram_binning (see docs/NOTES.md for the CUB bugs they avoid).
+// Sample adjustments of histogram_binning (docs/CUB_NOTES.md, "Histogram bugs": the CUB bugs they
+// avoid).
 struct flip_sign_byte {
   __host__ __device__ unsigned char operator()(signed char x) const {
     return static_cast<unsigned char>(x ^ 0x80);

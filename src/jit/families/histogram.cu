@@ -316,9 +316,9 @@ void run_histogram_call(const jit_args& a, stream_ref s, memory_resource& mr,
   require_size(fn, a.n, t.size);
   require_data(fn, "d_samples", a.in[0], a.n);
   require_pointer(fn, "d_histogram", a.out[0]);
-  // The adjustments of histogram_binning (docs/NOTES.md): int8 results are binned as unsigned
-  // with levels shifted by 128; even floating-point bins clamp values just below upper. Planned
-  // before anything is queued (it can reject the arguments).
+  // The adjustments of histogram_binning (docs/CUB_NOTES.md, "Histogram bugs"): int8 results are
+  // binned as unsigned with levels shifted by 128; even floating-point bins clamp values just below
+  // upper. Planned before anything is queued (it can reject the arguments).
   int shifted_lower = 0, shifted_upper = 0;
   std::vector<int> shifted_levels;
   const void* lower = p.lower;
