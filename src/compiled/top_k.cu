@@ -481,6 +481,46 @@ constexpr unsigned small_rank_max_k = 512;
 /// of every item (H100, 2026-12-07).
 constexpr ull small_rank_min_keys = ull(1) << 10;
 
+/// Where each of k (at most small_rank_max_k) items goes in (ordered key, position) order, by the
+/// block of small_threads: its rank is the count of the items before it (positions differ, so the
+/// ranks do), small_threads / k threads an item, each comparing it with every group-th item; then
+/// write(rank, position) for every item. `key` and `position`: the items in shared memory, in any
+/// order.
+template <class U, class P, class Write>
+__device__ __forceinline__ void write_by_rank(const U* key, const P* position, unsigned k,
+                                              Write write) {
+  __shared__ unsigned rank[small_rank_max_k];
+  const unsigned t = threadIdx.x;
+  for (unsigned i = t; i < k; i += small_threads)
+    rank[i] = 0;
+  __syncthreads();
+  const unsigned groups = small_threads / k;
+  if (t < groups * k) {
+    const unsigned i = t % k;
+    const U mine = key[i];
+    const P at = position[i];
+    unsigned before = 0;
+    for (unsigned j = t / k; j < k; j += groups) {
+      const U other = key[j];
+      before += other < mine || (other == mine && position[j] < at) ? 1u : 0u;
+    }
+    atomicAdd(&rank[i], before);
+  }
+  __syncthreads();
+  for (unsigned i = t; i < k; i += small_threads)
+    write(rank[i], position[i]);
+}
+
+/// The outputs of the item at output place `at` and position `p`: the position (`positions`, for
+/// the values' gather, and the caller's) and the key gathered by position; null ones skipped.
+template <class K, class P, class Position>
+__device__ __forceinline__ void write_taken(unsigned at, P p, const K* keys, K* keys_out,
+                                            P* positions, Position* positions_out) {
+  if (positions != nullptr) positions[at] = p;
+  if (positions_out != nullptr) positions_out[at] = static_cast<Position>(p);
+  if (keys_out != nullptr) keys_out[at] = keys[p];
+}
+
 /// One block: the threshold key T a byte at a time (block_radix_select over the n keys), then the
 /// k items in position order (keys < T, and of the keys == T the lowest positions), a block-wide
 /// scan per step of small_threads x small_scan_items consecutive keys placing them; then their
@@ -561,32 +601,10 @@ __global__ void __launch_bounds__(small_threads)
   }
   __syncthreads();  // every taken item is in place
   auto write = [&](unsigned at, std::uint32_t p) {
-    if (positions != nullptr) positions[at] = p;
-    if (positions_out != nullptr) positions_out[at] = static_cast<Position>(p);
-    if (keys_out != nullptr) keys_out[at] = keys[p];
+    write_taken(at, p, keys, keys_out, positions, positions_out);
   };
   if (k <= small_rank_max_k) {
-    // Each item's rank among the k: the items before it in (ordered key, position) order, the
-    // taken items being in position order. A group of small_threads / k threads an item, each
-    // comparing it with every group-th item.
-    __shared__ unsigned rank[small_rank_max_k];
-    for (unsigned i = t; i < k; i += small_threads)
-      rank[i] = 0;
-    __syncthreads();
-    const unsigned groups = small_threads / k;
-    if (t < groups * k) {
-      const unsigned i = t % k;
-      const U key = shared.taken.key[i];
-      unsigned before = 0;
-      for (unsigned j = t / k; j < k; j += groups) {
-        const U other = shared.taken.key[j];
-        before += other < key || (other == key && j < i) ? 1u : 0u;
-      }
-      atomicAdd(&rank[i], before);
-    }
-    __syncthreads();
-    for (unsigned i = t; i < k; i += small_threads)
-      write(rank[i], shared.taken.position[i]);
+    write_by_rank(shared.taken.key, shared.taken.position, k, write);
     return;
   }
   // More: a stable block radix sort on the ordered key alone.
@@ -691,10 +709,8 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 /// Up to small_rank_max_k taken items (in no order) in their output order, by one block of
-/// small_threads: each item's rank is the count of the items before it in (ordered key, position)
-/// order (positions differ, so the ranks do), small_threads / k threads an item, each comparing it
-/// with every group-th item. Writes the positions (`positions`, for the values' gather, and the
-/// caller's) and the keys gathered by position: one launch where CUB's single-tile sort of the
+/// small_threads (write_by_rank), with the positions (`positions`, for the values' gather, and
+/// the caller's) and the keys gathered by position: one launch where CUB's single-tile sort of the
 /// items (15 us for k = 100 on an H100), the positions' kernel and the keys' gather were three.
 template <class K, class Index, class Position>
 __global__ void __launch_bounds__(small_threads)
@@ -703,34 +719,14 @@ __global__ void __launch_bounds__(small_threads)
   using U = uint_of_t<K>;
   __shared__ U key[small_rank_max_k];
   __shared__ Index position[small_rank_max_k];
-  __shared__ unsigned rank[small_rank_max_k];
-  const unsigned t = threadIdx.x;
-  for (unsigned i = t; i < k; i += small_threads) {
+  for (unsigned i = threadIdx.x; i < k; i += small_threads) {
     key[i] = items[i].key;
     position[i] = items[i].position;
-    rank[i] = 0;
   }
-  __syncthreads();
-  const unsigned groups = small_threads / k;
-  if (t < groups * k) {
-    const unsigned i = t % k;
-    const U mine = key[i];
-    const Index at = position[i];
-    unsigned before = 0;
-    for (unsigned j = t / k; j < k; j += groups) {
-      const U other = key[j];
-      before += other < mine || (other == mine && position[j] < at) ? 1u : 0u;
-    }
-    atomicAdd(&rank[i], before);
-  }
-  __syncthreads();
-  for (unsigned i = t; i < k; i += small_threads) {
-    const unsigned r = rank[i];
-    const Index p = position[i];
-    if (positions != nullptr) positions[r] = p;
-    if (positions_out != nullptr) positions_out[r] = static_cast<Position>(p);
-    if (keys_out != nullptr) keys_out[r] = keys[p];
-  }
+  // (write_by_rank's first barrier orders these stores before any read of them.)
+  write_by_rank(key, position, k, [&](unsigned at, Index p) {
+    write_taken(at, p, keys, keys_out, positions, positions_out);
+  });
 }
 
 /// Blocks for a pass over n items: enough to fill the GPU a few times, at most one per 4 tiles.
@@ -741,18 +737,25 @@ unsigned pass_blocks(ull n) {
   return static_cast<unsigned>(std::max(1ull, std::min(tiles, 8ull * count)));
 }
 
+/// The blocks of kThreads threads of `kernel` resident at once on the current device (its
+/// occupancy asked once a device, `known`), at most one per `items_per_block` of n items.
+/// (group_by_sketch.cuh's resident_grid asks the occupancy at every call and is group_by's.)
+unsigned resident_blocks_of(const void* kernel, std::atomic<int> (&known)[64], ull n,
+                            int items_per_block) {
+  int per_sm = 0;
+  check_cuda(current_occupancy(kernel, kThreads, known, per_sm),
+             "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  const int sms = current_multiprocessor_count();
+  return static_cast<unsigned>(resident_blocks(n, items_per_block, per_sm, sms != 0 ? sms : 132));
+}
+
 /// sample_buffer's grid: the blocks resident at once, at most one a block's worth of warp tiles
 /// (a second wave of its grid-stride loop would run its share after the first, on idle SMs).
 template <class K, class Index>
 unsigned buffer_blocks(ull n) {
   static std::atomic<int> known[64] = {};
-  int per_sm = 0;
-  check_cuda(current_occupancy(reinterpret_cast<const void*>(sample_buffer<K, Index>), kThreads,
-                               known, per_sm),
-             "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-  const int sms = current_multiprocessor_count();
-  return static_cast<unsigned>(
-      resident_blocks(n, kThreads * buffer_loads, per_sm, sms != 0 ? sms : 132));
+  return resident_blocks_of(reinterpret_cast<const void*>(sample_buffer<K, Index>), known, n,
+                            kThreads * buffer_loads);
 }
 
 /// select_passes' grid (pass_blocks, at most the blocks resident at once: a cooperative launch
@@ -766,13 +769,9 @@ unsigned passes_blocks(ull n, cudaStream_t s) {
   static std::atomic<int> cooperative[64] = {};
   if (current_device_attribute(cudaDevAttrCooperativeLaunch, cooperative) == 0) return 0;
   static std::atomic<int> known[64] = {};
-  int per_sm = 0;
-  check_cuda(current_occupancy(reinterpret_cast<const void*>(select_passes<K, Index>), kThreads,
-                               known, per_sm),
-             "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
-  const int sms = current_multiprocessor_count();
-  return std::min(pass_blocks(n), static_cast<unsigned>(
-                                      resident_blocks(n, kThreads, per_sm, sms != 0 ? sms : 132)));
+  return std::min(pass_blocks(n),
+                  resident_blocks_of(reinterpret_cast<const void*>(select_passes<K, Index>), known,
+                                     n, kThreads));
 }
 
 /// The sorted items' positions to the caller's and the gathers of keys and values.
